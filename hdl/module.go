@@ -54,7 +54,7 @@ type Signal struct {
 	ReadPort *ReadPort // MemRead
 
 	Inst *Instance // InstOut
-	Port string     // InstOut: the child's port name
+	Port string    // InstOut: the child's port name
 
 	setPos string
 }
