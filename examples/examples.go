@@ -4,6 +4,7 @@ package examples
 
 import (
 	"fmt"
+	"math/big"
 	"sort"
 
 	"github.com/hwgen/hwgen/hdl"
@@ -62,4 +63,11 @@ func MAC(in, acc hdl.Type) *hdl.Module {
 	r.SetEnable(en.Or(clear))
 	m.Output("y", acc).Set(r)
 	return m
+}
+
+func bigOne(signed bool) *big.Int {
+	if signed {
+		return big.NewInt(-1)
+	}
+	return big.NewInt(1)
 }

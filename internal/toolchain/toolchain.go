@@ -1,0 +1,97 @@
+// Package toolchain finds and runs the external tools hwgen is checked
+// with (Verilator, Icarus Verilog, Yosys), and lets tests insist on them.
+package toolchain
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// RequireEnv is the environment variable that turns a missing tool from a
+// skipped test into a failed one. CI sets it.
+const RequireEnv = "HWGEN_REQUIRE_VERILATOR"
+
+// InstallHint tells a user how to get the tools.
+const InstallHint = "install with scripts/setup.sh (apt-get install verilator iverilog yosys)"
+
+// Find returns the path of tool or an error that says how to install it.
+func Find(tool string) (string, error) {
+	p, err := exec.LookPath(tool)
+	if err != nil {
+		return "", fmt.Errorf("%s not found on PATH; %s", tool, InstallHint)
+	}
+	return p, nil
+}
+
+// Need returns the tool's path, skipping the test when it is missing, or
+// failing it when RequireEnv is set.
+func Need(t testing.TB, tool string) string {
+	t.Helper()
+	p, err := Find(tool)
+	if err == nil {
+		return p
+	}
+	if os.Getenv(RequireEnv) != "" {
+		t.Fatalf("%v (%s is set, so a missing tool is a failure)", err, RequireEnv)
+	}
+	t.Skipf("%v", err)
+	return ""
+}
+
+// Run runs a command in dir and returns its combined output; a non-zero
+// exit is an error that carries the output.
+func Run(dir, name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if err != nil {
+		return out.String(), fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, out.String())
+	}
+	return out.String(), nil
+}
+
+// Lint runs verilator --lint-only -Wall on the files (in dependency order)
+// and returns an error with the warnings if there are any.
+func Lint(dir, top string, files []string) error {
+	args := append([]string{"--lint-only", "-Wall", "--top-module", top}, files...)
+	out, err := Run(dir, "verilator", args...)
+	if err != nil {
+		return err
+	}
+	if strings.Contains(out, "%Warning") || strings.Contains(out, "%Error") {
+		return fmt.Errorf("verilator lint of %s reported:\n%s", top, out)
+	}
+	return nil
+}
+
+// Synth runs Yosys generic synthesis with check -assert (no latches, no
+// combinational loops, no driver conflicts) and returns the stat report.
+func Synth(dir, top string, files []string) (string, error) {
+	script := fmt.Sprintf("read_verilog %s; synth -top %s; check -assert; tee -q -o yosys_stat.txt stat", strings.Join(files, " "), top)
+	out, err := Run(dir, "yosys", "-q", "-p", script)
+	if err != nil {
+		return out, err
+	}
+	stat, err := os.ReadFile(filepath.Join(dir, "yosys_stat.txt"))
+	if err != nil {
+		return "", err
+	}
+	if strings.Contains(strings.ToLower(string(stat)), "latch") {
+		return string(stat), fmt.Errorf("yosys synthesis of %s inferred a latch:\n%s", top, stat)
+	}
+	return string(stat), nil
+}
+
+// Icarus compiles the files with iverilog -g2005 into dir/a.out.
+func Icarus(dir, top string, files []string) error {
+	args := append([]string{"-g2005", "-Wall", "-s", top, "-o", "a.out"}, files...)
+	_, err := Run(dir, "iverilog", args...)
+	return err
+}

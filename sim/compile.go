@@ -1,0 +1,630 @@
+package sim
+
+import (
+	"fmt"
+	"math/big"
+
+	"github.com/hwgen/hwgen/hdl"
+)
+
+// opcode selects the evaluation of a node. The n* codes are the fast path:
+// result and every operand fit one word. The w* codes handle any width,
+// including narrow results of wide operands (compares, slices, reductions).
+type opcode uint8
+
+const (
+	nAdd opcode = iota
+	nSub
+	nMul
+	nAnd
+	nOr
+	nXor
+	nNot
+	nNeg
+	nShlC
+	nShl
+	nShr
+	nSra
+	nEq
+	nNe
+	nLtU
+	nLeU
+	nLtS
+	nLeS
+	nMux
+	nCat
+	nSlice // also Trunc (Lo = 0)
+	nSext
+	nCopy // zero extension: the bits are already masked
+	nRedAnd
+	nRedOr
+	nRedXor
+
+	wAdd
+	wSub
+	wMul
+	wAnd
+	wOr
+	wXor
+	wNot
+	wNeg
+	wShlC
+	wShl
+	wShr
+	wSra
+	wEq
+	wNe
+	wLtU
+	wLeU
+	wLtS
+	wLeS
+	wMux
+	wCat
+	wSlice
+	wSext
+	wZext
+	wRedAnd
+	wRedOr
+	wRedXor
+)
+
+// wideOf maps a narrow opcode to its multi-word twin; the two lists above
+// are in the same order.
+func wideOf(op opcode) opcode { return op - nAdd + wAdd }
+
+// node is one combinational operator. Operands and result are word
+// offsets into Sim.v; widths are in bits.
+type node struct {
+	op   opcode
+	w    int32 // result width
+	dst  int32 // result offset
+	a    int32
+	b    int32
+	c    int32
+	aw   int32 // width of operand a (b for shift amounts is bw)
+	bw   int32
+	k    int32 // slice low bit, constant shift amount, first cat argument
+	k2   int32 // number of cat arguments
+	slot int32 // result slot, for the fan-out
+}
+
+// slot is a value: a range of words in Sim.v.
+type slot struct {
+	off int32
+	w   int32
+}
+
+// catArg is one operand of a Cat, most significant first.
+type catArg struct {
+	off int32
+	w   int32
+}
+
+const (
+	sinkReg uint8 = iota
+	sinkRead
+	sinkWrite // all write ports of one memory
+)
+
+// sink is state updated at the clock edge: a register, a memory read port,
+// or the write ports of a memory.
+type sink struct {
+	kind uint8
+	slot int32 // reg or read data slot
+	off  int32
+	nw   int32
+	next int32 // reg: offset of the next value, -1 = holds
+	en   int32 // offset of the enable, -1 = always
+	addr int32 // read: offset of the address
+	mem  int32 // read, write: memory index
+	init []uint64
+}
+
+type wport struct {
+	addr, data, en, mask int32 // offsets; mask -1 = all bits
+}
+
+type memory struct {
+	path   string
+	typ    hdl.Type
+	depth  int
+	nw     int
+	data   []uint64 // depth*nw words
+	writes []wport
+	reads  []int32 // read-port sinks
+	group  int32   // write sink, -1 if no write port
+}
+
+// sigInfo describes one named signal, for Peek and the VCD.
+type sigInfo struct {
+	name  string
+	path  string
+	scope int32
+	slot  int32
+	typ   hdl.Type
+	kind  hdl.SignalKind
+}
+
+// scopeInfo is one instance of the flattened hierarchy.
+type scopeInfo struct {
+	name   string // instance name; the top module's name for the top
+	parent int32  // -1 for the top
+}
+
+// scope is an instance during compilation.
+type scope struct {
+	idx    int32
+	mod    *hdl.Module
+	prefix string // "" for the top, "u_a.u_b." below
+	parent *scope
+	inst   *hdl.Instance // how the parent instantiates it
+	kids   map[*hdl.Instance]*scope
+	order  []*scope
+	sig    map[*hdl.Signal]int32
+	expr   map[*hdl.Expr]int32
+	mems   map[*hdl.Memory]int32
+}
+
+const busy = -2 // signal under resolution: only a combinational loop revisits it
+
+type compiler struct {
+	s       *Sim
+	words   int
+	init    map[int32][]uint64 // constant slots
+	consts  map[string]int32
+	nodeSrc [][]int32
+	sinkSrc [][]int32
+	scopes  []*scope
+}
+
+func nwords(w int) int { return (w + 63) >> 6 }
+
+func (c *compiler) newSlot(w int) int32 {
+	id := int32(len(c.s.slots))
+	c.s.slots = append(c.s.slots, slot{off: int32(c.words), w: int32(w)})
+	c.s.producer = append(c.s.producer, -1)
+	c.words += nwords(w)
+	return id
+}
+
+func (c *compiler) off(id int32) int32 { return c.s.slots[id].off }
+func (c *compiler) width(id int32) int { return int(c.s.slots[id].w) }
+
+// compile flattens d into s.
+func compile(s *Sim, d *hdl.Design) (err error) {
+	c := &compiler{s: s, init: map[int32][]uint64{}, consts: map[string]int32{}}
+	defer func() {
+		// Resolution recurses through the whole netlist; an inconsistency in
+		// an elaborated design is reported, not crashed on.
+		if r := recover(); r != nil {
+			if e, ok := r.(compileError); ok {
+				err = e
+				return
+			}
+			panic(r)
+		}
+	}()
+	s.rstSlot = c.newSlot(1)
+	top := c.newScope(d.Top, nil, nil, "")
+	// State first, so registers and read data sit together in memory.
+	for _, sc := range c.scopes {
+		for _, sig := range sc.mod.Signals {
+			switch {
+			case sig.Kind == hdl.Input && sc.parent == nil:
+				id := c.newSlot(sig.Type.Width)
+				sc.sig[sig] = id
+				s.inputs = append(s.inputs, Port{Name: sig.Name, Type: sig.Type})
+			case sig.Kind == hdl.Reg || sig.Kind == hdl.MemRead:
+				sc.sig[sig] = c.newSlot(sig.Type.Width)
+			}
+		}
+	}
+	for _, sig := range top.mod.Ports {
+		if sig.Kind == hdl.Output {
+			s.outputs = append(s.outputs, Port{Name: sig.Name, Type: sig.Type})
+		}
+	}
+	for _, sc := range c.scopes {
+		c.scopeBody(sc)
+	}
+	s.v = make([]uint64, c.words)
+	for id, words := range c.init {
+		copy(s.v[c.off(id):], words)
+	}
+	c.link()
+	return nil
+}
+
+type compileError struct{ msg string }
+
+func (e compileError) Error() string { return "sim: " + e.msg }
+
+func (c *compiler) fail(format string, args ...any) {
+	panic(compileError{fmt.Sprintf(format, args...)})
+}
+
+func (c *compiler) newScope(m *hdl.Module, parent *scope, inst *hdl.Instance, prefix string) *scope {
+	sc := &scope{idx: int32(len(c.scopes)), mod: m, prefix: prefix, parent: parent, inst: inst,
+		kids: map[*hdl.Instance]*scope{}, sig: map[*hdl.Signal]int32{}, expr: map[*hdl.Expr]int32{}, mems: map[*hdl.Memory]int32{}}
+	c.scopes = append(c.scopes, sc)
+	info := scopeInfo{name: m.Name, parent: -1}
+	if parent != nil {
+		info = scopeInfo{name: inst.Name, parent: parent.idx}
+	}
+	c.s.scopes = append(c.s.scopes, info)
+	for _, in := range m.Insts {
+		kid := c.newScope(in.Module, sc, in, prefix+in.Name+".")
+		sc.kids[in] = kid
+		sc.order = append(sc.order, kid)
+	}
+	return sc
+}
+
+// scopeBody resolves every named signal, register and memory of sc.
+func (c *compiler) scopeBody(sc *scope) {
+	s := c.s
+	for _, sig := range sc.mod.Signals {
+		id := c.signal(sc, sig)
+		path := sc.prefix + sig.Name
+		s.byPath[path] = int32(len(s.sigs))
+		s.sigs = append(s.sigs, sigInfo{name: sig.Name, path: path, scope: sc.idx, slot: id, typ: sig.Type, kind: sig.Kind})
+	}
+	for _, sig := range sc.mod.Signals {
+		if sig.Kind != hdl.Reg {
+			continue
+		}
+		id := sc.sig[sig]
+		k := sink{kind: sinkReg, slot: id, off: c.off(id), nw: int32(nwords(sig.Type.Width)), next: -1, en: -1}
+		k.init = make([]uint64, k.nw)
+		if sig.Init != nil {
+			bigToWords(k.init, sig.Init, sig.Type.Width)
+		}
+		srcs := []int32{s.rstSlot, id}
+		if sig.Next != nil {
+			n := c.expr(sc, sig.Next)
+			k.next = c.off(n)
+			srcs = append(srcs, n)
+		}
+		if sig.Enable != nil {
+			e := c.expr(sc, sig.Enable)
+			k.en = c.off(e)
+			srcs = append(srcs, e)
+		}
+		c.addSink(k, srcs)
+	}
+	for _, m := range sc.mod.Mems {
+		mi := int32(len(s.mems))
+		mem := &memory{path: sc.prefix + m.Name, typ: m.Type, depth: m.Depth, nw: nwords(m.Type.Width), group: -1}
+		mem.data = make([]uint64, mem.depth*mem.nw)
+		s.mems = append(s.mems, mem)
+		s.memByPath[mem.path] = mi
+		sc.mems[m] = mi
+		var wsrc []int32
+		for _, w := range m.Writes {
+			a, d, e := c.expr(sc, w.Addr), c.expr(sc, w.Data), c.expr(sc, w.En)
+			p := wport{addr: c.off(a), data: c.off(d), en: c.off(e), mask: -1}
+			wsrc = append(wsrc, a, d, e)
+			if w.Mask != nil {
+				mk := c.expr(sc, w.Mask)
+				p.mask = c.off(mk)
+				wsrc = append(wsrc, mk)
+			}
+			mem.writes = append(mem.writes, p)
+		}
+		if len(m.Writes) > 0 {
+			mem.group = c.addSink(sink{kind: sinkWrite, mem: mi, slot: -1, next: -1, en: -1}, wsrc)
+		}
+		for _, r := range m.Reads {
+			id := sc.sig[r.Data]
+			a := c.expr(sc, r.Addr)
+			if c.width(a) > 64 {
+				c.fail("%s: read address wider than 64 bits", mem.path)
+			}
+			k := sink{kind: sinkRead, slot: id, off: c.off(id), nw: int32(mem.nw), next: -1, en: -1, addr: c.off(a), mem: mi}
+			srcs := []int32{a}
+			if r.En != nil {
+				e := c.expr(sc, r.En)
+				k.en = c.off(e)
+				srcs = append(srcs, e)
+			}
+			mem.reads = append(mem.reads, c.addSink(k, srcs))
+		}
+		for _, w := range m.Writes {
+			if c.width(c.expr(sc, w.Addr)) > 64 {
+				c.fail("%s: write address wider than 64 bits", mem.path)
+			}
+		}
+	}
+}
+
+func (c *compiler) addSink(k sink, srcs []int32) int32 {
+	c.s.sinks = append(c.s.sinks, k)
+	c.sinkSrc = append(c.sinkSrc, srcs)
+	return int32(len(c.s.sinks) - 1)
+}
+
+// signal returns the slot of a named signal of sc, resolving aliases
+// through drivers, instance ports and instance outputs.
+func (c *compiler) signal(sc *scope, sig *hdl.Signal) int32 {
+	if id, ok := sc.sig[sig]; ok {
+		if id == busy {
+			c.fail("combinational loop through %s%s", sc.prefix, sig.Name)
+		}
+		return id
+	}
+	sc.sig[sig] = busy
+	var id int32
+	switch sig.Kind {
+	case hdl.Input:
+		drv := sc.inst.Inputs[sig.Name]
+		if drv == nil {
+			c.fail("input %s%s is not connected", sc.prefix, sig.Name)
+		}
+		id = c.expr(sc.parent, drv)
+	case hdl.Output, hdl.Wire:
+		if sig.Driver == nil {
+			c.fail("%s%s is not driven", sc.prefix, sig.Name)
+		}
+		id = c.expr(sc, sig.Driver)
+	case hdl.InstOut:
+		kid := sc.kids[sig.Inst]
+		if kid == nil {
+			c.fail("%s%s: unknown instance", sc.prefix, sig.Name)
+		}
+		p := kid.mod.Port(sig.Port)
+		if p == nil || p.Kind != hdl.Output {
+			c.fail("%s%s: module %s has no output %s", sc.prefix, sig.Name, kid.mod.Name, sig.Port)
+		}
+		id = c.signal(kid, p)
+	default:
+		c.fail("%s%s: unexpected %s", sc.prefix, sig.Name, sig.Kind)
+	}
+	if c.width(id) != sig.Type.Width {
+		c.fail("%s%s: driver is %d bits, signal is %s", sc.prefix, sig.Name, c.width(id), sig.Type)
+	}
+	sc.sig[sig] = id
+	return id
+}
+
+func (c *compiler) constant(t hdl.Type, v *big.Int) int32 {
+	key := fmt.Sprintf("%d:%x", t.Width, v)
+	if id, ok := c.consts[key]; ok {
+		return id
+	}
+	id := c.newSlot(t.Width)
+	words := make([]uint64, nwords(t.Width))
+	bigToWords(words, v, t.Width)
+	c.init[id] = words
+	c.consts[key] = id
+	return id
+}
+
+// expr returns the slot holding x in scope sc, building its node.
+func (c *compiler) expr(sc *scope, x *hdl.Expr) int32 {
+	if id, ok := sc.expr[x]; ok {
+		return id
+	}
+	var id int32
+	switch x.Op {
+	case hdl.OpSignal:
+		id = c.signal(sc, x.Sig)
+	case hdl.OpConst:
+		id = c.constant(x.Type, x.Const)
+	case hdl.OpAsSInt, hdl.OpAsUInt:
+		id = c.expr(sc, x.Args[0])
+	case hdl.OpExt:
+		a := c.expr(sc, x.Args[0])
+		if c.width(a) == x.Type.Width {
+			id = a
+			break
+		}
+		op := nCopy
+		if x.Args[0].Type.Signed {
+			op = nSext
+		}
+		id = c.node(op, x.Type.Width, a)
+	default:
+		id = c.operator(sc, x)
+	}
+	if c.width(id) != x.Type.Width {
+		c.fail("%s%s: %s node at %s is %d bits, its type is %s", sc.prefix, sc.mod.Name, x.Op, x.Pos, c.width(id), x.Type)
+	}
+	sc.expr[x] = id
+	return id
+}
+
+func (c *compiler) operator(sc *scope, x *hdl.Expr) int32 {
+	args := make([]int32, len(x.Args))
+	for i, a := range x.Args {
+		args[i] = c.expr(sc, a)
+	}
+	w := x.Type.Width
+	need := func(n int) {
+		if len(args) != n {
+			c.fail("%s node at %s has %d operands, want %d", x.Op, x.Pos, len(args), n)
+		}
+	}
+	signed := len(x.Args) > 0 && x.Args[0].Type.Signed
+	switch x.Op {
+	case hdl.OpNot, hdl.OpNeg:
+		need(1)
+		return c.node(map[hdl.Op]opcode{hdl.OpNot: nNot, hdl.OpNeg: nNeg}[x.Op], w, args[0])
+	case hdl.OpRedAnd, hdl.OpRedOr, hdl.OpRedXor:
+		need(1)
+		return c.node(map[hdl.Op]opcode{hdl.OpRedAnd: nRedAnd, hdl.OpRedOr: nRedOr, hdl.OpRedXor: nRedXor}[x.Op], w, args[0])
+	case hdl.OpAdd, hdl.OpSub, hdl.OpMul, hdl.OpAnd, hdl.OpOr, hdl.OpXor:
+		need(2)
+		op := map[hdl.Op]opcode{hdl.OpAdd: nAdd, hdl.OpSub: nSub, hdl.OpMul: nMul, hdl.OpAnd: nAnd, hdl.OpOr: nOr, hdl.OpXor: nXor}[x.Op]
+		return c.node(op, w, args[0], args[1])
+	case hdl.OpShlConst:
+		need(1)
+		id := c.node(nShlC, w, args[0])
+		c.s.nodes[len(c.s.nodes)-1].k = int32(x.Amount)
+		return id
+	case hdl.OpShl:
+		need(2)
+		return c.node(nShl, w, args[0], args[1])
+	case hdl.OpShr:
+		need(2)
+		if signed {
+			return c.node(nSra, w, args[0], args[1])
+		}
+		return c.node(nShr, w, args[0], args[1])
+	case hdl.OpEq, hdl.OpNe, hdl.OpLt, hdl.OpLe, hdl.OpGt, hdl.OpGe:
+		need(2)
+		a, b := args[0], args[1]
+		var op opcode
+		switch x.Op {
+		case hdl.OpEq:
+			op = nEq
+		case hdl.OpNe:
+			op = nNe
+		case hdl.OpLt, hdl.OpGt:
+			op = nLtU
+		default:
+			op = nLeU
+		}
+		if x.Op == hdl.OpGt || x.Op == hdl.OpGe {
+			a, b = b, a
+		}
+		if signed && (op == nLtU || op == nLeU) {
+			op += nLtS - nLtU
+		}
+		return c.node(op, w, a, b)
+	case hdl.OpMux:
+		need(3)
+		return c.node(nMux, w, args...)
+	case hdl.OpCat:
+		first := int32(len(c.s.cat))
+		for _, a := range args {
+			c.s.cat = append(c.s.cat, catArg{off: c.off(a), w: int32(c.width(a))})
+		}
+		id := c.node(nCat, w, args...)
+		n := &c.s.nodes[len(c.s.nodes)-1]
+		n.k, n.k2 = first, int32(len(args))
+		return id
+	case hdl.OpSlice, hdl.OpTrunc:
+		need(1)
+		lo := 0
+		if x.Op == hdl.OpSlice {
+			lo = x.Lo
+		}
+		if lo < 0 || lo+w > c.width(args[0]) {
+			c.fail("slice [%d+:%d] of %d bits at %s", lo, w, c.width(args[0]), x.Pos)
+		}
+		id := c.node(nSlice, w, args[0])
+		c.s.nodes[len(c.s.nodes)-1].k = int32(lo)
+		return id
+	}
+	c.fail("unsupported operator %s at %s", x.Op, x.Pos)
+	return 0
+}
+
+// node appends an operator node over the given source slots and returns
+// its result slot. The narrow opcode is turned into the wide one when the
+// result or any operand does not fit a word.
+func (c *compiler) node(op opcode, w int, srcs ...int32) int32 {
+	wide := w > 64
+	for _, sid := range srcs {
+		if c.width(sid) > 64 {
+			wide = true
+		}
+	}
+	if wide {
+		op = wideOf(op)
+	}
+	id := c.newSlot(w)
+	n := node{op: op, w: int32(w), dst: c.off(id), slot: id, a: -1, b: -1, c: -1}
+	if op != nCat && op != wCat {
+		ptr := []*int32{&n.a, &n.b, &n.c}
+		wid := []*int32{&n.aw, &n.bw, nil}
+		for i, sid := range srcs {
+			*ptr[i] = c.off(sid)
+			if wid[i] != nil {
+				*wid[i] = int32(c.width(sid))
+			}
+		}
+	}
+	c.s.producer[id] = int32(len(c.s.nodes))
+	c.s.nodes = append(c.s.nodes, n)
+	c.nodeSrc = append(c.nodeSrc, srcs)
+	return id
+}
+
+// link levelizes the nodes and builds the fan-out lists. Nodes are created
+// after their operands, so creation order is already topological.
+func (c *compiler) link() {
+	s := c.s
+	s.level = make([]int32, len(s.nodes))
+	maxLevel := int32(0)
+	for i, srcs := range c.nodeSrc {
+		l := int32(0)
+		for _, sid := range srcs {
+			if p := s.producer[sid]; p >= 0 && s.level[p] > l {
+				l = s.level[p]
+			}
+		}
+		s.level[i] = l + 1
+		if l+1 > maxLevel {
+			maxLevel = l + 1
+		}
+	}
+	s.buckets = make([][]int32, maxLevel+1)
+	s.dirty = make([]bool, len(s.nodes))
+	s.pendFlag = make([]bool, len(s.sinks))
+
+	// Fan-out in CSR form: targets >= 0 are nodes, ^target are sinks.
+	count := make([]int32, len(s.slots)+1)
+	each := func(fn func(src, target int32)) {
+		for i, srcs := range c.nodeSrc {
+			for j, sid := range srcs {
+				if !seenBefore(srcs, j) {
+					fn(sid, int32(i))
+				}
+			}
+		}
+		for i, srcs := range c.sinkSrc {
+			for j, sid := range srcs {
+				if !seenBefore(srcs, j) {
+					fn(sid, ^int32(i))
+				}
+			}
+		}
+	}
+	each(func(src, _ int32) { count[src+1]++ })
+	for i := 1; i < len(count); i++ {
+		count[i] += count[i-1]
+	}
+	s.fanStart = count
+	s.fanout = make([]int32, count[len(count)-1])
+	fill := make([]int32, len(s.slots))
+	each(func(src, t int32) {
+		s.fanout[count[src]+fill[src]] = t
+		fill[src]++
+	})
+
+	// Everything is evaluated once at the start: all nodes dirty, all
+	// sinks pending.
+	s.lo, s.hi = 1<<30, 0
+	for i := range s.nodes {
+		s.markNode(int32(i))
+	}
+	for i := range s.sinks {
+		s.markSink(int32(i))
+	}
+	maxW := 1
+	for _, sl := range s.slots {
+		maxW = max(maxW, nwords(int(sl.w)))
+	}
+	s.tmp = make([]uint64, maxW)
+	s.tmp2 = make([]uint64, maxW)
+}
+
+func seenBefore(list []int32, j int) bool {
+	for _, x := range list[:j] {
+		if x == list[j] {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,41 @@
+// Package sim is an event-driven, two-state, cycle-based simulator of an
+// elaborated hdl.Design.
+//
+// Its semantics are those of Verilator run with --x-assign 0 --x-initial 0
+// on the Verilog that package verilog emits for the same design:
+// everything (registers, memories, inputs) starts at 0, registers and
+// memory ports commit on the rising edge of the implicit clock clk, the
+// implicit reset rst is synchronous and active high, and combinational
+// logic settles between edges.
+//
+// # How it runs
+//
+// New flattens the hierarchy once into flat arrays: every value lives in
+// a slot of one []uint64 (one word up to 64 bits, little-endian words
+// above), every operator is a small struct {op, dst, srcs, widths} and the
+// combinational nodes are levelized. A change of a slot (a Poke, a
+// register commit, a memory read) marks only its fan-out dirty, and
+// settling walks the dirty buckets level by level, so each node is
+// evaluated at most once per settle and there are no glitches. Registers
+// and memory ports are "sinks": they are visited at an edge only when one
+// of their inputs changed since the previous edge (or their own value did),
+// so an idle design costs next to nothing per Step (see Stats).
+//
+// Named signals that are mere aliases (a wire driven by a signal, an
+// output driven by an instance output, AsSInt/AsUInt) share a slot; every
+// named signal stays addressable by its dotted path from the top:
+// "acc", "u_pe.acc", "u_row0.u_pe3.w". Memories too: "u_buf.mem".
+//
+// # Timing
+//
+// Cycle() counts rising edges. Values poked before Step(1) are sampled by
+// that edge: Step settles, lets the clock rise, commits registers and
+// memories, and settles again, so a Peek after Step sees the registers'
+// new values and their combinational fan-out.
+//
+// In a VCD trace (DumpVCD) time is in ns with a 10 ns clock: rising edge n
+// is at time 10n, clk falls at 10n+5. Register outputs change at 10n;
+// inputs poked between edge n and edge n+1 (and their combinational
+// fan-out) appear at 10n+5, the falling edge, as a testbench that drives
+// inputs on the falling edge would show them.
+package sim

@@ -1,0 +1,158 @@
+package sim
+
+import "math/bits"
+
+// mask64 is 2^w-1 for 1 <= w <= 64.
+func mask64(w int32) uint64 { return ^uint64(0) >> (64 - uint(w)) }
+
+// sext64 sign-extends the low w bits of x.
+func sext64(x uint64, w int32) int64 {
+	sh := 64 - uint(w)
+	return int64(x<<sh) >> sh
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (s *Sim) markNode(i int32) {
+	if s.dirty[i] {
+		return
+	}
+	s.dirty[i] = true
+	l := s.level[i]
+	s.buckets[l] = append(s.buckets[l], i)
+	if l < s.lo {
+		s.lo = l
+	}
+	if l > s.hi {
+		s.hi = l
+	}
+}
+
+func (s *Sim) markSink(i int32) {
+	if s.pendFlag[i] {
+		return
+	}
+	s.pendFlag[i] = true
+	s.pending = append(s.pending, i)
+}
+
+// changed schedules the fan-out of a slot whose value just changed.
+func (s *Sim) changed(id int32) {
+	if s.tr != nil {
+		s.tr.mark(id)
+	}
+	for _, t := range s.fanout[s.fanStart[id]:s.fanStart[id+1]] {
+		if t >= 0 {
+			s.markNode(t)
+		} else {
+			s.markSink(^t)
+		}
+	}
+}
+
+// settle evaluates the dirty nodes level by level. Fan-out always lies on
+// a higher level, so a bucket never grows while it is being drained.
+func (s *Sim) settle() {
+	for s.lo <= s.hi {
+		l := s.lo
+		s.lo++
+		b := s.buckets[l]
+		for _, i := range b {
+			s.dirty[i] = false
+			n := &s.nodes[i]
+			if s.eval(n) {
+				s.changed(n.slot)
+			}
+		}
+		s.evals += uint64(len(b))
+		s.buckets[l] = b[:0]
+	}
+	s.lo, s.hi = 1<<30, 0
+}
+
+// eval computes one node and reports whether its value changed.
+func (s *Sim) eval(n *node) bool {
+	if n.op >= wAdd {
+		return s.evalWide(n)
+	}
+	v := s.v
+	var r uint64
+	switch n.op {
+	case nAdd:
+		r = (v[n.a] + v[n.b]) & mask64(n.w)
+	case nSub:
+		r = (v[n.a] - v[n.b]) & mask64(n.w)
+	case nMul:
+		r = (v[n.a] * v[n.b]) & mask64(n.w)
+	case nAnd:
+		r = v[n.a] & v[n.b]
+	case nOr:
+		r = v[n.a] | v[n.b]
+	case nXor:
+		r = v[n.a] ^ v[n.b]
+	case nNot:
+		r = ^v[n.a] & mask64(n.w)
+	case nNeg:
+		r = -v[n.a] & mask64(n.w)
+	case nShlC:
+		r = (v[n.a] << uint(n.k)) & mask64(n.w)
+	case nShl:
+		if amt := v[n.b]; amt < uint64(n.w) {
+			r = (v[n.a] << amt) & mask64(n.w)
+		}
+	case nShr:
+		if amt := v[n.b]; amt < uint64(n.w) {
+			r = v[n.a] >> amt
+		}
+	case nSra:
+		amt := v[n.b]
+		if amt >= uint64(n.w) {
+			amt = uint64(n.w) - 1 // every bit becomes the sign bit
+		}
+		r = uint64(sext64(v[n.a], n.w)>>amt) & mask64(n.w)
+	case nEq:
+		r = b2u(v[n.a] == v[n.b])
+	case nNe:
+		r = b2u(v[n.a] != v[n.b])
+	case nLtU:
+		r = b2u(v[n.a] < v[n.b])
+	case nLeU:
+		r = b2u(v[n.a] <= v[n.b])
+	case nLtS:
+		r = b2u(sext64(v[n.a], n.aw) < sext64(v[n.b], n.aw))
+	case nLeS:
+		r = b2u(sext64(v[n.a], n.aw) <= sext64(v[n.b], n.aw))
+	case nMux:
+		if v[n.a] != 0 {
+			r = v[n.b]
+		} else {
+			r = v[n.c]
+		}
+	case nCat:
+		for _, a := range s.cat[n.k : n.k+n.k2] {
+			r = r<<uint(a.w) | v[a.off]
+		}
+	case nSlice:
+		r = (v[n.a] >> uint(n.k)) & mask64(n.w)
+	case nSext:
+		r = uint64(sext64(v[n.a], n.aw)) & mask64(n.w)
+	case nCopy:
+		r = v[n.a]
+	case nRedAnd:
+		r = b2u(v[n.a] == mask64(n.aw))
+	case nRedOr:
+		r = b2u(v[n.a] != 0)
+	case nRedXor:
+		r = uint64(bits.OnesCount64(v[n.a]) & 1)
+	}
+	if v[n.dst] == r {
+		return false
+	}
+	v[n.dst] = r
+	return true
+}
