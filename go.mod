@@ -2,7 +2,4 @@ module github.com/hwgen/hwgen
 
 go 1.26.8
 
-require (
-	github.com/alecthomas/kong v1.17.0 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
-)
+require github.com/google/go-cmp v0.7.0

@@ -145,11 +145,22 @@ func newNode(pos string, op Op, t Type, args ...*Expr) *Expr {
 // adopt takes over the pending errors of a constant-only expression.
 func (e *Expr) adopt(a *Expr) {
 	if e.mod != nil {
-		e.mod.errs = append(e.mod.errs, a.err...)
+		e.mod.errs = append(e.mod.errs, withPath(a.err, e.mod.Name)...)
 	} else {
 		e.err = append(e.err, a.err...)
 	}
 	a.err = nil
+}
+
+// withPath gives pathless errors (those of constant-only expressions) the
+// path of the place that uses them.
+func withPath(errs []error, path string) []error {
+	for _, err := range errs {
+		if ce, ok := err.(*Error); ok && ce.Path == "" {
+			ce.Path = path
+		}
+	}
+	return errs
 }
 
 func (e *Expr) fail(format string, args ...any) {
@@ -233,7 +244,11 @@ func (e *Expr) Neg() *Expr {
 	if !x.Signed() {
 		x = newNode(pos, OpAsSInt, t, x)
 	}
-	return newNode(pos, OpNeg, t, x)
+	r := newNode(pos, OpNeg, t, x)
+	if !t.valid() {
+		r.fail("neg result width %d exceeds %d", t.Width, MaxWidth)
+	}
+	return r
 }
 
 // ---- bitwise ----
@@ -471,6 +486,10 @@ func (e *Expr) Trunc(w int) *Expr {
 func (e *Expr) Resize(w int) *Expr {
 	pos := callerPos()
 	switch {
+	case w < 1 || w > MaxWidth:
+		r := newNode(pos, OpTrunc, e.Type, e)
+		r.fail("Resize to %d bits outside 1..%d", w, MaxWidth)
+		return r
 	case w > e.Width():
 		return extend(pos, e, w)
 	case w < e.Width():

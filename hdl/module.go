@@ -255,7 +255,7 @@ func (m *Module) fit(pos, name string, e *Expr, t Type, what string) (*Expr, str
 		return e, pos
 	}
 	if len(e.err) > 0 {
-		m.errs = append(m.errs, e.err...)
+		m.errs = append(m.errs, withPath(e.err, m.Name+"."+name)...)
 		e.err = nil
 	}
 	switch {
@@ -285,6 +285,8 @@ func (m *Module) Memory(name string, depth int, t Type) *Memory {
 	}
 	if !identRE.MatchString(name) || verilogKeywords[name] {
 		m.errorf(pos, name, "memory name %q is not a plain identifier", name)
+	} else if name == "clk" || name == "rst" {
+		m.errorf(pos, name, "name %q is reserved (clk and rst are implicit)", name)
 	} else if prev, dup := m.names[name]; dup {
 		m.errorf(pos, name, "name %q already declared at %s", name, prev)
 	}
@@ -352,6 +354,8 @@ func (m *Module) Instance(name string, child *Module) *Instance {
 	}
 	if !identRE.MatchString(name) || verilogKeywords[name] {
 		m.errorf(pos, name, "instance name %q is not a plain identifier", name)
+	} else if name == "clk" || name == "rst" {
+		m.errorf(pos, name, "name %q is reserved (clk and rst are implicit)", name)
 	} else if prev, dup := m.names[name]; dup {
 		m.errorf(pos, name, "name %q already declared at %s", name, prev)
 	}

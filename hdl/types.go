@@ -72,7 +72,7 @@ func (t Type) Interpret(bits *big.Int) *big.Int {
 // ClogWidth is the address width needed to index depth entries (at least 1).
 func ClogWidth(depth int) int {
 	w := 1
-	for (1 << w) < depth {
+	for w < 63 && (1<<w) < depth {
 		w++
 	}
 	return w

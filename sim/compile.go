@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"math/big"
+	"sort"
+	"strings"
 
 	"github.com/hwgen/hwgen/hdl"
 )
@@ -88,6 +90,10 @@ type node struct {
 	slot int32 // result slot, for the fan-out
 }
 
+// fanRange locates the fan-out of a slot in Sim.fanout: nodes in
+// [node, sink), sorted, then sinks in [sink, end).
+type fanRange struct{ node, sink, end int32 }
+
 // slot is a value: a range of words in Sim.v.
 type slot struct {
 	off int32
@@ -159,18 +165,15 @@ type scope struct {
 	parent *scope
 	inst   *hdl.Instance // how the parent instantiates it
 	kids   map[*hdl.Instance]*scope
-	order  []*scope
 	sig    map[*hdl.Signal]int32
 	expr   map[*hdl.Expr]int32
-	mems   map[*hdl.Memory]int32
 }
 
 const busy = -2 // signal under resolution: only a combinational loop revisits it
 
 type compiler struct {
 	s       *Sim
-	words   int
-	init    map[int32][]uint64 // constant slots
+	isConst []bool // per slot: a literal or a folded constant expression
 	consts  map[string]int32
 	nodeSrc [][]int32
 	sinkSrc [][]int32
@@ -180,10 +183,12 @@ type compiler struct {
 func nwords(w int) int { return (w + 63) >> 6 }
 
 func (c *compiler) newSlot(w int) int32 {
-	id := int32(len(c.s.slots))
-	c.s.slots = append(c.s.slots, slot{off: int32(c.words), w: int32(w)})
-	c.s.producer = append(c.s.producer, -1)
-	c.words += nwords(w)
+	s := c.s
+	id := int32(len(s.slots))
+	s.slots = append(s.slots, slot{off: int32(len(s.v)), w: int32(w)})
+	s.producer = append(s.producer, -1)
+	s.v = append(s.v, make([]uint64, nwords(w))...)
+	c.isConst = append(c.isConst, false)
 	return id
 }
 
@@ -192,7 +197,10 @@ func (c *compiler) width(id int32) int { return int(c.s.slots[id].w) }
 
 // compile flattens d into s.
 func compile(s *Sim, d *hdl.Design) (err error) {
-	c := &compiler{s: s, init: map[int32][]uint64{}, consts: map[string]int32{}}
+	c := &compiler{s: s, consts: map[string]int32{}}
+	// Constant folding evaluates nodes while compiling.
+	s.tmp = make([]uint64, nwords(hdl.MaxWidth))
+	s.tmp2 = make([]uint64, nwords(hdl.MaxWidth))
 	defer func() {
 		// Resolution recurses through the whole netlist; an inconsistency in
 		// an elaborated design is reported, not crashed on.
@@ -227,10 +235,6 @@ func compile(s *Sim, d *hdl.Design) (err error) {
 	for _, sc := range c.scopes {
 		c.scopeBody(sc)
 	}
-	s.v = make([]uint64, c.words)
-	for id, words := range c.init {
-		copy(s.v[c.off(id):], words)
-	}
 	c.link()
 	return nil
 }
@@ -245,7 +249,7 @@ func (c *compiler) fail(format string, args ...any) {
 
 func (c *compiler) newScope(m *hdl.Module, parent *scope, inst *hdl.Instance, prefix string) *scope {
 	sc := &scope{idx: int32(len(c.scopes)), mod: m, prefix: prefix, parent: parent, inst: inst,
-		kids: map[*hdl.Instance]*scope{}, sig: map[*hdl.Signal]int32{}, expr: map[*hdl.Expr]int32{}, mems: map[*hdl.Memory]int32{}}
+		kids: map[*hdl.Instance]*scope{}, sig: map[*hdl.Signal]int32{}, expr: map[*hdl.Expr]int32{}}
 	c.scopes = append(c.scopes, sc)
 	info := scopeInfo{name: m.Name, parent: -1}
 	if parent != nil {
@@ -255,7 +259,6 @@ func (c *compiler) newScope(m *hdl.Module, parent *scope, inst *hdl.Instance, pr
 	for _, in := range m.Insts {
 		kid := c.newScope(in.Module, sc, in, prefix+in.Name+".")
 		sc.kids[in] = kid
-		sc.order = append(sc.order, kid)
 	}
 	return sc
 }
@@ -279,7 +282,9 @@ func (c *compiler) scopeBody(sc *scope) {
 		if sig.Init != nil {
 			bigToWords(k.init, sig.Init, sig.Type.Width)
 		}
-		srcs := []int32{s.rstSlot, id}
+		// Not the register's own slot: holding yields what the last visit
+		// committed, so only rst, enable and next can make a visit useful.
+		srcs := []int32{s.rstSlot}
 		if sig.Next != nil {
 			n := c.expr(sc, sig.Next)
 			k.next = c.off(n)
@@ -298,7 +303,6 @@ func (c *compiler) scopeBody(sc *scope) {
 		mem.data = make([]uint64, mem.depth*mem.nw)
 		s.mems = append(s.mems, mem)
 		s.memByPath[mem.path] = mi
-		sc.mems[m] = mi
 		var wsrc []int32
 		for _, w := range m.Writes {
 			a, d, e := c.expr(sc, w.Addr), c.expr(sc, w.Data), c.expr(sc, w.En)
@@ -335,6 +339,14 @@ func (c *compiler) scopeBody(sc *scope) {
 			}
 		}
 	}
+}
+
+// where names a scope in messages: module and instance path.
+func (c *compiler) where(sc *scope) string {
+	if sc.prefix == "" {
+		return "module " + sc.mod.Name
+	}
+	return fmt.Sprintf("module %s (instance %s)", sc.mod.Name, strings.TrimSuffix(sc.prefix, "."))
 }
 
 func (c *compiler) addSink(k sink, srcs []int32) int32 {
@@ -392,9 +404,8 @@ func (c *compiler) constant(t hdl.Type, v *big.Int) int32 {
 		return id
 	}
 	id := c.newSlot(t.Width)
-	words := make([]uint64, nwords(t.Width))
-	bigToWords(words, v, t.Width)
-	c.init[id] = words
+	bigToWords(c.s.words(id), v, t.Width)
+	c.isConst[id] = true
 	c.consts[key] = id
 	return id
 }
@@ -427,11 +438,20 @@ func (c *compiler) expr(sc *scope, x *hdl.Expr) int32 {
 		id = c.operator(sc, x)
 	}
 	if c.width(id) != x.Type.Width {
-		c.fail("%s%s: %s node at %s is %d bits, its type is %s", sc.prefix, sc.mod.Name, x.Op, x.Pos, c.width(id), x.Type)
+		c.fail("%s: %s node at %s is %d bits, its type is %s", c.where(sc), x.Op, x.Pos, c.width(id), x.Type)
 	}
 	sc.expr[x] = id
 	return id
 }
+
+// simpleOps are the operators whose operands all have the result's
+// width (hdl normalises them so), mapped to their narrow opcodes.
+var simpleOps = map[hdl.Op]opcode{
+	hdl.OpNot: nNot, hdl.OpNeg: nNeg, hdl.OpAdd: nAdd, hdl.OpSub: nSub, hdl.OpMul: nMul,
+	hdl.OpAnd: nAnd, hdl.OpOr: nOr, hdl.OpXor: nXor,
+}
+
+var reduceOps = map[hdl.Op]opcode{hdl.OpRedAnd: nRedAnd, hdl.OpRedOr: nRedOr, hdl.OpRedXor: nRedXor}
 
 func (c *compiler) operator(sc *scope, x *hdl.Expr) int32 {
 	args := make([]int32, len(x.Args))
@@ -439,40 +459,53 @@ func (c *compiler) operator(sc *scope, x *hdl.Expr) int32 {
 		args[i] = c.expr(sc, a)
 	}
 	w := x.Type.Width
-	need := func(n int) {
+	// The evaluators rely on hdl's normal form (operands pre-extended, no
+	// implicit masking of inputs); a design that breaks it is refused here
+	// instead of being simulated wrongly.
+	shape := func(n int, same ...int) {
 		if len(args) != n {
-			c.fail("%s node at %s has %d operands, want %d", x.Op, x.Pos, len(args), n)
+			c.fail("%s: %s node at %s has %d operands, want %d", c.where(sc), x.Op, x.Pos, len(args), n)
+		}
+		for _, i := range same {
+			if c.width(args[i]) != w {
+				c.fail("%s: %s node at %s: operand %d is %d bits, result %d", c.where(sc), x.Op, x.Pos, i, c.width(args[i]), w)
+			}
 		}
 	}
 	signed := len(x.Args) > 0 && x.Args[0].Type.Signed
+	if op, ok := simpleOps[x.Op]; ok {
+		if op == nNot || op == nNeg {
+			shape(1, 0)
+		} else {
+			shape(2, 0, 1)
+		}
+		return c.node(op, w, args...)
+	}
 	switch x.Op {
-	case hdl.OpNot, hdl.OpNeg:
-		need(1)
-		return c.node(map[hdl.Op]opcode{hdl.OpNot: nNot, hdl.OpNeg: nNeg}[x.Op], w, args[0])
 	case hdl.OpRedAnd, hdl.OpRedOr, hdl.OpRedXor:
-		need(1)
-		return c.node(map[hdl.Op]opcode{hdl.OpRedAnd: nRedAnd, hdl.OpRedOr: nRedOr, hdl.OpRedXor: nRedXor}[x.Op], w, args[0])
-	case hdl.OpAdd, hdl.OpSub, hdl.OpMul, hdl.OpAnd, hdl.OpOr, hdl.OpXor:
-		need(2)
-		op := map[hdl.Op]opcode{hdl.OpAdd: nAdd, hdl.OpSub: nSub, hdl.OpMul: nMul, hdl.OpAnd: nAnd, hdl.OpOr: nOr, hdl.OpXor: nXor}[x.Op]
-		return c.node(op, w, args[0], args[1])
+		shape(1)
+		return c.node(reduceOps[x.Op], w, args[0])
 	case hdl.OpShlConst:
-		need(1)
-		id := c.node(nShlC, w, args[0])
-		c.s.nodes[len(c.s.nodes)-1].k = int32(x.Amount)
-		return id
+		shape(1, 0)
+		if x.Amount < 0 || x.Amount >= w {
+			c.fail("%s: shift by %d of %d bits at %s", c.where(sc), x.Amount, w, x.Pos)
+		}
+		return c.nodeK(nShlC, w, int32(x.Amount), 0, args[0])
 	case hdl.OpShl:
-		need(2)
+		shape(2, 0)
 		return c.node(nShl, w, args[0], args[1])
 	case hdl.OpShr:
-		need(2)
+		shape(2, 0)
 		if signed {
 			return c.node(nSra, w, args[0], args[1])
 		}
 		return c.node(nShr, w, args[0], args[1])
 	case hdl.OpEq, hdl.OpNe, hdl.OpLt, hdl.OpLe, hdl.OpGt, hdl.OpGe:
-		need(2)
+		shape(2)
 		a, b := args[0], args[1]
+		if c.width(a) != c.width(b) {
+			c.fail("%s: %s node at %s compares %d and %d bits", c.where(sc), x.Op, x.Pos, c.width(a), c.width(b))
+		}
 		var op opcode
 		switch x.Op {
 		case hdl.OpEq:
@@ -492,31 +525,34 @@ func (c *compiler) operator(sc *scope, x *hdl.Expr) int32 {
 		}
 		return c.node(op, w, a, b)
 	case hdl.OpMux:
-		need(3)
+		shape(3, 1, 2)
+		if c.width(args[0]) != 1 {
+			c.fail("%s: mux select at %s is %d bits", c.where(sc), x.Pos, c.width(args[0]))
+		}
 		return c.node(nMux, w, args...)
 	case hdl.OpCat:
 		first := int32(len(c.s.cat))
+		total := 0
 		for _, a := range args {
 			c.s.cat = append(c.s.cat, catArg{off: c.off(a), w: int32(c.width(a))})
+			total += c.width(a)
 		}
-		id := c.node(nCat, w, args...)
-		n := &c.s.nodes[len(c.s.nodes)-1]
-		n.k, n.k2 = first, int32(len(args))
-		return id
+		if total != w || len(args) == 0 {
+			c.fail("%s: cat at %s of %d bits into %d", c.where(sc), x.Pos, total, w)
+		}
+		return c.nodeK(nCat, w, first, int32(len(args)), args...)
 	case hdl.OpSlice, hdl.OpTrunc:
-		need(1)
+		shape(1)
 		lo := 0
 		if x.Op == hdl.OpSlice {
 			lo = x.Lo
 		}
 		if lo < 0 || lo+w > c.width(args[0]) {
-			c.fail("slice [%d+:%d] of %d bits at %s", lo, w, c.width(args[0]), x.Pos)
+			c.fail("%s: slice [%d+:%d] of %d bits at %s", c.where(sc), lo, w, c.width(args[0]), x.Pos)
 		}
-		id := c.node(nSlice, w, args[0])
-		c.s.nodes[len(c.s.nodes)-1].k = int32(lo)
-		return id
+		return c.nodeK(nSlice, w, int32(lo), 0, args[0])
 	}
-	c.fail("unsupported operator %s at %s", x.Op, x.Pos)
+	c.fail("%s: unsupported operator %s at %s", c.where(sc), x.Op, x.Pos)
 	return 0
 }
 
@@ -524,6 +560,12 @@ func (c *compiler) operator(sc *scope, x *hdl.Expr) int32 {
 // its result slot. The narrow opcode is turned into the wide one when the
 // result or any operand does not fit a word.
 func (c *compiler) node(op opcode, w int, srcs ...int32) int32 {
+	return c.nodeK(op, w, 0, 0, srcs...)
+}
+
+// nodeK is node with the constant fields k and k2 (slice low bit, shift
+// amount, cat argument range).
+func (c *compiler) nodeK(op opcode, w int, k, k2 int32, srcs ...int32) int32 {
 	wide := w > 64
 	for _, sid := range srcs {
 		if c.width(sid) > 64 {
@@ -534,7 +576,7 @@ func (c *compiler) node(op opcode, w int, srcs ...int32) int32 {
 		op = wideOf(op)
 	}
 	id := c.newSlot(w)
-	n := node{op: op, w: int32(w), dst: c.off(id), slot: id, a: -1, b: -1, c: -1}
+	n := node{op: op, w: int32(w), dst: c.off(id), slot: id, a: -1, b: -1, c: -1, k: k, k2: k2}
 	if op != nCat && op != wCat {
 		ptr := []*int32{&n.a, &n.b, &n.c}
 		wid := []*int32{&n.aw, &n.bw, nil}
@@ -545,81 +587,98 @@ func (c *compiler) node(op opcode, w int, srcs ...int32) int32 {
 			}
 		}
 	}
+	folded := len(srcs) > 0
+	for _, sid := range srcs {
+		folded = folded && c.isConst[sid]
+	}
+	if folded {
+		// Operands that never change: compute once, keep no node.
+		c.s.eval(&n)
+		c.isConst[id] = true
+		return id
+	}
 	c.s.producer[id] = int32(len(c.s.nodes))
 	c.s.nodes = append(c.s.nodes, n)
 	c.nodeSrc = append(c.nodeSrc, srcs)
 	return id
 }
 
-// link levelizes the nodes and builds the fan-out lists. Nodes are created
-// after their operands, so creation order is already topological.
+// link levelizes the nodes, renumbers them in level order and builds the
+// fan-out lists. Nodes are created after their operands, so creation order
+// is already topological; after renumbering, every node's fan-out has a
+// higher index, which is what lets settle drain a single dirty bitmap in
+// one forward pass.
 func (c *compiler) link() {
 	s := c.s
-	s.level = make([]int32, len(s.nodes))
-	maxLevel := int32(0)
+	level := make([]int32, len(s.nodes))
 	for i, srcs := range c.nodeSrc {
 		l := int32(0)
 		for _, sid := range srcs {
-			if p := s.producer[sid]; p >= 0 && s.level[p] > l {
-				l = s.level[p]
+			if p := s.producer[sid]; p >= 0 && level[p] > l {
+				l = level[p]
 			}
 		}
-		s.level[i] = l + 1
-		if l+1 > maxLevel {
-			maxLevel = l + 1
+		level[i] = l + 1
+		s.levels = max(s.levels, int(l+1))
+	}
+	order := make([]int32, len(s.nodes))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.SliceStable(order, func(x, y int) bool { return level[order[x]] < level[order[y]] })
+	nodes := make([]node, len(order))
+	srcs := make([][]int32, len(order))
+	for ni, old := range order {
+		nodes[ni] = s.nodes[old]
+		srcs[ni] = c.nodeSrc[old]
+		s.producer[nodes[ni].slot] = int32(ni)
+	}
+	s.nodes, c.nodeSrc = nodes, srcs
+
+	// Fan-out in CSR form, nodes and sinks apart; each list is sorted, so
+	// its last entry bounds the dirty range.
+	nodeFan := make([][]int32, len(s.slots))
+	sinkFan := make([][]int32, len(s.slots))
+	for i, srcs := range c.nodeSrc {
+		for j, sid := range srcs {
+			if !seenBefore(srcs, j) && !c.isConst[sid] {
+				nodeFan[sid] = append(nodeFan[sid], int32(i))
+			}
 		}
 	}
-	s.buckets = make([][]int32, maxLevel+1)
-	s.dirty = make([]bool, len(s.nodes))
+	for i, srcs := range c.sinkSrc {
+		for j, sid := range srcs {
+			if !seenBefore(srcs, j) && !c.isConst[sid] {
+				sinkFan[sid] = append(sinkFan[sid], int32(i))
+			}
+		}
+	}
+	s.fan = make([]fanRange, len(s.slots))
+	for id := range s.slots {
+		r := &s.fan[id]
+		r.node = int32(len(s.fanout))
+		s.fanout = append(s.fanout, nodeFan[id]...)
+		r.sink = int32(len(s.fanout))
+		s.fanout = append(s.fanout, sinkFan[id]...)
+		r.end = int32(len(s.fanout))
+	}
+
+	s.dirty = make([]uint64, (len(s.nodes)+63)/64)
 	s.pendFlag = make([]bool, len(s.sinks))
-
-	// Fan-out in CSR form: targets >= 0 are nodes, ^target are sinks.
-	count := make([]int32, len(s.slots)+1)
-	each := func(fn func(src, target int32)) {
-		for i, srcs := range c.nodeSrc {
-			for j, sid := range srcs {
-				if !seenBefore(srcs, j) {
-					fn(sid, int32(i))
-				}
-			}
-		}
-		for i, srcs := range c.sinkSrc {
-			for j, sid := range srcs {
-				if !seenBefore(srcs, j) {
-					fn(sid, ^int32(i))
-				}
-			}
-		}
-	}
-	each(func(src, _ int32) { count[src+1]++ })
-	for i := 1; i < len(count); i++ {
-		count[i] += count[i-1]
-	}
-	s.fanStart = count
-	s.fanout = make([]int32, count[len(count)-1])
-	fill := make([]int32, len(s.slots))
-	each(func(src, t int32) {
-		s.fanout[count[src]+fill[src]] = t
-		fill[src]++
-	})
-
 	// Everything is evaluated once at the start: all nodes dirty, all
 	// sinks pending.
-	s.lo, s.hi = 1<<30, 0
+	s.lo, s.hi = int32(len(s.dirty)), -1
 	for i := range s.nodes {
 		s.markNode(int32(i))
 	}
 	for i := range s.sinks {
 		s.markSink(int32(i))
 	}
-	maxW := 1
-	for _, sl := range s.slots {
-		maxW = max(maxW, nwords(int(sl.w)))
-	}
-	s.tmp = make([]uint64, maxW)
-	s.tmp2 = make([]uint64, maxW)
 }
 
+// seenBefore reports whether list[j] already occurred in list[:j]. Operand
+// lists are short except for wide Cats, for which a linear scan is cheap
+// enough: a Cat of 4096 one-bit values costs 8M comparisons once.
 func seenBefore(list []int32, j int) bool {
 	for _, x := range list[:j] {
 		if x == list[j] {

@@ -12,14 +12,17 @@
 //
 // New flattens the hierarchy once into flat arrays: every value lives in
 // a slot of one []uint64 (one word up to 64 bits, little-endian words
-// above), every operator is a small struct {op, dst, srcs, widths} and the
-// combinational nodes are levelized. A change of a slot (a Poke, a
-// register commit, a memory read) marks only its fan-out dirty, and
-// settling walks the dirty buckets level by level, so each node is
-// evaluated at most once per settle and there are no glitches. Registers
-// and memory ports are "sinks": they are visited at an edge only when one
-// of their inputs changed since the previous edge (or their own value did),
-// so an idle design costs next to nothing per Step (see Stats).
+// above), every operator is a small struct {op, dst, srcs, widths}
+// evaluated by a switch, constant subexpressions are folded, and the
+// combinational nodes are levelized and numbered in level order. A change
+// of a slot (a Poke, a register commit, a memory read) sets the bits of
+// its fan-out in a dirty bitmap; settling scans that bitmap forward, and
+// since a node's fan-out always has a higher number it is picked up in
+// the same pass: each node is evaluated at most once per settle, after all
+// of its operands, so there are no glitches. Registers and memory ports
+// are "sinks": they are visited at an edge only when one of their inputs
+// (or rst, or for reads the memory contents) changed since their last
+// visit, so an idle design costs next to nothing per Step (see Stats).
 //
 // Named signals that are mere aliases (a wire driven by a signal, an
 // output driven by an instance output, AsSInt/AsUInt) share a slot; every

@@ -19,18 +19,10 @@ func b2u(b bool) uint64 {
 }
 
 func (s *Sim) markNode(i int32) {
-	if s.dirty[i] {
-		return
-	}
-	s.dirty[i] = true
-	l := s.level[i]
-	s.buckets[l] = append(s.buckets[l], i)
-	if l < s.lo {
-		s.lo = l
-	}
-	if l > s.hi {
-		s.hi = l
-	}
+	w := i >> 6
+	s.dirty[w] |= 1 << uint(i&63)
+	s.lo = min(s.lo, w)
+	s.hi = max(s.hi, w)
 }
 
 func (s *Sim) markSink(i int32) {
@@ -46,33 +38,38 @@ func (s *Sim) changed(id int32) {
 	if s.tr != nil {
 		s.tr.mark(id)
 	}
-	for _, t := range s.fanout[s.fanStart[id]:s.fanStart[id+1]] {
-		if t >= 0 {
-			s.markNode(t)
-		} else {
-			s.markSink(^t)
+	r := s.fan[id]
+	if r.sink > r.node {
+		fan := s.fanout[r.node:r.sink]
+		d := s.dirty
+		for _, t := range fan {
+			d[t>>6] |= 1 << uint(t&63)
 		}
+		s.lo = min(s.lo, fan[0]>>6)
+		s.hi = max(s.hi, fan[len(fan)-1]>>6)
+	}
+	for _, k := range s.fanout[r.sink:r.end] {
+		s.markSink(k)
 	}
 }
 
-// settle evaluates the dirty nodes level by level. Fan-out always lies on
-// a higher level, so a bucket never grows while it is being drained.
+// settle evaluates the dirty nodes in index order, which is level order.
+// A node's fan-out always has a higher index, so it is marked ahead of the
+// scan and picked up in the same pass: each node runs at most once.
 func (s *Sim) settle() {
-	for s.lo <= s.hi {
-		l := s.lo
-		s.lo++
-		b := s.buckets[l]
-		for _, i := range b {
-			s.dirty[i] = false
-			n := &s.nodes[i]
+	d := s.dirty
+	for w := s.lo; w <= s.hi; w++ {
+		for d[w] != 0 {
+			b := bits.TrailingZeros64(d[w])
+			d[w] &^= 1 << uint(b)
+			n := &s.nodes[int(w)<<6|b]
+			s.evals++
 			if s.eval(n) {
 				s.changed(n.slot)
 			}
 		}
-		s.evals += uint64(len(b))
-		s.buckets[l] = b[:0]
 	}
-	s.lo, s.hi = 1<<30, 0
+	s.lo, s.hi = int32(len(d)), -1
 }
 
 // eval computes one node and reports whether its value changed.

@@ -17,12 +17,11 @@ type Sim struct {
 	slots     []slot
 	producer  []int32 // node computing each slot, -1 for state, inputs, constants
 	nodes     []node
-	level     []int32
+	levels    int
 	cat       []catArg
-	buckets   [][]int32 // dirty nodes per level
-	dirty     []bool
-	lo, hi    int32 // range of levels that may hold dirty nodes
-	fanStart  []int32
+	dirty     []uint64   // bitmap over nodes, which are numbered in level order
+	lo, hi    int32      // range of dirty words that may be nonzero
+	fan       []fanRange // per slot
 	fanout    []int32
 	sinks     []sink
 	pendFlag  []bool
@@ -339,7 +338,7 @@ func (s *Sim) MemWrite(path string, addr int, v *big.Int) error {
 
 // Stats reports the netlist size and the evaluation counts so far.
 func (s *Sim) Stats() Stats {
-	st := Stats{Nodes: len(s.nodes), Slots: len(s.slots), Levels: len(s.buckets) - 1, Memories: len(s.mems),
+	st := Stats{Nodes: len(s.nodes), Slots: len(s.slots), Levels: s.levels, Memories: len(s.mems),
 		Signals: len(s.sigs), Evals: s.evals, SinkEvals: s.sinkEvals, Cycles: s.cycle}
 	for _, k := range s.sinks {
 		switch k.kind {

@@ -22,6 +22,23 @@ func (s *Sim) edge() {
 		k := &s.sinks[i]
 		switch k.kind {
 		case sinkReg:
+			if k.nw == 1 {
+				// One-word fast path of the general case below.
+				var x uint64
+				switch {
+				case rst:
+					x = k.init[0]
+				case k.next < 0 || k.en >= 0 && v[k.en] == 0:
+					continue
+				default:
+					x = v[k.next]
+				}
+				if x != v[k.off] {
+					s.staged = append(s.staged, staged{sink: i, off: int32(len(s.stageBuf))})
+					s.stageBuf = append(s.stageBuf, x)
+				}
+				continue
+			}
 			switch {
 			case rst:
 				s.stage(i, k, k.init)
@@ -49,7 +66,11 @@ func (s *Sim) edge() {
 	}
 	for _, st := range s.staged {
 		k := &s.sinks[st.sink]
-		copy(v[k.off:k.off+k.nw], s.stageBuf[st.off:st.off+k.nw])
+		if k.nw == 1 {
+			v[k.off] = s.stageBuf[st.off]
+		} else {
+			copy(v[k.off:k.off+k.nw], s.stageBuf[st.off:st.off+k.nw])
+		}
 		s.changed(k.slot)
 	}
 	s.spare = pend[:0]

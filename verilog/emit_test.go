@@ -1,0 +1,222 @@
+package verilog_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hwgen/hwgen/examples"
+	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/verilog"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
+
+func emitExample(t *testing.T, name string) (*hdl.Design, []verilog.File) {
+	t.Helper()
+	ex, err := examples.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := hdl.Elaborate(ex.Build())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, verilog.Emit(d)
+}
+
+// writeFiles writes the emitted files to a temporary directory and returns
+// it with the Verilog file names in dependency order.
+func writeFiles(t *testing.T, files []verilog.File) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := verilog.WriteDir(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	var vs []string
+	for _, f := range files {
+		if strings.HasSuffix(f.Name, ".v") {
+			vs = append(vs, f.Name)
+		}
+	}
+	return dir, vs
+}
+
+// Every built-in example must lint with zero warnings, compile under
+// Icarus, and synthesize without latches or loops.
+func TestExamplesLintSynthesize(t *testing.T) {
+	toolchain.Need(t, "verilator")
+	toolchain.Need(t, "yosys")
+	toolchain.Need(t, "iverilog")
+	for _, name := range examples.Names() {
+		t.Run(name, func(t *testing.T) {
+			d, files := emitExample(t, name)
+			dir, vs := writeFiles(t, files)
+			top := d.Top.Name
+			if err := toolchain.Lint(dir, top, vs); err != nil {
+				t.Error(err)
+			}
+			if err := toolchain.Icarus(dir, top, vs); err != nil {
+				t.Error(err)
+			}
+			if slowSynth[name] {
+				return // covered by TestSynthesizeNarrowOps and the verify regression
+			}
+			if _, err := toolchain.Synth(dir, top, vs); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// Yosys takes minutes on the 130-bit multipliers and shifters of "ops" and
+// on the 256 multipliers of "array16"; unit tests synthesize the same
+// structures at narrower widths instead.
+var slowSynth = map[string]bool{"ops": true, "array16": true}
+
+func TestSynthesizeNarrowOps(t *testing.T) {
+	toolchain.Need(t, "yosys")
+	d, err := hdl.Elaborate(examples.Ops([]int{1, 5, 17}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, vs := writeFiles(t, verilog.Emit(d))
+	if _, err := toolchain.Synth(dir, "ops", vs); err != nil {
+		t.Error(err)
+	}
+}
+
+// The same design built twice emits byte-identical files.
+func TestEmitDeterministic(t *testing.T) {
+	for _, name := range examples.Names() {
+		_, a := emitExample(t, name)
+		_, b := emitExample(t, name)
+		if diff := cmp.Diff(a, b); diff != "" {
+			t.Errorf("%s: two emissions differ (-first +second):\n%s", name, diff)
+		}
+	}
+}
+
+// The MAC is small enough to pin down completely: a change in the emitter's
+// output style shows up here first. Run with -update to accept a change.
+func TestGoldenMAC(t *testing.T) {
+	_, files := emitExample(t, "mac")
+	got := files[0].Data
+	path := filepath.Join("testdata", files[0].Name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./verilog -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("mac Verilog changed (-golden +emitted):\n%s", diff)
+	}
+}
+
+// Identical children are emitted once; the file list names each module once,
+// children first.
+func TestDedupAndFileList(t *testing.T) {
+	d, files := emitExample(t, "array4")
+	var names []string
+	for _, f := range files {
+		names = append(names, f.Name)
+	}
+	want := []string{"ws_pe_s8_s32.v", "ws_array_4x4_s8_s32.v", "ws_array_4x4_s8_s32.f"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	list := string(files[len(files)-1].Data)
+	if list != "ws_pe_s8_s32.v\nws_array_4x4_s8_s32.v\n" {
+		t.Errorf("file list = %q", list)
+	}
+	if got := strings.Count(string(files[1].Data), "ws_pe_s8_s32 pe_"); got != 16 {
+		t.Errorf("%s: %d PE instances, want 16", d.Top.Name, got)
+	}
+}
+
+// Bits that are computed but never read are waived exactly, bit range by
+// bit range, and used bits are not.
+func TestUnusedBitsWaived(t *testing.T) {
+	m := hdl.NewModule("partial")
+	a := m.Input("a", hdl.UInt(8))
+	b := m.Input("b", hdl.UInt(8))
+	m.Input("ignored", hdl.SInt(3))
+	m.Output("lo", hdl.UInt(3)).Set(a.Slice(2, 0))
+	m.Output("mid", hdl.UInt(1)).Set(a.Bit(5))
+	m.Output("sum", hdl.UInt(8)).Set(a.Add(b).Trunc(8))
+	d, err := hdl.Elaborate(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(verilog.Emit(d)[0].Data)
+	line := ""
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, "_unused_ok") {
+			line = strings.TrimSpace(l)
+		}
+	}
+	want := "wire _unused_ok = &{1'b0, ignored, _add3[8], 1'b0};"
+	if line != want {
+		t.Errorf("unused line = %q, want %q\n%s", line, want, text)
+	}
+	// a's bits 7..6, 4, 3 are read by the add: nothing of a is waived.
+	if strings.Contains(line, "a[") {
+		t.Errorf("bits of a waived although the add reads them all")
+	}
+	if toolchain.Need(t, "verilator") != "" {
+		dir, vs := writeFiles(t, verilog.Emit(d))
+		if err := toolchain.Lint(dir, "partial", vs); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestWriteDirAtomic(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "rtl")
+	good := []verilog.File{{Name: "a.v", Data: []byte("module a; endmodule\n")}}
+	if err := verilog.WriteDir(out, good); err != nil {
+		t.Fatal(err)
+	}
+	// A failing write (a bad file name, after a good file) leaves the
+	// previous contents untouched and no temporary directory behind.
+	bad := []verilog.File{{Name: "b.v", Data: []byte("x")}, {Name: "../escape.v", Data: []byte("x")}}
+	if err := verilog.WriteDir(out, bad); err == nil {
+		t.Fatal("WriteDir accepted a file name with a directory")
+	}
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name() != "rtl" {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("parent holds %v, want only rtl", names)
+	}
+	got, err := os.ReadFile(filepath.Join(out, "a.v"))
+	if err != nil || !bytes.Equal(got, good[0].Data) {
+		t.Errorf("previous output damaged: %q, %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "b.v")); !os.IsNotExist(err) {
+		t.Errorf("half-written file b.v exists after a failed write")
+	}
+	// A successful write replaces the directory as a whole.
+	if err := verilog.WriteDir(out, []verilog.File{{Name: "c.v", Data: []byte("c")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "a.v")); !os.IsNotExist(err) {
+		t.Errorf("stale a.v survived a rewrite")
+	}
+}
