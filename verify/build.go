@@ -1,0 +1,165 @@
+package verify
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/verilog"
+)
+
+// VerilatorFlags are the semantics the Go simulator matches: two-state,
+// everything initialised to zero. -Wall makes any lint warning a build
+// failure, so every cross-check is also a lint check.
+var VerilatorFlags = []string{"-Wall", "--x-assign", "0", "--x-initial", "0"}
+
+// Build is a compiled Verilator model of a design with the stimulus harness.
+type Build struct {
+	Binary string // path of the harness executable
+	Dir    string // cache directory holding it
+	Cached bool   // true when no compilation was needed
+}
+
+// CacheDir is where builds are kept: $HWGEN_CACHE_DIR, or hwgen/verilator
+// in the user cache directory.
+func CacheDir() (string, error) {
+	if d := os.Getenv("HWGEN_CACHE_DIR"); d != "" {
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory (set HWGEN_CACHE_DIR): %w", err)
+	}
+	return filepath.Join(d, "hwgen", "verilator"), nil
+}
+
+// buildMu keeps this process to one Verilator build at a time; the file
+// lock does the same across processes (go test runs packages in parallel).
+var buildMu sync.Mutex
+
+// BuildVerilator compiles d's emitted Verilog and the harness, or returns
+// the cached build with the same content hash (Verilog, harness, flags and
+// Verilator version).
+func BuildVerilator(d *hdl.Design, opt BuildOptions) (*Build, error) {
+	if _, err := toolchain.Find("verilator"); err != nil {
+		return nil, err
+	}
+	version, err := toolchain.Run("", "verilator", "--version")
+	if err != nil {
+		return nil, err
+	}
+	files := verilog.Emit(d)
+	inputs, outputs := Ports(d)
+	harness := harnessCPP(d.Top.Name, d.Info[d.Top].UsesClock, inputs, outputs)
+	flags := append(append([]string(nil), VerilatorFlags...), opt.flags()...)
+
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n%q\n", version, harness, flags)
+	for _, f := range files {
+		fmt.Fprintf(h, "%s %d\n", f.Name, len(f.Data))
+		h.Write(f.Data)
+	}
+	key := fmt.Sprintf("%s-%x", d.Top.Name, h.Sum(nil)[:12])
+	cache, err := CacheDir()
+	if err != nil {
+		return nil, err
+	}
+	final := filepath.Join(cache, key)
+	bin := filepath.Join(final, "obj", "Vharness")
+	if _, err := os.Stat(bin); err == nil {
+		return &Build{Binary: bin, Dir: final, Cached: true}, nil
+	}
+
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return nil, fmt.Errorf("create build cache: %w", err)
+	}
+	unlock, err := lockFile(filepath.Join(cache, "build.lock"))
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if _, err := os.Stat(bin); err == nil { // another process built it meanwhile
+		return &Build{Binary: bin, Dir: final, Cached: true}, nil
+	}
+
+	tmp, err := os.MkdirTemp(cache, "."+key+"-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	var vfiles []string
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(tmp, f.Name), f.Data, 0o644); err != nil {
+			return nil, err
+		}
+		if strings.HasSuffix(f.Name, ".v") {
+			vfiles = append(vfiles, f.Name)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "harness.cpp"), []byte(harness), 0o644); err != nil {
+		return nil, err
+	}
+	args := []string{"--cc", "--exe", "--build", "-j", "2", "--top-module", d.Top.Name,
+		"-Mdir", "obj", "-o", "Vharness"}
+	args = append(args, flags...)
+	args = append(args, vfiles...)
+	args = append(args, "harness.cpp")
+	if _, err := toolchain.Run(tmp, "verilator", args...); err != nil {
+		return nil, fmt.Errorf("verilator build of %s: %w", d.Top.Name, err)
+	}
+	if err := os.Rename(tmp, final); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("store build in cache: %w", err)
+	}
+	return &Build{Binary: bin, Dir: final}, nil
+}
+
+// BuildOptions tune the Verilator build.
+type BuildOptions struct {
+	// OptLevel is the C++ optimisation level (default 1: builds are slow on
+	// small machines and -O1 runs nearly as fast for test-sized designs).
+	OptLevel int
+	// NoTrace leaves out VCD support, for benchmarks.
+	NoTrace bool
+}
+
+func (o BuildOptions) flags() []string {
+	lvl := o.OptLevel
+	if lvl == 0 {
+		lvl = 1
+	}
+	f := []string{
+		"-MAKEFLAGS", fmt.Sprintf("OPT_FAST=-O%d", lvl),
+		"-MAKEFLAGS", fmt.Sprintf("OPT_SLOW=-O%d", min(lvl, 1)),
+		"-MAKEFLAGS", fmt.Sprintf("OPT_GLOBAL=-O%d", lvl),
+	}
+	if !o.NoTrace {
+		f = append(f, "--trace")
+	}
+	return f
+}
+
+// lockFile takes an exclusive advisory lock, waiting for it.
+func lockFile(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open build lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("take build lock: %w", err)
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}

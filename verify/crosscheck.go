@@ -1,0 +1,240 @@
+package verify
+
+import (
+	"bufio"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/sim"
+)
+
+// Options tune a cross-check.
+type Options struct {
+	// Dir receives the stimulus, output traces and, on a mismatch, the VCD
+	// of each side. Empty: a fresh temporary directory.
+	Dir   string
+	Build BuildOptions
+	// NewSim builds the Go simulator; nil means sim.New. Tests use it to
+	// check that the harness catches a broken simulator.
+	NewSim func(*hdl.Design) (*sim.Sim, error)
+}
+
+// Result describes a successful cross-check.
+type Result struct {
+	Cycles       int
+	Outputs      int
+	Cached       bool // the Verilator build came from the cache
+	BuildTime    time.Duration
+	VerilatorRun time.Duration
+	GoRun        time.Duration
+}
+
+// Mismatch is the first divergence between the two simulators.
+type Mismatch struct {
+	Cycle        int
+	Port         string
+	Go           string // hex
+	Verilator    string // hex
+	GoVCD        string
+	VerilatorVCD string
+}
+
+func (m *Mismatch) Error() string {
+	return fmt.Sprintf("cross-check mismatch at cycle %d, output %s: go sim 0x%s, verilator 0x%s (waveforms: %s, %s)",
+		m.Cycle, m.Port, m.Go, m.Verilator, m.GoVCD, m.VerilatorVCD)
+}
+
+// CrossCheck runs st on the Go simulator and on Verilator and compares
+// every output every cycle. It returns a *Mismatch error on the first
+// divergence.
+func CrossCheck(d *hdl.Design, st *Stimulus, opt Options) (*Result, error) {
+	if opt.NewSim == nil {
+		opt.NewSim = sim.New
+	}
+	if err := checkStimulus(d, st); err != nil {
+		return nil, err
+	}
+	dir := opt.Dir
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "hwgen-verify-"); err != nil {
+			return nil, err
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	res := &Result{Cycles: st.Cycles()}
+	t0 := time.Now()
+	b, err := BuildVerilator(d, opt.Build)
+	if err != nil {
+		return nil, err
+	}
+	res.Cached, res.BuildTime = b.Cached, time.Since(t0)
+
+	stimPath := filepath.Join(dir, "stimulus.hex")
+	if err := writeStimulus(stimPath, st); err != nil {
+		return nil, err
+	}
+	vOut := filepath.Join(dir, "verilator.out")
+	t0 = time.Now()
+	if _, err := toolchain.Run(dir, b.Binary, stimPath, vOut); err != nil {
+		return nil, fmt.Errorf("run verilator model: %w", err)
+	}
+	res.VerilatorRun = time.Since(t0)
+
+	_, outputs := Ports(d)
+	res.Outputs = len(outputs)
+	t0 = time.Now()
+	gOut, err := RunGo(d, st, opt.NewSim, "")
+	if err != nil {
+		return nil, err
+	}
+	res.GoRun = time.Since(t0)
+
+	f, err := os.Open(vOut)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	for c := 0; c < st.Cycles(); c++ {
+		if !sc.Scan() {
+			return nil, fmt.Errorf("verilator model stopped after %d of %d cycles", c, st.Cycles())
+		}
+		vRow := strings.Fields(sc.Text())
+		for i, p := range outputs {
+			if i >= len(vRow) || vRow[i] != gOut[c][i] {
+				mm := &Mismatch{Cycle: c, Port: p.Name, Go: gOut[c][i]}
+				if i < len(vRow) {
+					mm.Verilator = vRow[i]
+				}
+				mm.GoVCD, mm.VerilatorVCD = waveforms(d, st, c, dir, b, opt)
+				return nil, mm
+			}
+		}
+	}
+	return res, nil
+}
+
+// waveforms reruns both sides up to the failing cycle with VCD output.
+func waveforms(d *hdl.Design, st *Stimulus, cycle int, dir string, b *Build, opt Options) (goVCD, vVCD string) {
+	cut := &Stimulus{Inputs: st.Inputs, Rows: st.Rows[:min(cycle+2, len(st.Rows))]}
+	goVCD = filepath.Join(dir, "gosim.vcd")
+	if _, err := RunGo(d, cut, opt.NewSim, goVCD); err != nil {
+		goVCD = "(none: " + err.Error() + ")"
+	}
+	vVCD = filepath.Join(dir, "verilator.vcd")
+	stim := filepath.Join(dir, "stimulus_cut.hex")
+	if err := writeStimulus(stim, cut); err != nil {
+		return goVCD, "(none: " + err.Error() + ")"
+	}
+	if opt.Build.NoTrace {
+		return goVCD, "(none: built without trace)"
+	}
+	if _, err := toolchain.Run(dir, b.Binary, stim, filepath.Join(dir, "verilator_cut.out"), vVCD); err != nil {
+		vVCD = "(none: " + err.Error() + ")"
+	}
+	return goVCD, vVCD
+}
+
+// RunGo runs st on the Go simulator and returns each cycle's outputs as
+// hex, sampled after the inputs settle and before the clock edge. A
+// non-empty vcd path writes waveforms.
+func RunGo(d *hdl.Design, st *Stimulus, newSim func(*hdl.Design) (*sim.Sim, error), vcd string) ([][]string, error) {
+	if newSim == nil {
+		newSim = sim.New
+	}
+	s, err := newSim(d)
+	if err != nil {
+		return nil, err
+	}
+	if vcd != "" {
+		f, err := os.Create(vcd)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := s.DumpVCD(f); err != nil {
+			return nil, err
+		}
+		defer s.CloseVCD()
+	}
+	_, outputs := Ports(d)
+	rows := make([][]string, 0, st.Cycles())
+	for _, row := range st.Rows {
+		for i, p := range st.Inputs {
+			if err := s.PokeBig(p.Name, row[i]); err != nil {
+				return nil, err
+			}
+		}
+		out := make([]string, len(outputs))
+		for i, p := range outputs {
+			v, err := s.PeekBig(p.Name)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = hexOf(v, p.Type.Width)
+		}
+		rows = append(rows, out)
+		s.Step(1)
+	}
+	return rows, nil
+}
+
+func hexOf(v *big.Int, width int) string {
+	return fmt.Sprintf("%0*x", (width+3)/4, v)
+}
+
+func writeStimulus(path string, st *Stimulus) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<16)
+	for _, row := range st.Rows {
+		for i, v := range row {
+			if i > 0 {
+				w.WriteByte(' ')
+			}
+			fmt.Fprintf(w, "%x", v)
+		}
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// checkStimulus makes sure st drives exactly d's inputs, in order, with
+// values that fit.
+func checkStimulus(d *hdl.Design, st *Stimulus) error {
+	inputs, _ := Ports(d)
+	if len(st.Inputs) != len(inputs) {
+		return fmt.Errorf("stimulus drives %d inputs, design %s has %d", len(st.Inputs), d.Top.Name, len(inputs))
+	}
+	for i, p := range inputs {
+		if st.Inputs[i] != p {
+			return fmt.Errorf("stimulus input %d is %s %s, design %s has %s %s", i, st.Inputs[i].Name, st.Inputs[i].Type, d.Top.Name, p.Name, p.Type)
+		}
+	}
+	for c, row := range st.Rows {
+		if len(row) != len(inputs) {
+			return fmt.Errorf("stimulus cycle %d has %d values for %d inputs", c, len(row), len(inputs))
+		}
+		for i, v := range row {
+			if v.Sign() < 0 || v.BitLen() > inputs[i].Type.Width {
+				return fmt.Errorf("stimulus cycle %d: value %s does not fit input %s (%s)", c, v, inputs[i].Name, inputs[i].Type)
+			}
+		}
+	}
+	return nil
+}
