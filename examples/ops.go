@@ -28,7 +28,7 @@ func Ops(widths []int) *hdl.Module {
 			p := fmt.Sprintf("%s%d_", t.Short()[:1], w)
 			a := m.Input(p+"a", t)
 			b := m.Input(p+"b", t)
-			narrow := m.Input(p+"n", hdl.Type{Width: (w+1)/2, Signed: signed})
+			narrow := m.Input(p+"n", hdl.Type{Width: (w + 1) / 2, Signed: signed})
 			out := func(name string, v *hdl.Expr) {
 				m.Output(p+name, v.Type).Set(v)
 			}

@@ -101,33 +101,56 @@ func Generate(d *hdl.Design, n int, f func(cycle int, in *Drive)) (*Stimulus, er
 	return st, nil
 }
 
-// Random is a seeded random stimulus: reset for the first two cycles and
-// now and then later; every other input random, biased towards the
-// corner values 0, 1, all ones and the sign boundary.
+// Random is a seeded random stimulus of n cycles for d (see RandomSource).
 func Random(d *hdl.Design, n int, seed uint64) *Stimulus {
-	r := rand.New(rand.NewPCG(seed, 0x5eed))
-	st, err := Generate(d, n, func(c int, in *Drive) {
-		for _, p := range in.ports {
-			if p.Name == "rst" {
-				rst := int64(0)
-				if c < 2 || r.IntN(64) == 0 {
-					rst = 1
-				}
-				in.Set("rst", rst)
-				continue
-			}
-			in.SetBig(p.Name, RandomValue(r, p.Type))
-		}
-	})
-	if err != nil {
-		panic(err) // only ports of d are driven, with fitting values
+	inputs, _ := Ports(d)
+	src := NewRandomSource(inputs, seed)
+	st := &Stimulus{Inputs: inputs}
+	for c := 0; c < n; c++ {
+		st.Rows = append(st.Rows, src.Next())
 	}
 	return st
+}
+
+// RandomSource yields seeded random input rows one cycle at a time, so a
+// long simulation need not hold its whole stimulus: rst is high for the
+// first two cycles and now and then later; every other input is random,
+// biased towards the corner values 0, 1, all ones and the sign boundary.
+type RandomSource struct {
+	r      *rand.Rand
+	inputs []Port
+	cycle  int
+}
+
+// NewRandomSource starts a random stimulus for inputs.
+func NewRandomSource(inputs []Port, seed uint64) *RandomSource {
+	return &RandomSource{r: rand.New(rand.NewPCG(seed, 0x5eed)), inputs: inputs}
+}
+
+// Next returns the next cycle's values, one per input.
+func (s *RandomSource) Next() []*big.Int {
+	row := make([]*big.Int, len(s.inputs))
+	for i, p := range s.inputs {
+		if p.Name == "rst" {
+			rst := int64(0)
+			if s.cycle < 2 || s.r.IntN(64) == 0 {
+				rst = 1
+			}
+			row[i] = big.NewInt(rst)
+			continue
+		}
+		row[i] = RandomValue(s.r, p.Type)
+	}
+	s.cycle++
+	return row
 }
 
 // RandomValue draws a bit pattern for t, biased towards corner cases.
 func RandomValue(r *rand.Rand, t hdl.Type) *big.Int {
 	v := new(big.Int)
+	if t.Width == 1 { // every corner is 0 or 1: a fair coin keeps controls lively
+		return v.SetInt64(int64(r.IntN(2)))
+	}
 	switch r.IntN(8) {
 	case 0:
 		return v

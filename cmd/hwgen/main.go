@@ -1,0 +1,76 @@
+// Command hwgen generates, simulates and verifies hardware built with the
+// hwgen DSL. It only wires packages together; the work is done in hdl,
+// verilog, sim and verify.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/alecthomas/kong"
+)
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitFailure = 1 // the run went wrong: a mismatch, a tool failure
+	exitUsage   = 2 // the request was wrong: a bad flag, an unknown design
+)
+
+type cli struct {
+	Emit    emitCmd    `cmd:"" help:"Write a design as Verilog-2005, one module per file."`
+	Sim     simCmd     `cmd:"" help:"Simulate a design on the Go simulator with seeded random stimulus."`
+	Verify  verifyCmd  `cmd:"" help:"Cross-check the Go simulator against Verilator on the built-in designs."`
+	Designs designsCmd `cmd:"" help:"List the built-in designs."`
+}
+
+const description = `hwgen builds hardware from Go: it emits lint-clean Verilog and simulates the
+same netlist on a fast event-driven Go simulator that is cross-checked against
+Verilator.
+
+Examples:
+  hwgen designs                               list the built-in designs
+  hwgen emit verilog --top mac -o rtl         write rtl/mac_s8_s32.v and a file list
+  hwgen sim --top array16 --cycles 100000     simulate with random stimulus
+  hwgen sim --top mac --cycles 50 --vcd mac.vcd --check
+  hwgen verify                                cross-check every built-in design
+
+Exit status: 0 success, 1 a failed run (mismatch, tool error), 2 a usage or
+configuration error.`
+
+// usageError marks an error that is the caller's request, not the run.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	var c cli
+	parser, err := kong.New(&c, kong.Name("hwgen"), kong.Description(description),
+		kong.UsageOnError(), kong.ConfigureHelp(kong.HelpOptions{Compact: true}))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "hwgen: internal error: %v\n", err)
+		return exitFailure
+	}
+	ctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "hwgen: %v\n", err)
+		return exitUsage
+	}
+	if err := ctx.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "hwgen: %v\n", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			return exitUsage
+		}
+		return exitFailure
+	}
+	return exitOK
+}

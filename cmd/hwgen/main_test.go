@@ -1,0 +1,50 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "plain")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"list designs", []string{"designs"}, exitOK},
+		{"emit", []string{"emit", "verilog", "--top", "mac", "-o", filepath.Join(dir, "rtl")}, exitOK},
+		{"sim with vcd", []string{"sim", "--top", "mac", "--cycles", "30", "--vcd", filepath.Join(dir, "mac.vcd")}, exitOK},
+		{"unknown design", []string{"sim", "--top", "nope"}, exitUsage},
+		{"unknown design emit", []string{"emit", "verilog", "--top", "nope", "-o", filepath.Join(dir, "x")}, exitUsage},
+		{"zero cycles", []string{"sim", "--cycles", "0"}, exitUsage},
+		{"negative cycles verify", []string{"verify", "--cycles", "-3"}, exitUsage},
+		{"unknown flag", []string{"sim", "--bogus"}, exitUsage},
+		{"unknown command", []string{"frobnicate"}, exitUsage},
+		{"output under a file", []string{"emit", "verilog", "--top", "mac", "-o", filepath.Join(file, "rtl")}, exitFailure},
+		{"vcd in missing dir", []string{"sim", "--top", "mac", "--cycles", "5", "--vcd", filepath.Join(dir, "no", "such", "x.vcd")}, exitFailure},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := run(tc.args); got != tc.want {
+				t.Errorf("hwgen %s: exit %d, want %d", strings.Join(tc.args, " "), got, tc.want)
+			}
+		})
+	}
+	// The successful runs wrote what they said.
+	for _, f := range []string{"rtl/mac_s8_s32.v", "rtl/mac_s8_s32.f", "mac.vcd"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("expected output %s: %v", f, err)
+		}
+	}
+	// The failed VCD run left nothing behind.
+	if entries, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(entries) > 0 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/hwgen/hwgen/sim"
+	"github.com/hwgen/hwgen/verify"
+)
+
+type simCmd struct {
+	Top    string `help:"Built-in design to simulate (see 'hwgen designs')." default:"array4"`
+	Cycles int    `help:"Clock cycles to run (the first two hold reset)." default:"1000"`
+	Seed   uint64 `help:"Seed of the random stimulus; the same seed gives the same run." default:"1"`
+	VCD    string `help:"Write waveforms to this VCD file (written whole at the end, or not at all)." type:"path"`
+	Check  bool   `help:"Also run the same stimulus on Verilator and compare every output every cycle."`
+}
+
+func (c *simCmd) Run() error {
+	if c.Cycles < 1 {
+		return usagef("--cycles: %d is not allowed; give a positive number of cycles", c.Cycles)
+	}
+	d, err := elaborate(c.Top)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	s, err := sim.New(d)
+	if err != nil {
+		return err
+	}
+	compile := time.Since(t0)
+
+	var vcdFile *os.File
+	if c.VCD != "" {
+		// Write next to the target and rename at the end, so a failed
+		// run never leaves a truncated waveform behind.
+		vcdFile, err = os.CreateTemp(filepath.Dir(c.VCD), "."+filepath.Base(c.VCD)+".tmp-")
+		if err != nil {
+			return fmt.Errorf("--vcd: %w", err)
+		}
+		defer os.Remove(vcdFile.Name())
+		if err := s.DumpVCD(vcdFile); err != nil {
+			return err
+		}
+	}
+
+	inputs, outputs := verify.Ports(d)
+	src := verify.NewRandomSource(inputs, c.Seed)
+	bar := progress(c.Cycles)
+	t0 = time.Now()
+	for cyc := 0; cyc < c.Cycles; cyc++ {
+		for i, v := range src.Next() {
+			if err := s.PokeBig(inputs[i].Name, v); err != nil {
+				return err
+			}
+		}
+		s.Step(1)
+		if bar != nil && cyc%4096 == 4095 {
+			bar.Add(4096)
+		}
+	}
+	elapsed := time.Since(t0)
+	if bar != nil {
+		bar.Finish()
+		fmt.Fprintln(os.Stderr)
+	}
+	if vcdFile != nil {
+		if err := s.CloseVCD(); err != nil {
+			return fmt.Errorf("--vcd: %w", err)
+		}
+		if err := vcdFile.Close(); err != nil {
+			return fmt.Errorf("--vcd: %w", err)
+		}
+		if err := os.Rename(vcdFile.Name(), c.VCD); err != nil {
+			return fmt.Errorf("--vcd: %w", err)
+		}
+	}
+
+	st := s.Stats()
+	fmt.Printf("design    %s (%s): %d nodes, %d registers, %d levels; compiled in %v\n",
+		d.Top.Name, c.Top, st.Nodes, st.Registers, st.Levels, compile.Round(time.Microsecond))
+	fmt.Printf("cycles    %d, random stimulus seed %d\n", c.Cycles, c.Seed)
+	fmt.Printf("speed     %v, %.0f cycles/s, %.1f node evaluations per cycle\n",
+		elapsed.Round(time.Microsecond), float64(c.Cycles)/elapsed.Seconds(), float64(st.Evals)/float64(c.Cycles))
+	fmt.Println("outputs after the last cycle:")
+	for _, p := range outputs {
+		v, err := s.PeekSigned(p.Name)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("  %-10s %-10s %d\n", p.Name, p.Type, v)
+	}
+	if c.VCD != "" {
+		fmt.Printf("waveforms %s\n", c.VCD)
+	}
+	if c.Check {
+		res, err := verify.CrossCheck(d, verify.Random(d, c.Cycles, c.Seed), verify.Options{})
+		if err != nil {
+			return err
+		}
+		fmt.Printf("verilator agrees: %d cycles x %d outputs (build %v, cached %v)\n",
+			res.Cycles, res.Outputs, res.BuildTime.Round(time.Millisecond), res.Cached)
+	}
+	return nil
+}
+
+// progress returns a bar on an interactive terminal for runs long enough
+// to want one, nil otherwise.
+func progress(cycles int) *progressbar.ProgressBar {
+	if cycles < 200_000 || !term.IsTerminal(int(os.Stderr.Fd())) {
+		return nil
+	}
+	return progressbar.NewOptions(cycles, progressbar.OptionSetWriter(os.Stderr),
+		progressbar.OptionSetDescription("simulating"), progressbar.OptionShowCount(),
+		progressbar.OptionThrottle(100*time.Millisecond))
+}
