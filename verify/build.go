@@ -58,8 +58,18 @@ func BuildVerilator(d *hdl.Design, opt BuildOptions) (*Build, error) {
 	}
 	files := verilog.Emit(d)
 	inputs, outputs := Ports(d)
-	harness := harnessCPP(d.Top.Name, d.Info[d.Top].UsesClock, inputs, outputs)
+	mems := Memories(d)
+	harness := opt.Harness
 	flags := append(append([]string(nil), VerilatorFlags...), opt.flags()...)
+	if harness == "" {
+		if err := checkMemoryNames(mems); err != nil {
+			return nil, err
+		}
+		harness = harnessCPP(d.Top.Name, d.Info[d.Top].UsesClock, inputs, outputs, mems)
+		if len(mems) > 0 {
+			flags = append(flags, "--public-flat-rw") // the harness reaches memories directly
+		}
+	}
 
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n%q\n", version, harness, flags)
@@ -130,6 +140,9 @@ type BuildOptions struct {
 	OptLevel int
 	// NoTrace leaves out VCD support, for benchmarks.
 	NoTrace bool
+	// Harness replaces the stimulus-file driver with another C++ main
+	// (benchmarks generate their stimulus in-process).
+	Harness string
 }
 
 func (o BuildOptions) flags() []string {

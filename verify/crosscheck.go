@@ -23,6 +23,11 @@ type Options struct {
 	// NewSim builds the Go simulator; nil means sim.New. Tests use it to
 	// check that the harness catches a broken simulator.
 	NewSim func(*hdl.Design) (*sim.Sim, error)
+	// MemInit preloads memory words on both sides before the first cycle.
+	MemInit []MemWord
+	// CompareMemories compares every word of every memory after the last
+	// cycle, after the outputs.
+	CompareMemories bool
 }
 
 // Result describes a successful cross-check.
@@ -38,7 +43,7 @@ type Result struct {
 // Mismatch is the first divergence between the two simulators.
 type Mismatch struct {
 	Cycle        int
-	Port         string
+	Port         string // an output port, or "memory PATH[ADDR]" after the run
 	Go           string // hex
 	Verilator    string // hex
 	GoVCD        string
@@ -82,8 +87,21 @@ func CrossCheck(d *hdl.Design, st *Stimulus, opt Options) (*Result, error) {
 		return nil, err
 	}
 	vOut := filepath.Join(dir, "verilator.out")
+	args := []string{stimPath, vOut}
+	mems := Memories(d)
+	if len(opt.MemInit) > 0 {
+		memIn := filepath.Join(dir, "memin.hex")
+		if err := writeMemInit(memIn, mems, opt.MemInit); err != nil {
+			return nil, err
+		}
+		args = append(args, "memin="+memIn)
+	}
+	memOut := filepath.Join(dir, "memout.hex")
+	if opt.CompareMemories {
+		args = append(args, "memout="+memOut)
+	}
 	t0 = time.Now()
-	if _, err := toolchain.Run(dir, b.Binary, stimPath, vOut); err != nil {
+	if _, err := toolchain.Run(dir, b.Binary, args...); err != nil {
 		return nil, fmt.Errorf("run verilator model: %w", err)
 	}
 	res.VerilatorRun = time.Since(t0)
@@ -91,7 +109,7 @@ func CrossCheck(d *hdl.Design, st *Stimulus, opt Options) (*Result, error) {
 	_, outputs := Ports(d)
 	res.Outputs = len(outputs)
 	t0 = time.Now()
-	gOut, err := RunGo(d, st, opt.NewSim, "")
+	gOut, gs, err := runGo(d, st, opt, "")
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +138,25 @@ func CrossCheck(d *hdl.Design, st *Stimulus, opt Options) (*Result, error) {
 			}
 		}
 	}
+	if opt.CompareMemories {
+		dump, err := readMemDump(memOut, mems)
+		if err != nil {
+			return nil, err
+		}
+		for i, m := range mems {
+			for a := 0; a < m.Depth; a++ {
+				v, err := gs.MemRead(m.Path, a)
+				if err != nil {
+					return nil, err
+				}
+				if g := hexOf(v, m.Type.Width); g != dump[i][a] {
+					mm := &Mismatch{Cycle: st.Cycles(), Port: fmt.Sprintf("memory %s[%d]", m.Path, a), Go: g, Verilator: dump[i][a]}
+					mm.GoVCD, mm.VerilatorVCD = waveforms(d, st, st.Cycles()-1, dir, b, opt)
+					return nil, mm
+				}
+			}
+		}
+	}
 	return res, nil
 }
 
@@ -127,7 +164,7 @@ func CrossCheck(d *hdl.Design, st *Stimulus, opt Options) (*Result, error) {
 func waveforms(d *hdl.Design, st *Stimulus, cycle int, dir string, b *Build, opt Options) (goVCD, vVCD string) {
 	cut := &Stimulus{Inputs: st.Inputs, Rows: st.Rows[:min(cycle+2, len(st.Rows))]}
 	goVCD = filepath.Join(dir, "gosim.vcd")
-	if _, err := RunGo(d, cut, opt.NewSim, goVCD); err != nil {
+	if _, _, err := runGo(d, cut, opt, goVCD); err != nil {
 		goVCD = "(none: " + err.Error() + ")"
 	}
 	vVCD = filepath.Join(dir, "verilator.vcd")
@@ -138,7 +175,11 @@ func waveforms(d *hdl.Design, st *Stimulus, cycle int, dir string, b *Build, opt
 	if opt.Build.NoTrace {
 		return goVCD, "(none: built without trace)"
 	}
-	if _, err := toolchain.Run(dir, b.Binary, stim, filepath.Join(dir, "verilator_cut.out"), vVCD); err != nil {
+	args := []string{stim, filepath.Join(dir, "verilator_cut.out"), "vcd=" + vVCD}
+	if len(opt.MemInit) > 0 {
+		args = append(args, "memin="+filepath.Join(dir, "memin.hex"))
+	}
+	if _, err := toolchain.Run(dir, b.Binary, args...); err != nil {
 		vVCD = "(none: " + err.Error() + ")"
 	}
 	return goVCD, vVCD
@@ -148,21 +189,34 @@ func waveforms(d *hdl.Design, st *Stimulus, cycle int, dir string, b *Build, opt
 // hex, sampled after the inputs settle and before the clock edge. A
 // non-empty vcd path writes waveforms.
 func RunGo(d *hdl.Design, st *Stimulus, newSim func(*hdl.Design) (*sim.Sim, error), vcd string) ([][]string, error) {
+	rows, _, err := runGo(d, st, Options{NewSim: newSim}, vcd)
+	return rows, err
+}
+
+// runGo is RunGo with memory preloading; it also returns the simulator so
+// the caller can inspect its final state.
+func runGo(d *hdl.Design, st *Stimulus, opt Options, vcd string) ([][]string, *sim.Sim, error) {
+	newSim := opt.NewSim
 	if newSim == nil {
 		newSim = sim.New
 	}
 	s, err := newSim(d)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	for _, w := range opt.MemInit {
+		if err := s.MemWrite(w.Path, w.Addr, w.Value); err != nil {
+			return nil, nil, fmt.Errorf("memory preload: %w", err)
+		}
 	}
 	if vcd != "" {
 		f, err := os.Create(vcd)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer f.Close()
 		if err := s.DumpVCD(f); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer s.CloseVCD()
 	}
@@ -171,21 +225,21 @@ func RunGo(d *hdl.Design, st *Stimulus, newSim func(*hdl.Design) (*sim.Sim, erro
 	for _, row := range st.Rows {
 		for i, p := range st.Inputs {
 			if err := s.PokeBig(p.Name, row[i]); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		out := make([]string, len(outputs))
 		for i, p := range outputs {
 			v, err := s.PeekBig(p.Name)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			out[i] = hexOf(v, p.Type.Width)
 		}
 		rows = append(rows, out)
 		s.Step(1)
 	}
-	return rows, nil
+	return rows, s, nil
 }
 
 func hexOf(v *big.Int, width int) string {

@@ -23,6 +23,7 @@ type cli struct {
 	Sim     simCmd     `cmd:"" help:"Simulate a design on the Go simulator with seeded random stimulus."`
 	Verify  verifyCmd  `cmd:"" help:"Cross-check the Go simulator against Verilator on the built-in designs."`
 	Designs designsCmd `cmd:"" help:"List the built-in designs."`
+	Bench   benchCmd   `cmd:"" help:"Measure simulation speed: Go simulator, Verilator and Icarus side by side."`
 }
 
 const description = `hwgen builds hardware from Go: it emits lint-clean Verilog and simulates the
