@@ -2,6 +2,7 @@ package verilog_test
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -218,5 +219,32 @@ func TestWriteDirAtomic(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "a.v")); !os.IsNotExist(err) {
 		t.Errorf("stale a.v survived a rewrite")
+	}
+}
+
+// A directory hwgen did not write is never replaced: pointing -o at the
+// current directory must not delete anything.
+func TestWriteDirRefusesForeignDirectory(t *testing.T) {
+	dir := t.TempDir()
+	precious := filepath.Join(dir, "keep.txt")
+	if err := os.WriteFile(precious, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := verilog.WriteDir(dir, []verilog.File{{Name: "a.v", Data: []byte("x")}})
+	if !errors.Is(err, verilog.ErrNotOurs) {
+		t.Fatalf("WriteDir over a foreign directory: %v, want ErrNotOurs", err)
+	}
+	if got, err := os.ReadFile(precious); err != nil || string(got) != "precious" {
+		t.Errorf("user file damaged: %q, %v", got, err)
+	}
+	// An empty directory is fine, and afterwards it is ours to replace.
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if err := verilog.WriteDir(empty, []verilog.File{{Name: "a.v", Data: []byte("x")}}); err != nil {
+			t.Fatalf("write %d into an empty/own directory: %v", i, err)
+		}
 	}
 }

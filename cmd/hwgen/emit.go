@@ -1,18 +1,20 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/hwgen/hwgen/verilog"
 )
 
 type emitCmd struct {
-	Verilog emitVerilogCmd `cmd:"" help:"Write Verilog for a design: <module>.v per module and <top>.f, a file list."`
+	Verilog   emitVerilogCmd   `cmd:"" help:"Write Verilog for a design: <module>.v per module and <top>.f, a file list."`
+	Testbench emitTestbenchCmd `cmd:"" help:"Write a design with a self-checking Verilog testbench whose expected outputs come from the Go simulator."`
 }
 
 type emitVerilogCmd struct {
 	Top string `help:"Built-in design to emit (see 'hwgen designs')." default:"array4"`
-	Out string `short:"o" help:"Output directory. It is replaced as a whole, atomically: a failed run leaves it untouched." default:"rtl" type:"path"`
+	Out string `short:"o" help:"Output directory, replaced as a whole and atomically (a failed run leaves it untouched). An existing directory must be empty or an earlier hwgen output." default:"rtl" type:"path"`
 }
 
 func (c *emitVerilogCmd) Run() error {
@@ -21,9 +23,21 @@ func (c *emitVerilogCmd) Run() error {
 		return err
 	}
 	files := verilog.Emit(d)
-	if err := verilog.WriteDir(c.Out, files); err != nil {
-		return fmt.Errorf("emit verilog: %w", err)
+	if err := writeOutput(c.Out, files); err != nil {
+		return err
 	}
 	fmt.Printf("wrote %d modules of %s to %s (file list %s.f)\n", len(files)-1, d.Top.Name, c.Out, d.Top.Name)
+	return nil
+}
+
+// writeOutput writes an output directory; a directory that is not ours to
+// replace is the caller's mistake (exit 2), anything else a failed run.
+func writeOutput(dir string, files []verilog.File) error {
+	if err := verilog.WriteDir(dir, files); err != nil {
+		if errors.Is(err, verilog.ErrNotOurs) {
+			return usageError{fmt.Errorf("-o: %w", err)}
+		}
+		return fmt.Errorf("write %s: %w", dir, err)
+	}
 	return nil
 }

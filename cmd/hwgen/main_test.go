@@ -27,6 +27,10 @@ func TestExitStatus(t *testing.T) {
 		{"negative cycles verify", []string{"verify", "--cycles", "-3"}, exitUsage},
 		{"unknown flag", []string{"sim", "--bogus"}, exitUsage},
 		{"unknown command", []string{"frobnicate"}, exitUsage},
+		{"testbench", []string{"emit", "testbench", "--top", "mac", "--cycles", "20", "-o", filepath.Join(dir, "tb")}, exitOK},
+		{"testbench zero cycles", []string{"emit", "testbench", "--cycles", "0", "-o", filepath.Join(dir, "tb2")}, exitUsage},
+		{"testbench over a foreign directory", []string{"emit", "testbench", "--top", "mac", "-o", dir}, exitUsage},
+		{"output over a foreign directory", []string{"emit", "verilog", "--top", "mac", "-o", dir}, exitUsage},
 		{"output under a file", []string{"emit", "verilog", "--top", "mac", "-o", filepath.Join(file, "rtl")}, exitFailure},
 		{"vcd in missing dir", []string{"sim", "--top", "mac", "--cycles", "5", "--vcd", filepath.Join(dir, "no", "such", "x.vcd")}, exitFailure},
 	}
@@ -38,7 +42,7 @@ func TestExitStatus(t *testing.T) {
 		})
 	}
 	// The successful runs wrote what they said.
-	for _, f := range []string{"rtl/mac_s8_s32.v", "rtl/mac_s8_s32.f", "mac.vcd"} {
+	for _, f := range []string{"rtl/mac_s8_s32.v", "rtl/mac_s8_s32.f", "mac.vcd", "tb/tb_mac_s8_s32.v", "tb/tb_mac_s8_s32_exp.hex"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("expected output %s: %v", f, err)
 		}
