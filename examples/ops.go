@@ -10,7 +10,9 @@ func init() {
 	register(Design{Name: "ops", About: "every DSL operator at 1, 8, 64, 65 and 130 bits, signed and unsigned, registered",
 		Build: func() *hdl.Module { return Ops([]int{1, 8, 64, 65, 130}) }})
 	register(Design{Name: "mem", About: "memories: masked and plain writes, two write ports, enabled reads, non-power-of-two depth, a child module used twice",
-		Build: MemDemo})
+		Build: func() *hdl.Module { return MemDemo(false) }})
+	register(Design{Name: "memmacro", About: "the mem design with the child's memory emitted as an SRAM macro instance plus behavioural model",
+		Build: func() *hdl.Module { return MemDemo(true) }})
 }
 
 // Ops exercises every operator of the DSL at each width, for both
@@ -78,18 +80,22 @@ func Ops(widths []int) *hdl.Module {
 
 // MemDemo has a child module with a masked, non-power-of-two memory used
 // twice, and a parent memory with two write ports and an enabled read.
-func MemDemo() *hdl.Module {
-	child := hdl.NewModule("mem_child")
+// With macro the child's memory is emitted as an SRAM macro.
+func MemDemo(macro bool) *hdl.Module {
+	child := hdl.NewModule(hdl.Name("mem_child", macro))
 	{
 		addr := child.Input("addr", hdl.UInt(5))
 		data := child.Input("data", hdl.UInt(12))
 		mask := child.Input("mask", hdl.UInt(12))
 		we := child.Input("we", hdl.Bool)
 		mem := child.Memory("store", 20, hdl.UInt(12))
+		if macro {
+			mem.AsMacro()
+		}
 		mem.WriteMasked(addr, data, we, mask)
 		child.Output("q", hdl.UInt(12)).Set(mem.Read("rd", addr))
 	}
-	m := hdl.NewModule("mem_demo")
+	m := hdl.NewModule(hdl.Name("mem_demo", macro))
 	a0 := m.Input("a0", hdl.UInt(4))
 	a1 := m.Input("a1", hdl.UInt(4))
 	d0 := m.Input("d0", hdl.SInt(70))

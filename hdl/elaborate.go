@@ -114,6 +114,11 @@ func (e *elab) checkModule(m *Module) {
 	if len(m.Mems) > 0 {
 		inf.UsesClock = true
 	}
+	for _, mem := range m.Mems {
+		if mem.Macro && (len(mem.Writes) > 1 || len(mem.Reads) > 1) {
+			e.fail(mem.Pos, m.Name+"."+mem.Name, "an SRAM macro has one write and one read port; this memory has %d and %d", len(mem.Writes), len(mem.Reads))
+		}
+	}
 	for _, in := range m.Insts {
 		ci := e.info[in.Module]
 		inf.UsesClock = inf.UsesClock || ci.UsesClock
@@ -307,7 +312,7 @@ func fingerprint(m *Module) string {
 		}
 	}
 	for _, mem := range m.Mems {
-		fmt.Fprintf(&b, "mem %s %d %s\n", mem.Name, mem.Depth, mem.Type)
+		fmt.Fprintf(&b, "mem %s %d %s %v\n", mem.Name, mem.Depth, mem.Type, mem.Macro)
 		for _, w := range mem.Writes {
 			fmt.Fprintf(&b, " w %d %d %d %d\n", expr(w.Addr), expr(w.Data), expr(w.En), expr(w.Mask))
 		}

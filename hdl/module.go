@@ -74,7 +74,28 @@ type Memory struct {
 	Writes   []*WritePort
 	Reads    []*ReadPort
 	Pos      string
-	mod      *Module
+	// Macro asks the emitter for an instance of a black-box SRAM macro
+	// (plus a behavioural model of it) instead of an inferable array, so
+	// a foundry macro can be swapped in. Simulation is unchanged.
+	Macro bool
+	mod   *Module
+}
+
+// AsMacro emits the memory as an SRAM macro instance. A macro has one
+// write port (optionally masked) and at most one read port.
+func (mem *Memory) AsMacro() *Memory {
+	mem.Macro = true
+	return mem
+}
+
+// MacroName is the module name of the macro for mem: hwgen_sram_<depth>x<width>,
+// with suffix _m when the write port has a bit mask.
+func (mem *Memory) MacroName() string {
+	name := fmt.Sprintf("hwgen_sram_%dx%d", mem.Depth, mem.Type.Width)
+	if len(mem.Writes) > 0 && mem.Writes[0].Mask != nil {
+		name += "_m"
+	}
+	return name
 }
 
 // WritePort writes Data to Addr at the clock edge when En is 1; with a Mask
@@ -89,6 +110,7 @@ type WritePort struct {
 type ReadPort struct {
 	Addr, En *Expr
 	Data     *Signal
+	Memory   *Memory
 	Pos      string
 }
 
@@ -331,7 +353,7 @@ func (mem *Memory) ReadEnabled(name string, addr, en Value) *Signal {
 
 func (mem *Memory) read(pos, name string, addr, en Value) *Signal {
 	m := mem.mod
-	p := &ReadPort{Pos: pos}
+	p := &ReadPort{Pos: pos, Memory: mem}
 	p.Addr, _ = m.fit(pos, name+" address", addr.node(), mem.AddrType, "use as address")
 	if en != nil {
 		p.En, _ = m.fit(pos, name+" enable", en.node(), Bool, "use as enable")

@@ -12,7 +12,7 @@ import (
 // Every built-in example agrees with Verilator on random stimulus.
 func TestExamplesAgreeWithVerilator(t *testing.T) {
 	toolchain.Need(t, "verilator")
-	for _, name := range []string{"mac", "array4", "mem", "ops"} {
+	for _, name := range []string{"mac", "array4", "mem", "memmacro", "ops"} {
 		t.Run(name, func(t *testing.T) {
 			ex, _ := examples.Lookup(name)
 			d, err := hdl.Elaborate(ex.Build())
@@ -20,7 +20,7 @@ func TestExamplesAgreeWithVerilator(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := verify.Random(d, 400, 1)
-			res, err := verify.CrossCheck(d, st, verify.Options{Dir: t.TempDir()})
+			res, err := verify.CrossCheck(d, st, verify.Options{Dir: t.TempDir(), CompareMemories: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
 `)
 	fmt.Fprintf(&b, "\nstatic void memAccess(%s* top, int mem, int addr, uint32_t* w, bool store) {\n    switch (mem) {\n", cls)
 	for i, m := range mems {
-		name := "top->rootp->" + verilatorName(top, m.Path) + "[addr]"
+		name := "top->rootp->" + verilatorName(top, m) + "[addr]"
 		if m.Type.Width <= 64 {
 			fmt.Fprintf(&b, "    case %d:\n        if (store) %s = (uint64_t)w[0] | ((uint64_t)w[1] << 32);\n        else { uint64_t v = %s; w[0] = (uint32_t)v; w[1] = (uint32_t)(v >> 32); }\n        break;\n", i, name, name)
 		} else {

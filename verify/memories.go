@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/verilog"
 )
 
 // Memory is one memory of a design, by its dotted path from the top
@@ -16,6 +17,7 @@ type Memory struct {
 	Path  string
 	Depth int
 	Type  hdl.Type
+	Macro bool // emitted as an SRAM macro instance (the array is inside it)
 }
 
 // MemWord is one memory word to preload.
@@ -31,7 +33,7 @@ func Memories(d *hdl.Design) []Memory {
 	var walk func(m *hdl.Module, prefix string)
 	walk = func(m *hdl.Module, prefix string) {
 		for _, mem := range m.Mems {
-			out = append(out, Memory{Path: prefix + mem.Name, Depth: mem.Depth, Type: mem.Type})
+			out = append(out, Memory{Path: prefix + mem.Name, Depth: mem.Depth, Type: mem.Type, Macro: mem.Macro})
 		}
 		for _, in := range m.Insts {
 			walk(in.Module, prefix+in.Name+".")
@@ -43,8 +45,12 @@ func Memories(d *hdl.Design) []Memory {
 
 // verilatorName is the member of the Verilator root class that holds a
 // memory under --public-flat-rw.
-func verilatorName(top, path string) string {
-	return top + "__DOT__" + strings.ReplaceAll(path, ".", "__DOT__")
+func verilatorName(top string, m Memory) string {
+	name := top + "__DOT__" + strings.ReplaceAll(m.Path, ".", "__DOT__")
+	if m.Macro {
+		name += "__DOT__" + verilog.MacroMemoryName
+	}
+	return name
 }
 
 // checkMemoryNames rejects paths Verilator would mangle: it escapes "__"

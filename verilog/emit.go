@@ -19,7 +19,18 @@ type File struct {
 func Emit(d *hdl.Design) []File {
 	var files []File
 	var list bytes.Buffer
+	macros := map[string]bool{}
 	for _, m := range d.Modules {
+		for _, mem := range m.Mems {
+			if !mem.Macro || macros[mem.MacroName()] {
+				continue
+			}
+			macros[mem.MacroName()] = true
+			md := hdl.MustElaborate(macroModel(mem))
+			text := newModuleWriter(md.Top, md.Info).render()
+			files = append(files, File{Name: md.Top.Name + ".v", Data: append([]byte(macroHeader(mem)), text...)})
+			fmt.Fprintf(&list, "%s.v\n", md.Top.Name)
+		}
 		w := newModuleWriter(m, d.Info)
 		files = append(files, File{Name: m.Name + ".v", Data: w.render()})
 		fmt.Fprintf(&list, "%s.v\n", m.Name)
@@ -129,14 +140,17 @@ func (w *moduleWriter) render() []byte {
 	// Names first, so every later reference is to something declared.
 	var decl bytes.Buffer
 	for _, s := range m.Signals {
-		switch s.Kind {
-		case hdl.Reg, hdl.MemRead:
+		switch {
+		case s.Kind == hdl.Reg, s.Kind == hdl.MemRead && !s.ReadPort.Memory.Macro:
 			fmt.Fprintf(&decl, "  reg  %s%s;\n", declType(s.Type), s.Name)
-		case hdl.Wire, hdl.InstOut:
+		case s.Kind == hdl.Wire, s.Kind == hdl.InstOut, s.Kind == hdl.MemRead:
 			fmt.Fprintf(&decl, "  wire %s%s;\n", declType(s.Type), s.Name)
 		}
 	}
 	for _, mem := range m.Mems {
+		if mem.Macro {
+			continue
+		}
 		fmt.Fprintf(&decl, "  reg  %s%s [0:%d];\n", declType(mem.Type), mem.Name, mem.Depth-1)
 		if hasMask(mem) {
 			fmt.Fprintf(&decl, "  integer _i_%s;\n", mem.Name)
@@ -225,7 +239,9 @@ func (w *moduleWriter) sequential() []byte {
 		b.WriteString("    end\n  end\n")
 	}
 	for _, mem := range w.m.Mems {
-		w.memory(&b, mem)
+		if !mem.Macro {
+			w.memory(&b, mem)
+		}
 	}
 	return b.Bytes()
 }
@@ -273,9 +289,14 @@ func (w *moduleWriter) memory(b *bytes.Buffer, mem *hdl.Memory) {
 	b.WriteString("  end\n")
 }
 
-// instances renders child module instances.
+// instances renders child module instances and SRAM macros.
 func (w *moduleWriter) instances() []byte {
 	var b bytes.Buffer
+	for _, mem := range w.m.Mems {
+		if mem.Macro {
+			b.WriteString(w.macroInstance(mem))
+		}
+	}
 	for _, in := range w.m.Insts {
 		ci := w.info[in.Module]
 		var conns []string

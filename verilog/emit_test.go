@@ -248,3 +248,42 @@ func TestWriteDirRefusesForeignDirectory(t *testing.T) {
 		}
 	}
 }
+
+// A macro memory becomes an instance of a generated macro module whose
+// behavioural model comes first in the file list; the array lives inside.
+func TestMacroMemory(t *testing.T) {
+	_, files := emitExample(t, "memmacro")
+	var names []string
+	for _, f := range files {
+		names = append(names, f.Name)
+	}
+	want := []string{"hwgen_sram_20x12_m.v", "mem_child_t.v", "mem_demo_t.v", "mem_demo_t.f"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	child := string(files[1].Data)
+	for _, s := range []string{"hwgen_sram_20x12_m store (", ".wmask(mask)", ".rdata(rd)", "wire [11:0] rd;"} {
+		if !strings.Contains(child, s) {
+			t.Errorf("child module lacks %q:\n%s", s, child)
+		}
+	}
+	if strings.Contains(child, "reg  [11:0] store") {
+		t.Errorf("child still declares the array although it is a macro")
+	}
+	if !strings.Contains(string(files[0].Data), "reg  [11:0] mem [0:19];") {
+		t.Errorf("macro model lacks its array:\n%s", files[0].Data)
+	}
+}
+
+func TestMacroNeedsOnePortEach(t *testing.T) {
+	m := hdl.NewModule("two_writes")
+	a := m.Input("a", hdl.UInt(2))
+	mem := m.Memory("ram", 4, hdl.UInt(8)).AsMacro()
+	mem.Write(a, hdl.U(8, 1), hdl.U(1, 1))
+	mem.Write(a, hdl.U(8, 2), hdl.U(1, 1))
+	m.Output("q", hdl.UInt(8)).Set(mem.Read("rd", a))
+	_, err := hdl.Elaborate(m)
+	if err == nil || !strings.Contains(err.Error(), "two_writes.ram: an SRAM macro has one write and one read port; this memory has 2 and 1") {
+		t.Errorf("error = %v", err)
+	}
+}
