@@ -1,0 +1,64 @@
+// Package check validates configuration fields with errors that name the
+// field, the value and what is allowed, so every block's Config.Validate
+// reads the same way.
+package check
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrConfig marks every validation error, so callers (the CLI) can tell a
+// bad configuration (exit 2) from a failed run.
+var ErrConfig = errors.New("invalid configuration")
+
+// FieldError is one bad field.
+type FieldError struct {
+	Field   string // dotted path, e.g. "sram.depth"
+	Value   any
+	Allowed string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("%s = %v is not allowed: %s", e.Field, e.Value, e.Allowed)
+}
+
+func (e *FieldError) Unwrap() error { return ErrConfig }
+
+// Range requires lo <= v <= hi.
+func Range(field string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return &FieldError{field, v, fmt.Sprintf("must be in %d..%d", lo, hi)}
+	}
+	return nil
+}
+
+// Positive requires v >= 1.
+func Positive(field string, v int) error {
+	if v < 1 {
+		return &FieldError{field, v, "must be a positive whole number"}
+	}
+	return nil
+}
+
+// PowerOfTwo requires v to be a power of two in lo..hi, saying why.
+func PowerOfTwo(field string, v, lo, hi int, why string) error {
+	if v < lo || v > hi || v&(v-1) != 0 {
+		return &FieldError{field, v, fmt.Sprintf("must be a power of two in %d..%d (%s)", lo, hi, why)}
+	}
+	return nil
+}
+
+// OneOf requires v to be one of allowed.
+func OneOf[T comparable](field string, v T, allowed ...T) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return &FieldError{field, v, fmt.Sprintf("must be one of %v", allowed)}
+}
+
+// All joins the non-nil errors (nil if there are none), so a user sees
+// every bad field at once.
+func All(errs ...error) error { return errors.Join(errs...) }

@@ -1,0 +1,70 @@
+package verify
+
+import (
+	"fmt"
+	"math/big"
+
+	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/sim"
+)
+
+// Recorder drives the Go simulator interactively (a test may decide each
+// cycle's inputs from the outputs, as a valid/ready client or a reference
+// model does) and records every cycle's inputs, so the very same stimulus
+// can then be replayed on Verilator with CrossCheck.
+type Recorder struct {
+	Sim    *sim.Sim
+	d      *hdl.Design
+	index  map[string]int
+	inputs []Port
+	row    []*big.Int
+	st     *Stimulus
+}
+
+// NewRecorder starts a recording on a fresh simulator of d.
+func NewRecorder(d *hdl.Design) (*Recorder, error) {
+	s, err := sim.New(d)
+	if err != nil {
+		return nil, err
+	}
+	inputs, _ := Ports(d)
+	r := &Recorder{Sim: s, d: d, index: map[string]int{}, inputs: inputs, row: make([]*big.Int, len(inputs)),
+		st: &Stimulus{Inputs: inputs}}
+	for i, p := range inputs {
+		r.index[p.Name] = i
+		r.row[i] = new(big.Int)
+	}
+	return r, nil
+}
+
+// Poke sets an input from now on (values hold until poked again).
+func (r *Recorder) Poke(port string, v uint64) error {
+	return r.PokeBig(port, new(big.Int).SetUint64(v))
+}
+
+// PokeBig sets an input to the bit pattern (or signed value) v.
+func (r *Recorder) PokeBig(port string, v *big.Int) error {
+	i, ok := r.index[port]
+	if !ok {
+		return fmt.Errorf("recorder: no input port %q in %s", port, r.d.Top.Name)
+	}
+	if err := r.Sim.PokeBig(port, v); err != nil {
+		return err
+	}
+	r.row[i] = r.inputs[i].Type.Bits(v)
+	return nil
+}
+
+// Peek reads any signal of the simulator (after settling).
+func (r *Recorder) Peek(path string) (uint64, error) { return r.Sim.Peek(path) }
+
+// Step records this cycle's inputs and clocks the simulator n times.
+func (r *Recorder) Step(n int) {
+	for i := 0; i < n; i++ {
+		r.st.Rows = append(r.st.Rows, append([]*big.Int(nil), r.row...))
+		r.Sim.Step(1)
+	}
+}
+
+// Stimulus is everything recorded so far.
+func (r *Recorder) Stimulus() *Stimulus { return r.st }
