@@ -12,7 +12,7 @@ func TestMessages(t *testing.T) {
 	}{
 		{Range("pe.rows", 0, 1, 128), "pe.rows = 0 is not allowed: must be in 1..128"},
 		{Positive("sram.depth", -3), "sram.depth = -3 is not allowed: must be a positive whole number"},
-		{PowerOfTwo("sram.depth", 100, 2, 1 << 20, "banks are addressed by bit fields"), "sram.depth = 100 is not allowed: must be a power of two in 2..1048576 (banks are addressed by bit fields)"},
+		{PowerOfTwo("sram.depth", 100, 2, 1<<20, "banks are addressed by bit fields"), "sram.depth = 100 is not allowed: must be a power of two in 2..1048576 (banks are addressed by bit fields)"},
 		{OneOf("pe.input", "int7", "int4", "int8"), "pe.input = int7 is not allowed: must be one of [int4 int8]"},
 	}
 	for _, tc := range cases {
