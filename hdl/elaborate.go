@@ -118,6 +118,9 @@ func (e *elab) checkModule(m *Module) {
 		if mem.Macro && (len(mem.Writes) > 1 || len(mem.Reads) > 1) {
 			e.fail(mem.Pos, m.Name+"."+mem.Name, "an SRAM macro has one write and one read port; this memory has %d and %d", len(mem.Writes), len(mem.Reads))
 		}
+		if mem.Macro && mem.Name == MacroArrayName {
+			e.fail(mem.Pos, m.Name+"."+mem.Name, "an SRAM macro memory may not be named %q: that is the array inside the macro model, and Verilator -Wall rejects the instance hiding it; rename the memory", MacroArrayName)
+		}
 	}
 	for _, in := range m.Insts {
 		ci := e.info[in.Module]

@@ -657,3 +657,17 @@ func TestMisuseNeverPanics(t *testing.T) {
 		})
 	}
 }
+
+// A macro memory named like the macro model's array would emit Verilog
+// that fails Verilator -Wall (VARHIDDEN); elaboration refuses it.
+func TestMacroMemoryNamedLikeModelArray(t *testing.T) {
+	m := hdl.NewModule("top")
+	a := m.Input("a", hdl.UInt(3))
+	mem := m.Memory(hdl.MacroArrayName, 8, hdl.UInt(8)).AsMacro()
+	mem.Write(a, m.Input("d", hdl.UInt(8)), m.Input("we", hdl.Bool))
+	m.Output("q", hdl.UInt(8)).Set(mem.Read("rd", a))
+	_, err := hdl.Elaborate(m)
+	if err == nil || !strings.Contains(err.Error(), `may not be named "mem"`) {
+		t.Fatalf("got %v, want an error about the name", err)
+	}
+}

@@ -81,6 +81,12 @@ type Memory struct {
 	mod   *Module
 }
 
+// MacroArrayName is the name of the array inside the behavioural model of
+// every SRAM macro. A macro memory may not be called that: its instance
+// takes the memory's name, and Verilator -Wall (VARHIDDEN) rejects an
+// instance named like a signal declared inside it.
+const MacroArrayName = "mem"
+
 // AsMacro emits the memory as an SRAM macro instance. A macro has one
 // write port (optionally masked) and at most one read port.
 func (mem *Memory) AsMacro() *Memory {

@@ -9,7 +9,7 @@ import (
 
 // MacroMemoryName is the name of the array inside every macro model, so
 // tools (and the cross-check harness) can reach its contents.
-const MacroMemoryName = "mem"
+const MacroMemoryName = hdl.MacroArrayName
 
 // macroModel builds the behavioural model of the SRAM macro for mem with
 // the DSL itself, so it has exactly the semantics of an inferable memory:

@@ -1,0 +1,95 @@
+package sram
+
+import (
+	"github.com/hwgen/hwgen/internal/check"
+)
+
+// Limits of the configuration. The DSL allows wider values; these keep
+// port widths (a P-bit lane mask, a C-bit lane mask) and memory sizes in
+// the range the tools handle quickly.
+const (
+	MaxPartitions = 1024
+	MaxElemWidth  = 1024
+	MaxStateDepth = 1 << 20
+	MaxPsumDepth  = 1 << 16
+)
+
+// StateConfig sizes the state buffer: Partitions banks (one per PE-array
+// row) of Depth elements of ElemWidth bits.
+type StateConfig struct {
+	Partitions int `json:"partitions"` // P
+	Depth      int `json:"depth"`      // D, a power of two
+	ElemWidth  int `json:"elem_width"` // E, bits per element (uninterpreted: int8 is 8)
+}
+
+// PsumConfig sizes the psum (accumulator) buffer: Partitions banks (one
+// per PE-array column) of Depth signed accumulators of AccWidth bits.
+type PsumConfig struct {
+	Partitions int `json:"partitions"` // C
+	Depth      int `json:"depth"`      // D, a power of two
+	AccWidth   int `json:"acc_width"`  // A, two's complement
+}
+
+// Config is the on-chip memory configuration of the NPU. Macros emits
+// every bank as a black-box SRAM macro instance plus a behavioural model
+// instead of an inferable array.
+type Config struct {
+	State  StateConfig `json:"state"`
+	Psum   PsumConfig  `json:"psum"`
+	Macros bool        `json:"macros"`
+}
+
+// DefaultConfig is the NPU's default: a 16 x 4096 x int8 state buffer and
+// a 16 x 512 x int32 psum buffer, as inferable arrays.
+func DefaultConfig() Config {
+	return Config{
+		State: StateConfig{Partitions: 16, Depth: 4096, ElemWidth: 8},
+		Psum:  PsumConfig{Partitions: 16, Depth: 512, AccWidth: 32},
+	}
+}
+
+// Validate reports every bad field, named by its JSON path ("state.depth").
+func (c Config) Validate() error {
+	return check.All(c.State.Check("state"), c.Psum.Check("psum"))
+}
+
+// Validate checks the state buffer fields under the JSON name "state".
+func (c StateConfig) Validate() error { return c.Check("state") }
+
+// Check validates the fields with names under path, so a configuration
+// that embeds this one ("npu.sram.state") reports its own field names.
+func (c StateConfig) Check(path string) error {
+	return check.All(
+		count(path+".partitions", c.Partitions, MaxPartitions),
+		depth(path+".depth", c.Depth, MaxStateDepth, "the address is log2(depth) bits, so every address names an entry"),
+		count(path+".elem_width", c.ElemWidth, MaxElemWidth),
+	)
+}
+
+// Validate checks the psum buffer fields under the JSON name "psum".
+func (c PsumConfig) Validate() error { return c.Check("psum") }
+
+// Check validates the fields with names under path.
+func (c PsumConfig) Check(path string) error {
+	return check.All(
+		count(path+".partitions", c.Partitions, MaxPartitions),
+		depth(path+".depth", c.Depth, MaxPsumDepth, "addresses and clear regions wrap modulo the depth"),
+		count(path+".acc_width", c.AccWidth, MaxElemWidth),
+	)
+}
+
+// count requires 1 <= v <= max, saying "positive" for v < 1.
+func count(field string, v, max int) error {
+	if err := check.Positive(field, v); err != nil {
+		return err
+	}
+	return check.Range(field, v, 1, max)
+}
+
+// depth requires a positive power of two in 2..max.
+func depth(field string, v, max int, why string) error {
+	if err := check.Positive(field, v); err != nil {
+		return err
+	}
+	return check.PowerOfTwo(field, v, 2, max, why)
+}
