@@ -13,12 +13,13 @@ type emitCmd struct {
 }
 
 type emitVerilogCmd struct {
-	Top string `help:"Built-in design to emit (see 'hwgen designs')." default:"array4"`
+	Top string `help:"Built-in design or configurable block to emit (see 'hwgen designs')." default:"array4"`
+	blockFlags
 	Out string `short:"o" help:"Output directory, replaced as a whole and atomically (a failed run leaves it untouched). An existing directory must be empty or an earlier hwgen output." default:"rtl" type:"path"`
 }
 
 func (c *emitVerilogCmd) Run() error {
-	d, err := elaborate(c.Top)
+	d, err := elaborateWith(c.Top, c.blockFlags)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,10 @@ func TestExitStatus(t *testing.T) {
 	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	cfgFile := filepath.Join(dir, "sys.json")
+	if err := os.WriteFile(cfgFile, []byte(`{"rows": 3, "cols": 5, "zero_skip": false}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name string
 		args []string
@@ -30,6 +34,13 @@ func TestExitStatus(t *testing.T) {
 		{"testbench", []string{"emit", "testbench", "--top", "mac", "--cycles", "20", "-o", filepath.Join(dir, "tb")}, exitOK},
 		{"testbench zero cycles", []string{"emit", "testbench", "--cycles", "0", "-o", filepath.Join(dir, "tb2")}, exitUsage},
 		{"testbench over a foreign directory", []string{"emit", "testbench", "--top", "mac", "-o", dir}, exitUsage},
+		{"systolic with --set", []string{"emit", "verilog", "--top", "systolic", "--set", "rows=4", "--set", "cols=2", "-o", filepath.Join(dir, "sys")}, exitOK},
+		{"systolic from a config file", []string{"emit", "verilog", "--top", "systolic", "--config", cfgFile, "-o", filepath.Join(dir, "sys2")}, exitOK},
+		{"systolic invalid value", []string{"emit", "verilog", "--top", "systolic", "--set", "rows=0", "-o", filepath.Join(dir, "x")}, exitUsage},
+		{"systolic unknown field", []string{"emit", "verilog", "--top", "systolic", "--set", "bogus=1", "-o", filepath.Join(dir, "x")}, exitUsage},
+		{"systolic wrong type", []string{"emit", "verilog", "--top", "systolic", "--set", "rows=many", "-o", filepath.Join(dir, "x")}, exitUsage},
+		{"set on an example", []string{"emit", "verilog", "--top", "mac", "--set", "rows=4", "-o", filepath.Join(dir, "x")}, exitUsage},
+		{"sim a block", []string{"sim", "--top", "systolic", "--set", "rows=2", "--set", "cols=2", "--cycles", "20"}, exitOK},
 		{"output over a foreign directory", []string{"emit", "verilog", "--top", "mac", "-o", dir}, exitUsage},
 		{"output under a file", []string{"emit", "verilog", "--top", "mac", "-o", filepath.Join(file, "rtl")}, exitFailure},
 		{"vcd in missing dir", []string{"sim", "--top", "mac", "--cycles", "5", "--vcd", filepath.Join(dir, "no", "such", "x.vcd")}, exitFailure},
@@ -42,7 +53,8 @@ func TestExitStatus(t *testing.T) {
 		})
 	}
 	// The successful runs wrote what they said.
-	for _, f := range []string{"rtl/mac_s8_s32.v", "rtl/mac_s8_s32.f", "mac.vcd", "tb/tb_mac_s8_s32.v", "tb/tb_mac_s8_s32_exp.hex"} {
+	for _, f := range []string{"rtl/mac_s8_s32.v", "rtl/mac_s8_s32.f", "mac.vcd", "tb/tb_mac_s8_s32.v", "tb/tb_mac_s8_s32_exp.hex",
+		"sys/systolic_4x2_s8_s8_s32_e9_n48_zs.v", "sys2/systolic_3x5_s8_s8_s32_e9_n48_dense.v"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("expected output %s: %v", f, err)
 		}

@@ -14,7 +14,8 @@ import (
 )
 
 type simCmd struct {
-	Top    string `help:"Built-in design to simulate (see 'hwgen designs')." default:"array4"`
+	Top string `help:"Built-in design to simulate (see 'hwgen designs')." default:"array4"`
+	blockFlags
 	Cycles int    `help:"Clock cycles to run (the first two hold reset)." default:"1000"`
 	Seed   uint64 `help:"Seed of the random stimulus; the same seed gives the same run." default:"1"`
 	VCD    string `help:"Write waveforms to this VCD file (written whole at the end, or not at all)." type:"path"`
@@ -25,7 +26,7 @@ func (c *simCmd) Run() error {
 	if c.Cycles < 1 {
 		return usagef("--cycles: %d is not allowed; give a positive number of cycles", c.Cycles)
 	}
-	d, err := elaborate(c.Top)
+	d, err := elaborateWith(c.Top, c.blockFlags)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,8 @@ import (
 )
 
 type emitTestbenchCmd struct {
-	Top    string `help:"Built-in design to test (see 'hwgen designs')." default:"array4"`
+	Top string `help:"Built-in design to test (see 'hwgen designs')." default:"array4"`
+	blockFlags
 	Cycles int    `help:"Cycles of random stimulus (the first two hold reset)." default:"200"`
 	Seed   uint64 `help:"Seed of the random stimulus; the same seed gives the same testbench." default:"1"`
 	Out    string `short:"o" help:"Output directory, replaced as a whole and atomically (a failed run leaves it untouched). An existing directory must be empty or an earlier hwgen output." default:"tb" type:"path"`
@@ -27,7 +28,7 @@ func (c *emitTestbenchCmd) Run() error {
 	if c.Cycles < 1 {
 		return usagef("--cycles: %d is not allowed; give a positive number of cycles", c.Cycles)
 	}
-	d, err := elaborate(c.Top)
+	d, err := elaborateWith(c.Top, c.blockFlags)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/hwgen/hwgen/blocks/sram"
+	"github.com/hwgen/hwgen/blocks/systolic"
+	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/check"
+)
+
+// blockFlags configure a configurable block: its default configuration,
+// overlaid by --config FILE, overlaid by each --set.
+type blockFlags struct {
+	Config string   `help:"JSON configuration of a configurable block (e.g. --top systolic); fields left out keep their defaults." type:"existingfile"`
+	Set    []string `help:"Set one configuration field: JSON field name = JSON value, e.g. --set rows=8 --set zero_skip=false." placeholder:"FIELD=VALUE"`
+}
+
+type block struct {
+	about string
+	build func(f blockFlags) (*hdl.Module, error)
+}
+
+var blocks = map[string]block{
+	"systolic": {"weight-stationary PE array: double-buffered weights, transpose, zero skipping (--config, --set)",
+		configured(systolic.DefaultConfig, systolic.Build)},
+	"statebuf": {"banked state buffer with arbitrated valid/ready clients (--config, --set; fields of sram's state config plus macros)",
+		configured(func() stateBlock { return stateBlock{StateConfig: sram.DefaultConfig().State} }, stateBlock.build)},
+	"psumbuf": {"psum (accumulator) buffer: overwrite/accumulate writes, read-out, region clear (--config, --set)",
+		configured(func() psumBlock { return psumBlock{PsumConfig: sram.DefaultConfig().Psum} }, psumBlock.build)},
+}
+
+// stateBlock and psumBlock add the memory form to a buffer's own config,
+// so --set macros=true works on the buffer alone.
+type stateBlock struct {
+	sram.StateConfig
+	Macros bool `json:"macros"`
+}
+
+func (b stateBlock) build() (*hdl.Module, error) { return sram.StateBuffer(b.StateConfig, b.Macros) }
+
+type psumBlock struct {
+	sram.PsumConfig
+	Macros bool `json:"macros"`
+}
+
+func (b psumBlock) build() (*hdl.Module, error) { return sram.PsumBuffer(b.PsumConfig, b.Macros) }
+
+func blockNames() []string {
+	var names []string
+	for n := range blocks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// configured builds a block from its default config with the flags laid
+// over it; unknown fields, wrongly typed values and invalid configurations
+// are usage errors.
+func configured[C any](def func() C, build func(C) (*hdl.Module, error)) func(blockFlags) (*hdl.Module, error) {
+	return func(f blockFlags) (*hdl.Module, error) {
+		cfg := def()
+		overlay := func(src string, data []byte) error {
+			dec := json.NewDecoder(bytes.NewReader(data))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&cfg); err != nil {
+				return usageError{fmt.Errorf("%s: %w", src, err)}
+			}
+			return nil
+		}
+		if f.Config != "" {
+			data, err := os.ReadFile(f.Config)
+			if err != nil {
+				return nil, usageError{fmt.Errorf("--config: %w", err)}
+			}
+			if err := overlay("--config "+f.Config, data); err != nil {
+				return nil, err
+			}
+		}
+		for _, s := range f.Set {
+			name, value, ok := strings.Cut(s, "=")
+			if !ok || name == "" {
+				return nil, usagef("--set %q: want FIELD=VALUE", s)
+			}
+			v := json.RawMessage(value)
+			if !json.Valid(v) {
+				v, _ = json.Marshal(value) // a bare word is a string
+			}
+			obj, _ := json.Marshal(map[string]json.RawMessage{name: v})
+			if err := overlay("--set "+s, obj); err != nil {
+				return nil, err
+			}
+		}
+		m, err := build(cfg)
+		if errors.Is(err, check.ErrConfig) {
+			return nil, usageError{err}
+		}
+		return m, err
+	}
+}
