@@ -1,0 +1,116 @@
+package taskmgr
+
+import (
+	"fmt"
+
+	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/check"
+)
+
+// Config sizes the task manager and the descriptor layout. The NPU
+// configuration embeds it; every field has a JSON name, a default and a
+// checked range.
+type Config struct {
+	// Queues is the number of task queues (Q). Queue 0 has the highest
+	// priority. Each queue carries one program (a network): its own task-ID
+	// sequence and its own scoreboard window.
+	Queues int `json:"queues"`
+	// QueueDepth is the number of descriptors each queue holds.
+	QueueDepth int `json:"queue_depth"`
+	// Window is the scoreboard window W: a task may depend on the W-1 tasks
+	// of its queue issued before it, and at most W tasks of a queue are
+	// issued but not yet completed.
+	Window int `json:"window"`
+	// MaxDeps is the number of dependency fields (K) in a descriptor.
+	MaxDeps int `json:"max_deps"`
+	// EngineSlots is how many issued tasks wait, decoded, in front of each
+	// engine (they wait there for their dependencies).
+	EngineSlots int `json:"engine_slots"`
+	// Outstanding is how many tasks an engine may have accepted but not yet
+	// completed; 2 lets an engine take its next task while the previous
+	// one drains.
+	Outstanding int `json:"outstanding"`
+	// IDBits is the width of task IDs in descriptors.
+	IDBits int `json:"id_bits"`
+	// AddrBits is the width of the address operands src, aux and dst.
+	AddrBits int `json:"addr_bits"`
+	// DimBits is the width of the size operands d0, d1 and d2.
+	DimBits int `json:"dim_bits"`
+	// ParamBits is the width of the param operand (packed op parameters).
+	ParamBits int `json:"param_bits"`
+	// FlagBits is the width of the debug flags handed to the engine.
+	FlagBits int `json:"flag_bits"`
+}
+
+// DefaultConfig is the configuration of the default NPU: 2 queues of 16
+// descriptors, a 64-task window, up to 4 dependencies per task.
+func DefaultConfig() Config {
+	return Config{
+		Queues:      2,
+		QueueDepth:  16,
+		Window:      64,
+		MaxDeps:     4,
+		EngineSlots: 2,
+		Outstanding: 2,
+		IDBits:      16,
+		AddrBits:    32,
+		DimBits:     16,
+		ParamBits:   32,
+		FlagBits:    4,
+	}
+}
+
+// Validate reports every field outside its range at once; each error wraps
+// check.ErrConfig and names the JSON field.
+func (c Config) Validate() error { return c.Check("") }
+
+// Check is Validate with field names under path ("npu.taskmgr"), for a
+// configuration that embeds this one.
+func (c Config) Check(path string) error {
+	f := func(name string) string {
+		if path == "" {
+			return name
+		}
+		return path + "." + name
+	}
+	errs := []error{
+		check.Range(f("queues"), c.Queues, 1, 8),
+		check.PowerOfTwo(f("queue_depth"), c.QueueDepth, 2, 1024, "queue pointers wrap by bit width"),
+		check.PowerOfTwo(f("window"), c.Window, 4, 1024, "the scoreboard is indexed by the low bits of a task ID"),
+		check.Range(f("max_deps"), c.MaxDeps, 1, 8),
+		check.Range(f("engine_slots"), c.EngineSlots, 1, 8),
+		check.Range(f("outstanding"), c.Outstanding, 1, 8),
+		check.Range(f("addr_bits"), c.AddrBits, 1, 64),
+		check.Range(f("dim_bits"), c.DimBits, 1, 64),
+		check.Range(f("param_bits"), c.ParamBits, 1, 64),
+		check.Range(f("flag_bits"), c.FlagBits, 1, 16),
+	}
+	// A task ID must tell apart two tasks of a window, and a dependency
+	// distance must be able to fall outside it: IDs need at least
+	// log2(window)+1 bits.
+	minID := 3
+	if c.Window >= 4 && c.Window&(c.Window-1) == 0 {
+		minID = log2(c.Window) + 1
+	}
+	if c.IDBits < minID || c.IDBits > 32 {
+		errs = append(errs, &check.FieldError{Field: f("id_bits"), Value: c.IDBits,
+			Allowed: fmt.Sprintf("must be in %d..32 (at least log2(window)+1 so a distance can leave the window)", minID)})
+	}
+	return check.All(errs...)
+}
+
+// name is the module name: every parameter that changes the structure.
+func (c Config) name() string {
+	return hdl.Name("taskmgr", fmt.Sprintf("q%dx%d", c.Queues, c.QueueDepth), fmt.Sprintf("w%d", c.Window),
+		fmt.Sprintf("k%d", c.MaxDeps), fmt.Sprintf("s%do%d", c.EngineSlots, c.Outstanding),
+		fmt.Sprintf("i%da%dd%dp%df%d", c.IDBits, c.AddrBits, c.DimBits, c.ParamBits, c.FlagBits))
+}
+
+// log2 of a power of two.
+func log2(v int) int {
+	n := 0
+	for 1<<n < v {
+		n++
+	}
+	return n
+}

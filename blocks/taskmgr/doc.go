@@ -1,0 +1,96 @@
+// Package taskmgr generates the NPU's task manager: task queues with fixed
+// priority, a dependency scoreboard, and dispatch to the four engines
+// (DMA-in, NE = PE array, planar engine, DMA-out), after the second and
+// third source documents (../shared/SEEDS.md sections 2 and 3).
+//
+// # Descriptors
+//
+// One Go definition (descriptorSpec and Engines) gives the descriptor
+// layout of a Config: Layout.Encode is the compiler's encoder, Layout.Slice
+// is the hardware decoder, Layout.Markdown the documentation (LAYOUT.md
+// holds it for the default configuration). Fields, bit 0 first: id,
+// engine, op, flags, ndeps, dep0..dep{max_deps-1}, src, aux, dst, d0, d1,
+// d2, param; 270 bits by default, the width follows the config.
+//
+// # Pipeline
+//
+//	cmd port -> queue[cmd_queue] (Q queues, memory FIFOs)
+//	         -> arbiter: the highest-priority (lowest-numbered) non-empty queue
+//	         -> check: ID, engine, op, ndeps, dependency window   (malformed: retire, error)
+//	         -> engine slots (engine_slots per engine, in program order)
+//	         -> dispatch when every dependency has completed
+//	         -> outstanding (outstanding per engine) until the engine's done pulse
+//
+// Each engine receives its tasks in program order (its slots are a FIFO);
+// tasks of different engines overtake each other freely. One descriptor is
+// issued per cycle. A strictly higher-priority queue wins every cycle, so
+// an arriving high-priority program takes the next free slot.
+//
+// # Programs, IDs and the window
+//
+// Each queue carries one program: after reset its first task has ID 0 and
+// every next task the previous ID + 1 (mod 2^id_bits); the hardware checks
+// this. A dependency names an earlier task of the same queue by ID and
+// must be one of the window-1 tasks before it (distance 1..window-1 modulo
+// 2^id_bits). The scoreboard keeps, per queue, window done bits indexed by
+// the low log2(window) ID bits and a base: the oldest task not yet
+// completed. Completed tasks older than the base count as done; a task is
+// issued only when its ID is less than base+window, so a dependency more
+// than window-1 tasks back has always completed already and the compiler
+// simply leaves it out. The window therefore also bounds how far a program
+// runs ahead of its oldest unfinished task: with the default 64, up to 63
+// tasks may overtake a long one (the worked example of section 3 needs 5).
+// Cost: Q x window done bits and, per dependency field and engine, a
+// window:1 bit select.
+//
+// # Errors
+//
+// A malformed descriptor (ID out of sequence, unknown engine, unknown op
+// for its engine, ndeps > max_deps, a dependency outside the window) is
+// never dispatched. The first one sets err_code, err_id (its ID field) and
+// err_queue; later errors do not overwrite them. Its queue then skips: the
+// bad descriptor and every later descriptor of that queue are retired
+// without running (they count as completed in the scoreboard, so nothing
+// waits for them, and the skipped counter counts them) until err_clear.
+// Tasks issued before it and the other queues run on; the command port
+// keeps accepting, so nothing hangs. The host reads the status, waits for
+// idle, pulses err_clear and continues the queue with the next ID (skipped
+// tasks used up their IDs).
+//
+// # Ports
+//
+// Clock clk and synchronous active-high reset rst are implicit. Below, <e>
+// is each engine name: dma_in, ne, planar, dma_out.
+//
+//	port              dir  width          meaning
+//	cmd_valid         in   1              a descriptor is offered
+//	cmd_queue         in   clog2(Q)       queue to put it in (values >= Q mean Q-1)
+//	cmd_desc          in   Layout.Width   the descriptor
+//	cmd_ready         out  1              the queue has room (valid && ready: accepted)
+//	err_clear         in   1              clears the error status and ends skipping
+//	<e>_ready         in   1              the engine takes a task this cycle
+//	<e>_done          in   1              the engine finished its oldest task (in order)
+//	<e>_valid         out  1              a task is offered to the engine
+//	<e>_queue         out  clog2(Q)       its queue
+//	<e>_id, _op, _flags, _src, _aux, _dst, _d0, _d1, _d2, _param
+//	                  out  field widths   its decoded fields (Layout.EngineFields)
+//	<e>_busy          out  1              the engine holds dispatched, unfinished tasks
+//	<e>_completed     out  32             done pulses counted
+//	err_code          out  3              0 none, 1 ID, 2 engine, 3 op, 4 ndeps, 5 dependency window
+//	err_id            out  id_bits        the ID field of the first malformed descriptor
+//	err_queue         out  clog2(Q)       its queue
+//	skipped           out  32             descriptors retired without running
+//	idle              out  1              nothing queued, waiting or running
+//
+// # Timing
+//
+// A descriptor accepted in cycle c can be dispatched in cycle c+2. A done
+// pulse in cycle c releases its dependents in the same cycle c (the
+// scoreboard is bypassed by this cycle's completions), so dispatch overhead
+// is 0 cycles. With outstanding >= 2 an engine holding one task may take
+// the next (ready high while busy), so back-to-back tasks on one engine
+// run with no idle cycle; see MEASURE.md. Because of the bypass, <e>_valid
+// depends combinationally on every <f>_done: an engine's done must not
+// depend combinationally on this cycle's valid or ready (a registered done
+// is the natural choice).
+package taskmgr

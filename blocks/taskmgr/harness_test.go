@@ -1,0 +1,423 @@
+package taskmgr_test
+
+import (
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hwgen/hwgen/blocks/taskmgr"
+	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/verify"
+)
+
+// smallConfig keeps unit-test designs small (one Verilator build serves
+// most tests): a 16-task window, 8-bit IDs (so long programs wrap), shallow
+// queues (so back-pressure happens).
+func smallConfig() taskmgr.Config {
+	return taskmgr.Config{Queues: 2, QueueDepth: 4, Window: 16, MaxDeps: 2, EngineSlots: 2, Outstanding: 2,
+		IDBits: 8, AddrBits: 12, DimBits: 6, ParamBits: 5, FlagBits: 2}
+}
+
+// minimalConfig is the smallest legal configuration: every width at its
+// lower bound, IDs that wrap every 8 tasks.
+func minimalConfig() taskmgr.Config {
+	return taskmgr.Config{Queues: 1, QueueDepth: 2, Window: 4, MaxDeps: 1, EngineSlots: 1, Outstanding: 1,
+		IDBits: 3, AddrBits: 1, DimBits: 1, ParamBits: 1, FlagBits: 1}
+}
+
+// task is one descriptor of a test program.
+type task struct {
+	name  string
+	queue int
+	desc  taskmgr.Descriptor // what the engine must receive (for a well-formed task)
+	raw   *big.Int           // the bits pushed; Encode(desc) unless the test builds a malformed one
+	lat   int                // cycles the engine model spends on it
+	skip  bool               // the task manager must not dispatch it (malformed, or after an error)
+	prog  int                // index in its queue's program
+	deps  []*task
+
+	pushed, dispatch, start, done int // cycles; dispatch -1 until dispatched
+	seen                          map[string]uint64
+}
+
+type key struct{ queue, id int }
+
+// engineModel is an engine of random latency. With depth 2 it accepts its
+// next task while one runs (its ready stays high with one task inside), so
+// back-to-back tasks leave no gap; stall is the chance that it drops ready
+// for a cycle anyway.
+type engineModel struct {
+	depth    int
+	stall    float64
+	inside   []*task // accepted, not yet done, in order
+	lastDone int
+	order    []*task // dispatch order
+	ready    bool
+}
+
+// bench drives the task manager on the Go simulator closed-loop, through a
+// verify.Recorder, so the run replays on Verilator afterwards.
+type bench struct {
+	t     *testing.T
+	cfg   taskmgr.Config
+	lay   *taskmgr.Layout
+	d     *hdl.Design
+	rec   *verify.Recorder
+	rng   *rand.Rand
+	cycle int
+
+	tasks     []*task         // push order
+	next      int             // next task to present on the command port
+	showing   bool            // cmd_valid is high with tasks[next]
+	hostIdle  float64         // chance the host leaves a cycle without a new push
+	byKey     map[key][]*task // IDs wrap: every task with that queue and ID, in program order
+	blocked   int             // cycles with cmd_valid high and cmd_ready low
+	eng       [taskmgr.NumEngines]*engineModel
+	errors    int
+	maxErrors int
+}
+
+var designCache = map[taskmgr.Config]*hdl.Design{}
+
+func design(t *testing.T, cfg taskmgr.Config) *hdl.Design {
+	t.Helper()
+	if d := designCache[cfg]; d != nil {
+		return d
+	}
+	m, err := taskmgr.Build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := hdl.Elaborate(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	designCache[cfg] = d
+	return d
+}
+
+func newBench(t *testing.T, cfg taskmgr.Config, seed uint64) *bench {
+	t.Helper()
+	lay, err := taskmgr.NewLayout(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := design(t, cfg)
+	rec, err := verify.NewRecorder(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &bench{t: t, cfg: cfg, lay: lay, d: d, rec: rec, rng: rand.New(rand.NewPCG(seed, 7)),
+		byKey: map[key][]*task{}, maxErrors: 10}
+	for e := range b.eng {
+		b.eng[e] = &engineModel{depth: 2, lastDone: -1}
+	}
+	b.poke("rst", 1)
+	b.rec.Step(2)
+	b.cycle = 2
+	b.poke("rst", 0)
+	return b
+}
+
+func (b *bench) errorf(format string, args ...any) {
+	b.t.Helper()
+	b.errors++
+	if b.errors <= b.maxErrors {
+		b.t.Errorf("cycle %d: "+format, append([]any{b.cycle}, args...)...)
+	}
+}
+
+func (b *bench) poke(port string, v uint64) {
+	b.t.Helper()
+	if err := b.rec.Poke(port, v); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+func (b *bench) peek(path string) uint64 {
+	b.t.Helper()
+	v, err := b.rec.Peek(path)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return v
+}
+
+// add appends a well-formed task to the push order.
+func (b *bench) add(tk *task) {
+	b.t.Helper()
+	if tk.raw == nil {
+		raw, err := b.lay.Encode(tk.desc)
+		if err != nil {
+			b.t.Fatal(err)
+		}
+		tk.raw = raw
+	}
+	tk.dispatch = -1
+	if !tk.skip {
+		k := key{tk.queue, int(tk.desc.ID)}
+		b.byKey[k] = append(b.byKey[k], tk)
+	}
+	b.tasks = append(b.tasks, tk)
+}
+
+// step runs one cycle: host and engines drive their inputs (done before
+// ready and valid are sampled, as the hardware sees them), handshakes are
+// observed, the clock ticks.
+func (b *bench) step() {
+	// host
+	if !b.showing && b.next < len(b.tasks) && b.rng.Float64() >= b.hostIdle {
+		tk := b.tasks[b.next]
+		b.showing = true
+		port := tk.queue
+		// Queue numbers past the last queue mean the last queue.
+		if qb := hdl.ClogWidth(b.cfg.Queues); tk.queue == b.cfg.Queues-1 && 1<<qb > b.cfg.Queues && b.rng.IntN(2) == 0 {
+			port = b.cfg.Queues + b.rng.IntN(1<<qb-b.cfg.Queues)
+		}
+		b.poke("cmd_queue", uint64(port))
+		if err := b.rec.PokeBig("cmd_desc", tk.raw); err != nil {
+			b.t.Fatal(err)
+		}
+	}
+	b.poke("cmd_valid", map[bool]uint64{true: 1}[b.showing])
+	// engines
+	for e, m := range b.eng {
+		name := taskmgr.Engines[e].Name
+		done := len(m.inside) > 0 && m.inside[0].done == b.cycle
+		b.poke(name+"_done", map[bool]uint64{true: 1}[done])
+		m.ready = len(m.inside) < m.depth && b.rng.Float64() >= m.stall
+		b.poke(name+"_ready", map[bool]uint64{true: 1}[m.ready])
+	}
+	// handshakes
+	if b.showing {
+		if b.peek("cmd_ready") == 1 {
+			b.tasks[b.next].pushed = b.cycle
+			b.showing = false
+			b.next++
+		} else {
+			b.blocked++
+		}
+	}
+	for e, m := range b.eng {
+		name := taskmgr.Engines[e].Name
+		if b.peek(name+"_valid") == 0 || !m.ready {
+			continue
+		}
+		b.dispatched(taskmgr.Engine(e), m)
+	}
+	b.rec.Step(1)
+	for _, m := range b.eng {
+		if len(m.inside) > 0 && m.inside[0].done == b.cycle {
+			m.inside = m.inside[1:]
+		}
+	}
+	b.cycle++
+}
+
+func (b *bench) dispatched(e taskmgr.Engine, m *engineModel) {
+	name := e.String()
+	k := key{int(b.peek(name + "_queue")), int(b.peek(name + "_id"))}
+	var tk *task // the oldest task with this ID not yet dispatched
+	for _, c := range b.byKey[k] {
+		if c.dispatch < 0 {
+			tk = c
+			break
+		}
+	}
+	switch {
+	case len(b.byKey[k]) == 0:
+		b.errorf("%s dispatched unknown task %v", name, k)
+		return
+	case tk == nil:
+		b.errorf("%s dispatched task %v a second time", name, k)
+		return
+	case tk.desc.Engine != e:
+		b.errorf("task %v (%s) for %s dispatched to %s", k, tk.name, tk.desc.Engine, name)
+	}
+	tk.dispatch = b.cycle
+	tk.seen = map[string]uint64{}
+	for _, f := range b.lay.EngineFields() {
+		tk.seen[f.Name] = b.peek(name + "_" + f.Name)
+	}
+	for _, dep := range tk.deps {
+		if dep.dispatch < 0 || dep.done > b.cycle {
+			b.errorf("task %v (%s) dispatched before its dependency %s completed", k, tk.name, dep.name)
+		}
+	}
+	tk.start = max(b.cycle+1, m.lastDone+1)
+	tk.done = tk.start + tk.lat - 1
+	m.lastDone = tk.done
+	m.inside = append(m.inside, tk)
+	m.order = append(m.order, tk)
+}
+
+// run steps until every task has been pushed and completed and the task
+// manager reports idle, failing if that takes more than limit cycles.
+func (b *bench) run(limit int) {
+	b.t.Helper()
+	for start := b.cycle; ; {
+		if b.next == len(b.tasks) && b.allDone() && b.peek("idle") == 1 {
+			return
+		}
+		if b.cycle-start > limit {
+			b.t.Fatalf("no progress: after %d cycles %d of %d tasks pushed, idle=%d, pending: %s",
+				limit, b.next, len(b.tasks), b.peek("idle"), b.pending())
+		}
+		b.step()
+	}
+}
+
+func (b *bench) allDone() bool {
+	for _, m := range b.eng {
+		if len(m.inside) > 0 {
+			return false
+		}
+	}
+	for _, tk := range b.tasks[:b.next] {
+		if !tk.skip && tk.dispatch < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *bench) pending() string {
+	s := ""
+	for _, tk := range b.tasks {
+		if !tk.skip && tk.dispatch < 0 {
+			s += fmt.Sprintf(" %s(q%d id%d)", tk.name, tk.queue, tk.desc.ID)
+			if len(s) > 200 {
+				return s + " ..."
+			}
+		}
+	}
+	return s
+}
+
+// check asserts the schedule: every live task ran exactly once with the
+// fields it was encoded with, never before its dependencies completed,
+// each engine in program order per queue; skipped tasks never ran; the
+// status counters agree.
+func (b *bench) check() {
+	b.t.Helper()
+	perEngine := [taskmgr.NumEngines]int{}
+	for _, tk := range b.tasks {
+		if tk.skip {
+			continue
+		}
+		if tk.dispatch < 0 {
+			b.errorf("task %s (q%d id%d) never dispatched", tk.name, tk.queue, tk.desc.ID)
+			continue
+		}
+		perEngine[tk.desc.Engine]++
+		want := map[string]uint64{}
+		vals := b.lay.Unpack(tk.raw)
+		for _, f := range b.lay.EngineFields() {
+			want[f.Name] = vals[f.Name]
+		}
+		if diff := cmp.Diff(want, tk.seen); diff != "" {
+			b.errorf("task %s fields on the %s port (-encoded +seen):\n%s", tk.name, tk.desc.Engine, diff)
+		}
+	}
+	for e, m := range b.eng {
+		for q := 0; q < b.cfg.Queues; q++ {
+			var got, want []int
+			for _, tk := range m.order {
+				if tk.queue == q {
+					got = append(got, tk.prog)
+				}
+			}
+			for _, tk := range b.tasks {
+				if tk.queue == q && !tk.skip && int(tk.desc.Engine) == e {
+					want = append(want, tk.prog)
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				b.errorf("engine %s queue %d: program positions in dispatch order differ from program order (-want +got):\n%s", taskmgr.Engine(e), q, diff)
+			}
+		}
+		if got := b.peek(taskmgr.Engine(e).String() + "_completed"); got != uint64(perEngine[e]) {
+			b.errorf("%s_completed = %d, want %d", taskmgr.Engine(e), got, perEngine[e])
+		}
+	}
+}
+
+// crossCheck replays the recorded run on Verilator.
+func (b *bench) crossCheck() {
+	b.t.Helper()
+	toolchain.Need(b.t, "verilator")
+	res, err := verify.CrossCheck(b.d, b.rec.Stimulus(), verify.Options{Dir: b.t.TempDir()})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	b.t.Logf("verilator agrees on %d outputs for %d cycles (build cached %v, %v)", res.Outputs, res.Cycles, res.Cached, res.BuildTime.Round(1e6))
+}
+
+// randomOperands fills the engine operands with random values of their
+// widths (the decoder test's payload).
+func randomOperands(rng *rand.Rand, lay *taskmgr.Layout, d *taskmgr.Descriptor) {
+	r := func(name string) uint64 {
+		f, _ := lay.Field(name)
+		if f.Width >= 64 {
+			return rng.Uint64()
+		}
+		switch rng.IntN(4) {
+		case 0:
+			return 0
+		case 1:
+			return 1<<f.Width - 1 // all ones: catches a field cut one bit short
+		}
+		return rng.Uint64N(1 << f.Width)
+	}
+	d.Flags, d.Src, d.Aux, d.Dst = r("flags"), r("src"), r("aux"), r("dst")
+	d.D0, d.D1, d.D2, d.Param = r("d0"), r("d1"), r("d2"), r("param")
+}
+
+// randomProgram is a random task graph for one queue: n tasks on random
+// engines and operations, each depending on up to max_deps of the
+// window-1 tasks before it.
+func randomProgram(rng *rand.Rand, lay *taskmgr.Layout, queue, n, maxLat int) []*task {
+	cfg := lay.Config
+	var prog []*task
+	for i := 0; i < n; i++ {
+		e := taskmgr.Engine(rng.IntN(taskmgr.NumEngines))
+		ops := taskmgr.Engines[e].Ops
+		tk := &task{name: fmt.Sprintf("q%d.t%d", queue, i), queue: queue, prog: i, lat: 1 + rng.IntN(maxLat)}
+		tk.desc = taskmgr.Descriptor{ID: uint64(i) % (1 << cfg.IDBits), Engine: e, Op: ops[rng.IntN(len(ops))].Code}
+		if i > 0 {
+			for j := rng.IntN(cfg.MaxDeps + 1); j > 0; j-- {
+				back := 1 + rng.IntN(min(cfg.Window-1, i))
+				tk.deps = append(tk.deps, prog[i-back])
+				tk.desc.Deps = append(tk.desc.Deps, prog[i-back].desc.ID)
+			}
+		}
+		randomOperands(rng, lay, &tk.desc)
+		prog = append(prog, tk)
+	}
+	return prog
+}
+
+// interleave merges programs into one push order, keeping each program's
+// order.
+func interleave(rng *rand.Rand, progs ...[]*task) []*task {
+	var out []*task
+	idx := make([]int, len(progs))
+	for {
+		var live []int
+		for p := range progs {
+			if idx[p] < len(progs[p]) {
+				live = append(live, p)
+			}
+		}
+		if len(live) == 0 {
+			return out
+		}
+		p := live[rng.IntN(len(live))]
+		out = append(out, progs[p][idx[p]])
+		idx[p]++
+	}
+}

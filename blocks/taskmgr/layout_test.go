@@ -1,0 +1,177 @@
+package taskmgr_test
+
+import (
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/hwgen/hwgen/blocks/taskmgr"
+)
+
+// The default layout, field by field: the contract with the compiler.
+func TestDefaultLayout(t *testing.T) {
+	lay := taskmgr.DefaultLayout()
+	type fw struct {
+		Name          string
+		Offset, Width int
+	}
+	var got []fw
+	for _, f := range lay.Fields {
+		got = append(got, fw{f.Name, f.Offset, f.Width})
+	}
+	want := []fw{{"id", 0, 16}, {"engine", 16, 3}, {"op", 19, 4}, {"flags", 23, 4}, {"ndeps", 27, 3},
+		{"dep0", 30, 16}, {"dep1", 46, 16}, {"dep2", 62, 16}, {"dep3", 78, 16},
+		{"src", 94, 32}, {"aux", 126, 32}, {"dst", 158, 32}, {"d0", 190, 16}, {"d1", 206, 16}, {"d2", 222, 16}, {"param", 238, 32}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("default layout (-want +got):\n%s", diff)
+	}
+	if lay.Width != 270 {
+		t.Errorf("width %d, want 270", lay.Width)
+	}
+}
+
+// Every configuration's fields tile the descriptor without gaps or overlaps.
+func TestLayoutTiles(t *testing.T) {
+	for _, cfg := range []taskmgr.Config{taskmgr.DefaultConfig(), smallConfig(), minimalConfig(),
+		{Queues: 8, QueueDepth: 1024, Window: 1024, MaxDeps: 8, EngineSlots: 8, Outstanding: 8, IDBits: 32, AddrBits: 64, DimBits: 64, ParamBits: 64, FlagBits: 16}} {
+		lay, err := taskmgr.NewLayout(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := 0
+		for _, f := range lay.Fields {
+			if f.Offset != at || f.Width < 1 {
+				t.Errorf("%+v: field %s at %d width %d, want offset %d", cfg, f.Name, f.Offset, f.Width, at)
+			}
+			at += f.Width
+		}
+		if at != lay.Width {
+			t.Errorf("%+v: fields cover %d bits, width says %d", cfg, at, lay.Width)
+		}
+	}
+}
+
+// Encode and Decode are inverse; Pack and Unpack are inverse.
+func TestEncodeDecodeRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, cfg := range []taskmgr.Config{taskmgr.DefaultConfig(), smallConfig()} {
+		lay, err := taskmgr.NewLayout(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tk := range randomProgram(rng, lay, 0, 500, 1) {
+			raw, err := lay.Encode(tk.desc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if raw.BitLen() > lay.Width {
+				t.Fatalf("%s encodes to %d bits, layout is %d", tk.name, raw.BitLen(), lay.Width)
+			}
+			if diff := cmp.Diff(tk.desc, lay.Decode(raw), cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("%s: decode(encode(d)) (-d +got):\n%s", tk.name, diff)
+			}
+			vals := lay.Unpack(raw)
+			again, err := lay.Pack(vals)
+			if err != nil || again.Cmp(raw) != 0 {
+				t.Fatalf("%s: pack(unpack(bits)) = %x, %v; want %x", tk.name, again, err, raw)
+			}
+		}
+	}
+}
+
+func TestEncodeRejects(t *testing.T) {
+	lay := taskmgr.DefaultLayout()
+	cases := []struct {
+		name string
+		d    taskmgr.Descriptor
+		want string
+	}{
+		{"unknown engine", taskmgr.Descriptor{ID: 1, Engine: 4}, "unknown engine 4"},
+		{"unknown op", taskmgr.Descriptor{ID: 2, Engine: taskmgr.NE, Op: 7}, "engine ne has no operation 7"},
+		{"too many deps", taskmgr.Descriptor{ID: 3, Deps: []uint64{1, 2, 3, 4, 5}}, "5 dependencies, max_deps is 4"},
+		{"address too wide", taskmgr.Descriptor{ID: 4, Src: 1 << 32}, "field src = 4294967296 does not fit 32 bits"},
+		{"id too wide", taskmgr.Descriptor{ID: 1 << 16}, "field id = 65536 does not fit 16 bits"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := lay.Encode(tc.d)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Encode error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := lay.Pack(map[string]uint64{"nope": 1}); err == nil {
+		t.Errorf("Pack accepted an unknown field")
+	}
+	if _, err := lay.Pack(map[string]uint64{"engine": 8}); err == nil {
+		t.Errorf("Pack accepted engine = 8 in 3 bits")
+	}
+}
+
+// Decode does not trust ndeps: a malformed count decodes as max_deps.
+func TestDecodeMalformedCount(t *testing.T) {
+	lay := taskmgr.DefaultLayout()
+	raw, err := lay.Pack(map[string]uint64{"ndeps": 7, "dep0": 1, "dep3": 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := lay.Decode(raw).Deps; !cmp.Equal(got, []uint64{1, 0, 0, 9}) {
+		t.Errorf("deps %v", got)
+	}
+}
+
+// The engine table: op codes fit the op field, names and codes are unique,
+// and every code looks up.
+func TestEngineTable(t *testing.T) {
+	for e, def := range taskmgr.Engines {
+		if def.Engine != taskmgr.Engine(e) {
+			t.Errorf("Engines[%d] is engine %d", e, def.Engine)
+		}
+		seen := map[uint8]bool{}
+		for _, op := range def.Ops {
+			if op.Code >= 1<<taskmgr.OpBits || seen[op.Code] {
+				t.Errorf("%s: op %s code %d out of range or repeated", def.Name, op.Name, op.Code)
+			}
+			seen[op.Code] = true
+			if c, ok := taskmgr.Engine(e).OpCode(op.Name); !ok || c != op.Code || !taskmgr.Engine(e).ValidOp(op.Code) {
+				t.Errorf("%s: lookup of %s gives %d %v", def.Name, op.Name, c, ok)
+			}
+		}
+		if taskmgr.Engine(e).ValidOp(15) {
+			t.Errorf("%s accepts op 15", def.Name)
+		}
+	}
+	if taskmgr.Engine(5).ValidOp(0) {
+		t.Errorf("engine 5 accepts op 0")
+	}
+}
+
+// LAYOUT.md is generated from the definition; HWGEN_UPDATE=1 rewrites it.
+func TestLayoutDocUpToDate(t *testing.T) {
+	const path = "LAYOUT.md"
+	want := "# Task descriptor layout (default configuration)\n\n" +
+		"Generated from `descriptorSpec` and `Engines` by `TestLayoutDocUpToDate`" +
+		" (`HWGEN_UPDATE=1 go test ./blocks/taskmgr -run LayoutDoc`); the same text as `taskmgr.DefaultLayout().Markdown()`.\n\n" +
+		taskmgr.DefaultLayout().Markdown()
+	if os.Getenv("HWGEN_UPDATE") != "" {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("%s is stale; regenerate with HWGEN_UPDATE=1 (-want +got):\n%s", path, diff)
+	}
+	for _, f := range taskmgr.DefaultLayout().Fields {
+		if !strings.Contains(string(got), "| "+f.Name+" |") {
+			t.Errorf("%s lacks field %s", path, f.Name)
+		}
+	}
+}

@@ -1,0 +1,293 @@
+package taskmgr_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/hwgen/hwgen/blocks/taskmgr"
+)
+
+// Random task graphs, hundreds of tasks, engines of random latency: every
+// task runs exactly once, never before its dependencies complete, each
+// engine in program order; the recording replays on Verilator.
+func TestRandomGraphs(t *testing.T) {
+	three := smallConfig()
+	three.Queues, three.EngineSlots, three.Outstanding, three.MaxDeps = 3, 1, 1, 3
+	cases := []struct {
+		name     string
+		cfg      taskmgr.Config
+		programs []int   // tasks per queue
+		maxLat   int     // latencies 1..maxLat; negative: 1..-maxLat with one task in 20 made 40 times longer
+		depth    int     // engine model: 2 takes the next task while one runs, 1 only when idle
+		stall    float64 // chance an engine drops ready in a cycle
+		hostIdle float64
+		seed     uint64
+	}{
+		{"two queues, pipelined engines", smallConfig(), []int{200, 200}, 12, 2, 0.1, 0.2, 1},
+		{"one queue, latency 1 and 2", smallConfig(), []int{300}, 2, 2, 0, 0, 2},
+		{"engines without pipeline slot, stalls", smallConfig(), []int{150, 150}, 6, 1, 0.3, 0.1, 3},
+		{"three queues, one slot, one outstanding", three, []int{100, 100, 100}, 8, 2, 0.2, 0.3, 4},
+		// Now and then a task 40x longer than the rest: the window of its
+		// queue fills and issue must wait for the base to move.
+		{"long tasks fill the window", smallConfig(), []int{200, 200}, -3, 2, 0, 0, 5},
+		{"minimal config: one queue, window 4, 3-bit IDs, one dependency", minimalConfig(), []int{200}, 4, 2, 0.1, 0.1, 7},
+		{"default config", taskmgr.DefaultConfig(), []int{300, 300}, -6, 2, 0.1, 0.1, 6},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.cfg == taskmgr.DefaultConfig() && testing.Short() {
+				t.Skip("the default-config Verilator build is slow; runs without -short")
+			}
+			b := newBench(t, tc.cfg, tc.seed)
+			b.hostIdle = tc.hostIdle
+			for _, m := range b.eng {
+				m.depth, m.stall = tc.depth, tc.stall
+			}
+			var progs [][]*task
+			total := 0
+			for q, n := range tc.programs {
+				prog := randomProgram(b.rng, b.lay, q, n, max(tc.maxLat, -tc.maxLat))
+				if tc.maxLat < 0 {
+					for _, tk := range prog {
+						if b.rng.IntN(20) == 0 {
+							tk.lat *= 40
+						}
+					}
+				}
+				progs = append(progs, prog)
+				total += n
+			}
+			for _, tk := range interleave(b.rng, progs...) {
+				b.add(tk)
+			}
+			b.run(100 * total)
+			b.check()
+			if got := b.peek("err_code"); got != 0 {
+				t.Errorf("err_code = %d on a well-formed program", got)
+			}
+			if got := b.peek("skipped"); got != 0 {
+				t.Errorf("skipped = %d on a well-formed program", got)
+			}
+			t.Logf("%d tasks in %d cycles", total, b.cycle)
+			b.crossCheck()
+		})
+	}
+}
+
+// workedExample is the network of SEEDS.md section 3: convolutions on the
+// neural engine, poolings on the planar engine, in the compiler's list
+// order. TC3 (five sub-tasks' worth) is long; TC4 follows TC3 and is
+// listed before TP2..TP5, which only depend on TC2 and on each other.
+func workedExample() []*task {
+	conv, pool := uint8(2), uint8(3)
+	mk := func(name string, e taskmgr.Engine, op uint8, lat int, deps ...*task) *task {
+		return &task{name: name, desc: taskmgr.Descriptor{Engine: e, Op: op}, lat: lat, deps: deps}
+	}
+	tc1 := mk("TC1", taskmgr.NE, conv, 10)
+	tp1 := mk("TP1", taskmgr.Planar, pool, 6, tc1)
+	tc2 := mk("TC2", taskmgr.NE, conv, 10, tp1)
+	tc3 := mk("TC3", taskmgr.NE, conv, 60, tp1)
+	tc4 := mk("TC4", taskmgr.NE, conv, 10, tc3)
+	tp2 := mk("TP2", taskmgr.Planar, pool, 8, tc2)
+	tp3 := mk("TP3", taskmgr.Planar, pool, 8, tp2)
+	tp4 := mk("TP4", taskmgr.Planar, pool, 8, tp3)
+	tp5 := mk("TP5", taskmgr.Planar, pool, 8, tp4)
+	prog := []*task{tc1, tp1, tc2, tc3, tc4, tp2, tp3, tp4, tp5}
+	for i, tk := range prog {
+		tk.prog, tk.desc.ID = i, uint64(i)
+		for _, d := range tk.deps {
+			tk.desc.Deps = append(tk.desc.Deps, d.desc.ID)
+		}
+	}
+	return prog
+}
+
+// The worked example of SEEDS.md section 3: while the long TC3 runs, TP2..TP4
+// (independent of it) run on the planar engine, and the start order is
+// TC1, TP1, TC2, TC3, TP2, TP3, TP4, TP5, TC4, although TC4 is listed
+// before TP2.
+func TestWorkedExample(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cfg    taskmgr.Config
+		verify bool
+	}{
+		{"small config", smallConfig(), true},
+		{"default config", taskmgr.DefaultConfig(), !testing.Short()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBench(t, tc.cfg, 9)
+			prog := workedExample()
+			for _, tk := range prog {
+				b.add(tk)
+			}
+			b.run(1000)
+			b.check()
+			byName := map[string]*task{}
+			for _, tk := range prog {
+				byName[tk.name] = tk
+			}
+			// Start order: the cycle an engine began the task; two tasks
+			// starting in the same cycle on different engines are ordered
+			// by dispatch.
+			got := startOrder(prog)
+			want := []string{"TC1", "TP1", "TC2", "TC3", "TP2", "TP3", "TP4", "TP5", "TC4"}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("start order (-want +got):\n%s", diff)
+			}
+			tc3 := byName["TC3"]
+			for _, n := range []string{"TP2", "TP3", "TP4"} {
+				if tp := byName[n]; tp.start < tc3.start || tp.done > tc3.done {
+					t.Errorf("%s ran %d..%d, not while TC3 ran %d..%d", n, tp.start, tp.done, tc3.start, tc3.done)
+				}
+			}
+			for _, tk := range prog {
+				t.Logf("%s dispatched %3d, ran %3d..%3d", tk.name, tk.dispatch, tk.start, tk.done)
+			}
+			if tc.verify {
+				b.crossCheck()
+			}
+		})
+	}
+}
+
+func startOrder(prog []*task) []string {
+	sorted := append([]*task(nil), prog...)
+	for i := range sorted { // insertion sort by (start, dispatch)
+		for j := i; j > 0; j-- {
+			a, b := sorted[j-1], sorted[j]
+			if a.start < b.start || a.start == b.start && a.dispatch <= b.dispatch {
+				break
+			}
+			sorted[j-1], sorted[j] = b, a
+		}
+	}
+	names := make([]string, len(sorted))
+	for i, tk := range sorted {
+		names[i] = tk.name
+	}
+	return names
+}
+
+// A host pushing faster than the engines drain: the command port must
+// drop ready (the queues fill), and still every task runs exactly once.
+func TestBackPressure(t *testing.T) {
+	b := newBench(t, smallConfig(), 5)
+	b.hostIdle = 0
+	for _, m := range b.eng {
+		m.stall = 0.2
+	}
+	p0 := randomProgram(b.rng, b.lay, 0, 120, 40)
+	p1 := randomProgram(b.rng, b.lay, 1, 120, 40)
+	for _, tk := range interleave(b.rng, p0, p1) {
+		b.add(tk)
+	}
+	b.run(100 * 240)
+	b.check()
+	if b.blocked == 0 {
+		t.Errorf("the command port never pushed back; the test does not exercise back-pressure")
+	}
+	t.Logf("command port held off %d of %d cycles", b.blocked, b.cycle)
+	b.crossCheck()
+}
+
+// Random descriptors encoded in Go, pushed through the hardware: the
+// fields decoded on each engine's dispatch port equal the encoded ones
+// (check compares every engine field of every task).
+func TestDecoder(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  taskmgr.Config
+	}{{"small config", smallConfig()}, {"default config", taskmgr.DefaultConfig()}} {
+		cfg := tc.cfg
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBench(t, cfg, 6)
+			b.hostIdle = 0.3
+			prog := randomProgram(b.rng, b.lay, 0, 150, 3)
+			for _, tk := range prog {
+				tk.deps, tk.desc.Deps = nil, nil
+				raw, err := b.lay.Encode(tk.desc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tk.raw = raw
+				if back := b.lay.Decode(raw); !cmp.Equal(back, tk.desc, cmpopts.EquateEmpty()) {
+					t.Fatalf("Go decode of %s: %s", tk.name, cmp.Diff(tk.desc, back))
+				}
+				b.add(tk)
+			}
+			b.run(10000)
+			b.check()
+			if cfg == smallConfig() {
+				b.crossCheck()
+			}
+		})
+	}
+}
+
+// The window: while task 0 (long) is incomplete, tasks 1..window-1 of its
+// queue may be issued and run, task window may not (its scoreboard slot is
+// task 0's). Task 1 waits for task 0 all along; an issue that ignored the
+// window would let task 16's completion pose as task 0's and release it.
+func TestWindowFull(t *testing.T) {
+	cfg := smallConfig()
+	b := newBench(t, cfg, 12)
+	prog := chain(3*cfg.Window, func(i int) int { return 2 }, func(i int) taskmgr.Engine {
+		return []taskmgr.Engine{taskmgr.DMAIn, taskmgr.DMAOut}[i%2]
+	}, false)
+	prog[0].desc.Engine, prog[0].lat = taskmgr.NE, 300
+	prog[1].desc.Engine, prog[1].deps, prog[1].desc.Deps = taskmgr.Planar, prog[:1], []uint64{0}
+	for _, tk := range prog {
+		b.add(tk)
+	}
+	b.run(2000)
+	b.check()
+	w := cfg.Window
+	if last := prog[w-1]; last.done >= prog[0].done {
+		t.Errorf("task %d (inside the window) completed at %d, not while task 0 ran (until %d)", w-1, last.done, prog[0].done)
+	}
+	if first := prog[w]; first.dispatch <= prog[0].done {
+		t.Errorf("task %d (outside the window) dispatched at %d, before task 0 completed at %d", w, first.dispatch, prog[0].done)
+	}
+	b.crossCheck()
+}
+
+// Fixed priority: with both queues holding tasks for a busy engine, every
+// free slot goes to queue 0 (the highest priority) until it is empty.
+func TestPriority(t *testing.T) {
+	b := newBench(t, smallConfig(), 13)
+	for _, m := range b.eng {
+		m.stall = 1 // engines refuse work until the queues are loaded
+	}
+	mk := func(q int) []*task {
+		prog := chain(4, func(int) int { return 3 }, func(int) taskmgr.Engine { return taskmgr.NE }, false)
+		for _, tk := range prog {
+			tk.queue, tk.name = q, fmt.Sprintf("q%d.%s", q, tk.name)
+		}
+		return prog
+	}
+	for _, tk := range append(mk(1), mk(0)...) { // queue 1 first: it gets the engine slots before queue 0 arrives
+		b.add(tk)
+	}
+	for b.next < len(b.tasks) {
+		b.step()
+	}
+	b.step()
+	for _, m := range b.eng {
+		m.stall = 0
+	}
+	b.run(1000)
+	b.check()
+	var got []string
+	for _, tk := range b.eng[taskmgr.NE].order {
+		got = append(got, tk.name)
+	}
+	want := []string{"q1.t0", "q1.t1", "q0.t0", "q0.t1", "q0.t2", "q0.t3", "q1.t2", "q1.t3"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("NE dispatch order (-want +got):\n%s", diff)
+	}
+	b.crossCheck()
+}
