@@ -287,3 +287,46 @@ func TestMacroNeedsOnePortEach(t *testing.T) {
 		t.Errorf("error = %v", err)
 	}
 }
+
+// Comparisons with a constant at an end of the other operand's range are
+// constant; they must still lint clean, and keep their value.
+func TestRangeEndComparesLintClean(t *testing.T) {
+	m := hdl.NewModule("range_ends")
+	u := m.Input("u", hdl.UInt(2))
+	s := m.Input("s", hdl.SInt(3))
+	cases := []struct {
+		name string
+		v    *hdl.Expr
+		want string
+	}{
+		{"u_gt_max", u.Gt(hdl.U(2, 3)), "1'b0"},
+		{"u_le_max", u.Le(hdl.U(2, 3)), "1'b1"},
+		{"u_ge_0", u.Ge(hdl.U(2, 0)), "1'b1"},
+		{"u_lt_0", u.Lt(hdl.U(1, 0)), "1'b0"},
+		{"zero_gt_u", hdl.U(2, 0).Gt(u), "1'b0"},
+		{"max_ge_u", hdl.U(2, 3).Ge(u), "1'b1"},
+		{"s_lt_min", s.Lt(hdl.S(3, -4)), "1'b0"},
+		{"s_le_max", s.Le(hdl.S(3, 3)), "1'b1"},
+		{"u_gt_2", u.Gt(hdl.U(2, 2)), "u > 2'd2"},
+	}
+	for _, tc := range cases {
+		m.Output(tc.name, hdl.Bool).Set(tc.v)
+	}
+	d, err := hdl.Elaborate(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := verilog.Emit(d)
+	text := string(files[0].Data)
+	for _, tc := range cases {
+		if want := "assign " + tc.name + " = " + tc.want + ";"; !strings.Contains(text, want) {
+			t.Errorf("missing %q in\n%s", want, text)
+		}
+	}
+	if toolchain.Need(t, "verilator") != "" {
+		dir, vs := writeFiles(t, files)
+		if err := toolchain.Lint(dir, "range_ends", vs); err != nil {
+			t.Error(err)
+		}
+	}
+}
