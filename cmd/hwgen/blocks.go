@@ -11,6 +11,7 @@ import (
 
 	"github.com/hwgen/hwgen/blocks/sram"
 	"github.com/hwgen/hwgen/blocks/systolic"
+	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/check"
 )
@@ -32,6 +33,8 @@ var blocks = map[string]block{
 		configured(systolic.DefaultConfig, systolic.Build)},
 	"statebuf": {"banked state buffer with arbitrated valid/ready clients (--config, --set; fields of sram's state config plus macros)",
 		configured(func() stateBlock { return stateBlock{StateConfig: sram.DefaultConfig().State} }, stateBlock.build)},
+	"taskmgr": {"task manager: priority queues, dependency scoreboard, per-engine in-order dispatch (--config, --set)",
+		configured(taskmgr.DefaultConfig, taskmgr.Build)},
 	"psumbuf": {"psum (accumulator) buffer: overwrite/accumulate writes, read-out, region clear (--config, --set)",
 		configured(func() psumBlock { return psumBlock{PsumConfig: sram.DefaultConfig().Psum} }, psumBlock.build)},
 }

@@ -24,6 +24,7 @@ type cli struct {
 	Verify  verifyCmd  `cmd:"" help:"Cross-check the Go simulator against Verilator on the built-in designs."`
 	Designs designsCmd `cmd:"" help:"List the built-in designs."`
 	Bench   benchCmd   `cmd:"" help:"Measure simulation speed: Go simulator, Verilator and Icarus side by side."`
+	Config  configCmd  `cmd:"" help:"Print the default block configurations (JSON) or the task-descriptor layout."`
 }
 
 const description = `hwgen builds hardware from Go: it emits lint-clean Verilog and simulates the

@@ -17,6 +17,10 @@ func TestExitStatus(t *testing.T) {
 	if err := os.WriteFile(cfgFile, []byte(`{"rows": 3, "cols": 5, "zero_skip": false}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	badCfg := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(badCfg, []byte(`{"taskmgr": {"window": 3}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name string
 		args []string
@@ -41,6 +45,10 @@ func TestExitStatus(t *testing.T) {
 		{"systolic wrong type", []string{"emit", "verilog", "--top", "systolic", "--set", "rows=many", "-o", filepath.Join(dir, "x")}, exitUsage},
 		{"set on an example", []string{"emit", "verilog", "--top", "mac", "--set", "rows=4", "-o", filepath.Join(dir, "x")}, exitUsage},
 		{"sim a block", []string{"sim", "--top", "systolic", "--set", "rows=2", "--set", "cols=2", "--cycles", "20"}, exitOK},
+		{"config", []string{"config"}, exitOK},
+		{"descriptor table", []string{"config", "--descriptors"}, exitOK},
+		{"config with a bad field value", []string{"config", "--config", badCfg}, exitUsage},
+		{"emit the task manager", []string{"emit", "verilog", "--top", "taskmgr", "--set", "window=16", "-o", filepath.Join(dir, "tm")}, exitOK},
 		{"output over a foreign directory", []string{"emit", "verilog", "--top", "mac", "-o", dir}, exitUsage},
 		{"output under a file", []string{"emit", "verilog", "--top", "mac", "-o", filepath.Join(file, "rtl")}, exitFailure},
 		{"vcd in missing dir", []string{"sim", "--top", "mac", "--cycles", "5", "--vcd", filepath.Join(dir, "no", "such", "x.vcd")}, exitFailure},
