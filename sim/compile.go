@@ -88,6 +88,11 @@ type node struct {
 	k    int32 // slice low bit, constant shift amount, first cat argument
 	k2   int32 // number of cat arguments
 	slot int32 // result slot, for the fan-out
+	// sa, sb sign-extend operands a and b to 64 bits before a narrow
+	// arithmetic or compare node uses them (0: use the bits as stored,
+	// i.e. zero-extended). They let a node read a narrower value through
+	// a folded Ext instead of waiting for a separate extension node.
+	sa, sb uint8
 }
 
 // fanRange locates the fan-out of a slot in Sim.fanout: nodes in
@@ -454,11 +459,24 @@ var simpleOps = map[hdl.Op]opcode{
 var reduceOps = map[hdl.Op]opcode{hdl.OpRedAnd: nRedAnd, hdl.OpRedOr: nRedOr, hdl.OpRedXor: nRedXor}
 
 func (c *compiler) operator(sc *scope, x *hdl.Expr) int32 {
+	w := x.Type.Width
+	// Before the operands are built: folding an Ext or a truncation in
+	// means the extension or the full-width operator is never built.
+	if id, ok := c.fused(sc, x, w); ok {
+		return id
+	}
+	if len(x.Args) == 1 && (x.Op == hdl.OpTrunc || x.Op == hdl.OpSlice && x.Lo == 0) && lowBitsClosed[x.Args[0].Op] {
+		inner := x.Args[0]
+		// The low bits of these operators depend only on the low bits of
+		// their operands: compute them at the narrow width at once.
+		if id, ok := c.fused(sc, inner, w); ok {
+			return id
+		}
+	}
 	args := make([]int32, len(x.Args))
 	for i, a := range x.Args {
 		args[i] = c.expr(sc, a)
 	}
-	w := x.Type.Width
 	// The evaluators rely on hdl's normal form (operands pre-extended, no
 	// implicit masking of inputs); a design that breaks it is refused here
 	// instead of being simulated wrongly.
@@ -556,6 +574,65 @@ func (c *compiler) operator(sc *scope, x *hdl.Expr) int32 {
 	return 0
 }
 
+// lowBitsClosed are the operators whose result's low n bits depend only
+// on the low n bits of their operands, so a truncation can be folded in.
+var lowBitsClosed = map[hdl.Op]bool{
+	hdl.OpAdd: true, hdl.OpSub: true, hdl.OpMul: true, hdl.OpAnd: true, hdl.OpOr: true, hdl.OpXor: true,
+	hdl.OpNot: true, hdl.OpNeg: true,
+}
+
+// fusedOps are the narrow operators that read their operands through the
+// sign-extension shifts, mapped to their opcodes (ordered compares are
+// turned into their unsigned or signed form by the caller).
+var fusedOps = map[hdl.Op]opcode{
+	hdl.OpAdd: nAdd, hdl.OpSub: nSub, hdl.OpMul: nMul, hdl.OpAnd: nAnd, hdl.OpOr: nOr, hdl.OpXor: nXor,
+	hdl.OpNot: nNot, hdl.OpNeg: nNeg, hdl.OpEq: nEq, hdl.OpNe: nNe,
+	hdl.OpLt: nLtU, hdl.OpGt: nLtU, hdl.OpLe: nLeU, hdl.OpGe: nLeU,
+}
+
+// fused builds x as one narrow node of width w that reads through any
+// Ext of its operands (and, when w is below x's width, truncates): an
+// extension or truncation then costs no node, no level and no event of
+// its own. It declines (false) when anything is wider than a word.
+func (c *compiler) fused(sc *scope, x *hdl.Expr, w int) (int32, bool) {
+	op, ok := fusedOps[x.Op]
+	if !ok || w > 64 || x.Type.Width > 64 {
+		return 0, false
+	}
+	for _, a := range x.Args {
+		if a.Type.Width > 64 {
+			return 0, false
+		}
+	}
+	signed := x.Args[0].Type.Signed
+	srcs := make([]int32, len(x.Args))
+	shifts := make([]uint8, len(x.Args))
+	for i, a := range x.Args {
+		// An Ext keeps its operand's signedness, which hdl makes the
+		// operator's: a signed operand is sign-extended from its own
+		// width, an unsigned one is already zero-extended as stored.
+		for a.Op == hdl.OpExt {
+			a = a.Args[0]
+		}
+		srcs[i] = c.expr(sc, a)
+		if signed {
+			shifts[i] = uint8(64 - c.width(srcs[i]))
+		}
+	}
+	if x.Op == hdl.OpGt || x.Op == hdl.OpGe {
+		srcs[0], srcs[1] = srcs[1], srcs[0]
+		shifts[0], shifts[1] = shifts[1], shifts[0]
+	}
+	if signed && (op == nLtU || op == nLeU) {
+		op += nLtS - nLtU
+	}
+	var sb uint8
+	if len(shifts) > 1 {
+		sb = shifts[1]
+	}
+	return c.nodeX(op, w, 0, 0, shifts[0], sb, srcs...), true
+}
+
 // node appends an operator node over the given source slots and returns
 // its result slot. The narrow opcode is turned into the wide one when the
 // result or any operand does not fit a word.
@@ -566,6 +643,11 @@ func (c *compiler) node(op opcode, w int, srcs ...int32) int32 {
 // nodeK is node with the constant fields k and k2 (slice low bit, shift
 // amount, cat argument range).
 func (c *compiler) nodeK(op opcode, w int, k, k2 int32, srcs ...int32) int32 {
+	return c.nodeX(op, w, k, k2, 0, 0, srcs...)
+}
+
+// nodeX is nodeK with operand sign-extension shifts (see node.sa).
+func (c *compiler) nodeX(op opcode, w int, k, k2 int32, sa, sb uint8, srcs ...int32) int32 {
 	wide := w > 64
 	for _, sid := range srcs {
 		if c.width(sid) > 64 {
@@ -576,7 +658,7 @@ func (c *compiler) nodeK(op opcode, w int, k, k2 int32, srcs ...int32) int32 {
 		op = wideOf(op)
 	}
 	id := c.newSlot(w)
-	n := node{op: op, w: int32(w), dst: c.off(id), slot: id, a: -1, b: -1, c: -1, k: k, k2: k2}
+	n := node{op: op, w: int32(w), dst: c.off(id), slot: id, a: -1, b: -1, c: -1, k: k, k2: k2, sa: sa, sb: sb}
 	if op != nCat && op != wCat {
 		ptr := []*int32{&n.a, &n.b, &n.c}
 		wid := []*int32{&n.aw, &n.bw, nil}

@@ -72,6 +72,11 @@ func (s *Sim) settle() {
 	s.lo, s.hi = int32(len(d)), -1
 }
 
+// opA and opB read a node's operands, sign-extended to 64 bits when the
+// node says so (see node.sa).
+func (n *node) opA(v []uint64) uint64 { return uint64(int64(v[n.a]<<n.sa) >> n.sa) }
+func (n *node) opB(v []uint64) uint64 { return uint64(int64(v[n.b]<<n.sb) >> n.sb) }
+
 // eval computes one node and reports whether its value changed.
 func (s *Sim) eval(n *node) bool {
 	if n.op >= wAdd {
@@ -81,21 +86,21 @@ func (s *Sim) eval(n *node) bool {
 	var r uint64
 	switch n.op {
 	case nAdd:
-		r = (v[n.a] + v[n.b]) & mask64(n.w)
+		r = (n.opA(v) + n.opB(v)) & mask64(n.w)
 	case nSub:
-		r = (v[n.a] - v[n.b]) & mask64(n.w)
+		r = (n.opA(v) - n.opB(v)) & mask64(n.w)
 	case nMul:
-		r = (v[n.a] * v[n.b]) & mask64(n.w)
+		r = (n.opA(v) * n.opB(v)) & mask64(n.w)
 	case nAnd:
-		r = v[n.a] & v[n.b]
+		r = (n.opA(v) & n.opB(v)) & mask64(n.w)
 	case nOr:
-		r = v[n.a] | v[n.b]
+		r = (n.opA(v) | n.opB(v)) & mask64(n.w)
 	case nXor:
-		r = v[n.a] ^ v[n.b]
+		r = (n.opA(v) ^ n.opB(v)) & mask64(n.w)
 	case nNot:
-		r = ^v[n.a] & mask64(n.w)
+		r = ^n.opA(v) & mask64(n.w)
 	case nNeg:
-		r = -v[n.a] & mask64(n.w)
+		r = -n.opA(v) & mask64(n.w)
 	case nShlC:
 		r = (v[n.a] << uint(n.k)) & mask64(n.w)
 	case nShl:
@@ -113,17 +118,17 @@ func (s *Sim) eval(n *node) bool {
 		}
 		r = uint64(sext64(v[n.a], n.w)>>amt) & mask64(n.w)
 	case nEq:
-		r = b2u(v[n.a] == v[n.b])
+		r = b2u(n.opA(v) == n.opB(v))
 	case nNe:
-		r = b2u(v[n.a] != v[n.b])
+		r = b2u(n.opA(v) != n.opB(v))
 	case nLtU:
-		r = b2u(v[n.a] < v[n.b])
+		r = b2u(n.opA(v) < n.opB(v))
 	case nLeU:
-		r = b2u(v[n.a] <= v[n.b])
+		r = b2u(n.opA(v) <= n.opB(v))
 	case nLtS:
-		r = b2u(sext64(v[n.a], n.aw) < sext64(v[n.b], n.aw))
+		r = b2u(int64(n.opA(v)) < int64(n.opB(v)))
 	case nLeS:
-		r = b2u(sext64(v[n.a], n.aw) <= sext64(v[n.b], n.aw))
+		r = b2u(int64(n.opA(v)) <= int64(n.opB(v)))
 	case nMux:
 		if v[n.a] != 0 {
 			r = v[n.b]
