@@ -1,0 +1,352 @@
+package planar
+
+import (
+	"fmt"
+
+	"github.com/hwgen/hwgen/hdl"
+)
+
+// Name is the engine's module name for cfg: every parameter that changes
+// the hardware is in it.
+func Name(c Config) string {
+	return hdl.Name("planar", fmt.Sprintf("%dx%d", c.Lanes, c.PsumLanes), c.ElemType(), hdl.SInt(c.AccWidth),
+		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("p%d", c.PsumDepth),
+		fmt.Sprintf("k%d", c.MaxKernel), fmt.Sprintf("l%d", c.LineDepth))
+}
+
+// Build validates cfg and builds the planar engine (ports, timing and
+// formulas in the package documentation).
+func Build(c Config) (*hdl.Module, error) {
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("planar: %w", err)
+	}
+	return build(c), nil
+}
+
+// States of the controller.
+const (
+	stIdle  = 0
+	stCheck = 1
+	stRun   = 2
+)
+
+// The controller: task register, checks, the read address generator,
+// the plane walker (the rasterizer) and the writer. Everything is shared
+// by the lanes, which work in lockstep on one element index.
+func build(c Config) *hdl.Module {
+	m := hdl.NewModule(Name(c))
+	L, C, E := c.Lanes, c.PsumLanes, c.ElemWidth
+	aw, pwid, dw := c.AddrWidth(), c.PsumAddrWidth(), c.DimWidth()
+	cw := c.srcWidth() + 2 // counts: at most 2·depth reads
+	lbw := hdl.ClogWidth(c.LineDepth)
+	one := hdl.U(1, 1)
+
+	// ---- task port ----
+	tValid := m.Input("t_valid", hdl.Bool)
+	q := map[string]*hdl.Signal{}
+	st := m.Reg("state", hdl.UInt(2), stIdle)
+	idle := st.Eq(hdl.U(2, stIdle))
+	checking := st.Eq(hdl.U(2, stCheck))
+	running := st.Eq(hdl.U(2, stRun))
+	accept := tValid.And(idle)
+	for _, f := range c.Fields() {
+		in := m.Input("t_"+f.Name, f.Type)
+		r := m.Reg("q_"+f.Name, f.Type, 0)
+		r.SetNext(in)
+		r.SetEnable(accept)
+		q[f.Name] = r
+	}
+	m.Output("t_ready", hdl.Bool).Set(idle)
+	m.Output("busy", hdl.Bool).Set(idle.Not())
+
+	op := q["op"]
+	is := func(o Op) *hdl.Expr { return op.Eq(hdl.U(3, uint64(o))) }
+	isNop, isAct, isWB, isElt, isPool, isRed, isLP := is(OpNop), is(OpAct), is(OpWriteBack), is(OpEltwise), is(OpPool), is(OpReduce), is(OpLoadParams)
+	psumOp := isAct.Or(isWB)
+	two := isElt.And(q["scalar_operand"].Not())
+	H, W := q["h"], q["w"]
+
+	// ---- checks (in the CHECK cycle, from the registered task) ----
+	n := m.Wire("n", hdl.UInt(2*dw))
+	n.Set(H.Mul(W))
+	nLP := hdl.U(cw, uint64(c.ParamWords()))
+	nIn := hdl.Mux(isLP, nLP.Ext(2*dw+1), hdl.Mux(two, n.ShlConst(1), n.Ext(2*dw+1)))
+	oh, ow := q["oh"], q["ow"]
+	nPool := oh.Mul(ow)
+	nOut := hdl.Mux(isPool, nPool,
+		hdl.Mux(isRed, hdl.U(2*dw, 1), hdl.Mux(isAct.Or(isWB).Or(isElt), n, hdl.U(2*dw, 0))))
+	kh, kw, stride, padH, padW := q["kh"], q["kw"], q["stride"], q["pad_h"], q["pad_w"]
+	kOK := func(k *hdl.Signal) *hdl.Expr {
+		return k.OrR().And(k.Le(hdl.U(c.kWidth(), uint64(c.MaxKernel))))
+	}
+	paddedH := H.Add(padH.ShlConst(1)) // H + 2·PadH
+	paddedW := W.Add(padW.ShlConst(1))
+	// outOK: o is the number of windows of k with stride s in the padded
+	// length p: o ≥ 1, (o−1)·s + k ≤ p < o·s + k.
+	outOK := func(o *hdl.Signal, k, s *hdl.Signal, p *hdl.Expr) *hdl.Expr {
+		os := o.Mul(s)
+		return o.OrR().And(os.Sub(s).Add(k).Le(p)).And(os.Add(k).Gt(p))
+	}
+	mask := q["mask"]
+	psumMaskBad := hdl.U(1, 0)
+	if C < L {
+		psumMaskBad = mask.Slice(L-1, C).OrR()
+	}
+	srcEnd := q["src"].Add(hdl.Mux(isLP, nLP.Ext(2*dw), n))
+	srcLimit := hdl.Mux(psumOp, hdl.U(dw+1, uint64(c.PsumDepth)), hdl.U(dw+1, uint64(c.StateDepth)))
+	dst, src, src2 := q["dst"], q["src"], q["src2"]
+	dstE := dst.Ext(dw)
+	srcS := src.Resize(dw) // the state-buffer view of src, for the overlap checks
+	post := isAct.Or(isElt).Or(isPool).Or(isRed)
+	signedLoHi := func(v *hdl.Signal) *hdl.Expr {
+		if c.ElemSigned {
+			return v.AsSInt().Ext(E + 1)
+		}
+		return v.Ext(E + 1).AsSInt()
+	}
+	checks := []struct {
+		code ErrCode
+		bad  *hdl.Expr
+	}{
+		{ErrOp, op.Ge(hdl.U(3, uint64(numOps)))},
+		{ErrFn, isElt.And(q["fn"].Ge(hdl.U(3, uint64(numEltFns)))).Or(isPool.Or(isRed).And(q["fn"].Gt(hdl.U(3, 1))))},
+		{ErrMask, mask.OrR().Not().Or(psumOp.And(psumMaskBad))},
+		{ErrShape, isLP.Not().And(H.OrR().Not().Or(W.OrR().Not()))},
+		{ErrKernel, isPool.And(kOK(kh).And(kOK(kw)).And(kOK(stride)).Not())},
+		{ErrPad, isPool.And(padH.Ext(4).Ge(kh).Or(padW.Ext(4).Ge(kw)))},
+		{ErrWindow, isPool.And(kh.Gt(paddedH).Or(kw.Gt(paddedW)))},
+		{ErrOutShape, isPool.And(outOK(oh, kh, stride, paddedH).And(outOK(ow, kw, stride, paddedW)).Not())},
+		{ErrLine, isPool.And(ow.Gt(hdl.U(dw, uint64(c.LineDepth))))},
+		{ErrSrc, srcEnd.Gt(srcLimit)},
+		{ErrSrc2, two.And(src2.Add(n).Gt(hdl.U(dw, uint64(c.StateDepth))))},
+		{ErrDst, nOut.OrR().And(dst.Add(nOut).Gt(hdl.U(dw, uint64(c.StateDepth))))},
+		{ErrOverlap, isElt.And(dstE.Gt(srcS).And(dstE.Lt(srcS.Add(n)))).
+			Or(two.And(dstE.Gt(src2.Ext(dw)).And(dstE.Lt(src2.Add(n))))).
+			Or(isPool.And(dstE.Lt(srcS.Add(n)).And(srcS.Lt(dstE.Add(nPool)))))},
+		{ErrShift, post.And(q["shift"].Gt(hdl.U(c.shiftWidth(), uint64(c.MaxShift()))))},
+		{ErrClamp, post.And(q["clamp"]).And(signedLoHi(q["lo"]).Gt(signedLoHi(q["hi"])))},
+	}
+	code := hdl.U(errCodeWidth, 0)
+	for i := len(checks) - 1; i >= 0; i-- {
+		bad := checks[i].bad
+		if checks[i].code != ErrOp {
+			bad = bad.And(isNop.Not())
+		}
+		code = hdl.Mux(bad, hdl.U(errCodeWidth, uint64(checks[i].code)), code)
+	}
+	chkCode := m.Wire("check_code", hdl.UInt(errCodeWidth))
+	chkCode.Set(code)
+	chkBad := chkCode.OrR()
+
+	errCode := m.Reg("err_code_r", hdl.UInt(errCodeWidth), 0)
+	errCode.SetNext(chkCode)
+	errCode.SetEnable(checking)
+	m.Output("err_code", hdl.UInt(errCodeWidth)).Set(errCode)
+	m.Output("error", hdl.Bool).Set(errCode.OrR())
+
+	// Counts for the run, loaded in the CHECK cycle (they fit cw bits
+	// whenever the checks pass).
+	nInR := m.Reg("n_in", hdl.UInt(cw), 0)
+	nInR.SetNext(nIn.Resize(cw))
+	nInR.SetEnable(checking)
+	nOutR := m.Reg("n_out", hdl.UInt(cw), 0)
+	nOutR.SetNext(nOut.Resize(cw))
+	nOutR.SetEnable(checking)
+
+	// ---- output side (declared first: adv gates every stage) ----
+	ocount := m.Reg("ocount", hdl.UInt(2), 0)
+	adv := m.Wire("adv", hdl.Bool)
+	adv.Set(ocount.Ne(hdl.U(2, outDepth)))
+
+	// ---- reader: vector reads base+0, base+1, ... (eltwise: a and b interleaved) ----
+	rk := m.Reg("rk", hdl.UInt(cw), 0)
+	pend := m.Reg("pend", hdl.Bool, 0)
+	held := m.Reg("held", hdl.Bool, 0)
+	fcount := m.Reg("fcount", hdl.UInt(2), 0)
+	pop := m.Wire("pop", hdl.Bool)
+	// Credit: the FIFO entries plus the response in flight, less this
+	// cycle's pop, must leave room. A request once raised is held until
+	// accepted (the buffers' rule), which stays safe: without an accept
+	// nothing new arrives.
+	credit := fcount.Add(pend).Lt(hdl.U(2, inDepth).Add(pop))
+	reqValid := m.Wire("req_valid", hdl.Bool)
+	reqValid.Set(held.Or(running.And(rk.Lt(nInR)).And(credit)))
+	plrReady := m.Input("plr_ready", hdl.Bool)
+	plrRvalid := m.Input("plr_rvalid", hdl.Bool)
+	rdReady := m.Input("rd_ready", hdl.Bool)
+	rdRvalid := m.Input("rd_rvalid", hdl.Bool)
+	memReady := hdl.Mux(psumOp, rdReady, plrReady)
+	rdAcc := reqValid.And(memReady)
+	rk.SetNext(hdl.Mux(checking, hdl.U(cw, 0), rk.Add(one).Trunc(cw)))
+	rk.SetEnable(checking.Or(rdAcc))
+	pend.SetNext(rdAcc)
+	held.SetNext(reqValid.And(memReady.Not()))
+	sel := two.And(rk.Bit(0))
+	idx := hdl.Mux(two, rk.ShrConst(1).Ext(cw), rk)
+	base := hdl.Mux(sel, src2.Resize(c.srcWidth()), src)
+	raddr := base.Add(idx)
+	m.Output("plr_valid", hdl.Bool).Set(reqValid.And(psumOp.Not()))
+	m.Output("plr_addr", hdl.UInt(aw)).Set(raddr.Trunc(aw))
+	m.Output("plr_mask", hdl.UInt(L)).Set(mask)
+	m.Output("rd_valid", hdl.Bool).Set(reqValid.And(psumOp))
+	m.Output("rd_addr", hdl.UInt(pwid)).Set(raddr.Trunc(pwid))
+	m.Output("rd_mask", hdl.UInt(C)).Set(mask.Slice(C-1, 0))
+
+	// ---- input FIFO pointers (the data is in the lanes) ----
+	push := hdl.Mux(psumOp, rdRvalid, plrRvalid)
+	fwi := m.Reg("fwi", hdl.Bool, 0)
+	fri := m.Reg("fri", hdl.Bool, 0)
+	fwi.SetNext(fwi.Not())
+	fwi.SetEnable(push)
+	fri.SetNext(fri.Not())
+	fri.SetEnable(pop)
+	fcount.SetNext(fcount.Add(push).Sub(pop.Ext(3)).Trunc(2))
+	fWe := hdl.Mux(push, hdl.Mux(fwi, hdl.U(2, 2), hdl.U(2, 1)), hdl.U(2, 0))
+
+	// ---- S1: the consumer and the plane walker ----
+	consDone := m.Reg("cons_done", hdl.Bool, 0)
+	y := m.Reg("y", hdl.UInt(dw+1), 0)   // row, counting virtual (bottom padding) rows after H-1
+	px := m.Reg("px", hdl.UInt(dw+1), 0) // column, counting virtual (right padding) columns after W-1
+	ox := m.Reg("ox", hdl.UInt(dw), 0)   // horizontal results so far in this row
+	oy := m.Reg("oy", hdl.UInt(dw), 0)   // output rows so far
+	hcnt := m.Reg("hcnt", hdl.UInt(4), 0)
+	vcnt := m.Reg("vcnt", hdl.UInt(4), 0)
+	vrow := y.Ge(H)
+	needPop := isPool.Not().Or(vrow.Not().And(px.Lt(W)))
+	fire := m.Wire("fire", hdl.Bool)
+	fire.Set(adv.And(running).And(consDone.Not()).And(needPop.Not().Or(fcount.OrR())))
+	pop.Set(fire.And(needPop))
+
+	ck := m.Reg("ck", hdl.UInt(cw), 0)
+	ck.SetNext(hdl.Mux(checking, hdl.U(cw, 0), ck.Add(one).Trunc(cw)))
+	ck.SetEnable(checking.Or(pop))
+	lastPop := ck.Add(one).Eq(nInR)
+	phase := m.Reg("phase", hdl.Bool, 0)
+	phase.SetNext(hdl.Mux(checking, hdl.U(1, 0), phase.Not()))
+	phase.SetEnable(checking.Or(fire.And(two)))
+
+	hOut := vrow.Not().And(hcnt.Eq(hdl.U(4, 0))).And(ox.Lt(ow))
+	rowOut := vcnt.Eq(hdl.U(4, 0)).And(oy.Lt(oh))
+	oxNext := ox.Add(hdl.Mux(vrow, one, hOut)).Trunc(dw)
+	rowEnd := hdl.Mux(vrow, oxNext.Eq(ow), px.Add(one).Ge(W).And(oxNext.Eq(ow)))
+	oyNext := oy.Add(rowOut).Trunc(dw)
+	hcnt0 := kw.Sub(one).Sub(padW).Trunc(4) // first output column: kw-1-pad_w
+	vcnt0 := kh.Sub(one).Sub(padH).Trunc(4)
+	sm1 := stride.Sub(one).Trunc(4)
+	dec := func(r *hdl.Signal) *hdl.Expr {
+		return hdl.Mux(r.OrR(), r.Sub(one).Trunc(4), hdl.U(4, 0))
+	}
+	walk := fire.And(isPool)
+	y.SetNext(hdl.Mux(checking, hdl.U(dw+1, 0), y.Add(one).Trunc(dw+1)))
+	y.SetEnable(checking.Or(walk.And(rowEnd)))
+	px.SetNext(hdl.Mux(checking.Or(rowEnd), hdl.U(dw+1, 0), px.Add(one).Trunc(dw+1)))
+	px.SetEnable(checking.Or(walk))
+	ox.SetNext(hdl.Mux(checking.Or(rowEnd), hdl.U(dw, 0), oxNext))
+	ox.SetEnable(checking.Or(walk))
+	oy.SetNext(hdl.Mux(checking, hdl.U(dw, 0), oyNext))
+	oy.SetEnable(checking.Or(walk.And(rowEnd)))
+	hcnt.SetNext(hdl.Mux(checking.Or(rowEnd), hcnt0, hdl.Mux(hOut, sm1, dec(hcnt))))
+	hcnt.SetEnable(checking.Or(walk))
+	vcnt.SetNext(hdl.Mux(checking, vcnt0, hdl.Mux(rowOut, sm1, dec(vcnt))))
+	vcnt.SetEnable(checking.Or(walk.And(rowEnd)))
+
+	poolDone := rowEnd.And(y.Add(one).Ge(H)).And(oyNext.Eq(oh))
+	consDone.SetNext(hdl.Mux(checking, isNop,
+		hdl.Mux(isPool, poolDone, lastPop)))
+	consDone.SetEnable(checking.Or(fire))
+
+	// S2 alignment: the vertical filter works one cycle after S1 on the
+	// horizontal result, with the line-buffer word read in S1.
+	s2v := m.Reg("s2_valid", hdl.Bool, 0)
+	s2v.SetNext(walk.And(vrow.Or(hOut)))
+	s2v.SetEnable(adv)
+	s2ox := m.Reg("s2_ox", hdl.UInt(dw), 0)
+	s2ox.SetNext(ox)
+	s2ox.SetEnable(adv)
+	s2fill := m.Reg("s2_fill", hdl.Bool, 0)
+	s2fill.SetNext(y.Eq(hdl.U(dw+1, 0)))
+	s2fill.SetEnable(adv)
+	s2virt := m.Reg("s2_virt", hdl.Bool, 0)
+	s2virt.SetNext(vrow)
+	s2virt.SetEnable(adv)
+	s2out := m.Reg("s2_out", hdl.Bool, 0)
+	s2out.SetNext(rowOut)
+	s2out.SetEnable(adv)
+	lbWe := s2v.And(adv)
+	fwd := m.Reg("lb_fwd", hdl.Bool, 0)
+	fwd.SetNext(lbWe.And(s2ox.Eq(ox)))
+	fwd.SetEnable(adv)
+
+	// ---- X, V valid bits and the output FIFO ----
+	emit := hdl.Mux(isPool, s2v.And(s2out),
+		fire.And(hdl.Mux(isElt, two.Not().Or(phase), hdl.Mux(isRed, lastPop, isAct.Or(isWB)))))
+	xv := m.Reg("xv", hdl.Bool, 0)
+	xv.SetNext(emit)
+	xv.SetEnable(adv)
+	vv := m.Reg("vv", hdl.Bool, 0)
+	vv.SetNext(xv)
+	vv.SetEnable(adv)
+	opush := vv.And(adv)
+	plwValid := ocount.OrR()
+	plwReady := m.Input("plw_ready", hdl.Bool)
+	opop := plwValid.And(plwReady)
+	ocount.SetNext(ocount.Add(opush).Sub(opop.Ext(3)).Trunc(2))
+	owi := m.Reg("owi", hdl.Bool, 0)
+	owi.SetNext(owi.Not())
+	owi.SetEnable(opush)
+	ori := m.Reg("ori", hdl.Bool, 0)
+	ori.SetNext(ori.Not())
+	ori.SetEnable(opop)
+	oWe := hdl.Mux(opush, hdl.Mux(owi, hdl.U(2, 2), hdl.U(2, 1)), hdl.U(2, 0))
+
+	wk := m.Reg("wk", hdl.UInt(cw), 0)
+	wk.SetNext(hdl.Mux(checking, hdl.U(cw, 0), wk.Add(one).Trunc(cw)))
+	wk.SetEnable(checking.Or(opop))
+	m.Output("plw_valid", hdl.Bool).Set(plwValid)
+	m.Output("plw_addr", hdl.UInt(aw)).Set(dst.Add(wk).Trunc(aw))
+	m.Output("plw_mask", hdl.UInt(L)).Set(mask)
+
+	// ---- completion ----
+	finish := running.And(consDone).And(wk.Eq(nOutR))
+	st.SetNext(hdl.Mux(idle, hdl.U(2, stCheck), hdl.Mux(checking.And(chkBad.Not()), hdl.U(2, stRun), hdl.U(2, stIdle))))
+	st.SetEnable(accept.Or(checking).Or(finish))
+	done := m.Reg("done_r", hdl.Bool, 0)
+	done.SetNext(checking.And(chkBad).Or(finish))
+	m.Output("done", hdl.Bool).Set(done)
+
+	// ---- lanes ----
+	isWBn := isWB.Not()
+	xSel := hdl.Mux(isPool, hdl.U(2, 3), hdl.Mux(isRed, hdl.U(2, 2), hdl.Mux(isElt, hdl.U(2, 1), hdl.U(2, 0))))
+	lm, lbm := lane(c), lineBuffer(c)
+	for p := range L {
+		ln := m.Instance(fmt.Sprintf("lane_%d", p), lm)
+		rs := m.Input(fmt.Sprintf("plr_rdata_%d", p), hdl.UInt(E))
+		ln.Connect("rs", rs)
+		if p < C {
+			ln.Connect("rp", m.Input(fmt.Sprintf("rd_data_%d", p), hdl.SInt(c.AccWidth)))
+		} else {
+			ln.Connect("rp", hdl.S(c.AccWidth, 0))
+		}
+		ln.Connect("in_psum", psumOp).Connect("f_we", fWe).Connect("f_ri", fri)
+		ln.Connect("elt_hold", fire.And(two).And(phase.Not())).Connect("fn", q["fn"]).
+			Connect("elt_scalar", q["scalar_operand"]).Connect("scalar", q["scalar"])
+		ln.Connect("red_en", fire.And(isRed)).Connect("red_first", ck.Eq(hdl.U(cw, 0))).Connect("red_max", q["fn"].Bit(0))
+		ln.Connect("lp_en", fire.And(isLP).And(mask.Bit(p)))
+		ln.Connect("h_en", walk.And(vrow.Not())).Connect("h_fill", px.Eq(hdl.U(dw+1, 0))).Connect("h_virt", px.Ge(W)).
+			Connect("pad_edge", q["pad_edge"]).Connect("avg", q["fn"].Bit(0)).Connect("kw", kw).Connect("kh", kh)
+		lb := m.Instance(fmt.Sprintf("lb_%d", p), lbm).Connect("raddr", ox.Resize(lbw)).Connect("ren", adv).
+			Connect("waddr", s2ox.Resize(lbw)).Connect("we", lbWe).Connect("wdata", ln.Out("lb_wdata"))
+		ln.Connect("v_fill", s2fill).Connect("v_virt", s2virt).Connect("lb_q", lb.Out("q")).
+			Connect("lb_we", lbWe).Connect("lb_fwd", fwd)
+		ln.Connect("x_sel", xSel).Connect("adv", adv)
+		ln.Connect("per_lane", isAct.And(q["per_lane"])).
+			Connect("scale", hdl.Mux(isWB, hdl.S(c.ScaleWidth, 1), q["scale"])).
+			Connect("bias", hdl.Mux(isWB, hdl.S(c.AccWidth, 0), q["bias"])).
+			Connect("shift", hdl.Mux(isWB, hdl.U(c.shiftWidth(), 0), q["shift"])).
+			Connect("round_even", q["round_even"]).Connect("relu", q["relu"].And(isWBn)).Connect("clamp", q["clamp"].And(isWBn)).
+			Connect("lo", q["lo"]).Connect("hi", q["hi"])
+		ln.Connect("o_we", oWe).Connect("o_ri", ori)
+		m.Output(fmt.Sprintf("plw_wdata_%d", p), hdl.UInt(E)).Set(ln.Out("wdata"))
+	}
+	return m
+}

@@ -1,0 +1,97 @@
+package planar
+
+import (
+	"testing"
+
+	"github.com/hwgen/hwgen/internal/toolchain"
+)
+
+// unsignedConfig is a second small shape: unsigned 6-bit elements, two
+// lanes, windows up to 3×3, an 8-entry line buffer.
+func unsignedConfig() Config {
+	return Config{Lanes: 2, PsumLanes: 2, ElemWidth: 6, ElemSigned: false, AccWidth: 12, ScaleWidth: 6,
+		StateDepth: 128, PsumDepth: 32, MaxKernel: 3, LineDepth: 8}
+}
+
+func allTables() []namedTask {
+	var ts []namedTask
+	for _, f := range []func() []namedTask{actTasks, eltTasks, reduceTasks, poolTasks} {
+		ts = append(ts, f()...)
+	}
+	return ts
+}
+
+// Random tasks of every operation against the golden models, with exact
+// cycle counts, on two configurations (Go simulator).
+func TestRandomTasks(t *testing.T) {
+	n := 200
+	if testing.Short() {
+		n = 60
+	}
+	for _, c := range []Config{smallConfig(), unsignedConfig()} {
+		t.Run(Name(c), func(t *testing.T) {
+			runSuite(t, newBench(t, c, 21, 0), randomTasks(21, c, n, 120), true)
+		})
+	}
+}
+
+// The small configuration with the real buffers, every table and random
+// tasks, with and without the other buffer clients competing; each run
+// is replayed on Verilator (all outputs every cycle, all memories at the
+// end).
+func TestCrossCheckSmall(t *testing.T) {
+	toolchain.Need(t, "verilator")
+	c := smallConfig()
+	t.Run("quiet", func(t *testing.T) {
+		b := newBench(t, c, 31, 0)
+		runSuite(t, b, allTables(), true)
+		b.crossCheck()
+	})
+	t.Run("contention", func(t *testing.T) {
+		b := newBench(t, c, 32, 0.5)
+		runSuite(t, b, append(allTables(), randomTasks(32, c, 40, 120)...), false)
+		for _, tc := range badTasks() {
+			if tc.code != ErrField {
+				if res := b.run(tc.t); res.errCode != tc.code {
+					t.Errorf("%s: code %v, want %v", tc.name, res.errCode, tc.code)
+				}
+			}
+		}
+		b.checkMemory("after bad tasks")
+		b.quiesce()
+		b.crossCheck()
+	})
+}
+
+func TestCrossCheckUnsigned(t *testing.T) {
+	toolchain.Need(t, "verilator")
+	c := unsignedConfig()
+	b := newBench(t, c, 41, 0.5)
+	runSuite(t, b, randomTasks(41, c, 60, 60), false)
+	b.quiesce()
+	b.crossCheck()
+}
+
+// The default configuration (16 lanes, 4096-deep state buffer, 512-deep
+// psum buffer, 64-entry line buffers) with its real buffers, under
+// contention, replayed on Verilator.
+func TestCrossCheckDefault(t *testing.T) {
+	if testing.Short() {
+		t.Skip("default-configuration Verilator build: skipped with -short")
+	}
+	toolchain.Need(t, "verilator")
+	c := DefaultConfig()
+	b := newBench(t, c, 51, 0.3)
+	full := uint64(1)<<16 - 1
+	big := []namedTask{
+		{"writeback 16 partitions x 400", Task{Op: OpWriteBack, Mask: full, Src: 0, Dst: 2048, H: 20, W: 20}},
+		{"act 16 x 504 half-even relu", Task{Op: OpAct, Mask: full, Src: 0, Dst: 2500, H: 8, W: 63, Scale: 300, Bias: -1000, Shift: 9, RoundEven: true, Relu: true}},
+		{"avg pool 3x3 s2 pad1 of a 40x64 plane", Task{Op: OpPool, Fn: FnPoolAvg, Mask: full, Src: 0, Dst: 3100, H: 40, W: 64, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1, Scale: 455, Shift: 12}},
+		{"max pool 2x2 s1 edge of 30x63", Task{Op: OpPool, Fn: FnPoolMax, Mask: full, Src: 100, Dst: 2048, H: 30, W: 63, KH: 2, KW: 2, Stride: 1, PadH: 1, PadW: 1, PadEdge: true, Scale: 1}},
+		{"eltwise add of two 1000-element tensors", Task{Op: OpEltwise, Fn: FnAdd, Mask: full, Src: 0, Src2: 1000, Dst: 2048, H: 10, W: 100, Scale: 1}},
+		{"reduce sum of 2000 elements", Task{Op: OpReduce, Fn: FnSum, Mask: full, Src: 0, Dst: 4000, H: 40, W: 50, Scale: 1, Shift: 6}},
+	}
+	runSuite(t, b, append(big, randomTasks(51, c, 30, 300)...), false)
+	b.quiesce()
+	b.crossCheck()
+}

@@ -1,0 +1,180 @@
+// Package planar builds the NPU's planar engine: partition-parallel lanes
+// for the work within a plane — activation and requantization of psums,
+// write-back (the last step of the on-chip transpose and of every layer's
+// output), elementwise operations, pooling and reduction (DESIGN.md
+// "Planar engine"; SEEDS.md §1 and §3).
+//
+//	m, err := planar.Build(cfg)        // *hdl.Module
+//	fields, err := task.Encode(cfg)    // the descriptor, after task.Validate(cfg)
+//
+// # Data layout and lanes
+//
+// Lane p works on state-buffer partition p (and psum partition p, p <
+// psum_lanes). A plane of H×W elements lies row-major at consecutive
+// addresses from its base, the same base in every partition of the
+// task's lane mask; the lanes share one address generator and one
+// controller and move in lockstep, one element index per step. All
+// memory traffic is vector requests with the task's mask, so every lane
+// reads and writes its own partition in the same cycle.
+//
+// # Ports
+//
+// The memory ports are the planar clients of blocks/sram, name for name
+// and width for width: plr and plw of the state buffer, rd of the psum
+// buffer (L = lanes, C = psum_lanes, E = elem_width, A = acc_width,
+// aw = log2(state_depth), pw = log2(psum_depth)).
+//
+//	port            dir  type       meaning
+//	t_valid         in   1          a task descriptor is presented (held until t_ready)
+//	t_<field>       in   (below)    the descriptor fields, sampled when t_valid and t_ready
+//	t_ready         out  1          the engine is idle: the task is taken this cycle
+//	busy            out  1          a task is being checked or run
+//	done            out  1          one-cycle pulse: the task finished (registered; never combinational from t_valid)
+//	err_code        out  4          the last task's ErrCode (0: none), valid from its done pulse to the next task's
+//	error           out  1          err_code != 0
+//	plr_valid       out  1          state-buffer read request
+//	plr_addr        out  aw
+//	plr_mask        out  L
+//	plr_ready       in   1          the request is accepted
+//	plr_rvalid      in   1          response of the request accepted in the previous cycle
+//	plr_rdata_p     in   E          partition p's element
+//	plw_valid       out  1          state-buffer write request
+//	plw_addr        out  aw
+//	plw_mask        out  L
+//	plw_wdata_p     out  E
+//	plw_ready       in   1
+//	rd_valid        out  1          psum read-out request
+//	rd_addr         out  pw
+//	rd_mask         out  C
+//	rd_ready        in   1
+//	rd_rvalid       in   1
+//	rd_data_c       in   SInt(A)    partition c's accumulator
+//
+// Every request is held, with its address, until its ready (the buffers'
+// rule); the engine takes back-pressure on every port: a read waits for
+// room (a credit counts the two-entry input FIFO, the response in flight
+// and this cycle's pop), a full output FIFO freezes the whole lane
+// pipeline (adv low). A response arrives exactly one cycle after its
+// acceptance, as the buffers guarantee.
+//
+// # Task descriptor
+//
+// One Go struct, Task; Fields lists the port fields in order (Encode
+// gives their values). OH and OW are computed by Encode, not set by the
+// compiler; the hardware checks them.
+//
+//	field           type            meaning
+//	op              UInt(3)         Op: nop, act, writeback, eltwise, pool, reduce, loadparams
+//	fn              UInt(3)         eltwise add/sub/mul/max/min; pool max/avg; reduce sum/max
+//	mask            UInt(L)         lanes (partitions) worked on
+//	src, src2, dst  addresses       sources (src: psum entry for act/writeback) and destination
+//	h, w            UInt(dw)        the plane (act, writeback, eltwise: H·W elements in any split)
+//	kh, kw, stride  UInt(4)         pooling window and stride, 1..max_kernel
+//	pad_h, pad_w    UInt(3)         pooling padding on each side, below the window size
+//	pad_edge        1               pad with the nearest element (else 0)
+//	oh, ow          UInt(dw)        pooling output plane (Encode computes them)
+//	scalar_operand  1               eltwise: the second operand is scalar
+//	scalar          E               an element
+//	scale, bias     SInt(S), SInt(A) the post-processor's gain and bias
+//	shift           UInt            0..MaxShift
+//	round_even      1               round half to even (else half up)
+//	relu, clamp     1               post-processor options; lo, hi (E bits): the clamp bounds
+//	per_lane        1               act: use each lane's loaded scale and bias
+//
+// # Operations
+//
+// Every operation computes an exact value x per element (at most
+// Config.XWidth bits, no overflow possible) and sends it through the one
+// post-processor, the formula of golden.Requant:
+//
+//	v   = x·scale + bias                                  exact, Config.VWidth bits
+//	r   = v                                               shift = 0
+//	r   = floor(v / 2^shift) + up                         shift > 0, rem = v − floor(v/2^shift)·2^shift, half = 2^(shift−1)
+//	      up = rem ≥ half                                 round half up
+//	      up = rem > half or (rem = half and floor odd)   round half to even
+//	r   = max(r, 0)                                       relu
+//	r   = min(max(r, lo), hi)                             clamp
+//	out = min(max(r, elem min), elem max)                 saturation to the element type
+//
+//	act        x = psum[src+i]; scale/bias from the task or (per_lane) the lane's registers; i < H·W → dst+i
+//	writeback  x = psum[src+i], post-processor forced to saturation only (scale 1, bias 0, shift 0, no relu/clamp)
+//	eltwise    x = a op b, a = state[src+i], b = state[src2+i] or scalar; op add, sub, mul, max, min → dst+i
+//	pool       x = max or sum over the KH×KW window (padding 0 or the nearest element) → dst + oy·OW + ox;
+//	           OH = (H + 2·pad_h − KH)/stride + 1, OW likewise; average = sum with scale/shift dividing by KH·KW
+//	reduce     x = sum or max of the H·W plane → dst
+//	loadparams reads ParamWords elements from src in every lane of the mask: scale, then bias, each
+//	           little-endian in whole elements; they are the lane's per-partition parameters until reloaded
+//	nop        nothing; done three cycles after acceptance
+//
+// Write-back of psum partition j to state partition j at an address
+// offset completes the on-chip transpose (SEEDS.md §1): after the PE
+// array has put A[i][j] into psum partition j entry i, one writeback
+// task (H·W = rows, src = the psum entry, dst = the new address) lays
+// partition j of the state buffer out as row j of Aᵀ.
+//
+// # Pooling: the rasterizer and the line buffer
+//
+// The reader fetches the plane in raster order, each element exactly once
+// (H·W reads per task, whatever the overlap). The walker steps through
+// the padded plane, one step per cycle: a horizontal filter keeps the
+// last max_kernel−1 elements of the row and forms the KW-window max or
+// sum each time a window is complete (the first column fills the left
+// padding; right padding columns are steps without a read); a line
+// buffer per lane (line_depth words of max_kernel−1 horizontal results,
+// one word per output column) gives the vertical filter the KH−1 rows
+// above, and takes the new row back in the same pass (top padding: the
+// first row fills the word; bottom padding: rows of OW steps without a
+// read). A word read in the cycle it is being written is forwarded.
+// line_depth bounds OW; W itself is not bounded by it.
+//
+// # Timing and cycle counts
+//
+// A task accepted in cycle T is checked in T+1 (a bad one ends with done
+// in T+2 and its error code, having touched no memory); reads start in
+// T+2. Pipeline: read accepted (t) → response into the input FIFO (t+1)
+// → step S1 (t+2) → [pooling: vertical filter S2] → X (exact result) →
+// V (gain and bias) → rounding and saturation into the output FIFO →
+// write. Without contention the done pulse comes in cycle T + Cycles:
+//
+//	nop                       3
+//	bad task                  2
+//	act, writeback            N + 8          N = H·W (one element per lane per cycle)
+//	eltwise with a scalar     N + 8
+//	eltwise on two tensors    2N + 8         (two reads per element from the same bank port)
+//	reduce                    N + 8
+//	loadparams                ParamWords + 5
+//	pool                      max(steps + 5, last + 10)
+//	    steps = H·max(W, c+1) + V·OW, c = (OW−1)·stride − pad_w + KW − 1 (last window column),
+//	    V = max(0, r − (H−1)) bottom-padding rows, r = (OH−1)·stride − pad_h + KH − 1 (last window row),
+//	    last = steps−1 if V > 0, else r·max(W, c+1) + c
+//
+// so one element per lane per cycle in steady state for act, writeback,
+// scalar eltwise and reduce, and one pooling step (one input element)
+// per cycle, an output in every step that completes a window (stride 1:
+// one output per step once KH−1 rows are in the line buffer). Two-tensor
+// eltwise is bound by the state buffer: both operands live in the same
+// bank, which has one read port. Task.Cycles gives these numbers;
+// contention only adds cycles; the next task is accepted in the cycle of
+// the done pulse.
+//
+// # Errors
+//
+// Task.Validate (compiler side) names the field, its value and the
+// allowed range, in the order of the hardware's checks; the hardware
+// reports the first failing one as err_code and ends the task at once:
+//
+//	1 op        unknown operation          9  line       OW > line_depth
+//	2 fn        unknown function           10 src        source past the end of its buffer
+//	3 mask      empty, or psum lane ≥ C    11 src2       second source past the end
+//	4 shape     H or W zero                12 dst        destination past the end
+//	5 kernel    KH, KW, stride ∉ 1..max    13 overlap    destination over a source where the op cannot allow it
+//	6 pad       pad ≥ window               14 shift      shift > MaxShift
+//	7 window    window > padded plane      15 clamp      lo > hi
+//	8 out_shape OH/OW inconsistent
+//
+// Overlap: eltwise writes lag its reads, so dst ≤ src (in place included)
+// or dst ≥ src+N, for each source; pooling output may not overlap its
+// input at all (with padding it can run ahead of the reads); act,
+// writeback and reduce have no restriction (different buffer, or one
+// write after all reads).
+package planar

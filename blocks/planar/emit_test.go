@@ -1,0 +1,161 @@
+package planar
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/verilog"
+)
+
+// emitDir writes cfg's engine as Verilog into a temporary directory.
+func emitDir(t testing.TB, c Config) (string, *hdl.Design, []string) {
+	t.Helper()
+	m, err := Build(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := hdl.Elaborate(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "rtl")
+	if err := verilog.WriteDir(dir, verilog.Emit(d)); err != nil {
+		t.Fatal(err)
+	}
+	list, err := os.ReadFile(filepath.Join(dir, d.Top.Name+".f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, d, strings.Fields(string(list))
+}
+
+// Every shape lints clean with verilator -Wall (the corners: one lane,
+// fewer psum lanes, unsigned narrow elements, the smallest kernel limit,
+// a one-entry line buffer, the default) and compiles under Icarus.
+func TestLint(t *testing.T) {
+	toolchain.Need(t, "verilator")
+	one := Config{Lanes: 1, PsumLanes: 1, ElemWidth: 2, ElemSigned: false, AccWidth: 8, ScaleWidth: 2,
+		StateDepth: 2, PsumDepth: 2, MaxKernel: 2, LineDepth: 1}
+	wide := Config{Lanes: 3, PsumLanes: 2, ElemWidth: 16, ElemSigned: true, AccWidth: 40, ScaleWidth: 20,
+		StateDepth: 64, PsumDepth: 1024, MaxKernel: 5, LineDepth: 100}
+	for _, c := range []Config{smallConfig(), unsignedConfig(), one, wide, DefaultConfig()} {
+		t.Run(Name(c), func(t *testing.T) {
+			dir, d, files := emitDir(t, c)
+			if err := toolchain.Lint(dir, d.Top.Name, files); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := toolchain.Find("iverilog"); err == nil {
+				if err := toolchain.Icarus(dir, d.Top.Name, files); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// A small configuration synthesizes with Yosys without a latch, a
+// combinational loop or a driver conflict.
+func TestSynth(t *testing.T) {
+	toolchain.Need(t, "yosys")
+	c := Config{Lanes: 2, PsumLanes: 2, ElemWidth: 4, ElemSigned: true, AccWidth: 8, ScaleWidth: 4,
+		StateDepth: 16, PsumDepth: 8, MaxKernel: 3, LineDepth: 4}
+	dir, _, files := emitDir(t, c)
+	stat, err := toolchain.Synth(dir, Name(c), files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stat, laneName(c)) {
+		t.Errorf("no lane module in the synthesis report:\n%s", stat)
+	}
+}
+
+// Module names come from the parameters: the lane is emitted once however
+// many lanes there are, every parameter changes the name, and the same
+// configuration gives the same Verilog.
+func TestModuleNames(t *testing.T) {
+	c := DefaultConfig()
+	m, err := Build(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := hdl.MustElaborate(m)
+	var names []string
+	for _, mod := range d.Modules {
+		names = append(names, mod.Name)
+	}
+	want := []string{"planar_lane_s8_a32_sc16_d4096_k8", "planar_linebuf_64x84", "planar_16x16_s8_s32_sc16_d4096_p512_k8_l64"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("modules (-want +got):\n%s", diff)
+	}
+	seen := map[string]Config{}
+	for _, mod := range []func(*Config){
+		func(c *Config) {},
+		func(c *Config) { c.Lanes = 8 },
+		func(c *Config) { c.PsumLanes = 8 },
+		func(c *Config) { c.ElemWidth = 6 },
+		func(c *Config) { c.ElemSigned = false },
+		func(c *Config) { c.AccWidth = 24 },
+		func(c *Config) { c.ScaleWidth = 8 },
+		func(c *Config) { c.StateDepth = 2048 },
+		func(c *Config) { c.PsumDepth = 256 },
+		func(c *Config) { c.MaxKernel = 4 },
+		func(c *Config) { c.LineDepth = 32 },
+	} {
+		c := DefaultConfig()
+		mod(&c)
+		if prev, dup := seen[Name(c)]; dup {
+			t.Errorf("configurations %+v and %+v share the name %s", prev, c, Name(c))
+		}
+		seen[Name(c)] = c
+	}
+	files := verilog.Emit(d)
+	m2, _ := Build(c)
+	again := verilog.Emit(hdl.MustElaborate(m2))
+	for i := range files {
+		if files[i].Name != again[i].Name || string(files[i].Data) != string(again[i].Data) {
+			t.Errorf("%s differs between two builds of the same configuration", files[i].Name)
+		}
+	}
+}
+
+// The task port is exactly the descriptor's fields, and the memory ports
+// match the buffer clients of blocks/sram name for name and width for
+// width (checked by the test top, which connects them), so here: the
+// port list.
+func TestPorts(t *testing.T) {
+	c := smallConfig()
+	m, _ := Build(c)
+	got := map[string]string{}
+	for _, p := range m.Ports {
+		got[p.Name] = p.Kind.String() + " " + p.Type.String()
+	}
+	want := map[string]string{
+		"t_valid": "input UInt(1)", "t_ready": "output UInt(1)", "busy": "output UInt(1)", "done": "output UInt(1)",
+		"error": "output UInt(1)", "err_code": "output UInt(4)",
+		"plr_valid": "output UInt(1)", "plr_addr": "output UInt(8)", "plr_mask": "output UInt(4)",
+		"plr_ready": "input UInt(1)", "plr_rvalid": "input UInt(1)", "plr_rdata_3": "input UInt(8)",
+		"plw_valid": "output UInt(1)", "plw_addr": "output UInt(8)", "plw_mask": "output UInt(4)",
+		"plw_ready": "input UInt(1)", "plw_wdata_3": "output UInt(8)",
+		"rd_valid": "output UInt(1)", "rd_addr": "output UInt(6)", "rd_mask": "output UInt(3)",
+		"rd_ready": "input UInt(1)", "rd_rvalid": "input UInt(1)", "rd_data_2": "input SInt(20)",
+		"t_scale": "input SInt(10)", "t_bias": "input SInt(20)", "t_shift": "input UInt(5)", "t_oh": "input UInt(9)",
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("port %s: %q, want %q", name, got[name], w)
+		}
+	}
+	if _, ok := got["rd_data_3"]; ok {
+		t.Error("lane 3 has no psum partition but a rd_data_3 port")
+	}
+	for _, f := range c.Fields() {
+		if got["t_"+f.Name] != "input "+f.Type.String() {
+			t.Errorf("descriptor field %s: port %q", f.Name, got["t_"+f.Name])
+		}
+	}
+}

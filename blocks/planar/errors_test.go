@@ -1,0 +1,150 @@
+package planar
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// badTasks are rejected by Validate with the given first code and
+// message; every one with a hardware code can be encoded raw and is
+// flagged by the hardware with that code.
+func badTasks() []struct {
+	name string
+	t    Task
+	code ErrCode
+	msg  string
+} {
+	pool := Task{Op: OpPool, Mask: all4, Src: 0, Dst: 128, H: 4, W: 4, KH: 2, KW: 2, Stride: 2, Scale: 1}
+	with := func(f func(*Task)) Task { t := pool; f(&t); return t }
+	return []struct {
+		name string
+		t    Task
+		code ErrCode
+		msg  string
+	}{
+		{"unknown op", Task{Op: 7, Mask: 1}, ErrOp, "op = 7 is not allowed: must be one of 0..6"},
+		{"unknown eltwise function", Task{Op: OpEltwise, Fn: 5, Mask: 1, H: 1, W: 1, Dst: 9}, ErrFn, "fn = 5 is not allowed: an eltwise function is 0..4"},
+		{"unknown pooling function", with(func(t *Task) { t.Fn = 2 }), ErrFn, "fn = 2 is not allowed: a pooling function is 0 (max) or 1 (avg)"},
+		{"empty mask", Task{Op: OpReduce, H: 1, W: 1}, ErrMask, "mask = 0x0 is not allowed: must name at least one lane"},
+		{"act on a lane without psum", Task{Op: OpAct, Mask: 8, H: 1, W: 1, Dst: 128, Scale: 1}, ErrMask,
+			"mask = 0x8 is not allowed: act reads the psum buffer: only its 3 partitions (bits 0..2)"},
+		{"zero height", Task{Op: OpWriteBack, Mask: 1, H: 0, W: 3}, ErrShape, "h = 0 is not allowed: must be at least 1"},
+		{"zero width", with(func(t *Task) { t.W = 0 }), ErrShape, "w = 0 is not allowed: must be at least 1"},
+		{"zero stride", with(func(t *Task) { t.Stride = 0 }), ErrKernel, "stride = 0 is not allowed: must be in 1..8 (max_kernel)"},
+		{"kernel too large", with(func(t *Task) { t.KH, t.H = 9, 9 }), ErrKernel, "kh = 9 is not allowed: must be in 1..8 (max_kernel)"},
+		{"padding as large as the window", with(func(t *Task) { t.PadW = 2 }), ErrPad, "pad_w = 2 is not allowed: must be below kw = 2"},
+		{"window larger than the padded plane", with(func(t *Task) { t.H, t.KH, t.PadH, t.Stride = 2, 5, 1, 1 }), ErrWindow,
+			"kh = 5 is not allowed: the window must fit the padded plane: at most h+2·pad_h = 4"},
+		{"output row wider than the line buffer", with(func(t *Task) { t.H, t.W, t.KH, t.KW, t.Stride = 1, 17, 1, 1, 1 }), ErrLine,
+			"w = 17 is not allowed: the output row (ow = 17) must fit the line buffer of 16 entries (line_depth)"},
+		{"psum source past the end", Task{Op: OpWriteBack, Mask: 1, Src: 60, Dst: 128, H: 2, W: 4}, ErrSrc,
+			"src = 60 is not allowed: the 8 elements read from it must lie in the psum buffer: at most 56"},
+		{"params past the end", Task{Op: OpLoadParams, Mask: 1, Src: 253}, ErrSrc,
+			"src = 253 is not allowed: the 5 elements read from it must lie in the state buffer: at most 251"},
+		{"second source past the end", Task{Op: OpEltwise, Mask: 1, Src: 0, Src2: 250, Dst: 128, H: 2, W: 4, Scale: 1}, ErrSrc2,
+			"src2 = 250 is not allowed: the 8 elements read from it must lie in the state buffer: at most 248"},
+		{"destination past the end", with(func(t *Task) { t.Dst = 253 }), ErrDst,
+			"dst = 253 is not allowed: the 4 elements written must lie in the state buffer: at most 252"},
+		{"eltwise writes ahead of its reads", Task{Op: OpEltwise, Mask: 1, Src: 10, Src2: 100, Dst: 11, H: 2, W: 4, Scale: 1}, ErrOverlap,
+			"dst = 11 is not allowed: eltwise writes behind its reads: dst must be ≤ src (10) or ≥ src+8"},
+		{"eltwise overlaps the second source", Task{Op: OpEltwise, Mask: 1, Src: 10, Src2: 100, Dst: 107, H: 2, W: 4, Scale: 1}, ErrOverlap,
+			"dst = 107 is not allowed: eltwise writes behind its reads: dst must be ≤ src2 (100) or ≥ src2+8"},
+		{"pooling output over its input", with(func(t *Task) { t.Dst = 15 }), ErrOverlap,
+			"dst = 15 is not allowed: the pooled output (4 elements) may not overlap the input at 0..15"},
+		{"shift too large", Task{Op: OpReduce, Mask: 1, Dst: 128, H: 1, W: 1, Scale: 1, Shift: 31}, ErrShift, "shift = 31 is not allowed: must be in 0..30"},
+		{"clamp bounds crossed", Task{Op: OpAct, Mask: 1, Dst: 128, H: 1, W: 1, Scale: 1, Clamp: true, Lo: 5, Hi: -5}, ErrClamp,
+			"lo = 5 is not allowed: must not exceed hi = -5"},
+		{"scalar not an element", Task{Op: OpEltwise, Mask: 1, H: 1, W: 1, Dst: 9, ScalarOperand: true, Scalar: 200}, ErrField,
+			"scalar = 200 is not allowed: must fit its 8-bit field: -128..127"},
+		{"scale too wide", Task{Op: OpAct, Mask: 1, H: 1, W: 1, Dst: 9, Scale: 600}, ErrField,
+			"scale = 600 is not allowed: must fit its 10-bit field: -512..511"},
+		{"mask beyond the lanes", Task{Op: OpReduce, Mask: 0x10, H: 1, W: 1}, ErrField,
+			"mask = 0x10 is not allowed: must have bits only below 4 (the lanes)"},
+		{"plane too large to encode", Task{Op: OpReduce, Mask: 1, H: 600, W: 1}, ErrField,
+			"h = 600 is not allowed: must fit its 9-bit field: 0..511"},
+	}
+}
+
+// The compiler side rejects bad tasks with the field, the value, what is
+// allowed and the code the hardware would report.
+func TestValidateErrors(t *testing.T) {
+	c := smallConfig()
+	for _, tc := range badTasks() {
+		err := tc.t.Validate(c)
+		if err == nil {
+			t.Errorf("%s: accepted", tc.name)
+			continue
+		}
+		if !errors.Is(err, ErrTask) || FirstCode(err) != tc.code {
+			t.Errorf("%s: first code %v, want %v (%v)", tc.name, FirstCode(err), tc.code, err)
+		}
+		if !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: error %q does not say %q", tc.name, err, tc.msg)
+		}
+		if _, err := tc.t.Encode(c); err == nil {
+			t.Errorf("%s: Encode accepted it", tc.name)
+		}
+		if _, err := tc.t.EncodeRaw(c); (err != nil) != (tc.code == ErrField) {
+			t.Errorf("%s: EncodeRaw error %v, want one only for ErrField", tc.name, err)
+		}
+	}
+	// Several bad fields: all listed, the hardware's check order first.
+	multi := Task{Op: OpPool, Mask: 1, H: 4, W: 4, KH: 0, KW: 2, Stride: 1, Dst: 128, Shift: 31}
+	err := multi.Validate(c)
+	if FirstCode(err) != ErrKernel || !strings.Contains(err.Error(), "shift = 31") {
+		t.Errorf("multiple errors: %v", err)
+	}
+	for _, good := range append(append(actTasks(), eltTasks()...), poolTasks()...) {
+		if _, err := good.t.Encode(c); err != nil {
+			t.Errorf("%s: %v", good.name, err)
+		}
+	}
+}
+
+// Bad tasks that reach the hardware anyway end with a done pulse two
+// cycles after acceptance and the error code Validate predicts, touching
+// no memory; the next good task runs normally.
+func TestHardwareErrorStatus(t *testing.T) {
+	c := smallConfig()
+	b := newBench(t, c, 11, 0)
+	check := func(name string, res taskRun, want ErrCode) {
+		t.Helper()
+		if res.errCode != want || res.cycles != 2 || res.reads != 0 || res.writes != 0 {
+			t.Errorf("%s: code %v in %d cycles with %d reads, %d writes; want code %v in 2 cycles, no access",
+				name, res.errCode, res.cycles, res.reads, res.writes, want)
+		}
+	}
+	for _, tc := range badTasks() {
+		if tc.code == ErrField {
+			continue
+		}
+		check(tc.name, b.run(tc.t), tc.code)
+		b.checkMemory(tc.name)
+	}
+	// A raw descriptor whose OH/OW do not match its pooling: the walk
+	// would never end, so the hardware refuses it.
+	good := Task{Op: OpPool, Mask: all4, Src: 0, Dst: 128, H: 5, W: 5, KH: 3, KW: 3, Stride: 2, Scale: 1}
+	for _, f := range []struct {
+		name  string
+		delta int64
+	}{{"oh", 1}, {"oh", -1}, {"ow", 1}, {"ow", -2}} {
+		fields, err := good.Encode(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range fields {
+			if fields[i].Name == f.name {
+				fields[i].Value = uint64(int64(fields[i].Value) + f.delta)
+			}
+		}
+		check(f.name, b.runFields(good, fields), ErrOutShape)
+	}
+	b.checkMemory("out shape")
+	res := b.run(good)
+	b.expect(good)
+	b.checkMemory("good task after errors")
+	if res.errCode != ErrNone || res.cycles != good.Cycles(c) {
+		t.Errorf("good task after errors: code %v, %d cycles (want %d)", res.errCode, res.cycles, good.Cycles(c))
+	}
+}

@@ -1,0 +1,537 @@
+package planar
+
+import (
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hwgen/hwgen/blocks/sram"
+	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/verify/golden"
+)
+
+// smallConfig is the unit-test engine: 4 lanes over a 3-partition psum
+// buffer (so lane 3 has no psum partition), shallow buffers, 8×8 windows.
+func smallConfig() Config {
+	return Config{Lanes: 4, PsumLanes: 3, ElemWidth: 8, ElemSigned: true, AccWidth: 20, ScaleWidth: 10,
+		StateDepth: 256, PsumDepth: 64, MaxKernel: 8, LineDepth: 16}
+}
+
+// Other clients of the buffers, driven by the bench to make the engine
+// wait (contention) and to show that it never disturbs them.
+var (
+	stateReaders = []string{"pe", "wl", "dmar"}
+	stateWriters = []string{"dmaw"}
+)
+
+// testTop wires the engine to a real state buffer and psum buffer of
+// blocks/sram, with every other client of the buffers a top-level port.
+func testTop(c Config) *hdl.Module {
+	top := hdl.NewModule(hdl.Name("planar_tb", Name(c)))
+	pl := top.Instance("pl", build(c))
+	sbm, err := sram.StateBuffer(sram.StateConfig{Partitions: c.Lanes, Depth: c.StateDepth, ElemWidth: c.ElemWidth}, false)
+	if err != nil {
+		panic(err)
+	}
+	pbm, err := sram.PsumBuffer(sram.PsumConfig{Partitions: c.PsumLanes, Depth: c.PsumDepth, AccWidth: c.AccWidth}, false)
+	if err != nil {
+		panic(err)
+	}
+	sb := top.Instance("sb", sbm)
+	pb := top.Instance("pb", pbm)
+	aw, pw := c.AddrWidth(), c.PsumAddrWidth()
+
+	for _, f := range c.Fields() {
+		pl.Connect("t_"+f.Name, top.Input("t_"+f.Name, f.Type))
+	}
+	pl.Connect("t_valid", top.Input("t_valid", hdl.Bool))
+	for _, o := range []string{"t_ready", "busy", "done", "error"} {
+		top.Output(o, hdl.Bool).Set(pl.Out(o))
+	}
+	top.Output("err_code", hdl.UInt(errCodeWidth)).Set(pl.Out("err_code"))
+
+	// planar <-> state buffer (plr, plw) and psum buffer (rd)
+	sb.Connect("plr_valid", pl.Out("plr_valid")).Connect("plr_addr", pl.Out("plr_addr")).Connect("plr_mask", pl.Out("plr_mask"))
+	pl.Connect("plr_ready", sb.Out("plr_ready")).Connect("plr_rvalid", sb.Out("plr_rvalid"))
+	sb.Connect("plw_valid", pl.Out("plw_valid")).Connect("plw_addr", pl.Out("plw_addr")).Connect("plw_mask", pl.Out("plw_mask"))
+	pl.Connect("plw_ready", sb.Out("plw_ready"))
+	for p := range c.Lanes {
+		pl.Connect(fmt.Sprintf("plr_rdata_%d", p), sb.Out(fmt.Sprintf("plr_rdata_%d", p)))
+		sb.Connect(fmt.Sprintf("plw_wdata_%d", p), pl.Out(fmt.Sprintf("plw_wdata_%d", p)))
+	}
+	pb.Connect("rd_valid", pl.Out("rd_valid")).Connect("rd_addr", pl.Out("rd_addr")).Connect("rd_mask", pl.Out("rd_mask"))
+	pl.Connect("rd_ready", pb.Out("rd_ready")).Connect("rd_rvalid", pb.Out("rd_rvalid"))
+	for p := range c.PsumLanes {
+		pl.Connect(fmt.Sprintf("rd_data_%d", p), pb.Out(fmt.Sprintf("rd_data_%d", p)))
+	}
+	// Handshakes that took place, for counting accesses.
+	top.Output("plr_go", hdl.Bool).Set(pl.Out("plr_valid").And(sb.Out("plr_ready")))
+	top.Output("plw_go", hdl.Bool).Set(pl.Out("plw_valid").And(sb.Out("plw_ready")))
+	top.Output("rd_go", hdl.Bool).Set(pl.Out("rd_valid").And(pb.Out("rd_ready")))
+
+	// Engine-side request ports, so the cross-check compares them every
+	// cycle, not only the memories at the end.
+	for _, o := range []string{"plr_valid", "plr_addr", "plw_valid", "plw_addr", "plw_mask", "rd_valid", "rd_addr"} {
+		top.Output("eng_"+o, pl.Out(o).Type).Set(pl.Out(o))
+	}
+	for p := range c.Lanes {
+		o := fmt.Sprintf("plw_wdata_%d", p)
+		top.Output("eng_"+o, hdl.UInt(c.ElemWidth)).Set(pl.Out(o))
+	}
+
+	// the other clients
+	for _, name := range append(append([]string{}, stateReaders...), stateWriters...) {
+		sb.Connect(name+"_valid", top.Input(name+"_valid", hdl.Bool)).
+			Connect(name+"_addr", top.Input(name+"_addr", hdl.UInt(aw))).
+			Connect(name+"_mask", top.Input(name+"_mask", hdl.UInt(c.Lanes)))
+		top.Output(name+"_ready", hdl.Bool).Set(sb.Out(name + "_ready"))
+	}
+	for p := range c.Lanes {
+		sb.Connect(fmt.Sprintf("dmaw_wdata_%d", p), top.Input(fmt.Sprintf("dmaw_wdata_%d", p), hdl.UInt(c.ElemWidth)))
+	}
+	pb.Connect("wr_valid", top.Input("wr_valid", hdl.Bool)).Connect("wr_addr", top.Input("wr_addr", hdl.UInt(pw))).
+		Connect("wr_acc", top.Input("wr_acc", hdl.Bool)).Connect("wr_mask", top.Input("wr_mask", hdl.UInt(c.PsumLanes)))
+	for p := range c.PsumLanes {
+		pb.Connect(fmt.Sprintf("wr_data_%d", p), top.Input(fmt.Sprintf("wr_data_%d", p), hdl.SInt(c.AccWidth)))
+	}
+	pb.Connect("clr_valid", top.Input("clr_valid", hdl.Bool)).Connect("clr_base", top.Input("clr_base", hdl.UInt(pw))).
+		Connect("clr_count", top.Input("clr_count", hdl.UInt(pw+1)))
+	top.Output("wr_ready", hdl.Bool).Set(pb.Out("wr_ready"))
+	top.Output("clr_ready", hdl.Bool).Set(pb.Out("clr_ready"))
+	return top
+}
+
+// bench drives the test top closed loop on the Go simulator (recorded
+// for a Verilator replay) and keeps a mirror of both buffers, updated
+// from the golden models after every task.
+type bench struct {
+	t       *testing.T
+	cfg     Config
+	d       *hdl.Design
+	rec     *verify.Recorder
+	memInit []verify.MemWord
+	r       *rand.Rand
+
+	state [][]int64 // [lane][addr] element values
+	psum  [][]int64 // [partition][entry]
+	// per-lane parameters loaded by loadparams (zero after reset)
+	lscale, lbias []int64
+
+	// contention: probability that an idle other client starts a request
+	busyRate float64
+	pend     map[string]bool
+	driven   bool
+	cyc      int
+	// scratch regions the other clients write (never used by tasks)
+	stateScratch, psumScratch int
+}
+
+// taskRun is what one task did.
+type taskRun struct {
+	cycles            int // accept to done pulse
+	reads, writes     int // accepted vector reads (plr or rd) and writes (plw)
+	errCode           ErrCode
+	acceptAt, doneAt  int
+	psumReads, plrRds int // reads by port
+}
+
+var designCache = map[Config]*hdl.Design{}
+
+func newBench(t *testing.T, cfg Config, seed uint64, busyRate float64) *bench {
+	t.Helper()
+	return newBenchWith(t, cfg, seed, busyRate, nil)
+}
+
+// newBenchWith is newBench with the initial buffer contents (random)
+// adjusted by init before they are loaded.
+func newBenchWith(t *testing.T, cfg Config, seed uint64, busyRate float64, init func(state, psum [][]int64)) *bench {
+	t.Helper()
+	d, ok := designCache[cfg]
+	if !ok {
+		var err error
+		d, err = hdl.Elaborate(testTop(cfg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		designCache[cfg] = d
+	}
+	rec, err := verify.NewRecorder(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &bench{t: t, cfg: cfg, d: d, rec: rec, r: rand.New(rand.NewPCG(seed, 99)), busyRate: busyRate,
+		pend: map[string]bool{}, stateScratch: cfg.StateDepth - 16, psumScratch: cfg.PsumDepth - 8,
+		lscale: make([]int64, cfg.Lanes), lbias: make([]int64, cfg.Lanes)}
+	et := cfg.ElemType()
+	b.state = make([][]int64, cfg.Lanes)
+	for p := range b.state {
+		b.state[p] = make([]int64, cfg.StateDepth)
+		for a := range b.state[p] {
+			b.state[p][a] = b.r.Int64N(maxOf(et)-minOf(et)+1) + minOf(et)
+		}
+	}
+	b.psum = make([][]int64, cfg.PsumLanes)
+	for p := range b.psum {
+		b.psum[p] = make([]int64, cfg.PsumDepth)
+		for a := range b.psum[p] {
+			// Mostly values near the element range (so requantized
+			// results vary), some anywhere in the accumulator range.
+			v := b.r.Int64N(1024) - 512
+			if b.r.IntN(4) == 0 {
+				v = b.r.Int64N(1<<uint(cfg.AccWidth)) - 1<<uint(cfg.AccWidth-1)
+			}
+			b.psum[p][a] = v
+		}
+	}
+	if init != nil {
+		init(b.state, b.psum)
+	}
+	for p := range b.state {
+		for a, v := range b.state[p] {
+			b.preload(fmt.Sprintf("sb.bank_%d.ram", p), a, v, cfg.ElemWidth)
+		}
+	}
+	for p := range b.psum {
+		for a, v := range b.psum[p] {
+			b.preload(fmt.Sprintf("pb.lane_%d.ram", p), a, v, cfg.AccWidth)
+		}
+	}
+	b.poke("rst", 1)
+	b.step()
+	b.step()
+	b.poke("rst", 0)
+	b.step()
+	return b
+}
+
+func (b *bench) preload(path string, addr int, v int64, width int) {
+	b.t.Helper()
+	bits := new(big.Int).SetUint64(uint64(v) & (1<<uint(width) - 1))
+	if err := b.rec.Sim.MemWrite(path, addr, bits); err != nil {
+		b.t.Fatal(err)
+	}
+	b.memInit = append(b.memInit, verify.MemWord{Path: path, Addr: addr, Value: bits})
+}
+
+func (b *bench) poke(port string, v uint64) {
+	b.t.Helper()
+	if err := b.rec.Poke(port, v); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+func (b *bench) pokeInt(port string, v int64) {
+	b.t.Helper()
+	if err := b.rec.PokeBig(port, big.NewInt(v)); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+func (b *bench) peek(port string) uint64 {
+	b.t.Helper()
+	v, err := b.rec.Peek(port)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return v
+}
+
+// drive sets this cycle's requests of the other clients (once per
+// cycle); peeks of anything that depends on arbitration come after it.
+func (b *bench) drive() {
+	if b.driven {
+		return
+	}
+	b.driven = true
+	if b.busyRate > 0 {
+		b.contend()
+	}
+}
+
+// step drives the other clients for this cycle and clocks once; a
+// request accepted at this edge is dropped after it.
+func (b *bench) step() {
+	b.drive()
+	var accepted []string
+	for _, name := range []string{"pe", "wl", "dmar", "dmaw", "wr", "clr"} {
+		if b.pend[name] && b.peek(name+"_ready") == 1 {
+			accepted = append(accepted, name)
+		}
+	}
+	b.rec.Step(1)
+	b.cyc++
+	b.driven = false
+	for _, name := range accepted {
+		b.pend[name] = false
+		b.poke(name+"_valid", 0)
+	}
+}
+
+// contend keeps random requests of the other clients going, each held
+// until its ready (the buffers' rule). Writers only touch the scratch
+// regions, so the mirror stays exact.
+func (b *bench) contend() {
+	c := b.cfg
+	full := uint64(1)<<uint(c.Lanes) - 1
+	start := func(name string) bool {
+		if b.pend[name] {
+			return true
+		}
+		if b.r.Float64() >= b.busyRate {
+			b.poke(name+"_valid", 0)
+			return false
+		}
+		b.pend[name] = true
+		return true
+	}
+	for _, name := range stateReaders {
+		if !b.pend[name] && start(name) {
+			b.poke(name+"_valid", 1)
+			b.poke(name+"_addr", uint64(b.r.IntN(c.StateDepth)))
+			b.poke(name+"_mask", b.r.Uint64()&full|1<<uint(b.r.IntN(c.Lanes)))
+		}
+	}
+	if !b.pend["dmaw"] && start("dmaw") {
+		b.poke("dmaw_valid", 1)
+		b.poke("dmaw_addr", uint64(b.stateScratch+b.r.IntN(c.StateDepth-b.stateScratch)))
+		b.poke("dmaw_mask", b.r.Uint64()&full|1)
+		for p := range c.Lanes {
+			b.poke(fmt.Sprintf("dmaw_wdata_%d", p), b.r.Uint64()&(1<<uint(c.ElemWidth)-1))
+		}
+	}
+	pfull := uint64(1)<<uint(c.PsumLanes) - 1
+	if !b.pend["wr"] && start("wr") {
+		b.poke("wr_valid", 1)
+		b.poke("wr_addr", uint64(b.psumScratch+b.r.IntN(c.PsumDepth-b.psumScratch)))
+		b.poke("wr_acc", uint64(b.r.IntN(2)))
+		b.poke("wr_mask", b.r.Uint64()&pfull|1)
+		for p := range c.PsumLanes {
+			b.pokeInt(fmt.Sprintf("wr_data_%d", p), b.r.Int64N(2000)-1000)
+		}
+	}
+	if !b.pend["clr"] && b.r.IntN(16) == 0 && start("clr") {
+		base := b.psumScratch + b.r.IntN(c.PsumDepth-b.psumScratch)
+		b.poke("clr_valid", 1)
+		b.poke("clr_base", uint64(base))
+		b.poke("clr_count", uint64(1+b.r.IntN(c.PsumDepth-base)))
+	}
+}
+
+// quiesce lets the other clients finish their requests and stop.
+func (b *bench) quiesce() {
+	rate := b.busyRate
+	b.busyRate = 1e-9
+	for i := 0; i < 64; i++ {
+		b.step()
+	}
+	b.busyRate = rate
+}
+
+// run hands t (encoded without the compiler-side checks) to the engine
+// and clocks until its done pulse.
+func (b *bench) run(t Task) taskRun {
+	b.t.Helper()
+	fields, err := t.EncodeRaw(b.cfg)
+	if err != nil {
+		b.t.Fatalf("encode %+v: %v", t, err)
+	}
+	return b.runFields(t, fields)
+}
+
+// runFields is run with the descriptor given field by field (t only
+// bounds the wait).
+func (b *bench) runFields(t Task, fields []Field) taskRun {
+	b.t.Helper()
+	for _, f := range fields {
+		b.poke("t_"+f.Name, f.Value)
+	}
+	b.poke("t_valid", 1)
+	var res taskRun
+	for {
+		if b.cyc > 1<<22 {
+			b.t.Fatal("runaway")
+		}
+		ready := b.peek("t_ready") == 1
+		if ready {
+			res.acceptAt = b.cyc
+			b.step()
+			break
+		}
+		b.step()
+	}
+	b.poke("t_valid", 0)
+	limit := b.cyc + 64 + 40*(t.Reads(b.cfg)+t.Writes()+expectSteps(t))
+	for {
+		b.drive()
+		if b.peek("plr_go") == 1 {
+			res.reads++
+			res.plrRds++
+		}
+		if b.peek("rd_go") == 1 {
+			res.reads++
+			res.psumReads++
+		}
+		if b.peek("plw_go") == 1 {
+			res.writes++
+		}
+		if b.peek("done") == 1 {
+			res.doneAt = b.cyc
+			res.errCode = ErrCode(b.peek("err_code"))
+			if (b.peek("error") == 1) != (res.errCode != ErrNone) {
+				b.t.Errorf("error = %d with err_code %d", b.peek("error"), res.errCode)
+			}
+			b.step()
+			break
+		}
+		if b.cyc > limit {
+			b.t.Fatalf("task %+v: no done pulse after %d cycles (hang)", t, b.cyc-res.acceptAt)
+		}
+		b.step()
+	}
+	res.cycles = res.doneAt - res.acceptAt
+	return res
+}
+
+// expectSteps bounds the plane walker's steps, for the hang limit.
+func expectSteps(t Task) int {
+	if t.Op != OpPool {
+		return 0
+	}
+	return (t.H + 8) * (t.W + 8)
+}
+
+// elemBits and elemVal convert between element values and their bits.
+func (b *bench) elemVal(bits uint64) int64 {
+	w := uint(b.cfg.ElemWidth)
+	bits &= 1<<w - 1
+	if b.cfg.ElemSigned && bits>>(w-1) == 1 {
+		return int64(bits) - 1<<w
+	}
+	return int64(bits)
+}
+
+// checkMemory compares every state-buffer word outside the scratch
+// region with the mirror.
+func (b *bench) checkMemory(what string) {
+	b.t.Helper()
+	bad := 0
+	for p := range b.state {
+		for a := 0; a < b.stateScratch; a++ {
+			v, err := b.rec.Sim.MemRead(fmt.Sprintf("sb.bank_%d.ram", p), a)
+			if err != nil {
+				b.t.Fatal(err)
+			}
+			if got := b.elemVal(v.Uint64()); got != b.state[p][a] {
+				if bad < 8 {
+					b.t.Errorf("%s: state partition %d address %d = %d, want %d", what, p, a, got, b.state[p][a])
+				}
+				bad++
+			}
+		}
+	}
+	if bad > 0 {
+		b.t.Fatalf("%s: %d state-buffer words differ from the golden model", what, bad)
+	}
+}
+
+// requant is the task's post-processor as the golden model spells it.
+func requant(t Task) golden.Requant {
+	if t.Op == OpWriteBack {
+		return golden.Identity()
+	}
+	q := golden.Requant{Scale: t.Scale, Bias: t.Bias, Shift: t.Shift, Relu: t.Relu, Clamp: t.Clamp, Lo: t.Lo, Hi: t.Hi}
+	if t.RoundEven {
+		q.Rounding = golden.HalfEven
+	}
+	return q
+}
+
+// expect applies t to the mirror with the golden models.
+func (b *bench) expect(t Task) {
+	b.t.Helper()
+	c := b.cfg
+	out := golden.Int{Width: c.ElemWidth, Signed: c.ElemSigned}
+	var lanes []int
+	for p := range c.Lanes {
+		if t.Mask>>uint(p)&1 == 1 {
+			lanes = append(lanes, p)
+		}
+	}
+	n := t.H * t.W
+	plane := func(mem [][]int64, base int) *golden.Tensor {
+		x := golden.New(len(lanes), n)
+		for i, p := range lanes {
+			copy(x.Data[i*n:], mem[p][base:base+n])
+		}
+		return x
+	}
+	store := func(res *golden.Tensor, err error) {
+		b.t.Helper()
+		if err != nil {
+			b.t.Fatalf("golden model of %+v: %v", t, err)
+		}
+		k := len(res.Data) / len(lanes)
+		for i, p := range lanes {
+			copy(b.state[p][t.Dst:], res.Data[i*k:(i+1)*k])
+		}
+	}
+	q := requant(t)
+	switch t.Op {
+	case OpAct, OpWriteBack:
+		var sc, bi []int64
+		if t.Op == OpAct && t.PerLane {
+			for _, p := range lanes {
+				sc, bi = append(sc, b.lscale[p]), append(bi, b.lbias[p])
+			}
+		}
+		store(golden.Activate(plane(b.psum, t.Src), sc, bi, q, out))
+	case OpEltwise:
+		op := golden.EltOp(t.Fn)
+		if t.ScalarOperand {
+			store(golden.EltwiseScalar(op, plane(b.state, t.Src), t.Scalar, q, out))
+		} else {
+			store(golden.Eltwise(op, plane(b.state, t.Src), plane(b.state, t.Src2), q, out))
+		}
+	case OpPool:
+		x := plane(b.state, t.Src)
+		x.Shape = []int{len(lanes), t.H, t.W}
+		p := golden.Pooling{Kind: golden.PoolKind(t.Fn), KH: t.KH, KW: t.KW, Stride: t.Stride, PadH: t.PadH, PadW: t.PadW}
+		if t.PadEdge {
+			p.Padding = golden.PadEdge
+		}
+		store(golden.Pool(x, p, q, out))
+	case OpReduce:
+		store(golden.Reduce(plane(b.state, t.Src), golden.ReduceKind(t.Fn), q, out))
+	case OpLoadParams:
+		for _, p := range lanes {
+			var bits uint64
+			for i := c.ParamWords() - 1; i >= 0; i-- {
+				bits = bits<<uint(c.ElemWidth) | uint64(b.state[p][t.Src+i])&(1<<uint(c.ElemWidth)-1)
+			}
+			ns := ceilDiv(c.ScaleWidth, c.ElemWidth) * c.ElemWidth
+			b.lscale[p] = signExt(bits&(1<<uint(c.ScaleWidth)-1), c.ScaleWidth)
+			b.lbias[p] = signExt(bits>>uint(ns)&(1<<uint(c.AccWidth)-1), c.AccWidth)
+		}
+	}
+}
+
+func signExt(v uint64, w int) int64 {
+	if v>>uint(w-1)&1 == 1 {
+		return int64(v) - 1<<uint(w)
+	}
+	return int64(v)
+}
+
+// crossCheck replays the recorded run on Verilator: every output every
+// cycle, every memory word at the end.
+func (b *bench) crossCheck() {
+	b.t.Helper()
+	res, err := verify.CrossCheck(b.d, b.rec.Stimulus(), verify.Options{Dir: b.t.TempDir(), MemInit: b.memInit, CompareMemories: true})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	b.t.Logf("verilator agrees on %d outputs for %d cycles and on every memory word (build cached %v, %v)",
+		res.Outputs, res.Cycles, res.Cached, res.BuildTime)
+}

@@ -1,0 +1,299 @@
+package planar
+
+import (
+	"fmt"
+	"math/big"
+
+	"github.com/hwgen/hwgen/hdl"
+)
+
+// Depths of the two lane FIFOs. Two entries are enough for one element
+// per cycle: the read credit counts the pop of the same cycle (see the
+// controller), and the output FIFO is only full while the write port
+// stalls.
+const (
+	inDepth  = 2
+	outDepth = 2
+)
+
+// laneName is the lane module's name: every parameter that shapes it.
+func laneName(c Config) string {
+	sign := "u"
+	if c.ElemSigned {
+		sign = "s"
+	}
+	return hdl.Name("planar_lane", fmt.Sprintf("%s%d", sign, c.ElemWidth), fmt.Sprintf("a%d", c.AccWidth),
+		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("k%d", c.MaxKernel))
+}
+
+// lane is one partition's datapath; the controller drives every select
+// and enable, so all lanes work in lockstep on the same element index.
+//
+// Pipeline (each stage a register, all enabled by adv so a full output
+// FIFO freezes everything behind it):
+//
+//	input FIFO → S1 (eltwise, reduce, horizontal pool filter, param shift)
+//	           → [Hreg → S2 vertical pool filter over the line buffer]
+//	           → X → V = X·scale + bias → round, ReLU, clamp, saturate → output FIFO
+func lane(c Config) *hdl.Module {
+	m := hdl.NewModule(laneName(c))
+	E, A, K := c.ElemWidth, c.AccWidth, c.MaxKernel
+	ew, iw, hw, pw := c.extWidth(), c.inWidth(), c.hsumWidth(), c.poolWidth()
+	xw, vw := c.XWidth(), c.VWidth()
+	ext := func(bits *hdl.Expr) *hdl.Expr { // element bits -> SInt(E+1)
+		if c.ElemSigned {
+			return bits.AsSInt().Ext(ew)
+		}
+		return bits.Ext(ew).AsSInt()
+	}
+
+	rs := m.Input("rs", hdl.UInt(E))
+	rp := m.Input("rp", hdl.SInt(A))
+	inPsum := m.Input("in_psum", hdl.Bool)
+	fWe := m.Input("f_we", hdl.UInt(inDepth))
+	fRi := m.Input("f_ri", hdl.Bool)
+
+	eltHold := m.Input("elt_hold", hdl.Bool)
+	fn := m.Input("fn", hdl.UInt(3))
+	eltScalar := m.Input("elt_scalar", hdl.Bool)
+	scalar := m.Input("scalar", hdl.UInt(E))
+	redEn := m.Input("red_en", hdl.Bool)
+	redFirst := m.Input("red_first", hdl.Bool)
+	redMax := m.Input("red_max", hdl.Bool)
+	lpEn := m.Input("lp_en", hdl.Bool)
+	hEn := m.Input("h_en", hdl.Bool)
+	hFill := m.Input("h_fill", hdl.Bool)
+	hVirt := m.Input("h_virt", hdl.Bool)
+	padEdge := m.Input("pad_edge", hdl.Bool)
+	avg := m.Input("avg", hdl.Bool)
+	kw := m.Input("kw", hdl.UInt(c.kWidth()))
+	kh := m.Input("kh", hdl.UInt(c.kWidth()))
+	vFill := m.Input("v_fill", hdl.Bool)
+	vVirt := m.Input("v_virt", hdl.Bool)
+	lbWe := m.Input("lb_we", hdl.Bool)
+	lbFwd := m.Input("lb_fwd", hdl.Bool)
+	xSel := m.Input("x_sel", hdl.UInt(2))
+	adv := m.Input("adv", hdl.Bool)
+	perLane := m.Input("per_lane", hdl.Bool)
+	scale := m.Input("scale", hdl.SInt(c.ScaleWidth))
+	bias := m.Input("bias", hdl.SInt(A))
+	shift := m.Input("shift", hdl.UInt(c.shiftWidth()))
+	roundEven := m.Input("round_even", hdl.Bool)
+	relu := m.Input("relu", hdl.Bool)
+	clamp := m.Input("clamp", hdl.Bool)
+	lo := m.Input("lo", hdl.UInt(E))
+	hi := m.Input("hi", hdl.UInt(E))
+	oWe := m.Input("o_we", hdl.UInt(outDepth))
+	oRi := m.Input("o_ri", hdl.Bool)
+
+	// ---- input FIFO: responses land here one cycle after the request ----
+	in := hdl.Mux(inPsum, rp.Ext(iw), ext(&rs.Expr).Ext(iw))
+	var fe [inDepth]*hdl.Signal
+	for i := range fe {
+		fe[i] = m.Reg(fmt.Sprintf("fifo_%d", i), hdl.SInt(iw), 0)
+		fe[i].SetNext(in)
+		fe[i].SetEnable(fWe.Bit(i))
+	}
+	head := m.Wire("head", hdl.SInt(iw))
+	head.Set(hdl.Mux(fRi, fe[1], fe[0]))
+	e := m.Wire("e", hdl.SInt(ew))
+	e.Set(head.Trunc(ew))
+
+	// ---- S1: eltwise ----
+	hold := m.Reg("hold", hdl.SInt(ew), 0)
+	hold.SetNext(e)
+	hold.SetEnable(eltHold)
+	a := hdl.Mux(eltScalar, e, hold)
+	b := hdl.Mux(eltScalar, ext(&scalar.Expr), e)
+	eltW := c.eltWidth()
+	var elt *hdl.Expr = a.Mul(b) // FnMul; the others are narrower and extended
+	for _, f := range []struct {
+		fn Fn
+		v  *hdl.Expr
+	}{{FnAdd, a.Add(b)}, {FnSub, a.Sub(b)}, {FnMax, hdl.Mux(a.Gt(b), a, b)}, {FnMin, hdl.Mux(a.Lt(b), a, b)}} {
+		elt = hdl.Mux(fn.Eq(hdl.U(3, uint64(f.fn))), f.v.Ext(eltW), elt)
+	}
+
+	// ---- S1: reduction accumulator ----
+	rw := c.redWidth()
+	acc := m.Reg("acc", hdl.SInt(rw), 0)
+	accNext := m.Wire("acc_next", hdl.SInt(rw))
+	accNext.Set(hdl.Mux(redFirst, e.Ext(rw),
+		hdl.Mux(redMax, hdl.Mux(e.Gt(acc), e.Ext(rw), acc), acc.Add(e).Trunc(rw))))
+	acc.SetNext(accNext)
+	acc.SetEnable(redEn)
+
+	// ---- S1: per-lane parameters, shifted in little-endian ----
+	nlp := c.ParamWords()
+	pr := m.Reg("params", hdl.UInt(nlp*E), 0)
+	pr.SetNext(hdl.Cat(head.Slice(E-1, 0), pr.Slice(nlp*E-1, E)))
+	pr.SetEnable(lpEn)
+	ns := ceilDiv(c.ScaleWidth, E)
+	pScale := pr.Slice(c.ScaleWidth-1, 0).AsSInt()
+	pBias := pr.Slice(ns*E+A-1, ns*E).AsSInt()
+
+	// ---- S1: horizontal pooling filter over the last K inputs ----
+	// prev[j] is the input j+1 steps back. A virtual column (right
+	// padding) repeats the last input (edge) or is 0; the first column
+	// of a row fills the window's padding slots.
+	zeroE := hdl.S(ew, 0)
+	prev := make([]*hdl.Signal, K-1)
+	for j := range prev {
+		prev[j] = m.Reg(fmt.Sprintf("hwin_%d", j), hdl.SInt(ew), 0)
+	}
+	v := m.Wire("hin", hdl.SInt(ew))
+	v.Set(hdl.Mux(hVirt, hdl.Mux(padEdge, prev[0], zeroE), e))
+	padv := hdl.Mux(padEdge, v, zeroE)
+	slots := []*hdl.Expr{&v.Expr}
+	for j := 1; j < K; j++ {
+		slots = append(slots, hdl.Mux(hFill, padv, prev[j-1]))
+	}
+	for j := range prev {
+		prev[j].SetNext(slots[j])
+		prev[j].SetEnable(hEn)
+	}
+	hval := hdl.Mux(avg, windowSum(slots, kw, hw), windowMax(slots, kw).Ext(hw))
+	hreg := m.Reg("hreg", hdl.SInt(hw), 0)
+	hreg.SetNext(hval)
+	hreg.SetEnable(adv)
+
+	// ---- S2: vertical filter over the line buffer ----
+	// The line buffer (lineBuffer) sits beside the lane. Entry ox holds the K-1 previous rows' horizontal results for output
+	// column ox, newest in the low bits; the read was issued with the
+	// horizontal result, so its data meets hreg here. lb_fwd replaces a
+	// read of the word written in the same cycle (it returns the old one).
+	ww := lineWidth(c)
+	q := m.Input("lb_q", hdl.UInt(ww))
+	last := m.Reg("lb_last", hdl.UInt(ww), 0)
+	word := hdl.Mux(lbFwd, last, q)
+	w := func(j int) *hdl.Expr { return word.Slice((j+1)*hw-1, j*hw).AsSInt() }
+	zeroH := hdl.S(hw, 0)
+	hcur := m.Wire("vin", hdl.SInt(hw))
+	hcur.Set(hdl.Mux(vVirt, hdl.Mux(padEdge, w(0), zeroH), hreg))
+	vpad := hdl.Mux(padEdge, hcur, zeroH)
+	vs := []*hdl.Expr{&hcur.Expr}
+	for j := 0; j < K-1; j++ {
+		vs = append(vs, hdl.Mux(vFill, vpad, w(j)))
+	}
+	parts := make([]hdl.Value, 0, K-1)
+	for j := K - 2; j >= 0; j-- {
+		parts = append(parts, vs[j].AsUInt())
+	}
+	newWord := m.Output("lb_wdata", hdl.UInt(ww))
+	newWord.Set(hdl.Cat(parts...))
+	last.SetNext(newWord)
+	last.SetEnable(lbWe)
+	vres := hdl.Mux(avg, windowSum(vs, kh, pw), windowMax(vs, kh).Ext(pw))
+
+	// ---- X: the exact result of the operation ----
+	x := m.Reg("x", hdl.SInt(xw), 0)
+	x.SetNext(hdl.Mux(xSel.Bit(1),
+		hdl.Mux(xSel.Bit(0), vres.Ext(xw), accNext.Ext(xw)),
+		hdl.Mux(xSel.Bit(0), elt.Ext(xw), head.Ext(xw))))
+	x.SetEnable(adv)
+
+	// ---- V: gain and bias ----
+	sc := hdl.Mux(perLane, pScale, scale)
+	bi := hdl.Mux(perLane, pBias, bias)
+	vr := m.Reg("v", hdl.SInt(vw), 0)
+	vr.SetNext(x.Mul(sc).Add(bi))
+	vr.SetEnable(adv)
+
+	// ---- round, ReLU, clamp, saturate ----
+	sw := c.shiftWidth()
+	fl := vr.Shr(shift) // floor(v / 2^shift)
+	ones := hdl.Const(hdl.UInt(vw), hdl.UInt(vw).Mask())
+	rem := vr.AsUInt().And(ones.ShlWrap(shift).Not())
+	half := hdl.U(vw, 1).ShlWrap(shift.Sub(hdl.U(1, 1)).Trunc(sw))
+	gt, eq := rem.Gt(half), rem.Eq(half)
+	up := shift.OrR().And(hdl.Mux(roundEven, gt.Or(eq.And(fl.Bit(0))), gt.Or(eq)))
+	r := m.Wire("rounded", hdl.SInt(vw+1))
+	r.Set(fl.Add(up.Ext(2).AsSInt()))
+	zero := hdl.S(vw+1, 0)
+	r2 := hdl.Mux(relu.And(r.Lt(zero)), zero, r)
+	loS, hiS := ext(&lo.Expr), ext(&hi.Expr)
+	r3 := hdl.Mux(clamp, clampTo(r2, loS, hiS), r2)
+	et := c.ElemType()
+	emin := hdl.Const(hdl.SInt(ew), big.NewInt(minOf(et)))
+	emax := hdl.Const(hdl.SInt(ew), big.NewInt(maxOf(et)))
+	y := m.Wire("y", hdl.UInt(E))
+	y.Set(clampTo(r3, emin, emax).Trunc(E).AsUInt())
+
+	// ---- output FIFO ----
+	var oe [outDepth]*hdl.Signal
+	for i := range oe {
+		oe[i] = m.Reg(fmt.Sprintf("out_%d", i), hdl.UInt(E), 0)
+		oe[i].SetNext(y)
+		oe[i].SetEnable(oWe.Bit(i))
+	}
+	m.Output("wdata", hdl.UInt(E)).Set(hdl.Mux(oRi, oe[1], oe[0]))
+	return m
+}
+
+// lineWidth is a line-buffer word: MaxKernel-1 horizontal results.
+func lineWidth(c Config) int { return (c.MaxKernel - 1) * c.hsumWidth() }
+
+// lineBuffer is one lane's line buffer: LineDepth words, one write and
+// one read port, the read held while en is 0 (a stalled pipeline keeps
+// its word). It is a module of its own, beside the lane, so it can be
+// replaced by an SRAM macro and stays a small leaf for the tools.
+func lineBuffer(c Config) *hdl.Module {
+	ww, aw := lineWidth(c), hdl.ClogWidth(c.LineDepth)
+	m := hdl.NewModule(hdl.Name("planar_linebuf", fmt.Sprintf("%dx%d", c.LineDepth, ww)))
+	raddr := m.Input("raddr", hdl.UInt(aw))
+	ren := m.Input("ren", hdl.Bool)
+	waddr := m.Input("waddr", hdl.UInt(aw))
+	wdata := m.Input("wdata", hdl.UInt(ww))
+	we := m.Input("we", hdl.Bool)
+	lb := m.Memory("ram", c.LineDepth, hdl.UInt(ww))
+	lb.Write(waddr, wdata, we)
+	m.Output("q", hdl.UInt(ww)).Set(lb.ReadEnabled("q_r", raddr, ren))
+	return m
+}
+
+// clampTo is min(max(v, lo), hi).
+func clampTo(v, lo, hi *hdl.Expr) *hdl.Expr {
+	a := hdl.Mux(v.Lt(lo), lo, v)
+	return hdl.Mux(a.Gt(hi), hi, a)
+}
+
+// windowSum is the sum of the first k slots (k ≥ 1 at run time), w bits.
+func windowSum(slots []*hdl.Expr, k *hdl.Signal, w int) *hdl.Expr {
+	var s *hdl.Expr
+	for i, v := range slots {
+		t := v.Ext(w)
+		if i > 0 {
+			t = hdl.Mux(k.Gt(hdl.U(k.Width(), uint64(i))), t, hdl.S(w, 0))
+		}
+		if s == nil {
+			s = t
+		} else {
+			s = s.Add(t).Trunc(w)
+		}
+	}
+	return s
+}
+
+// windowMax is the maximum of the first k slots (k ≥ 1 at run time).
+func windowMax(slots []*hdl.Expr, k *hdl.Signal) *hdl.Expr {
+	m := slots[0]
+	for i := 1; i < len(slots); i++ {
+		use := k.Gt(hdl.U(k.Width(), uint64(i))).And(slots[i].Gt(m))
+		m = hdl.Mux(use, slots[i], m)
+	}
+	return m
+}
+
+func minOf(t hdl.Type) int64 {
+	if t.Signed {
+		return -(1 << uint(t.Width-1))
+	}
+	return 0
+}
+
+func maxOf(t hdl.Type) int64 {
+	if t.Signed {
+		return 1<<uint(t.Width-1) - 1
+	}
+	return 1<<uint(t.Width) - 1
+}

@@ -1,0 +1,141 @@
+package planar
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hwgen/hwgen/internal/toolchain"
+)
+
+// TestMeasure writes MEASURE.md:
+//
+//	HWGEN_MEASURE=1 go test ./blocks/planar -run TestMeasure -v
+func TestMeasure(t *testing.T) {
+	if os.Getenv("HWGEN_MEASURE") == "" {
+		t.Skip("set HWGEN_MEASURE=1 to measure")
+	}
+	toolchain.Need(t, "yosys")
+	c := DefaultConfig()
+	var out strings.Builder
+	fmt.Fprintf(&out, "# blocks/planar measurements\n\nReproduce (Go simulator, Yosys 0.23; about 10 s):\n\n")
+	fmt.Fprintf(&out, "```sh\nHWGEN_MEASURE=1 go test ./blocks/planar -run TestMeasure -v\n```\n\n")
+	fmt.Fprintf(&out, "Default configuration (%d lanes, int%d elements, int%d psums, %d-bit scales, state buffer depth %d, psum depth %d, "+
+		"windows up to %dx%d, line buffer %d), with the real state and psum buffers of blocks/sram.\n\n",
+		c.Lanes, c.ElemWidth, c.AccWidth, c.ScaleWidth, c.StateDepth, c.PsumDepth, c.MaxKernel, c.MaxKernel, c.LineDepth)
+
+	full := uint64(1)<<uint(c.Lanes) - 1
+	tasks := []namedTask{
+		{"writeback 16 x 512", Task{Op: OpWriteBack, Mask: full, Src: 0, Dst: 2048, H: 16, W: 32}},
+		{"act 16 x 512 (scale, bias, shift, relu)", Task{Op: OpAct, Mask: full, Src: 0, Dst: 2048, H: 16, W: 32, Scale: 77, Bias: 5, Shift: 8, Relu: true}},
+		{"eltwise add, two 1024-element tensors", Task{Op: OpEltwise, Fn: FnAdd, Mask: full, Src: 0, Src2: 1024, Dst: 2048, H: 32, W: 32, Scale: 1}},
+		{"eltwise mul by a scalar, 1024 elements", Task{Op: OpEltwise, Fn: FnMul, Mask: full, Src: 0, Dst: 2048, H: 32, W: 32, Scale: 1, ScalarOperand: true, Scalar: 3}},
+		{"reduce sum of 2048 elements", Task{Op: OpReduce, Fn: FnSum, Mask: full, Src: 0, Dst: 4000, H: 32, W: 64, Scale: 1, Shift: 11}},
+		{"max pool 2x2 s2 of 32x64", Task{Op: OpPool, Fn: FnPoolMax, Mask: full, Src: 0, Dst: 2048, H: 32, W: 64, KH: 2, KW: 2, Stride: 2, Scale: 1}},
+		{"avg pool 3x3 s1 pad1 of 32x64", Task{Op: OpPool, Fn: FnPoolAvg, Mask: full, Src: 0, Dst: 2048, H: 32, W: 64, KH: 3, KW: 3, Stride: 1, PadH: 1, PadW: 1, Scale: 455, Shift: 12}},
+		{"max pool 8x8 s8 of 32x64", Task{Op: OpPool, Fn: FnPoolMax, Mask: full, Src: 0, Dst: 2048, H: 32, W: 64, KH: 8, KW: 8, Stride: 8, Scale: 1}},
+		{"loadparams", Task{Op: OpLoadParams, Mask: full, Src: 100}},
+	}
+	fmt.Fprintf(&out, "### Cycles per task\n\nFrom acceptance to the done pulse. Formula: `Task.Cycles` (package documentation). "+
+		"Contention: the other clients of both buffers (PE-array, weight-load and DMA reads, DMA writes, PE-array psum writes, clears) "+
+		"each start a request with probability 0.5 in every cycle they are idle.\n\n")
+	fmt.Fprintf(&out, "| task | reads | writes | formula | measured, quiet | elements / cycle, quiet | measured, contention |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	quiet := newBench(t, c, 71, 0)
+	busy := newBench(t, c, 72, 0.5)
+	t0 := time.Now()
+	for _, nt := range tasks {
+		if err := nt.t.Validate(c); err != nil {
+			t.Fatal(err)
+		}
+		rq, rb := quiet.run(nt.t), busy.run(nt.t)
+		quiet.expect(nt.t)
+		busy.expect(nt.t)
+		if rq.cycles != nt.t.Cycles(c) {
+			t.Errorf("%s: %d cycles, formula %d", nt.name, rq.cycles, nt.t.Cycles(c))
+		}
+		fmt.Fprintf(&out, "| %s | %d | %d | %d | %d | %.2f | %d |\n", nt.name, rq.reads, rq.writes, nt.t.Cycles(c), rq.cycles,
+			float64(max(rq.reads, rq.writes))/float64(rq.cycles), rb.cycles)
+	}
+	quiet.checkMemory("measure")
+	busy.checkMemory("measure")
+	simCycles := quiet.cyc + busy.cyc
+	fmt.Fprintf(&out, "\nGo simulator: %d cycles of the test top (engine and both buffers) in %.1f s, %.0fk cycles/s.\n",
+		simCycles, time.Since(t0).Seconds(), float64(simCycles)/time.Since(t0).Seconds()/1000)
+
+	dir, _, _ := emitDir(t, c)
+	fmt.Fprintf(&out, "\n### Logic (Yosys 0.23 generic `synth`, default configuration)\n\n")
+	fmt.Fprintf(&out, "| module | what | cells | by type |\n|---|---|---:|---|\n")
+	for _, r := range []struct{ module, what string }{
+		{laneName(c), fmt.Sprintf("one lane: input FIFO, eltwise ALU, reduction, horizontal pool filter, vertical filter, %dx%d gain, rounding, saturation, output FIFO, parameters", c.XWidth(), c.ScaleWidth)},
+		{Name(c), "the controller: task register and checks (three small multipliers: H·W, OH·OW, OH·stride), reader, plane walker, writer (lanes and line buffers as black boxes)"},
+	} {
+		total, types := synthCells(t, dir, r.module, []string{laneName(c), lineBufName(c)})
+		fmt.Fprintf(&out, "| `%s` | %s | %d | %s |\n", r.module, r.what, total, types)
+	}
+	fmt.Fprintf(&out, "\nEach lane also has a line buffer of %d x %d bits (`%s`, an inferable array).\n", c.LineDepth, lineWidth(c), lineBufName(c))
+	if err := os.WriteFile("MEASURE.md", []byte(out.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Print(out.String())
+}
+
+func lineBufName(c Config) string { return lineBuffer(c).Name }
+
+// synthCells synthesizes one module with the listed other modules read
+// as black boxes, and returns its cell count and the count by type.
+func synthCells(t *testing.T, dir, module string, boxes []string) (int, string) {
+	t.Helper()
+	var script strings.Builder
+	for _, b := range boxes {
+		if b != module {
+			fmt.Fprintf(&script, "read_verilog -lib %s.v; ", b)
+		}
+	}
+	fmt.Fprintf(&script, "read_verilog %s.v; synth -top %s; check -assert; tee -q -o stat_%s.txt stat", module, module, module)
+	if _, err := toolchain.Run(dir, "yosys", "-q", "-p", script.String()); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, "stat_"+module+".txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	byType := map[string]int{}
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		switch {
+		case len(fields) >= 4 && fields[0] == "Number" && fields[2] == "cells:":
+			in = true
+		case in && len(fields) == 2:
+			n, err := strconv.Atoi(fields[1])
+			if err != nil {
+				in = false
+				continue
+			}
+			if !strings.HasPrefix(fields[0], "planar_") {
+				byType[strings.Trim(fields[0], "$_")] = n
+			}
+		default:
+			in = false
+		}
+	}
+	total := 0
+	var types []string
+	for k, n := range byType {
+		total += n
+		types = append(types, fmt.Sprintf("%s %d", k, n))
+	}
+	sort.Strings(types)
+	if total == 0 {
+		t.Fatalf("no cells found for %s", module)
+	}
+	return total, strings.Join(types, ", ")
+}

@@ -1,0 +1,276 @@
+package planar
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// namedTask is one row of a task table.
+type namedTask struct {
+	name string
+	t    Task
+}
+
+// The task tables use the small configuration's layout: inputs anywhere
+// below 128 (random data), outputs in 128..239, the other clients'
+// scratch at 240..255 (state) and 56..63 (psum).
+const all4 = 0xf
+
+// withID gives a task the identity post-processor (scale 1).
+func withID(t Task) Task { t.Scale = 1; return t }
+
+func actTasks() []namedTask {
+	return []namedTask{
+		{"writeback 1x1 one lane", Task{Op: OpWriteBack, Mask: 1, Src: 0, Dst: 128, H: 1, W: 1}},
+		{"writeback 1x13", Task{Op: OpWriteBack, Mask: 7, Src: 10, Dst: 130, H: 1, W: 13}},
+		{"writeback 7x8 whole psum region", Task{Op: OpWriteBack, Mask: 7, Src: 0, Dst: 150, H: 7, W: 8}},
+		{"act 4x4 half-up", Task{Op: OpAct, Mask: 7, Src: 3, Dst: 128, H: 4, W: 4, Scale: 3, Bias: -20, Shift: 3}},
+		{"act 3x5 half-even relu negative scale", Task{Op: OpAct, Mask: 7, Src: 20, Dst: 140, H: 3, W: 5, Scale: -7, Bias: 100, Shift: 4, RoundEven: true, Relu: true}},
+		{"act 1x7 clamp", Task{Op: OpAct, Mask: 6, Src: 30, Dst: 160, H: 1, W: 7, Scale: 1, Clamp: true, Lo: -10, Hi: 20}},
+		{"act 2x9 relu6-style", Task{Op: OpAct, Mask: 7, Src: 1, Dst: 170, H: 2, W: 9, Scale: 511, Shift: 12, Relu: true, Clamp: true, Lo: 0, Hi: 6}},
+		{"act 1x40 max shift", Task{Op: OpAct, Mask: 7, Src: 16, Dst: 180, H: 1, W: 40, Scale: -512, Bias: -(1 << 19), Shift: 30, RoundEven: true}},
+		{"act 5x5 one lane shift 1 ties", Task{Op: OpAct, Mask: 2, Src: 5, Dst: 200, H: 5, W: 5, Scale: 1, Shift: 1, RoundEven: true}},
+		{"loadparams all lanes", Task{Op: OpLoadParams, Mask: all4, Src: 90}},
+		{"act per-lane 3x3", Task{Op: OpAct, Mask: 7, Src: 8, Dst: 210, H: 3, W: 3, Shift: 5, PerLane: true}},
+		{"loadparams lanes 0 and 2", Task{Op: OpLoadParams, Mask: 5, Src: 100}},
+		{"act per-lane 2x4 (lane 1 keeps its old parameters)", Task{Op: OpAct, Mask: 7, Src: 40, Dst: 220, H: 2, W: 4, Shift: 9, PerLane: true, Relu: true}},
+		{"nop", Task{Op: OpNop}},
+	}
+}
+
+func eltTasks() []namedTask {
+	var ts []namedTask
+	for fn := FnAdd; fn < numEltFns; fn++ {
+		ts = append(ts,
+			namedTask{fmt.Sprintf("fn %d two tensors 3x5", fn), withID(Task{Op: OpEltwise, Fn: fn, Mask: all4, Src: 0, Src2: 64, Dst: 128, H: 3, W: 5})},
+			namedTask{fmt.Sprintf("fn %d scalar 1x1", fn), withID(Task{Op: OpEltwise, Fn: fn, Mask: 9, Src: 7, Dst: 150, H: 1, W: 1, ScalarOperand: true, Scalar: -77})},
+			namedTask{fmt.Sprintf("fn %d scalar 8x8", fn), withID(Task{Op: OpEltwise, Fn: fn, Mask: all4, Src: 30, Dst: 160, H: 8, W: 8, ScalarOperand: true, Scalar: 101})},
+		)
+	}
+	return append(ts,
+		namedTask{"mul requantized half-even", Task{Op: OpEltwise, Fn: FnMul, Mask: all4, Src: 0, Src2: 9, Dst: 224, H: 1, W: 11, Scale: 3, Shift: 6, RoundEven: true}},
+		namedTask{"sub with relu and bias", Task{Op: OpEltwise, Fn: FnSub, Mask: all4, Src: 50, Src2: 51, Dst: 200, H: 4, W: 3, Scale: 1, Bias: 5, Relu: true}},
+		namedTask{"a + a (both sources the same)", withID(Task{Op: OpEltwise, Fn: FnAdd, Mask: all4, Src: 70, Src2: 70, Dst: 190, H: 2, W: 5})},
+		namedTask{"in place (dst = src)", withID(Task{Op: OpEltwise, Fn: FnMax, Mask: all4, Src: 130, Src2: 0, Dst: 130, H: 2, W: 6})},
+		namedTask{"dst below an overlapping src", withID(Task{Op: OpEltwise, Fn: FnAdd, Mask: all4, Src: 140, Src2: 20, Dst: 136, H: 4, W: 4})},
+		namedTask{"scalar in place", withID(Task{Op: OpEltwise, Fn: FnSub, Mask: 6, Src: 180, Dst: 180, H: 3, W: 3, ScalarOperand: true, Scalar: 100})},
+	)
+}
+
+func reduceTasks() []namedTask {
+	return []namedTask{
+		{"sum 1x1", withID(Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 3, Dst: 128, H: 1, W: 1})},
+		{"sum 3x5 mean-ish", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 129, H: 3, W: 5, Scale: 17, Shift: 8}},
+		{"max 8x8", withID(Task{Op: OpReduce, Fn: FnRedMax, Mask: all4, Src: 40, Dst: 130, H: 8, W: 8})},
+		{"max 1x7 one lane", withID(Task{Op: OpReduce, Fn: FnRedMax, Mask: 8, Src: 9, Dst: 131, H: 1, W: 7})},
+		{"sum 15x16 (240 elements) half-even", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 239, H: 15, W: 16, Scale: 1, Shift: 7, RoundEven: true}},
+		{"sum saturates", withID(Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 132, H: 2, W: 2})},
+	}
+}
+
+// poolTasks cover both kinds and both paddings at the corners: 1×1,
+// odd sizes, H or W smaller than the window, stride larger than the
+// window, the widest output row, one column (line-buffer forwarding).
+func poolTasks() []namedTask {
+	p := func(name string, kind Fn, h, w, kh, kw, s, ph, pw int, edge bool) namedTask {
+		t := Task{Op: OpPool, Fn: kind, Mask: all4, Src: 0, Dst: 128, H: h, W: w, KH: kh, KW: kw, Stride: s,
+			PadH: ph, PadW: pw, PadEdge: edge, Scale: 1}
+		if kind == FnPoolAvg && kh*kw > 1 { // divide by about kh·kw
+			t.Scale, t.Shift = avgScale(kh*kw, 10)
+		}
+		return namedTask{name, t}
+	}
+	return []namedTask{
+		p("max 1x1 k1", FnPoolMax, 1, 1, 1, 1, 1, 0, 0, false),
+		p("avg 1x1 k3 pad1 zero", FnPoolAvg, 1, 1, 3, 3, 1, 1, 1, false),
+		p("max 1x1 k3 pad2 edge", FnPoolMax, 1, 1, 3, 3, 1, 2, 2, true),
+		p("max 4x4 k2 s2", FnPoolMax, 4, 4, 2, 2, 2, 0, 0, false),
+		p("avg 5x7 k3 s1 pad1 zero", FnPoolAvg, 5, 7, 3, 3, 1, 1, 1, false),
+		p("avg 5x7 k3 s1 pad1 edge", FnPoolAvg, 5, 7, 3, 3, 1, 1, 1, true),
+		p("max 7x5 k3 s2 pad1 zero", FnPoolMax, 7, 5, 3, 3, 2, 1, 1, false),
+		p("max 2x9 k3 pad1 (H < window)", FnPoolMax, 2, 9, 3, 3, 1, 1, 1, true),
+		p("avg 9x2 k3x4 pad1x2 (W < window)", FnPoolAvg, 9, 2, 3, 4, 1, 1, 2, false),
+		p("max 8x8 k8 s8", FnPoolMax, 8, 8, 8, 8, 8, 0, 0, false),
+		p("avg 8x8 k8 s2 pad7 edge", FnPoolAvg, 8, 8, 8, 8, 2, 7, 7, true),
+		p("max 9x9 k2 s3 (stride > window)", FnPoolMax, 9, 9, 2, 2, 3, 0, 0, false),
+		p("max 6x1 k3x1 (one column)", FnPoolMax, 6, 1, 3, 1, 1, 0, 0, false),
+		p("avg 6x1 k3x1 pad1 edge (one column)", FnPoolAvg, 6, 1, 3, 1, 1, 1, 0, true),
+		p("max 3x16 k1x1: the widest row", FnPoolMax, 3, 16, 1, 1, 1, 0, 0, false),
+		p("avg 4x18 k3 s1 pad0: ow 16", FnPoolAvg, 4, 18, 3, 3, 1, 0, 0, false),
+		p("max 10x11 k5x2 s2 pad2x1 zero", FnPoolMax, 10, 11, 5, 2, 2, 2, 1, false),
+		p("max 11x10 k4 s3 pad3 edge (trailing rows and columns unused)", FnPoolMax, 11, 10, 4, 4, 3, 0, 0, true),
+		p("avg 3x3 k2 s1 pad1 zero", FnPoolAvg, 3, 3, 2, 2, 1, 1, 1, false),
+		p("avg 12x1 k1x1", FnPoolAvg, 12, 1, 1, 1, 1, 0, 0, false),
+	}
+}
+
+// avgScale returns a scale and shift that divide by n (approximately:
+// exactly when n is a power of two) with a scale of at most w bits.
+func avgScale(n, w int) (int64, int) {
+	best, sh := int64(1), 0
+	for s := 0; s < 40; s++ {
+		v := (int64(1)<<uint(s) + int64(n)/2) / int64(n)
+		if v >= 1<<uint(w-1) {
+			break
+		}
+		best, sh = v, s
+	}
+	return best, sh
+}
+
+// runSuite runs tasks one after another on b, checking each against the
+// golden model (every state-buffer word), the access counts and, when
+// exact, the cycle count formula (else a lower bound).
+func runSuite(t *testing.T, b *bench, tasks []namedTask, exact bool) {
+	t.Helper()
+	for _, nt := range tasks {
+		if err := nt.t.Validate(b.cfg); err != nil {
+			t.Fatalf("%s: test task invalid: %v", nt.name, err)
+		}
+		res := b.run(nt.t)
+		b.expect(nt.t)
+		b.checkMemory(nt.name)
+		if res.errCode != ErrNone {
+			t.Errorf("%s: error status %v", nt.name, res.errCode)
+		}
+		if res.reads != nt.t.Reads(b.cfg) || res.writes != nt.t.Writes() {
+			t.Errorf("%s: %d reads and %d writes, want %d and %d", nt.name, res.reads, res.writes, nt.t.Reads(b.cfg), nt.t.Writes())
+		}
+		psum := nt.t.Op == OpAct || nt.t.Op == OpWriteBack
+		if (psum && res.plrRds != 0) || (!psum && res.psumReads != 0) {
+			t.Errorf("%s: read the wrong buffer (%d state, %d psum reads)", nt.name, res.plrRds, res.psumReads)
+		}
+		want := nt.t.Cycles(b.cfg)
+		if (exact && res.cycles != want) || res.cycles < want {
+			t.Errorf("%s: %d cycles, formula %d", nt.name, res.cycles, want)
+		}
+	}
+}
+
+func TestActivationAndWriteBack(t *testing.T) {
+	runSuite(t, newBench(t, smallConfig(), 1, 0), actTasks(), true)
+}
+
+func TestEltwise(t *testing.T) {
+	runSuite(t, newBench(t, smallConfig(), 2, 0), eltTasks(), true)
+}
+
+func TestReduce(t *testing.T) {
+	runSuite(t, newBench(t, smallConfig(), 3, 0), reduceTasks(), true)
+}
+
+func TestPool(t *testing.T) {
+	runSuite(t, newBench(t, smallConfig(), 4, 0), poolTasks(), true)
+}
+
+// randomPool draws a valid pooling task for c.
+func randomPool(r *rand.Rand, c Config) Task {
+	for {
+		t := Task{Op: OpPool, Fn: Fn(r.IntN(2)), Mask: uint64(1 + r.IntN(1<<uint(c.Lanes)-1)),
+			KH: 1 + r.IntN(c.MaxKernel), KW: 1 + r.IntN(c.MaxKernel), Stride: 1 + r.IntN(c.MaxKernel), PadEdge: r.IntN(2) == 1,
+			H: 1 + r.IntN(12), W: 1 + r.IntN(20), Scale: 1, RoundEven: r.IntN(2) == 1, Src: r.IntN(40)}
+		t.PadH, t.PadW = r.IntN(t.KH), r.IntN(t.KW)
+		if t.Fn == FnPoolAvg {
+			t.Scale, t.Shift = avgScale(t.KH*t.KW, c.ScaleWidth)
+		}
+		t.Dst = 128 + r.IntN(16)
+		if t.Validate(c) == nil && t.Dst+t.Writes() <= 240 {
+			return t
+		}
+	}
+}
+
+// Random windows, strides, paddings and planes against the golden model.
+func TestPoolRandom(t *testing.T) {
+	c := smallConfig()
+	b := newBench(t, c, 5, 0)
+	r := rand.New(rand.NewPCG(5, 5))
+	n := 150
+	if testing.Short() {
+		n = 40
+	}
+	var tasks []namedTask
+	for i := range n {
+		tk := randomPool(r, c)
+		tasks = append(tasks, namedTask{fmt.Sprintf("random %d %+v", i, tk), tk})
+	}
+	runSuite(t, b, tasks, true)
+}
+
+// The line buffer reads every input element exactly once: the read count
+// is H·W whatever the window overlap (checked for every task by
+// runSuite; here explicitly for heavy overlap).
+func TestPoolReadsOnce(t *testing.T) {
+	c := smallConfig()
+	b := newBench(t, c, 6, 0)
+	for _, k := range []int{1, 2, 5, 8} {
+		tk := Task{Op: OpPool, Fn: FnPoolMax, Mask: all4, Src: 0, Dst: 128, H: 6, W: 7, KH: k, KW: k, Stride: 1, PadH: (k - 1) / 2, PadW: k - 1, Scale: 1}
+		if err := tk.Validate(c); err != nil {
+			t.Fatal(err)
+		}
+		res := b.run(tk)
+		b.expect(tk)
+		b.checkMemory(fmt.Sprint("k", k))
+		oh, ow := tk.PoolOut()
+		if res.reads != 6*7 || res.writes != oh*ow {
+			t.Errorf("k=%d: %d reads (want H·W = 42), %d writes (want %d)", k, res.reads, res.writes, oh*ow)
+		}
+	}
+}
+
+// Steady state: one element per lane per cycle (each element more costs
+// exactly one cycle) for act, writeback, scalar eltwise and reduce; two
+// cycles per element for two-tensor eltwise (two reads of one bank port);
+// pooling with stride 1 and no padding: one cycle per input element.
+func TestThroughput(t *testing.T) {
+	c := smallConfig()
+	b := newBench(t, c, 7, 0)
+	cases := []struct {
+		name    string
+		mk      func(n int) Task
+		perElem int
+	}{
+		{"act", func(n int) Task { return Task{Op: OpAct, Mask: 7, Src: 0, Dst: 128, H: 1, W: n, Scale: 1} }, 1},
+		{"writeback", func(n int) Task { return Task{Op: OpWriteBack, Mask: 7, Src: 0, Dst: 128, H: n, W: 1} }, 1},
+		{"eltwise scalar", func(n int) Task {
+			return withID(Task{Op: OpEltwise, Mask: all4, Src: 0, Dst: 128, H: 1, W: n, ScalarOperand: true})
+		}, 1},
+		{"eltwise two tensors", func(n int) Task {
+			return withID(Task{Op: OpEltwise, Mask: all4, Src: 0, Src2: 64, Dst: 128, H: 1, W: n})
+		}, 2},
+		{"reduce", func(n int) Task { return withID(Task{Op: OpReduce, Mask: all4, Src: 0, Dst: 128, H: 1, W: n}) }, 1},
+		{"pool 2x2 s1 (per input element)", func(n int) Task {
+			return withID(Task{Op: OpPool, Mask: all4, Src: 0, Dst: 128, H: n / 4, W: 4, KH: 2, KW: 2, Stride: 1})
+		}, 1},
+	}
+	for _, tc := range cases {
+		small, large := tc.mk(16), tc.mk(48)
+		r1, r2 := b.run(small), b.run(large)
+		b.expect(small)
+		b.expect(large)
+		if got := r2.cycles - r1.cycles; got != 32*tc.perElem {
+			t.Errorf("%s: 32 more elements took %d more cycles, want %d", tc.name, got, 32*tc.perElem)
+		}
+	}
+	b.checkMemory("throughput")
+}
+
+// Back-to-back tasks: the engine accepts the next task in the cycle of
+// the previous one's done pulse.
+func TestBackToBack(t *testing.T) {
+	c := smallConfig()
+	b := newBench(t, c, 8, 0)
+	first := Task{Op: OpWriteBack, Mask: 7, Src: 0, Dst: 128, H: 2, W: 2}
+	r1 := b.run(first)
+	b.expect(first)
+	second := withID(Task{Op: OpReduce, Mask: all4, Src: 128, Dst: 140, H: 2, W: 2})
+	// run() presents the task in the cycle after the done pulse; the
+	// engine must be ready there already.
+	r2 := b.run(second)
+	b.expect(second)
+	b.checkMemory("back to back")
+	if r2.acceptAt != r1.doneAt+1 {
+		t.Errorf("second task accepted in cycle %d, first done in %d", r2.acceptAt, r1.doneAt)
+	}
+}

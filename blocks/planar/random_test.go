@@ -1,0 +1,115 @@
+package planar
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// randomTask draws a valid task of any operation for c, within the
+// bench layout: inputs in the lower half of the state buffer, outputs in
+// the upper half below the scratch region, psum sources below the psum
+// scratch region. maxN bounds the elements of a plane (run time).
+func randomTask(r *rand.Rand, c Config, maxN int) Task {
+	half, outEnd := c.StateDepth/2, c.StateDepth-16
+	psumEnd := c.PsumDepth - 8
+	et := c.ElemType()
+	elem := func() int64 { return minOf(et) + r.Int64N(maxOf(et)-minOf(et)+1) }
+	shape := func(limit int) (int, int) {
+		n := 1 + r.IntN(max(1, min(limit, maxN)))
+		h := 1 + r.IntN(n)
+		return h, max(1, n/h)
+	}
+	post := func(t *Task) {
+		t.Scale = 1
+		if r.IntN(3) > 0 {
+			t.Scale = r.Int64N(1<<uint(c.ScaleWidth)) - 1<<uint(c.ScaleWidth-1)
+		}
+		if r.IntN(3) == 0 {
+			t.Bias = r.Int64N(1<<uint(c.AccWidth)) - 1<<uint(c.AccWidth-1)
+		} else {
+			t.Bias = r.Int64N(201) - 100
+		}
+		t.Shift = []int{0, 1, 2, 4, 7, 11, c.MaxShift()}[r.IntN(7)]
+		t.RoundEven, t.Relu = r.IntN(2) == 1, r.IntN(3) == 0
+		if r.IntN(3) == 0 {
+			a, b := elem(), elem()
+			t.Clamp, t.Lo, t.Hi = true, min(a, b), max(a, b)
+		}
+	}
+	mask := func(lanes int) uint64 { return uint64(1 + r.IntN(1<<uint(lanes)-1)) }
+	for {
+		var t Task
+		switch r.IntN(9) {
+		case 0, 1:
+			t = Task{Op: OpAct, Mask: mask(c.PsumLanes)}
+			t.H, t.W = shape(min(psumEnd, outEnd-half))
+			t.Src, t.Dst = r.IntN(psumEnd-t.H*t.W+1), half+r.IntN(outEnd-half-t.H*t.W+1)
+			post(&t)
+			t.PerLane = r.IntN(3) == 0
+			if r.IntN(4) == 0 {
+				t.Op = OpWriteBack
+			}
+		case 2, 3:
+			t = Task{Op: OpEltwise, Fn: Fn(r.IntN(int(numEltFns))), Mask: mask(c.Lanes), ScalarOperand: r.IntN(3) == 0, Scalar: elem()}
+			t.H, t.W = shape(min(half, outEnd-half))
+			n := t.H * t.W
+			t.Src, t.Src2, t.Dst = r.IntN(half-n+1), r.IntN(half-n+1), half+r.IntN(outEnd-half-n+1)
+			post(&t)
+			t.Shift = min(t.Shift, 4)
+		case 4, 5, 6:
+			t = randomPoolIn(r, c, min(maxN, half))
+			post(&t)
+			if t.Fn == FnPoolAvg {
+				t.Scale, t.Shift = avgScale(t.KH*t.KW, c.ScaleWidth)
+			} else if r.IntN(2) == 0 {
+				t.Scale, t.Bias, t.Shift = 1, 0, 0
+			}
+		case 7:
+			t = Task{Op: OpReduce, Fn: Fn(r.IntN(2)), Mask: mask(c.Lanes)}
+			t.H, t.W = shape(half)
+			t.Src, t.Dst = r.IntN(half-t.H*t.W+1), half+r.IntN(outEnd-half)
+			post(&t)
+		case 8:
+			t = Task{Op: OpLoadParams, Mask: mask(c.Lanes), Src: r.IntN(half - c.ParamWords())}
+		}
+		if t.Validate(c) == nil {
+			return t
+		}
+	}
+}
+
+// randomPoolIn draws a valid pooling task reading at most maxN elements
+// from the lower half and writing to the upper half.
+func randomPoolIn(r *rand.Rand, c Config, maxN int) Task {
+	half, outEnd := c.StateDepth/2, c.StateDepth-16
+	for {
+		t := Task{Op: OpPool, Fn: Fn(r.IntN(2)), Mask: uint64(1 + r.IntN(1<<uint(c.Lanes)-1)),
+			KH: 1 + r.IntN(c.MaxKernel), KW: 1 + r.IntN(c.MaxKernel), Stride: 1 + r.IntN(c.MaxKernel),
+			PadEdge: r.IntN(2) == 1, Scale: 1}
+		t.PadH, t.PadW = r.IntN(t.KH), r.IntN(t.KW)
+		t.H, t.W = 1+r.IntN(12), 1+r.IntN(c.LineDepth+4)
+		if t.H*t.W > maxN {
+			continue
+		}
+		t.Src = r.IntN(half - t.H*t.W + 1)
+		oh, ow := t.PoolOut()
+		if oh*ow > outEnd-half {
+			continue
+		}
+		t.Dst = half + r.IntN(outEnd-half-oh*ow+1)
+		if t.Validate(c) == nil {
+			return t
+		}
+	}
+}
+
+// randomTasks is n named random tasks.
+func randomTasks(seed uint64, c Config, n, maxN int) []namedTask {
+	r := rand.New(rand.NewPCG(seed, 3))
+	ts := make([]namedTask, n)
+	for i := range ts {
+		t := randomTask(r, c, maxN)
+		ts[i] = namedTask{fmt.Sprintf("random %d (%v)", i, t.Op), t}
+	}
+	return ts
+}

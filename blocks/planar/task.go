@@ -1,0 +1,214 @@
+package planar
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Op is the operation of a task (the t_op field).
+type Op uint8
+
+// The operations. Codes 7 (and above, in a wider descriptor) are
+// unknown: the hardware flags ErrOp.
+const (
+	OpNop        Op = iota // no work; done three cycles after acceptance
+	OpAct                  // psum → state: post-processor on every accumulator (gain-bias, activation, requantization)
+	OpWriteBack            // psum → state: saturation only (scale 1, bias 0, shift 0, no ReLU/clamp)
+	OpEltwise              // state → state: Fn on two tensors, or on one and Scalar
+	OpPool                 // state → state: max or average pooling of an H×W plane
+	OpReduce               // state → state: sum or max of an H×W plane, one value
+	OpLoadParams           // state → per-lane scale and bias registers
+	numOps
+)
+
+var opNames = [...]string{"nop", "act", "writeback", "eltwise", "pool", "reduce", "loadparams"}
+
+func (o Op) String() string {
+	if o < numOps {
+		return opNames[o]
+	}
+	return fmt.Sprintf("op%d", uint8(o))
+}
+
+// Fn selects the function of an eltwise, pool or reduce task (the t_fn
+// field); its meaning depends on Op.
+type Fn uint8
+
+// Eltwise functions.
+const (
+	FnAdd Fn = iota
+	FnSub
+	FnMul
+	FnMax
+	FnMin
+	numEltFns
+)
+
+// Pooling and reduction functions.
+const (
+	FnPoolMax Fn = 0 // pool: window maximum
+	FnPoolAvg Fn = 1 // pool: window sum, then the post-processor (its scale and shift divide)
+	FnSum     Fn = 0 // reduce: plane sum
+	FnRedMax  Fn = 1 // reduce: plane maximum
+)
+
+// Task is one planar-engine task: every field the compiler sets, in one
+// struct, so it can later be mapped onto the task manager's descriptor.
+// Addresses are element addresses in every partition of Mask; a plane of
+// H×W elements lies row-major at consecutive addresses from its base.
+type Task struct {
+	Op   Op     `json:"op"`
+	Fn   Fn     `json:"fn"`   // eltwise: FnAdd..FnMin; pool: FnPoolMax/FnPoolAvg; reduce: FnSum/FnRedMax
+	Mask uint64 `json:"mask"` // partitions (lanes) worked on; bit p = partition p
+
+	Src  int `json:"src"`  // first source: psum entry (act, writeback) or state address
+	Src2 int `json:"src2"` // eltwise: second source (unless ScalarOperand)
+	Dst  int `json:"dst"`  // destination state address (not loadparams, nop)
+
+	H int `json:"h"` // plane rows (act, writeback, eltwise: H·W elements, any split)
+	W int `json:"w"` // plane columns
+
+	KH      int  `json:"kh"`       // pool window rows, 1..MaxKernel
+	KW      int  `json:"kw"`       // pool window columns
+	Stride  int  `json:"stride"`   // pool stride, both directions, 1..MaxKernel
+	PadH    int  `json:"pad_h"`    // pool rows of padding above and below, 0..KH-1
+	PadW    int  `json:"pad_w"`    // pool columns of padding left and right, 0..KW-1
+	PadEdge bool `json:"pad_edge"` // pad with the nearest element (else with 0)
+
+	ScalarOperand bool  `json:"scalar_operand"` // eltwise: the second operand is Scalar
+	Scalar        int64 `json:"scalar"`         // an element value
+
+	// The post-processor, applied to every result (see the package
+	// documentation): for act, eltwise, pool and reduce. Writeback
+	// ignores it.
+	Scale     int64 `json:"scale"`      // signed, ScaleWidth bits
+	Bias      int64 `json:"bias"`       // signed, AccWidth bits
+	Shift     int   `json:"shift"`      // 0..MaxShift
+	RoundEven bool  `json:"round_even"` // round half to even (else half up)
+	Relu      bool  `json:"relu"`
+	Clamp     bool  `json:"clamp"`
+	Lo        int64 `json:"lo"`       // clamp bounds, element values, Lo ≤ Hi
+	Hi        int64 `json:"hi"`       //
+	PerLane   bool  `json:"per_lane"` // act: use each lane's loaded scale and bias instead of Scale and Bias
+}
+
+// ErrCode is the hardware's error status, also carried by the errors of
+// Validate: the hardware reports the code of the first error Validate
+// lists.
+type ErrCode uint8
+
+// The error codes, in the order the hardware checks them.
+const (
+	ErrNone     ErrCode = iota
+	ErrOp               // unknown operation
+	ErrFn               // unknown function for the operation
+	ErrMask             // empty lane mask, or a psum lane that does not exist
+	ErrShape            // H or W is zero
+	ErrKernel           // KH, KW or stride outside 1..MaxKernel
+	ErrPad              // padding not below the window size
+	ErrWindow           // window larger than the padded plane
+	ErrOutShape         // OH/OW in the descriptor inconsistent with the pooling (raw descriptors only)
+	ErrLine             // output row wider than the line buffer
+	ErrSrc              // first source runs past the end of its buffer
+	ErrSrc2             // second source runs past the end of the state buffer
+	ErrDst              // destination runs past the end of the state buffer
+	ErrOverlap          // destination overlaps a source in a way the operation cannot allow
+	ErrShift            // shift above MaxShift
+	ErrClamp            // clamp Lo above Hi
+	numErrCodes
+	// ErrField: a value does not fit its descriptor field. Only Validate
+	// finds it; such a task cannot be encoded, so the hardware never
+	// sees it.
+	ErrField ErrCode = 255
+)
+
+var errNames = [...]string{"none", "op", "fn", "mask", "shape", "kernel", "pad", "window", "out_shape", "line",
+	"src", "src2", "dst", "overlap", "shift", "clamp"}
+
+func (e ErrCode) String() string {
+	if e == ErrField {
+		return "field"
+	}
+	if e < numErrCodes {
+		return errNames[e]
+	}
+	return fmt.Sprintf("err%d", uint8(e))
+}
+
+// errCodeWidth is the width of the err_code port.
+const errCodeWidth = 4
+
+// TaskError is one bad task field: the field by its JSON name, its
+// value, what is allowed, and the hardware error code.
+type TaskError struct {
+	Code    ErrCode
+	Field   string
+	Value   any
+	Allowed string
+}
+
+func (e *TaskError) Error() string {
+	return fmt.Sprintf("planar task: %s = %v is not allowed: %s (error code %d, %s)", e.Field, e.Value, e.Allowed, e.Code, e.Code)
+}
+
+// ErrTask marks every TaskError.
+var ErrTask = errors.New("invalid planar task")
+
+func (e *TaskError) Unwrap() error { return ErrTask }
+
+// FirstCode is the code the hardware reports for a task Validate
+// rejects with err: that of the first TaskError in it.
+func FirstCode(err error) ErrCode {
+	var te *TaskError
+	if errors.As(err, &te) {
+		return te.Code
+	}
+	return ErrNone
+}
+
+// PoolOut is the output plane of a pooling task: OH = (H + 2·PadH −
+// KH)/Stride + 1 (floor), OW likewise; 0 when the division is undefined.
+func (t Task) PoolOut() (oh, ow int) {
+	if t.Stride < 1 {
+		return 0, 0
+	}
+	dh, dw := t.H+2*t.PadH-t.KH, t.W+2*t.PadW-t.KW
+	if dh >= 0 {
+		oh = dh/t.Stride + 1
+	}
+	if dw >= 0 {
+		ow = dw/t.Stride + 1
+	}
+	return oh, ow
+}
+
+// Reads is the number of vector reads the task makes (state buffer, or
+// psum buffer for act and writeback).
+func (t Task) Reads(c Config) int {
+	switch t.Op {
+	case OpAct, OpWriteBack, OpPool, OpReduce:
+		return t.H * t.W
+	case OpEltwise:
+		if t.ScalarOperand {
+			return t.H * t.W
+		}
+		return 2 * t.H * t.W
+	case OpLoadParams:
+		return c.ParamWords()
+	}
+	return 0
+}
+
+// Writes is the number of vector writes the task makes.
+func (t Task) Writes() int {
+	switch t.Op {
+	case OpAct, OpWriteBack, OpEltwise:
+		return t.H * t.W
+	case OpPool:
+		oh, ow := t.PoolOut()
+		return oh * ow
+	case OpReduce:
+		return 1
+	}
+	return 0
+}

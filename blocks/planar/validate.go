@@ -1,0 +1,128 @@
+package planar
+
+import (
+	"errors"
+	"fmt"
+)
+
+func joinErrs(errs []error) error { return errors.Join(errs...) }
+
+// Validate checks t against the configuration c. Every error is a
+// *TaskError naming the field, its value and what is allowed. Values that
+// do not fit their descriptor fields (ErrField) are reported alone;
+// otherwise the errors come in the order the hardware checks them, so the
+// hardware flags FirstCode of the result.
+func (t Task) Validate(c Config) error {
+	if err := t.fieldErrors(c); err != nil {
+		return err
+	}
+	var errs []error
+	bad := func(code ErrCode, field string, v any, allowed string, args ...any) {
+		errs = append(errs, &TaskError{code, field, v, fmt.Sprintf(allowed, args...)})
+	}
+	if t.Op >= numOps {
+		bad(ErrOp, "op", uint8(t.Op), "must be one of 0..%d %v", numOps-1, opNames)
+		return joinErrs(errs)
+	}
+	if t.Op == OpNop {
+		return nil
+	}
+	switch {
+	case t.Op == OpEltwise && t.Fn >= numEltFns:
+		bad(ErrFn, "fn", uint8(t.Fn), "an eltwise function is 0..4 (add, sub, mul, max, min)")
+	case t.Op == OpPool && t.Fn > 1:
+		bad(ErrFn, "fn", uint8(t.Fn), "a pooling function is 0 (max) or 1 (avg)")
+	case t.Op == OpReduce && t.Fn > 1:
+		bad(ErrFn, "fn", uint8(t.Fn), "a reduction is 0 (sum) or 1 (max)")
+	}
+	psum := t.Op == OpAct || t.Op == OpWriteBack
+	switch {
+	case t.Mask == 0:
+		bad(ErrMask, "mask", "0x0", "must name at least one lane")
+	case psum && c.PsumLanes < 64 && t.Mask>>uint(c.PsumLanes) != 0:
+		bad(ErrMask, "mask", fmt.Sprintf("%#x", t.Mask), "%s reads the psum buffer: only its %d partitions (bits 0..%d)", t.Op, c.PsumLanes, c.PsumLanes-1)
+	}
+	if t.Op != OpLoadParams {
+		if t.H < 1 {
+			bad(ErrShape, "h", t.H, "must be at least 1")
+		}
+		if t.W < 1 {
+			bad(ErrShape, "w", t.W, "must be at least 1")
+		}
+	}
+	oh, ow := 0, 0
+	if t.Op == OpPool {
+		kerr := len(errs)
+		for _, k := range []struct {
+			name string
+			v    int
+		}{{"kh", t.KH}, {"kw", t.KW}, {"stride", t.Stride}} {
+			if k.v < 1 || k.v > c.MaxKernel {
+				bad(ErrKernel, k.name, k.v, "must be in 1..%d (max_kernel)", c.MaxKernel)
+			}
+		}
+		if t.PadH >= t.KH {
+			bad(ErrPad, "pad_h", t.PadH, "must be below kh = %d", t.KH)
+		}
+		if t.PadW >= t.KW {
+			bad(ErrPad, "pad_w", t.PadW, "must be below kw = %d", t.KW)
+		}
+		if t.KH > t.H+2*t.PadH {
+			bad(ErrWindow, "kh", t.KH, "the window must fit the padded plane: at most h+2·pad_h = %d", t.H+2*t.PadH)
+		}
+		if t.KW > t.W+2*t.PadW {
+			bad(ErrWindow, "kw", t.KW, "the window must fit the padded plane: at most w+2·pad_w = %d", t.W+2*t.PadW)
+		}
+		if len(errs) == kerr {
+			oh, ow = t.PoolOut()
+			if ow > c.LineDepth {
+				bad(ErrLine, "w", t.W, "the output row (ow = %d) must fit the line buffer of %d entries (line_depth)", ow, c.LineDepth)
+			}
+		}
+	}
+	n := t.H * t.W
+	srcDepth, srcName := c.StateDepth, "state"
+	if psum {
+		srcDepth, srcName = c.PsumDepth, "psum"
+	}
+	nsrc := n
+	if t.Op == OpLoadParams {
+		nsrc = c.ParamWords()
+	}
+	if t.Src+nsrc > srcDepth {
+		bad(ErrSrc, "src", t.Src, "the %d elements read from it must lie in the %s buffer: at most %d", nsrc, srcName, srcDepth-nsrc)
+	}
+	two := t.Op == OpEltwise && !t.ScalarOperand
+	if two && t.Src2+n > c.StateDepth {
+		bad(ErrSrc2, "src2", t.Src2, "the %d elements read from it must lie in the state buffer: at most %d", n, c.StateDepth-n)
+	}
+	nout := 0
+	switch t.Op {
+	case OpAct, OpWriteBack, OpEltwise:
+		nout = n
+	case OpPool:
+		nout = oh * ow
+	case OpReduce:
+		nout = 1
+	}
+	if nout > 0 && t.Dst+nout > c.StateDepth {
+		bad(ErrDst, "dst", t.Dst, "the %d elements written must lie in the state buffer: at most %d", nout, c.StateDepth-nout)
+	}
+	switch {
+	case t.Op == OpEltwise && t.Dst > t.Src && t.Dst < t.Src+n:
+		bad(ErrOverlap, "dst", t.Dst, "eltwise writes behind its reads: dst must be ≤ src (%d) or ≥ src+%d", t.Src, n)
+	case two && t.Dst > t.Src2 && t.Dst < t.Src2+n:
+		bad(ErrOverlap, "dst", t.Dst, "eltwise writes behind its reads: dst must be ≤ src2 (%d) or ≥ src2+%d", t.Src2, n)
+	case t.Op == OpPool && nout > 0 && t.Dst < t.Src+n && t.Src < t.Dst+nout:
+		bad(ErrOverlap, "dst", t.Dst, "the pooled output (%d elements) may not overlap the input at %d..%d", nout, t.Src, t.Src+n-1)
+	}
+	if t.Op == OpAct || t.Op == OpEltwise || t.Op == OpPool || t.Op == OpReduce {
+		if t.Shift > c.MaxShift() {
+			bad(ErrShift, "shift", t.Shift, "must be in 0..%d", c.MaxShift())
+		}
+		if t.Clamp && t.Lo > t.Hi {
+			bad(ErrClamp, "lo", t.Lo, "must not exceed hi = %d", t.Hi)
+		}
+	}
+	return joinErrs(errs)
+}

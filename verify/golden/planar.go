@@ -1,0 +1,355 @@
+package golden
+
+import (
+	"fmt"
+)
+
+// This file holds the models of the planar engine (blocks/planar):
+// requantization with activation, elementwise operations, pooling and
+// reduction. Every one of them ends in the same post-processor, Requant,
+// which is where the hardware saturates (the only models here that do).
+
+// Rounding selects how Requant rounds away the bits shifted out.
+type Rounding int
+
+const (
+	// HalfUp rounds to the nearest integer, ties towards +infinity:
+	// floor(v/2^s + 1/2).
+	HalfUp Rounding = iota
+	// HalfEven rounds to the nearest integer, ties to the even one.
+	HalfEven
+)
+
+func (r Rounding) String() string {
+	switch r {
+	case HalfUp:
+		return "half-up"
+	case HalfEven:
+		return "half-even"
+	}
+	return fmt.Sprintf("rounding(%d)", int(r))
+}
+
+// Requant is the planar engine's post-processor:
+//
+//	v = x·Scale + Bias                        (exact)
+//	r = v                                     if Shift = 0
+//	r = floor(v / 2^Shift) + up               otherwise, with rem = v − floor(v/2^Shift)·2^Shift,
+//	                                          half = 2^(Shift−1) and
+//	    up = rem ≥ half                       (HalfUp)
+//	    up = rem > half or (rem = half and floor(v/2^Shift) is odd)   (HalfEven)
+//	r = max(r, 0)                             if Relu
+//	r = min(max(r, Lo), Hi)                   if Clamp
+//	out = min(max(r, out.Min()), out.Max())   saturation to the output format
+//
+// The model computes v in int64: |x·Scale + Bias| must stay below 2^62,
+// which the engine's configuration limits guarantee.
+type Requant struct {
+	Scale, Bias int64
+	Shift       int // 0..62
+	Rounding    Rounding
+	Relu        bool
+	Clamp       bool
+	Lo, Hi      int64
+}
+
+// Identity is the post-processor that only saturates: scale 1, bias 0,
+// no shift.
+func Identity() Requant { return Requant{Scale: 1} }
+
+// Apply runs the post-processor on one value.
+func (q Requant) Apply(x int64, out Int) int64 {
+	v := x*q.Scale + q.Bias
+	r := v
+	if q.Shift > 0 {
+		fl := v >> uint(q.Shift) // arithmetic: floor
+		rem := v - fl<<uint(q.Shift)
+		half := int64(1) << uint(q.Shift-1)
+		up := rem >= half
+		if q.Rounding == HalfEven {
+			up = rem > half || (rem == half && fl&1 == 1)
+		}
+		r = fl
+		if up {
+			r++
+		}
+	}
+	if q.Relu && r < 0 {
+		r = 0
+	}
+	if q.Clamp {
+		r = max(min(r, q.Hi), q.Lo)
+	}
+	return max(min(r, out.Max()), out.Min())
+}
+
+func (q Requant) check() error {
+	if q.Shift < 0 || q.Shift > 62 {
+		return fmt.Errorf("golden: requant shift %d outside 0..62", q.Shift)
+	}
+	return nil
+}
+
+// Activate is the activation/requantization of a psum tile: x is C×N
+// (channel c in row c), out[c][n] = Requant(x[c][n]) with channel c's
+// scale and bias when scale and bias are given (one per channel), else
+// q's own.
+func Activate(x *Tensor, scale, bias []int64, q Requant, out Int) (*Tensor, error) {
+	if err := rank2("x", x); err != nil {
+		return nil, err
+	}
+	if err := q.check(); err != nil {
+		return nil, err
+	}
+	C, N := x.Shape[0], x.Shape[1]
+	if (scale == nil) != (bias == nil) || (scale != nil && (len(scale) != C || len(bias) != C)) {
+		return nil, fmt.Errorf("golden: Activate of %s needs %d per-channel scales and biases or none, got %d and %d",
+			shapeString(x.Shape), C, len(scale), len(bias))
+	}
+	res := New(C, N)
+	for c := 0; c < C; c++ {
+		qc := q
+		if scale != nil {
+			qc.Scale, qc.Bias = scale[c], bias[c]
+		}
+		for n := 0; n < N; n++ {
+			res.Data[c*N+n] = qc.Apply(x.Data[c*N+n], out)
+		}
+	}
+	return res, nil
+}
+
+// EltOp is an elementwise function of two values.
+type EltOp int
+
+// The elementwise functions.
+const (
+	EltAdd EltOp = iota // a + b
+	EltSub              // a − b
+	EltMul              // a · b
+	EltMax              // max(a, b)
+	EltMin              // min(a, b)
+)
+
+func (o EltOp) String() string {
+	switch o {
+	case EltAdd:
+		return "add"
+	case EltSub:
+		return "sub"
+	case EltMul:
+		return "mul"
+	case EltMax:
+		return "max"
+	case EltMin:
+		return "min"
+	}
+	return fmt.Sprintf("eltop(%d)", int(o))
+}
+
+// apply is the exact result of the function.
+func (o EltOp) apply(a, b int64) (int64, error) {
+	switch o {
+	case EltAdd:
+		return a + b, nil
+	case EltSub:
+		return a - b, nil
+	case EltMul:
+		return a * b, nil
+	case EltMax:
+		return max(a, b), nil
+	case EltMin:
+		return min(a, b), nil
+	}
+	return 0, fmt.Errorf("golden: unknown elementwise function %d", int(o))
+}
+
+// Eltwise is out = Requant(a op b) element by element on two tensors of
+// one shape (the exact result, then the post-processor: with Identity it
+// is the operation saturated to out).
+func Eltwise(op EltOp, a, b *Tensor, q Requant, out Int) (*Tensor, error) {
+	if a == nil || b == nil {
+		return nil, fmt.Errorf("golden: Eltwise of a nil tensor")
+	}
+	if !sameShape(a.Shape, b.Shape) {
+		return nil, fmt.Errorf("golden: Eltwise of a %s and b %s: shapes differ", shapeString(a.Shape), shapeString(b.Shape))
+	}
+	if err := q.check(); err != nil {
+		return nil, err
+	}
+	res := New(a.Shape...)
+	for i := range a.Data {
+		v, err := op.apply(a.Data[i], b.Data[i])
+		if err != nil {
+			return nil, err
+		}
+		res.Data[i] = q.Apply(v, out)
+	}
+	return res, nil
+}
+
+// EltwiseScalar is out = Requant(a op s) with a scalar second operand.
+func EltwiseScalar(op EltOp, a *Tensor, s int64, q Requant, out Int) (*Tensor, error) {
+	if a == nil {
+		return nil, fmt.Errorf("golden: EltwiseScalar of a nil tensor")
+	}
+	b := New(a.Shape...)
+	for i := range b.Data {
+		b.Data[i] = s
+	}
+	return Eltwise(op, a, b, q, out)
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// PoolKind is max or average pooling.
+type PoolKind int
+
+// The pooling kinds.
+const (
+	PoolMax PoolKind = iota // maximum of the window
+	PoolAvg                 // sum of the window, then Requant (the scale and shift divide)
+)
+
+// Padding says what lies outside the plane.
+type Padding int
+
+// The padding modes.
+const (
+	PadZero Padding = iota // the value 0 (for max pooling too)
+	PadEdge                // the nearest element of the plane (coordinates clamped)
+)
+
+// Pooling describes a pooling window: KH×KW, one stride for both
+// directions, PadH rows above and below and PadW columns left and right.
+type Pooling struct {
+	Kind       PoolKind
+	KH, KW     int
+	Stride     int
+	PadH, PadW int
+	Padding    Padding
+}
+
+// PoolOutSize is the output plane of p on an H×W input:
+// OH = (H + 2·PadH − KH)/Stride + 1 (floor), OW likewise. It rejects a
+// zero stride or kernel, negative padding, and a window larger than the
+// padded plane.
+func PoolOutSize(h, w int, p Pooling) (oh, ow int, err error) {
+	switch {
+	case h < 1 || w < 1:
+		return 0, 0, fmt.Errorf("golden: pooling an empty %dx%d plane", h, w)
+	case p.KH < 1 || p.KW < 1 || p.Stride < 1:
+		return 0, 0, fmt.Errorf("golden: pooling window %dx%d stride %d: every one must be at least 1", p.KH, p.KW, p.Stride)
+	case p.PadH < 0 || p.PadW < 0:
+		return 0, 0, fmt.Errorf("golden: negative padding %d, %d", p.PadH, p.PadW)
+	case p.KH > h+2*p.PadH || p.KW > w+2*p.PadW:
+		return 0, 0, fmt.Errorf("golden: window %dx%d larger than the padded %dx%d plane", p.KH, p.KW, h+2*p.PadH, w+2*p.PadW)
+	}
+	return (h+2*p.PadH-p.KH)/p.Stride + 1, (w+2*p.PadW-p.KW)/p.Stride + 1, nil
+}
+
+// Pool pools each plane of x (shape [C, H, W]): out[c][oy][ox] is
+// Requant of the maximum (PoolMax) or the sum (PoolAvg) over the window
+// rows oy·Stride−PadH … +KH−1 and columns ox·Stride−PadW … +KW−1 of the
+// padded plane. Use Identity for max pooling, and a scale and shift
+// that divide by KH·KW for averaging.
+func Pool(x *Tensor, p Pooling, q Requant, out Int) (*Tensor, error) {
+	if x == nil || len(x.Shape) != 3 {
+		return nil, fmt.Errorf("golden: Pool wants a [C, H, W] tensor")
+	}
+	if err := q.check(); err != nil {
+		return nil, err
+	}
+	C, H, W := x.Shape[0], x.Shape[1], x.Shape[2]
+	OH, OW, err := PoolOutSize(H, W, p)
+	if err != nil {
+		return nil, err
+	}
+	if p.Kind != PoolMax && p.Kind != PoolAvg {
+		return nil, fmt.Errorf("golden: unknown pooling kind %d", int(p.Kind))
+	}
+	at := func(c, y, xx int) int64 {
+		if y < 0 || y >= H || xx < 0 || xx >= W {
+			if p.Padding == PadZero {
+				return 0
+			}
+			y, xx = min(max(y, 0), H-1), min(max(xx, 0), W-1)
+		}
+		return x.Data[(c*H+y)*W+xx]
+	}
+	res := New(C, OH, OW)
+	for c := 0; c < C; c++ {
+		for oy := 0; oy < OH; oy++ {
+			for ox := 0; ox < OW; ox++ {
+				var acc int64
+				first := true
+				for ky := 0; ky < p.KH; ky++ {
+					for kx := 0; kx < p.KW; kx++ {
+						v := at(c, oy*p.Stride-p.PadH+ky, ox*p.Stride-p.PadW+kx)
+						switch {
+						case p.Kind == PoolAvg:
+							acc += v
+						case first || v > acc:
+							acc = v
+						}
+						first = false
+					}
+				}
+				res.Data[(c*OH+oy)*OW+ox] = q.Apply(acc, out)
+			}
+		}
+	}
+	return res, nil
+}
+
+// ReduceKind is the reduction of a plane to one value.
+type ReduceKind int
+
+// The reductions.
+const (
+	ReduceSum ReduceKind = iota
+	ReduceMax
+)
+
+// Reduce reduces every row of x (shape [C, N]: channel c's plane
+// flattened) to one value: out[c] = Requant(Σ_n x[c][n]) or
+// Requant(max_n x[c][n]).
+func Reduce(x *Tensor, kind ReduceKind, q Requant, out Int) (*Tensor, error) {
+	if err := rank2("x", x); err != nil {
+		return nil, err
+	}
+	if err := q.check(); err != nil {
+		return nil, err
+	}
+	C, N := x.Shape[0], x.Shape[1]
+	if N < 1 {
+		return nil, fmt.Errorf("golden: Reduce of an empty plane")
+	}
+	if kind != ReduceSum && kind != ReduceMax {
+		return nil, fmt.Errorf("golden: unknown reduction %d", int(kind))
+	}
+	res := New(C)
+	for c := 0; c < C; c++ {
+		acc := x.Data[c*N]
+		for n := 1; n < N; n++ {
+			v := x.Data[c*N+n]
+			if kind == ReduceSum {
+				acc += v
+			} else {
+				acc = max(acc, v)
+			}
+		}
+		res.Data[c] = q.Apply(acc, out)
+	}
+	return res, nil
+}

@@ -1,0 +1,195 @@
+package golden
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Rounding, ReLU, clamp and saturation, value by value, worked by hand.
+func TestRequantApply(t *testing.T) {
+	s8 := S(8)
+	cases := []struct {
+		name string
+		q    Requant
+		x    int64
+		out  Int
+		want int64
+	}{
+		{"identity", Identity(), 100, s8, 100},
+		{"saturate high", Identity(), 300, s8, 127},
+		{"saturate low", Identity(), -300, s8, -128},
+		{"unsigned saturates negatives to 0", Identity(), -5, U(8), 0},
+		{"scale and bias", Requant{Scale: 3, Bias: -4}, 10, s8, 26},
+		{"half-up 2.5 -> 3", Requant{Scale: 5, Shift: 1}, 1, s8, 3},
+		{"half-even 2.5 -> 2", Requant{Scale: 5, Shift: 1, Rounding: HalfEven}, 1, s8, 2},
+		{"half-even 3.5 -> 4", Requant{Scale: 7, Shift: 1, Rounding: HalfEven}, 1, s8, 4},
+		{"half-up -2.5 -> -2", Requant{Scale: -5, Shift: 1}, 1, s8, -2},
+		{"half-even -2.5 -> -2", Requant{Scale: -5, Shift: 1, Rounding: HalfEven}, 1, s8, -2},
+		{"half-even -3.5 -> -4", Requant{Scale: -7, Shift: 1, Rounding: HalfEven}, 1, s8, -4},
+		{"below half rounds down", Requant{Scale: 9, Shift: 2}, 1, s8, 2},  // 2.25
+		{"above half rounds up", Requant{Scale: 11, Shift: 2}, 1, s8, 3},   // 2.75
+		{"negative above half", Requant{Scale: -11, Shift: 2}, 1, s8, -3},  // -2.75
+		{"large shift", Requant{Scale: 1, Shift: 40}, 1 << 40, s8, 1},      // exactly 1
+		{"large shift half", Requant{Scale: 1, Shift: 40}, 1 << 39, s8, 1}, // 0.5 up
+		{"large shift half even", Requant{Scale: 1, Shift: 40, Rounding: HalfEven}, 1 << 39, s8, 0},
+		{"relu", Requant{Scale: 1, Relu: true}, -7, s8, 0},
+		{"relu keeps positives", Requant{Scale: 1, Relu: true}, 7, s8, 7},
+		{"clamp low", Requant{Scale: 1, Clamp: true, Lo: -6, Hi: 6}, -100, s8, -6},
+		{"clamp high (relu6)", Requant{Scale: 1, Relu: true, Clamp: true, Lo: 0, Hi: 6}, 1000, s8, 6},
+		{"saturation after rounding", Requant{Scale: 255, Shift: 1}, 1, s8, 127}, // 127.5 -> 128 -> 127
+	}
+	for _, tc := range cases {
+		if got := tc.q.Apply(tc.x, tc.out); got != tc.want {
+			t.Errorf("%s: Apply(%d) = %d, want %d", tc.name, tc.x, got, tc.want)
+		}
+	}
+}
+
+func TestActivate(t *testing.T) {
+	x := mustRows(t, [][]int64{{10, -10, 300}, {1, 2, 3}})
+	got, err := Activate(x, []int64{1, -2}, []int64{0, 1}, Requant{}, S(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]int64{{10, -10, 127}, {-1, -3, -5}}
+	if diff := cmp.Diff(want, got.Rows()); diff != "" {
+		t.Errorf("per-channel (-want +got):\n%s", diff)
+	}
+	got, err = Activate(x, nil, nil, Requant{Scale: 1, Shift: 2, Relu: true}, S(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = [][]int64{{3, 0, 75}, {0, 1, 1}} // 2.5 -> 3, -2.5 -> 0 (relu), 0.25, 0.5 -> 1, 0.75
+	if diff := cmp.Diff(want, got.Rows()); diff != "" {
+		t.Errorf("shared (-want +got):\n%s", diff)
+	}
+	if _, err := Activate(x, []int64{1}, []int64{1}, Requant{}, S(8)); err == nil || !strings.Contains(err.Error(), "per-channel") {
+		t.Errorf("wrong channel count: err = %v", err)
+	}
+}
+
+func TestEltwise(t *testing.T) {
+	a := mustRows(t, [][]int64{{100, -100, 7, 0}})
+	b := mustRows(t, [][]int64{{100, 50, -3, 0}})
+	cases := []struct {
+		op   EltOp
+		want []int64
+	}{
+		{EltAdd, []int64{127, -50, 4, 0}},
+		{EltSub, []int64{0, -128, 10, 0}},
+		{EltMul, []int64{127, -128, -21, 0}},
+		{EltMax, []int64{100, 50, 7, 0}},
+		{EltMin, []int64{100, -100, -3, 0}},
+	}
+	for _, tc := range cases {
+		got, err := Eltwise(tc.op, a, b, Identity(), S(8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, got.Data); diff != "" {
+			t.Errorf("%v (-want +got):\n%s", tc.op, diff)
+		}
+	}
+	got, err := EltwiseScalar(EltMul, a, 3, Requant{Scale: 1, Shift: 2}, S(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int64{75, -75, 5, 0}, got.Data); diff != "" { // 300/4, -300/4, 21/4 = 5.25
+		t.Errorf("scalar mul (-want +got):\n%s", diff)
+	}
+	if _, err := Eltwise(EltAdd, a, mustRows(t, [][]int64{{1}}), Identity(), S(8)); err == nil {
+		t.Error("shape mismatch accepted")
+	}
+}
+
+func plane(t *testing.T, rows [][]int64) *Tensor {
+	x := mustRows(t, rows)
+	x.Shape = []int{1, x.Shape[0], x.Shape[1]}
+	return x
+}
+
+func TestPool(t *testing.T) {
+	x := plane(t, [][]int64{
+		{1, 2, 3},
+		{4, 5, 6},
+		{7, 8, 9},
+	})
+	cases := []struct {
+		name string
+		p    Pooling
+		q    Requant
+		want []int64
+		oh   int
+	}{
+		{"max 2x2 s1", Pooling{Kind: PoolMax, KH: 2, KW: 2, Stride: 1}, Identity(), []int64{5, 6, 8, 9}, 2},
+		{"sum 2x2 s1", Pooling{Kind: PoolAvg, KH: 2, KW: 2, Stride: 1}, Identity(), []int64{12, 16, 24, 28}, 2},
+		{"avg 2x2 s1 (/4 half-up)", Pooling{Kind: PoolAvg, KH: 2, KW: 2, Stride: 1}, Requant{Scale: 1, Shift: 2}, []int64{3, 4, 6, 7}, 2},
+		{"max 2x2 s2", Pooling{Kind: PoolMax, KH: 2, KW: 2, Stride: 2}, Identity(), []int64{5}, 1},
+		{"sum 3x3 zero pad 1, stride 2", Pooling{Kind: PoolAvg, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1}, Identity(),
+			[]int64{12, 16, 24, 28}, 2},
+		{"sum 3x3 edge pad 1, stride 2", Pooling{Kind: PoolAvg, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1, Padding: PadEdge}, Identity(),
+			// top-left window rows (1,1,2),(1,1,2),(4,4,5) = 21
+			[]int64{21, 33, 57, 69}, 2},
+		{"max with zero padding sees 0", Pooling{Kind: PoolMax, KH: 1, KW: 2, Stride: 1, PadW: 1}, Identity(), nil, 3},
+	}
+	for _, tc := range cases {
+		in := x
+		if tc.want == nil { // negative plane: the padded zeros win
+			in = x.Clone()
+			for i := range in.Data {
+				in.Data[i] = -in.Data[i]
+			}
+			tc.want = []int64{0, -1, -2, 0, 0, -4, -5, 0, 0, -7, -8, 0} // rows 0,-1,-2,-3,0 padded
+		}
+		got, err := Pool(in, tc.p, tc.q, S(8))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got.Shape[1] != tc.oh {
+			t.Errorf("%s: shape %v, want OH %d", tc.name, got.Shape, tc.oh)
+		}
+		if diff := cmp.Diff(tc.want, got.Data); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	for _, bad := range []Pooling{
+		{KH: 0, KW: 1, Stride: 1}, {KH: 1, KW: 1, Stride: 0}, {KH: 4, KW: 1, Stride: 1}, {KH: 4, KW: 1, Stride: 1, PadH: -1},
+	} {
+		if _, err := Pool(x, bad, Identity(), S(8)); err == nil {
+			t.Errorf("pooling %+v of a 3x3 plane accepted", bad)
+		}
+	}
+	if _, _, err := PoolOutSize(3, 3, Pooling{KH: 5, KW: 1, Stride: 1, PadH: 1}); err != nil {
+		t.Errorf("a 5-row window fits the padded 5-row plane: %v", err)
+	}
+}
+
+func TestReduce(t *testing.T) {
+	x := mustRows(t, [][]int64{{1, 2, 3, 4}, {-5, -1, -7, -2}, {100, 100, 0, 0}})
+	sum, err := Reduce(x, ReduceSum, Identity(), S(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int64{10, -15, 127}, sum.Data); diff != "" {
+		t.Errorf("sum (-want +got):\n%s", diff)
+	}
+	mean, err := Reduce(x, ReduceSum, Requant{Scale: 1, Shift: 2}, S(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int64{3, -4, 50}, mean.Data); diff != "" { // 2.5 -> 3, -3.75 -> -4
+		t.Errorf("mean (-want +got):\n%s", diff)
+	}
+	mx, err := Reduce(x, ReduceMax, Identity(), S(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int64{4, -1, 100}, mx.Data); diff != "" {
+		t.Errorf("max (-want +got):\n%s", diff)
+	}
+	if _, err := Reduce(New(2, 0), ReduceSum, Identity(), S(8)); err == nil {
+		t.Error("empty plane accepted")
+	}
+}
