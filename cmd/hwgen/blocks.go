@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/blocks/sram"
 	"github.com/hwgen/hwgen/blocks/systolic"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
@@ -33,6 +34,8 @@ var blocks = map[string]block{
 		configured(systolic.DefaultConfig, systolic.Build)},
 	"statebuf": {"banked state buffer with arbitrated valid/ready clients (--config, --set; fields of sram's state config plus macros)",
 		configured(func() stateBlock { return stateBlock{StateConfig: sram.DefaultConfig().State} }, stateBlock.build)},
+	"planar": {"planar engine: activation/requantization, write-back, eltwise, pooling, reduction (--config, --set)",
+		configured(planar.DefaultConfig, planar.Build)},
 	"taskmgr": {"task manager: priority queues, dependency scoreboard, per-engine in-order dispatch (--config, --set)",
 		configured(taskmgr.DefaultConfig, taskmgr.Build)},
 	"psumbuf": {"psum (accumulator) buffer: overwrite/accumulate writes, read-out, region clear (--config, --set)",

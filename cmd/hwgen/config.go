@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/blocks/sram"
 	"github.com/hwgen/hwgen/blocks/systolic"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
@@ -16,6 +17,7 @@ import (
 // NPU top (a later issue) will own one struct embedding these.
 type blockConfigs struct {
 	Systolic systolic.Config `json:"systolic"`
+	Planar   planar.Config   `json:"planar"`
 	SRAM     sram.Config     `json:"sram"`
 	TaskMgr  taskmgr.Config  `json:"taskmgr"`
 }
@@ -32,7 +34,7 @@ descriptor layout the task manager decodes and the compiler encodes.`
 }
 
 func (c *configCmd) Run() error {
-	cfg := blockConfigs{Systolic: systolic.DefaultConfig(), SRAM: sram.DefaultConfig(), TaskMgr: taskmgr.DefaultConfig()}
+	cfg := blockConfigs{Systolic: systolic.DefaultConfig(), Planar: planar.DefaultConfig(), SRAM: sram.DefaultConfig(), TaskMgr: taskmgr.DefaultConfig()}
 	if c.File != "" {
 		data, err := os.ReadFile(c.File)
 		if err != nil {
@@ -44,7 +46,7 @@ func (c *configCmd) Run() error {
 			return usagef("--config %s: %v", c.File, err)
 		}
 	}
-	for _, err := range []error{cfg.Systolic.Check("systolic"), check.All(cfg.SRAM.State.Check("sram.state"), cfg.SRAM.Psum.Check("sram.psum")), cfg.TaskMgr.Check("taskmgr")} {
+	for _, err := range []error{cfg.Systolic.Check("systolic"), cfg.Planar.Check("planar"), check.All(cfg.SRAM.State.Check("sram.state"), cfg.SRAM.Psum.Check("sram.psum")), cfg.TaskMgr.Check("taskmgr")} {
 		if err != nil {
 			return usageError{err}
 		}

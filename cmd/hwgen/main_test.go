@@ -48,6 +48,7 @@ func TestExitStatus(t *testing.T) {
 		{"config", []string{"config"}, exitOK},
 		{"descriptor table", []string{"config", "--descriptors"}, exitOK},
 		{"config with a bad field value", []string{"config", "--config", badCfg}, exitUsage},
+		{"emit the planar engine", []string{"emit", "verilog", "--top", "planar", "--set", "lanes=2", "--set", "psum_lanes=2", "-o", filepath.Join(dir, "pl")}, exitOK},
 		{"emit the task manager", []string{"emit", "verilog", "--top", "taskmgr", "--set", "window=16", "-o", filepath.Join(dir, "tm")}, exitOK},
 		{"output over a foreign directory", []string{"emit", "verilog", "--top", "mac", "-o", dir}, exitUsage},
 		{"output under a file", []string{"emit", "verilog", "--top", "mac", "-o", filepath.Join(file, "rtl")}, exitFailure},
