@@ -47,13 +47,14 @@ type moduleWriter struct {
 	names map[*hdl.Expr]string // spelling of nodes already given a name
 	uses  map[*hdl.Expr]int    // how many places read each node
 	usage *usage
+	fold  *folder
 	temps int
 	logic bytes.Buffer // temporary wires and assigns, in dependency order
 }
 
 func newModuleWriter(m *hdl.Module, info map[*hdl.Module]*hdl.ModuleInfo) *moduleWriter {
 	w := &moduleWriter{m: m, info: info, self: info[m], names: map[*hdl.Expr]string{},
-		uses: map[*hdl.Expr]int{}, usage: newUsage()}
+		uses: map[*hdl.Expr]int{}, usage: newUsage(), fold: newFolder()}
 	for _, s := range m.Signals {
 		w.names[&s.Expr] = s.Name
 		if s.Kind != hdl.Output {
@@ -152,7 +153,7 @@ func (w *moduleWriter) render() []byte {
 			continue
 		}
 		fmt.Fprintf(&decl, "  reg  %s%s [0:%d];\n", declType(mem.Type), mem.Name, mem.Depth-1)
-		if hasMask(mem) {
+		if w.maskLoop(mem) {
 			fmt.Fprintf(&decl, "  integer _i_%s;\n", mem.Name)
 		}
 	}
@@ -190,13 +191,38 @@ func (w *moduleWriter) render() []byte {
 	return b.Bytes()
 }
 
-func hasMask(mem *hdl.Memory) bool {
+// maskLoopMax is the widest word written bit by bit with a for loop;
+// Verilator does not unroll longer loops of nonblocking array writes
+// (BLKLOOPINIT), so wider masked words are written out bit by bit.
+const maskLoopMax = 64
+
+// maskLoop reports whether a write port of mem needs the loop variable.
+func (w *moduleWriter) maskLoop(mem *hdl.Memory) bool {
 	for _, p := range mem.Writes {
-		if p.Mask != nil {
+		if p.Mask != nil && mem.Type.Width > 1 && mem.Type.Width <= maskLoopMax && !w.outOfRange(mem, p.Addr) {
 			return true
 		}
 	}
 	return false
+}
+
+// neverWritten reports a memory all of whose write ports have a constant
+// address past its end.
+func (w *moduleWriter) neverWritten(mem *hdl.Memory) bool {
+	for _, p := range mem.Writes {
+		if !w.outOfRange(mem, p.Addr) {
+			return false
+		}
+	}
+	return true
+}
+
+// outOfRange reports a constant address past the memory's end: such a
+// port never writes and always reads 0, and Verilator warns about the
+// index (SELRANGE) even behind a guard, so the port is not written out.
+func (w *moduleWriter) outOfRange(mem *hdl.Memory, addr *hdl.Expr) bool {
+	a, ok := w.fold.value(addr)
+	return ok && a.Cmp(bigInt(mem.Depth)) >= 0
 }
 
 // driverText is the right-hand side for a named signal's assign.
@@ -248,33 +274,59 @@ func (w *moduleWriter) sequential() []byte {
 
 func (w *moduleWriter) memory(b *bytes.Buffer, mem *hdl.Memory) {
 	pow2 := 1<<mem.AddrType.Width == mem.Depth
-	inRange := func(addr string) string {
-		if pow2 {
+	// A variable address of a memory whose depth is not a power of two
+	// is guarded, so every simulator ignores a write past the end and
+	// reads 0 there (Icarus would read x); a constant one needs no guard.
+	inRange := func(addr *hdl.Expr, spelled string) string {
+		if _, constant := w.fold.value(addr); pow2 || constant {
 			return ""
 		}
-		return fmt.Sprintf(" && %s < %s", addr, literal(mem.AddrType, bigInt(mem.Depth)))
+		return fmt.Sprintf(" && %s < %s", spelled, literal(mem.AddrType, bigInt(mem.Depth)))
 	}
 	fmt.Fprintf(b, "  always @(posedge clk) begin\n")
 	for _, p := range mem.Writes {
-		addr, data, en := w.operand(p.Addr), w.operand(p.Data), w.operand(p.En)
+		if w.outOfRange(mem, p.Addr) {
+			continue
+		}
+		addr, en := w.operand(p.Addr), w.operand(p.En)
+		guard := en + inRange(p.Addr, addr)
 		if p.Mask == nil {
-			fmt.Fprintf(b, "    if (%s%s) %s[%s] <= %s;\n", en, inRange(addr), mem.Name, addr, data)
+			fmt.Fprintf(b, "    if (%s) %s[%s] <= %s;\n", guard, mem.Name, addr, w.operand(p.Data))
 			continue
 		}
-		mask := w.operand(p.Mask)
-		i := "_i_" + mem.Name
 		if mem.Type.Width == 1 {
-			fmt.Fprintf(b, "    if (%s%s && %s) %s[%s] <= %s;\n", en, inRange(addr), mask, mem.Name, addr, data)
+			fmt.Fprintf(b, "    if (%s && %s) %s[%s] <= %s;\n", guard, w.operand(p.Mask), mem.Name, addr, w.operand(p.Data))
 			continue
 		}
-		fmt.Fprintf(b, "    if (%s%s)\n      for (%s = 0; %s < %d; %s = %s + 1)\n        if (%s[%s]) %s[%s][%s] <= %s[%s];\n",
-			en, inRange(addr), i, i, mem.Type.Width, i, i, mask, i, mem.Name, addr, i, data, i)
+		// Bits are selected from the mask and the data, so both need
+		// names (a literal has no bits to select in Verilog).
+		mask, data := w.named(p.Mask), w.named(p.Data)
+		if mem.Type.Width > maskLoopMax {
+			fmt.Fprintf(b, "    if (%s) begin\n", guard)
+			for i := 0; i < mem.Type.Width; i++ {
+				fmt.Fprintf(b, "      if (%s[%d]) %s[%s][%d] <= %s[%d];\n", mask, i, mem.Name, addr, i, data, i)
+			}
+			b.WriteString("    end\n")
+			continue
+		}
+		i := "_i_" + mem.Name
+		fmt.Fprintf(b, "    if (%s)\n      for (%s = 0; %s < %d; %s = %s + 1)\n        if (%s[%s]) %s[%s][%s] <= %s[%s];\n",
+			guard, i, i, mem.Type.Width, i, i, mask, i, mem.Name, addr, i, data, i)
+	}
+	if len(mem.Writes) > 0 && w.neverWritten(mem) {
+		// Every write port addresses past the end. A write that is never
+		// taken keeps the array driven for lint (UNDRIVEN).
+		fmt.Fprintf(b, "    if (1'b0) %s[%s] <= %s; // every write port addresses past the end\n",
+			mem.Name, literal(mem.AddrType, bigInt(0)), literal(mem.Type, bigInt(0)))
 	}
 	for _, p := range mem.Reads {
-		addr := w.operand(p.Addr)
-		read := fmt.Sprintf("%s[%s]", mem.Name, addr)
-		if !pow2 {
-			read = fmt.Sprintf("(%s < %s) ? %s : %s", addr, literal(mem.AddrType, bigInt(mem.Depth)), read, literal(mem.Type, bigInt(0)))
+		read := literal(mem.Type, bigInt(0))
+		if !w.outOfRange(mem, p.Addr) {
+			addr := w.operand(p.Addr)
+			read = fmt.Sprintf("%s[%s]", mem.Name, addr)
+			if g := inRange(p.Addr, addr); g != "" {
+				read = fmt.Sprintf("(%s < %s) ? %s : %s", addr, literal(mem.AddrType, bigInt(mem.Depth)), read, literal(mem.Type, bigInt(0)))
+			}
 		}
 		if p.En != nil {
 			fmt.Fprintf(b, "    if (%s) %s <= %s;\n", w.operand(p.En), p.Data.Name, read)
@@ -325,10 +377,7 @@ func (w *moduleWriter) operand(x *hdl.Expr) string {
 		w.usage.useAll(n)
 		return n
 	}
-	if x.Op == hdl.OpConst {
-		return literal(x.Type, x.Const)
-	}
-	if c, ok := constFold(x); ok {
+	if c, ok := w.fold.value(x); ok {
 		return literal(x.Type, c)
 	}
 	text := w.rhs(x)
@@ -343,26 +392,45 @@ func (w *moduleWriter) operand(x *hdl.Expr) string {
 
 // part returns a name for x whose bits hi..lo are read, marking only those.
 func (w *moduleWriter) part(x *hdl.Expr, hi, lo int) string {
-	if n, ok := w.names[x]; ok && x.Op != hdl.OpConst {
+	if n, ok := w.names[x]; ok {
 		w.usage.use(n, hi, lo)
 		return n
 	}
-	n := w.operand(x)
+	n := w.named(x)
 	// A fresh temporary was marked fully used; narrow that to the bits read.
 	w.usage.reset(n)
 	w.usage.use(n, hi, lo)
 	return n
 }
 
+// named is operand for places that select bits: a constant gets a wire of
+// its own, since Verilog cannot select bits of a literal.
+func (w *moduleWriter) named(x *hdl.Expr) string {
+	if n, ok := w.names[x]; ok {
+		w.usage.useAll(n)
+		return n
+	}
+	c, ok := w.fold.value(x)
+	if !ok {
+		return w.operand(x)
+	}
+	w.temps++
+	name := fmt.Sprintf("_const%d", w.temps)
+	fmt.Fprintf(&w.logic, "  wire %s%s = %s;\n", declType(x.Type), name, literal(x.Type, c))
+	w.names[x] = name
+	w.usage.track(name, x.Type.Width)
+	w.usage.useAll(name)
+	return name
+}
+
 var binaryOps = map[hdl.Op]string{
 	hdl.OpAdd: "+", hdl.OpSub: "-", hdl.OpMul: "*", hdl.OpAnd: "&", hdl.OpOr: "|", hdl.OpXor: "^",
 	hdl.OpEq: "==", hdl.OpNe: "!=", hdl.OpLt: "<", hdl.OpLe: "<=", hdl.OpGt: ">", hdl.OpGe: ">=",
-	hdl.OpShl: "<<",
 }
 
 // rhs spells an operator node from its operands' names.
 func (w *moduleWriter) rhs(x *hdl.Expr) string {
-	if c, ok := constFold(x); ok {
+	if c, ok := w.fold.value(x); ok {
 		return literal(x.Type, c)
 	}
 	a := func(i int) string { return w.operand(x.Args[i]) }
@@ -387,11 +455,8 @@ func (w *moduleWriter) rhs(x *hdl.Expr) string {
 		return "^" + a(0)
 	case hdl.OpShlConst:
 		return fmt.Sprintf("%s << %d", a(0), x.Amount)
-	case hdl.OpShr:
-		if x.Args[0].Type.Signed {
-			return fmt.Sprintf("%s >>> %s", a(0), a(1))
-		}
-		return fmt.Sprintf("%s >> %s", a(0), a(1))
+	case hdl.OpShl, hdl.OpShr:
+		return w.shift(x)
 	case hdl.OpMux:
 		return fmt.Sprintf("%s ? %s : %s", a(0), a(1), a(2))
 	case hdl.OpCat:
@@ -432,4 +497,45 @@ func (w *moduleWriter) selectBits(x *hdl.Expr, hi, lo int) string {
 		return fmt.Sprintf("%s[%d]", n, hi)
 	}
 	return fmt.Sprintf("%s[%d:%d]", n, hi, lo)
+}
+
+// shift spells a shift by a signal amount. A constant amount is written
+// as a small decimal (Verilator rejects literals of 2^32 and more there).
+// An amount with more bits than the width needs is split: its high bits
+// select the all-shifted-out value, its low bits shift, since Verilator
+// 5.006 shifts a value of up to 64 bits by a wider-than-64-bit amount
+// modulo the word size.
+func (w *moduleWriter) shift(x *hdl.Expr) string {
+	val, amt := x.Args[0], x.Args[1]
+	width := x.Type.Width
+	op := "<<"
+	arith := x.Op == hdl.OpShr && val.Type.Signed
+	switch {
+	case arith:
+		op = ">>>"
+	case x.Op == hdl.OpShr:
+		op = ">>"
+	}
+	if c, ok := w.fold.value(amt); ok {
+		n := int64(width - 1) // larger amounts: all sign bits (logical ones were folded to 0)
+		if c.IsInt64() && c.Int64() < n {
+			n = c.Int64()
+		}
+		return fmt.Sprintf("%s %s %d", w.operand(val), op, n)
+	}
+	low := hdl.ClogWidth(width)
+	if amt.Type.Width <= low {
+		return fmt.Sprintf("%s %s %s", w.operand(val), op, w.operand(amt))
+	}
+	over := "|" + w.selectBits(amt, amt.Type.Width-1, low)
+	w.temps++
+	inner := fmt.Sprintf("_shift%d", w.temps)
+	fmt.Fprintf(&w.logic, "  wire %s%s = %s %s %s;\n", declType(x.Type), inner, w.operand(val), op, w.selectBits(amt, low-1, 0))
+	w.usage.track(inner, width)
+	w.usage.useAll(inner)
+	fill := literal(hdl.UInt(width), bigInt(0))
+	if arith {
+		fill = fmt.Sprintf("{%d{%s}}", width, w.selectBits(val, width-1, width-1))
+	}
+	return fmt.Sprintf("%s ? %s : %s", over, fill, inner)
 }
