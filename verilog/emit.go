@@ -206,6 +206,16 @@ func (w *moduleWriter) maskLoop(mem *hdl.Memory) bool {
 	return false
 }
 
+// neverRead reports a memory with no read port that reaches the array.
+func (w *moduleWriter) neverRead(mem *hdl.Memory) bool {
+	for _, p := range mem.Reads {
+		if !w.outOfRange(mem, p.Addr) {
+			return false
+		}
+	}
+	return true
+}
+
 // neverWritten reports a memory all of whose write ports have a constant
 // address past its end.
 func (w *moduleWriter) neverWritten(mem *hdl.Memory) bool {
@@ -334,7 +344,7 @@ func (w *moduleWriter) memory(b *bytes.Buffer, mem *hdl.Memory) {
 			fmt.Fprintf(b, "    %s <= %s;\n", p.Data.Name, read)
 		}
 	}
-	if len(mem.Reads) == 0 {
+	if w.neverRead(mem) {
 		// A memory nobody reads still must not trip UNUSED.
 		w.usage.extra = append(w.usage.extra, fmt.Sprintf("%s[0]", mem.Name))
 	}

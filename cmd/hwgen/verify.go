@@ -8,14 +8,14 @@ import (
 	"github.com/hwgen/hwgen/verify"
 )
 
-type verifyCmd struct {
+type verifyDesignsCmd struct {
 	Design []string `help:"Built-in design(s) to check; default all (see 'hwgen designs')."`
 	Cycles int      `help:"Cycles of random stimulus per design." default:"2000"`
 	Seed   uint64   `help:"Seed of the random stimulus." default:"1"`
 	Dir    string   `help:"Keep stimulus, traces and mismatch waveforms here (default: a temporary directory)." type:"path"`
 }
 
-func (c *verifyCmd) Help() string {
+func (c *verifyDesignsCmd) Help() string {
 	return `Each design is emitted as Verilog, built with Verilator (--x-assign 0
 --x-initial 0 -Wall; builds are cached by content hash), and run on the same
 seeded random stimulus as the Go simulator. Every output is compared every
@@ -23,7 +23,7 @@ cycle; the first divergence is reported with cycle, port, both values and a
 VCD from each side. One summary line per design; exit status 1 if any differ.`
 }
 
-func (c *verifyCmd) Run() error {
+func (c *verifyDesignsCmd) Run() error {
 	if c.Cycles < 1 {
 		return usagef("--cycles: %d is not allowed; give a positive number of cycles", c.Cycles)
 	}
@@ -59,4 +59,11 @@ func (c *verifyCmd) Run() error {
 		return fmt.Errorf("%d of %d designs disagree with Verilator", failed, len(names))
 	}
 	return nil
+}
+
+// verifyCmd groups the cross-checks; with no subcommand it checks the
+// built-in designs.
+type verifyCmd struct {
+	Designs verifyDesignsCmd `cmd:"" default:"withargs" help:"Cross-check the built-in designs against Verilator (the default)."`
+	Fuzz    verifyFuzzCmd    `cmd:"" help:"Cross-check seeded random netlists against Verilator (reproduce a failure with --seed S --count 1)."`
 }

@@ -1,0 +1,474 @@
+package verify_test
+
+import (
+	"bytes"
+	"math/big"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/sim"
+	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/verilog"
+)
+
+// The same seed gives the same design, byte for byte.
+func TestRandomDesignIsDeterministic(t *testing.T) {
+	for seed := uint64(0); seed < 20; seed++ {
+		a := emitAll(t, seed, verify.FuzzOptions{})
+		b := emitAll(t, seed, verify.FuzzOptions{})
+		if !bytes.Equal(a, b) {
+			t.Fatalf("seed %d: two builds of RandomDesign emit different Verilog", seed)
+		}
+		if seed > 0 && bytes.Equal(a, emitAll(t, seed-1, verify.FuzzOptions{})) {
+			t.Fatalf("seeds %d and %d give the same design", seed-1, seed)
+		}
+	}
+}
+
+func emitAll(t *testing.T, seed uint64, opts verify.FuzzOptions) []byte {
+	t.Helper()
+	d, err := hdl.Elaborate(verify.RandomDesign(seed, opts))
+	if err != nil {
+		t.Fatalf("seed %d: %v", seed, err)
+	}
+	var b bytes.Buffer
+	for _, f := range verilog.Emit(d) {
+		b.WriteString(f.Name + "\n")
+		b.Write(f.Data)
+	}
+	return b.Bytes()
+}
+
+// Every seed gives a design that elaborates, that the Go simulator
+// compiles, whose values all stay within 1..200 bits, that has two levels
+// of hierarchy and that uses every operator.
+func TestRandomDesignAlwaysElaborates(t *testing.T) {
+	seeds := 200
+	if testing.Short() {
+		seeds = 40
+	}
+	total := verify.NewCoverage()
+	for seed := uint64(1000); seed < 1000+uint64(seeds); seed++ {
+		m := verify.RandomDesign(seed, verify.FuzzOptions{})
+		d, err := hdl.Elaborate(m)
+		if err != nil {
+			t.Fatalf("seed %d: RandomDesign built an invalid design:\n%v", seed, err)
+		}
+		if _, err := sim.New(d); err != nil {
+			t.Fatalf("seed %d: sim.New: %v", seed, err)
+		}
+		if len(d.Modules) != 3 {
+			t.Fatalf("seed %d: %d modules, want top, child and grandchild", seed, len(d.Modules))
+		}
+		cov := verify.NewCoverage()
+		cov.AddDesign(d)
+		if miss := cov.Missing(); len(miss) > 0 {
+			t.Errorf("seed %d: operators never used: %v", seed, miss)
+		}
+		for cell, n := range cov.Ops {
+			if cell.Class == verify.WOver200 && n > 0 {
+				t.Fatalf("seed %d: %d %v nodes wider than 200 bits", seed, n, cell.Op)
+			}
+		}
+		total.Merge(cov)
+	}
+	hit, all := total.Cells()
+	t.Logf("%d designs: %d operator nodes, %d of %d op x width x sign cells", seeds, total.Nodes, hit, all)
+	for _, w := range []int{1, 63, 64, 65, 128, 129, 200} {
+		if total.Widths[w] == 0 {
+			t.Errorf("no value of exactly %d bits in %d designs", w, seeds)
+		}
+	}
+}
+
+// RandomDesign leaves out what FuzzOptions.Avoid names, and says so.
+func TestRandomDesignAvoid(t *testing.T) {
+	for seed := uint64(0); seed < 10; seed++ {
+		top, err := hdl.Elaborate(verify.RandomDesign(seed, verify.FuzzOptions{Avoid: verify.Constructs()}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range top.Modules {
+			for _, mem := range m.Mems {
+				for _, w := range mem.Writes {
+					if w.Mask != nil && mem.Type.Width > 64 {
+						t.Errorf("seed %d: masked write to %s (%s) though avoided", seed, mem.Name, mem.Type)
+					}
+					if w.Addr.Op == hdl.OpConst && 1<<mem.AddrType.Width != mem.Depth {
+						t.Errorf("seed %d: constant address of %s though avoided", seed, mem.Name)
+					}
+				}
+			}
+		}
+	}
+}
+
+// knownIssues are the constructs TestFuzzAgainstVerilator leaves out
+// because they hit bugs that are reported and pinned, unavoided, by
+// TestFuzzRegressions. Add one (a verify.Construct) only while its bug is
+// being fixed, and delete it when its regression case passes. Every bug
+// found so far is fixed, so the batch avoids nothing.
+var knownIssues []verify.Construct
+
+// withVerilatorFlags adds those of flags that verify.VerilatorFlags lacks
+// until t ends, and returns them.
+func withVerilatorFlags(t *testing.T, flags []string) []string {
+	saved := verify.VerilatorFlags
+	var added []string
+	for _, f := range flags {
+		if !slices.Contains(saved, f) {
+			added = append(added, f)
+		}
+	}
+	if len(added) > 0 {
+		verify.VerilatorFlags = append(append([]string(nil), saved...), added...)
+		t.Cleanup(func() { verify.VerilatorFlags = saved })
+	}
+	return added
+}
+
+// fuzzSeed is the first seed of the Verilator batch; it is fixed so that
+// the builds are cached after the first run.
+const fuzzSeed = 20260000
+
+// A few random designs agree with Verilator, and between them exercise
+// every operator at every width class.
+func TestFuzzAgainstVerilator(t *testing.T) {
+	toolchain.Need(t, "verilator")
+	count, cycles := 3, 300
+	if testing.Short() {
+		count = 1
+	}
+	if len(knownIssues) > 0 {
+		t.Logf("leaving out known issues (see TestFuzzRegressions): %q", knownIssues)
+	}
+	camp := verify.FuzzCampaign{Seed: fuzzSeed, Count: count, Cycles: cycles,
+		Design: verify.FuzzOptions{Avoid: knownIssues},
+		Check:  verify.Options{Dir: t.TempDir()},
+		Progress: func(st verify.FuzzStep) {
+			t.Logf("seed %d: %d nodes, %d cycles x %d outputs agree (build %v, cached %v)",
+				st.Seed, st.Nodes, st.Result.Cycles, st.Result.Outputs, st.Result.BuildTime, st.Result.Cached)
+		}}
+	cov, err := camp.Run()
+	if cov != nil && cov.Designs > 0 {
+		t.Logf("\n%s", cov)
+	}
+	if err != nil {
+		t.Fatalf("%v", err) // names the seed and how to reproduce
+	}
+	if cov.Designs != count || cov.Cycles != count*cycles {
+		t.Errorf("coverage counts %d designs and %d cycles, want %d and %d", cov.Designs, cov.Cycles, count, count*cycles)
+	}
+	if miss := cov.Missing(); len(miss) > 0 {
+		t.Errorf("operators never exercised: %v", miss)
+	}
+	classes := map[verify.WidthClass]bool{}
+	signs := map[bool]bool{}
+	for cell := range cov.Ops {
+		if cell.Op != hdl.OpConst && cell.Op != hdl.OpSignal {
+			classes[cell.Class] = true
+			signs[cell.Signed] = true
+		}
+	}
+	for cl := verify.W1; cl <= verify.W129to200; cl++ {
+		if !classes[cl] {
+			t.Errorf("no operator exercised at width class %v", cl)
+		}
+	}
+	if !signs[false] || !signs[true] {
+		t.Errorf("signedness not covered both ways: %v", signs)
+	}
+	for _, c := range []string{
+		"Shl (growing)", "ShlWrap", "ShlConst", "Shr (logical)", "Shr (arithmetic)", "ShrConst", "ShrConst (n >= width)",
+		"Ext", "Trunc", "Resize", "Slice", "Bit", "AsSInt", "AsUInt", "named wire", "instance",
+		"register with enable", "register without enable", "memory write", "masked memory write",
+		"memory with several write ports", "memory read", "memory read with enable",
+		"memory of power-of-two depth", "memory of other depth",
+	} {
+		if cov.Constructs[c] == 0 {
+			t.Errorf("construct %q never used", c)
+		}
+	}
+}
+
+// fuzzRegressions pins every bug the fuzzer found. Each case has the seed
+// and options that found it (reproducible while the generator is
+// unchanged) and a hand-reduced design that shows it on its own.
+// Open, not pinned here until fixed (see the closing note of session 1):
+// a constant zero shifted and then compared (seeds 100230, 100078, 100283,
+// 200001), folding through a signal driven by a constant (seed 100145),
+// and the harness reaching a memory inside a module Verilator does not
+// inline (seed 200016). Campaigns avoid none of them, so they show up
+// there.
+var fuzzRegressions = []struct {
+	name    string
+	seed    uint64 // 0: no seed case
+	cycles  int
+	avoid   []verify.Construct // what the seed's campaign left out
+	reduced func() *hdl.Module
+	// stimulus for the reduced design; nil: verify.Random(d, 100, 1)
+	stimulus func(d *hdl.Design) (*verify.Stimulus, error)
+	// flags are added to verify.VerilatorFlags for the seed case, as in
+	// the campaign that found it
+	flags []string
+	// lint: the seed found a lint problem, so its case only lints (a
+	// Verilator build of a full random design costs seconds)
+	lint bool
+}{
+	{
+		// verilog: a masked write spells its mask/data bit as lit[i], which
+		// is not Verilog: "if (4'd5[_i_mem]) mem[a][_i_mem] <= d[_i_mem];"
+		name: "masked_write_constant_mask", seed: 11, cycles: 50, lint: true, avoid: allBut(verify.ConstMaskedWrite),
+		reduced: func() *hdl.Module {
+			return regMem("fuzzreg_constmask", 4, 4, func(m *hdl.Module, mem *hdl.Memory, a, d, we *hdl.Signal) {
+				mem.WriteMasked(a, d, we, hdl.U(4, 5))
+				mem.WriteMasked(a.Not(), hdl.U(4, 3), we, d) // constant data
+				m.Output("q", hdl.UInt(4)).Set(mem.Read("rd", a))
+			})
+		},
+	},
+	{
+		// verilog: a masked write to a memory wider than 64 bits is a
+		// 65+-iteration for loop of nonblocking bit writes, which Verilator
+		// does not unroll: %Error-BLKLOOPINIT "Unsupported: Delayed
+		// assignment to array inside for loops". 64 bits builds.
+		name: "masked_write_65_bits", seed: 3, cycles: 50, lint: true, avoid: allBut(verify.WideMaskedWrite),
+		reduced: func() *hdl.Module {
+			return regMem("fuzzreg_maskwide", 65, 4, func(m *hdl.Module, mem *hdl.Memory, a, d, we *hdl.Signal) {
+				mem.WriteMasked(a, d, we, d.Not())
+				m.Output("q", hdl.UInt(65)).Set(mem.Read("rd", a))
+			})
+		},
+	},
+	{
+		// verilog: a masked write to a memory of 1-bit words declares the
+		// loop variable but does not use it: %Warning-UNUSEDSIGNAL "Signal
+		// is not driven, nor used: '_i_mem'" on "integer _i_mem;".
+		name: "masked_write_1_bit", seed: 1, cycles: 50, lint: true, avoid: allBut(verify.OneBitMaskedWrite),
+		reduced: func() *hdl.Module {
+			return regMem("fuzzreg_mask1", 1, 4, func(m *hdl.Module, mem *hdl.Memory, a, d, we *hdl.Signal) {
+				mem.WriteMasked(a, d, we, d.Not())
+				m.Output("q", hdl.UInt(1)).Set(mem.Read("rd", a))
+			})
+		},
+	},
+	{
+		// verilog: constFold folds one level only, so a Slice/Trunc/signed
+		// Ext of a folded constant expression selects bits of a literal:
+		// "wire [3:0] _slice1 = 16'd5[3:0];" and
+		// "wire signed [7:0] _ext2 = {{4{4'sh3[3]}}, 4'sh3};" (syntax errors).
+		name: "select_of_folded_constant", seed: 1, cycles: 50, lint: true, avoid: allBut(verify.SelectOfFoldedConstant),
+		reduced: func() *hdl.Module {
+			m := hdl.NewModule("fuzzreg_slicefold")
+			x := m.Input("x", hdl.UInt(4))
+			m.Output("y", hdl.UInt(4)).Set(hdl.U(8, 5).Ext(16).Slice(3, 0).Xor(x))
+			m.Output("z", hdl.SInt(8)).Set(hdl.U(4, 3).AsSInt().Ext(8).Xor(x.AsSInt()))
+			return m
+		},
+	},
+	{
+		// verilog: a constant out-of-range address of a memory whose depth
+		// is not a power of two is guarded by "addr < depth", but Verilator
+		// still warns: %Warning-SELRANGE "Selection index out of range: 6
+		// outside 4:0" on "if (we && 3'd6 < 3'd5) mem[3'd6] <= d;" and on
+		// "rd <= (3'd7 < 3'd5) ? mem[3'd7] : 4'd0;".
+		name: "constant_address_out_of_range", seed: 2, cycles: 50, lint: true, avoid: allBut(verify.ConstAddressOutOfRange),
+		reduced: func() *hdl.Module {
+			return regMem("fuzzreg_constaddr", 4, 5, func(m *hdl.Module, mem *hdl.Memory, a, d, we *hdl.Signal) {
+				mem.Write(hdl.U(3, 6), d, we)
+				mem.Write(a, d, we.Not())
+				m.Output("q", hdl.UInt(4)).Set(mem.Read("rd", hdl.U(3, 7)))
+				m.Output("q2", hdl.UInt(4)).Set(mem.Read("rd2", a))
+			})
+		},
+	},
+	{
+		// verilog: an unsigned comparison with all ones or zero is constant,
+		// and Verilator says so: "assign le = x <= 4'd15;" %Warning-CMPCONST,
+		// "assign ge = x >= 4'd0;" %Warning-UNSIGNED. Since 1c9efb9 the
+		// emitter folds these when the constant is a literal; the ltz case
+		// below, where only Verilator's own constant propagation sees it,
+		// still warns.
+		name: "unsigned_compare_constant", seed: 7, cycles: 50, lint: true, avoid: allBut(verify.UnsignedCompareConstant),
+		reduced: func() *hdl.Module {
+			m := hdl.NewModule("fuzzreg_cmpconst")
+			x := m.Input("x", hdl.UInt(4))
+			m.Output("le", hdl.Bool).Set(x.Le(hdl.U(4, 15)))
+			m.Output("gt", hdl.Bool).Set(x.Gt(hdl.U(4, 15)))
+			m.Output("ge", hdl.Bool).Set(x.Ge(hdl.U(4, 0)))
+			m.Output("lt", hdl.Bool).Set(x.Lt(hdl.U(4, 0)))
+			// Verilator propagates constants: x*0 is 0 to it, so
+			// "assign ltz = y < _trunc3;" warns UNSIGNED too.
+			y := m.Input("y", hdl.UInt(4))
+			m.Output("ltz", hdl.Bool).Set(y.Lt(x.Mul(hdl.U(4, 0)).Trunc(4)))
+			return m
+		},
+	},
+	{
+		// verilog: a constant shift amount of 2^32 or more is a Verilator
+		// error: "assign a = x << 40'h200000000;" "Value too wide for
+		// 32-bits expected in this context".
+		name: "wide_constant_shift", seed: 5, cycles: 50, lint: true, avoid: allBut(verify.WideConstantShift),
+		reduced: func() *hdl.Module {
+			m := hdl.NewModule("fuzzreg_wideshift")
+			x := m.Input("x", hdl.UInt(8))
+			s := m.Input("s", hdl.SInt(8))
+			amt := hdl.Const(hdl.UInt(40), new(big.Int).Lsh(big.NewInt(1), 33))
+			m.Output("a", hdl.UInt(8)).Set(x.ShlWrap(amt))
+			m.Output("b", hdl.UInt(8)).Set(x.Shr(amt))
+			m.Output("c", hdl.SInt(8)).Set(s.Shr(amt))
+			// The same when the amount is only constant to Verilator:
+			// "_or6 = _and5 | 40'h200000000; assign d = x >> _or6;"
+			m.Output("d", hdl.UInt(8)).Set(x.Shr(x.Ext(40).And(hdl.U(40, 0)).Or(amt)))
+			return m
+		},
+	},
+	{
+		// Verilator 5.006 (DFG optimizer, passes with -fno-dfg) gets a
+		// signed compare of a reduction of a partly constant vector wrong:
+		// for "wire [1:0] x = {1'b0, i}; wire signed s = $signed(&x);"
+		// both "s >= 1'sb0" and "s < 1'sb0" come out 0. The Go simulator
+		// is right (1 and 0). Found by seeds 26 and 5003 of earlier
+		// versions of the generator (about one design in twenty then);
+		// the reduced design pins it.
+		name: "verilator_dfg_signed_compare", seed: 0,
+		reduced: func() *hdl.Module {
+			m := hdl.NewModule("fuzzreg_dfg")
+			x := m.Input("x", hdl.Bool)
+			s := hdl.Cat(hdl.U(1, 0), x).AndR().AsSInt()
+			m.Output("ge", hdl.Bool).Set(s.Ge(hdl.S(1, 0)))
+			m.Output("lt", hdl.Bool).Set(s.Lt(hdl.S(1, 0)))
+			return m
+		},
+	},
+	{
+		// Verilator 5.006 shifts a value of up to 64 bits by an amount
+		// wider than 64 bits with VL_SHIFTL_IIW/QQW and VL_SHIFTR_IIW/QQW,
+		// which check that the amount's upper words are zero and then shift
+		// by the low word in C++, undefined from 32 (64) on: x86 takes it
+		// modulo 32 (64). "assign y = x << amt;" with x = 14'h1e and a
+		// 130-bit amt = 40 gives 14'h1e00, not 0. Later Verilator releases
+		// go through VL_SHIFTL_III, which checks. The Go simulator is right.
+		// Found by seed 65 (built with -fno-dfg; with the DFG optimizer on
+		// that design happens to dodge it): the child's
+		// "assign o12 = _trunc51 << _ext53;" shifts 33 bits by
+		// {52'b0, r1} and Verilator gives 0x10000000 where 0 is right.
+		name: "verilator_narrow_shift_wide_amount", seed: 65, cycles: 50,
+		avoid: allBut(verify.NarrowShiftWideAmount), flags: []string{"-fno-dfg"},
+		reduced: func() *hdl.Module {
+			m := hdl.NewModule("fuzzreg_wideamt")
+			x := m.Input("x", hdl.UInt(14))
+			w := m.Input("w", hdl.UInt(32))
+			q := m.Input("q", hdl.UInt(64))
+			a := m.Input("a", hdl.UInt(130))
+			m.Output("shl14", hdl.UInt(14)).Set(x.ShlWrap(a))
+			m.Output("shr32", hdl.UInt(32)).Set(w.Shr(a))
+			m.Output("shl64", hdl.UInt(64)).Set(q.ShlWrap(a))
+			m.Output("shr64", hdl.UInt(64)).Set(q.Shr(a))
+			return m
+		},
+		stimulus: func(d *hdl.Design) (*verify.Stimulus, error) {
+			amounts := []int64{3, 14, 40, 70, 1199350921}
+			return verify.Generate(d, len(amounts), func(c int, in *verify.Drive) {
+				in.Set("x", 0x1e)
+				in.Set("w", 0x7fffffff)
+				in.SetBig("q", new(big.Int).SetUint64(0xfedcba9876543210))
+				in.Set("a", amounts[c])
+			})
+		},
+	},
+	// Found after eb52255 by default campaigns (no Avoid), so each seed
+	// reproduces with "hwgen verify fuzz --seed S --count 1".
+	{
+		// verilog: when every read port of a memory is dropped (constant
+		// address past the end: "rd <= 4'd0;") nothing reads the array,
+		// but only memories without read ports go into _unused_ok:
+		// %Warning-UNUSEDSIGNAL "Signal is not used: 'mem'". Also seeds
+		// 100015, 100191.
+		name: "memory_with_every_read_dropped", seed: 100004, cycles: 50, lint: true,
+		reduced: func() *hdl.Module {
+			return regMem("fuzzreg_readsdropped", 4, 5, func(m *hdl.Module, mem *hdl.Memory, a, d, we *hdl.Signal) {
+				mem.Write(a, d, we)
+				m.Output("q", hdl.UInt(4)).Set(mem.Read("rd", hdl.U(3, 7)))
+			})
+		},
+	},
+}
+
+// allBut avoids every construct but c, so a seed case shows c alone.
+func allBut(c verify.Construct) []verify.Construct {
+	var a []verify.Construct
+	for _, o := range verify.Constructs() {
+		if o != c {
+			a = append(a, o)
+		}
+	}
+	return a
+}
+
+func regMem(name string, w, depth int, f func(m *hdl.Module, mem *hdl.Memory, a, d, we *hdl.Signal)) *hdl.Module {
+	m := hdl.NewModule(name)
+	mem := m.Memory("mem", depth, hdl.UInt(w))
+	a := m.Input("a", mem.AddrType)
+	d := m.Input("d", hdl.UInt(w))
+	we := m.Input("we", hdl.Bool)
+	f(m, mem, a, d, we)
+	return m
+}
+
+// lintEmitted runs verilator --lint-only -Wall on d's Verilog. (CrossCheck
+// builds with -Wall too, but adds --public-flat-rw for designs with
+// memories, which silences unused-signal warnings.)
+func lintEmitted(t *testing.T, d *hdl.Design) error {
+	dir := t.TempDir()
+	var vs []string
+	for _, f := range verilog.Emit(d) {
+		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(f.Name, ".v") {
+			vs = append(vs, f.Name)
+		}
+	}
+	return toolchain.Lint(dir, d.Top.Name, vs)
+}
+
+// Every bug the fuzzer once found stays fixed.
+func TestFuzzRegressions(t *testing.T) {
+	toolchain.Need(t, "verilator")
+	for _, tc := range fuzzRegressions {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.reduced != nil {
+				d, err := hdl.Elaborate(tc.reduced())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := lintEmitted(t, d); err != nil {
+					t.Errorf("reduced design %s: %v", d.Top.Name, err)
+				}
+				st := verify.Random(d, 100, 1)
+				if tc.stimulus != nil {
+					if st, err = tc.stimulus(d); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, err := verify.CrossCheck(d, st, verify.Options{Dir: t.TempDir()}); err != nil {
+					t.Errorf("reduced design %s: %v", d.Top.Name, err)
+				}
+			}
+			if tc.seed != 0 {
+				withVerilatorFlags(t, tc.flags)
+				camp := verify.FuzzCampaign{Seed: tc.seed, Count: 1, Cycles: tc.cycles, LintOnly: tc.lint,
+					Design: verify.FuzzOptions{Avoid: tc.avoid}, Check: verify.Options{Dir: t.TempDir()}}
+				if _, err := camp.Run(); err != nil {
+					t.Errorf("%v", err)
+				}
+			}
+		})
+	}
+}
