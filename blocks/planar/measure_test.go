@@ -14,7 +14,7 @@ import (
 	"github.com/hwgen/hwgen/internal/toolchain"
 )
 
-// TestMeasure writes MEASURE.md:
+// TestMeasure writes BENCHMARKS.md:
 //
 //	HWGEN_MEASURE=1 go test ./blocks/planar -run TestMeasure -v
 func TestMeasure(t *testing.T) {
@@ -79,7 +79,7 @@ func TestMeasure(t *testing.T) {
 		fmt.Fprintf(&out, "| `%s` | %s | %d | %s |\n", r.module, r.what, total, types)
 	}
 	fmt.Fprintf(&out, "\nEach lane also has a line buffer of %d x %d bits (`%s`, an inferable array).\n", c.LineDepth, lineWidth(c), lineBufName(c))
-	if err := os.WriteFile("MEASURE.md", []byte(out.String()), 0o644); err != nil {
+	if err := os.WriteFile("BENCHMARKS.md", []byte(out.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	fmt.Print(out.String())

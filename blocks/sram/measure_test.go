@@ -14,7 +14,7 @@ import (
 	"github.com/hwgen/hwgen/internal/toolchain"
 )
 
-// TestMeasure prints the figures of MEASURE.md as Markdown:
+// TestMeasure prints the figures of BENCHMARKS.md as Markdown:
 //
 //	HWGEN_MEASURE=1 go test ./blocks/sram -run TestMeasure -v
 func TestMeasure(t *testing.T) {

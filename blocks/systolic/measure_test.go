@@ -122,7 +122,7 @@ func synthModule(t *testing.T, m *hdl.Module) int {
 	return cells(t, stat)
 }
 
-// TestMeasure prints the figures of MEASURE.md:
+// TestMeasure prints the figures of BENCHMARKS.md:
 //
 //	HWGEN_MEASURE=1 go test ./blocks/systolic -run TestMeasure -v
 func TestMeasure(t *testing.T) {

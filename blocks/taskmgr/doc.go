@@ -89,7 +89,7 @@
 // scoreboard is bypassed by this cycle's completions), so dispatch overhead
 // is 0 cycles. With outstanding >= 2 an engine holding one task may take
 // the next (ready high while busy), so back-to-back tasks on one engine
-// run with no idle cycle; see MEASURE.md. Because of the bypass, <e>_valid
+// run with no idle cycle; see BENCHMARKS.md. Because of the bypass, <e>_valid
 // depends combinationally on every <f>_done: an engine's done must not
 // depend combinationally on this cycle's valid or ready (a registered done
 // is the natural choice).

@@ -9,7 +9,7 @@ import (
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 )
 
-// measurement is one row of MEASURE.md.
+// measurement is one row of BENCHMARKS.md.
 type measurement struct {
 	scenario      string
 	tasks, cycles int
@@ -95,7 +95,7 @@ func within(xs []int, lo, hi int) bool {
 
 // TestMeasure measures dispatch overhead and back-to-back gaps on the
 // simulated hardware and fails if they exceed the design's figures.
-// HWGEN_MEASURE=1 prints the Markdown table of MEASURE.md.
+// HWGEN_MEASURE=1 prints the Markdown table of BENCHMARKS.md.
 func TestMeasure(t *testing.T) {
 	varied := func(i int) int { return 1 + (i*7)%8 } // 1..8 cycles, fixed so the table is reproducible
 	one := func(int) int { return 1 }
