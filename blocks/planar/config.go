@@ -49,12 +49,7 @@ func (c Config) Validate() error { return c.Check("") }
 // Check is Validate with field names under path ("npu.planar"), for a
 // configuration that embeds this one.
 func (c Config) Check(path string) error {
-	f := func(name string) string {
-		if path == "" {
-			return name
-		}
-		return path + "." + name
-	}
+	f := check.Prefix(path)
 	errs := []error{
 		check.Range(f("lanes"), c.Lanes, 1, MaxLanes),
 		check.Range(f("elem_width"), c.ElemWidth, 2, MaxElemWidth),

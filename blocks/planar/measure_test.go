@@ -1,12 +1,9 @@
 package planar
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -98,41 +95,13 @@ func synthCells(t *testing.T, dir, module string, boxes []string) (int, string) 
 	if _, err := toolchain.Run(dir, "yosys", "-q", "-p", script.String()); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(dir, "stat_"+module+".txt"))
+	stat, err := os.ReadFile(filepath.Join(dir, "stat_"+module+".txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	byType := map[string]int{}
-	in := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		switch {
-		case len(fields) >= 4 && fields[0] == "Number" && fields[2] == "cells:":
-			in = true
-		case in && len(fields) == 2:
-			n, err := strconv.Atoi(fields[1])
-			if err != nil {
-				in = false
-				continue
-			}
-			if !strings.HasPrefix(fields[0], "planar_") {
-				byType[strings.Trim(fields[0], "$_")] = n
-			}
-		default:
-			in = false
-		}
-	}
-	total := 0
-	var types []string
-	for k, n := range byType {
-		total += n
-		types = append(types, fmt.Sprintf("%s %d", k, n))
-	}
-	sort.Strings(types)
+	total, types := toolchain.CellSummary(string(stat), "planar_")
 	if total == 0 {
 		t.Fatalf("no cells found for %s", module)
 	}
-	return total, strings.Join(types, ", ")
+	return total, types
 }

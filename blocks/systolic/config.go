@@ -42,12 +42,7 @@ func (c Config) Validate() error { return c.Check("") }
 // Check is Validate with field names under path ("npu.systolic"), for a
 // configuration that embeds this one.
 func (c Config) Check(path string) error {
-	f := func(name string) string {
-		if path == "" {
-			return name
-		}
-		return path + "." + name
-	}
+	f := check.Prefix(path)
 	errs := []error{
 		check.Range(f("rows"), c.Rows, 1, MaxDim),
 		check.Range(f("cols"), c.Cols, 1, MaxDim),

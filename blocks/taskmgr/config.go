@@ -67,12 +67,7 @@ func (c Config) Validate() error { return c.Check("") }
 // Check is Validate with field names under path ("npu.taskmgr"), for a
 // configuration that embeds this one.
 func (c Config) Check(path string) error {
-	f := func(name string) string {
-		if path == "" {
-			return name
-		}
-		return path + "." + name
-	}
+	f := check.Prefix(path)
 	errs := []error{
 		check.Range(f("queues"), c.Queues, 1, 8),
 		check.PowerOfTwo(f("queue_depth"), c.QueueDepth, 2, 1024, "queue pointers wrap by bit width"),

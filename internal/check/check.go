@@ -62,3 +62,15 @@ func OneOf[T comparable](field string, v T, allowed ...T) error {
 // All joins the non-nil errors (nil if there are none), so a user sees
 // every bad field at once.
 func All(errs ...error) error { return errors.Join(errs...) }
+
+// Prefix returns a function naming fields under path ("npu.systolic" +
+// "rows" is "npu.systolic.rows"; an empty path leaves names as they are),
+// for the Check(path) of a configuration that others embed.
+func Prefix(path string) func(name string) string {
+	return func(name string) string {
+		if path == "" {
+			return name
+		}
+		return path + "." + name
+	}
+}

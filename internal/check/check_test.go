@@ -32,3 +32,12 @@ func TestMessages(t *testing.T) {
 		t.Errorf("All lost errors: %v", err)
 	}
 }
+
+func TestPrefix(t *testing.T) {
+	if got := Prefix("npu.systolic")("rows"); got != "npu.systolic.rows" {
+		t.Errorf("Prefix = %q", got)
+	}
+	if got := Prefix("")("rows"); got != "rows" {
+		t.Errorf("empty Prefix = %q", got)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -94,4 +96,48 @@ func Icarus(dir, top string, files []string) error {
 	args := append([]string{"-g2005", "-Wall", "-s", top, "-o", "a.out"}, files...)
 	_, err := Run(dir, "iverilog", args...)
 	return err
+}
+
+// CellSummary reads a Yosys `stat` report of one module and returns its
+// total cell count and a sorted "TYPE n, ..." list (leading $ and _ of
+// the type names trimmed). Cells whose type starts with one of skip are
+// left out: they are black-box instances, counted on their own.
+func CellSummary(report string, skip ...string) (int, string) {
+	byType := map[string]int{}
+	in := false
+	for _, line := range strings.Split(report, "\n") {
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) >= 4 && fields[0] == "Number" && fields[2] == "cells:":
+			in = true
+		case in && len(fields) == 2:
+			n, err := strconv.Atoi(fields[1])
+			if err != nil {
+				in = false
+				continue
+			}
+			if !hasAnyPrefix(fields[0], skip) {
+				byType[strings.Trim(fields[0], "$_")] = n
+			}
+		default:
+			in = false
+		}
+	}
+	total := 0
+	var types []string
+	for k, n := range byType {
+		total += n
+		types = append(types, fmt.Sprintf("%s %d", k, n))
+	}
+	sort.Strings(types)
+	return total, strings.Join(types, ", ")
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
