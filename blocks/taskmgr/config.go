@@ -42,6 +42,10 @@ type Config struct {
 	FlagBits int `json:"flag_bits"`
 }
 
+// MaxParamBits bounds the param operand; wider than 64 bits it is carried
+// as several descriptor fields (param0, param1, ...), 64 bits each.
+const MaxParamBits = 512
+
 // DefaultConfig is the configuration of the default NPU: 2 queues of 16
 // descriptors, a 64-task window, up to 4 dependencies per task.
 func DefaultConfig() Config {
@@ -77,7 +81,7 @@ func (c Config) Check(path string) error {
 		check.Range(f("outstanding"), c.Outstanding, 1, 8),
 		check.Range(f("addr_bits"), c.AddrBits, 1, 64),
 		check.Range(f("dim_bits"), c.DimBits, 1, 64),
-		check.Range(f("param_bits"), c.ParamBits, 1, 64),
+		check.Range(f("param_bits"), c.ParamBits, 1, MaxParamBits),
 		check.Range(f("flag_bits"), c.FlagBits, 1, 16),
 	}
 	// A task ID must tell apart two tasks of a window, and a dependency

@@ -34,7 +34,7 @@ func TestConfigValidate(t *testing.T) {
 		{"deps", func(c *taskmgr.Config) { c.MaxDeps = 9 }, []string{"max_deps = 9 is not allowed: must be in 1..8"}},
 		{"several at once", func(c *taskmgr.Config) { c.EngineSlots, c.Outstanding, c.AddrBits, c.FlagBits = 0, 9, 65, 0 },
 			[]string{"engine_slots = 0", "outstanding = 9", "addr_bits = 65", "flag_bits = 0"}},
-		{"operand widths", func(c *taskmgr.Config) { c.DimBits, c.ParamBits = 0, 100 }, []string{"dim_bits = 0", "param_bits = 100"}},
+		{"operand widths", func(c *taskmgr.Config) { c.DimBits, c.ParamBits = 0, 1000 }, []string{"dim_bits = 0", "param_bits = 1000"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

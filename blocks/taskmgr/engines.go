@@ -46,25 +46,27 @@ type EngineDef struct {
 var Engines = [NumEngines]EngineDef{
 	{DMAIn, "dma_in", "DMA from external memory into the state buffer or the weight buffer", []OpDef{
 		{0, "nop", "no transfer; completes at once (a synchronisation point)"},
-		{1, "load", "src external address, dst state-buffer address, d0 rows (partitions), d1 bytes per row, d2 external row stride"},
-		{2, "load_weights", "src external address, dst weight-buffer address, d0 rows, d1 columns"},
+		{1, "load", "src external line, dst state-buffer address, d0 lines per row, d1 rows, d2 external row stride (lines); rows land contiguously"},
+		{2, "load_weights", "as load, into the weight buffer: dst weight row"},
 	}},
-	{NE, "ne", "neural engine: the weight-stationary PE array", []OpDef{
+	{NE, "ne", "neural engine: the weight-stationary PE array with its input address generator", []OpDef{
 		{0, "nop", "no work; completes at once"},
-		{1, "gemm", "src input address, aux weight address, dst psum address, d0 M, d1 K, d2 N, param bit 0 accumulate"},
-		{2, "conv", "src input plane, aux weights, dst psum, d0 output pixels, d1 channels, d2 filters, param kernel/stride/pad"},
-		{3, "transpose", "src block address, dst psum address, d0 rows, d1 columns"},
+		{1, "gemm", "as conv (a GEMM is a 1x1 convolution over an M x 1 plane); named apart for traces"},
+		{2, "conv", "src input plane (channel tile 0), aux weight row of pass 0, dst psum entry, d0 H, d1 W, d2 channel tiles, param kernel/stride/pad/output shape/accumulate"},
+		{3, "transpose", "src state address of the block's column 0, dst psum entry, d0 rows, d1 columns"},
 	}},
-	{Planar, "planar", "planar engine: activation, elementwise, pooling, reduction", []OpDef{
-		{0, "nop", "no work; completes at once"},
-		{1, "act", "src psum address, dst state-buffer address, d0 partitions, d1 elements, param scale/shift/activation"},
-		{2, "eltwise", "src first operand, aux second operand, dst result, d0 partitions, d1 elements, param function"},
-		{3, "pool", "src input plane, dst output plane, d0 height, d1 width, d2 channels, param kernel/stride/pad/max-avg"},
-		{4, "reduce", "src input plane, dst result, d0 partitions, d1 elements, param sum or max"},
+	{Planar, "planar", "planar engine: activation, write-back, elementwise, pooling, reduction (codes = planar.Op)", []OpDef{
+		{0, "nop", "no work"},
+		{1, "act", "src psum entry, dst state address, d0 H, d1 W, param the planar fields"},
+		{2, "writeback", "as act, saturation only"},
+		{3, "eltwise", "src first operand, aux second operand, dst result, d0 H, d1 W, param function"},
+		{4, "pool", "src input plane, dst output plane, d0 H, d1 W, param kernel/stride/pad/max-avg"},
+		{5, "reduce", "src input plane, dst result, d0 H, d1 W, param sum or max"},
+		{6, "loadparams", "src state address of the per-lane scale and bias"},
 	}},
 	{DMAOut, "dma_out", "DMA from the state buffer to external memory", []OpDef{
 		{0, "nop", "no transfer; completes at once"},
-		{1, "store", "src state-buffer address, dst external address, d0 rows, d1 bytes per row, d2 external row stride"},
+		{1, "store", "src state-buffer address, dst external line, d0 lines per row, d1 rows, d2 external row stride (lines)"},
 	}},
 }
 

@@ -374,7 +374,10 @@ func randomOperands(rng *rand.Rand, lay *taskmgr.Layout, d *taskmgr.Descriptor) 
 		return rng.Uint64N(1 << f.Width)
 	}
 	d.Flags, d.Src, d.Aux, d.Dst = r("flags"), r("src"), r("aux"), r("dst")
-	d.D0, d.D1, d.D2, d.Param = r("d0"), r("d1"), r("d2"), r("param")
+	d.D0, d.D1, d.D2 = r("d0"), r("d1"), r("d2")
+	if p := r("param"); p != 0 {
+		d.Param = []uint64{p}
+	}
 }
 
 // randomProgram is a random task graph for one queue: n tasks on random

@@ -23,7 +23,7 @@ type Descriptor struct {
 	D0     uint64 // size operands
 	D1     uint64
 	D2     uint64
-	Param  uint64 // packed op parameters
+	Param  []uint64 // packed op parameters, 64 bits per word, least significant word first
 }
 
 // fieldSpec is one entry of the descriptor definition. The list below is
@@ -31,16 +31,24 @@ type Descriptor struct {
 // decoder, the hardware decoder, the engine ports and the documentation
 // table are all derived from it.
 type fieldSpec struct {
-	name   string
-	count  func(Config) int // repetitions named name0, name1, ...; nil: once
-	width  func(Config) int
-	engine bool // the engine receives it on its dispatch port
-	doc    string
-	get    func(d *Descriptor, i int) uint64
-	set    func(d *Descriptor, i int, v uint64)
+	name    string
+	count   func(Config) int // repetitions named name0, name1, ...; nil: once
+	plain   bool             // a count of 1 keeps the plain name (param, not param0)
+	width   func(Config) int
+	widthAt func(Config, int) int // width of repetition i, when it differs between repetitions
+	engine  bool                  // the engine receives it on its dispatch port
+	doc     string
+	get     func(d *Descriptor, i int) uint64
+	set     func(d *Descriptor, i int, v uint64)
 }
 
 func fixed(w int) func(Config) int { return func(Config) int { return w } }
+
+// paramWords is the number of 64-bit words of the param operand.
+func paramWords(c Config) int { return (c.ParamBits + 63) / 64 }
+
+// paramWidth is the width of param word i: 64, the last one the rest.
+func paramWidth(c Config, i int) int { return min(64, c.ParamBits-64*i) }
 
 // ndepsBits holds the numbers 0..max_deps.
 func ndepsBits(c Config) int { return hdl.ClogWidth(c.MaxDeps + 1) }
@@ -93,9 +101,23 @@ var descriptorSpec = []fieldSpec{
 	{name: "d2", width: func(c Config) int { return c.DimBits }, engine: true,
 		doc: "third size operand",
 		get: func(d *Descriptor, _ int) uint64 { return d.D2 }, set: func(d *Descriptor, _ int, v uint64) { d.D2 = v }},
-	{name: "param", width: func(c Config) int { return c.ParamBits }, engine: true,
-		doc: "packed operation parameters",
-		get: func(d *Descriptor, _ int) uint64 { return d.Param }, set: func(d *Descriptor, _ int, v uint64) { d.Param = v }},
+	{name: "param", count: paramWords, plain: true, widthAt: paramWidth, engine: true,
+		doc: "packed operation parameters (the engine's parameter layout), 64 bits per word",
+		get: func(d *Descriptor, i int) uint64 {
+			if i < len(d.Param) {
+				return d.Param[i]
+			}
+			return 0
+		},
+		set: func(d *Descriptor, i int, v uint64) {
+			if v == 0 && i >= len(d.Param) {
+				return
+			}
+			for len(d.Param) <= i {
+				d.Param = append(d.Param, 0)
+			}
+			d.Param[i] = v
+		}},
 }
 
 // Field is one field of a descriptor, bit Offset upwards.
@@ -135,10 +157,15 @@ func NewLayout(cfg Config) (*Layout, error) {
 		}
 		for i := 0; i < n; i++ {
 			name := s.name
-			if s.count != nil {
+			if s.count != nil && !(s.plain && n == 1) {
 				name = fmt.Sprintf("%s%d", s.name, i)
 			}
-			w := s.width(cfg)
+			var w int
+			if s.widthAt != nil {
+				w = s.widthAt(cfg, i)
+			} else {
+				w = s.width(cfg)
+			}
 			l.Fields = append(l.Fields, Field{Name: name, Offset: l.rec.width, Width: w, Engine: s.engine, Doc: s.doc})
 			l.refs = append(l.refs, fieldRef{s, i})
 			l.rec.add(name, w)

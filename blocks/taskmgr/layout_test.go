@@ -3,6 +3,7 @@ package taskmgr_test
 import (
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -173,5 +174,35 @@ func TestLayoutDocUpToDate(t *testing.T) {
 		if !strings.Contains(string(got), "| "+f.Name+" |") {
 			t.Errorf("%s lacks field %s", path, f.Name)
 		}
+	}
+}
+
+// A param wider than 64 bits is carried as 64-bit words param0, param1, …
+// and survives Encode/Decode.
+func TestWideParam(t *testing.T) {
+	cfg := taskmgr.DefaultConfig()
+	cfg.ParamBits = 150
+	lay, err := taskmgr.NewLayout(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range lay.Fields[len(lay.Fields)-3:] {
+		got = append(got, f.Name+":"+strconv.Itoa(f.Width))
+	}
+	if diff := cmp.Diff([]string{"param0:64", "param1:64", "param2:22"}, got); diff != "" {
+		t.Errorf("param fields (-want +got):\n%s", diff)
+	}
+	d := taskmgr.Descriptor{ID: 3, Engine: taskmgr.Planar, Op: 4, Param: []uint64{1<<63 | 5, 7, 1<<21 | 1}}
+	bits, err := lay.Encode(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(d, lay.Decode(bits), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	d.Param[2] = 1 << 22
+	if _, err := lay.Encode(d); err == nil || !strings.Contains(err.Error(), "param2") {
+		t.Errorf("a param word past param_bits: err = %v, want one naming param2", err)
 	}
 }
