@@ -28,6 +28,11 @@ type PsumConfig struct {
 	Partitions int `json:"partitions"` // C
 	Depth      int `json:"depth"`      // D, a power of two
 	AccWidth   int `json:"acc_width"`  // A, two's complement
+	// WritePriority gives accumulating writes the bank read ports
+	// whenever they want them: read-outs of the same partitions wait, and
+	// wr_ready is high whenever no clear runs (after reset). The NPU sets
+	// it because the PE array cannot stall.
+	WritePriority bool `json:"write_priority"`
 }
 
 // Config is the on-chip memory configuration of the NPU. Macros emits

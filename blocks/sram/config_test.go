@@ -15,7 +15,7 @@ func TestDefaultConfig(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatalf("default configuration invalid: %v", err)
 	}
-	want := Config{State: StateConfig{16, 4096, 8}, Psum: PsumConfig{16, 512, 32}}
+	want := Config{State: StateConfig{16, 4096, 8}, Psum: PsumConfig{Partitions: 16, Depth: 512, AccWidth: 32}}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("default (-want +got):\n%s", diff)
 	}

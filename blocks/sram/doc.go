@@ -121,7 +121,10 @@
 // (round robin, atomic over the masks, at most one cycle of waiting).
 // Overwrites need no read port: they are accepted every cycle while no
 // clear runs. An accumulating write waits only for a read-out of the same
-// partitions in the same cycle.
+// partitions in the same cycle — unless PsumConfig.WritePriority is set
+// (the NPU sets it, as the PE array cannot stall): then a read-out of
+// partitions an accumulating write wants does not ask for them that
+// cycle, so wr_ready is high whenever no clear runs and read-outs wait.
 //
 // Timing note: ready and the bank address and data selection are
 // combinational from the clients' valid, mask and address inputs (the

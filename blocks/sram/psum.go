@@ -16,7 +16,11 @@ func PsumBuffer(c PsumConfig, macros bool) (*hdl.Module, error) {
 	C, A := c.Partitions, c.AccWidth
 	aw := hdl.ClogWidth(c.Depth)
 	at := hdl.UInt(aw)
-	m := hdl.NewModule(hdl.Name("psum_buffer", fmt.Sprintf("%dx%d", C, c.Depth), hdl.SInt(A), form(macros)))
+	name := hdl.Name("psum_buffer", fmt.Sprintf("%dx%d", C, c.Depth), hdl.SInt(A), form(macros))
+	if c.WritePriority {
+		name += "_wp"
+	}
+	m := hdl.NewModule(name)
 
 	up := m.Reg("up", hdl.Bool, 0) // registered "not in reset", as in StateBuffer
 	up.SetNext(hdl.U(1, 1))
@@ -53,9 +57,16 @@ func PsumBuffer(c PsumConfig, macros bool) (*hdl.Module, error) {
 
 	// The bank read ports serve two clients: the old value of an
 	// accumulating write (client 0) and the read-out port (client 1).
+	accWant := wrValid.And(wrAcc).And(running.Not())
+	outWant := &rdValid.Expr
+	if c.WritePriority {
+		// A read-out does not even ask for a port an accumulating write
+		// wants, so the write is always granted.
+		outWant = outWant.And(accWant.And(rdMask.And(wrMask).OrR()).Not())
+	}
 	arb := m.Instance("rarb", arbiter(2, C)).Connect("en", up).
-		Connect("valid_0", wrValid.And(wrAcc).And(running.Not())).Connect("mask_0", wrMask).
-		Connect("valid_1", rdValid).Connect("mask_1", rdMask)
+		Connect("valid_0", accWant).Connect("mask_0", wrMask).
+		Connect("valid_1", outWant).Connect("mask_1", rdMask)
 	wrReady := up.And(running.Not()).And(hdl.Mux(wrAcc, arb.Out("ready_0"), hdl.U(1, 1)))
 	m.Output("wr_ready", hdl.Bool).Set(wrReady)
 	m.Output("rd_ready", hdl.Bool).Set(arb.Out("ready_1"))

@@ -116,6 +116,9 @@ func runPsum(t *testing.T, d *hdl.Design, cfg PsumConfig, cycles int, seed uint6
 				masks[i] = pend[c].mask
 			}
 		}
+		if cfg.WritePriority && v[0] && masks[0]&masks[1] != 0 {
+			v[1] = false // the read-out yields to the accumulating write
+		}
 		g := make([]bool, 2)
 		if up {
 			g = model.arb.grant(v, masks)
