@@ -1,0 +1,160 @@
+package npu
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/hwgen/hwgen/blocks/planar"
+	"github.com/hwgen/hwgen/blocks/sram"
+	"github.com/hwgen/hwgen/blocks/systolic"
+	"github.com/hwgen/hwgen/blocks/taskmgr"
+	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/check"
+)
+
+// Config is the one configuration of the NPU: every block's widths,
+// depths and counts are derived from it (Systolic, SRAM, Planar, TaskMgr).
+// The state buffer has one partition per PE row; the psum buffer one per
+// PE column.
+type Config struct {
+	Rows        int  `json:"rows"`         // R: PE rows = state-buffer partitions = planar lanes
+	Cols        int  `json:"cols"`         // C: PE columns = psum partitions (≤ rows)
+	ElemWidth   int  `json:"elem_width"`   // bits of a signed element (inputs, weights, activations)
+	AccWidth    int  `json:"acc_width"`    // bits of a signed accumulator
+	StateDepth  int  `json:"state_depth"`  // elements per state-buffer partition (power of two)
+	PsumDepth   int  `json:"psum_depth"`   // accumulators per psum partition (power of two)
+	WeightDepth int  `json:"weight_depth"` // rows of the weight buffer (power of two); a row is C weights
+	ZeroSkip    bool `json:"zero_skip"`    // PE operand isolation and the skipped-MAC counter
+	Macros      bool `json:"macros"`       // buffers as black-box SRAM macros plus models
+
+	ScaleWidth int `json:"scale_width"` // planar post-processor scale bits
+	MaxKernel  int `json:"max_kernel"`  // largest pooling window and stride (planar) and conv kernel (NE)
+	LineDepth  int `json:"line_depth"`  // planar line buffer: the widest pooling output row
+
+	Queues     int `json:"queues"`      // task queues (queue 0 has the highest priority)
+	QueueDepth int `json:"queue_depth"` // descriptors per queue
+	Window     int `json:"window"`      // scoreboard window: how far a dependency may reach back
+	MaxDeps    int `json:"max_deps"`    // dependency fields per descriptor
+
+	ExtAddrWidth int `json:"ext_addr_width"` // external memory: 2^ext_addr_width lines of rows×elem_width bits
+	ExtLatency   int `json:"ext_latency"`    // cycles from an accepted external read to its data (simulation memory model)
+	CounterWidth int `json:"counter_width"`  // bits of every performance counter
+}
+
+// DefaultConfig is the default NPU: a 16×16 int8×int8→int32 array, a
+// 16 × 4096 state buffer, a 16 × 512 psum buffer, a 1024-row weight
+// buffer and 2 task queues; a 1 MiB external memory with 4 cycles of
+// read latency.
+func DefaultConfig() Config {
+	return Config{
+		Rows: 16, Cols: 16, ElemWidth: 8, AccWidth: 32,
+		StateDepth: 4096, PsumDepth: 512, WeightDepth: 1024, ZeroSkip: true,
+		ScaleWidth: 16, MaxKernel: 8, LineDepth: 64,
+		Queues: 2, QueueDepth: 16, Window: 64, MaxDeps: 4,
+		ExtAddrWidth: 16, ExtLatency: 4, CounterWidth: 48,
+	}
+}
+
+// Validate reports every bad field by its JSON name, its value and what
+// is allowed; the derived block configurations are checked too.
+func (c Config) Validate() error {
+	errs := []error{
+		check.Range("rows", c.Rows, 1, systolic.MaxDim),
+		check.Range("cols", c.Cols, 1, systolic.MaxDim),
+		check.Range("elem_width", c.ElemWidth, 2, 32),
+		check.PowerOfTwo("state_depth", c.StateDepth, 16, sram.MaxStateDepth, "addresses are log2(depth) bits"),
+		check.PowerOfTwo("psum_depth", c.PsumDepth, 16, sram.MaxPsumDepth, "entries are log2(depth) bits"),
+		check.PowerOfTwo("weight_depth", c.WeightDepth, 2, 1<<20, "weight rows are log2(depth) bits"),
+		check.Range("scale_width", c.ScaleWidth, 2, planar.MaxScaleWidth),
+		check.Range("max_kernel", c.MaxKernel, 2, 15),
+		check.Range("line_depth", c.LineDepth, 1, planar.MaxLineDepth),
+		check.Range("queues", c.Queues, 1, 8),
+		check.PowerOfTwo("queue_depth", c.QueueDepth, 2, 1024, "queue pointers wrap by bit width"),
+		check.PowerOfTwo("window", c.Window, 4, 1024, "the scoreboard is indexed by the low bits of a task ID"),
+		check.Range("max_deps", c.MaxDeps, 1, 8),
+		check.Range("ext_addr_width", c.ExtAddrWidth, 4, 24),
+		check.Range("ext_latency", c.ExtLatency, 1, 16),
+		check.Range("counter_width", c.CounterWidth, 16, 64),
+	}
+	if errs[0] == nil && errs[1] == nil && c.Cols > c.Rows {
+		errs = append(errs, &check.FieldError{Field: "cols", Value: c.Cols,
+			Allowed: fmt.Sprintf("must be at most rows (%d): a weight row and a psum write-back fit one state-buffer vector", c.Rows)})
+	}
+	if errs[2] == nil {
+		errs = append(errs, check.Range("acc_width", c.AccWidth, max(2*c.ElemWidth, 8), 64))
+	}
+	if err := check.All(errs...); err != nil {
+		return err
+	}
+	return check.All(c.Systolic().Check("systolic"), c.SRAM().Validate(), c.Planar().Check("planar"), c.TaskMgr().Check("taskmgr"))
+}
+
+// Systolic is the PE array's configuration.
+func (c Config) Systolic() systolic.Config {
+	return systolic.Config{Rows: c.Rows, Cols: c.Cols, InputWidth: c.ElemWidth, InputSigned: true,
+		WeightWidth: c.ElemWidth, WeightSigned: true, PsumWidth: c.AccWidth, EntryWidth: log2(c.PsumDepth),
+		CounterWidth: c.CounterWidth, ZeroSkip: c.ZeroSkip}
+}
+
+// SRAM is the state and psum buffers' configuration. Accumulating PE
+// writes have priority over read-outs: the array cannot stall.
+func (c Config) SRAM() sram.Config {
+	return sram.Config{
+		State:  sram.StateConfig{Partitions: c.Rows, Depth: c.StateDepth, ElemWidth: c.ElemWidth},
+		Psum:   sram.PsumConfig{Partitions: c.Cols, Depth: c.PsumDepth, AccWidth: c.AccWidth, WritePriority: true},
+		Macros: c.Macros,
+	}
+}
+
+// Planar is the planar engine's configuration.
+func (c Config) Planar() planar.Config {
+	return planar.Config{Lanes: c.Rows, PsumLanes: c.Cols, ElemWidth: c.ElemWidth, ElemSigned: true,
+		AccWidth: c.AccWidth, ScaleWidth: c.ScaleWidth, StateDepth: c.StateDepth, PsumDepth: c.PsumDepth,
+		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth}
+}
+
+// TaskMgr is the task manager's configuration: the operand widths are
+// derived so every engine's fields fit the descriptor.
+func (c Config) TaskMgr() taskmgr.Config {
+	addr := max(c.ExtAddrWidth, log2(c.StateDepth), log2(c.PsumDepth), log2(c.WeightDepth)) + 1
+	return taskmgr.Config{Queues: c.Queues, QueueDepth: c.QueueDepth, Window: c.Window, MaxDeps: c.MaxDeps,
+		EngineSlots: 2, Outstanding: 2, IDBits: 16, AddrBits: addr, DimBits: 16,
+		ParamBits: c.paramBits(), FlagBits: 4}
+}
+
+// LineWidth is the width of an external-memory line: one element per
+// state-buffer partition.
+func (c Config) LineWidth() int { return c.Rows * c.ElemWidth }
+
+// Name is the top module's name: every parameter that changes it.
+func (c Config) Name() string {
+	return hdl.Name("npu", fmt.Sprintf("%dx%d", c.Rows, c.Cols), fmt.Sprintf("e%da%d", c.ElemWidth, c.AccWidth),
+		fmt.Sprintf("s%dp%dw%d", c.StateDepth, c.PsumDepth, c.WeightDepth))
+}
+
+// Load reads a JSON configuration; fields it does not name keep their
+// default values, and an unknown field is an error.
+func Load(path string) (Config, error) {
+	c := DefaultConfig()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return c, fmt.Errorf("npu config: %w", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("npu config %s: %w", path, err)
+	}
+	return c, c.Validate()
+}
+
+// log2 of a power of two (the ceiling otherwise).
+func log2(v int) int {
+	n := 0
+	for 1<<n < v {
+		n++
+	}
+	return n
+}

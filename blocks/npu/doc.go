@@ -1,0 +1,78 @@
+// Package npu builds the whole accelerator from the blocks: task manager,
+// DMA engines, state buffer, weight buffer, PE array with its input
+// address generator (the NE controller), psum buffer and planar engine
+// (DESIGN.md "Top"; SEEDS.md, all five documents). Config is the one
+// configuration; Build returns the NPU, BuildSim the simulation top that
+// pairs it with an external-memory model built from the same DSL, so the
+// Go simulator and Verilator run one netlist.
+//
+// # Data layout
+//
+// Every on-chip tensor is a matrix X[i][j] with i across state-buffer
+// partitions (the partition dimension: channels, a GEMM's K or N) and j
+// along addresses (the free dimension: pixels y·W+x, a GEMM's M): element
+// (i, j) of a tensor at base b is partition i mod R, address b +
+// ⌊i/R⌋·F + j, F the free size (channel tile t of a feature map is the
+// plane at b + t·F). The psum buffer holds C-partition tiles the same way
+// (partition = output channel n mod C, entry = pixel/row m).
+//
+// External memory is an array of lines, one line = R elements (element p
+// in bits p·E … p·E+E−1), so a line is one state-buffer vector: line a
+// ↔ address a across all partitions. The compiler lays tensors out in
+// external memory in exactly the on-chip form, and DMA moves lines.
+//
+// Weights live in the weight buffer: WeightDepth rows of C weights. A
+// pass of the NE loads R consecutive rows: row r = the weights of PE row
+// r (input channel r of the pass), element c = output channel c. Rows
+// for absent input channels and elements for absent output channels must
+// be zero (the compiler pads), so the array always works at full size and
+// the results of the absent columns are 0.
+//
+// # Engines and operations (taskmgr.Engines is the op table)
+//
+// dma_in load: for row k < d1, for line l < d0: external line
+// src + k·d2 + l → state address dst + k·d0 + l (all partitions).
+// load_weights: the same into weight row dst + k·d0 + l (elements 0..C−1).
+// dma_out store: state address src + k·d0 + l → external line
+// dst + k·d2 + l. One line per cycle when nothing contends.
+//
+// ne conv/gemm (the same hardware): passes p = (ct, ky, kx), kx fastest,
+// ct < d2 (channel tiles), ky < kh, kx < kw. Pass p loads weight rows
+// aux + p·R … +R−1 and streams one input vector per output pixel
+// (oy, ox), oy < oh, ox < ow, in raster order: the vector read at state
+// address src + ct·d0·d1 + iy·d1 + ix, iy = oy·stride + ky − pad_h,
+// ix = ox·stride + kx − pad_w, all R partitions, or zeros when (iy, ix)
+// is outside the d0 × d1 plane (padding: no read). Its result goes to psum
+// entry dst + oy·ow + ox, accumulating when param.acc or p > 0. A GEMM is
+// the 1×1 convolution of a d0 × 1 plane (d0 = M). There is no im2col copy
+// (SEEDS.md §5): each kernel offset re-reads the input plane in place.
+// ne transpose: block A (d0 ≤ R rows, d1 ≤ C columns) with A[i][j] at
+// partition i, state address src + j, is read column by column into a
+// corner-turn register grid, loaded as the array's weights, and the
+// array's one-hot feeder streams e_0 … e_{d0−1}: psum partition j entry
+// dst + i = A[i][j] (SEEDS.md §1). A planar writeback then puts it in the
+// state buffer: partition j, address n + i.
+// planar: the planar engine's task, with op = planar.Op, src, src2 = aux,
+// dst, h = d0, w = d1 and every other field packed into param
+// (Config.PlanarParams).
+//
+// # Ports of the NPU (Build)
+//
+//	cmd_valid, cmd_queue, cmd_desc, cmd_ready, err_clear   the task manager's command port
+//	idle, err_code, err_id, err_queue, skipped              status
+//	x_req_valid, x_req_write, x_req_addr, x_req_wdata       external memory request (lines)
+//	x_req_ready                                             request accepted
+//	x_resp_valid, x_resp_data                               read response, in request order
+//	<e>_busy_cycles, <e>_stall_cycles, <e>_completed        per engine (dma_in, ne, planar, dma_out)
+//	mac_count, skip_count                                   the PE array's counters
+//	<e>_start, <e>_start_id, <e>_done                       dispatch and completion, for the task timeline
+//
+// # The simulation top (BuildSim)
+//
+// The NPU plus an external-memory model (2^ext_addr_width lines, reads
+// answered ext_latency cycles after acceptance, always ready) and a host
+// memory port: h_wr_valid, h_wr_addr, h_wr_data write a line (the NPU's
+// requests wait that cycle); h_rd_addr gives h_rd_data one cycle later.
+// The host loads tensors, pushes descriptors, waits for idle and reads the
+// results back, all through ports: a run is replayable on Verilator.
+package npu

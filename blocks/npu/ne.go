@@ -1,0 +1,328 @@
+package npu
+
+import (
+	"fmt"
+
+	"github.com/hwgen/hwgen/blocks/systolic"
+	"github.com/hwgen/hwgen/hdl"
+)
+
+// NE operation codes (taskmgr.Engines[NE]).
+const (
+	neNop       = 0
+	neGEMM      = 1
+	neConv      = 2
+	neTranspose = 3
+)
+
+// NE phases.
+const (
+	phIdle  = iota
+	phRun   // conv/gemm: weight loader and input streamer at work
+	phDrain // wait for the array to empty, then done
+	phFill  // transpose: read the block column by column into the grid
+	phGap   // transpose: the last column lands
+	phLoad  // transpose: grid rows into the array's shadow weights
+	phStart // transpose: the one-hot stream command
+)
+
+// neDimWidth is the width of output-plane sizes (oh, ow) and counters.
+func (c Config) neDimWidth() int { return log2(c.StateDepth) + 1 }
+
+// neController builds the neural engine: the PE array with its input
+// address generator, its weight loader and the transpose corner-turn
+// (see doc.go for the operations). It accepts a task when idle and pulses
+// done (registered) once the last result has left the array.
+//
+// Conv/gemm: a loader reads the R weight rows of the next pass from the
+// weight buffer (one row per cycle, one cycle of read latency) into the
+// array's shadow weights as soon as the running pass's swap vector has
+// entered the array; the streamer issues one slot per cycle — a state
+// read of the input vector, or a zero vector for a padding position — and
+// the slot enters the array the cycle after (the read latency), so reads
+// and padding keep their order. Back-to-back passes with no idle cycle
+// need at least R+2 output pixels per pass.
+func neController(c Config) (*hdl.Module, error) {
+	sc := c.Systolic()
+	arr, err := systolic.Build(sc)
+	if err != nil {
+		return nil, fmt.Errorf("npu: ne: %w", err)
+	}
+	R, C, E := c.Rows, c.Cols, c.ElemWidth
+	aw, pw, ww := log2(c.StateDepth), log2(c.PsumDepth), log2(c.WeightDepth)
+	dim := c.neDimWidth()
+	sw := max(dim+6, 18) // signed input coordinates: oy·stride + ky − pad
+	m := hdl.NewModule(hdl.Name("npu_ne", fmt.Sprintf("%dx%d", R, C), fmt.Sprintf("e%da%d", E, c.AccWidth),
+		fmt.Sprintf("s%dp%dw%d", c.StateDepth, c.PsumDepth, c.WeightDepth)))
+
+	// Task port.
+	tValid := m.Input("t_valid", hdl.Bool)
+	tOp := m.Input("t_op", hdl.UInt(2))
+	tSrc := m.Input("t_src", hdl.UInt(aw))
+	tAux := m.Input("t_aux", hdl.UInt(ww))
+	tDst := m.Input("t_dst", hdl.UInt(pw))
+	tD := [3]*hdl.Signal{m.Input("t_d0", hdl.UInt(16)), m.Input("t_d1", hdl.UInt(16)), m.Input("t_d2", hdl.UInt(16))}
+	tKH, tKW := m.Input("t_kh", hdl.UInt(4)), m.Input("t_kw", hdl.UInt(4))
+	tStride := m.Input("t_stride", hdl.UInt(4))
+	tPadH, tPadW := m.Input("t_pad_h", hdl.UInt(4)), m.Input("t_pad_w", hdl.UInt(4))
+	tOH, tOW := m.Input("t_oh", hdl.UInt(dim)), m.Input("t_ow", hdl.UInt(dim))
+	tAcc := m.Input("t_acc", hdl.Bool)
+
+	peReady := m.Input("pe_ready", hdl.Bool)
+	wlReady := m.Input("wl_ready", hdl.Bool)
+	peData := make([]*hdl.Signal, R)
+	wlData := make([]*hdl.Signal, R)
+	for p := range R {
+		peData[p] = m.Input(fmt.Sprintf("pe_rdata_%d", p), hdl.UInt(E))
+		wlData[p] = m.Input(fmt.Sprintf("wl_rdata_%d", p), hdl.UInt(E))
+	}
+	wbData := m.Input("wb_rdata", hdl.UInt(C*E))
+
+	phase := m.Reg("phase", hdl.UInt(3), phIdle)
+	is := func(p int) *hdl.Expr { return phase.Eq(hdl.U(3, uint64(p))) }
+	idle := is(phIdle)
+	accept := tValid.And(idle)
+
+	// Task registers, loaded on acceptance.
+	latch := func(name string, in *hdl.Signal) *hdl.Signal {
+		r := m.Reg(name, in.Type, 0)
+		r.SetNext(in)
+		r.SetEnable(accept)
+		return r
+	}
+	op := latch("op", tOp)
+	src := latch("src", tSrc)
+	dst := latch("dst", tDst)
+	H, W, CT := latch("h", tD[0]), latch("w", tD[1]), latch("ct", tD[2])
+	KH, KW := latch("kh", tKH), latch("kw", tKW)
+	stride := latch("stride", tStride)
+	padH, padW := latch("pad_h", tPadH), latch("pad_w", tPadW)
+	OH, OW := latch("oh", tOH), latch("ow", tOW)
+	accFlag := latch("acc", tAcc)
+
+	// Constants of the task.
+	hw := m.Wire("plane", hdl.UInt(aw))
+	hw.Set(H.Mul(W).Trunc(aw))
+	rowStep := m.Wire("row_step", hdl.UInt(aw)) // stride·W: the address step between output rows
+	rowStep.Set(stride.Mul(W).Resize(aw))
+	passes := m.Wire("passes", hdl.UInt(24))
+	empty := OH.OrR().Not().Or(OW.OrR().Not())
+	passes.Set(hdl.Mux(empty, hdl.U(24, 0), CT.Mul(KH).Mul(KW)))
+	sH := H.Ext(sw).AsSInt()
+	sW := W.Ext(sw).AsSInt()
+	sStride := stride.Ext(sw).AsSInt()
+
+	// ---- streamer state ----
+	scount := m.Reg("spass", hdl.UInt(24), 0) // passes streamed
+	first := m.Reg("first", hdl.Bool, 1)      // next slot is a pass's first (swap)
+	fresh := m.Reg("fresh", hdl.Bool, 0)      // the cycle after acceptance: set up pass 0
+	kx, ky := m.Reg("kx", hdl.UInt(4), 0), m.Reg("ky", hdl.UInt(4), 0)
+	ct := m.Reg("cti", hdl.UInt(16), 0)
+	chan_ := m.Reg("chan", hdl.UInt(aw), 0) // src + ct·H·W
+	ox, oy := m.Reg("ox", hdl.UInt(dim), 0), m.Reg("oy", hdl.UInt(dim), 0)
+	ix, iy := m.Reg("ix", hdl.SInt(sw), 0), m.Reg("iy", hdl.SInt(sw), 0)
+	ix0 := m.Reg("ix0", hdl.SInt(sw), 0)
+	rowAddr := m.Reg("row_addr", hdl.UInt(aw), 0) // chan + iy·W (mod 2^aw)
+	tcount := m.Reg("t", hdl.UInt(pw), 0)         // output pixel of the pass
+
+	// ---- loader state ----
+	wr := m.Reg("wready", hdl.Bool, 0) // the shadow weights hold the next pass
+	sfree := m.Reg("sfree", hdl.Bool, 0)
+	lactive := m.Reg("lactive", hdl.Bool, 0)
+	lrow := m.Reg("lrow", hdl.UInt(hdl.ClogWidth(R)), 0)
+	lbase := m.Reg("lbase", hdl.UInt(ww), 0)
+	lcount := m.Reg("lpass", hdl.UInt(24), 0)
+	ldV := m.Reg("ld_v", hdl.Bool, 0) // a weight row is presented to the array
+	ldR := m.Reg("ld_r", hdl.UInt(hdl.ClogWidth(R)), 0)
+
+	// ---- slot stage: what enters the array this cycle ----
+	s1Valid := m.Reg("s1_valid", hdl.Bool, 0)
+	s1Pad := m.Reg("s1_pad", hdl.Bool, 0)
+	s1Entry := m.Reg("s1_entry", hdl.UInt(pw), 0)
+	s1Acc := m.Reg("s1_acc", hdl.Bool, 0)
+	s1Swap := m.Reg("s1_swap", hdl.Bool, 0)
+
+	run := is(phRun)
+	lastRow := hdl.U(hdl.ClogWidth(R), uint64(R-1))
+
+	// Loader.
+	lstart := run.And(lactive.Not()).And(wr.Not()).And(sfree).And(lcount.Lt(passes)).And(fresh.Not())
+	lend := lactive.And(lrow.Eq(lastRow))
+	lactive.SetNext(hdl.Mux(idle, hdl.U(1, 0), hdl.Mux(lstart, hdl.U(1, 1), hdl.Mux(lend, hdl.U(1, 0), lactive))))
+	lrow.SetNext(hdl.Mux(lactive.And(lend.Not()), lrow.Add(hdl.U(1, 1)).Trunc(lrow.Width()), hdl.U(lrow.Width(), 0)))
+	lbase.SetNext(hdl.Mux(accept, tAux, lbase.Add(hdl.U(ww, uint64(R))).Trunc(ww)))
+	lbase.SetEnable(accept.Or(lend))
+	lcount.SetNext(hdl.Mux(accept, hdl.U(24, 0), lcount.Add(hdl.U(1, 1)).Trunc(24)))
+	lcount.SetEnable(accept.Or(lend))
+	ldV.SetNext(lactive)
+	ldR.SetNext(lrow)
+	wbAddr := lbase.Add(lrow.Ext(ww)).Trunc(ww)
+	m.Output("wb_addr", hdl.UInt(ww)).Set(wbAddr)
+	loaded := ldV.And(ldR.Eq(lastRow)) // the last row is presented this cycle
+
+	// Streamer.
+	pad := iy.Lt(hdl.S(sw, 0)).Or(iy.Ge(sH)).Or(ix.Lt(hdl.S(sw, 0))).Or(ix.Ge(sW))
+	want := run.And(fresh.Not()).And(scount.Lt(passes)).And(first.Not().Or(wr))
+	peValid := want.And(pad.Not())
+	issue := want.And(pad.Or(peReady))
+	addr := rowAddr.Add(ix.Resize(aw).AsUInt()).Trunc(aw)
+	m.Output("pe_valid", hdl.Bool).Set(peValid)
+	m.Output("pe_addr", hdl.UInt(aw)).Set(addr)
+	m.Output("pe_mask", hdl.UInt(R)).Set(hdl.U(R, 1<<uint(R)-1))
+
+	rowEnd := ox.Eq(OW.Sub(hdl.U(1, 1)).Trunc(dim))
+	passEnd := rowEnd.And(oy.Eq(OH.Sub(hdl.U(1, 1)).Trunc(dim)))
+	advance := issue.And(passEnd) // the pass's last slot issues
+	kxEnd := kx.Eq(KW.Sub(hdl.U(1, 1)).Trunc(4))
+	kyEnd := ky.Eq(KH.Sub(hdl.U(1, 1)).Trunc(4))
+	nkx := hdl.Mux(kxEnd, hdl.U(4, 0), kx.Add(hdl.U(1, 1)).Trunc(4))
+	nky := hdl.Mux(kxEnd, hdl.Mux(kyEnd, hdl.U(4, 0), ky.Add(hdl.U(1, 1)).Trunc(4)), ky)
+	ctStep := kxEnd.And(kyEnd)
+	nct := hdl.Mux(ctStep, ct.Add(hdl.U(1, 1)).Trunc(16), ct)
+	nchan := hdl.Mux(ctStep, chan_.Add(hw).Trunc(aw), chan_)
+	// Pass setup: from the counters after this pass (advance) or from
+	// the first pass's (fresh; the counters were just reset).
+	pky := hdl.Mux(fresh, hdl.U(4, 0), nky)
+	pkx := hdl.Mux(fresh, hdl.U(4, 0), nkx)
+	pchan := hdl.Mux(fresh, src, nchan)
+	iyStart := pky.Ext(sw).AsSInt().Sub(padH.Ext(sw).AsSInt()).Trunc(sw)
+	ixStart := pkx.Ext(sw).AsSInt().Sub(padW.Ext(sw).AsSInt()).Trunc(sw)
+	rowStart := pchan.Add(iyStart.Mul(sW).Resize(aw).AsUInt()).Trunc(aw)
+	setup := fresh.Or(advance)
+
+	kx.SetNext(hdl.Mux(accept, hdl.U(4, 0), nkx))
+	kx.SetEnable(accept.Or(advance))
+	ky.SetNext(hdl.Mux(accept, hdl.U(4, 0), nky))
+	ky.SetEnable(accept.Or(advance))
+	ct.SetNext(hdl.Mux(accept, hdl.U(16, 0), nct))
+	ct.SetEnable(accept.Or(advance))
+	chan_.SetNext(hdl.Mux(accept, tSrc, nchan))
+	chan_.SetEnable(accept.Or(advance))
+	scount.SetNext(hdl.Mux(accept, hdl.U(24, 0), scount.Add(hdl.U(1, 1)).Trunc(24)))
+	scount.SetEnable(accept.Or(advance))
+	fresh.SetNext(accept)
+	first.SetNext(hdl.Mux(accept.Or(advance), hdl.U(1, 1), hdl.Mux(issue, hdl.U(1, 0), first)))
+
+	ox.SetNext(hdl.Mux(setup.Or(rowEnd), hdl.U(dim, 0), ox.Add(hdl.U(1, 1)).Trunc(dim)))
+	ox.SetEnable(setup.Or(issue))
+	oy.SetNext(hdl.Mux(setup, hdl.U(dim, 0), oy.Add(hdl.U(1, 1)).Trunc(dim)))
+	oy.SetEnable(setup.Or(issue.And(rowEnd)))
+	ix0.SetNext(ixStart)
+	ix0.SetEnable(setup)
+	ix.SetNext(hdl.Mux(setup, ixStart, hdl.Mux(rowEnd, ix0, ix.Add(sStride).Trunc(sw))))
+	ix.SetEnable(setup.Or(issue))
+	iy.SetNext(hdl.Mux(setup, iyStart, iy.Add(sStride).Trunc(sw)))
+	iy.SetEnable(setup.Or(issue.And(rowEnd)))
+	rowAddr.SetNext(hdl.Mux(setup, rowStart, rowAddr.Add(rowStep).Trunc(aw)))
+	rowAddr.SetEnable(setup.Or(issue.And(rowEnd)))
+	tcount.SetNext(hdl.Mux(setup, hdl.U(pw, 0), tcount.Add(hdl.U(1, 1)).Trunc(pw)))
+	tcount.SetEnable(setup.Or(issue))
+
+	s1Valid.SetNext(issue)
+	s1Pad.SetNext(pad)
+	s1Entry.SetNext(dst.Add(tcount).Trunc(pw))
+	s1Acc.SetNext(accFlag.Or(scount.OrR()))
+	s1Swap.SetNext(first)
+
+	// The shadow weights: consumed by a swap, refilled by the loader.
+	swapIssued := issue.And(first)
+	wr.SetNext(hdl.Mux(idle.Or(swapIssued), hdl.U(1, 0), hdl.Mux(loaded, hdl.U(1, 1), wr)))
+	sfree.SetNext(hdl.Mux(accept, hdl.U(1, 1), hdl.Mux(lstart, hdl.U(1, 0), hdl.Mux(s1Valid.And(s1Swap), hdl.U(1, 1), sfree))))
+
+	// ---- transpose: the corner-turn grid ----
+	cw := hdl.ClogWidth(C)
+	fcol := m.Reg("fcol", hdl.UInt(cw+1), 0) // next column to fill
+	fillV := m.Reg("fill_v", hdl.Bool, 0)    // a column lands this cycle
+	fillZ := m.Reg("fill_z", hdl.Bool, 0)    // ... as zeros (past the block)
+	fillC := m.Reg("fill_c", hdl.UInt(cw+1), 0)
+	fill := is(phFill)
+	colInBlock := fcol.Ext(16).Lt(W)
+	wlValid := fill.And(colInBlock)
+	fillGo := fill.And(colInBlock.Not().Or(wlReady))
+	m.Output("wl_valid", hdl.Bool).Set(wlValid)
+	m.Output("wl_addr", hdl.UInt(aw)).Set(src.Add(fcol.Resize(aw)).Trunc(aw))
+	m.Output("wl_mask", hdl.UInt(R)).Set(hdl.U(R, 1<<uint(R)-1))
+	fcol.SetNext(hdl.Mux(accept, hdl.U(cw+1, 0), fcol.Add(hdl.U(1, 1)).Trunc(cw+1)))
+	fcol.SetEnable(accept.Or(fillGo))
+	fillV.SetNext(fillGo)
+	fillZ.SetNext(colInBlock.Not())
+	fillC.SetNext(fcol)
+	grid := make([][]*hdl.Signal, R)
+	for r := range R {
+		grid[r] = make([]*hdl.Signal, C)
+		for cc := range C {
+			g := m.Reg(fmt.Sprintf("grid_%d_%d", r, cc), hdl.UInt(E), 0)
+			g.SetNext(hdl.Mux(fillZ, hdl.U(E, 0), wlData[r]))
+			g.SetEnable(fillV.And(fillC.Eq(hdl.U(cw+1, uint64(cc)))))
+			grid[r][cc] = g
+		}
+	}
+	fillDone := fill.And(fillGo).And(fcol.Eq(hdl.U(cw+1, uint64(C-1))))
+	tload := is(phLoad)
+	trow := m.Reg("trow", hdl.UInt(hdl.ClogWidth(R)), 0)
+	trow.SetNext(hdl.Mux(tload, trow.Add(hdl.U(1, 1)).Trunc(trow.Width()), hdl.U(trow.Width(), 0)))
+	tloadDone := tload.And(trow.Eq(lastRow))
+
+	trStart := is(phStart)
+	nrows := hdl.Mux(H.Gt(hdl.U(16, uint64(R))), hdl.U(16, uint64(R)), H) // the block's rows, at most R
+	trLastW := max(1, hdl.ClogWidth(R))
+
+	// ---- the PE array ----
+	a := m.Instance("array", arr)
+	a.Connect("in_valid", s1Valid).Connect("in_entry", s1Entry).Connect("in_acc", s1Acc).Connect("in_swap", s1Swap)
+	for r := range R {
+		a.Connect(fmt.Sprintf("in_x_%d", r), hdl.Mux(s1Pad, hdl.U(E, 0), peData[r]).AsSInt())
+	}
+	a.Connect("tr_start", trStart).Connect("tr_last", nrows.Sub(hdl.U(1, 1)).Resize(trLastW)).Connect("tr_entry", dst)
+	a.Connect("ld_valid", ldV.Or(tload))
+	a.Connect("ld_row", hdl.Mux(tload, trow, ldR))
+	for cc := range C {
+		w := wbData.Slice(cc*E+E-1, cc*E)
+		g := &grid[0][cc].Expr
+		for r := 1; r < R; r++ {
+			g = hdl.Mux(trow.Eq(hdl.U(trow.Width(), uint64(r))), grid[r][cc], g)
+		}
+		a.Connect(fmt.Sprintf("ld_w_%d", cc), hdl.Mux(tload, g, w).AsSInt())
+	}
+	trGo := trStart.And(a.Out("tr_ready"))
+
+	m.Output("out_valid", hdl.Bool).Set(a.Out("out_valid"))
+	m.Output("out_entry", hdl.UInt(pw)).Set(a.Out("out_entry"))
+	m.Output("out_acc", hdl.Bool).Set(a.Out("out_acc"))
+	for cc := range C {
+		m.Output(fmt.Sprintf("out_psum_%d", cc), sc.PsumType()).Set(a.Out(fmt.Sprintf("out_psum_%d", cc)))
+	}
+	m.Output("mac_count", hdl.UInt(sc.CounterWidth)).Set(a.Out("mac_count"))
+	m.Output("skip_count", hdl.UInt(sc.CounterWidth)).Set(a.Out("skip_count"))
+
+	// Vectors inside the array: done waits until they have all left.
+	pending := m.Reg("pending", hdl.UInt(16), 0)
+	inc := hdl.Mux(trGo, nrows, hdl.Mux(s1Valid, hdl.U(16, 1), hdl.U(16, 0)))
+	pending.SetNext(pending.Add(inc).Sub(a.Out("out_valid")).Trunc(16))
+
+	// Phase sequencing.
+	isConv := op.Eq(hdl.U(2, neGEMM)).Or(op.Eq(hdl.U(2, neConv)))
+	isTr := op.Eq(hdl.U(2, neTranspose))
+	streamed := scount.Ge(passes).And(fresh.Not())
+	trEmpty := H.OrR().Not().Or(W.OrR().Not())
+	drained := is(phDrain).And(pending.OrR().Not()).And(s1Valid.Not())
+	// The phase after acceptance is decided from the latched op in the
+	// next cycle (phRun), so every op takes the same path in.
+	next := hdl.Mux(accept, hdl.U(3, phRun),
+		hdl.Mux(run.And(isConv.Not()).And(isTr), hdl.Mux(trEmpty, hdl.U(3, phDrain), hdl.U(3, phFill)),
+			hdl.Mux(run.And(isConv.Not().And(isTr.Not()).Or(streamed)), hdl.U(3, phDrain),
+				hdl.Mux(fillDone, hdl.U(3, phGap),
+					hdl.Mux(is(phGap), hdl.U(3, phLoad),
+						hdl.Mux(tloadDone, hdl.U(3, phStart),
+							hdl.Mux(trGo, hdl.U(3, phDrain),
+								hdl.Mux(drained, hdl.U(3, phIdle), phase))))))))
+	phase.SetNext(next)
+
+	done := m.Reg("done_r", hdl.Bool, 0)
+	done.SetNext(drained)
+	m.Output("t_ready", hdl.Bool).Set(idle)
+	m.Output("busy", hdl.Bool).Set(idle.Not())
+	m.Output("done", hdl.Bool).Set(done)
+	m.Output("stall", hdl.Bool).Set(peValid.And(peReady.Not()).Or(wlValid.And(wlReady.Not())))
+	return m, nil
+}

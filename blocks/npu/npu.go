@@ -1,0 +1,244 @@
+package npu
+
+import (
+	"fmt"
+
+	"github.com/hwgen/hwgen/blocks/planar"
+	"github.com/hwgen/hwgen/blocks/sram"
+	"github.com/hwgen/hwgen/blocks/taskmgr"
+	"github.com/hwgen/hwgen/hdl"
+)
+
+// EngineNames are the task manager's engines, in engine-code order: the
+// prefixes of the per-engine ports of the NPU.
+var EngineNames = func() []string {
+	var n []string
+	for _, e := range taskmgr.Engines {
+		n = append(n, e.Name)
+	}
+	return n
+}()
+
+// Build returns the NPU for c (ports in doc.go).
+func Build(c Config) (*hdl.Module, error) {
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("npu: %w", err)
+	}
+	b := &top{c: c, m: hdl.NewModule(c.Name())}
+	if err := b.build(); err != nil {
+		return nil, fmt.Errorf("npu: %w", err)
+	}
+	return b.m, nil
+}
+
+type top struct {
+	c   Config
+	m   *hdl.Module
+	tm  *hdl.Instance
+	lay *taskmgr.Layout
+}
+
+func (b *top) build() error {
+	c, m := b.c, b.m
+	R, C := c.Rows, c.Cols
+	aw, pw, ww := log2(c.StateDepth), log2(c.PsumDepth), log2(c.WeightDepth)
+
+	tmMod, err := taskmgr.Build(c.TaskMgr())
+	if err != nil {
+		return err
+	}
+	if b.lay, err = taskmgr.NewLayout(c.TaskMgr()); err != nil {
+		return err
+	}
+	sbMod, err := sram.StateBuffer(c.SRAM().State, c.Macros)
+	if err != nil {
+		return err
+	}
+	pbMod, err := sram.PsumBuffer(c.SRAM().Psum, c.Macros)
+	if err != nil {
+		return err
+	}
+	neMod, err := neController(c)
+	if err != nil {
+		return err
+	}
+	plMod, err := planar.Build(c.Planar())
+	if err != nil {
+		return err
+	}
+
+	tm := m.Instance("tm", tmMod)
+	b.tm = tm
+	sb := m.Instance("sb", sbMod)
+	pb := m.Instance("pb", pbMod)
+	ne := m.Instance("nec", neMod)
+	pl := m.Instance("pl", plMod)
+	wb := m.Instance("wb", weightBuffer(c))
+	di := m.Instance("dmai", dmaIn(c))
+	do := m.Instance("dmao", dmaOut(c))
+	xa := m.Instance("xarb", extArbiter(c))
+
+	// Host command port and status.
+	tm.Connect("cmd_valid", m.Input("cmd_valid", hdl.Bool))
+	tm.Connect("cmd_queue", m.Input("cmd_queue", tmMod.Port("cmd_queue").Type))
+	tm.Connect("cmd_desc", m.Input("cmd_desc", hdl.UInt(b.lay.Width)))
+	tm.Connect("err_clear", m.Input("err_clear", hdl.Bool))
+	for _, p := range []string{"cmd_ready", "idle", "err_code", "err_id", "err_queue", "skipped"} {
+		m.Output(p, tm.Out(p).Type).Set(tm.Out(p))
+	}
+
+	// Engines: dispatch and completion.
+	engines := []*hdl.Instance{di, ne, pl, do}
+	for e, name := range EngineNames {
+		en := engines[e]
+		en.Connect("t_valid", tm.Out(name+"_valid"))
+		tm.Connect(name+"_ready", en.Out("t_ready"))
+		tm.Connect(name+"_done", en.Out("done"))
+	}
+	field := func(e, f string, w int) *hdl.Expr { return tm.Out(e + "_" + f).Resize(w) }
+	param := func(e string) *hdl.Expr {
+		var words []hdl.Value
+		for _, f := range b.lay.EngineFields() {
+			if f.Name == "param" || (len(f.Name) > 5 && f.Name[:5] == "param") {
+				words = append([]hdl.Value{tm.Out(e + "_" + f.Name)}, words...)
+			}
+		}
+		return hdl.Cat(words...)
+	}
+
+	// DMA engines.
+	xw := c.ExtAddrWidth
+	di.Connect("t_op", field("dma_in", "op", 2)).Connect("t_src", field("dma_in", "src", xw)).
+		Connect("t_dst", field("dma_in", "dst", max(aw, ww)))
+	do.Connect("t_op", field("dma_out", "op", 1)).Connect("t_src", field("dma_out", "src", aw)).
+		Connect("t_dst", field("dma_out", "dst", xw))
+	for _, d := range []string{"d0", "d1", "d2"} {
+		di.Connect("t_"+d, field("dma_in", d, 16))
+		do.Connect("t_"+d, field("dma_out", d, 16))
+	}
+
+	// NE.
+	np := c.NEParams().Slice(param("ne"))
+	ne.Connect("t_op", field("ne", "op", 2)).Connect("t_src", field("ne", "src", aw)).
+		Connect("t_aux", field("ne", "aux", ww)).Connect("t_dst", field("ne", "dst", pw))
+	for _, d := range []string{"d0", "d1", "d2"} {
+		ne.Connect("t_"+d, field("ne", d, 16))
+	}
+	for _, f := range c.NEParams().Fields {
+		ne.Connect("t_"+f.Name, np[f.Name])
+	}
+
+	// Planar engine: descriptor operands and packed params onto its fields.
+	pp := c.PlanarParams().Slice(param("planar"))
+	for _, f := range c.Planar().Fields() {
+		var v *hdl.Expr
+		if operand := PlanarFieldOperand(f.Name); operand == "param" {
+			v = pp[f.Name]
+		} else {
+			v = field("planar", operand, f.Type.Width)
+		}
+		if f.Type.Signed {
+			v = v.AsSInt()
+		}
+		pl.Connect("t_"+f.Name, v)
+	}
+
+	// State buffer clients.
+	read := func(client string, en *hdl.Instance, prefix string) {
+		sb.Connect(client+"_valid", en.Out(prefix+"_valid")).Connect(client+"_addr", en.Out(prefix+"_addr")).
+			Connect(client+"_mask", en.Out(prefix+"_mask"))
+		en.Connect(prefix+"_ready", sb.Out(client+"_ready"))
+		if en.Module.Port(prefix+"_rvalid") != nil {
+			en.Connect(prefix+"_rvalid", sb.Out(client+"_rvalid"))
+		}
+		for p := range R {
+			en.Connect(fmt.Sprintf("%s_rdata_%d", prefix, p), sb.Out(fmt.Sprintf("%s_rdata_%d", client, p)))
+		}
+	}
+	write := func(client string, en *hdl.Instance, prefix string) {
+		sb.Connect(client+"_valid", en.Out(prefix+"_valid")).Connect(client+"_addr", en.Out(prefix+"_addr")).
+			Connect(client+"_mask", en.Out(prefix+"_mask"))
+		en.Connect(prefix+"_ready", sb.Out(client+"_ready"))
+		for p := range R {
+			sb.Connect(fmt.Sprintf("%s_wdata_%d", client, p), en.Out(fmt.Sprintf("%s_wdata_%d", prefix, p)))
+		}
+	}
+	read("pe", ne, "pe")
+	read("wl", ne, "wl")
+	read("dmar", do, "sr")
+	read("plr", pl, "plr")
+	write("dmaw", di, "sw")
+	write("plw", pl, "plw")
+
+	// Psum buffer: the array writes, the planar engine reads; no clears.
+	pb.Connect("wr_valid", ne.Out("out_valid")).Connect("wr_addr", ne.Out("out_entry")).
+		Connect("wr_acc", ne.Out("out_acc")).Connect("wr_mask", hdl.U(C, 1<<uint(C)-1))
+	for k := range C {
+		pb.Connect(fmt.Sprintf("wr_data_%d", k), ne.Out(fmt.Sprintf("out_psum_%d", k)))
+		pl.Connect(fmt.Sprintf("rd_data_%d", k), pb.Out(fmt.Sprintf("rd_data_%d", k)))
+	}
+	for k := C; k < R; k++ { // planar lanes without a psum partition
+		if plMod.Port(fmt.Sprintf("rd_data_%d", k)) != nil {
+			pl.Connect(fmt.Sprintf("rd_data_%d", k), hdl.S(c.AccWidth, 0))
+		}
+	}
+	pb.Connect("rd_valid", pl.Out("rd_valid")).Connect("rd_addr", pl.Out("rd_addr")).Connect("rd_mask", pl.Out("rd_mask"))
+	pl.Connect("rd_ready", pb.Out("rd_ready")).Connect("rd_rvalid", pb.Out("rd_rvalid"))
+	pb.Connect("clr_valid", hdl.U(1, 0)).Connect("clr_base", hdl.U(pw, 0)).Connect("clr_count", hdl.U(pw+1, 0))
+	// The array cannot stall: a write the buffer refuses would be lost.
+	// Write priority makes that impossible; this sticky flag proves it
+	// in every simulation.
+	overrun := m.Reg("psum_overrun_r", hdl.Bool, 0)
+	overrun.SetNext(hdl.U(1, 1))
+	overrun.SetEnable(ne.Out("out_valid").And(pb.Out("wr_ready").Not()))
+	m.Output("psum_overrun", hdl.Bool).Set(overrun)
+
+	// Weight buffer.
+	wb.Connect("wr_valid", di.Out("ww_valid")).Connect("wr_addr", di.Out("ww_addr")).Connect("wr_data", di.Out("ww_data"))
+	wb.Connect("rd_addr", ne.Out("wb_addr"))
+	ne.Connect("wb_rdata", wb.Out("rd_data"))
+
+	// External memory port through the arbiter.
+	b.connectExt(xa, di, do)
+
+	// Performance counters and the timeline ports.
+	cw := c.CounterWidth
+	count := func(name string, en *hdl.Expr) {
+		r := m.Reg(name+"_r", hdl.UInt(cw), 0)
+		r.SetNext(r.Add(hdl.U(1, 1)).Trunc(cw))
+		r.SetEnable(en)
+		m.Output(name, hdl.UInt(cw)).Set(r)
+	}
+	planarStall := pl.Out("plr_valid").And(sb.Out("plr_ready").Not()).
+		Or(pl.Out("plw_valid").And(sb.Out("plw_ready").Not())).
+		Or(pl.Out("rd_valid").And(pb.Out("rd_ready").Not()))
+	stalls := []*hdl.Expr{&di.Out("stall").Expr, &ne.Out("stall").Expr, planarStall, &do.Out("stall").Expr}
+	for e, name := range EngineNames {
+		count(name+"_busy_cycles", &tm.Out(name+"_busy").Expr)
+		count(name+"_stall_cycles", stalls[e])
+		m.Output(name+"_completed", tm.Out(name+"_completed").Type).Set(tm.Out(name + "_completed"))
+		m.Output(name+"_start", hdl.Bool).Set(tm.Out(name + "_valid").And(engines[e].Out("t_ready")))
+		m.Output(name+"_start_id", tm.Out(name+"_id").Type).Set(tm.Out(name + "_id"))
+		m.Output(name+"_done", hdl.Bool).Set(engines[e].Out("done"))
+	}
+	m.Output("mac_count", hdl.UInt(cw)).Set(ne.Out("mac_count"))
+	m.Output("skip_count", hdl.UInt(cw)).Set(ne.Out("skip_count"))
+	m.Output("planar_err_code", pl.Out("err_code").Type).Set(pl.Out("err_code"))
+	return nil
+}
+
+// connectExt joins dma_in's reads and dma_out's writes onto the
+// external-memory port through the arbiter xa.
+func (b *top) connectExt(xa, di, do *hdl.Instance) {
+	m, lw := b.m, b.c.LineWidth()
+	xa.Connect("xr_valid", di.Out("xr_valid")).Connect("xr_addr", di.Out("xr_addr"))
+	di.Connect("xr_ready", xa.Out("xr_ready")).Connect("xr_rvalid", xa.Out("xr_rvalid")).Connect("xr_rdata", xa.Out("xr_rdata"))
+	xa.Connect("xw_valid", do.Out("xw_valid")).Connect("xw_addr", do.Out("xw_addr")).Connect("xw_data", do.Out("xw_data"))
+	do.Connect("xw_ready", xa.Out("xw_ready"))
+	for _, p := range []string{"x_req_valid", "x_req_write", "x_req_addr", "x_req_wdata"} {
+		m.Output(p, xa.Out(p).Type).Set(xa.Out(p))
+	}
+	xa.Connect("x_req_ready", m.Input("x_req_ready", hdl.Bool))
+	xa.Connect("x_resp_valid", m.Input("x_resp_valid", hdl.Bool))
+	xa.Connect("x_resp_data", m.Input("x_resp_data", hdl.UInt(lw)))
+}
