@@ -82,6 +82,10 @@ func (c Config) Validate() error {
 		errs = append(errs, &check.FieldError{Field: "cols", Value: c.Cols,
 			Allowed: fmt.Sprintf("must be at most rows (%d): a weight row and a psum write-back fit one state-buffer vector", c.Rows)})
 	}
+	if errs[3] == nil && errs[8] == nil && c.LineDepth > c.StateDepth {
+		errs = append(errs, &check.FieldError{Field: "line_depth", Value: c.LineDepth,
+			Allowed: fmt.Sprintf("must be at most state_depth (%d): a pooling output row lies in one partition", c.StateDepth)})
+	}
 	if errs[2] == nil {
 		errs = append(errs, check.Range("acc_width", c.AccWidth, max(2*c.ElemWidth, 8), 64))
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/blocks/sram"
 	"github.com/hwgen/hwgen/blocks/systolic"
@@ -30,6 +31,10 @@ type block struct {
 }
 
 var blocks = map[string]block{
+	"npu": {"the whole NPU: task manager, DMA, state/weight/psum buffers, PE array with its address generator, planar engine (--config, --set; fields of 'hwgen config')",
+		configured(npu.DefaultConfig, npu.Build)},
+	"npu_sim": {"the NPU with the external-memory model and host memory port that 'hwgen sim' runs (--config, --set)",
+		configured(npu.DefaultConfig, npu.BuildSim)},
 	"systolic": {"weight-stationary PE array: double-buffered weights, transpose, zero skipping (--config, --set)",
 		configured(systolic.DefaultConfig, systolic.Build)},
 	"statebuf": {"banked state buffer with arbitrated valid/ready clients (--config, --set; fields of sram's state config plus macros)",

@@ -6,35 +6,25 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/hwgen/hwgen/blocks/planar"
-	"github.com/hwgen/hwgen/blocks/sram"
-	"github.com/hwgen/hwgen/blocks/systolic"
+	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
-	"github.com/hwgen/hwgen/internal/check"
 )
 
-// blockConfigs is the configuration of every block, as JSON sees it. The
-// NPU top (a later issue) will own one struct embedding these.
-type blockConfigs struct {
-	Systolic systolic.Config `json:"systolic"`
-	Planar   planar.Config   `json:"planar"`
-	SRAM     sram.Config     `json:"sram"`
-	TaskMgr  taskmgr.Config  `json:"taskmgr"`
-}
-
 type configCmd struct {
-	Descriptors bool   `help:"Print the task-descriptor layout (a Markdown table generated from its one Go definition) instead of the configuration."`
+	Descriptors bool   `help:"Print the task-descriptor layout (a Markdown table generated from its one Go definition) and the NE and planar param layouts instead of the configuration."`
 	File        string `name:"config" help:"Start from this JSON configuration instead of the defaults (fields left out keep their defaults)." type:"existingfile"`
 }
 
 func (c *configCmd) Help() string {
-	return `Prints the default configuration of every block as JSON (edit it and
-pass blocks' parts to --config of emit/sim), or with --descriptors the task
-descriptor layout the task manager decodes and the compiler encodes.`
+	return `Prints the NPU's default configuration as JSON: edit it and pass it to
+--config of emit, sim and verify (fields left out keep their defaults), or
+change single fields with --set FIELD=VALUE. Every block's widths and depths
+are derived from it. With --descriptors, prints the task descriptor layout
+the task manager decodes and the compiler encodes, for that configuration.`
 }
 
 func (c *configCmd) Run() error {
-	cfg := blockConfigs{Systolic: systolic.DefaultConfig(), Planar: planar.DefaultConfig(), SRAM: sram.DefaultConfig(), TaskMgr: taskmgr.DefaultConfig()}
+	cfg := npu.DefaultConfig()
 	if c.File != "" {
 		data, err := os.ReadFile(c.File)
 		if err != nil {
@@ -46,17 +36,24 @@ func (c *configCmd) Run() error {
 			return usagef("--config %s: %v", c.File, err)
 		}
 	}
-	for _, err := range []error{cfg.Systolic.Check("systolic"), cfg.Planar.Check("planar"), check.All(cfg.SRAM.State.Check("sram.state"), cfg.SRAM.Psum.Check("sram.psum")), cfg.TaskMgr.Check("taskmgr")} {
-		if err != nil {
-			return usageError{err}
-		}
+	if err := cfg.Validate(); err != nil {
+		return usageError{err}
 	}
 	if c.Descriptors {
-		lay, err := taskmgr.NewLayout(cfg.TaskMgr)
+		lay, err := taskmgr.NewLayout(cfg.TaskMgr())
 		if err != nil {
 			return usageError{err}
 		}
 		fmt.Print(lay.Markdown())
+		for _, p := range []struct {
+			name string
+			l    npu.ParamLayout
+		}{{"ne (conv, gemm)", cfg.NEParams()}, {"planar", cfg.PlanarParams()}} {
+			fmt.Printf("\nParam layout of %s: %d bits, field 0 at bit 0.\n\n| bits | field |\n|---|---|\n", p.name, p.l.Width)
+			for _, f := range p.l.Fields {
+				fmt.Printf("| %d..%d | %s |\n", f.Offset+f.Width-1, f.Offset, f.Name)
+			}
+		}
 		return nil
 	}
 	enc := json.NewEncoder(os.Stdout)

@@ -13,7 +13,7 @@ type emitCmd struct {
 }
 
 type emitVerilogCmd struct {
-	Top string `help:"Built-in design or configurable block to emit (see 'hwgen designs')." default:"array4"`
+	Top string `help:"Built-in design or configurable block to emit (see 'hwgen designs'); the default NPU when not given." default:"npu"`
 	blockFlags
 	Out string `short:"o" help:"Output directory, replaced as a whole and atomically (a failed run leaves it untouched). An existing directory must be empty or an earlier hwgen output." default:"rtl" type:"path"`
 }

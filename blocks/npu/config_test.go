@@ -1,0 +1,96 @@
+package npu
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hwgen/hwgen/internal/check"
+)
+
+func TestDefaultConfig(t *testing.T) {
+	c := DefaultConfig()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	got := []int{c.Rows, c.Cols, c.ElemWidth, c.AccWidth, c.Rows, c.StateDepth, c.Cols, c.PsumDepth, c.Queues}
+	if diff := cmp.Diff([]int{16, 16, 8, 32, 16, 4096, 16, 512, 2}, got); diff != "" {
+		t.Errorf("default: 16×16 int8/int32, state 16 × 4096, psum 16 × 512, 2 queues (-want +got):\n%s", diff)
+	}
+	// The derived block configurations agree with each other.
+	if s, p := c.SRAM(), c.Planar(); s.State.Partitions != p.Lanes || s.Psum.Partitions != p.PsumLanes || s.State.Depth != p.StateDepth {
+		t.Errorf("sram %+v and planar %+v disagree", s, p)
+	}
+	if c.TaskMgr().ParamBits < c.PlanarParams().Width || c.TaskMgr().ParamBits < c.NEParams().Width {
+		t.Errorf("param_bits %d cannot carry the planar (%d) or NE (%d) params", c.TaskMgr().ParamBits, c.PlanarParams().Width, c.NEParams().Width)
+	}
+}
+
+func TestConfigJSONRoundTrip(t *testing.T) {
+	c := DefaultConfig()
+	c.Rows, c.Cols, c.ZeroSkip, c.ExtLatency = 8, 4, false, 7
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "npu.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(c, back); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	// A partial file keeps the defaults; an unknown field is refused.
+	if err := os.WriteFile(path, []byte(`{"rows": 8}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if back, err = Load(path); err == nil {
+		t.Errorf("rows 8 with the default cols 16 loaded: %+v", back)
+	}
+	if err := os.WriteFile(path, []byte(`{"rows": 16, "colz": 4}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "colz") {
+		t.Errorf("unknown field: err = %v", err)
+	}
+}
+
+// Every bad field is named with its value and what is allowed.
+func TestConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(*Config)
+		want []string
+	}{
+		{"rows", func(c *Config) { c.Rows = 0 }, []string{"rows = 0", "1..128"}},
+		{"cols over rows", func(c *Config) { c.Cols = 32 }, []string{"cols = 32", "at most rows (16)"}},
+		{"state depth", func(c *Config) { c.StateDepth = 1000 }, []string{"state_depth = 1000", "power of two"}},
+		{"acc width", func(c *Config) { c.AccWidth = 8 }, []string{"acc_width = 8", "16..64"}},
+		{"line depth", func(c *Config) { c.StateDepth, c.LineDepth = 32, 64 }, []string{"line_depth = 64", "state_depth (32)"}},
+		{"latency", func(c *Config) { c.ExtLatency = 0 }, []string{"ext_latency = 0", "1..16"}},
+		{"several", func(c *Config) { c.Queues, c.Window = 0, 3 }, []string{"queues = 0", "window = 3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultConfig()
+			tc.set(&c)
+			err := c.Validate()
+			if err == nil || !errors.Is(err, check.ErrConfig) {
+				t.Fatalf("err = %v, want a configuration error", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+}
