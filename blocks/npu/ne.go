@@ -41,7 +41,8 @@ func (c Config) neDimWidth() int { return log2(c.StateDepth) + 1 }
 // read of the input vector, or a zero vector for a padding position — and
 // the slot enters the array the cycle after (the read latency), so reads
 // and padding keep their order. Back-to-back passes with no idle cycle
-// need at least R+2 output pixels per pass.
+// need at least R+2 output pixels per pass. The next task is taken while
+// the previous one drains, so tasks overlap by the array's latency.
 func neController(c Config) (*hdl.Module, error) {
 	sc := c.Systolic()
 	arr, err := systolic.Build(sc)
@@ -81,7 +82,15 @@ func neController(c Config) (*hdl.Module, error) {
 	phase := m.Reg("phase", hdl.UInt(3), phIdle)
 	is := func(p int) *hdl.Expr { return phase.Eq(hdl.U(3, uint64(p))) }
 	idle := is(phIdle)
-	accept := tValid.And(idle)
+	// A new task is taken when idle, or while the previous one drains
+	// (its vectors are all in the array; the array is a fixed-latency
+	// pipe, so they leave before any of the new task's): the next task's
+	// weights load and its stream starts behind them. oldActive tracks
+	// the draining task so its done pulse comes when its last vector
+	// leaves.
+	oldActive := m.Reg("old_active", hdl.Bool, 0)
+	takes := idle.Or(is(phDrain).And(oldActive.Not()))
+	accept := tValid.And(takes)
 
 	// Task registers, loaded on acceptance.
 	latch := func(name string, in *hdl.Signal) *hdl.Signal {
@@ -296,16 +305,26 @@ func neController(c Config) (*hdl.Module, error) {
 	m.Output("skip_count", hdl.UInt(sc.CounterWidth)).Set(a.Out("skip_count"))
 
 	// Vectors inside the array: done waits until they have all left.
+	outV := a.Out("out_valid")
 	pending := m.Reg("pending", hdl.UInt(16), 0)
 	inc := hdl.Mux(trGo, nrows, hdl.Mux(s1Valid, hdl.U(16, 1), hdl.U(16, 0)))
-	pending.SetNext(pending.Add(inc).Sub(a.Out("out_valid")).Trunc(16))
+	pending.SetNext(pending.Add(inc).Sub(outV).Trunc(16))
+	// The draining task's vectors still to leave when the next task is
+	// taken (the one entering this cycle included).
+	inFlight := pending.Add(s1Valid).Sub(outV).Trunc(16)
+	oldLeft := m.Reg("old_left", hdl.UInt(16), 0)
+	overlapTake := accept.And(is(phDrain))
+	oldLast := oldActive.And(outV).And(oldLeft.Eq(hdl.U(16, 1)))
+	oldLeft.SetNext(hdl.Mux(overlapTake, inFlight, oldLeft.Sub(outV).Trunc(16)))
+	oldLeft.SetEnable(overlapTake.Or(oldActive))
+	oldActive.SetNext(hdl.Mux(overlapTake, inFlight.OrR(), hdl.Mux(oldLast, hdl.U(1, 0), oldActive)))
 
 	// Phase sequencing.
 	isConv := op.Eq(hdl.U(2, neGEMM)).Or(op.Eq(hdl.U(2, neConv)))
 	isTr := op.Eq(hdl.U(2, neTranspose))
 	streamed := scount.Ge(passes).And(fresh.Not())
 	trEmpty := H.OrR().Not().Or(W.OrR().Not())
-	drained := is(phDrain).And(pending.OrR().Not()).And(s1Valid.Not())
+	drained := is(phDrain).And(pending.OrR().Not()).And(s1Valid.Not()).And(oldActive.Not())
 	// The phase after acceptance is decided from the latched op in the
 	// next cycle (phRun), so every op takes the same path in.
 	next := hdl.Mux(accept, hdl.U(3, phRun),
@@ -318,9 +337,13 @@ func neController(c Config) (*hdl.Module, error) {
 								hdl.Mux(drained, hdl.U(3, phIdle), phase))))))))
 	phase.SetNext(next)
 
+	// Done: the draining task's last vector left (oldLast), or this
+	// task drained. drained waits for !oldActive, so the two never fall
+	// in one cycle; a task taken in the cycle its predecessor drained
+	// leaves that done to drained.
 	done := m.Reg("done_r", hdl.Bool, 0)
-	done.SetNext(drained)
-	m.Output("t_ready", hdl.Bool).Set(idle)
+	done.SetNext(drained.Or(oldLast))
+	m.Output("t_ready", hdl.Bool).Set(takes)
 	m.Output("busy", hdl.Bool).Set(idle.Not())
 	m.Output("done", hdl.Bool).Set(done)
 	m.Output("stall", hdl.Bool).Set(peValid.And(peReady.Not()).Or(wlValid.And(wlReady.Not())))

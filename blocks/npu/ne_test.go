@@ -184,8 +184,21 @@ func TestNEConv(t *testing.T) {
 		{src: 200, dst: 33, h: 3, w: 2, transpose: true},
 		{src: 0, aux: 0, dst: 0, h: 8, w: 1, ct: 0, kh: 1, kw: 1, stride: 1, oh: 8, ow: 1}, // no passes: done, nothing written
 	}
-	for i, tk := range tasks {
-		neGolden(c, state, weights, psum, tk)
+	readPsum := func() [][]int64 {
+		got := make([][]int64, c.Cols)
+		for k := range got {
+			got[k] = make([]int64, c.PsumDepth)
+			for e := range got[k] {
+				v, err := s.MemRead(fmt.Sprintf("pb.lane_%d.ram", k), e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[k][e] = int64(int32(v.Int64()))
+			}
+		}
+		return got
+	}
+	present := func(tk neTask) {
 		op := uint64(neConv)
 		if tk.transpose {
 			op = neTranspose
@@ -201,6 +214,12 @@ func TestNEConv(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	}
+	// One at a time: each task's psum image after its done pulse.
+	total := 0
+	for i, tk := range tasks {
+		neGolden(c, state, weights, psum, tk)
+		present(tk)
 		start := s.Cycle()
 		for {
 			r, _ := s.Peek("t_ready")
@@ -220,22 +239,50 @@ func TestNEConv(t *testing.T) {
 			s.Step(1)
 		}
 		slots := tk.ct * tk.kh * tk.kw * tk.oh * tk.ow
+		total += int(s.Cycle() - start)
 		t.Logf("task %d: %d slots, %d cycles", i, slots, s.Cycle()-start)
 		s.Step(1)
-		got := make([][]int64, c.Cols)
-		for k := range got {
-			got[k] = make([]int64, c.PsumDepth)
-			for e := range got[k] {
-				v, err := s.MemRead(fmt.Sprintf("pb.lane_%d.ram", k), e)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got[k][e] = int64(int32(v.Int64()))
-			}
-		}
-		if diff := cmp.Diff(psum, got); diff != "" {
+		if diff := cmp.Diff(psum, readPsum()); diff != "" {
 			t.Fatalf("task %d %+v: psum (-want +got):\n%s", i, tk, diff)
 		}
+	}
+	// Back to back: every task presented as soon as the last is taken;
+	// one done pulse per task, the final image as if run in order, and
+	// the overlap saves cycles.
+	for _, tk := range tasks {
+		neGolden(c, state, weights, psum, tk)
+	}
+	start, next, dones := s.Cycle(), 0, 0
+	present(tasks[0])
+	for n := 0; dones < len(tasks); n++ {
+		if n > 20000 {
+			t.Fatalf("back to back: %d of %d done pulses", dones, len(tasks))
+		}
+		r, _ := s.Peek("t_ready")
+		dn, _ := s.Peek("done")
+		dones += int(dn)
+		s.Step(1)
+		if r == 1 && next < len(tasks) {
+			if next++; next < len(tasks) {
+				present(tasks[next])
+			} else {
+				s.Poke("t_valid", 0)
+			}
+		}
+	}
+	b2b := int(s.Cycle() - start)
+	t.Logf("back to back: %d cycles, one at a time: %d", b2b, total)
+	if b2b >= total {
+		t.Errorf("back to back took %d cycles, not fewer than one at a time (%d)", b2b, total)
+	}
+	for range 100 {
+		if dn, _ := s.Peek("done"); dn == 1 {
+			t.Fatal("a done pulse after every task was done")
+		}
+		s.Step(1)
+	}
+	if diff := cmp.Diff(psum, readPsum()); diff != "" {
+		t.Fatalf("back to back: psum (-want +got):\n%s", diff)
 	}
 	if o, _ := s.Peek("overrun"); o != 0 {
 		t.Error("psum write refused")
