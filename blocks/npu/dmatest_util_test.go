@@ -1,0 +1,221 @@
+package npu
+
+import (
+	"math/big"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/verilog"
+)
+
+// Test helpers of the DMA engines, the external arbiter and the external
+// memory model (dma_test.go, extmem_test.go).
+
+// dmaSmallConfig is the small NPU the DMA tests run: 4×4 int8, a 32-deep
+// state buffer, 16 weight rows, a 64-line external memory with 3 cycles
+// of read latency.
+func dmaSmallConfig() Config {
+	c := DefaultConfig()
+	c.Rows, c.Cols, c.ElemWidth, c.AccWidth = 4, 4, 8, 32
+	c.StateDepth, c.PsumDepth, c.WeightDepth = 32, 16, 16
+	c.ExtAddrWidth, c.ExtLatency = 6, 3
+	c.LineDepth, c.Window, c.QueueDepth = 8, 8, 4
+	return c
+}
+
+// dmaWideConfig has lines wider than 64 bits (6 × 12), fewer columns than
+// rows, a weight buffer deeper than the state buffer (t_dst is the weight
+// row width) and latency 1.
+func dmaWideConfig() Config {
+	c := dmaSmallConfig()
+	c.Rows, c.Cols, c.ElemWidth, c.AccWidth = 6, 3, 12, 32
+	c.StateDepth, c.WeightDepth = 16, 64
+	c.ExtAddrWidth, c.ExtLatency = 5, 1
+	return c
+}
+
+const dmaResetCycles = 2
+
+// dmaDriver wraps a Recorder with test-fatal pokes and peeks of any width.
+type dmaDriver struct {
+	t   *testing.T
+	d   *hdl.Design
+	rec *verify.Recorder
+}
+
+func newDMADriver(t *testing.T, m *hdl.Module) *dmaDriver {
+	t.Helper()
+	d, err := hdl.Elaborate(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := verify.NewRecorder(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &dmaDriver{t: t, d: d, rec: rec}
+}
+
+func (dr *dmaDriver) poke(port string, v uint64) {
+	dr.t.Helper()
+	if err := dr.rec.Poke(port, v); err != nil {
+		dr.t.Fatal(err)
+	}
+}
+
+func (dr *dmaDriver) pokeBig(port string, v *big.Int) {
+	dr.t.Helper()
+	if err := dr.rec.PokeBig(port, v); err != nil {
+		dr.t.Fatal(err)
+	}
+}
+
+func (dr *dmaDriver) pokeBool(port string, b bool) {
+	dr.t.Helper()
+	dr.poke(port, dmaB2U(b))
+}
+
+func (dr *dmaDriver) peek(port string) uint64 {
+	dr.t.Helper()
+	v, err := dr.rec.Peek(port)
+	if err != nil {
+		dr.t.Fatal(err)
+	}
+	return v
+}
+
+func (dr *dmaDriver) peekBool(port string) bool {
+	dr.t.Helper()
+	return dr.peek(port) == 1
+}
+
+func (dr *dmaDriver) peekBig(port string) *big.Int {
+	dr.t.Helper()
+	v, err := dr.rec.Sim.PeekBig(port)
+	if err != nil {
+		dr.t.Fatal(err)
+	}
+	return v
+}
+
+// reset holds rst for dmaResetCycles cycles.
+func (dr *dmaDriver) reset() {
+	dr.poke("rst", 1)
+	dr.rec.Step(dmaResetCycles)
+	dr.poke("rst", 0)
+}
+
+// crossCheck replays everything recorded on Verilator: every output every
+// cycle, every memory word at the end.
+func (dr *dmaDriver) crossCheck() {
+	t := dr.t
+	t.Helper()
+	res, err := verify.CrossCheck(dr.d, dr.rec.Stimulus(), verify.Options{Dir: t.TempDir(), CompareMemories: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("verilator agrees on %d outputs for %d cycles (build cached %v, %v)", res.Outputs, res.Cycles, res.Cached, res.BuildTime)
+}
+
+func dmaB2U(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// dmaRandBits is a random w-bit value.
+func dmaRandBits(r *rand.Rand, w int) *big.Int {
+	return verify.RandomValue(r, hdl.UInt(w))
+}
+
+// dmaChance is true with probability p.
+func dmaChance(r *rand.Rand, p float64) bool { return p >= 1 || r.Float64() < p }
+
+// dmaField cuts bits [lo, lo+w) out of v.
+func dmaField(v *big.Int, lo, w int) uint64 {
+	x := new(big.Int).Rsh(v, uint(lo))
+	return x.And(x, hdl.UInt(w).Mask()).Uint64()
+}
+
+// dmaEmit writes m as Verilog into a temporary directory and returns the
+// directory, the top's name and the file list.
+func dmaEmit(t *testing.T, m *hdl.Module) (string, string, []string) {
+	t.Helper()
+	d, err := hdl.Elaborate(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "rtl")
+	if err := verilog.WriteDir(dir, verilog.Emit(d)); err != nil {
+		t.Fatal(err)
+	}
+	list, err := os.ReadFile(filepath.Join(dir, d.Top.Name+".f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, d.Top.Name, strings.Fields(string(list))
+}
+
+// dmaModules are the four modules of this part, by constructor.
+var dmaModules = []struct {
+	name  string
+	build func(Config) *hdl.Module
+}{
+	{"dma_in", dmaIn},
+	{"dma_out", dmaOut},
+	{"ext_arb", extArbiter},
+	{"ext_mem", extMem},
+}
+
+// Lint (verilator -Wall, no warnings), an Icarus compile and synthesis (Yosys, check -assert:
+// no latch, no loop, no driver conflict) of the four modules, for the
+// small and wide configurations; the default configuration is linted, and
+// synthesized except for the external-memory model (a 2^16 × 128 array
+// Yosys would map to flip-flops).
+func TestDMAEmit(t *testing.T) {
+	toolchain.Need(t, "verilator")
+	_, yerr := toolchain.Find("yosys")
+	for _, cc := range []struct {
+		name      string
+		c         Config
+		synthSkip map[string]bool
+	}{
+		{"small", dmaSmallConfig(), nil},
+		{"wide", dmaWideConfig(), nil},
+		{"default", DefaultConfig(), map[string]bool{"ext_mem": true}},
+	} {
+		if err := cc.c.Validate(); err != nil {
+			t.Fatalf("%s: %v", cc.name, err)
+		}
+		for _, mod := range dmaModules {
+			t.Run(cc.name+"/"+mod.name, func(t *testing.T) {
+				dir, top, files := dmaEmit(t, mod.build(cc.c))
+				if err := toolchain.Lint(dir, top, files); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := toolchain.Find("iverilog"); err == nil && cc.name != "default" {
+					if err := toolchain.Icarus(dir, top, files); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if yerr != nil || cc.synthSkip[mod.name] || testing.Short() && cc.name == "default" {
+					return
+				}
+				stat, err := toolchain.Synth(dir, top, files)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(strings.ToLower(stat), "latch") {
+					t.Errorf("latch in the synthesis report:\n%s", stat)
+				}
+			})
+		}
+	}
+}
