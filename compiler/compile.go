@@ -1,0 +1,435 @@
+package compiler
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/blocks/planar"
+	"github.com/hwgen/hwgen/blocks/taskmgr"
+	"github.com/hwgen/hwgen/verify/golden"
+)
+
+// Compile maps the workload onto the NPU of cfg: it lays out external
+// memory, the state, weight and psum buffers, tiles every operation into
+// engine tasks and derives their dependencies. Every shape or capacity
+// problem is an error naming the operation, the parameter, its value and
+// the limit, before anything runs.
+func Compile(cfg npu.Config, g *Graph) (*Program, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("compiler: %w", err)
+	}
+	if err := g.Err(); err != nil {
+		return nil, err
+	}
+	if len(g.nodes) == 0 {
+		return nil, errors.New("compiler: the graph has no operations")
+	}
+	layout, err := taskmgr.NewLayout(cfg.TaskMgr())
+	if err != nil {
+		return nil, fmt.Errorf("compiler: %w", err)
+	}
+	c := &ctx{
+		cfg: cfg, R: cfg.Rows, C: cfg.Cols, pcfg: cfg.Planar(), ne: cfg.NEParams(), pp: cfg.PlanarParams(),
+		em:    newEmitter(cfg.Window, cfg.MaxDeps),
+		state: newAlloc(cfg.StateDepth),
+		prog:  &Program{Config: cfg, Layout: layout},
+		loc:   map[*Value]*place{},
+		live:  map[*Value]int{},
+	}
+	if err := c.run(g); err != nil {
+		return nil, err
+	}
+	p := c.prog
+	p.Tasks = c.em.tasks
+	p.ExtLines = len(p.Image)
+	if lim := 1 << cfg.ExtAddrWidth; p.ExtLines > lim {
+		return nil, fmt.Errorf("compiler: the program needs %d external lines, ext_addr_width = %d allows %d", p.ExtLines, cfg.ExtAddrWidth, lim)
+	}
+	rc := int64(cfg.Rows * cfg.Cols)
+	p.Ideal = (p.MACs + rc - 1) / rc
+	for i := range p.Tasks {
+		if _, err := layout.Encode(p.Tasks[i].Desc); err != nil {
+			return nil, fmt.Errorf("compiler: %s: %w", p.Tasks[i].Label, err)
+		}
+	}
+	return p, nil
+}
+
+// ctx is one compilation.
+type ctx struct {
+	cfg   npu.Config
+	R, C  int
+	pcfg  planar.Config
+	ne    npu.ParamLayout
+	pp    npu.ParamLayout
+	em    *emitter
+	state *alloc
+	psum  int // next psum entry of the ring
+	wring int // next weight row of the ring
+	prog  *Program
+	loc   map[*Value]*place
+	live  map[*Value]int // remaining consumers of each stored value
+}
+
+// place is where a stored value lives: in the state buffer (resident),
+// or only in external memory (graph inputs, and results no operation
+// reads, which go out block by block through staging).
+type place struct {
+	part     int // partitions per channel tile
+	tiles    int
+	f        int
+	resident bool
+	base     int // state address of tile 0
+	ext      int // external line of tile 0, -1 if none
+}
+
+// addr is the state address of (tile t, free index j).
+func (p *place) addr(t, j int) int { return p.base + t*p.f + j }
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// root follows views to the value that owns the storage.
+func root(v *Value) *Value {
+	for v.alias != nil {
+		v = v.alias
+	}
+	return v
+}
+
+func (c *ctx) partOf(v *Value) int {
+	if v.cols {
+		return c.C
+	}
+	return c.R
+}
+
+func (c *ctx) run(g *Graph) error {
+	// Consumers per stored value; a value nothing reads that is an output
+	// is staged out block by block instead of kept on chip.
+	views := map[*Value]bool{}
+	for _, n := range g.nodes {
+		if n.kind == opView {
+			views[root(n.out)] = true
+			continue
+		}
+		for _, v := range n.in {
+			c.live[root(v)]++
+		}
+	}
+	// External placement of the graph inputs, in creation order.
+	for _, v := range g.values {
+		if v.name == "" || v.invalid {
+			continue
+		}
+		if !v.formSet || v.uses == 0 {
+			return fmt.Errorf("input %s: no operation uses it", v.name)
+		}
+		pl := &place{part: c.partOf(v), f: v.f, ext: -1}
+		pl.tiles = ceilDiv(v.p, pl.part)
+		pl.ext = c.extBind(v.name, v, pl, v.data, true)
+		c.loc[v] = pl
+	}
+	for _, n := range g.nodes {
+		if err := c.lower(n); err != nil {
+			return err
+		}
+		if n.kind == opView {
+			continue
+		}
+		for _, v := range n.in {
+			r := root(v)
+			c.live[r]--
+			if c.live[r] == 0 {
+				if pl := c.loc[r]; pl != nil && pl.resident {
+					c.state.free(pl.base)
+				}
+			}
+		}
+		// A result nobody reads frees its state at once.
+		if r := root(n.out); c.live[r] == 0 && !views[r] {
+			if pl := c.loc[r]; pl != nil && pl.resident {
+				c.state.free(pl.base)
+			}
+		}
+	}
+	return nil
+}
+
+// outPlace places the result of node n: resident when something reads it
+// (or a view of it), else staged to external memory if it is an output.
+func (c *ctx) outPlace(n *node, what string) (*place, error) {
+	v := n.out
+	pl := &place{part: c.partOf(v), f: v.f, ext: -1}
+	pl.tiles = ceilDiv(v.p, pl.part)
+	hasView := false
+	for _, w := range v.g.values {
+		if w.alias == v {
+			hasView = true
+		}
+	}
+	if c.live[v] > 0 || hasView {
+		pl.resident = true
+		base, err := c.state.alloc(pl.tiles * pl.f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: its result %v (%d channel tiles × %d) needs %d state addresses: %w",
+				n.label, v.shape, pl.tiles, pl.f, pl.tiles*pl.f, err)
+		}
+		pl.base = base
+	}
+	if len(v.outputs) > 0 || hasView {
+		c.bindOutputs(v, pl)
+	}
+	c.loc[v] = pl
+	return pl, nil
+}
+
+// bindOutputs gives v (and any view of it that is an output) an external
+// region and output bindings.
+func (c *ctx) bindOutputs(v *Value, pl *place) {
+	names := append([]string(nil), v.outputs...)
+	type view struct {
+		name string
+		w    *Value
+	}
+	var vs []view
+	for _, name := range names {
+		vs = append(vs, view{name, v})
+	}
+	for _, w := range v.g.values {
+		if w.alias == v {
+			for _, name := range w.outputs {
+				vs = append(vs, view{name, w})
+			}
+		}
+	}
+	if len(vs) == 0 {
+		return
+	}
+	for i, x := range vs {
+		if i == 0 {
+			pl.ext = c.extBind(x.name, x.w, pl, nil, false)
+			continue
+		}
+		b := c.binding(x.name, x.w, pl)
+		b.Base = pl.ext
+		c.prog.Outputs = append(c.prog.Outputs, b)
+	}
+}
+
+// binding maps v's user tensor onto the lines of its placement.
+func (c *ctx) binding(name string, v *Value, pl *place) *Binding {
+	lines := pl.tiles * pl.f
+	b := &Binding{Name: name, Shape: v.Shape(), Lines: lines, Rows: c.R, Index: make([]int32, lines*c.R)}
+	for i := range b.Index {
+		b.Index[i] = -1
+	}
+	for i := 0; i < v.p; i++ {
+		t, p := i/pl.part, i%pl.part
+		for j := 0; j < v.f; j++ {
+			idx := i*v.f + j
+			if v.trans {
+				idx = j*v.p + i
+			}
+			b.Index[(t*pl.f+j)*c.R+p] = int32(idx)
+		}
+	}
+	return b
+}
+
+// extBind allocates v's external lines and its binding; input data go
+// into the image.
+func (c *ctx) extBind(name string, v *Value, pl *place, data *golden.Tensor, input bool) int {
+	b := c.binding(name, v, pl)
+	b.Base = c.extAlloc(b.Lines)
+	if input {
+		c.prog.Inputs = append(c.prog.Inputs, b)
+		lines, _ := b.ToLines(data)
+		copy(c.prog.Image[b.Base:], lines)
+	} else {
+		c.prog.Outputs = append(c.prog.Outputs, b)
+	}
+	return b.Base
+}
+
+// extAlloc appends n zero lines to the image.
+func (c *ctx) extAlloc(n int) int {
+	base := len(c.prog.Image)
+	for i := 0; i < n; i++ {
+		c.prog.Image = append(c.prog.Image, make([]int64, c.R))
+	}
+	return base
+}
+
+// psumAlloc takes n entries of the psum ring (n ≤ psum_depth/2, so two
+// consecutive blocks never share an entry: the act of one overlaps the
+// NE of the next).
+func (c *ctx) psumAlloc(n int) int {
+	if c.psum+n > c.cfg.PsumDepth {
+		c.psum = 0
+	}
+	a := c.psum
+	c.psum += n
+	return a
+}
+
+// --- state-buffer allocator ---
+
+type alloc struct {
+	depth int
+	used  map[int]int // base -> size
+}
+
+func newAlloc(depth int) *alloc { return &alloc{depth: depth, used: map[int]int{}} }
+
+// holes lists the free ranges in address order.
+func (a *alloc) holes() [][2]int {
+	bases := make([]int, 0, len(a.used))
+	for b := range a.used {
+		bases = append(bases, b)
+	}
+	sort.Ints(bases)
+	var out [][2]int
+	at := 0
+	for _, b := range bases {
+		if b > at {
+			out = append(out, [2]int{at, b})
+		}
+		at = b + a.used[b]
+	}
+	if at < a.depth {
+		out = append(out, [2]int{at, a.depth})
+	}
+	return out
+}
+
+// largest is the size of the largest free range.
+func (a *alloc) largest() int {
+	m := 0
+	for _, h := range a.holes() {
+		m = max(m, h[1]-h[0])
+	}
+	return m
+}
+
+// alloc takes n addresses, first fit.
+func (a *alloc) alloc(n int) (int, error) {
+	if n < 1 {
+		n = 1
+	}
+	for _, h := range a.holes() {
+		if h[1]-h[0] >= n {
+			a.used[h[0]] = n
+			return h[0], nil
+		}
+	}
+	return 0, fmt.Errorf("the state buffer has at most %d free consecutive addresses (state_depth %d)", a.largest(), a.depth)
+}
+
+func (a *alloc) free(base int) { delete(a.used, base) }
+
+// --- task emission ---
+
+func extSpans(src, d0, d1, d2 int) []Span {
+	out := make([]Span, 0, d1)
+	for k := 0; k < d1; k++ {
+		out = append(out, Span{MemExt, src + k*d2, src + k*d2 + d0})
+	}
+	return out
+}
+
+// load emits a dma_in load: for k < d1, l < d0: line src+k·d2+l → state
+// dst+k·d0+l.
+func (c *ctx) load(label string, src, dst, d0, d1, d2 int) {
+	op, _ := taskmgr.DMAIn.OpCode("load")
+	c.em.emit(Task{Label: label,
+		Desc:   taskmgr.Descriptor{Engine: taskmgr.DMAIn, Op: op, Src: uint64(src), Dst: uint64(dst), D0: uint64(d0), D1: uint64(d1), D2: uint64(d2)},
+		Reads:  extSpans(src, d0, d1, d2),
+		Writes: []Span{{MemState, dst, dst + d0*d1}}})
+}
+
+// loadWeights emits a dma_in load_weights of n lines into weight rows.
+func (c *ctx) loadWeights(label string, src, dst, n int) {
+	op, _ := taskmgr.DMAIn.OpCode("load_weights")
+	c.em.emit(Task{Label: label,
+		Desc:   taskmgr.Descriptor{Engine: taskmgr.DMAIn, Op: op, Src: uint64(src), Dst: uint64(dst), D0: uint64(n), D1: 1, D2: uint64(n)},
+		Reads:  []Span{{MemExt, src, src + n}},
+		Writes: []Span{{MemWeight, dst, dst + n}}})
+}
+
+// store emits a dma_out store: for k < d1, l < d0: state src+k·d0+l →
+// line dst+k·d2+l.
+func (c *ctx) store(label string, src, dst, d0, d1, d2 int) {
+	op, _ := taskmgr.DMAOut.OpCode("store")
+	c.em.emit(Task{Label: label,
+		Desc:   taskmgr.Descriptor{Engine: taskmgr.DMAOut, Op: op, Src: uint64(src), Dst: uint64(dst), D0: uint64(d0), D1: uint64(d1), D2: uint64(d2)},
+		Reads:  []Span{{MemState, src, src + d0*d1}},
+		Writes: extSpans(dst, d0, d1, d2)})
+}
+
+// planarTask validates and emits a planar-engine task.
+func (c *ctx) planarTask(label string, t planar.Task) error {
+	fields, err := t.Encode(c.pcfg)
+	if err != nil {
+		return fmt.Errorf("%s: %w", label, err)
+	}
+	d := taskmgr.Descriptor{Engine: taskmgr.Planar, Op: uint8(t.Op), Src: uint64(t.Src), Aux: uint64(t.Src2),
+		Dst: uint64(t.Dst), D0: uint64(t.H), D1: uint64(t.W)}
+	vals := map[string]uint64{}
+	for _, f := range fields {
+		if npu.PlanarFieldOperand(f.Name) == "param" {
+			vals[f.Name] = f.Value
+		}
+	}
+	if d.Param, err = c.pp.Pack(vals); err != nil {
+		return fmt.Errorf("%s: %w", label, err)
+	}
+	n := t.H * t.W
+	var rd, wr []Span
+	switch t.Op {
+	case planar.OpAct, planar.OpWriteBack:
+		rd = []Span{{MemPsum, t.Src, t.Src + n}}
+		wr = []Span{{MemState, t.Dst, t.Dst + n}}
+	case planar.OpEltwise:
+		rd = []Span{{MemState, t.Src, t.Src + n}}
+		if !t.ScalarOperand {
+			rd = append(rd, Span{MemState, t.Src2, t.Src2 + n})
+		}
+		wr = []Span{{MemState, t.Dst, t.Dst + n}}
+	case planar.OpPool:
+		oh, ow := t.PoolOut()
+		rd = []Span{{MemState, t.Src, t.Src + n}}
+		wr = []Span{{MemState, t.Dst, t.Dst + oh*ow}}
+	case planar.OpReduce:
+		rd = []Span{{MemState, t.Src, t.Src + n}}
+		wr = []Span{{MemState, t.Dst, t.Dst + 1}}
+	}
+	c.em.emit(Task{Label: label, Desc: d, Reads: rd, Writes: wr})
+	return nil
+}
+
+// post copies a requantization into a planar task.
+func post(t *planar.Task, q golden.Requant) {
+	t.Scale, t.Bias, t.Shift = q.Scale, q.Bias, q.Shift
+	t.RoundEven = q.Rounding == golden.HalfEven
+	t.Relu, t.Clamp, t.Lo, t.Hi = q.Relu, q.Clamp, q.Lo, q.Hi
+}
+
+// laneMask is the mask of lanes 0..n-1.
+func laneMask(n int) uint64 {
+	if n >= 64 {
+		return ^uint64(0)
+	}
+	return 1<<uint(n) - 1
+}
+
+// checkRequant reports a requantization the post-processor cannot do.
+func (c *ctx) checkRequant(op string, q golden.Requant) error {
+	t := planar.Task{Op: planar.OpEltwise, Mask: 1, H: 1, W: 1, Src: 0, Dst: 0, ScalarOperand: true}
+	post(&t, q)
+	if err := t.Validate(c.pcfg); err != nil {
+		return fmt.Errorf("%s: requantization: %w", op, err)
+	}
+	return nil
+}

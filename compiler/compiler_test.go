@@ -1,0 +1,276 @@
+package compiler
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/verify/golden"
+)
+
+// small is the 4×4 configuration the tests use: tiny buffers, so tiling,
+// K-blocking, streaming and the psum halves are all exercised.
+func small() npu.Config {
+	c := npu.DefaultConfig()
+	c.Rows, c.Cols, c.StateDepth, c.PsumDepth, c.WeightDepth, c.ExtAddrWidth = 4, 4, 256, 64, 64, 10
+	return c
+}
+
+// narrow has fewer PE columns than rows: results come back in tiles of
+// Cols partitions.
+func narrow() npu.Config {
+	c := small()
+	c.Rows, c.Cols, c.StateDepth, c.ExtAddrWidth = 8, 4, 512, 12
+	return c
+}
+
+func randTensor(rng *rand.Rand, lo, hi int64, shape ...int) *golden.Tensor {
+	t := golden.New(shape...)
+	for i := range t.Data {
+		t.Data[i] = lo + rng.Int64N(hi-lo+1)
+	}
+	return t
+}
+
+// verifyGraph compiles g, runs it on the interpreter in program order and
+// in random legal orders, checks every output against the golden
+// reference and the dependencies statically (declared and traced
+// accesses).
+func verifyGraph(t *testing.T, cfg npu.Config, g *Graph, orders int) *Program {
+	t.Helper()
+	p, err := Compile(cfg, g)
+	if err != nil {
+		t.Fatalf("compile: %v", err)
+	}
+	want, err := g.Reference(cfg)
+	if err != nil {
+		t.Fatalf("reference: %v", err)
+	}
+	got, _, err := Interpret(p)
+	if err != nil {
+		t.Fatalf("interpret: %v", err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("program order (-golden +interpreter):\n%s", d)
+	}
+	if err := CheckDeps(p, nil); err != nil {
+		t.Fatalf("declared accesses: %v", err)
+	}
+	acc, err := TraceAccesses(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckSpans(p, acc); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckDeps(p, acc); err != nil {
+		t.Fatalf("traced accesses: %v", err)
+	}
+	rng := rand.New(rand.NewPCG(7, uint64(len(p.Tasks))))
+	for i := 0; i < orders; i++ {
+		order := RandomOrder(p, rng)
+		got, _, err := InterpretOrder(p, order)
+		if err != nil {
+			t.Fatalf("order %d: %v", i, err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("random order %d (-golden +interpreter):\n%s", i, d)
+		}
+	}
+	return p
+}
+
+func TestGEMM(t *testing.T) {
+	cases := []struct {
+		cfg     npu.Config
+		m, k, n int
+		q       golden.Requant
+	}{
+		{small(), 1, 1, 1, golden.Requant{}},
+		{small(), 4, 4, 4, golden.Requant{}},
+		{small(), 5, 7, 3, golden.Requant{Scale: 1, Shift: 4}},
+		{small(), 9, 13, 11, golden.Requant{Scale: 3, Shift: 6, Rounding: golden.HalfEven, Relu: true}},
+		{small(), 70, 6, 5, golden.Requant{Scale: 1, Shift: 5}},               // M > psum half: M blocks
+		{small(), 33, 40, 9, golden.Requant{Scale: 1, Shift: 7}},              // K > weight half: K blocks
+		{small(), 40, 20, 30, golden.Requant{Scale: 5, Bias: -100, Shift: 8}}, // streamed weights, many N tiles
+		{narrow(), 10, 19, 9, golden.Requant{Scale: 1, Shift: 5}},
+		{npu.DefaultConfig(), 24, 40, 20, golden.Requant{Scale: 1, Shift: 6}},
+	}
+	for _, tc := range cases {
+		name := fmt.Sprintf("%dx%d/%dx%dx%d", tc.cfg.Rows, tc.cfg.Cols, tc.m, tc.k, tc.n)
+		t.Run(name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(tc.m), uint64(tc.k*tc.n)))
+			g := NewGraph()
+			a := g.Input("a", randTensor(rng, -128, 127, tc.m, tc.k))
+			g.Output("c", g.GEMM(a, randTensor(rng, -128, 127, tc.k, tc.n), tc.q))
+			p := verifyGraph(t, tc.cfg, g, 3)
+			if want := int64(tc.m * tc.k * tc.n); p.MACs != want {
+				t.Errorf("MACs %d, want %d", p.MACs, want)
+			}
+		})
+	}
+}
+
+func TestConv2D(t *testing.T) {
+	cases := []struct {
+		cfg                  npu.Config
+		ci, h, w, co, kh, kw int
+		stride, padH, padW   int
+		q                    golden.Requant
+	}{
+		{small(), 1, 3, 3, 1, 1, 1, 1, 0, 0, golden.Requant{}},
+		{small(), 3, 5, 5, 2, 3, 3, 1, 0, 0, golden.Requant{Scale: 1, Shift: 6}},
+		{small(), 3, 6, 7, 5, 3, 3, 1, 1, 1, golden.Requant{Scale: 1, Shift: 7, Relu: true}},
+		{small(), 5, 9, 8, 6, 3, 3, 2, 1, 1, golden.Requant{Scale: 3, Shift: 9}},
+		{small(), 2, 7, 7, 3, 2, 3, 2, 0, 1, golden.Requant{Scale: 1, Shift: 6}},
+		{small(), 9, 6, 6, 4, 3, 3, 1, 1, 1, golden.Requant{Scale: 1, Shift: 8}},   // Cin > rows: channel tiles, weight groups
+		{small(), 4, 12, 10, 4, 3, 3, 1, 1, 1, golden.Requant{Scale: 1, Shift: 7}}, // OH·OW > psum half: row blocks
+		{small(), 2, 5, 5, 3, 5, 5, 1, 2, 2, golden.Requant{Scale: 1, Shift: 7}},   // kernel rows split over weight halves
+		{narrow(), 11, 6, 5, 7, 3, 3, 1, 1, 1, golden.Requant{Scale: 1, Shift: 8}},
+		{npu.DefaultConfig(), 20, 10, 10, 18, 3, 3, 1, 1, 1, golden.Requant{Scale: 1, Shift: 9}},
+	}
+	for _, tc := range cases {
+		name := fmt.Sprintf("%dx%d/c%d_%dx%d_o%d_k%dx%d_s%d_p%d%d", tc.cfg.Rows, tc.cfg.Cols, tc.ci, tc.h, tc.w, tc.co, tc.kh, tc.kw, tc.stride, tc.padH, tc.padW)
+		t.Run(name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(tc.ci*tc.h), uint64(tc.co*tc.kw)))
+			g := NewGraph()
+			x := g.Input("x", randTensor(rng, -128, 127, tc.ci, tc.h, tc.w))
+			w := randTensor(rng, -128, 127, tc.co, tc.ci, tc.kh, tc.kw)
+			g.Output("y", g.Conv2D(x, w, Conv{Stride: tc.stride, PadH: tc.padH, PadW: tc.padW, Requant: tc.q}))
+			verifyGraph(t, tc.cfg, g, 3)
+		})
+	}
+}
+
+func TestTranspose(t *testing.T) {
+	cases := []struct {
+		cfg  npu.Config
+		m, n int
+	}{
+		{small(), 1, 1}, {small(), 4, 4}, {small(), 3, 7}, {small(), 9, 5}, {small(), 17, 23},
+		{narrow(), 13, 10}, {npu.DefaultConfig(), 40, 33},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%dx%d/%dx%d", tc.cfg.Rows, tc.cfg.Cols, tc.m, tc.n), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(tc.m), uint64(tc.n)))
+			g := NewGraph()
+			a := g.Input("a", randTensor(rng, -128, 127, tc.m, tc.n))
+			g.Output("at", g.Transpose(a))
+			verifyGraph(t, tc.cfg, g, 3)
+		})
+	}
+	// On chip twice: transpose of a transpose is the input again, through
+	// a resident intermediate.
+	rng := rand.New(rand.NewPCG(1, 2))
+	g := NewGraph()
+	in := randTensor(rng, -128, 127, 6, 9)
+	a := g.Input("a", in)
+	g.Output("a2", g.Transpose(g.Transpose(a)))
+	p := verifyGraph(t, small(), g, 2)
+	got, _, _ := Interpret(p)
+	if d := cmp.Diff(in, got["a2"]); d != "" {
+		t.Errorf("transposing twice (-in +out):\n%s", d)
+	}
+}
+
+func TestPool(t *testing.T) {
+	cases := []struct {
+		cfg     npu.Config
+		c, h, w int
+		p       Pool
+	}{
+		{small(), 3, 4, 4, Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2}},
+		{small(), 5, 7, 6, Pool{Kind: golden.PoolMax, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1}},
+		{small(), 2, 6, 5, Pool{Kind: golden.PoolAvg, KH: 3, KW: 2, Stride: 1, PadH: 1, Requant: AvgRequant(6)}},
+		{small(), 6, 5, 9, Pool{Kind: golden.PoolMax, KH: 2, KW: 3, Stride: 1, PadW: 1, Padding: golden.PadEdge}},
+		{narrow(), 11, 5, 5, Pool{Kind: golden.PoolAvg, KH: 2, KW: 2, Stride: 2, Requant: AvgRequant(4)}},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%dx%d/%dx%dx%d_%v", tc.cfg.Rows, tc.cfg.Cols, tc.c, tc.h, tc.w, tc.p.KH), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(tc.c), uint64(tc.h*tc.w)))
+			g := NewGraph()
+			x := g.Input("x", randTensor(rng, -128, 127, tc.c, tc.h, tc.w))
+			g.Output("y", g.Pool2D(x, tc.p))
+			verifyGraph(t, tc.cfg, g, 3)
+		})
+	}
+}
+
+func TestEltwise(t *testing.T) {
+	for _, fn := range []golden.EltOp{golden.EltAdd, golden.EltSub, golden.EltMul, golden.EltMax, golden.EltMin} {
+		for _, shape := range [][]int{{3, 5}, {9, 4, 3}, {1, 60}} {
+			t.Run(fmt.Sprintf("%v/%v", fn, shape), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(fn), uint64(len(shape))))
+				g := NewGraph()
+				a := g.Input("a", randTensor(rng, -128, 127, shape...))
+				b := g.Input("b", randTensor(rng, -128, 127, shape...))
+				q := golden.Requant{Scale: 1, Shift: 1}
+				if fn == golden.EltMul {
+					q.Shift = 6
+				}
+				g.Output("y", g.Eltwise(fn, a, b, q))
+				g.Output("s", g.EltwiseScalar(fn, a, -3, golden.Requant{}))
+				verifyGraph(t, small(), g, 2)
+			})
+		}
+	}
+}
+
+func TestRequantAndReduce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	g := NewGraph()
+	x := g.Input("x", randTensor(rng, -128, 127, 6, 4, 5))
+	r := g.Requant(x, golden.Requant{Scale: 3, Shift: 2, Relu: true})
+	g.Output("relu", r)
+	g.Output("sum", g.Reduce(r, golden.ReduceSum, golden.Requant{Scale: 1, Shift: 4}))
+	g.Output("max", g.Reduce(x, golden.ReduceMax, golden.Requant{}))
+	verifyGraph(t, small(), g, 3)
+}
+
+// TestNetwork chains conv → ReLU (the act's requant) → max pool → conv →
+// fully connected; the intermediates stay in the state buffer.
+func TestNetwork(t *testing.T) {
+	for _, cfg := range []npu.Config{small(), narrow()} {
+		t.Run(fmt.Sprintf("%dx%d", cfg.Rows, cfg.Cols), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(11, 12))
+			g := NewGraph()
+			x := g.Input("x", randTensor(rng, -128, 127, 3, 8, 8))
+			y := g.Conv2D(x, randTensor(rng, -128, 127, 6, 3, 3, 3), Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 8, Relu: true}})
+			y = g.Pool2D(y, Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2})
+			y = g.Conv2D(y, randTensor(rng, -128, 127, 5, 6, 3, 3), Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 8, Relu: true}})
+			g.Output("fc", g.GEMM(g.Flatten(y), randTensor(rng, -128, 127, 5*4*4, 10), golden.Requant{Scale: 1, Shift: 9}))
+			p := verifyGraph(t, cfg, g, 4)
+			// No DMA round trip: the only stores are the final result's,
+			// the only loads the input and the weights.
+			for _, task := range p.Tasks {
+				if task.Desc.Engine == 3 && !strings.HasPrefix(task.Label, "gemm0") {
+					t.Errorf("intermediate stored to external memory: %s", task.Label)
+				}
+				if task.Desc.Engine == 0 && task.Desc.Op == 1 && !strings.HasPrefix(task.Label, "conv2d0 load input") {
+					t.Errorf("intermediate loaded from external memory: %s", task.Label)
+				}
+			}
+			t.Logf("%s", p.Summary())
+		})
+	}
+}
+
+// TestGEMMChains: the transpose of a GEMM result is free, a plain matrix
+// as a GEMM operand is transposed on chip, results are read back while
+// another op still uses them.
+func TestGEMMChains(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	g := NewGraph()
+	a := g.Input("a", randTensor(rng, -128, 127, 7, 6))
+	c := g.GEMM(a, randTensor(rng, -128, 127, 6, 9), golden.Requant{Scale: 1, Shift: 6})
+	g.Output("c", c)
+	ct := g.Transpose(c) // [9][7], a view
+	g.Output("ct", ct)
+	d := g.Eltwise(golden.EltAdd, ct, ct, golden.Requant{}) // plain [9][7]
+	e := g.GEMM(d, randTensor(rng, -128, 127, 7, 5), golden.Requant{Scale: 1, Shift: 7})
+	g.Output("e", e)
+	verifyGraph(t, small(), g, 3)
+}

@@ -1,0 +1,198 @@
+package compiler
+
+import (
+	"sort"
+
+	"github.com/hwgen/hwgen/blocks/taskmgr"
+)
+
+// Dependencies are derived, never written by hand: every task declares
+// the address spans it reads and writes, and a task depends on every
+// earlier task of another engine it conflicts with — read after write,
+// write after read, write after write — on any address space.
+//
+// The ordering rules of the hardware that make a dependency unnecessary:
+//
+//   - Same engine: each engine runs its tasks one at a time in program
+//     order (taskmgr dispatches per engine in order; the engine takes the
+//     next task only as the previous one finishes its memory traffic), so
+//     two tasks of one engine never need a dependency, whatever they touch.
+//   - Transitivity: a dependency on a task that is already an ancestor of
+//     another dependency (or of the previous task of the same engine) is
+//     implied and dropped; what remains is the antichain of the latest
+//     conflicting tasks.
+//   - Window: a task is issued only when its ID is below base+window (base
+//     = the oldest task not yet completed), so every task window or more
+//     IDs back has completed: such a dependency is implicit and dropped.
+//
+// When more than max_deps dependencies remain, nop tasks of the same
+// engine are inserted just before the task as joins: each takes up to
+// max_deps of the dependencies, and the task follows the nops implicitly
+// (same engine, in order).
+type emitter struct {
+	window  int
+	maxDeps int
+	tasks   []Task
+	anc     []bits // anc[t]: bit d-1 set when task t-d is an ancestor of t (d < window)
+	last    [taskmgr.NumEngines]int
+	nops    int
+}
+
+func newEmitter(window, maxDeps int) *emitter {
+	e := &emitter{window: window, maxDeps: maxDeps}
+	for i := range e.last {
+		e.last[i] = -1
+	}
+	return e
+}
+
+// bits is a small bitset over distances 1..window-1.
+type bits []uint64
+
+func newBits(n int) bits { return make(bits, (n+63)/64) }
+
+func (b bits) set(i int)      { b[i/64] |= 1 << uint(i%64) }
+func (b bits) has(i int) bool { return i >= 0 && i/64 < len(b) && b[i/64]>>uint(i%64)&1 == 1 }
+
+// orShifted ors src shifted up by k bit positions into b (bits past the
+// end fall off).
+func (b bits) orShifted(src bits, k int) {
+	w, s := k/64, uint(k%64)
+	for i := len(b) - 1; i >= w; i-- {
+		j := i - w
+		v := src[j] << s
+		if s > 0 && j > 0 {
+			v |= src[j-1] >> (64 - s)
+		}
+		b[i] |= v
+	}
+}
+
+// isAncestor reports whether task a is ordered before task t (a < t):
+// a dependency chain, same-engine order or the window.
+func (e *emitter) isAncestor(a, t int) bool {
+	d := t - a
+	if d >= e.window {
+		return true
+	}
+	return e.anc[t].has(d - 1)
+}
+
+// conflicts lists the earlier tasks within the window, of other engines,
+// that task t (not yet appended, id = len(tasks)) conflicts with.
+func (e *emitter) conflicts(t *Task) []int {
+	id := len(e.tasks)
+	var out []int
+	for u := id - 1; u >= 0 && id-u < e.window; u-- {
+		o := &e.tasks[u]
+		if o.Desc.Engine == t.Desc.Engine {
+			continue
+		}
+		if spansMeet(t.Writes, o.Reads) || spansMeet(t.Writes, o.Writes) || spansMeet(t.Reads, o.Writes) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+func spansMeet(a, b []Span) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x.overlaps(y) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// reduce drops every candidate that is implied by a later candidate or
+// by the previous task of the engine (prev, -1 if none), for a task
+// about to get ID id. Candidates are in descending order.
+func (e *emitter) reduce(id int, cands []int, prev int) []int {
+	var keep []int
+	implied := func(u int) bool {
+		if id-u >= e.window {
+			return true
+		}
+		if prev >= 0 && (u == prev || (u < prev && e.isAncestor(u, prev))) {
+			return true
+		}
+		for _, k := range keep {
+			if u < k && e.isAncestor(u, k) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, u := range cands {
+		if !implied(u) {
+			keep = append(keep, u)
+		}
+	}
+	return keep
+}
+
+// emit appends t with its derived dependencies (and join nops when
+// needed) and returns its ID.
+func (e *emitter) emit(t Task) int {
+	cands := e.conflicts(&t)
+	for {
+		id := len(e.tasks)
+		deps := e.reduce(id, cands, e.last[t.Desc.Engine])
+		if len(deps) <= e.maxDeps {
+			t.Desc.Deps = sortedIDs(deps)
+			return e.push(t)
+		}
+		// A join: the oldest max_deps dependencies move to a nop of the
+		// same engine that runs just before t.
+		sort.Ints(deps)
+		nop := Task{Desc: taskmgr.Descriptor{Engine: t.Desc.Engine, Op: 0}, Label: "join for " + t.Label}
+		nop.Desc.Deps = sortedIDs(deps[:e.maxDeps])
+		e.push(nop)
+		e.nops++
+	}
+}
+
+func sortedIDs(ids []int) []uint64 {
+	out := make([]uint64, len(ids))
+	for i, v := range ids {
+		out[i] = uint64(v)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// push appends a task whose Deps are final and records its ancestors.
+func (e *emitter) push(t Task) int {
+	id := len(e.tasks)
+	t.Desc.ID = uint64(id)
+	a := newBits(e.window)
+	preds := append([]int(nil), idsOf(t.Desc.Deps)...)
+	if p := e.last[t.Desc.Engine]; p >= 0 {
+		preds = append(preds, p)
+	}
+	for _, p := range preds {
+		d := id - p
+		if d >= e.window {
+			continue
+		}
+		a.set(d - 1)
+		a.orShifted(e.anc[p], d)
+	}
+	e.tasks = append(e.tasks, t)
+	e.anc = append(e.anc, a)
+	e.last[t.Desc.Engine] = id
+	return id
+}
+
+func idsOf(d []uint64) []int {
+	out := make([]int, len(d))
+	for i, v := range d {
+		out[i] = int(v)
+	}
+	return out
+}

@@ -1,0 +1,521 @@
+package compiler
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hwgen/hwgen/verify/golden"
+)
+
+// Graph is a workload: tensor operations on values, built in program
+// order. Builder methods never fail on their own; a bad shape is recorded
+// (the first error wins) and returned by Compile and Err, so a network
+// reads as straight-line code.
+type Graph struct {
+	values []*Value
+	nodes  []*node
+	errs   []error
+	names  map[string]bool
+	counts map[opKind]int
+}
+
+// NewGraph is an empty workload.
+func NewGraph() *Graph { return &Graph{names: map[string]bool{}, counts: map[opKind]int{}} }
+
+// Err returns the shape errors found while building, if any.
+func (g *Graph) Err() error { return errors.Join(g.errs...) }
+
+func (g *Graph) fail(op, format string, args ...any) *Value {
+	g.errs = append(g.errs, fmt.Errorf("%s: %s", op, fmt.Sprintf(format, args...)))
+	return g.bad()
+}
+
+// bad is a placeholder value after an error, so building can go on.
+func (g *Graph) bad() *Value {
+	return &Value{g: g, invalid: true, shape: []int{1}, p: 1, f: 1, h: 1, w: 1}
+}
+
+// Value is a tensor of the workload. On chip it is a matrix X[i][j]: i
+// across state-buffer partitions (channels, a GEMM's K or N), j along
+// addresses (pixels y·W+x, a GEMM's M); element (i, j) lies in partition
+// i mod Part, address base + ⌊i/Part⌋·F + j. Part is Rows for tensors
+// that DMA brings in and Cols for tensors the psum write-back produces
+// (lane j of the planar engine reads psum partition j, j < Cols).
+type Value struct {
+	g       *Graph
+	id      int
+	invalid bool
+	shape   []int // the user's shape
+	p, f    int   // the on-chip matrix: p partition rows, f free size
+	h, w    int   // the plane, h·w = f (a matrix is an f×1 plane)
+	trans   bool  // user[j][i] = X[i][j]: the user matrix is [f][p] (GEMM operands and results)
+	cols    bool  // channel tiles of Cols partitions (psum write-back results), else Rows
+	formSet bool  // an input's form is fixed by its first consumer
+
+	name     string         // graph inputs
+	data     *golden.Tensor // graph inputs
+	producer *node
+	alias    *Value // views (flatten, transpose of a transposed value) share storage
+	uses     int
+	outputs  []string
+}
+
+// Shape is the user's shape of the value.
+func (v *Value) Shape() []int { return append([]int(nil), v.shape...) }
+
+type opKind int
+
+const (
+	opConv opKind = iota
+	opGEMM
+	opPool
+	opEltwise
+	opReduce
+	opTranspose
+	opView
+)
+
+var opKindNames = [...]string{"conv2d", "gemm", "pool", "eltwise", "reduce", "transpose", "view"}
+
+func (k opKind) String() string { return opKindNames[k] }
+
+type node struct {
+	kind  opKind
+	label string
+	in    []*Value
+	out   *Value
+
+	weights *golden.Tensor // conv [Cout][Cin][KH][KW], gemm [K][N]
+	wname   string
+	conv    Conv
+	pool    Pool
+	elt     golden.EltOp
+	scalar  *int64
+	red     golden.ReduceKind
+	q       golden.Requant
+	viewT   bool // a view that transposes (of a GEMM result), else a reshape
+}
+
+func (g *Graph) newValue(shape []int) *Value {
+	v := &Value{g: g, id: len(g.values), shape: append([]int(nil), shape...)}
+	g.values = append(g.values, v)
+	return v
+}
+
+func (g *Graph) add(kind opKind, in []*Value, out *Value) *node {
+	n := &node{kind: kind, label: fmt.Sprintf("%s%d", kind, g.counts[kind]), in: in, out: out}
+	g.counts[kind]++
+	for _, v := range in {
+		v.uses++
+	}
+	out.producer = n
+	g.nodes = append(g.nodes, n)
+	return n
+}
+
+func (g *Graph) useName(op, name string) bool {
+	if name == "" {
+		g.fail(op, "a tensor needs a name")
+		return false
+	}
+	if g.names[name] {
+		g.fail(op, "the name %q is used twice", name)
+		return false
+	}
+	g.names[name] = true
+	return true
+}
+
+// Input is a tensor in external memory at the start (int8 values for the
+// default configuration). Its on-chip form is chosen by its first
+// consumer: a GEMM's left operand is stored transposed (partition k,
+// address m), everything else as is (partition = first dimension).
+func (g *Graph) Input(name string, t *golden.Tensor) *Value {
+	if !g.useName("input", name) {
+		return g.bad()
+	}
+	if t == nil || len(t.Shape) == 0 {
+		return g.fail("input "+name, "needs a tensor with a shape")
+	}
+	for i, d := range t.Shape {
+		if d < 1 {
+			return g.fail("input "+name, "dimension %d = %d must be at least 1", i, d)
+		}
+	}
+	v := g.newValue(t.Shape)
+	v.name, v.data = name, t
+	return v
+}
+
+// Output marks v as a result: it is written to external memory and read
+// back under name.
+func (g *Graph) Output(name string, v *Value) {
+	if v == nil || v.invalid || v.g != g {
+		g.fail("output "+name, "not a value of this graph")
+		return
+	}
+	if v.producer == nil {
+		g.fail("output "+name, "is the graph input %q itself; outputs are computed values", v.name)
+		return
+	}
+	if !g.useName("output", name) {
+		return
+	}
+	v.outputs = append(v.outputs, name)
+}
+
+// setPlain fixes an input's form to the plain matrix of its shape (first
+// dimension across partitions, the rest along addresses).
+func (v *Value) setPlain() {
+	if v.formSet {
+		return
+	}
+	v.formSet = true
+	v.trans = false
+	v.p = v.shape[0]
+	v.f = 1
+	for _, d := range v.shape[1:] {
+		v.f *= d
+	}
+	switch len(v.shape) {
+	case 3:
+		v.h, v.w = v.shape[1], v.shape[2]
+	case 4:
+		v.h, v.w = v.shape[2], v.shape[3]
+	default:
+		v.h, v.w = v.f, 1
+	}
+}
+
+// setTrans fixes an input's form to the transposed matrix of a [M][K]
+// tensor: partition k, address m.
+func (v *Value) setTrans() {
+	if v.formSet {
+		return
+	}
+	v.formSet = true
+	v.trans = true
+	v.p, v.f = v.shape[1], v.shape[0]
+	v.h, v.w = v.f, 1
+}
+
+// fmapShape returns (C, H, W) of a [C,H,W] or [1,C,H,W] tensor.
+func fmapShape(s []int) (c, h, w int, ok bool) {
+	switch {
+	case len(s) == 3:
+		return s[0], s[1], s[2], true
+	case len(s) == 4 && s[0] == 1:
+		return s[1], s[2], s[3], true
+	}
+	return 0, 0, 0, false
+}
+
+func (g *Graph) check(op string, vs ...*Value) bool {
+	for _, v := range vs {
+		if v == nil || v.g != g {
+			g.fail(op, "operand is not a value of this graph")
+			return false
+		}
+		if v.invalid {
+			return false // already reported
+		}
+	}
+	return true
+}
+
+// identity treats the zero Requant as the identity (scale 1).
+func identity(q golden.Requant) golden.Requant {
+	if q == (golden.Requant{}) {
+		return golden.Identity()
+	}
+	return q
+}
+
+// Conv is a 2-D convolution's geometry and output requantization.
+type Conv struct {
+	Stride     int // 0 means 1
+	PadH, PadW int
+	Requant    golden.Requant // applied to the int32 sums; the zero value is the identity
+}
+
+// Conv2D convolves x ([C,H,W] or [1,C,H,W], batch 1) with weights
+// [Cout][Cin][KH][KW] (cross-correlation, as in NCHW frameworks); the
+// result is [Cout,OH,OW] (of x's rank), requantized to elements.
+func (g *Graph) Conv2D(x *Value, weights *golden.Tensor, c Conv) *Value {
+	op := fmt.Sprintf("conv2d%d", g.counts[opConv])
+	if !g.check(op, x) {
+		return g.bad()
+	}
+	if c.Stride == 0 {
+		c.Stride = 1
+	}
+	ci, h, w, ok := fmapShape(x.shape)
+	if !ok {
+		return g.fail(op, "input shape %v: want [C,H,W] or [1,C,H,W]", x.shape)
+	}
+	if weights == nil || len(weights.Shape) != 4 {
+		return g.fail(op, "weights must be [Cout][Cin][KH][KW]")
+	}
+	co, wci, kh, kw := weights.Shape[0], weights.Shape[1], weights.Shape[2], weights.Shape[3]
+	switch {
+	case co < 1:
+		return g.fail(op, "output channels Cout = %d must be at least 1", co)
+	case wci != ci:
+		return g.fail(op, "weights have Cin = %d, the input has %d channels", wci, ci)
+	case kh < 1 || kw < 1:
+		return g.fail(op, "kernel %dx%d: kh and kw must be at least 1", kh, kw)
+	case c.Stride < 1:
+		return g.fail(op, "stride = %d must be at least 1", c.Stride)
+	case c.PadH < 0 || c.PadW < 0:
+		return g.fail(op, "padding %d, %d must not be negative", c.PadH, c.PadW)
+	case kh > h+2*c.PadH:
+		return g.fail(op, "kernel height kh = %d is larger than the padded input height h+2·pad_h = %d", kh, h+2*c.PadH)
+	case kw > w+2*c.PadW:
+		return g.fail(op, "kernel width kw = %d is larger than the padded input width w+2·pad_w = %d", kw, w+2*c.PadW)
+	}
+	if x.producer == nil {
+		x.setPlain()
+	}
+	if x.trans {
+		return g.fail(op, "input is a transposed matrix, not a feature map")
+	}
+	oh, ow := (h+2*c.PadH-kh)/c.Stride+1, (w+2*c.PadW-kw)/c.Stride+1
+	shape := []int{co, oh, ow}
+	if len(x.shape) == 4 {
+		shape = []int{1, co, oh, ow}
+	}
+	out := g.newValue(shape)
+	out.formSet, out.cols, out.p, out.f, out.h, out.w = true, true, co, oh*ow, oh, ow
+	n := g.add(opConv, []*Value{x}, out)
+	n.weights, n.conv, n.q = weights, c, identity(c.Requant)
+	n.wname = n.label + ".w"
+	return out
+}
+
+// GEMM is C[M][N] = A[M][K]·B[K][N] with int32 accumulation, requantized
+// to elements by q (the zero value: identity). A is a graph value (a
+// [M][K] matrix, or a flattened feature map: a fully-connected layer), B
+// a constant weight matrix.
+func (g *Graph) GEMM(a *Value, b *golden.Tensor, q golden.Requant) *Value {
+	op := fmt.Sprintf("gemm%d", g.counts[opGEMM])
+	if !g.check(op, a) {
+		return g.bad()
+	}
+	if len(a.shape) != 2 {
+		return g.fail(op, "A has shape %v: want a matrix [M][K] (Flatten a feature map first)", a.shape)
+	}
+	m, k := a.shape[0], a.shape[1]
+	if b == nil || len(b.Shape) != 2 {
+		return g.fail(op, "B must be a matrix [K][N]")
+	}
+	if b.Shape[0] != k {
+		return g.fail(op, "B has K = %d rows, A has K = %d columns", b.Shape[0], k)
+	}
+	nn := b.Shape[1]
+	if nn < 1 {
+		return g.fail(op, "N = %d must be at least 1", nn)
+	}
+	if a.producer == nil {
+		a.setTrans()
+	}
+	out := g.newValue([]int{m, nn})
+	out.formSet, out.cols, out.trans, out.p, out.f, out.h, out.w = true, true, true, nn, m, m, 1
+	node := g.add(opGEMM, []*Value{a}, out)
+	node.weights, node.q = b, identity(q)
+	node.wname = node.label + ".b"
+	return out
+}
+
+// Flatten views a feature map [C,H,W] as the matrix [1][C·H·W] (index
+// c·H·W + y·W + x), for a fully-connected GEMM. It costs nothing: the
+// data stay where they are.
+func (g *Graph) Flatten(x *Value) *Value {
+	op := "flatten"
+	if !g.check(op, x) {
+		return g.bad()
+	}
+	if x.producer == nil {
+		x.setPlain()
+	}
+	if x.trans {
+		return g.fail(op, "input is a transposed matrix")
+	}
+	out := g.newValue([]int{1, x.p * x.f})
+	out.formSet, out.cols, out.p, out.f, out.h, out.w = true, x.cols, x.p, x.f, x.f, 1
+	out.alias = x
+	g.add(opView, []*Value{x}, out)
+	return out
+}
+
+// Pool is a pooling window: max or average (the window sum, then
+// Requant: give the scale and shift that divide by KH·KW, see AvgRequant).
+type Pool struct {
+	Kind       golden.PoolKind
+	KH, KW     int
+	Stride     int // 0 means 1
+	PadH, PadW int
+	Padding    golden.Padding
+	Requant    golden.Requant // the zero value: identity
+}
+
+// AvgRequant is the requantization that turns a window sum of n elements
+// into the rounded average: scale round(2^shift/n) with a shift of 16.
+func AvgRequant(n int) golden.Requant {
+	const shift = 16
+	return golden.Requant{Scale: int64((1<<shift + n/2) / n), Shift: shift}
+}
+
+// Pool2D pools every channel plane of x ([C,H,W] or [1,C,H,W]).
+func (g *Graph) Pool2D(x *Value, p Pool) *Value {
+	op := fmt.Sprintf("pool%d", g.counts[opPool])
+	if !g.check(op, x) {
+		return g.bad()
+	}
+	if p.Stride == 0 {
+		p.Stride = 1
+	}
+	c, h, w, ok := fmapShape(x.shape)
+	if !ok {
+		return g.fail(op, "input shape %v: want [C,H,W] or [1,C,H,W]", x.shape)
+	}
+	_ = c
+	switch {
+	case p.Kind != golden.PoolMax && p.Kind != golden.PoolAvg:
+		return g.fail(op, "kind = %d: want max (0) or avg (1)", p.Kind)
+	case p.KH < 1 || p.KW < 1:
+		return g.fail(op, "window %dx%d: kh and kw must be at least 1", p.KH, p.KW)
+	case p.Stride < 1:
+		return g.fail(op, "stride = %d must be at least 1", p.Stride)
+	case p.PadH < 0 || p.PadW < 0:
+		return g.fail(op, "padding %d, %d must not be negative", p.PadH, p.PadW)
+	case p.KH > h+2*p.PadH:
+		return g.fail(op, "window height kh = %d is larger than the padded input height h+2·pad_h = %d", p.KH, h+2*p.PadH)
+	case p.KW > w+2*p.PadW:
+		return g.fail(op, "window width kw = %d is larger than the padded input width w+2·pad_w = %d", p.KW, w+2*p.PadW)
+	}
+	if x.producer == nil {
+		x.setPlain()
+	}
+	if x.trans {
+		return g.fail(op, "input is a transposed matrix, not a feature map")
+	}
+	oh, ow := (h+2*p.PadH-p.KH)/p.Stride+1, (w+2*p.PadW-p.KW)/p.Stride+1
+	shape := append([]int(nil), x.shape...)
+	shape[len(shape)-2], shape[len(shape)-1] = oh, ow
+	out := g.newValue(shape)
+	out.formSet, out.cols, out.p, out.f, out.h, out.w = true, x.cols, x.p, oh*ow, oh, ow
+	n := g.add(opPool, []*Value{x}, out)
+	n.pool, n.q = p, identity(p.Requant)
+	return out
+}
+
+// Eltwise applies fn elementwise to two values of the same shape, then q.
+func (g *Graph) Eltwise(fn golden.EltOp, a, b *Value, q golden.Requant) *Value {
+	op := fmt.Sprintf("eltwise%d", g.counts[opEltwise])
+	if !g.check(op, a, b) {
+		return g.bad()
+	}
+	if fn < golden.EltAdd || fn > golden.EltMin {
+		return g.fail(op, "function = %d: want add, sub, mul, max or min", fn)
+	}
+	if !sameShape(a.shape, b.shape) {
+		return g.fail(op, "operand shapes %v and %v differ", a.shape, b.shape)
+	}
+	switch {
+	case a.formSet && !b.formSet:
+		b.adopt(a)
+	case b.formSet && !a.formSet:
+		a.adopt(b)
+	case !a.formSet && !b.formSet:
+		a.setPlain()
+		b.adopt(a)
+	}
+	if a.trans != b.trans || a.p != b.p {
+		return g.fail(op, "the operands are laid out differently on chip (one is a transposed GEMM matrix); transpose one first")
+	}
+	out := g.newValue(a.shape)
+	out.formSet, out.cols, out.trans, out.p, out.f, out.h, out.w = true, a.cols, a.trans, a.p, a.f, a.h, a.w
+	n := g.add(opEltwise, []*Value{a, b}, out)
+	n.elt, n.q = fn, identity(q)
+	return out
+}
+
+// adopt gives an unplaced input the form of v.
+func (x *Value) adopt(v *Value) {
+	x.formSet, x.trans, x.p, x.f, x.h, x.w, x.cols = true, v.trans, v.p, v.f, v.h, v.w, v.cols
+}
+
+// EltwiseScalar applies fn to every element of a and the scalar s.
+func (g *Graph) EltwiseScalar(fn golden.EltOp, a *Value, s int64, q golden.Requant) *Value {
+	op := fmt.Sprintf("eltwise%d", g.counts[opEltwise])
+	if !g.check(op, a) {
+		return g.bad()
+	}
+	if fn < golden.EltAdd || fn > golden.EltMin {
+		return g.fail(op, "function = %d: want add, sub, mul, max or min", fn)
+	}
+	if a.producer == nil {
+		a.setPlain()
+	}
+	out := g.newValue(a.shape)
+	out.formSet, out.cols, out.trans, out.p, out.f, out.h, out.w = true, a.cols, a.trans, a.p, a.f, a.h, a.w
+	n := g.add(opEltwise, []*Value{a}, out)
+	n.elt, n.q, n.scalar = fn, identity(q), &s
+	return out
+}
+
+// Requant requantizes a value in the state buffer (an eltwise add of the
+// scalar 0 through the post-processor): ReLU, clamping, rescaling.
+func (g *Graph) Requant(a *Value, q golden.Requant) *Value {
+	return g.EltwiseScalar(golden.EltAdd, a, 0, q)
+}
+
+// Reduce sums or takes the maximum of every channel plane of a feature
+// map ([C,H,W] or a matrix's rows), giving [C], then q.
+func (g *Graph) Reduce(x *Value, kind golden.ReduceKind, q golden.Requant) *Value {
+	op := fmt.Sprintf("reduce%d", g.counts[opReduce])
+	if !g.check(op, x) {
+		return g.bad()
+	}
+	if kind != golden.ReduceSum && kind != golden.ReduceMax {
+		return g.fail(op, "kind = %d: want sum (0) or max (1)", kind)
+	}
+	if x.producer == nil {
+		x.setPlain()
+	}
+	if x.trans {
+		return g.fail(op, "input is a transposed matrix; reduce works on the rows of a plain one")
+	}
+	out := g.newValue([]int{x.p})
+	out.formSet, out.cols, out.p, out.f, out.h, out.w = true, x.cols, x.p, 1, 1, 1
+	n := g.add(opReduce, []*Value{x}, out)
+	n.red, n.q = kind, identity(q)
+	return out
+}
+
+// Transpose is the matrix transpose of a [m][n] value, done on chip with
+// the PE array and the planar write-back (no trip to external memory).
+// A GEMM result is stored transposed already, so its transpose costs
+// nothing.
+func (g *Graph) Transpose(a *Value) *Value {
+	op := fmt.Sprintf("transpose%d", g.counts[opTranspose])
+	if !g.check(op, a) {
+		return g.bad()
+	}
+	if len(a.shape) != 2 {
+		return g.fail(op, "input shape %v: want a matrix", a.shape)
+	}
+	if a.producer == nil {
+		a.setPlain()
+	}
+	out := g.newValue([]int{a.shape[1], a.shape[0]})
+	if a.trans {
+		out.formSet, out.cols, out.p, out.f, out.h, out.w = true, a.cols, a.p, a.f, a.f, 1
+		out.alias = a
+		g.add(opView, []*Value{a}, out).viewT = true
+		return out
+	}
+	out.formSet, out.cols, out.trans, out.p, out.f, out.h, out.w = true, true, false, a.f, a.p, a.p, 1
+	g.add(opTranspose, []*Value{a}, out)
+	return out
+}

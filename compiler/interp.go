@@ -1,0 +1,672 @@
+package compiler
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/blocks/planar"
+	"github.com/hwgen/hwgen/blocks/taskmgr"
+	"github.com/hwgen/hwgen/verify/golden"
+)
+
+// Machine is the reference interpreter: the NPU's memories as Go arrays
+// and every engine operation with exactly the semantics of blocks/npu's
+// documentation, one task at a time. It is the compiler's oracle: a
+// program is right when the machine's results equal the golden models,
+// in program order and in any other legal order.
+type Machine struct {
+	Cfg    npu.Config
+	Ext    [][]int64 // lines; nil means all zero
+	State  [][]int64 // [partition][address]
+	Weight [][]int64 // [row][column]
+	Psum   [][]int64 // [partition][entry]
+	Stats  Stats
+
+	layout *taskmgr.Layout
+	pcfg   planar.Config
+	trace  *tracer
+	elem   golden.Int
+	acc    golden.Int
+}
+
+// Stats counts what the engines did.
+type Stats struct {
+	Tasks        [taskmgr.NumEngines]int
+	NEVectors    int   // input vectors streamed into the PE array (one per cycle)
+	NEReads      int   // of those, state-buffer vector reads (the rest are padding zeros)
+	NEMACs       int64 // multiply-accumulates the array performs (vectors × rows × cols)
+	DMAInLines   int
+	DMAOutLines  int
+	PlanarReads  int // planar vector reads (state or psum)
+	PlanarWrites int
+}
+
+// NewMachine is a machine with all memories zero.
+func NewMachine(cfg npu.Config) (*Machine, error) {
+	l, err := taskmgr.NewLayout(cfg.TaskMgr())
+	if err != nil {
+		return nil, err
+	}
+	m := &Machine{Cfg: cfg, layout: l, pcfg: cfg.Planar(), elem: golden.S(cfg.ElemWidth), acc: golden.S(cfg.AccWidth)}
+	m.Ext = make([][]int64, 1<<cfg.ExtAddrWidth)
+	m.State = grid(cfg.Rows, cfg.StateDepth)
+	m.Weight = grid(cfg.WeightDepth, cfg.Cols)
+	m.Psum = grid(cfg.Cols, cfg.PsumDepth)
+	return m, nil
+}
+
+func grid(a, b int) [][]int64 {
+	out := make([][]int64, a)
+	for i := range out {
+		out[i] = make([]int64, b)
+	}
+	return out
+}
+
+// LoadImage copies a program's external-memory image.
+func (m *Machine) LoadImage(img [][]int64) error {
+	if len(img) > len(m.Ext) {
+		return fmt.Errorf("interp: image of %d lines, external memory has %d", len(img), len(m.Ext))
+	}
+	for a, line := range img {
+		m.Ext[a] = append([]int64(nil), line...)
+	}
+	return nil
+}
+
+// Line returns external line a (for Binding.FromLines).
+func (m *Machine) Line(a int) ([]int64, error) {
+	if a < 0 || a >= len(m.Ext) {
+		return nil, fmt.Errorf("interp: external line %d outside 0..%d", a, len(m.Ext)-1)
+	}
+	if m.Ext[a] == nil {
+		return make([]int64, m.Cfg.Rows), nil
+	}
+	return m.Ext[a], nil
+}
+
+// Interpret runs p in program order on a fresh machine and returns the
+// outputs.
+func Interpret(p *Program) (map[string]*golden.Tensor, *Machine, error) {
+	order := make([]int, len(p.Tasks))
+	for i := range order {
+		order[i] = i
+	}
+	return InterpretOrder(p, order)
+}
+
+// InterpretOrder runs p's tasks in the given order (a permutation of the
+// IDs) on a fresh machine and returns the outputs.
+func InterpretOrder(p *Program, order []int) (map[string]*golden.Tensor, *Machine, error) {
+	m, err := NewMachine(p.Config)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := m.LoadImage(p.Image); err != nil {
+		return nil, nil, err
+	}
+	for _, id := range order {
+		bits, err := p.Layout.Encode(p.Tasks[id].Desc)
+		if err != nil {
+			return nil, m, err
+		}
+		if err := m.Exec(p.Layout.Decode(bits)); err != nil {
+			return nil, m, fmt.Errorf("task %d (%s): %w", id, p.Tasks[id].Label, err)
+		}
+	}
+	res, err := p.Results(m.Line)
+	return res, m, err
+}
+
+// Exec runs one descriptor.
+func (m *Machine) Exec(d taskmgr.Descriptor) error {
+	if int(d.Engine) >= taskmgr.NumEngines {
+		return fmt.Errorf("unknown engine %d", d.Engine)
+	}
+	m.Stats.Tasks[d.Engine]++
+	switch d.Engine {
+	case taskmgr.DMAIn:
+		return m.dmaIn(d)
+	case taskmgr.DMAOut:
+		return m.dmaOut(d)
+	case taskmgr.NE:
+		return m.neTask(d)
+	case taskmgr.Planar:
+		return m.planarTask(d)
+	}
+	return nil
+}
+
+func (m *Machine) extLine(a int) ([]int64, error) {
+	if a < 0 || a >= len(m.Ext) {
+		return nil, fmt.Errorf("external line %d outside 0..%d", a, len(m.Ext)-1)
+	}
+	if m.Ext[a] == nil {
+		m.Ext[a] = make([]int64, m.Cfg.Rows)
+	}
+	return m.Ext[a], nil
+}
+
+func (m *Machine) dmaIn(d taskmgr.Descriptor) error {
+	if d.Op == 0 {
+		return nil
+	}
+	if d.Op != 1 && d.Op != 2 {
+		return fmt.Errorf("dma_in has no op %d", d.Op)
+	}
+	for k := 0; k < int(d.D1); k++ {
+		for l := 0; l < int(d.D0); l++ {
+			line, err := m.extLine(int(d.Src) + k*int(d.D2) + l)
+			if err != nil {
+				return err
+			}
+			a := int(d.Dst) + k*int(d.D0) + l
+			m.Stats.DMAInLines++
+			m.touch(MemExt, int(d.Src)+k*int(d.D2)+l, false)
+			if d.Op == 1 {
+				m.touch(MemState, a, true)
+			} else {
+				m.touch(MemWeight, a, true)
+			}
+			if d.Op == 1 {
+				if a >= m.Cfg.StateDepth {
+					return fmt.Errorf("dma_in load: state address %d outside 0..%d", a, m.Cfg.StateDepth-1)
+				}
+				for p := 0; p < m.Cfg.Rows; p++ {
+					m.State[p][a] = m.elem.Wrap(line[p])
+				}
+			} else {
+				if a >= m.Cfg.WeightDepth {
+					return fmt.Errorf("dma_in load_weights: weight row %d outside 0..%d", a, m.Cfg.WeightDepth-1)
+				}
+				for c := 0; c < m.Cfg.Cols; c++ {
+					m.Weight[a][c] = m.elem.Wrap(line[c])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (m *Machine) dmaOut(d taskmgr.Descriptor) error {
+	if d.Op == 0 {
+		return nil
+	}
+	if d.Op != 1 {
+		return fmt.Errorf("dma_out has no op %d", d.Op)
+	}
+	for k := 0; k < int(d.D1); k++ {
+		for l := 0; l < int(d.D0); l++ {
+			a := int(d.Src) + k*int(d.D0) + l
+			if a >= m.Cfg.StateDepth {
+				return fmt.Errorf("dma_out store: state address %d outside 0..%d", a, m.Cfg.StateDepth-1)
+			}
+			line, err := m.extLine(int(d.Dst) + k*int(d.D2) + l)
+			if err != nil {
+				return err
+			}
+			for p := 0; p < m.Cfg.Rows; p++ {
+				line[p] = m.State[p][a]
+			}
+			m.Stats.DMAOutLines++
+			m.touch(MemState, a, false)
+			m.touch(MemExt, int(d.Dst)+k*int(d.D2)+l, true)
+		}
+	}
+	return nil
+}
+
+// unpackParam cuts param words into the fields of a layout.
+func unpackParam(l npu.ParamLayout, words []uint64) map[string]uint64 {
+	out := map[string]uint64{}
+	for _, f := range l.Fields {
+		var v uint64
+		for b := 0; b < f.Width; b++ {
+			at := f.Offset + b
+			if at/64 < len(words) && words[at/64]>>uint(at%64)&1 == 1 {
+				v |= 1 << uint(b)
+			}
+		}
+		out[f.Name] = v
+	}
+	return out
+}
+
+func (m *Machine) neTask(d taskmgr.Descriptor) error {
+	R, C := m.Cfg.Rows, m.Cfg.Cols
+	switch d.Op {
+	case 0:
+		return nil
+	case 3: // transpose
+		rows, cols := int(d.D0), int(d.D1)
+		if rows < 1 || rows > R || cols < 1 || cols > C {
+			return fmt.Errorf("ne transpose of %dx%d: rows must be 1..%d, columns 1..%d", rows, cols, R, C)
+		}
+		if int(d.Src)+cols > m.Cfg.StateDepth || int(d.Dst)+rows > m.Cfg.PsumDepth {
+			return fmt.Errorf("ne transpose: src %d + %d or dst %d + %d outside the buffers", d.Src, cols, d.Dst, rows)
+		}
+		for i := 0; i < rows; i++ {
+			m.touch(MemPsum, int(d.Dst)+i, true)
+			for j := 0; j < cols; j++ {
+				m.touch(MemState, int(d.Src)+j, false)
+			}
+			for j := 0; j < C; j++ {
+				v := int64(0)
+				if j < cols {
+					v = m.State[i][int(d.Src)+j]
+				}
+				m.Psum[j][int(d.Dst)+i] = v
+			}
+		}
+		m.Stats.NEVectors += rows
+		return nil
+	case 1, 2:
+	default:
+		return fmt.Errorf("ne has no op %d", d.Op)
+	}
+	pr := unpackParam(m.Cfg.NEParams(), d.Param)
+	kh, kw, s := int(pr["kh"]), int(pr["kw"]), int(pr["stride"])
+	ph, pw := int(pr["pad_h"]), int(pr["pad_w"])
+	oh, ow := int(pr["oh"]), int(pr["ow"])
+	h, w, ct := int(d.D0), int(d.D1), int(d.D2)
+	if kh < 1 || kw < 1 || s < 1 || oh < 1 || ow < 1 || h < 1 || w < 1 || ct < 1 {
+		return fmt.Errorf("ne conv: kh %d kw %d stride %d oh %d ow %d h %d w %d tiles %d: all must be at least 1", kh, kw, s, oh, ow, h, w, ct)
+	}
+	src, aux, dst := int(d.Src), int(d.Aux), int(d.Dst)
+	if dst+oh*ow > m.Cfg.PsumDepth {
+		return fmt.Errorf("ne conv: psum entries %d..%d outside 0..%d", dst, dst+oh*ow-1, m.Cfg.PsumDepth-1)
+	}
+	if aux+ct*kh*kw*R > m.Cfg.WeightDepth {
+		return fmt.Errorf("ne conv: weight rows %d..%d outside 0..%d", aux, aux+ct*kh*kw*R-1, m.Cfg.WeightDepth-1)
+	}
+	x := make([]int64, R)
+	sum := make([]int64, C)
+	p := 0
+	for t := 0; t < ct; t++ {
+		for ky := 0; ky < kh; ky++ {
+			for kx := 0; kx < kw; kx++ {
+				wrow := aux + p*R
+				for r := 0; r < R; r++ {
+					m.touch(MemWeight, wrow+r, false)
+				}
+				for oy := 0; oy < oh; oy++ {
+					for ox := 0; ox < ow; ox++ {
+						iy, ix := oy*s+ky-ph, ox*s+kx-pw
+						m.Stats.NEVectors++
+						m.Stats.NEMACs += int64(R * C)
+						if iy >= 0 && iy < h && ix >= 0 && ix < w {
+							a := src + t*h*w + iy*w + ix
+							if a >= m.Cfg.StateDepth {
+								return fmt.Errorf("ne conv: state address %d outside 0..%d", a, m.Cfg.StateDepth-1)
+							}
+							for r := 0; r < R; r++ {
+								x[r] = m.State[r][a]
+							}
+							m.Stats.NEReads++
+							m.touch(MemState, a, false)
+						} else {
+							clear(x)
+						}
+						for c := 0; c < C; c++ {
+							var v int64
+							for r := 0; r < R; r++ {
+								v += x[r] * m.Weight[wrow+r][c]
+							}
+							sum[c] = v
+						}
+						e := dst + oy*ow + ox
+						m.touch(MemPsum, e, true)
+						if p > 0 || pr["acc"] == 1 {
+							m.touch(MemPsum, e, false)
+						}
+						for c := 0; c < C; c++ {
+							if p > 0 || pr["acc"] == 1 {
+								m.Psum[c][e] = m.acc.Wrap(m.Psum[c][e] + sum[c])
+							} else {
+								m.Psum[c][e] = m.acc.Wrap(sum[c])
+							}
+						}
+					}
+				}
+				p++
+			}
+		}
+	}
+	return nil
+}
+
+// decodePlanar rebuilds the planar task of a descriptor: the operands
+// and the fields packed into param, signed fields sign-extended.
+func (m *Machine) decodePlanar(d taskmgr.Descriptor) planar.Task {
+	pr := unpackParam(m.Cfg.PlanarParams(), d.Param)
+	sx := func(v uint64, w int) int64 {
+		sh := uint(64 - w)
+		return int64(v<<sh) >> sh
+	}
+	e := m.Cfg.ElemWidth
+	return planar.Task{
+		Op: planar.Op(d.Op), Fn: planar.Fn(pr["fn"]), Mask: pr["mask"],
+		Src: int(d.Src), Src2: int(d.Aux), Dst: int(d.Dst), H: int(d.D0), W: int(d.D1),
+		KH: int(pr["kh"]), KW: int(pr["kw"]), Stride: int(pr["stride"]), PadH: int(pr["pad_h"]), PadW: int(pr["pad_w"]),
+		PadEdge: pr["pad_edge"] == 1, ScalarOperand: pr["scalar_operand"] == 1, Scalar: sx(pr["scalar"], e),
+		Scale: sx(pr["scale"], m.Cfg.ScaleWidth), Bias: sx(pr["bias"], m.Cfg.AccWidth), Shift: int(pr["shift"]),
+		RoundEven: pr["round_even"] == 1, Relu: pr["relu"] == 1, Clamp: pr["clamp"] == 1,
+		Lo: sx(pr["lo"], e), Hi: sx(pr["hi"], e), PerLane: pr["per_lane"] == 1,
+	}
+}
+
+func (m *Machine) planarTask(d taskmgr.Descriptor) error {
+	t := m.decodePlanar(d)
+	if t.Op == planar.OpNop {
+		return nil
+	}
+	if err := t.Validate(m.pcfg); err != nil {
+		return err
+	}
+	if t.Op == planar.OpLoadParams || t.PerLane {
+		return fmt.Errorf("interp: per-lane parameters are not modelled")
+	}
+	q := golden.Requant{Scale: t.Scale, Bias: t.Bias, Shift: t.Shift, Relu: t.Relu, Clamp: t.Clamp, Lo: t.Lo, Hi: t.Hi}
+	if t.RoundEven {
+		q.Rounding = golden.HalfEven
+	}
+	if t.Op == planar.OpWriteBack {
+		q = golden.Identity()
+	}
+	n := t.H * t.W
+	if m.trace != nil {
+		srcMem := MemState
+		if t.Op == planar.OpAct || t.Op == planar.OpWriteBack {
+			srcMem = MemPsum
+		}
+		for i := 0; i < n; i++ {
+			m.touch(srcMem, t.Src+i, false)
+			if t.Op == planar.OpEltwise && !t.ScalarOperand {
+				m.touch(MemState, t.Src2+i, false)
+			}
+		}
+		for i := 0; i < t.Writes(); i++ {
+			m.touch(MemState, t.Dst+i, true)
+		}
+	}
+	for lane := 0; lane < m.Cfg.Rows; lane++ {
+		if t.Mask>>uint(lane)&1 == 0 {
+			continue
+		}
+		st := m.State[lane]
+		var out []int64
+		switch t.Op {
+		case planar.OpAct, planar.OpWriteBack:
+			ps := m.Psum[lane]
+			out = make([]int64, n)
+			for i := range out {
+				out[i] = q.Apply(ps[t.Src+i], m.elem)
+			}
+		case planar.OpEltwise:
+			out = make([]int64, n)
+			for i := range out {
+				a, b := st[t.Src+i], t.Scalar
+				if !t.ScalarOperand {
+					b = st[t.Src2+i]
+				}
+				var x int64
+				switch t.Fn {
+				case planar.FnAdd:
+					x = a + b
+				case planar.FnSub:
+					x = a - b
+				case planar.FnMul:
+					x = a * b
+				case planar.FnMax:
+					x = max(a, b)
+				case planar.FnMin:
+					x = min(a, b)
+				}
+				out[i] = q.Apply(x, m.elem)
+			}
+		case planar.OpPool:
+			plane := golden.New(1, t.H, t.W)
+			copy(plane.Data, st[t.Src:t.Src+n])
+			pl := golden.Pooling{Kind: golden.PoolMax, KH: t.KH, KW: t.KW, Stride: t.Stride, PadH: t.PadH, PadW: t.PadW}
+			if t.Fn == planar.FnPoolAvg {
+				pl.Kind = golden.PoolAvg
+			}
+			if t.PadEdge {
+				pl.Padding = golden.PadEdge
+			}
+			res, err := golden.Pool(plane, pl, q, m.elem)
+			if err != nil {
+				return err
+			}
+			out = res.Data
+		case planar.OpReduce:
+			plane := golden.New(1, n)
+			copy(plane.Data, st[t.Src:t.Src+n])
+			kind := golden.ReduceSum
+			if t.Fn == planar.FnRedMax {
+				kind = golden.ReduceMax
+			}
+			res, err := golden.Reduce(plane, kind, q, m.elem)
+			if err != nil {
+				return err
+			}
+			out = res.Data
+		}
+		copy(st[t.Dst:], out)
+		m.Stats.PlanarWrites += len(out)
+	}
+	m.Stats.PlanarReads += t.Reads(m.pcfg)
+	return nil
+}
+
+// RandomOrder is a random legal execution order of p: every task after
+// the previous task of its engine, after its dependencies, and after
+// every task window or more IDs before it (the scoreboard window). Any
+// such order must give the same results if the dependencies are right.
+func RandomOrder(p *Program, rng *rand.Rand) []int {
+	n := len(p.Tasks)
+	done := make([]bool, n)
+	var queues [taskmgr.NumEngines][]int
+	for i := range p.Tasks {
+		e := p.Tasks[i].Desc.Engine
+		queues[e] = append(queues[e], i)
+	}
+	var head [taskmgr.NumEngines]int
+	oldest := 0 // lowest ID not done
+	order := make([]int, 0, n)
+	win := p.Config.Window
+	for len(order) < n {
+		var ready []int
+		for e := range queues {
+			if head[e] >= len(queues[e]) {
+				continue
+			}
+			t := queues[e][head[e]]
+			ok := t < oldest+win
+			for _, d := range p.Tasks[t].Desc.Deps {
+				ok = ok && done[d]
+			}
+			if ok {
+				ready = append(ready, e)
+			}
+		}
+		if len(ready) == 0 {
+			panic("compiler: RandomOrder: no task is ready (dependency on a later task?)")
+		}
+		e := ready[rng.IntN(len(ready))]
+		t := queues[e][head[e]]
+		head[e]++
+		done[t] = true
+		order = append(order, t)
+		for oldest < n && done[oldest] {
+			oldest++
+		}
+	}
+	return order
+}
+
+// CheckDeps verifies p's dependencies statically: IDs in sequence, every
+// dependency an earlier task within the window, at most max_deps, and
+// every pair of tasks of different engines that touch the same address
+// (one of them writing) ordered by dependencies, engine order or the
+// window.
+func CheckDeps(p *Program, acc []Access) error {
+	if acc == nil {
+		acc = make([]Access, len(p.Tasks))
+		for i := range p.Tasks {
+			acc[i] = Access{p.Tasks[i].Reads, p.Tasks[i].Writes}
+		}
+	}
+	n := len(p.Tasks)
+	win := p.Config.Window
+	words := (n + 63) / 64
+	anc := make([][]uint64, n)
+	last := [taskmgr.NumEngines]int{-1, -1, -1, -1}
+	for t := range p.Tasks {
+		d := &p.Tasks[t].Desc
+		if d.ID != uint64(t) {
+			return fmt.Errorf("task %d has ID %d", t, d.ID)
+		}
+		if len(d.Deps) > p.Config.MaxDeps {
+			return fmt.Errorf("task %d has %d dependencies, max_deps %d", t, len(d.Deps), p.Config.MaxDeps)
+		}
+		a := make([]uint64, words)
+		preds := idsOf(d.Deps)
+		for _, u := range preds {
+			if u >= t || t-u >= win {
+				return fmt.Errorf("task %d depends on task %d: not one of the %d before it", t, u, win-1)
+			}
+		}
+		if l := last[d.Engine]; l >= 0 {
+			preds = append(preds, l)
+		}
+		for _, u := range preds {
+			a[u/64] |= 1 << uint(u%64)
+			for i := range a {
+				a[i] |= anc[u][i]
+			}
+		}
+		if t >= win { // all tasks up to t-win have completed
+			for u := 0; u <= t-win; u++ {
+				a[u/64] |= 1 << uint(u%64)
+			}
+		}
+		anc[t] = a
+		last[d.Engine] = t
+	}
+	for t := range p.Tasks {
+		for u := 0; u < t; u++ {
+			if p.Tasks[u].Desc.Engine == p.Tasks[t].Desc.Engine || anc[t][u/64]>>uint(u%64)&1 == 1 {
+				continue
+			}
+			x, y := &acc[t], &acc[u]
+			if spansMeet(x.Writes, y.Reads) || spansMeet(x.Writes, y.Writes) || spansMeet(x.Reads, y.Writes) {
+				return fmt.Errorf("tasks %d (%s) and %d (%s) touch the same addresses but are not ordered", u, p.Tasks[u].Label, t, p.Tasks[t].Label)
+			}
+		}
+	}
+	return nil
+}
+
+// tracer records the addresses one task touches.
+type tracer struct {
+	reads, writes [4]map[int]bool
+}
+
+func (m *Machine) touch(mem Mem, a int, write bool) {
+	if m.trace == nil {
+		return
+	}
+	set := &m.trace.reads[mem]
+	if write {
+		set = &m.trace.writes[mem]
+	}
+	if *set == nil {
+		*set = map[int]bool{}
+	}
+	(*set)[a] = true
+}
+
+func spansOf(sets [4]map[int]bool) []Span {
+	var out []Span
+	for mem, set := range sets {
+		addrs := make([]int, 0, len(set))
+		for a := range set {
+			addrs = append(addrs, a)
+		}
+		slices.Sort(addrs)
+		for i := 0; i < len(addrs); {
+			j := i
+			for j+1 < len(addrs) && addrs[j+1] == addrs[j]+1 {
+				j++
+			}
+			out = append(out, Span{Mem(mem), addrs[i], addrs[j] + 1})
+			i = j + 1
+		}
+	}
+	return out
+}
+
+// Access is what one task actually read and wrote, as the interpreter saw it.
+type Access struct {
+	Reads, Writes []Span
+}
+
+// TraceAccesses runs p in program order and records the addresses every
+// task really touches (independently of the spans the compiler declared),
+// for CheckDeps.
+func TraceAccesses(p *Program) ([]Access, error) {
+	m, err := NewMachine(p.Config)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.LoadImage(p.Image); err != nil {
+		return nil, err
+	}
+	out := make([]Access, len(p.Tasks))
+	for id := range p.Tasks {
+		m.trace = &tracer{}
+		if err := m.Exec(p.Tasks[id].Desc); err != nil {
+			return nil, fmt.Errorf("task %d (%s): %w", id, p.Tasks[id].Label, err)
+		}
+		out[id] = Access{Reads: spansOf(m.trace.reads), Writes: spansOf(m.trace.writes)}
+	}
+	return out, nil
+}
+
+// CheckSpans verifies that every address a task really touched (acc,
+// from TraceAccesses) lies in the spans the compiler declared for it, so
+// the dependency derivation saw every access.
+func CheckSpans(p *Program, acc []Access) error {
+	within := func(s Span, decl []Span) bool {
+		for a := s.Lo; a < s.Hi; a++ {
+			ok := false
+			for _, d := range decl {
+				if d.Mem == s.Mem && a >= d.Lo && a < d.Hi {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}
+	for id := range acc {
+		t := &p.Tasks[id]
+		for _, s := range acc[id].Reads {
+			if !within(s, t.Reads) && !within(s, t.Writes) {
+				return fmt.Errorf("task %d (%s) reads %v, declared reads %v", id, t.Label, s, t.Reads)
+			}
+		}
+		for _, s := range acc[id].Writes {
+			if !within(s, t.Writes) {
+				return fmt.Errorf("task %d (%s) writes %v, declared writes %v", id, t.Label, s, t.Writes)
+			}
+		}
+	}
+	return nil
+}

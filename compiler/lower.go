@@ -1,0 +1,502 @@
+package compiler
+
+import (
+	"fmt"
+
+	"github.com/hwgen/hwgen/blocks/planar"
+	"github.com/hwgen/hwgen/blocks/taskmgr"
+	"github.com/hwgen/hwgen/verify/golden"
+)
+
+func (c *ctx) lower(n *node) error {
+	switch n.kind {
+	case opView:
+		return nil // shares its root's storage
+	case opConv:
+		return c.lowerConv(n)
+	case opGEMM:
+		return c.lowerGEMM(n)
+	case opPool:
+		return c.lowerPool(n)
+	case opEltwise:
+		return c.lowerEltwise(n)
+	case opReduce:
+		return c.lowerReduce(n)
+	case opTranspose:
+		return c.lowerTranspose(n)
+	}
+	return fmt.Errorf("compiler: unknown operation %v", n.kind)
+}
+
+// operand is where an operation finds an input: resident in the state
+// buffer, or streamed from external memory (graph inputs).
+func (c *ctx) operand(v *Value) *place {
+	return c.loc[root(v)]
+}
+
+// scratch is the state space an operation takes for its streaming slots
+// and output staging, freed when it is done.
+type scratch struct {
+	c     *ctx
+	bases []int
+}
+
+func (s *scratch) take(n int) (int, error) {
+	b, err := s.c.state.alloc(n)
+	if err != nil {
+		return 0, err
+	}
+	s.bases = append(s.bases, b)
+	return b, nil
+}
+
+func (s *scratch) release() {
+	for _, b := range s.bases {
+		s.c.state.free(b)
+	}
+	s.bases = nil
+}
+
+// ring is a set of equal state slots used in turn (double buffering: a
+// DMA fills the next slot while the engines work on the current one; the
+// derived write-after-read dependencies keep a slot until its readers are
+// done).
+type ring struct {
+	base, size, n, next int
+}
+
+func (r *ring) get() int {
+	a := r.base + (r.next%r.n)*r.size
+	r.next++
+	return a
+}
+
+func (s *scratch) ring(size, n int) (*ring, error) {
+	b, err := s.take(size * n)
+	if err != nil {
+		return nil, err
+	}
+	return &ring{base: b, size: size, n: n}, nil
+}
+
+// --- convolution core: conv2d, GEMM and fully-connected layers ---
+
+// convJob is one NE layer: an input of cin channels in planes of h×w
+// (channel tiles of in.part partitions), a kh×kw kernel, stride and
+// padding, n output channels of oh×ow, requantized by q into out.
+type convJob struct {
+	label          string
+	gemm           bool // ne op gemm (for traces) instead of conv
+	in             *place
+	cin, h, w      int
+	kh, kw, s      int
+	ph, pw         int
+	oh, ow         int
+	n              int
+	widx           func(n, c, ky, kx int) int // flat index of the weight, -1 for none
+	wt             *golden.Tensor
+	wname          string
+	q              golden.Requant
+	out            *place
+	kernelSplitOK  bool // kh may exceed max_kernel (split into row groups)
+	userKernelName string
+}
+
+// group is a set of NE passes that one weight-buffer block holds:
+// channel tiles [c0,c1) × kernel rows [y0,y1) × all kernel columns.
+type group struct{ c0, c1, y0, y1 int }
+
+func (j *convJob) passes(g group) int { return (g.c1 - g.c0) * (g.y1 - g.y0) * j.kw }
+
+// band is the part of the input plane the NE reads for a block of output
+// rows: rows [b0, b0+rows) of every channel tile, tile t at base +
+// t·stride.
+type band struct {
+	base, b0, rows, stride int
+}
+
+func (c *ctx) runConv(j *convJob) error {
+	cfg := c.cfg
+	R, C := c.R, c.C
+	pin := j.in.part
+	ct := ceilDiv(j.cin, pin)
+	nt := ceilDiv(j.n, C)
+	switch {
+	case j.kw > cfg.MaxKernel:
+		return fmt.Errorf("%s: kernel width kw = %d exceeds max_kernel = %d", j.label, j.kw, cfg.MaxKernel)
+	case j.kh > cfg.MaxKernel && !j.kernelSplitOK:
+		return fmt.Errorf("%s: kernel height kh = %d exceeds max_kernel = %d", j.label, j.kh, cfg.MaxKernel)
+	case j.s > cfg.MaxKernel:
+		return fmt.Errorf("%s: stride = %d exceeds max_kernel = %d", j.label, j.s, cfg.MaxKernel)
+	case j.ph > 15 || j.pw > 15:
+		return fmt.Errorf("%s: padding %d, %d exceeds 15 (the NE's 4-bit pad fields)", j.label, j.ph, j.pw)
+	}
+	if err := c.checkRequant(j.label, j.q); err != nil {
+		return err
+	}
+	dim := 1 << (log2(cfg.StateDepth) + 1)
+	if j.ow >= dim || j.oh >= dim {
+		return fmt.Errorf("%s: output plane %dx%d: oh and ow must be below %d (the NE's output-shape fields)", j.label, j.oh, j.ow, dim)
+	}
+	// Weights: resident when the whole layer fits the weight buffer,
+	// else streamed through its two halves.
+	total := nt * ct * j.kh * j.kw * R
+	resident := total <= cfg.WeightDepth
+	limit := cfg.WeightDepth
+	if !resident {
+		limit = cfg.WeightDepth / 2
+	}
+	perCT := j.kh * j.kw * R
+	var groups []group
+	if j.kh <= cfg.MaxKernel && perCT <= limit {
+		g := min(ct, limit/perCT)
+		for c0 := 0; c0 < ct; c0 += g {
+			groups = append(groups, group{c0, min(ct, c0+g), 0, j.kh})
+		}
+	} else {
+		rows := min(cfg.MaxKernel, limit/(j.kw*R))
+		if rows < 1 {
+			return fmt.Errorf("%s: one kernel row of kw = %d passes needs %d weight rows (kw·rows), more than the %d of a weight-buffer half (weight_depth %d)",
+				j.label, j.kw, j.kw*R, limit, cfg.WeightDepth)
+		}
+		for t := 0; t < ct; t++ {
+			for y0 := 0; y0 < j.kh; y0 += rows {
+				groups = append(groups, group{t, t + 1, y0, min(j.kh, y0+rows)})
+			}
+		}
+	}
+	// Psum blocks of output rows: half the psum buffer each.
+	half := cfg.PsumDepth / 2
+	if j.ow > half {
+		return fmt.Errorf("%s: output width ow = %d exceeds half the psum buffer (psum_depth/2 = %d)", j.label, j.ow, half)
+	}
+	streamIn := !j.in.resident
+	staged := !j.out.resident
+	bandRows := func(ohb int) int { return min(j.h, (ohb-1)*j.s+j.kh) }
+	ohb := min(j.oh, half/j.ow)
+	free := c.state.largest()
+	need := func(ohb int) int {
+		n := 0
+		if streamIn {
+			n += 2 * ct * bandRows(ohb) * j.w
+		}
+		if staged {
+			n += 2 * ohb * j.ow
+		}
+		return n
+	}
+	for ohb > 1 && need(ohb) > free {
+		ohb--
+	}
+	if need(ohb) > free {
+		return fmt.Errorf("%s: streaming its input (%d channel tiles of %d×%d) and staging its output needs %d state addresses, %d are free (state_depth %d)",
+			j.label, ct, bandRows(1), j.w, need(1), free, cfg.StateDepth)
+	}
+	sc := &scratch{c: c}
+	defer sc.release()
+	var inRing, outRing *ring
+	var err error
+	if streamIn {
+		if inRing, err = sc.ring(ct*bandRows(ohb)*j.w, 2); err != nil {
+			return fmt.Errorf("%s: %w", j.label, err)
+		}
+	}
+	if staged {
+		if outRing, err = sc.ring(ohb*j.ow, 2); err != nil {
+			return fmt.Errorf("%s: %w", j.label, err)
+		}
+	}
+	// External weight blocks, one per (output tile, group), in pass order.
+	type wblock struct{ ext, rows int }
+	blocks := make([][]wblock, nt)
+	wb := &Binding{Name: j.wname, Shape: append([]int(nil), j.wt.Shape...), Rows: R}
+	for t := 0; t < nt; t++ {
+		for _, g := range groups {
+			rows := j.passes(g) * R
+			blocks[t] = append(blocks[t], wblock{wb.Lines, rows})
+			for tc := g.c0; tc < g.c1; tc++ {
+				for ky := g.y0; ky < g.y1; ky++ {
+					for kx := 0; kx < j.kw; kx++ {
+						for r := 0; r < R; r++ {
+							for e := 0; e < R; e++ {
+								idx := -1
+								ch, oc := tc*pin+r, t*C+e
+								if e < C && r < pin && ch < j.cin && oc < j.n {
+									idx = j.widx(oc, ch, ky, kx)
+								}
+								wb.Index = append(wb.Index, int32(idx))
+							}
+						}
+					}
+				}
+			}
+			wb.Lines += rows
+		}
+	}
+	wb.Base = c.extAlloc(wb.Lines)
+	c.prog.Inputs = append(c.prog.Inputs, wb)
+	lines, _ := wb.ToLines(j.wt)
+	copy(c.prog.Image[wb.Base:], lines)
+
+	// Weight-buffer placement: fixed rows per block (resident), or the
+	// block's most recent half.
+	type key struct{ t, g int }
+	var wrow map[key]int
+	if resident {
+		if c.wring+total > cfg.WeightDepth {
+			c.wring = 0
+		}
+		wrow = map[key]int{}
+		at := c.wring
+		for t := range blocks {
+			for g, b := range blocks[t] {
+				wrow[key{t, g}] = at
+				at += b.rows
+			}
+		}
+		c.wring = at
+	}
+	loaded := map[key]bool{}
+	var halves [2]key
+	var halfOK [2]bool
+	lru := 0
+	weights := func(t, g int) int {
+		k := key{t, g}
+		b := blocks[t][g]
+		label := fmt.Sprintf("%s load weights n%d g%d", j.label, t, g)
+		if resident {
+			if !loaded[k] {
+				c.loadWeights(label, wb.Base+b.ext, wrow[k], b.rows)
+				loaded[k] = true
+			}
+			return wrow[k]
+		}
+		for h := 0; h < 2; h++ {
+			if halfOK[h] && halves[h] == k {
+				lru = 1 - h
+				return h * limit
+			}
+		}
+		h := lru
+		halves[h], halfOK[h] = k, true
+		lru = 1 - h
+		c.loadWeights(label, wb.Base+b.ext, h*limit, b.rows)
+		return h * limit
+	}
+
+	neOp, _ := taskmgr.NE.OpCode("conv")
+	if j.gemm {
+		neOp, _ = taskmgr.NE.OpCode("gemm")
+	}
+	// neTasks emits the NE tasks of group g for output rows [o0,o1) of
+	// output tile t, reading band bd, weights at w, into psum entry ps.
+	first := true
+	neTasks := func(bd band, g group, o0, o1, w, ps int, name string) error {
+		rowOff := o0*j.s - j.ph + g.y0 - bd.b0 // band row of the first read
+		src, ptop, d0 := bd.base, 0, bd.rows
+		if rowOff >= 0 {
+			src += rowOff * j.w
+			d0 = bd.rows - rowOff
+		} else {
+			ptop = -rowOff
+		}
+		maxRel := (o1-o0-1)*j.s + (g.y1 - g.y0 - 1) - ptop // last row read, from src
+		type sub struct{ c0, c1, src, d0 int }
+		var subs []sub
+		switch {
+		case g.c1-g.c0 == 1 || d0 == bd.rows:
+			subs = []sub{{g.c0, g.c1, src + g.c0*bd.stride, d0}}
+		case maxRel < d0:
+			// No bottom padding is reached: the full band height keeps the
+			// channel-tile stride and is never read past.
+			subs = []sub{{g.c0, g.c1, src + g.c0*bd.stride, bd.rows}}
+		default:
+			for t := g.c0; t < g.c1; t++ {
+				subs = append(subs, sub{t, t + 1, src + t*bd.stride, d0})
+			}
+		}
+		for _, sb := range subs {
+			acc := uint64(0)
+			if !first {
+				acc = 1
+			}
+			first = false
+			param, err := c.ne.Pack(map[string]uint64{
+				"kh": uint64(g.y1 - g.y0), "kw": uint64(j.kw), "stride": uint64(j.s),
+				"pad_h": uint64(ptop), "pad_w": uint64(j.pw),
+				"oh": uint64(o1 - o0), "ow": uint64(j.ow), "acc": acc,
+			})
+			if err != nil {
+				return fmt.Errorf("%s: %w", j.label, err)
+			}
+			aux := w + (sb.c0-g.c0)*(g.y1-g.y0)*j.kw*R
+			nc := sb.c1 - sb.c0
+			rd := []Span{{MemWeight, aux, aux + nc*(g.y1-g.y0)*j.kw*R}}
+			readRows := max(0, min(sb.d0, maxRel+1)) // rows from src that any pass reads
+			for k := 0; k < nc; k++ {
+				a := sb.src + k*sb.d0*j.w
+				rd = append(rd, Span{MemState, a, a + readRows*j.w})
+			}
+			np := (o1 - o0) * j.ow
+			wr := []Span{{MemPsum, ps, ps + np}}
+			if acc == 1 {
+				rd = append(rd, wr[0])
+			}
+			c.em.emit(Task{Label: name,
+				Desc: taskmgr.Descriptor{Engine: taskmgr.NE, Op: neOp, Src: uint64(sb.src), Aux: uint64(aux), Dst: uint64(ps),
+					D0: uint64(sb.d0), D1: uint64(j.w), D2: uint64(nc), Param: param},
+				Reads: rd, Writes: wr})
+		}
+		return nil
+	}
+
+	nob := ceilDiv(j.oh, ohb)
+	type step struct{ ob, t int }
+	var steps []step
+	if streamIn {
+		for ob := 0; ob < nob; ob++ {
+			for t := 0; t < nt; t++ {
+				steps = append(steps, step{ob, t})
+			}
+		}
+	} else {
+		for t := 0; t < nt; t++ {
+			for ob := 0; ob < nob; ob++ {
+				steps = append(steps, step{ob, t})
+			}
+		}
+	}
+	var bd band
+	lastOB := -1
+	for _, st := range steps {
+		o0, o1 := st.ob*ohb, min(j.oh, (st.ob+1)*ohb)
+		blk := fmt.Sprintf("%s o%d-%d n%d", j.label, o0, o1, st.t)
+		if streamIn {
+			if st.ob != lastOB {
+				b0 := max(0, o0*j.s-j.ph)
+				b1 := min(j.h, (o1-1)*j.s-j.ph+j.kh)
+				slot := inRing.get()
+				c.load(fmt.Sprintf("%s load input rows %d-%d", j.label, b0, b1), j.in.ext+b0*j.w, slot, (b1-b0)*j.w, ct, j.in.f)
+				bd = band{base: slot, b0: b0, rows: b1 - b0, stride: (b1 - b0) * j.w}
+				lastOB = st.ob
+			}
+		} else {
+			bd = band{base: j.in.base, b0: 0, rows: j.h, stride: j.in.f}
+		}
+		np := (o1 - o0) * j.ow
+		ps := c.psumAlloc(np)
+		first = true
+		for g := range groups {
+			w := weights(st.t, g)
+			if err := neTasks(bd, groups[g], o0, o1, w, ps, fmt.Sprintf("%s g%d", blk, g)); err != nil {
+				return err
+			}
+		}
+		lanes := min(C, j.n-st.t*C)
+		dst := 0
+		if staged {
+			dst = outRing.get()
+		} else {
+			dst = j.out.addr(st.t, o0*j.ow)
+		}
+		at := planar.Task{Op: planar.OpAct, Mask: laneMask(lanes), Src: ps, Dst: dst, H: o1 - o0, W: j.ow}
+		post(&at, j.q)
+		if err := c.planarTask(blk+" act", at); err != nil {
+			return err
+		}
+		if staged {
+			c.store(blk+" store", dst, j.out.ext+st.t*j.out.f+o0*j.ow, np, 1, np)
+		}
+	}
+	c.prog.MACs += int64(j.oh) * int64(j.ow) * int64(j.n) * int64(j.cin) * int64(j.kh) * int64(j.kw)
+	return nil
+}
+
+func log2(v int) int {
+	n := 0
+	for 1<<n < v {
+		n++
+	}
+	return n
+}
+
+// storeResident writes a resident result to its external region when it
+// is an output (or has an output view).
+func (c *ctx) storeResident(label string, pl *place) {
+	if pl.resident && pl.ext >= 0 {
+		n := pl.tiles * pl.f
+		c.store(label+" store", pl.base, pl.ext, n, 1, n)
+	}
+}
+
+func (c *ctx) lowerConv(n *node) error {
+	x := n.in[0]
+	in := c.operand(x)
+	out, err := c.outPlace(n, "conv")
+	if err != nil {
+		return err
+	}
+	w := n.weights
+	co, ci, kh, kw := w.Shape[0], w.Shape[1], w.Shape[2], w.Shape[3]
+	v := n.out
+	j := &convJob{label: n.label, in: in, cin: ci, h: x.h, w: x.w, kh: kh, kw: kw, s: n.conv.Stride,
+		ph: n.conv.PadH, pw: n.conv.PadW, oh: v.h, ow: v.w, n: co, wt: w, wname: n.wname, q: n.q, out: out,
+		widx: func(o, c, ky, kx int) int { return ((o*ci+c)*kh+ky)*kw + kx }}
+	if err := c.runConv(j); err != nil {
+		return err
+	}
+	c.storeResident(n.label, out)
+	return nil
+}
+
+func (c *ctx) lowerGEMM(n *node) error {
+	a := n.in[0]
+	b := n.weights
+	nn := b.Shape[1]
+	in := c.operand(a)
+	if !a.trans && a.shape[0] == 1 {
+		// A fully-connected layer on a flattened feature map (or any
+		// plain [1][K] value): the NE reads each pixel's channel vector in
+		// place, a kernel as large as the plane (seen as f×1), so the
+		// sum runs over channels (partitions) and pixels (passes).
+		out, err := c.outPlace(n, "fc")
+		if err != nil {
+			return err
+		}
+		f := a.f
+		j := &convJob{label: n.label, gemm: true, in: in, cin: a.p, h: f, w: 1, kh: f, kw: 1, s: 1,
+			oh: 1, ow: 1, n: nn, wt: b, wname: n.wname, q: n.q, out: out, kernelSplitOK: true,
+			widx: func(o, ch, ky, _ int) int { return (ch*f+ky)*nn + o }}
+		if err := c.runConv(j); err != nil {
+			return err
+		}
+		c.storeResident(n.label, out)
+		return nil
+	}
+	var tmp *place
+	if !a.trans {
+		// A plain [M][K] matrix: transpose it on chip first (partition k,
+		// address m), as the PE array needs.
+		var err error
+		if tmp, err = c.transposeInto(n.label+" transpose A", a, in, nil); err != nil {
+			return err
+		}
+		in = tmp
+	}
+	out, err := c.outPlace(n, "gemm")
+	if err != nil {
+		return err
+	}
+	m, k := a.shape[0], a.shape[1]
+	j := &convJob{label: n.label, gemm: true, in: in, cin: k, h: m, w: 1, kh: 1, kw: 1, s: 1,
+		oh: m, ow: 1, n: nn, wt: b, wname: n.wname, q: n.q, out: out,
+		widx: func(o, ch, _, _ int) int { return ch*nn + o }}
+	if err := c.runConv(j); err != nil {
+		return err
+	}
+	if tmp != nil {
+		c.state.free(tmp.base)
+	}
+	c.storeResident(n.label, out)
+	return nil
+}

@@ -1,0 +1,314 @@
+package compiler
+
+import (
+	"fmt"
+
+	"github.com/hwgen/hwgen/blocks/planar"
+	"github.com/hwgen/hwgen/blocks/taskmgr"
+	"github.com/hwgen/hwgen/verify/golden"
+)
+
+// validLanes is the number of partitions of tile t that hold channels.
+func validLanes(p, part, t int) int { return min(part, p-t*part) }
+
+func (c *ctx) lowerPool(n *node) error {
+	x, v, p := n.in[0], n.out, n.pool
+	in := c.operand(x)
+	cfg := c.cfg
+	switch {
+	case p.KH > cfg.MaxKernel || p.KW > cfg.MaxKernel:
+		return fmt.Errorf("%s: window %dx%d exceeds max_kernel = %d", n.label, p.KH, p.KW, cfg.MaxKernel)
+	case p.Stride > cfg.MaxKernel:
+		return fmt.Errorf("%s: stride = %d exceeds max_kernel = %d", n.label, p.Stride, cfg.MaxKernel)
+	case p.PadH >= p.KH || p.PadW >= p.KW:
+		return fmt.Errorf("%s: padding %d, %d must be below the window %dx%d (planar engine)", n.label, p.PadH, p.PadW, p.KH, p.KW)
+	case p.PadH > 7 || p.PadW > 7:
+		return fmt.Errorf("%s: padding %d, %d exceeds 7 (the planar engine's 3-bit pad fields)", n.label, p.PadH, p.PadW)
+	case v.w > cfg.LineDepth:
+		return fmt.Errorf("%s: output width ow = %d exceeds line_depth = %d (the planar line buffer)", n.label, v.w, cfg.LineDepth)
+	}
+	if err := c.checkRequant(n.label, n.q); err != nil {
+		return err
+	}
+	out, err := c.outPlace(n, "pool")
+	if err != nil {
+		return err
+	}
+	sc := &scratch{c: c}
+	defer sc.release()
+	var inRing, outRing *ring
+	if !in.resident {
+		if inRing, err = sc.ring(in.f, 2); err != nil {
+			return fmt.Errorf("%s: streaming an input plane of %d: %w", n.label, in.f, err)
+		}
+	}
+	if !out.resident {
+		if outRing, err = sc.ring(out.f, 2); err != nil {
+			return fmt.Errorf("%s: staging an output plane of %d: %w", n.label, out.f, err)
+		}
+	}
+	for t := 0; t < in.tiles; t++ {
+		src := 0
+		if in.resident {
+			src = in.addr(t, 0)
+		} else {
+			src = inRing.get()
+			c.load(fmt.Sprintf("%s load c%d", n.label, t), in.ext+t*in.f, src, in.f, 1, in.f)
+		}
+		dst := 0
+		if out.resident {
+			dst = out.addr(t, 0)
+		} else {
+			dst = outRing.get()
+		}
+		pt := planar.Task{Op: planar.OpPool, Fn: planar.FnPoolMax, Mask: laneMask(validLanes(x.p, in.part, t)),
+			Src: src, Dst: dst, H: x.h, W: x.w, KH: p.KH, KW: p.KW, Stride: p.Stride, PadH: p.PadH, PadW: p.PadW,
+			PadEdge: p.Padding == golden.PadEdge}
+		if p.Kind == golden.PoolAvg {
+			pt.Fn = planar.FnPoolAvg
+		}
+		post(&pt, n.q)
+		label := fmt.Sprintf("%s c%d", n.label, t)
+		if err := c.planarTask(label, pt); err != nil {
+			return err
+		}
+		if !out.resident {
+			c.store(label+" store", dst, out.ext+t*out.f, out.f, 1, out.f)
+		}
+	}
+	c.storeResident(n.label, out)
+	return nil
+}
+
+func (c *ctx) lowerEltwise(n *node) error {
+	a, v := n.in[0], n.out
+	ins := []*place{c.operand(a)}
+	if n.scalar == nil {
+		ins = append(ins, c.operand(n.in[1]))
+		if ins[0].part != ins[1].part {
+			return fmt.Errorf("%s: the operands have channel tiles of %d and %d partitions (one came from the psum write-back, rows %d ≠ cols %d)",
+				n.label, ins[0].part, ins[1].part, c.R, c.C)
+		}
+	}
+	if err := c.checkRequant(n.label, n.q); err != nil {
+		return err
+	}
+	out, err := c.outPlace(n, "eltwise")
+	if err != nil {
+		return err
+	}
+	total := ins[0].tiles * ins[0].f
+	streams := 0
+	for _, in := range ins {
+		if !in.resident {
+			streams++
+		}
+	}
+	if !out.resident {
+		streams++
+	}
+	chunk := total
+	if streams > 0 {
+		chunk = min(total, c.state.largest()/(2*streams))
+		if chunk < 1 {
+			return fmt.Errorf("%s: no state space left to stream its operands", n.label)
+		}
+	}
+	sc := &scratch{c: c}
+	defer sc.release()
+	rings := make([]*ring, len(ins))
+	for i, in := range ins {
+		if !in.resident {
+			if rings[i], err = sc.ring(chunk, 2); err != nil {
+				return fmt.Errorf("%s: %w", n.label, err)
+			}
+		}
+	}
+	var outRing *ring
+	if !out.resident {
+		if outRing, err = sc.ring(chunk, 2); err != nil {
+			return fmt.Errorf("%s: %w", n.label, err)
+		}
+	}
+	for a0 := 0; a0 < total; a0 += chunk {
+		k := min(chunk, total-a0)
+		label := fmt.Sprintf("%s e%d-%d", n.label, a0, a0+k)
+		srcs := make([]int, len(ins))
+		for i, in := range ins {
+			if in.resident {
+				srcs[i] = in.base + a0
+			} else {
+				srcs[i] = rings[i].get()
+				c.load(fmt.Sprintf("%s load %c", label, 'a'+i), in.ext+a0, srcs[i], k, 1, k)
+			}
+		}
+		dst := 0
+		if out.resident {
+			dst = out.base + a0
+		} else {
+			dst = outRing.get()
+		}
+		pt := planar.Task{Op: planar.OpEltwise, Fn: planar.Fn(n.elt), Mask: laneMask(min(ins[0].part, v.p)),
+			Src: srcs[0], Dst: dst, H: 1, W: k}
+		if n.scalar != nil {
+			pt.ScalarOperand, pt.Scalar = true, *n.scalar
+		} else {
+			pt.Src2 = srcs[1]
+		}
+		post(&pt, n.q)
+		if err := c.planarTask(label, pt); err != nil {
+			return err
+		}
+		if !out.resident {
+			c.store(label+" store", dst, out.ext+a0, k, 1, k)
+		}
+	}
+	c.storeResident(n.label, out)
+	return nil
+}
+
+func (c *ctx) lowerReduce(n *node) error {
+	x := n.in[0]
+	in := c.operand(x)
+	if err := c.checkRequant(n.label, n.q); err != nil {
+		return err
+	}
+	out, err := c.outPlace(n, "reduce")
+	if err != nil {
+		return err
+	}
+	sc := &scratch{c: c}
+	defer sc.release()
+	var inRing *ring
+	stage := 0
+	if !in.resident {
+		if inRing, err = sc.ring(in.f, 2); err != nil {
+			return fmt.Errorf("%s: streaming an input plane of %d: %w", n.label, in.f, err)
+		}
+	}
+	if !out.resident {
+		if stage, err = sc.take(out.tiles); err != nil {
+			return fmt.Errorf("%s: %w", n.label, err)
+		}
+	}
+	for t := 0; t < in.tiles; t++ {
+		src := 0
+		if in.resident {
+			src = in.addr(t, 0)
+		} else {
+			src = inRing.get()
+			c.load(fmt.Sprintf("%s load c%d", n.label, t), in.ext+t*in.f, src, in.f, 1, in.f)
+		}
+		dst := stage + t
+		if out.resident {
+			dst = out.addr(t, 0)
+		}
+		pt := planar.Task{Op: planar.OpReduce, Fn: planar.FnSum, Mask: laneMask(validLanes(x.p, in.part, t)),
+			Src: src, Dst: dst, H: x.h, W: x.w}
+		if x.h*x.w != in.f {
+			pt.H, pt.W = 1, in.f
+		}
+		if n.red == golden.ReduceMax {
+			pt.Fn = planar.FnRedMax
+		}
+		post(&pt, n.q)
+		if err := c.planarTask(fmt.Sprintf("%s c%d", n.label, t), pt); err != nil {
+			return err
+		}
+	}
+	if !out.resident {
+		c.store(n.label+" store", stage, out.ext, out.tiles, 1, out.tiles)
+	}
+	c.storeResident(n.label, out)
+	return nil
+}
+
+func (c *ctx) lowerTranspose(n *node) error {
+	a := n.in[0]
+	in := c.operand(a)
+	out, err := c.outPlace(n, "transpose")
+	if err != nil {
+		return err
+	}
+	if _, err := c.transposeInto(n.label, a, in, out); err != nil {
+		return err
+	}
+	c.storeResident(n.label, out)
+	return nil
+}
+
+// transposeInto transposes the plain matrix a ([m][n], partition = row)
+// block by block: each ≤ rows×cols block is read by the NE transpose into
+// psum (partition j, entry i), and a planar write-back puts it in the
+// state buffer at its transposed place (partition j mod cols, address
+// base + ⌊j/cols⌋·m + i). out nil: a new resident place is allocated
+// (the caller frees it).
+func (c *ctx) transposeInto(label string, a *Value, in *place, out *place) (*place, error) {
+	m, nn := a.p, a.f
+	R, C := c.R, c.C
+	if in.part > R {
+		return nil, fmt.Errorf("%s: internal: input tile of %d partitions", label, in.part)
+	}
+	if out == nil {
+		out = &place{part: C, tiles: ceilDiv(nn, C), f: m, ext: -1, resident: true}
+		base, err := c.state.alloc(out.tiles * out.f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: the transposed matrix (%d tiles × %d) needs %d state addresses: %w", label, out.tiles, m, out.tiles*m, err)
+		}
+		out.base = base
+	}
+	rt := ceilDiv(m, in.part)
+	ct := ceilDiv(nn, C)
+	sc := &scratch{c: c}
+	defer sc.release()
+	var inRing, outRing *ring
+	var err error
+	if !in.resident {
+		if inRing, err = sc.ring(nn, 2); err != nil {
+			return nil, fmt.Errorf("%s: streaming a row tile of %d: %w", label, nn, err)
+		}
+	}
+	if !out.resident {
+		if outRing, err = sc.ring(ct*in.part, 2); err != nil {
+			return nil, fmt.Errorf("%s: staging %d output blocks: %w", label, ct, err)
+		}
+	}
+	tr, _ := taskmgr.NE.OpCode("transpose")
+	for bi := 0; bi < rt; bi++ {
+		i0 := bi * in.part
+		rows := min(in.part, m-i0)
+		src := 0
+		if in.resident {
+			src = in.addr(bi, 0)
+		} else {
+			src = inRing.get()
+			c.load(fmt.Sprintf("%s load rows %d-%d", label, i0, i0+rows), in.ext+bi*in.f, src, nn, 1, nn)
+		}
+		stage := 0
+		if !out.resident {
+			stage = outRing.get()
+		}
+		for bj := 0; bj < ct; bj++ {
+			j0 := bj * C
+			cols := min(C, nn-j0)
+			blk := fmt.Sprintf("%s r%d c%d", label, i0, j0)
+			ps := c.psumAlloc(rows)
+			c.em.emit(Task{Label: blk,
+				Desc:   taskmgr.Descriptor{Engine: taskmgr.NE, Op: tr, Src: uint64(src + j0), Dst: uint64(ps), D0: uint64(rows), D1: uint64(cols)},
+				Reads:  []Span{{MemState, src + j0, src + j0 + cols}},
+				Writes: []Span{{MemPsum, ps, ps + rows}}})
+			dst := stage + bj*rows
+			if out.resident {
+				dst = out.addr(bj, i0)
+			}
+			wb := planar.Task{Op: planar.OpWriteBack, Mask: laneMask(cols), Src: ps, Dst: dst, H: 1, W: rows}
+			if err := c.planarTask(blk+" writeback", wb); err != nil {
+				return nil, err
+			}
+		}
+		if !out.resident {
+			c.store(fmt.Sprintf("%s r%d store", label, i0), stage, out.ext+i0, rows, ct, m)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,260 @@
+package compiler
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/blocks/taskmgr"
+	"github.com/hwgen/hwgen/verify/golden"
+)
+
+// Mem is an address space of the NPU that a task reads or writes.
+type Mem uint8
+
+// The address spaces. Addresses are lines (external memory), state
+// addresses (all partitions), weight rows and psum entries (all
+// partitions). The dependency analysis works on whole addresses: a task
+// touching some partitions of an address is taken to touch all of them.
+const (
+	MemExt Mem = iota
+	MemState
+	MemWeight
+	MemPsum
+)
+
+var memNames = [...]string{"ext", "state", "weight", "psum"}
+
+func (m Mem) String() string {
+	if int(m) < len(memNames) {
+		return memNames[m]
+	}
+	return fmt.Sprintf("mem%d", m)
+}
+
+// Span is the address range [Lo, Hi) of one address space.
+type Span struct {
+	Mem    Mem
+	Lo, Hi int
+}
+
+func (s Span) overlaps(o Span) bool { return s.Mem == o.Mem && s.Lo < o.Hi && o.Lo < s.Hi }
+
+func (s Span) String() string { return fmt.Sprintf("%s[%d,%d)", s.Mem, s.Lo, s.Hi) }
+
+// Task is one descriptor of the program with what the compiler knows
+// about it: a label for traces, and the addresses it reads and writes
+// (from which its dependencies were derived).
+type Task struct {
+	Desc   taskmgr.Descriptor
+	Label  string
+	Reads  []Span
+	Writes []Span
+}
+
+// Engine is the engine that runs the task.
+func (t *Task) Engine() taskmgr.Engine { return t.Desc.Engine }
+
+// OpName is the name of the task's operation ("ne.conv", "planar.act").
+func (t *Task) OpName() string {
+	e := t.Desc.Engine
+	if int(e) < taskmgr.NumEngines {
+		for _, op := range taskmgr.Engines[e].Ops {
+			if op.Code == t.Desc.Op {
+				return e.String() + "." + op.Name
+			}
+		}
+	}
+	return fmt.Sprintf("%s.op%d", e, t.Desc.Op)
+}
+
+// Binding places one user tensor in external memory. Line Base+l,
+// element p holds the tensor element of flat (row-major) index
+// Index[l*Rows+p], or 0 when that is -1 (padding partitions, padding
+// channels and the zero rows of weight passes).
+type Binding struct {
+	Name  string
+	Shape []int // the user's shape
+	Base  int   // first external line
+	Lines int
+	Rows  int     // elements per line (Config.Rows)
+	Index []int32 // Lines*Rows flat indices, -1 for zero
+}
+
+// Size is the number of elements of the user tensor.
+func (b *Binding) Size() int {
+	n := 1
+	for _, d := range b.Shape {
+		n *= d
+	}
+	return n
+}
+
+// ToLines converts a tensor of the binding's shape to its external lines
+// (Lines lines of Rows elements, from line Base).
+func (b *Binding) ToLines(t *golden.Tensor) ([][]int64, error) {
+	if t == nil || !sameShape(t.Shape, b.Shape) {
+		var got []int
+		if t != nil {
+			got = t.Shape
+		}
+		return nil, fmt.Errorf("compiler: tensor %s has shape %v, the program was compiled for %v", b.Name, got, b.Shape)
+	}
+	lines := make([][]int64, b.Lines)
+	for l := range lines {
+		line := make([]int64, b.Rows)
+		for p := range line {
+			if i := b.Index[l*b.Rows+p]; i >= 0 {
+				line[p] = t.Data[i]
+			}
+		}
+		lines[l] = line
+	}
+	return lines, nil
+}
+
+// FromLines gathers the tensor from external memory: line(a) returns
+// line a (Rows elements, signed element values).
+func (b *Binding) FromLines(line func(addr int) ([]int64, error)) (*golden.Tensor, error) {
+	t := golden.New(b.Shape...)
+	for l := 0; l < b.Lines; l++ {
+		v, err := line(b.Base + l)
+		if err != nil {
+			return nil, err
+		}
+		for p := 0; p < b.Rows && p < len(v); p++ {
+			if i := b.Index[l*b.Rows+p]; i >= 0 {
+				t.Data[i] = v[p]
+			}
+		}
+	}
+	return t, nil
+}
+
+// Program is a compiled workload: the external-memory image, where every
+// input and output tensor lives in it, and the descriptors for queue 0.
+type Program struct {
+	Config npu.Config
+	Layout *taskmgr.Layout
+	Tasks  []Task
+	// Image is the initial external memory from line 0: Image[a] holds
+	// line a (Rows signed elements). Lines past its end are not used
+	// before they are written.
+	Image    [][]int64
+	Inputs   []*Binding // activations and weights, already in Image
+	Outputs  []*Binding // results, read back after the run
+	MACs     int64      // useful multiply-accumulates of the workload (GEMM, conv, FC)
+	Ideal    int64      // ideal cycles: MACs / (Rows·Cols), rounded up
+	ExtLines int        // external lines used (inputs, weights and outputs)
+}
+
+// Descriptors returns the descriptors in program order.
+func (p *Program) Descriptors() []taskmgr.Descriptor {
+	out := make([]taskmgr.Descriptor, len(p.Tasks))
+	for i := range p.Tasks {
+		out[i] = p.Tasks[i].Desc
+	}
+	return out
+}
+
+// Encoded returns the descriptor bits in program order, for cmd_desc.
+func (p *Program) Encoded() ([]*big.Int, error) {
+	out := make([]*big.Int, len(p.Tasks))
+	for i := range p.Tasks {
+		b, err := p.Layout.Encode(p.Tasks[i].Desc)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+// Labels lists the task labels by ID, for the timeline.
+func (p *Program) Labels() []string {
+	out := make([]string, len(p.Tasks))
+	for i := range p.Tasks {
+		out[i] = p.Tasks[i].Label
+	}
+	return out
+}
+
+// Output returns the binding of the named output.
+func (p *Program) Output(name string) (*Binding, bool) {
+	for _, b := range p.Outputs {
+		if b.Name == name {
+			return b, true
+		}
+	}
+	return nil, false
+}
+
+// Input returns the binding of the named input.
+func (p *Program) Input(name string) (*Binding, bool) {
+	for _, b := range p.Inputs {
+		if b.Name == name {
+			return b, true
+		}
+	}
+	return nil, false
+}
+
+// SetInput replaces the data of an input (activation or weight tensor) in
+// the image, so one compiled program runs on new data.
+func (p *Program) SetInput(name string, t *golden.Tensor) error {
+	b, ok := p.Input(name)
+	if !ok {
+		return fmt.Errorf("compiler: program has no input %q", name)
+	}
+	lines, err := b.ToLines(t)
+	if err != nil {
+		return err
+	}
+	for l, line := range lines {
+		p.Image[b.Base+l] = line
+	}
+	return nil
+}
+
+// Results gathers every output from external memory.
+func (p *Program) Results(line func(addr int) ([]int64, error)) (map[string]*golden.Tensor, error) {
+	out := map[string]*golden.Tensor{}
+	for _, b := range p.Outputs {
+		t, err := b.FromLines(line)
+		if err != nil {
+			return nil, err
+		}
+		out[b.Name] = t
+	}
+	return out, nil
+}
+
+// Summary is a short human-readable description: tasks per engine,
+// external lines, MACs and the ideal cycle count.
+func (p *Program) Summary() string {
+	var n [taskmgr.NumEngines]int
+	deps := 0
+	for i := range p.Tasks {
+		n[p.Tasks[i].Desc.Engine]++
+		deps += len(p.Tasks[i].Desc.Deps)
+	}
+	var parts []string
+	for e := 0; e < taskmgr.NumEngines; e++ {
+		parts = append(parts, fmt.Sprintf("%s %d", taskmgr.Engine(e), n[e]))
+	}
+	return fmt.Sprintf("%d tasks (%s), %d dependencies, %d external lines, %d MACs, ideal %d cycles",
+		len(p.Tasks), strings.Join(parts, ", "), deps, p.ExtLines, p.MACs, p.Ideal)
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

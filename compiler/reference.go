@@ -1,0 +1,126 @@
+package compiler
+
+import (
+	"fmt"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/verify/golden"
+)
+
+// Reference evaluates the graph with the golden models (verify/golden;
+// the convolution is the direct loop nest below): int32 (acc_width)
+// accumulation, then the requantization to elements. It is what a
+// compiled program must produce, on any engine.
+func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
+	if err := g.Err(); err != nil {
+		return nil, err
+	}
+	elem, acc := golden.S(cfg.ElemWidth), golden.S(cfg.AccWidth)
+	val := map[*Value]*golden.Tensor{}
+	for _, v := range g.values {
+		if v.data != nil {
+			val[v] = v.data
+		}
+	}
+	requant := func(t *golden.Tensor, q golden.Requant) *golden.Tensor {
+		out := golden.New(t.Shape...)
+		for i, x := range t.Data {
+			out.Data[i] = q.Apply(x, elem)
+		}
+		return out
+	}
+	reshape := func(t *golden.Tensor, shape ...int) *golden.Tensor {
+		return &golden.Tensor{Shape: shape, Data: t.Data}
+	}
+	for _, n := range g.nodes {
+		x := val[n.in[0]]
+		var out *golden.Tensor
+		var err error
+		switch n.kind {
+		case opView:
+			if n.viewT {
+				out, err = golden.Transpose(x)
+			} else {
+				out = reshape(x, n.out.shape...)
+			}
+		case opConv:
+			var sums *golden.Tensor
+			if sums, err = Conv2DRef(reshape(x, n.in[0].p, n.in[0].h, n.in[0].w), n.weights, n.conv.Stride, n.conv.PadH, n.conv.PadW, acc); err == nil {
+				out = reshape(requant(sums, n.q), n.out.shape...)
+			}
+		case opGEMM:
+			var sums *golden.Tensor
+			if sums, err = golden.GEMM(x, n.weights, acc); err == nil {
+				out = requant(sums, n.q)
+			}
+		case opPool:
+			c, h, w, _ := fmapShape(x.Shape)
+			p := golden.Pooling{Kind: n.pool.Kind, KH: n.pool.KH, KW: n.pool.KW, Stride: n.pool.Stride,
+				PadH: n.pool.PadH, PadW: n.pool.PadW, Padding: n.pool.Padding}
+			var r *golden.Tensor
+			if r, err = golden.Pool(reshape(x, c, h, w), p, n.q, elem); err == nil {
+				out = reshape(r, n.out.shape...)
+			}
+		case opEltwise:
+			if n.scalar != nil {
+				out, err = golden.EltwiseScalar(n.elt, x, *n.scalar, n.q, elem)
+			} else {
+				out, err = golden.Eltwise(n.elt, x, val[n.in[1]], n.q, elem)
+			}
+		case opReduce:
+			var r *golden.Tensor
+			if r, err = golden.Reduce(reshape(x, n.in[0].p, n.in[0].f), n.red, n.q, elem); err == nil {
+				out = r
+			}
+		case opTranspose:
+			out, err = golden.Transpose(x)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", n.label, err)
+		}
+		val[n.out] = out
+	}
+	res := map[string]*golden.Tensor{}
+	for _, v := range g.values {
+		for _, name := range v.outputs {
+			res[name] = val[v]
+		}
+	}
+	return res, nil
+}
+
+// Conv2DRef is the direct convolution (cross-correlation) of x [C][H][W]
+// with w [Cout][C][KH][KW], zero padding, wrapping to acc: the sums
+// before requantization, [Cout][OH][OW].
+func Conv2DRef(x, w *golden.Tensor, stride, padH, padW int, acc golden.Int) (*golden.Tensor, error) {
+	if x == nil || w == nil || len(x.Shape) != 3 || len(w.Shape) != 4 || w.Shape[1] != x.Shape[0] {
+		return nil, fmt.Errorf("conv reference: want x [C][H][W] and w [Cout][C][KH][KW]")
+	}
+	C, H, W := x.Shape[0], x.Shape[1], x.Shape[2]
+	co, kh, kw := w.Shape[0], w.Shape[2], w.Shape[3]
+	oh, ow := (H+2*padH-kh)/stride+1, (W+2*padW-kw)/stride+1
+	if oh < 1 || ow < 1 {
+		return nil, fmt.Errorf("conv reference: kernel larger than the padded input")
+	}
+	out := golden.New(co, oh, ow)
+	for o := 0; o < co; o++ {
+		for oy := 0; oy < oh; oy++ {
+			for ox := 0; ox < ow; ox++ {
+				var s int64
+				for c := 0; c < C; c++ {
+					for ky := 0; ky < kh; ky++ {
+						for kx := 0; kx < kw; kx++ {
+							iy, ix := oy*stride+ky-padH, ox*stride+kx-padW
+							if iy < 0 || iy >= H || ix < 0 || ix >= W {
+								continue
+							}
+							s += x.Data[(c*H+iy)*W+ix] * w.Data[((o*C+c)*kh+ky)*kw+kx]
+						}
+					}
+				}
+				out.Data[(o*oh+oy)*ow+ox] = acc.Wrap(s)
+			}
+		}
+	}
+	return out, nil
+}
