@@ -1,0 +1,530 @@
+// Package host runs a compiled program (compiler.Program) on the NPU's
+// simulation top (npu.BuildSim) through its ports only, exactly as a host
+// would: it loads the external-memory image line by line through the
+// host memory port (h_wr_valid, h_wr_addr, h_wr_data), pushes the
+// descriptors through the command port (cmd_valid, cmd_queue, cmd_desc,
+// waiting for cmd_ready), waits until the NPU is idle, and reads the
+// outputs back (h_rd_addr → h_rd_data one cycle later).
+//
+// The Go simulator is driven through a verify.Recorder, so every run is a
+// recorded stimulus: Result.CrossCheck replays it on Verilator, and equal
+// outputs in every cycle mean equal results and equal cycle counts.
+//
+//	res, err := host.Run(cfg, prog, host.WithVCD("run.vcd"))
+//	res.Outputs["y"]            // *golden.Tensor
+//	res.Cycles                  // first descriptor push to idle
+//	res.WriteTrace(f)           // Chrome trace-event JSON (Perfetto)
+//
+// Cycle counts: Cycles runs from the cycle the first descriptor is
+// offered to the first cycle in which every descriptor has been accepted
+// and the NPU is idle. Engine busy and stall cycles, completed counts
+// and the MAC counters are the differences of the NPU's counters over
+// that interval. The timeline comes from <e>_start (the engine takes a
+// task; <e>_start_id is its ID) and <e>_done (its oldest unfinished task
+// completes: engines complete in order): a task spans [start, done].
+package host
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/blocks/taskmgr"
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/verify/golden"
+)
+
+// design caches the elaborated simulation top per configuration.
+var design struct {
+	sync.Mutex
+	m map[npu.Config]*hdl.Design
+}
+
+// Design returns the elaborated simulation top of cfg, built once per
+// configuration.
+func Design(cfg npu.Config) (*hdl.Design, error) {
+	design.Lock()
+	defer design.Unlock()
+	if d, ok := design.m[cfg]; ok {
+		return d, nil
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	m, err := npu.BuildSim(cfg)
+	if err != nil {
+		return nil, err
+	}
+	d, err := hdl.Elaborate(m)
+	if err != nil {
+		return nil, err
+	}
+	if design.m == nil {
+		design.m = map[npu.Config]*hdl.Design{}
+	}
+	design.m[cfg] = d
+	return d, nil
+}
+
+// Progress is reported now and then during a run.
+type Progress struct {
+	Phase     string // "load", "run", "read"
+	Cycle     int    // cycles of this phase so far
+	Completed int    // tasks completed (run)
+	Total     int    // tasks (run) or lines (load, read)
+}
+
+// Options tune a run.
+type Options struct {
+	VCD       string         // write a VCD waveform of the whole run here
+	Progress  func(Progress) // called every ProgressEvery cycles
+	Every     int            // progress interval in cycles (default 10000)
+	MaxCycles int            // give up after this many run cycles (default: a bound from the program)
+}
+
+// Option sets an Options field.
+type Option func(*Options)
+
+// WithVCD writes the run's waveform to path.
+func WithVCD(path string) Option { return func(o *Options) { o.VCD = path } }
+
+// WithProgress reports progress every n cycles (0: 10000).
+func WithProgress(n int, f func(Progress)) Option {
+	return func(o *Options) { o.Progress, o.Every = f, n }
+}
+
+// WithMaxCycles bounds the run phase.
+func WithMaxCycles(n int) Option { return func(o *Options) { o.MaxCycles = n } }
+
+// EngineStats is one engine's share of the run.
+type EngineStats struct {
+	Name      string
+	Busy      uint64 // cycles with dispatched, unfinished tasks
+	Stall     uint64 // cycles waiting for a buffer or memory port
+	Completed uint64 // tasks completed
+}
+
+// Span is one task on the timeline: it ran on Engine from cycle Start to
+// cycle End (relative to the first push; End is the cycle of its done
+// pulse).
+type Span struct {
+	ID     int
+	Engine string
+	Label  string
+	Op     string
+	Start  int
+	End    int
+}
+
+// Result is what a run produced.
+type Result struct {
+	Outputs    map[string]*golden.Tensor
+	Cycles     int // first descriptor push to idle
+	LoadCycles int // loading the image through the host port
+	ReadCycles int // reading the outputs back
+	Engines    [taskmgr.NumEngines]EngineStats
+	MACs       uint64 // the PE array's mac_count over the run (rows·cols per vector)
+	Skipped    uint64 // skip_count: MACs with a zero operand
+	Timeline   []Span
+	Ideal      int64 // the program's ideal cycles (useful MACs / (rows·cols))
+	Wall       time.Duration
+
+	Design   *hdl.Design
+	Stimulus *verify.Stimulus // every cycle's inputs: replay with CrossCheck
+}
+
+// Utilization is the ideal cycle count over the measured one.
+func (r *Result) Utilization() float64 {
+	if r.Cycles == 0 {
+		return 0
+	}
+	return float64(r.Ideal) / float64(r.Cycles)
+}
+
+// CrossCheck replays the recorded stimulus on Verilator and compares every
+// output port in every cycle with the Go simulator.
+func (r *Result) CrossCheck(opt verify.Options) (*verify.Result, error) {
+	return verify.CrossCheck(r.Design, r.Stimulus, opt)
+}
+
+type runner struct {
+	cfg  npu.Config
+	rec  *verify.Recorder
+	opt  Options
+	prog *compiler.Program
+}
+
+func (h *runner) poke(p string, v uint64) error { return h.rec.Poke(p, v) }
+
+func (h *runner) peek(p string) (uint64, error) { return h.rec.Peek(p) }
+
+// line packs elements into an external line (two's complement fields).
+func line(cfg npu.Config, elems []int64) *big.Int {
+	v := new(big.Int)
+	E := uint(cfg.ElemWidth)
+	mask := int64(1)<<E - 1
+	for p, e := range elems {
+		v.Or(v, new(big.Int).Lsh(big.NewInt(e&mask), uint(p)*E))
+	}
+	return v
+}
+
+func unline(cfg npu.Config, v *big.Int) []int64 {
+	E := uint(cfg.ElemWidth)
+	out := make([]int64, cfg.Rows)
+	mask := new(big.Int).SetUint64(1<<E - 1)
+	for p := range out {
+		e := new(big.Int).And(new(big.Int).Rsh(v, uint(p)*E), mask).Int64()
+		if e >= 1<<(E-1) {
+			e -= 1 << E
+		}
+		out[p] = e
+	}
+	return out
+}
+
+// Run executes prog on the Go simulator of cfg's simulation top.
+func Run(cfg npu.Config, prog *compiler.Program, opts ...Option) (*Result, error) {
+	t0 := time.Now()
+	var opt Options
+	for _, o := range opts {
+		o(&opt)
+	}
+	if opt.Every <= 0 {
+		opt.Every = 10000
+	}
+	if prog.Config != cfg {
+		return nil, errors.New("host: the program was compiled for another configuration")
+	}
+	d, err := Design(cfg)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := verify.NewRecorder(d)
+	if err != nil {
+		return nil, err
+	}
+	h := &runner{cfg: cfg, rec: rec, opt: opt, prog: prog}
+	if opt.VCD != "" {
+		f, err := os.Create(opt.VCD)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := rec.Sim.DumpVCD(f); err != nil {
+			return nil, err
+		}
+		defer rec.Sim.CloseVCD()
+	}
+	res := &Result{Design: d, Ideal: prog.Ideal}
+	if err := h.reset(); err != nil {
+		return nil, err
+	}
+	if res.LoadCycles, err = h.load(); err != nil {
+		return nil, err
+	}
+	if err := h.run(res); err != nil {
+		return nil, err
+	}
+	if err := h.read(res); err != nil {
+		return nil, err
+	}
+	rec.Step(1) // one settled cycle after the last read, for replays
+	res.Stimulus = rec.Stimulus()
+	res.Wall = time.Since(t0)
+	return res, nil
+}
+
+func (h *runner) reset() error {
+	for _, p := range []struct {
+		n string
+		v uint64
+	}{{"rst", 1}, {"cmd_valid", 0}, {"h_wr_valid", 0}, {"err_clear", 0}} {
+		if err := h.poke(p.n, p.v); err != nil {
+			return err
+		}
+	}
+	h.rec.Step(2)
+	return h.poke("rst", 0)
+}
+
+// load writes the image, one line per cycle.
+func (h *runner) load() (int, error) {
+	img := h.prog.Image
+	if len(img) > 1<<h.cfg.ExtAddrWidth {
+		return 0, fmt.Errorf("host: image of %d lines, external memory has %d", len(img), 1<<h.cfg.ExtAddrWidth)
+	}
+	n := 0
+	for a, l := range img {
+		if !anyNonZero(l) {
+			continue // the memory starts at zero
+		}
+		if err := h.poke("h_wr_valid", 1); err != nil {
+			return 0, err
+		}
+		if err := h.poke("h_wr_addr", uint64(a)); err != nil {
+			return 0, err
+		}
+		if err := h.rec.PokeBig("h_wr_data", line(h.cfg, l)); err != nil {
+			return 0, err
+		}
+		h.rec.Step(1)
+		n++
+		if h.opt.Progress != nil && n%h.opt.Every == 0 {
+			h.opt.Progress(Progress{Phase: "load", Cycle: n, Total: len(img)})
+		}
+	}
+	return n, h.poke("h_wr_valid", 0)
+}
+
+func anyNonZero(l []int64) bool {
+	for _, v := range l {
+		if v != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+var engineNames = [taskmgr.NumEngines]string{"dma_in", "ne", "planar", "dma_out"}
+
+// counters reads every performance counter.
+func (h *runner) counters() (map[string]uint64, error) {
+	out := map[string]uint64{}
+	names := []string{"mac_count", "skip_count"}
+	for _, e := range engineNames {
+		names = append(names, e+"_busy_cycles", e+"_stall_cycles", e+"_completed")
+	}
+	for _, n := range names {
+		v, err := h.peek(n)
+		if err != nil {
+			return nil, err
+		}
+		out[n] = v
+	}
+	return out, nil
+}
+
+// run pushes the descriptors and steps until everything is accepted and
+// the NPU is idle, recording the timeline.
+func (h *runner) run(res *Result) error {
+	p := h.prog
+	bits, err := p.Encoded()
+	if err != nil {
+		return err
+	}
+	before, err := h.counters()
+	if err != nil {
+		return err
+	}
+	limit := h.opt.MaxCycles
+	if limit <= 0 {
+		limit = 100000 + 200*len(p.Tasks) + int(64*p.Ideal)
+	}
+	labels := p.Labels()
+	started := make([]int, len(p.Tasks))
+	for i := range started {
+		started[i] = -1
+	}
+	var inflight [taskmgr.NumEngines][]int
+	completed := 0
+	next := 0
+	if err := h.poke("cmd_queue", 0); err != nil {
+		return err
+	}
+	for cycle := 0; ; cycle++ {
+		if cycle > limit {
+			return fmt.Errorf("host: not idle after %d cycles (%d of %d descriptors pushed, %d tasks completed)", limit, next, len(p.Tasks), completed)
+		}
+		if next < len(bits) {
+			if err := h.poke("cmd_valid", 1); err != nil {
+				return err
+			}
+			if err := h.rec.PokeBig("cmd_desc", bits[next]); err != nil {
+				return err
+			}
+		} else if err := h.poke("cmd_valid", 0); err != nil {
+			return err
+		}
+		// Sample this cycle's outputs (settled) before the edge.
+		for e, name := range engineNames {
+			st, err := h.peek(name + "_start")
+			if err != nil {
+				return err
+			}
+			if st == 1 {
+				id, err := h.peek(name + "_start_id")
+				if err != nil {
+					return err
+				}
+				if int(id) >= len(started) {
+					return fmt.Errorf("host: %s started task %d, the program has %d", name, id, len(started))
+				}
+				started[id] = cycle
+				inflight[e] = append(inflight[e], int(id))
+			}
+			dn, err := h.peek(name + "_done")
+			if err != nil {
+				return err
+			}
+			if dn == 1 {
+				if len(inflight[e]) == 0 {
+					return fmt.Errorf("host: %s done pulse in cycle %d without a started task", name, cycle)
+				}
+				id := inflight[e][0]
+				inflight[e] = inflight[e][1:]
+				t := &p.Tasks[id]
+				res.Timeline = append(res.Timeline, Span{ID: id, Engine: name, Label: labels[id], Op: t.OpName(), Start: started[id], End: cycle})
+				completed++
+			}
+		}
+		if next == len(bits) {
+			idle, err := h.peek("idle")
+			if err != nil {
+				return err
+			}
+			if idle == 1 {
+				res.Cycles = cycle
+				break
+			}
+		}
+		if next < len(bits) {
+			ready, err := h.peek("cmd_ready")
+			if err != nil {
+				return err
+			}
+			if ready == 1 {
+				next++
+			}
+		}
+		h.rec.Step(1)
+		if h.opt.Progress != nil && cycle%h.opt.Every == 0 && cycle > 0 {
+			h.opt.Progress(Progress{Phase: "run", Cycle: cycle, Completed: completed, Total: len(p.Tasks)})
+		}
+	}
+	if err := h.poke("cmd_valid", 0); err != nil {
+		return err
+	}
+	after, err := h.counters()
+	if err != nil {
+		return err
+	}
+	for e, name := range engineNames {
+		res.Engines[e] = EngineStats{Name: name,
+			Busy:      after[name+"_busy_cycles"] - before[name+"_busy_cycles"],
+			Stall:     after[name+"_stall_cycles"] - before[name+"_stall_cycles"],
+			Completed: after[name+"_completed"] - before[name+"_completed"]}
+	}
+	res.MACs = after["mac_count"] - before["mac_count"]
+	res.Skipped = after["skip_count"] - before["skip_count"]
+	sort.Slice(res.Timeline, func(i, j int) bool { return res.Timeline[i].ID < res.Timeline[j].ID })
+	// Status: a malformed descriptor, a planar task error or a psum
+	// overrun is a failed run.
+	for _, s := range []string{"err_code", "planar_err_code", "psum_overrun", "skipped"} {
+		v, err := h.peek(s)
+		if err != nil {
+			return err
+		}
+		if v != 0 {
+			id, _ := h.peek("err_id")
+			return fmt.Errorf("host: %s = %d after the run (err_id %d)", s, v, id)
+		}
+	}
+	if completed != len(p.Tasks) {
+		return fmt.Errorf("host: %d of %d tasks completed", completed, len(p.Tasks))
+	}
+	return nil
+}
+
+// read gathers the outputs through the host read port, one line per
+// cycle.
+func (h *runner) read(res *Result) error {
+	lines := map[int][]int64{}
+	var addrs []int
+	for _, b := range h.prog.Outputs {
+		for l := 0; l < b.Lines; l++ {
+			if _, ok := lines[b.Base+l]; !ok {
+				lines[b.Base+l] = nil
+				addrs = append(addrs, b.Base+l)
+			}
+		}
+	}
+	sort.Ints(addrs)
+	for i, a := range addrs {
+		if err := h.poke("h_rd_addr", uint64(a)); err != nil {
+			return err
+		}
+		h.rec.Step(1)
+		v, err := h.rec.Sim.PeekBig("h_rd_data")
+		if err != nil {
+			return err
+		}
+		lines[a] = unline(h.cfg, v)
+		if h.opt.Progress != nil && (i+1)%h.opt.Every == 0 {
+			h.opt.Progress(Progress{Phase: "read", Cycle: i + 1, Total: len(addrs)})
+		}
+	}
+	res.ReadCycles = len(addrs)
+	out, err := h.prog.Results(func(a int) ([]int64, error) {
+		l, ok := lines[a]
+		if !ok {
+			return nil, fmt.Errorf("host: line %d was not read", a)
+		}
+		return l, nil
+	})
+	res.Outputs = out
+	return err
+}
+
+// WriteTrace writes the timeline as Chrome trace-event JSON (open it in
+// Perfetto or chrome://tracing): one track per engine, one complete
+// event per task, 1 µs per cycle.
+func (r *Result) WriteTrace(w io.Writer) error {
+	type event struct {
+		Name string         `json:"name"`
+		Cat  string         `json:"cat,omitempty"`
+		Ph   string         `json:"ph"`
+		Ts   int            `json:"ts"`
+		Dur  *int           `json:"dur,omitempty"`
+		Pid  int            `json:"pid"`
+		Tid  int            `json:"tid"`
+		Args map[string]any `json:"args,omitempty"`
+	}
+	var evs []event
+	evs = append(evs, event{Name: "process_name", Ph: "M", Pid: 1, Args: map[string]any{"name": "npu"}})
+	for e, name := range engineNames {
+		evs = append(evs, event{Name: "thread_name", Ph: "M", Pid: 1, Tid: e, Args: map[string]any{"name": name}})
+		evs = append(evs, event{Name: "thread_sort_index", Ph: "M", Pid: 1, Tid: e, Args: map[string]any{"sort_index": e}})
+	}
+	tid := map[string]int{}
+	for e, name := range engineNames {
+		tid[name] = e
+	}
+	for _, s := range r.Timeline {
+		dur := max(1, s.End-s.Start+1)
+		evs = append(evs, event{Name: s.Label, Cat: s.Op, Ph: "X", Ts: s.Start, Dur: &dur, Pid: 1, Tid: tid[s.Engine],
+			Args: map[string]any{"id": s.ID, "start_cycle": s.Start, "done_cycle": s.End}})
+	}
+	enc := json.NewEncoder(w)
+	return enc.Encode(map[string]any{"traceEvents": evs, "displayTimeUnit": "ns",
+		"otherData": map[string]any{"cycles": r.Cycles, "ideal_cycles": r.Ideal}})
+}
+
+// Summary is a short report of the run.
+func (r *Result) Summary() string {
+	s := fmt.Sprintf("%d cycles (ideal %d, %.1f%%), load %d, read %d; mac_count %d, skipped %d",
+		r.Cycles, r.Ideal, 100*r.Utilization(), r.LoadCycles, r.ReadCycles, r.MACs, r.Skipped)
+	for _, e := range r.Engines {
+		s += fmt.Sprintf("; %s busy %d stall %d done %d", e.Name, e.Busy, e.Stall, e.Completed)
+	}
+	return s
+}

@@ -1,0 +1,182 @@
+package host
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/verify/golden"
+)
+
+func small() npu.Config {
+	c := npu.DefaultConfig()
+	c.Rows, c.Cols, c.StateDepth, c.PsumDepth, c.WeightDepth, c.ExtAddrWidth = 4, 4, 256, 64, 64, 10
+	return c
+}
+
+func randTensor(rng *rand.Rand, shape ...int) *golden.Tensor {
+	t := golden.New(shape...)
+	for i := range t.Data {
+		t.Data[i] = rng.Int64N(256) - 128
+	}
+	return t
+}
+
+// run compiles g, runs it on the simulation top and compares with the
+// golden reference and with the interpreter.
+func run(t *testing.T, cfg npu.Config, g *compiler.Graph) *Result {
+	t.Helper()
+	p, err := compiler.Compile(cfg, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := g.Reference(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(cfg, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, res.Outputs); d != "" {
+		t.Fatalf("(-golden +simulator):\n%s", d)
+	}
+	if len(res.Timeline) != len(p.Tasks) {
+		t.Errorf("timeline has %d tasks, the program %d", len(res.Timeline), len(p.Tasks))
+	}
+	for _, s := range res.Timeline {
+		if s.Start < 0 || s.End < s.Start || s.End > res.Cycles {
+			t.Errorf("task %d (%s): span %d..%d outside the run of %d cycles", s.ID, s.Label, s.Start, s.End, res.Cycles)
+		}
+	}
+	t.Logf("%s: %s (%v)", p.Summary(), res.Summary(), res.Wall)
+	return res
+}
+
+func TestGEMMSmall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	g := compiler.NewGraph()
+	a := g.Input("a", randTensor(rng, 6, 7))
+	g.Output("c", g.GEMM(a, randTensor(rng, 7, 5), golden.Requant{Scale: 1, Shift: 6}))
+	res := run(t, small(), g)
+
+	var buf bytes.Buffer
+	if err := res.WriteTrace(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var tr struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &tr); err != nil {
+		t.Fatalf("trace is not JSON: %v", err)
+	}
+	n := 0
+	for _, e := range tr.TraceEvents {
+		if e["ph"] == "X" {
+			n++
+		}
+	}
+	if n != len(res.Timeline) {
+		t.Errorf("trace has %d task events, timeline %d", n, len(res.Timeline))
+	}
+}
+
+// Every operation at one small shape on the Go simulator of the small
+// configuration, against the golden models.
+func TestOps(t *testing.T) {
+	cases := []struct {
+		name  string
+		build func(g *compiler.Graph, rng *rand.Rand)
+	}{
+		{"gemm_kblocks", func(g *compiler.Graph, rng *rand.Rand) {
+			a := g.Input("a", randTensor(rng, 9, 40))
+			g.Output("c", g.GEMM(a, randTensor(rng, 40, 6), golden.Requant{Scale: 1, Shift: 8}))
+		}},
+		{"conv_pad_stride2", func(g *compiler.Graph, rng *rand.Rand) {
+			x := g.Input("x", randTensor(rng, 5, 7, 6))
+			g.Output("y", g.Conv2D(x, randTensor(rng, 6, 5, 3, 3), compiler.Conv{Stride: 2, PadH: 1, PadW: 1,
+				Requant: golden.Requant{Scale: 1, Shift: 8, Relu: true}}))
+		}},
+		{"transpose", func(g *compiler.Graph, rng *rand.Rand) {
+			a := g.Input("a", randTensor(rng, 7, 10))
+			g.Output("at", g.Transpose(a))
+		}},
+		{"pool_max", func(g *compiler.Graph, rng *rand.Rand) {
+			x := g.Input("x", randTensor(rng, 5, 6, 6))
+			g.Output("y", g.Pool2D(x, compiler.Pool{Kind: golden.PoolMax, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1}))
+		}},
+		{"pool_avg", func(g *compiler.Graph, rng *rand.Rand) {
+			x := g.Input("x", randTensor(rng, 3, 4, 6))
+			g.Output("y", g.Pool2D(x, compiler.Pool{Kind: golden.PoolAvg, KH: 2, KW: 2, Stride: 2, Requant: compiler.AvgRequant(4)}))
+		}},
+		{"eltwise", func(g *compiler.Graph, rng *rand.Rand) {
+			a := g.Input("a", randTensor(rng, 6, 5))
+			b := g.Input("b", randTensor(rng, 6, 5))
+			s := g.Eltwise(golden.EltSub, a, b, golden.Requant{Scale: 1, Shift: 1})
+			g.Output("max", g.Eltwise(golden.EltMax, s, a, golden.Requant{}))
+			g.Output("mul", g.EltwiseScalar(golden.EltMul, s, -3, golden.Requant{Scale: 1, Shift: 2}))
+		}},
+		{"requant_reduce", func(g *compiler.Graph, rng *rand.Rand) {
+			x := g.Input("x", randTensor(rng, 5, 3, 4))
+			r := g.Requant(x, golden.Requant{Scale: 3, Shift: 2, Relu: true})
+			g.Output("relu", r)
+			g.Output("sum", g.Reduce(r, golden.ReduceSum, golden.Requant{Scale: 1, Shift: 3}))
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := compiler.NewGraph()
+			tc.build(g, rand.New(rand.NewPCG(9, uint64(len(tc.name)))))
+			run(t, small(), g)
+		})
+	}
+}
+
+// TestNetwork: conv → ReLU → max pool → conv → fully connected, the
+// intermediates on chip.
+func TestNetwork(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	g := compiler.NewGraph()
+	x := g.Input("x", randTensor(rng, 3, 8, 8))
+	y := g.Conv2D(x, randTensor(rng, 6, 3, 3, 3), compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 8, Relu: true}})
+	y = g.Pool2D(y, compiler.Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2})
+	y = g.Conv2D(y, randTensor(rng, 5, 6, 3, 3), compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 8, Relu: true}})
+	g.Output("fc", g.GEMM(g.Flatten(y), randTensor(rng, 5*4*4, 10), golden.Requant{Scale: 1, Shift: 9}))
+	run(t, small(), g)
+}
+
+// TestGEMMDefault: the default 16×16 configuration.
+func TestGEMMDefault(t *testing.T) {
+	if testing.Short() {
+		t.Skip("default configuration")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	g := compiler.NewGraph()
+	a := g.Input("a", randTensor(rng, 40, 48))
+	g.Output("c", g.GEMM(a, randTensor(rng, 48, 20), golden.Requant{Scale: 1, Shift: 9}))
+	run(t, npu.DefaultConfig(), g)
+}
+
+// TestCrossCheck replays a recorded conv run on Verilator: identical
+// outputs in every cycle.
+func TestCrossCheck(t *testing.T) {
+	toolchain.Need(t, "verilator")
+	rng := rand.New(rand.NewPCG(5, 6))
+	g := compiler.NewGraph()
+	x := g.Input("x", randTensor(rng, 3, 5, 5))
+	g.Output("y", g.Conv2D(x, randTensor(rng, 2, 3, 3, 3), compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 7}}))
+	res := run(t, small(), g)
+	cr, err := res.CrossCheck(verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Verilator agrees on %d outputs over %d cycles (build %v, cached %v)", cr.Outputs, cr.Cycles, cr.BuildTime, cr.Cached)
+	_ = fmt.Sprint
+}
