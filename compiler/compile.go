@@ -43,6 +43,7 @@ func Compile(cfg npu.Config, g *Graph) (*Program, error) {
 	}
 	p := c.prog
 	p.Tasks = c.em.tasks
+	p.Joins = c.em.nops
 	p.ExtLines = len(p.Image)
 	if lim := 1 << cfg.ExtAddrWidth; p.ExtLines > lim {
 		return nil, fmt.Errorf("compiler: the program needs %d external lines, ext_addr_width = %d allows %d", p.ExtLines, cfg.ExtAddrWidth, lim)

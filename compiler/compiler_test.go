@@ -129,6 +129,8 @@ func TestConv2D(t *testing.T) {
 		{small(), 9, 6, 6, 4, 3, 3, 1, 1, 1, golden.Requant{Scale: 1, Shift: 8}},   // Cin > rows: channel tiles, weight groups
 		{small(), 4, 12, 10, 4, 3, 3, 1, 1, 1, golden.Requant{Scale: 1, Shift: 7}}, // OH·OW > psum half: row blocks
 		{small(), 2, 5, 5, 3, 5, 5, 1, 2, 2, golden.Requant{Scale: 1, Shift: 7}},   // kernel rows split over weight halves
+		{small(), 2, 12, 6, 3, 5, 5, 1, 2, 2, golden.Requant{Scale: 1, Shift: 7}},  // ... and row blocks reaching into the bottom padding
+		{small(), 3, 23, 6, 2, 3, 3, 2, 1, 1, golden.Requant{Scale: 1, Shift: 7}},  // stride 2 row blocks
 		{narrow(), 11, 6, 5, 7, 3, 3, 1, 1, 1, golden.Requant{Scale: 1, Shift: 8}},
 		{npu.DefaultConfig(), 20, 10, 10, 18, 3, 3, 1, 1, 1, golden.Requant{Scale: 1, Shift: 9}},
 	}
@@ -273,4 +275,148 @@ func TestGEMMChains(t *testing.T) {
 	e := g.GEMM(d, randTensor(rng, -128, 127, 7, 5), golden.Requant{Scale: 1, Shift: 7})
 	g.Output("e", e)
 	verifyGraph(t, small(), g, 3)
+}
+
+// TestJoinsAndWindow: max_deps 1 forces join nops, a window of 4 drops
+// the dependencies it implies; results and the static check still hold.
+func TestJoinsAndWindow(t *testing.T) {
+	for _, lim := range []struct{ deps, window int }{{1, 4}, {2, 4}, {1, 64}, {8, 1024}} {
+		cfg := small()
+		cfg.MaxDeps, cfg.Window = lim.deps, lim.window
+		rng := rand.New(rand.NewPCG(13, 14))
+		g := NewGraph()
+		x := g.Input("x", randTensor(rng, -128, 127, 3, 6, 6))
+		y := g.Conv2D(x, randTensor(rng, -128, 127, 5, 3, 3, 3), Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 8, Relu: true}})
+		a := g.Pool2D(y, Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2})
+		b := g.Pool2D(y, Pool{Kind: golden.PoolAvg, KH: 2, KW: 2, Stride: 2, Requant: AvgRequant(4)})
+		s := g.Eltwise(golden.EltAdd, a, b, golden.Requant{})
+		g.Output("fc", g.GEMM(g.Flatten(s), randTensor(rng, -128, 127, 5*3*3, 6), golden.Requant{Scale: 1, Shift: 9}))
+		p := verifyGraph(t, cfg, g, 4)
+		t.Logf("max_deps %d window %d: %s", lim.deps, lim.window, p.Summary())
+		if lim.deps == 1 && p.Joins == 0 {
+			t.Errorf("max_deps 1: no joins")
+		}
+	}
+}
+
+// TestRandomShapes compiles random convolutions, GEMMs and pools on
+// random small configurations and checks them like the fixed cases.
+func TestRandomShapes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	n := 120
+	if testing.Short() {
+		n = 30
+	}
+	for i := 0; i < n; i++ {
+		cfg := small()
+		cfg.Rows = []int{2, 4, 8}[rng.IntN(3)]
+		cfg.Cols = []int{1, 2, 4, 8}[rng.IntN(4)]
+		cfg.Cols = min(cfg.Cols, cfg.Rows)
+		cfg.StateDepth = []int{256, 512}[rng.IntN(2)]
+		cfg.PsumDepth = []int{16, 32, 64}[rng.IntN(3)]
+		cfg.WeightDepth = []int{32, 64, 128}[rng.IntN(3)]
+		cfg.MaxDeps = 1 + rng.IntN(4)
+		cfg.Window = []int{4, 8, 64}[rng.IntN(3)]
+		cfg.ExtAddrWidth = 14
+		g := NewGraph()
+		var desc string
+		switch rng.IntN(3) {
+		case 0:
+			ci, co := 1+rng.IntN(10), 1+rng.IntN(10)
+			kh, kw := 1+rng.IntN(5), 1+rng.IntN(5)
+			s := 1 + rng.IntN(3)
+			ph, pw := rng.IntN(kh), rng.IntN(kw)
+			h, w := max(1, kh-2*ph)+rng.IntN(9), max(1, kw-2*pw)+rng.IntN(9)
+			desc = fmt.Sprintf("conv c%d %dx%d o%d k%dx%d s%d p%d,%d", ci, h, w, co, kh, kw, s, ph, pw)
+			x := g.Input("x", randTensor(rng, -128, 127, ci, h, w))
+			y := g.Conv2D(x, randTensor(rng, -128, 127, co, ci, kh, kw), Conv{Stride: s, PadH: ph, PadW: pw, Requant: golden.Requant{Scale: 1, Shift: 8}})
+			if rng.IntN(2) == 0 {
+				y = g.Requant(y, golden.Requant{Scale: 1, Relu: true})
+			}
+			g.Output("y", y)
+		case 1:
+			m, k, nn := 1+rng.IntN(40), 1+rng.IntN(40), 1+rng.IntN(20)
+			desc = fmt.Sprintf("gemm %dx%dx%d", m, k, nn)
+			a := g.Input("a", randTensor(rng, -128, 127, m, k))
+			g.Output("c", g.GEMM(a, randTensor(rng, -128, 127, k, nn), golden.Requant{Scale: 1, Shift: 8}))
+		case 2:
+			kh, kw := 1+rng.IntN(4), 1+rng.IntN(4)
+			ph, pw := rng.IntN(kh), rng.IntN(kw)
+			c, h, w := 1+rng.IntN(10), kh+rng.IntN(8), kw+rng.IntN(8)
+			p := Pool{Kind: golden.PoolKind(rng.IntN(2)), KH: kh, KW: kw, Stride: 1 + rng.IntN(3), PadH: ph, PadW: pw, Padding: golden.Padding(rng.IntN(2))}
+			if p.Kind == golden.PoolAvg {
+				p.Requant = AvgRequant(kh * kw)
+			}
+			desc = fmt.Sprintf("pool c%d %dx%d %+v", c, h, w, p)
+			x := g.Input("x", randTensor(rng, -128, 127, c, h, w))
+			g.Output("y", g.Pool2D(x, p))
+		}
+		t.Run(fmt.Sprintf("%d", i), func(t *testing.T) {
+			p, err := Compile(cfg, g)
+			if err != nil {
+				t.Logf("%s on %dx%d s%d p%d w%d: %v", desc, cfg.Rows, cfg.Cols, cfg.StateDepth, cfg.PsumDepth, cfg.WeightDepth, err)
+				return // a capacity error is fine; wrong results are not
+			}
+			_ = p
+			verifyGraph(t, cfg, g, 2)
+		})
+	}
+}
+
+// TestRandomChains builds random chains of feature-map operations ending
+// in a fully-connected layer, with intermediate outputs read back.
+func TestRandomChains(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	n := 60
+	if testing.Short() {
+		n = 15
+	}
+	for i := 0; i < n; i++ {
+		cfg := small()
+		cfg.Rows = []int{4, 8}[rng.IntN(2)]
+		cfg.Cols = min(cfg.Rows, []int{2, 4, 8}[rng.IntN(3)])
+		cfg.StateDepth, cfg.WeightDepth, cfg.ExtAddrWidth = 1024, 128, 14
+		cfg.MaxDeps, cfg.Window = 1+rng.IntN(3), []int{4, 16, 64}[rng.IntN(3)]
+		g := NewGraph()
+		c, h, w := 1+rng.IntN(6), 4+rng.IntN(6), 4+rng.IntN(6)
+		x := g.Input("x", randTensor(rng, -128, 127, c, h, w))
+		var ops []string
+		q := golden.Requant{Scale: 1, Shift: 7, Relu: rng.IntN(2) == 0}
+		for k := 0; k < 2+rng.IntN(4); k++ {
+			if k > 0 && len(ops) == 0 {
+				break
+			}
+			switch rng.IntN(5) {
+			case 0, 1:
+				co := 1 + rng.IntN(9)
+				kk := 1 + 2*rng.IntN(2)
+				x = g.Conv2D(x, randTensor(rng, -128, 127, co, c, kk, kk), Conv{PadH: kk / 2, PadW: kk / 2, Requant: q})
+				c = co
+				ops = append(ops, fmt.Sprintf("conv%d", co))
+			case 2:
+				if h >= 2 && w >= 2 {
+					x = g.Pool2D(x, Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2})
+					h, w = h/2, w/2
+					ops = append(ops, "pool")
+				}
+			case 3:
+				x = g.Eltwise(golden.EltAdd, x, x, golden.Requant{Scale: 1, Shift: 1})
+				ops = append(ops, "add")
+			case 4:
+				if k > 0 {
+					g.Output(fmt.Sprintf("mid%d", k), x)
+				}
+				x = g.Requant(x, golden.Requant{Scale: 3, Shift: 2})
+				ops = append(ops, "out+requant")
+			}
+		}
+		g.Output("fc", g.GEMM(g.Flatten(x), randTensor(rng, -128, 127, c*h*w, 1+rng.IntN(12)), golden.Requant{Scale: 1, Shift: 9}))
+		t.Run(fmt.Sprintf("%d_%v", i, ops), func(t *testing.T) {
+			if _, err := Compile(cfg, g); err != nil {
+				t.Logf("%v", err)
+				return
+			}
+			verifyGraph(t, cfg, g, 2)
+		})
+	}
 }

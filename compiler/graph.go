@@ -359,9 +359,10 @@ type Pool struct {
 }
 
 // AvgRequant is the requantization that turns a window sum of n elements
-// into the rounded average: scale round(2^shift/n) with a shift of 16.
+// into the rounded average: scale round(2^14/n), shift 14 (the scale fits
+// 16 bits for every n ≥ 1).
 func AvgRequant(n int) golden.Requant {
-	const shift = 16
+	const shift = 14
 	return golden.Requant{Scale: int64((1<<shift + n/2) / n), Shift: shift}
 }
 

@@ -71,12 +71,66 @@ func (r *ring) get() int {
 	return a
 }
 
-func (s *scratch) ring(size, n int) (*ring, error) {
-	b, err := s.take(size * n)
-	if err != nil {
-		return nil, err
+// rings allocates one ring per size (0: none, nil ring): two slots each
+// when the state buffer has room (double buffering), else one slot for
+// the largest rings first. One slot is still correct — the derived
+// dependencies then serialize the load with the compute — only slower.
+func (s *scratch) rings(sizes ...int) ([]*ring, error) {
+	counts := ringCounts(s.c.state.largest(), sizes)
+	total := 0
+	for i, sz := range sizes {
+		total += sz * counts[i]
 	}
-	return &ring{base: b, size: size, n: n}, nil
+	out := make([]*ring, len(sizes))
+	if total == 0 {
+		return out, nil
+	}
+	b, err := s.take(total)
+	if err != nil {
+		return nil, fmt.Errorf("its streaming and staging slots (%v) need %d state addresses: %w", sizes, total, err)
+	}
+	for i, sz := range sizes {
+		if sz > 0 {
+			out[i] = &ring{base: b, size: sz, n: counts[i]}
+			b += sz * counts[i]
+		}
+	}
+	return out, nil
+}
+
+// ringCounts chooses the slots per ring for free addresses: 2 each if
+// they fit, else single slots, largest ring first.
+func ringCounts(free int, sizes []int) []int {
+	counts := make([]int, len(sizes))
+	total := 0
+	for i, sz := range sizes {
+		counts[i] = 2
+		total += 2 * sz
+	}
+	for total > free {
+		best := -1
+		for i, sz := range sizes {
+			if counts[i] == 2 && sz > 0 && (best < 0 || sz > sizes[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		counts[best] = 1
+		total -= sizes[best]
+	}
+	return counts
+}
+
+// ringNeed is the state space rings of these sizes take at the least
+// (single slots) and at the most (double).
+func ringNeed(sizes ...int) (least, most int) {
+	for _, sz := range sizes {
+		least += sz
+		most += 2 * sz
+	}
+	return least, most
 }
 
 // --- convolution core: conv2d, GEMM and fully-connected layers ---
@@ -142,9 +196,15 @@ func (c *ctx) runConv(j *convJob) error {
 	// else streamed through its two halves.
 	total := nt * ct * j.kh * j.kw * R
 	resident := total <= cfg.WeightDepth
-	limit := cfg.WeightDepth
+	limit, slots := cfg.WeightDepth, 1
 	if !resident {
-		limit = cfg.WeightDepth / 2
+		// Two halves, so the next block loads while the NE works on the
+		// current one; one whole-buffer slot when a kernel row of passes
+		// does not fit a half.
+		limit, slots = cfg.WeightDepth/2, 2
+		if j.kw*R > limit {
+			limit, slots = cfg.WeightDepth, 1
+		}
 	}
 	perCT := j.kh * j.kw * R
 	var groups []group
@@ -156,8 +216,8 @@ func (c *ctx) runConv(j *convJob) error {
 	} else {
 		rows := min(cfg.MaxKernel, limit/(j.kw*R))
 		if rows < 1 {
-			return fmt.Errorf("%s: one kernel row of kw = %d passes needs %d weight rows (kw·rows), more than the %d of a weight-buffer half (weight_depth %d)",
-				j.label, j.kw, j.kw*R, limit, cfg.WeightDepth)
+			return fmt.Errorf("%s: one kernel row of kw = %d passes needs %d weight rows (kw·rows), more than weight_depth = %d",
+				j.label, j.kw, j.kw*R, cfg.WeightDepth)
 		}
 		for t := 0; t < ct; t++ {
 			for y0 := 0; y0 < j.kh; y0 += rows {
@@ -173,39 +233,40 @@ func (c *ctx) runConv(j *convJob) error {
 	streamIn := !j.in.resident
 	staged := !j.out.resident
 	bandRows := func(ohb int) int { return min(j.h, (ohb-1)*j.s+j.kh) }
-	ohb := min(j.oh, half/j.ow)
-	free := c.state.largest()
-	need := func(ohb int) int {
-		n := 0
+	sizes := func(ohb int) (in, out int) {
 		if streamIn {
-			n += 2 * ct * bandRows(ohb) * j.w
+			in = ct * bandRows(ohb) * j.w
 		}
 		if staged {
-			n += 2 * ohb * j.ow
+			out = ohb * j.ow
 		}
-		return n
+		return in, out
 	}
-	for ohb > 1 && need(ohb) > free {
-		ohb--
+	// The largest block of output rows whose slots fit double-buffered,
+	// else the largest that fits single-buffered.
+	free := c.state.largest()
+	ohb := 0
+	for _, double := range []bool{true, false} {
+		for b := min(j.oh, half/j.ow); b >= 1 && ohb == 0; b-- {
+			least, most := ringNeed(sizes(b))
+			if (double && most <= free) || (!double && least <= free) {
+				ohb = b
+			}
+		}
 	}
-	if need(ohb) > free {
+	if ohb == 0 {
+		least, _ := ringNeed(sizes(1))
 		return fmt.Errorf("%s: streaming its input (%d channel tiles of %d×%d) and staging its output needs %d state addresses, %d are free (state_depth %d)",
-			j.label, ct, bandRows(1), j.w, need(1), free, cfg.StateDepth)
+			j.label, ct, bandRows(1), j.w, least, free, cfg.StateDepth)
 	}
 	sc := &scratch{c: c}
 	defer sc.release()
-	var inRing, outRing *ring
-	var err error
-	if streamIn {
-		if inRing, err = sc.ring(ct*bandRows(ohb)*j.w, 2); err != nil {
-			return fmt.Errorf("%s: %w", j.label, err)
-		}
+	inSize, outSize := sizes(ohb)
+	rs, err := sc.rings(inSize, outSize)
+	if err != nil {
+		return fmt.Errorf("%s: %w", j.label, err)
 	}
-	if staged {
-		if outRing, err = sc.ring(ohb*j.ow, 2); err != nil {
-			return fmt.Errorf("%s: %w", j.label, err)
-		}
-	}
+	inRing, outRing := rs[0], rs[1]
 	// External weight blocks, one per (output tile, group), in pass order.
 	type wblock struct{ ext, rows int }
 	blocks := make([][]wblock, nt)
@@ -271,15 +332,15 @@ func (c *ctx) runConv(j *convJob) error {
 			}
 			return wrow[k]
 		}
-		for h := 0; h < 2; h++ {
+		for h := 0; h < slots; h++ {
 			if halfOK[h] && halves[h] == k {
-				lru = 1 - h
+				lru = (h + 1) % slots
 				return h * limit
 			}
 		}
 		h := lru
 		halves[h], halfOK[h] = k, true
-		lru = 1 - h
+		lru = (h + 1) % slots
 		c.loadWeights(label, wb.Base+b.ext, h*limit, b.rows)
 		return h * limit
 	}
@@ -299,6 +360,15 @@ func (c *ctx) runConv(j *convJob) error {
 			d0 = bd.rows - rowOff
 		} else {
 			ptop = -rowOff
+		}
+		if d0 < 1 {
+			// Every row this group would read lies in the bottom padding:
+			// it adds nothing. (The first group of a block starts at the
+			// band's first row, so it never gets here.)
+			if first {
+				return fmt.Errorf("%s: internal: the first pass group of a block reads only padding", j.label)
+			}
+			return nil
 		}
 		maxRel := (o1-o0-1)*j.s + (g.y1 - g.y0 - 1) - ptop // last row read, from src
 		type sub struct{ c0, c1, src, d0 int }

@@ -36,17 +36,11 @@ func (c *ctx) lowerPool(n *node) error {
 	}
 	sc := &scratch{c: c}
 	defer sc.release()
-	var inRing, outRing *ring
-	if !in.resident {
-		if inRing, err = sc.ring(in.f, 2); err != nil {
-			return fmt.Errorf("%s: streaming an input plane of %d: %w", n.label, in.f, err)
-		}
+	rs, err := sc.rings(streamSize(in, in.f), stageSize(out, out.f))
+	if err != nil {
+		return fmt.Errorf("%s: %w", n.label, err)
 	}
-	if !out.resident {
-		if outRing, err = sc.ring(out.f, 2); err != nil {
-			return fmt.Errorf("%s: staging an output plane of %d: %w", n.label, out.f, err)
-		}
-	}
+	inRing, outRing := rs[0], rs[1]
 	for t := 0; t < in.tiles; t++ {
 		src := 0
 		if in.resident {
@@ -111,25 +105,21 @@ func (c *ctx) lowerEltwise(n *node) error {
 	if streams > 0 {
 		chunk = min(total, c.state.largest()/(2*streams))
 		if chunk < 1 {
-			return fmt.Errorf("%s: no state space left to stream its operands", n.label)
+			return fmt.Errorf("%s: no state space left to stream its operands (%d streams, %d free addresses)", n.label, streams, c.state.largest())
 		}
 	}
 	sc := &scratch{c: c}
 	defer sc.release()
-	rings := make([]*ring, len(ins))
-	for i, in := range ins {
-		if !in.resident {
-			if rings[i], err = sc.ring(chunk, 2); err != nil {
-				return fmt.Errorf("%s: %w", n.label, err)
-			}
-		}
+	var sizes []int
+	for _, in := range ins {
+		sizes = append(sizes, streamSize(in, chunk))
 	}
-	var outRing *ring
-	if !out.resident {
-		if outRing, err = sc.ring(chunk, 2); err != nil {
-			return fmt.Errorf("%s: %w", n.label, err)
-		}
+	sizes = append(sizes, stageSize(out, chunk))
+	rs, err := sc.rings(sizes...)
+	if err != nil {
+		return fmt.Errorf("%s: %w", n.label, err)
 	}
+	rings, outRing := rs[:len(ins)], rs[len(ins)]
 	for a0 := 0; a0 < total; a0 += chunk {
 		k := min(chunk, total-a0)
 		label := fmt.Sprintf("%s e%d-%d", n.label, a0, a0+k)
@@ -179,13 +169,12 @@ func (c *ctx) lowerReduce(n *node) error {
 	}
 	sc := &scratch{c: c}
 	defer sc.release()
-	var inRing *ring
-	stage := 0
-	if !in.resident {
-		if inRing, err = sc.ring(in.f, 2); err != nil {
-			return fmt.Errorf("%s: streaming an input plane of %d: %w", n.label, in.f, err)
-		}
+	rs, err := sc.rings(streamSize(in, in.f))
+	if err != nil {
+		return fmt.Errorf("%s: %w", n.label, err)
 	}
+	inRing := rs[0]
+	stage := 0
 	if !out.resident {
 		if stage, err = sc.take(out.tiles); err != nil {
 			return fmt.Errorf("%s: %w", n.label, err)
@@ -261,18 +250,11 @@ func (c *ctx) transposeInto(label string, a *Value, in *place, out *place) (*pla
 	ct := ceilDiv(nn, C)
 	sc := &scratch{c: c}
 	defer sc.release()
-	var inRing, outRing *ring
-	var err error
-	if !in.resident {
-		if inRing, err = sc.ring(nn, 2); err != nil {
-			return nil, fmt.Errorf("%s: streaming a row tile of %d: %w", label, nn, err)
-		}
+	rs, err := sc.rings(streamSize(in, nn), stageSize(out, ct*in.part))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
 	}
-	if !out.resident {
-		if outRing, err = sc.ring(ct*in.part, 2); err != nil {
-			return nil, fmt.Errorf("%s: staging %d output blocks: %w", label, ct, err)
-		}
-	}
+	inRing, outRing := rs[0], rs[1]
 	tr, _ := taskmgr.NE.OpCode("transpose")
 	for bi := 0; bi < rt; bi++ {
 		i0 := bi * in.part
@@ -311,4 +293,20 @@ func (c *ctx) transposeInto(label string, a *Value, in *place, out *place) (*pla
 		}
 	}
 	return out, nil
+}
+
+// streamSize is the slot size for streaming operand in (0 if resident).
+func streamSize(in *place, n int) int {
+	if in.resident {
+		return 0
+	}
+	return n
+}
+
+// stageSize is the slot size for staging result out (0 if resident).
+func stageSize(out *place, n int) int {
+	if out.resident {
+		return 0
+	}
+	return n
 }

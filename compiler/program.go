@@ -147,6 +147,7 @@ type Program struct {
 	MACs     int64      // useful multiply-accumulates of the workload (GEMM, conv, FC)
 	Ideal    int64      // ideal cycles: MACs / (Rows·Cols), rounded up
 	ExtLines int        // external lines used (inputs, weights and outputs)
+	Joins    int        // nop tasks inserted because a task needed more than max_deps dependencies
 }
 
 // Descriptors returns the descriptors in program order.
@@ -243,8 +244,8 @@ func (p *Program) Summary() string {
 	for e := 0; e < taskmgr.NumEngines; e++ {
 		parts = append(parts, fmt.Sprintf("%s %d", taskmgr.Engine(e), n[e]))
 	}
-	return fmt.Sprintf("%d tasks (%s), %d dependencies, %d external lines, %d MACs, ideal %d cycles",
-		len(p.Tasks), strings.Join(parts, ", "), deps, p.ExtLines, p.MACs, p.Ideal)
+	return fmt.Sprintf("%d tasks (%s; %d joins), %d dependencies, %d external lines, %d MACs, ideal %d cycles",
+		len(p.Tasks), strings.Join(parts, ", "), p.Joins, deps, p.ExtLines, p.MACs, p.Ideal)
 }
 
 func sameShape(a, b []int) bool {

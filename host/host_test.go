@@ -3,7 +3,6 @@ package host
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -164,19 +163,38 @@ func TestGEMMDefault(t *testing.T) {
 	run(t, npu.DefaultConfig(), g)
 }
 
-// TestCrossCheck replays a recorded conv run on Verilator: identical
-// outputs in every cycle.
+// TestCrossCheck replays a recorded run of the SEEDS.md §5 convolution
+// (5×5×3 input, two 3×3 filters) on Verilator: identical outputs in
+// every cycle.
 func TestCrossCheck(t *testing.T) {
 	toolchain.Need(t, "verilator")
 	rng := rand.New(rand.NewPCG(5, 6))
 	g := compiler.NewGraph()
 	x := g.Input("x", randTensor(rng, 3, 5, 5))
-	g.Output("y", g.Conv2D(x, randTensor(rng, 2, 3, 3, 3), compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 7}}))
-	res := run(t, small(), g)
+	g.Output("y", g.Conv2D(x, randTensor(rng, 2, 3, 3, 3), compiler.Conv{Requant: golden.Requant{Scale: 1, Shift: 7}}))
+	cfg := small()
+	res := run(t, cfg, g)
+	if want := uint64(81 * cfg.Rows * cfg.Cols); res.MACs != want {
+		t.Errorf("mac_count %d, want 81 vectors × %d", res.MACs, cfg.Rows*cfg.Cols)
+	}
 	cr, err := res.CrossCheck(verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("Verilator agrees on %d outputs over %d cycles (build %v, cached %v)", cr.Outputs, cr.Cycles, cr.BuildTime, cr.Cached)
-	_ = fmt.Sprint
+}
+
+// TestJoinsAndWindow: with max_deps 1 and a window of 4 the compiler
+// inserts join nops and drops dependencies the window implies; the
+// hardware accepts the program and computes the same network.
+func TestJoinsAndWindow(t *testing.T) {
+	cfg := small()
+	cfg.MaxDeps, cfg.Window = 1, 4
+	rng := rand.New(rand.NewPCG(13, 14))
+	g := compiler.NewGraph()
+	x := g.Input("x", randTensor(rng, 3, 6, 6))
+	y := g.Conv2D(x, randTensor(rng, 5, 3, 3, 3), compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 8, Relu: true}})
+	y = g.Pool2D(y, compiler.Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2})
+	g.Output("fc", g.GEMM(g.Flatten(y), randTensor(rng, 5*3*3, 6), golden.Requant{Scale: 1, Shift: 9}))
+	run(t, cfg, g)
 }
