@@ -32,6 +32,7 @@ import (
 	"math/big"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -192,7 +193,9 @@ func unline(cfg npu.Config, v *big.Int) []int64 {
 	return out
 }
 
-// Run executes prog on the Go simulator of cfg's simulation top.
+// Run executes prog on the Go simulator of cfg's simulation top. When the
+// run itself fails (a hang, an error status), the partial Result comes
+// with the error: its Timeline and Stimulus show what happened.
 func Run(cfg npu.Config, prog *compiler.Program, opts ...Option) (*Result, error) {
 	t0 := time.Now()
 	var opt Options
@@ -233,7 +236,8 @@ func Run(cfg npu.Config, prog *compiler.Program, opts ...Option) (*Result, error
 		return nil, err
 	}
 	if err := h.run(res); err != nil {
-		return nil, err
+		res.Stimulus = rec.Stimulus()
+		return res, err // the timeline so far shows where it hangs
 	}
 	if err := h.read(res); err != nil {
 		return nil, err
@@ -343,7 +347,8 @@ func (h *runner) run(res *Result) error {
 	}
 	for cycle := 0; ; cycle++ {
 		if cycle > limit {
-			return fmt.Errorf("host: not idle after %d cycles (%d of %d descriptors pushed, %d tasks completed)", limit, next, len(p.Tasks), completed)
+			return fmt.Errorf("host: not idle after %d cycles (%d of %d descriptors pushed, %d tasks completed; %s)",
+				limit, next, len(p.Tasks), completed, h.stuck(started, inflight, next))
 		}
 		if next < len(bits) {
 			if err := h.poke("cmd_valid", 1); err != nil {
@@ -443,6 +448,25 @@ func (h *runner) run(res *Result) error {
 		return fmt.Errorf("host: %d of %d tasks completed", completed, len(p.Tasks))
 	}
 	return nil
+}
+
+// stuck describes where a run that does not finish hangs: per engine,
+// the tasks started and not done, or the next pushed task not started.
+func (h *runner) stuck(started []int, inflight [taskmgr.NumEngines][]int, pushed int) string {
+	var parts []string
+	for e, name := range engineNames {
+		if len(inflight[e]) > 0 {
+			parts = append(parts, fmt.Sprintf("%s running %v", name, inflight[e]))
+			continue
+		}
+		for id := 0; id < pushed; id++ {
+			if int(h.prog.Tasks[id].Desc.Engine) == e && started[id] < 0 {
+				parts = append(parts, fmt.Sprintf("%s waits to start %d (deps %v)", name, id, h.prog.Tasks[id].Desc.Deps))
+				break
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // read gathers the outputs through the host read port, one line per
