@@ -341,8 +341,12 @@ func neController(c Config) (*hdl.Module, error) {
 	// task drained. drained waits for !oldActive, so the two never fall
 	// in one cycle; a task taken in the cycle its predecessor drained
 	// leaves that done to drained.
+	// Taken in the very cycle the draining task's last vector leaves
+	// (pending 1, out_valid 1): nothing stays in flight, drained is not
+	// yet true, so the done is given here.
+	leftNow := overlapTake.And(inFlight.OrR().Not()).And(drained.Not())
 	done := m.Reg("done_r", hdl.Bool, 0)
-	done.SetNext(drained.Or(oldLast))
+	done.SetNext(drained.Or(oldLast).Or(leftNow))
 	m.Output("t_ready", hdl.Bool).Set(takes)
 	m.Output("busy", hdl.Bool).Set(idle.Not())
 	m.Output("done", hdl.Bool).Set(done)

@@ -284,6 +284,46 @@ func TestNEConv(t *testing.T) {
 	if diff := cmp.Diff(psum, readPsum()); diff != "" {
 		t.Fatalf("back to back: psum (-want +got):\n%s", diff)
 	}
+	// Random gaps between tasks: a task arrives in every cycle of its
+	// predecessor's drain in some run (the cycle its last vector leaves
+	// included); each task's done must come, once, in order.
+	for seed := range uint64(40) {
+		gr := rand.New(rand.NewPCG(seed, 99))
+		for _, tk := range tasks {
+			neGolden(c, state, weights, psum, tk)
+		}
+		next, dones, gap := 0, 0, 0
+		present(tasks[0])
+		for n := 0; dones < len(tasks); n++ {
+			if n > 20000 {
+				t.Fatalf("seed %d: %d of %d done pulses", seed, dones, len(tasks))
+			}
+			r, _ := s.Peek("t_ready")
+			v, _ := s.Peek("t_valid")
+			dn, _ := s.Peek("done")
+			dones += int(dn)
+			s.Step(1)
+			switch {
+			case r == 1 && v == 1:
+				next++
+				gap = gr.IntN(2 * (c.Rows + c.Cols + 4))
+				s.Poke("t_valid", 0)
+			case v == 0 && next < len(tasks) && gap == 0:
+				present(tasks[next])
+			case gap > 0:
+				gap--
+			}
+		}
+		for range 60 {
+			if dn, _ := s.Peek("done"); dn == 1 {
+				t.Fatalf("seed %d: a done pulse after every task was done", seed)
+			}
+			s.Step(1)
+		}
+		if diff := cmp.Diff(psum, readPsum()); diff != "" {
+			t.Fatalf("seed %d: psum (-want +got):\n%s", seed, diff)
+		}
+	}
 	if o, _ := s.Peek("overrun"); o != 0 {
 		t.Error("psum write refused")
 	}
