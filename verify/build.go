@@ -24,6 +24,15 @@ import (
 // verilator_dfg_signed_compare).
 var VerilatorFlags = []string{"-Wall", "--x-assign", "0", "--x-initial", "0", "-fno-dfg"}
 
+// memoryAccessFlags let the stimulus harness reach every memory array
+// directly, as the root class member top__DOT__inst__DOT__mem (see
+// verilatorName). --public-flat-rw makes the arrays public, but only a
+// module Verilator inlines has its variables in the root class; it leaves a
+// large module with several instances on its own (the harness then does not
+// compile), so --flatten inlines every module, however deep and however
+// often instanced.
+var memoryAccessFlags = []string{"--public-flat-rw", "--flatten"}
+
 // Build is a compiled Verilator model of a design with the stimulus harness.
 type Build struct {
 	Binary string // path of the harness executable
@@ -70,7 +79,7 @@ func BuildVerilator(d *hdl.Design, opt BuildOptions) (*Build, error) {
 		}
 		harness = harnessCPP(d.Top.Name, d.Info[d.Top].UsesClock, inputs, outputs, mems)
 		if len(mems) > 0 {
-			flags = append(flags, "--public-flat-rw") // the harness reaches memories directly
+			flags = append(flags, memoryAccessFlags...)
 		}
 	}
 

@@ -198,16 +198,12 @@ func TestFuzzAgainstVerilator(t *testing.T) {
 
 // fuzzRegressions pins every bug the fuzzer found. Each case has the seed
 // and options that found it (reproducible while the generator is
-// unchanged) and a hand-reduced design that shows it on its own.
-// Open, not pinned here until fixed (see the closing note of session 1):
-// a constant zero shifted and then compared (seeds 100230, 100078, 100283,
-// 200001), folding through a signal driven by a constant (seed 100145),
-// and the harness reaching a memory inside a module Verilator does not
-// inline (seed 200016). Campaigns avoid none of them, so they show up
-// there.
+// unchanged) and a hand-reduced design that shows it on its own. No bug
+// the fuzzer found is open.
 var fuzzRegressions = []struct {
 	name    string
-	seed    uint64 // 0: no seed case
+	seed    uint64   // 0: no seed case
+	also    []uint64 // further seeds that found the same bug, checked like seed
 	cycles  int
 	avoid   []verify.Construct // what the seed's campaign left out
 	reduced func() *hdl.Module
@@ -388,15 +384,103 @@ var fuzzRegressions = []struct {
 		// verilog: when every read port of a memory is dropped (constant
 		// address past the end: "rd <= 4'd0;") nothing reads the array,
 		// but only memories without read ports go into _unused_ok:
-		// %Warning-UNUSEDSIGNAL "Signal is not used: 'mem'". Also seeds
-		// 100015, 100191.
-		name: "memory_with_every_read_dropped", seed: 100004, cycles: 50, lint: true,
+		// %Warning-UNUSEDSIGNAL "Signal is not used: 'mem'".
+		name: "memory_with_every_read_dropped", seed: 100004, also: []uint64{100015, 100191}, cycles: 50, lint: true,
 		reduced: func() *hdl.Module {
 			return regMem("fuzzreg_readsdropped", 4, 5, func(m *hdl.Module, mem *hdl.Memory, a, d, we *hdl.Signal) {
 				mem.Write(a, d, we)
 				m.Output("q", hdl.UInt(4)).Set(mem.Read("rd", hdl.U(3, 7)))
 			})
 		},
+	},
+	{
+		// verilog: a constant 0 shifted by a signal was not folded, so a
+		// compare with it went out as is, and Verilator, which folds it,
+		// warns: "wire signed [30:0] _shl14 = 31'sh0 << _slice13; wire
+		// _slice15 = _shl14[4]; assign o2 = _eq5 >= _slice15;"
+		// %Warning-UNSIGNED "Comparison is constant due to unsigned
+		// arithmetic" (seed 100230; 100078, 100283 and 200001 through
+		// Trunc, Ext and AsUInt, and the split form of a shift by a wide
+		// amount, "|a[30:4] ? 9'd0 : _shift112"). Fixed by folding 0
+		// shifted either way. The folder now also folds any value whose
+		// bits are all known to be 0, such as the bits seed 200001 selects
+		// from a zero-extension's fill ("_ext135[31:25]", the "fill"
+		// output below), though Verilator 5.006 does not warn about a
+		// compare with those.
+		name: "zero_shifted_then_compared", seed: 100230, also: []uint64{100078, 100283, 200001}, cycles: 50, lint: true,
+		reduced: func() *hdl.Module {
+			m := hdl.NewModule("fuzzreg_zeroshift")
+			x := m.Input("x", hdl.UInt(3))
+			y := m.Input("y", hdl.UInt(8))
+			a := m.Input("a", hdl.UInt(31))
+			m.Output("shl", hdl.Bool).Set(y.Ge(hdl.U(8, 0).ShlWrap(x)))
+			m.Output("shr", hdl.Bool).Set(y.Lt(hdl.U(8, 0).Shr(x)))
+			m.Output("sra", hdl.Bool).Set(y.Lt(hdl.S(8, 0).Shr(x).AsUInt()))
+			m.Output("grow", hdl.Bool).Set(hdl.U(4, 0).Shl(x).Gt(y.Ext(11)))
+			m.Output("wide", hdl.Bool).Set(y.Ext(9).Lt(hdl.U(9, 0).ShlWrap(a)))
+			m.Output("onebit", hdl.Bool).Set(x.Bit(0).Ge(hdl.U(8, 0).ShlWrap(x).Bit(4)))
+			m.Output("fill", hdl.Bool).Set(y.Ge(x.Ext(32).Slice(31, 24)))
+			return m
+		},
+	},
+	{
+		// verilog: the folder stopped at a named signal, so a wire or
+		// output driven by a constant was not constant to it, though it is
+		// to Verilator: "assign o1 = 1'b1; ... if (_orr17 && o1 < 1'b1 &&
+		// _slice20) mem0[o1] <= 1'sh0;" %Warning-CMPCONST "Comparison is
+		// constant due to limited range" (the guard of a write past the
+		// end of a 1-word memory). Fixed by looking through wires and
+		// outputs to their drivers.
+		name: "constant_through_wire", seed: 100145, cycles: 50, lint: true,
+		reduced: func() *hdl.Module {
+			m := hdl.NewModule("fuzzreg_constwire")
+			x := m.Input("x", hdl.UInt(4))
+			we := m.Input("we", hdl.Bool)
+			one := m.Wire("one", hdl.Bool)
+			one.Set(hdl.U(1, 1))
+			m.Output("lt", hdl.Bool).Set(one.Lt(we))
+			zero := m.Wire("zero", hdl.UInt(4))
+			zero.Set(hdl.U(4, 0))
+			zero2 := m.Wire("zero2", hdl.UInt(4)) // two wires deep
+			zero2.Set(zero)
+			m.Output("ge", hdl.Bool).Set(x.Ge(zero2))
+			mem := m.Memory("mem", 3, hdl.UInt(4))
+			past := m.Output("past", hdl.UInt(2)) // an output read back
+			past.Set(hdl.U(2, 3))
+			mem.Write(past, x, we)
+			mem.Write(one.Ext(2), x, we.Not())
+			m.Output("q", hdl.UInt(4)).Set(mem.Read("rd", x.Trunc(2)))
+			return m
+		},
+	},
+	{
+		// verilog: a mux between two equal constants is constant, but the
+		// folder only looked at a constant select: "wire signed [3:0]
+		// _mux175 = _slice174 ? 4'shf : 4'shf;" sign-extended and compared,
+		// "_asuint173 <= _asuint177", warns %Warning-CMPCONST. Found while
+		// checking the fixes above (seeds 200000..200399, lint only).
+		name: "mux_of_equal_constants", seed: 200382, cycles: 50, lint: true,
+		reduced: func() *hdl.Module {
+			m := hdl.NewModule("fuzzreg_muxsame")
+			sel := m.Input("sel", hdl.Bool)
+			x := m.Input("x", hdl.UInt(4))
+			m.Output("le", hdl.Bool).Set(x.Le(hdl.Mux(sel, hdl.U(4, 15), hdl.U(4, 15))))
+			return m
+		},
+	},
+	{
+		// verify: the harness reached memories by the flat names
+		// --public-flat-rw gives them, which exist only for modules
+		// Verilator inlines; a large module with a memory and several
+		// instances stays a class of its own and the harness did not
+		// compile: "'class Vfuzz200016___024root' has no member named
+		// 'fuzz200016__DOT__u0__DOT__mem0'" (about one full random design
+		// in six). Fixed by building with --flatten when the harness
+		// reaches memories. The reduced design is the one of
+		// TestMemoryDeepAndReplicated: a bank instanced three times two
+		// levels down.
+		name: "memory_in_module_not_inlined", seed: 200016, cycles: 50,
+		reduced: deepMemTop,
 	},
 }
 
@@ -463,10 +547,12 @@ func TestFuzzRegressions(t *testing.T) {
 			}
 			if tc.seed != 0 {
 				withVerilatorFlags(t, tc.flags)
-				camp := verify.FuzzCampaign{Seed: tc.seed, Count: 1, Cycles: tc.cycles, LintOnly: tc.lint,
-					Design: verify.FuzzOptions{Avoid: tc.avoid}, Check: verify.Options{Dir: t.TempDir()}}
-				if _, err := camp.Run(); err != nil {
-					t.Errorf("%v", err)
+				for _, seed := range append([]uint64{tc.seed}, tc.also...) {
+					camp := verify.FuzzCampaign{Seed: seed, Count: 1, Cycles: tc.cycles, LintOnly: tc.lint,
+						Design: verify.FuzzOptions{Avoid: tc.avoid}, Check: verify.Options{Dir: t.TempDir()}}
+					if _, err := camp.Run(); err != nil {
+						t.Errorf("%v", err)
+					}
 				}
 			}
 		})

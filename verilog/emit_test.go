@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/hwgen/hwgen/examples"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/verilog"
 )
 
@@ -326,6 +328,107 @@ func TestRangeEndComparesLintClean(t *testing.T) {
 	if toolchain.Need(t, "verilator") != "" {
 		dir, vs := writeFiles(t, files)
 		if err := toolchain.Lint(dir, "range_ends", vs); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// Values Verilator would find constant are written as literals: 0 shifted
+// either way, bits known to be 0 (the fill of a zero-extension, the low
+// bits of a left shift, ...) and wires driven by constants. Values with a
+// bit that may be 1 stay expressions.
+func TestFoldsKnownZeros(t *testing.T) {
+	m := hdl.NewModule("known_zeros")
+	x := m.Input("x", hdl.UInt(3))
+	y := m.Input("y", hdl.UInt(8))
+	s := m.Input("s", hdl.SInt(8))
+	a := m.Input("a", hdl.UInt(31))
+	sel := m.Input("sel", hdl.Bool)
+	zw := m.Wire("zw", hdl.UInt(8))
+	zw.Set(hdl.U(8, 0))
+	zw2 := m.Wire("zw2", hdl.UInt(8))
+	zw2.Set(zw)
+	cases := []struct {
+		name string
+		v    *hdl.Expr
+		want string // "": not a literal
+		val  uint64 // the literal's value
+	}{
+		{"shl0", hdl.U(8, 0).ShlWrap(x), "8'd0", 0},
+		{"shr0", hdl.U(8, 0).Shr(x), "8'd0", 0},
+		{"sra0", hdl.S(8, 0).Shr(x), "8'sh0", 0},
+		{"grow0", hdl.U(4, 0).Shl(x), "11'd0", 0},
+		{"wide0", hdl.U(9, 0).ShlWrap(a), "9'd0", 0},
+		{"fill", x.Ext(32).Slice(31, 24), "8'd0", 0},
+		{"shlc_low", x.Ext(32).ShlConst(4).Trunc(4), "4'd0", 0},
+		{"cat_low", hdl.Cat(x, hdl.U(5, 0)).Slice(4, 0), "5'd0", 0},
+		{"and_fill", y.Ext(16).And(a.Trunc(16)).Slice(15, 8), "8'd0", 0},
+		{"mux_fill", hdl.Mux(sel, x.Ext(8), y.Trunc(2).Ext(8)).Slice(7, 3), "5'd0", 0},
+		{"mux_const_sel", hdl.Mux(hdl.U(1, 1), x.Ext(8), y).Slice(7, 3), "5'd0", 0},
+		{"mul_low", x.ShlConst(2).Mul(y.ShlConst(1)).Slice(2, 0), "3'd0", 0},
+		{"sext_pos", x.Ext(4).AsSInt().Ext(8).Slice(7, 3), "5'd0", 0},
+		{"shr_lead", y.Ext(16).Shr(x).Slice(15, 8), "8'd0", 0},
+		{"shl_trail", y.ShlConst(4).ShlWrap(x).Slice(3, 0), "4'd0", 0},
+		{"wire_ge", y.Ge(zw2), "1'b1", 1},
+		{"mux_same", hdl.Mux(sel, hdl.U(4, 9), hdl.U(4, 9)), "4'd9", 9},
+		{"wire_lt", zw.Lt(y), "", 0}, // 0 < y: not at a range end
+		{"sra_sign", s.Shr(x).Slice(7, 4), "", 0},
+		{"fill_and_x", x.Ext(32).Slice(24, 2), "", 0},
+		{"mux_x", hdl.Mux(sel, x.Ext(8), y).Slice(7, 3), "", 0},
+	}
+	for _, tc := range cases {
+		m.Output(tc.name, tc.v.Type).Set(tc.v)
+	}
+	d, err := hdl.Elaborate(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := verilog.Emit(d)
+	text := string(files[0].Data)
+	for _, tc := range cases {
+		prefix := "assign " + tc.name + " = "
+		line := ""
+		for _, l := range strings.Split(text, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), prefix) {
+				line = strings.TrimSpace(l)
+			}
+		}
+		switch {
+		case line == "":
+			t.Errorf("no assign of %s in\n%s", tc.name, text)
+		case tc.want != "" && line != prefix+tc.want+";":
+			t.Errorf("%q, want %q", line, prefix+tc.want+";")
+		case tc.want == "" && strings.Contains(line, "'"):
+			t.Errorf("%q folded, but it may have a bit set", line)
+		}
+	}
+	// The Go simulator agrees that each folded value is what was written.
+	sm, err := sim.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 300; i++ {
+		for _, p := range []struct {
+			name string
+			w    int
+		}{{"x", 3}, {"y", 8}, {"s", 8}, {"a", 31}, {"sel", 1}} {
+			if err := sm.Poke(p.name, rng.Uint64()&(1<<p.w-1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, tc := range cases {
+			if tc.want == "" {
+				continue
+			}
+			if got, err := sm.Peek(tc.name); err != nil || got != tc.val {
+				t.Fatalf("%s = %d (%v) in the Go simulator, emitted as %s", tc.name, got, err, tc.want)
+			}
+		}
+	}
+	if toolchain.Need(t, "verilator") != "" {
+		dir, vs := writeFiles(t, files)
+		if err := toolchain.Lint(dir, "known_zeros", vs); err != nil {
 			t.Error(err)
 		}
 	}

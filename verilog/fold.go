@@ -13,14 +13,22 @@ func bigInt(v int) *big.Int { return big.NewInt(int64(v)) }
 // and then warns about what it finds (a compare that is always true, a
 // shift by 2^33, a bit selected from a literal is not even Verilog), so
 // the emitter must see at least as many constants as Verilator does. It
-// folds whole constant subtrees plus the absorbing cases x*0, x&0, x|~0.
+// folds whole constant subtrees, the absorbing cases x*0, x&0, x|~0 and
+// 0 shifted by anything, a mux between two equal constants, and values
+// all of whose bits are known to be 0 (bits selected from the fill of a
+// zero-extension, say); it looks through a wire or an output to the
+// constant that drives it. Instance outputs and inputs are not followed:
+// Verilator 5.006 does not warn about constants across a module boundary.
 type folder struct {
-	memo map[*hdl.Expr]*big.Int // nil value: not constant
-	done map[*hdl.Expr]bool
+	memo  map[*hdl.Expr]*big.Int // nil value: not constant
+	done  map[*hdl.Expr]bool
+	zeros map[*hdl.Expr]*big.Int // bits known to be 0 of a node that is not constant
+	busy  map[*hdl.Signal]bool   // signals whose driver is being folded
 }
 
 func newFolder() *folder {
-	return &folder{memo: map[*hdl.Expr]*big.Int{}, done: map[*hdl.Expr]bool{}}
+	return &folder{memo: map[*hdl.Expr]*big.Int{}, done: map[*hdl.Expr]bool{},
+		zeros: map[*hdl.Expr]*big.Int{}, busy: map[*hdl.Signal]bool{}}
 }
 
 // value returns the bits of x if x is constant.
@@ -37,13 +45,42 @@ func (f *folder) value(x *hdl.Expr) (*big.Int, bool) {
 	return v, v != nil
 }
 
+// zeroBits returns the bits of x known to be 0.
+func (f *folder) zeroBits(x *hdl.Expr) *big.Int {
+	if v, ok := f.value(x); ok {
+		return new(big.Int).AndNot(x.Type.Mask(), v)
+	}
+	if z := f.zeros[x]; z != nil {
+		return z
+	}
+	return new(big.Int)
+}
+
+// signal folds a wire or output through to its driver; other signals
+// (inputs, registers, memory and instance outputs) are not constant here.
+// A signal met again while its own driver is folded (a combinational loop,
+// which elaboration rejects anyway) counts as not constant.
+func (f *folder) signal(x *hdl.Expr) *big.Int {
+	s := x.Sig
+	if s == nil || s.Kind != hdl.Wire && s.Kind != hdl.Output || s.Driver == nil || f.busy[s] {
+		return nil
+	}
+	f.busy[s] = true
+	defer delete(f.busy, s)
+	if v, ok := f.value(s.Driver); ok {
+		return v
+	}
+	f.zeros[x] = f.zeroBits(s.Driver)
+	return nil
+}
+
 func (f *folder) eval(x *hdl.Expr) *big.Int {
 	t := x.Type
 	switch x.Op {
 	case hdl.OpConst:
 		return x.Const
 	case hdl.OpSignal:
-		return nil
+		return f.signal(x)
 	}
 	if v, ok := rangeEndCompare(f, x); ok {
 		return v
@@ -66,21 +103,36 @@ func (f *folder) eval(x *hdl.Expr) *big.Int {
 			return t.Mask()
 		}
 	case hdl.OpMux:
-		if args[0] != nil { // a constant select picks an arm
+		switch {
+		case args[0] != nil: // a constant select picks an arm
 			arm := 2
 			if args[0].Sign() != 0 {
 				arm = 1
 			}
-			return args[arm]
+			if args[arm] != nil {
+				return args[arm]
+			}
+		case args[1] != nil && args[2] != nil && args[1].Cmp(args[2]) == 0:
+			return args[1] // either way the same constant
 		}
 	case hdl.OpShl, hdl.OpShr:
-		// A logical shift by a constant amount of at least the width
-		// leaves nothing.
+		// 0 shifted either way by anything is 0; a logical shift by a
+		// constant amount of at least the width leaves nothing.
+		if isZero(0) {
+			return new(big.Int)
+		}
 		if args[1] != nil && args[1].Cmp(bigInt(t.Width)) >= 0 && !(x.Op == hdl.OpShr && x.Args[0].Type.Signed) {
 			return new(big.Int)
 		}
 	}
 	if !all {
+		z := f.knownZeros(x, args)
+		if z.Cmp(t.Mask()) == 0 {
+			return new(big.Int) // every bit known to be 0
+		}
+		if z.Sign() != 0 {
+			f.zeros[x] = z
+		}
 		return nil
 	}
 	a := args[0]
@@ -142,6 +194,94 @@ func (f *folder) eval(x *hdl.Expr) *big.Int {
 		return boolInt(map[hdl.Op]bool{hdl.OpEq: c == 0, hdl.OpNe: c != 0, hdl.OpLt: c < 0, hdl.OpLe: c <= 0, hdl.OpGt: c > 0, hdl.OpGe: c >= 0}[x.Op])
 	}
 	return nil
+}
+
+// knownZeros returns the bits of x, not itself constant, that are 0
+// whatever its operands' unknown bits are. args are the operands' values
+// where constant.
+func (f *folder) knownZeros(x *hdl.Expr, args []*big.Int) *big.Int {
+	t := x.Type
+	mask := t.Mask()
+	z := func(i int) *big.Int { return f.zeroBits(x.Args[i]) }
+	low := func(n int) *big.Int { // bits n-1..0
+		return new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), uint(n)), big.NewInt(1))
+	}
+	high := func(n int) *big.Int { // the top n bits
+		return new(big.Int).AndNot(mask, low(max(t.Width-n, 0)))
+	}
+	// trailing and leading counts of known-zero bits of operand i
+	trailing := func(i int) int {
+		zi, n := z(i), 0
+		for n < x.Args[i].Type.Width && zi.Bit(n) == 1 {
+			n++
+		}
+		return n
+	}
+	leading := func(i int) int {
+		zi, w, n := z(i), x.Args[i].Type.Width, 0
+		for n < w && zi.Bit(w-1-n) == 1 {
+			n++
+		}
+		return n
+	}
+	amount := -1 // a constant shift amount, clamped to the width
+	if (x.Op == hdl.OpShl || x.Op == hdl.OpShr) && args[1] != nil {
+		amount = t.Width
+		if args[1].IsInt64() && args[1].Int64() < int64(t.Width) {
+			amount = int(args[1].Int64())
+		}
+	}
+	r := new(big.Int)
+	switch x.Op {
+	case hdl.OpExt:
+		a := x.Args[0]
+		r.Set(z(0))
+		if !a.Type.Signed || r.Bit(a.Type.Width-1) == 1 { // the fill is 0
+			r.Or(r, new(big.Int).AndNot(mask, a.Type.Mask()))
+		}
+	case hdl.OpTrunc, hdl.OpAsSInt, hdl.OpAsUInt:
+		r.Set(z(0))
+	case hdl.OpSlice:
+		r.Rsh(z(0), uint(x.Lo))
+	case hdl.OpCat:
+		for i, a := range x.Args {
+			r.Lsh(r, uint(a.Type.Width)).Or(r, z(i))
+		}
+	case hdl.OpAnd:
+		r.Or(z(0), z(1))
+	case hdl.OpOr, hdl.OpXor:
+		r.And(z(0), z(1))
+	case hdl.OpMux:
+		switch {
+		case args[0] == nil:
+			r.And(z(1), z(2))
+		case args[0].Sign() != 0:
+			r.Set(z(1))
+		default:
+			r.Set(z(2))
+		}
+	case hdl.OpMul: // the product has as many trailing zeros as both factors
+		r = low(min(trailing(0)+trailing(1), t.Width))
+	case hdl.OpShlConst:
+		r.Lsh(z(0), uint(x.Amount)).Or(r, low(min(x.Amount, t.Width)))
+	case hdl.OpShl:
+		if amount >= 0 {
+			r.Lsh(z(0), uint(amount)).Or(r, low(amount))
+		} else { // trailing zeros stay
+			r = low(trailing(0))
+		}
+	case hdl.OpShr:
+		arith := x.Args[0].Type.Signed && z(0).Bit(t.Width-1) == 0 // sign bit may be 1
+		switch {
+		case arith && amount >= 0:
+			r.Rsh(z(0), uint(amount))
+		case amount >= 0:
+			r.Rsh(z(0), uint(amount)).Or(r, high(amount))
+		case !arith: // leading zeros stay (a known-0 sign bit fills with 0)
+			r = high(leading(0))
+		}
+	}
+	return r.And(r, mask)
 }
 
 func boolInt(b bool) *big.Int {
