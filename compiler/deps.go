@@ -33,7 +33,7 @@ type emitter struct {
 	window  int
 	maxDeps int
 	tasks   []Task
-	anc     []bits // anc[t]: bit d-1 set when task t-d is an ancestor of t (d < window)
+	anc     []ancBits // anc[t]: bit d-1 set when task t-d is an ancestor of t (d < window)
 	last    [taskmgr.NumEngines]int
 	nops    int
 }
@@ -46,17 +46,17 @@ func newEmitter(window, maxDeps int) *emitter {
 	return e
 }
 
-// bits is a small bitset over distances 1..window-1.
-type bits []uint64
+// ancBits is a small bitset over distances 1..window-1.
+type ancBits []uint64
 
-func newBits(n int) bits { return make(bits, (n+63)/64) }
+func newAncBits(n int) ancBits { return make(ancBits, (n+63)/64) }
 
-func (b bits) set(i int)      { b[i/64] |= 1 << uint(i%64) }
-func (b bits) has(i int) bool { return i >= 0 && i/64 < len(b) && b[i/64]>>uint(i%64)&1 == 1 }
+func (b ancBits) set(i int)      { b[i/64] |= 1 << uint(i%64) }
+func (b ancBits) has(i int) bool { return i >= 0 && i/64 < len(b) && b[i/64]>>uint(i%64)&1 == 1 }
 
 // orShifted ors src shifted up by k bit positions into b (bits past the
 // end fall off).
-func (b bits) orShifted(src bits, k int) {
+func (b ancBits) orShifted(src ancBits, k int) {
 	w, s := k/64, uint(k%64)
 	for i := len(b) - 1; i >= w; i-- {
 		j := i - w
@@ -170,7 +170,7 @@ func sortedIDs(ids []int) []uint64 {
 func (e *emitter) push(t Task) int {
 	id := len(e.tasks)
 	t.Desc.ID = uint64(id)
-	a := newBits(e.window)
+	a := newAncBits(e.window)
 	preds := append([]int(nil), idsOf(t.Desc.Deps)...)
 	if p := e.last[t.Desc.Engine]; p >= 0 {
 		preds = append(preds, p)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -197,4 +199,38 @@ func TestJoinsAndWindow(t *testing.T) {
 	y = g.Pool2D(y, compiler.Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2})
 	g.Output("fc", g.GEMM(g.Flatten(y), randTensor(rng, 5*3*3, 6), golden.Requant{Scale: 1, Shift: 9}))
 	run(t, cfg, g)
+}
+
+// TestVCDAndProgress: a waveform file and progress reports.
+func TestVCDAndProgress(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	g := compiler.NewGraph()
+	a := g.Input("a", randTensor(rng, 5, 6))
+	g.Output("at", g.Transpose(a))
+	cfg := small()
+	p, err := compiler.Compile(cfg, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "run.vcd")
+	var phases []string
+	res, err := Run(cfg, p, WithVCD(path), WithProgress(10, func(pr Progress) {
+		if len(phases) == 0 || phases[len(phases)-1] != pr.Phase {
+			phases = append(phases, pr.Phase)
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !bytes.Contains(b, []byte("$enddefinitions")) || !bytes.Contains(b, []byte("cmd_valid")) {
+		t.Errorf("VCD %s: %d bytes, err %v", path, len(b), err)
+	}
+	if d := cmp.Diff([]string{"load", "run", "read"}, phases); d != "" {
+		t.Errorf("progress phases (-want +got):\n%s", d)
+	}
+	want, _ := g.Reference(cfg)
+	if d := cmp.Diff(want, res.Outputs); d != "" {
+		t.Errorf("(-golden +simulator):\n%s", d)
+	}
 }

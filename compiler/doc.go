@@ -1,0 +1,96 @@
+// Package compiler maps tensor operations onto the NPU of an npu.Config
+// (blocks/npu/doc.go is the contract it compiles for) and returns a
+// Program: the external-memory image, where every input and output
+// tensor lives in it and how to convert it, and the descriptors for task
+// queue 0 with their dependencies. No simulator is involved; Interpret
+// runs a Program on Go arrays with the engines' exact semantics.
+//
+//	g := compiler.NewGraph()
+//	x := g.Input("x", img)                                  // *golden.Tensor, [C,H,W]
+//	y := g.Conv2D(x, w1, compiler.Conv{PadH: 1, PadW: 1, Requant: q})
+//	y = g.Pool2D(y, compiler.Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2})
+//	g.Output("logits", g.GEMM(g.Flatten(y), fc, q))
+//	prog, err := compiler.Compile(cfg, g)                   // errors name op, parameter, value, limit
+//	want, _ := g.Reference(cfg)                             // golden models
+//	got, m, err := compiler.Interpret(prog)                 // reference interpreter
+//
+// Operations: GEMM (any M, K, N; A a graph value, B constant weights),
+// Conv2D (NCHW, batch 1, stride, padding, any channel counts), a fully
+// connected layer as GEMM on Flatten of a feature map, Transpose (any
+// size, on chip), Pool2D (max/avg, window, stride, padding, zero or edge
+// padding), Eltwise and EltwiseScalar (add, sub, mul, max, min), Requant
+// (the post-processor on a state-buffer tensor: eltwise add of 0), Reduce
+// (sum/max per channel). Every result is requantized to elements by a
+// golden.Requant (the zero value means the identity); the golden model is
+// golden.Requant applied to the exact (int32-wrapped) result.
+//
+// # Layout
+//
+// A value on chip is a matrix X[i][j]: i across state-buffer partitions,
+// j along addresses; element (i, j) is in partition i mod P, address
+// base + ⌊i/P⌋·F + j (channel tiles of P partitions, one after another).
+// P is Rows for tensors DMA brings in and Cols for results of the psum
+// write-back (planar lane j reads psum partition j < Cols); consumers
+// handle either (weight rows for absent partitions are zero). External
+// memory holds a tensor in exactly this form, one line per address
+// (Binding gives each line element's flat index in the user's tensor).
+//
+//   - Feature map [C,H,W]: X[c][y·W+x].
+//   - GEMM A [M][K]: stored transposed, X[k][m] (an M×1 plane); the
+//     result C [M][N] comes out transposed too, X[n][m] (psum partition n,
+//     entry m → act → state partition n, address m), so the transpose of
+//     a GEMM result is free (a view).
+//   - Weights: one external line per weight-buffer row, in pass order
+//     (channel tile, ky, kx), R rows per pass, element c = output channel
+//     c of the tile; zero for absent channels. GEMM B is the 1×1 case.
+//
+// # Tiling
+//
+// Conv2D, GEMM and FC share one lowering (runConv): output channels in
+// tiles of Cols (one NE task chain per tile); output rows in blocks of at
+// most half the psum buffer (psum_depth/2 entries: two blocks are never
+// at the same entries, so the act of one block overlaps the NE of the
+// next); input channel tiles × kernel rows grouped so one group's weights
+// fit a weight-buffer slot. A whole layer's weights that fit the weight
+// buffer are loaded once each (resident); otherwise groups stream through
+// the two halves of the weight buffer (a group loads into one half while
+// the NE reads the other), or through the whole buffer when a kernel row
+// of passes does not fit a half. K-blocking of a GEMM is this grouping:
+// successive NE tasks accumulate into the same psum block. A GEMM is the
+// 1×1 convolution of an M×1 plane; an FC layer on a C×H×W map is the
+// convolution of the (H·W)×1 plane by an (H·W)×1 kernel (kernel rows
+// split into groups of at most max_kernel), so the NE reads each pixel's
+// channel vector in place. A block of output rows of a task is expressed
+// by moving src down whole rows and adjusting pad_h (top padding) and d0
+// (bottom edge); when that would change the channel-tile stride d0·d1 of
+// a multi-tile task, the full height is kept if the task never reads past
+// the plane, else the task is split per channel tile. No im2col copy.
+//
+// Inputs in external memory are streamed: a conv/GEMM loads, per block
+// of output rows, the band of input rows it needs (all channel tiles,
+// one strided DMA) into one of two slots; pool/reduce load one channel
+// plane at a time; eltwise loads chunks; transpose loads one row tile at
+// a time. Results nothing on chip reads are staged through two slots and
+// stored block by block; results other operations read stay resident in
+// the state buffer (no external round trip), and are also stored when
+// they are outputs. When two slots do not fit, one is used (correct,
+// serialized by the dependencies, slower). Transpose splits into ≤ R×C
+// blocks: NE transpose (psum partition j entry i = A[i][j]) and a planar
+// write-back to partition j, address base + ⌊j/C⌋·m + i. Pool, eltwise,
+// reduce and requant are planar tasks per channel tile (eltwise over all
+// tiles at once).
+//
+// # Dependencies
+//
+// Every task declares the address spans it reads and writes (external
+// lines, state addresses, weight rows, psum entries); a task depends on
+// every earlier task of another engine that it conflicts with (RAW, WAR,
+// WAW). Tasks of one engine run one at a time in program order, so they
+// need none; implied dependencies (through another dependency, the
+// engine's previous task, or the scoreboard window: a task window or
+// more IDs back has always completed) are dropped; when more than
+// max_deps remain, join nops of the same engine take the surplus. IDs
+// number from 0. CheckDeps verifies this statically (also against the
+// accesses the interpreter really makes: TraceAccesses, CheckSpans), and
+// RandomOrder/InterpretOrder execute any legal order.
+package compiler
