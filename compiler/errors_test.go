@@ -84,6 +84,9 @@ func TestErrors(t *testing.T) {
 			a := g.Input("a", z(2, 2))
 			g.Output("a", g.Requant(a, golden.Requant{}))
 		}, `output: the name "a" is used twice`},
+		{"output of an input view", small(), func(g *Graph) {
+			g.Output("f", g.Flatten(g.Input("x", z(2, 2, 2))))
+		}, `output f: is (a view of) the graph input "x"`},
 		{"transpose rank", small(), func(g *Graph) {
 			g.Output("y", g.Transpose(g.Input("a", z(2, 2, 2))))
 		}, "transpose0: input shape [2 2 2]: want a matrix"},

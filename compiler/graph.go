@@ -154,8 +154,8 @@ func (g *Graph) Output(name string, v *Value) {
 		g.fail("output "+name, "not a value of this graph")
 		return
 	}
-	if v.producer == nil {
-		g.fail("output "+name, "is the graph input %q itself; outputs are computed values", v.name)
+	if r := root(v); r.producer == nil {
+		g.fail("output "+name, "is (a view of) the graph input %q; outputs are computed values", r.name)
 		return
 	}
 	if !g.useName("output", name) {
