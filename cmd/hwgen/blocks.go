@@ -77,37 +77,9 @@ func blockNames() []string {
 // are usage errors.
 func configured[C any](def func() C, build func(C) (*hdl.Module, error)) func(blockFlags) (*hdl.Module, error) {
 	return func(f blockFlags) (*hdl.Module, error) {
-		cfg := def()
-		overlay := func(src string, data []byte) error {
-			dec := json.NewDecoder(bytes.NewReader(data))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&cfg); err != nil {
-				return usageError{fmt.Errorf("%s: %w", src, err)}
-			}
-			return nil
-		}
-		if f.Config != "" {
-			data, err := os.ReadFile(f.Config)
-			if err != nil {
-				return nil, usageError{fmt.Errorf("--config: %w", err)}
-			}
-			if err := overlay("--config "+f.Config, data); err != nil {
-				return nil, err
-			}
-		}
-		for _, s := range f.Set {
-			name, value, ok := strings.Cut(s, "=")
-			if !ok || name == "" {
-				return nil, usagef("--set %q: want FIELD=VALUE", s)
-			}
-			v := json.RawMessage(value)
-			if !json.Valid(v) {
-				v, _ = json.Marshal(value) // a bare word is a string
-			}
-			obj, _ := json.Marshal(map[string]json.RawMessage{name: v})
-			if err := overlay("--set "+s, obj); err != nil {
-				return nil, err
-			}
+		cfg, err := configure(def, f)
+		if err != nil {
+			return nil, err
 		}
 		m, err := build(cfg)
 		if errors.Is(err, check.ErrConfig) {
@@ -115,4 +87,43 @@ func configured[C any](def func() C, build func(C) (*hdl.Module, error)) func(bl
 		}
 		return m, err
 	}
+}
+
+// configure is def() with --config and every --set laid over it; unknown
+// fields and wrongly typed values are usage errors (validation is the
+// builder's).
+func configure[C any](def func() C, f blockFlags) (C, error) {
+	cfg := def()
+	overlay := func(src string, data []byte) error {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&cfg); err != nil {
+			return usageError{fmt.Errorf("%s: %w", src, err)}
+		}
+		return nil
+	}
+	if f.Config != "" {
+		data, err := os.ReadFile(f.Config)
+		if err != nil {
+			return cfg, usageError{fmt.Errorf("--config: %w", err)}
+		}
+		if err := overlay("--config "+f.Config, data); err != nil {
+			return cfg, err
+		}
+	}
+	for _, s := range f.Set {
+		name, value, ok := strings.Cut(s, "=")
+		if !ok || name == "" {
+			return cfg, usagef("--set %q: want FIELD=VALUE", s)
+		}
+		v := json.RawMessage(value)
+		if !json.Valid(v) {
+			v, _ = json.Marshal(value) // a bare word is a string
+		}
+		obj, _ := json.Marshal(map[string]json.RawMessage{name: v})
+		if err := overlay("--set "+s, obj); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
 }

@@ -14,15 +14,44 @@ import (
 )
 
 type simCmd struct {
-	Top string `help:"Built-in design to simulate (see 'hwgen designs')." default:"array4"`
+	workloadFlags
+	Top string `help:"Simulate this built-in design or block with seeded random stimulus instead of running a workload on the NPU (see 'hwgen designs')." placeholder:"DESIGN"`
 	blockFlags
-	Cycles int    `help:"Clock cycles to run (the first two hold reset)." default:"1000"`
-	Seed   uint64 `help:"Seed of the random stimulus; the same seed gives the same run." default:"1"`
+	Cycles int    `help:"With --top: clock cycles to run (the first two hold reset)." default:"1000"`
+	Seed   uint64 `help:"Seed of the random tensors (workload) or the random stimulus (--top); the same seed gives the same run." default:"1"`
 	VCD    string `help:"Write waveforms to this VCD file (written whole at the end, or not at all)." type:"path"`
-	Check  bool   `help:"Also run the same stimulus on Verilator and compare every output every cycle."`
+	Check  bool   `help:"With --top: also run the same stimulus on Verilator and compare every output every cycle."`
+}
+
+func (c *simCmd) Help() string {
+	return `Runs a tensor workload on the NPU (the default configuration, or --config /
+--set): the compiler lays it out and emits task descriptors, the Go simulator
+runs the simulation top (NPU + external-memory model) through its host ports,
+and the result is checked against the golden model. Prints PASS or FAIL with
+the first wrong element, total cycles, MAC utilization against the ideal
+(M·K·N / (rows·cols) cycles), per-engine busy and stall, skipped MACs.
+
+  hwgen sim                                   GEMM 64×64×64 on the default NPU
+  hwgen sim --op conv2d --c 32 --h 28 --w 28 --cout 32 --kernel 3 --pad 1
+  hwgen sim --op net --timeline net.json      conv→ReLU→pool→conv→FC; open net.json in ui.perfetto.dev
+  hwgen sim --op gemm --in a=a.npy --in b=b.npy --out results/
+  hwgen sim --workload layer.json --engine verilator --vcd run.vcd
+
+With --engine verilator the run is recorded on the Go simulator and replayed
+on a Verilator build of the emitted Verilog: every output port of every cycle
+must be identical (results, counters and cycle counts included).
+With --top, simulates any built-in design with seeded random stimulus instead.`
 }
 
 func (c *simCmd) Run() error {
+	if c.Top == "" {
+		return c.runWorkload()
+	}
+	return c.runRandom()
+}
+
+// runRandom simulates a built-in design with seeded random stimulus.
+func (c *simCmd) runRandom() error {
 	if c.Cycles < 1 {
 		return usagef("--cycles: %d is not allowed; give a positive number of cycles", c.Cycles)
 	}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+
+	"github.com/sbinet/npyio/npy"
+
+	"github.com/hwgen/hwgen/verify/golden"
+)
+
+// readNPY reads an integer .npy array as a tensor of elem (the NPU's
+// element type): every value must fit it.
+func readNPY(path string, elem golden.Int) (*golden.Tensor, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := npy.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	shape := r.Header.Descr.Shape
+	if len(shape) == 0 {
+		return nil, fmt.Errorf("%s: a scalar, want an array", path)
+	}
+	t := golden.New(shape...)
+	var vals []int64
+	switch typ := r.Header.Descr.Type; typ {
+	case "|i1", "<i1", "i1":
+		var v []int8
+		err = r.Read(&v)
+		for _, x := range v {
+			vals = append(vals, int64(x))
+		}
+	case "|u1", "<u1", "u1":
+		var v []uint8
+		err = r.Read(&v)
+		for _, x := range v {
+			vals = append(vals, int64(x))
+		}
+	case "<i2":
+		var v []int16
+		err = r.Read(&v)
+		for _, x := range v {
+			vals = append(vals, int64(x))
+		}
+	case "<i4":
+		var v []int32
+		err = r.Read(&v)
+		for _, x := range v {
+			vals = append(vals, int64(x))
+		}
+	case "<i8":
+		err = r.Read(&vals)
+	default:
+		return nil, fmt.Errorf("%s: dtype %s is not allowed: want an integer array (int8, uint8, int16, int32 or int64)", path, typ)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(vals) != len(t.Data) {
+		return nil, fmt.Errorf("%s: %d values for shape %v", path, len(vals), shape)
+	}
+	for i, v := range vals {
+		if !elem.Fits(v) {
+			return nil, fmt.Errorf("%s: element %d = %d does not fit the NPU's %s elements (%d..%d)", path, i, v, elem, elem.Min(), elem.Max())
+		}
+		t.Data[i] = v
+	}
+	return t, nil
+}
+
+// writeNPY writes t as an int8 (or, for wider elements, int32) .npy
+// array of its shape, atomically.
+func writeNPY(path string, t *golden.Tensor, elem golden.Int) error {
+	kind := reflect.TypeOf(int8(0))
+	if elem.Width > 8 {
+		kind = reflect.TypeOf(int32(0))
+	}
+	var buf bytes.Buffer
+	if err := npy.Write(&buf, nest(t.Shape, t.Data, kind)); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// nest builds nested slices of elem for shape from row-major data, the
+// form npy.Write takes the shape from.
+func nest(shape []int, data []int64, elem reflect.Type) any {
+	var build func(dims []int, off int) reflect.Value
+	build = func(dims []int, off int) reflect.Value {
+		t := elem
+		for range dims[1:] {
+			t = reflect.SliceOf(t)
+		}
+		s := reflect.MakeSlice(reflect.SliceOf(t), dims[0], dims[0])
+		stride := 1
+		for _, d := range dims[1:] {
+			stride *= d
+		}
+		for i := 0; i < dims[0]; i++ {
+			if len(dims) == 1 {
+				s.Index(i).Set(reflect.ValueOf(data[off+i]).Convert(elem))
+			} else {
+				s.Index(i).Set(build(dims[1:], off+i*stride))
+			}
+		}
+		return s
+	}
+	return build(shape, 0).Interface()
+}

@@ -1,0 +1,344 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/host"
+	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/verify/golden"
+)
+
+// workloadFlags describe the tensor workload of `hwgen sim`.
+type workloadFlags struct {
+	Op       string   `help:"Operation: gemm, conv2d, transpose, pool, eltwise or net (conv→ReLU→pool→conv→FC). Shapes not given take the operation's defaults." default:"gemm"`
+	Workload string   `help:"JSON workload file: {\"op\": \"conv2d\", \"c\": 16, \"h\": 28, ...} with the same fields as the shape flags, plus \"inputs\": {\"x\": \"x.npy\"}; flags given on the command line override it." type:"existingfile" placeholder:"FILE"`
+	M        int      `help:"GEMM rows of A (transpose: rows)." placeholder:"N"`
+	K        int      `help:"GEMM reduction size." placeholder:"N"`
+	N        int      `help:"GEMM columns of B (transpose: columns; net: classes)." placeholder:"N"`
+	C        int      `help:"Input channels (conv2d, pool, eltwise, net)." placeholder:"N"`
+	H        int      `help:"Input height." placeholder:"N"`
+	W        int      `help:"Input width." placeholder:"N"`
+	Cout     int      `help:"Output channels (conv2d, net)." placeholder:"N"`
+	Kernel   int      `help:"Square kernel or pooling window." placeholder:"N"`
+	Stride   int      `help:"Stride (conv2d, pool)." placeholder:"N"`
+	Pad      int      `help:"Padding on every side (conv2d default 1; -1 means none)." placeholder:"N"`
+	Pool     string   `help:"Pooling: max or avg." placeholder:"KIND"`
+	Fn       string   `help:"Elementwise function: add, sub, mul, max or min." placeholder:"FN"`
+	Shift    int      `help:"Requantization shift of the int32 results to int8 (0: chosen from the reduction size)." placeholder:"N"`
+	Relu     bool     `help:"ReLU in the output requantization."`
+	Zeros    int      `help:"Percent of zeros in the random tensors (exercises zero skipping)." placeholder:"PCT"`
+	In       []string `help:"Take a tensor from a .npy file instead of random values: NAME=FILE (names per op: gemm a,b; conv2d x,w; transpose a; pool x; eltwise a,b; net x,w1,w2,fc)." placeholder:"NAME=FILE"`
+	Out      string   `help:"Write the result (y.npy) and the golden result (y.golden.npy) into this directory." type:"path" placeholder:"DIR"`
+	Engine   string   `help:"Simulator: go, or verilator (the Go run replayed on Verilator, every output of every cycle compared)." enum:"go,verilator" default:"go"`
+	Timeline string   `help:"Write the task timeline as Chrome trace-event JSON (open in https://ui.perfetto.dev or chrome://tracing)." type:"path" placeholder:"FILE"`
+}
+
+// workload assembles the workload from the file and the flags.
+func (c *simCmd) workload() (compiler.Workload, error) {
+	var w compiler.Workload
+	if c.Workload != "" {
+		data, err := os.ReadFile(c.Workload)
+		if err != nil {
+			return w, usageError{fmt.Errorf("--workload: %w", err)}
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&w); err != nil {
+			return w, usagef("--workload %s: %v", c.Workload, err)
+		}
+		for name, p := range w.Inputs { // file paths relative to the workload file
+			if !filepath.IsAbs(p) {
+				w.Inputs[name] = filepath.Join(filepath.Dir(c.Workload), p)
+			}
+		}
+	}
+	f := c.workloadFlags
+	if w.Op == "" || f.Op != "gemm" {
+		w.Op = f.Op
+	}
+	over := func(dst *int, v int) {
+		if v != 0 {
+			*dst = v
+		}
+	}
+	over(&w.M, f.M)
+	over(&w.K, f.K)
+	over(&w.N, f.N)
+	over(&w.C, f.C)
+	over(&w.H, f.H)
+	over(&w.W, f.W)
+	over(&w.Cout, f.Cout)
+	over(&w.Kernel, f.Kernel)
+	over(&w.Stride, f.Stride)
+	over(&w.Pad, f.Pad)
+	over(&w.Shift, f.Shift)
+	over(&w.Zeros, f.Zeros)
+	if f.Pool != "" {
+		w.Pool = f.Pool
+	}
+	if f.Fn != "" {
+		w.Fn = f.Fn
+	}
+	w.Relu = w.Relu || f.Relu
+	if c.Seed != 1 || w.Seed == 0 {
+		w.Seed = c.Seed
+	}
+	for _, kv := range f.In {
+		name, path, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || path == "" {
+			return w, usagef("--in %q: want NAME=FILE.npy", kv)
+		}
+		if w.Inputs == nil {
+			w.Inputs = map[string]string{}
+		}
+		w.Inputs[name] = path
+	}
+	w = w.WithDefaults()
+	if err := w.Validate(); err != nil {
+		return w, usageError{err}
+	}
+	shapes := w.InputShapes()
+	for name := range w.Inputs {
+		if _, ok := shapes[name]; !ok {
+			return w, usagef("--in %s: %s has no tensor %q (it has %s)", name, w.Op, name, strings.Join(w.InputNames(), ", "))
+		}
+	}
+	return w, nil
+}
+
+func (c *simCmd) runWorkload() error {
+	cfg, err := npuConfig(c.blockFlags)
+	if err != nil {
+		return err
+	}
+	w, err := c.workload()
+	if err != nil {
+		return err
+	}
+	elem := golden.S(cfg.ElemWidth)
+	given := map[string]*golden.Tensor{}
+	for name, path := range w.Inputs {
+		t, err := readNPY(path, elem)
+		if err != nil {
+			return usageError{fmt.Errorf("--in %s: %w", name, err)}
+		}
+		if want := w.InputShapes()[name]; !sameInts(t.Shape, want) {
+			return usagef("--in %s: %s has shape %v; %s with these flags needs %v", name, path, t.Shape, w.Op, want)
+		}
+		given[name] = t
+	}
+	g, err := w.Graph(w.RandomInputs(given))
+	if err != nil {
+		return usageError{err}
+	}
+	prog, err := compiler.Compile(cfg, g)
+	if err != nil {
+		return usageError{fmt.Errorf("compile %s: %w", w.Op, err)}
+	}
+	want, err := g.Reference(cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("workload  %s\n", describe(w))
+	fmt.Printf("npu       %s\n", cfg.Name())
+	fmt.Printf("compiled  %s\n", prog.Summary())
+
+	var opts []host.Option
+	if c.VCD != "" {
+		opts = append(opts, host.WithVCD(c.VCD))
+	}
+	bar := newRunBar(prog.Ideal)
+	if bar != nil {
+		opts = append(opts, host.WithProgress(4096, func(p host.Progress) {
+			if p.Phase == "run" {
+				bar.Describe(fmt.Sprintf("simulating (%d/%d tasks)", p.Completed, p.Total))
+				bar.Set(p.Cycle)
+			}
+		}))
+	}
+	res, err := host.Run(cfg, prog, opts...)
+	if bar != nil {
+		bar.Finish()
+		fmt.Fprintln(os.Stderr)
+	}
+	if err != nil {
+		return fmt.Errorf("simulation: %w", err)
+	}
+	report(cfg, res)
+	if c.Timeline != "" {
+		if err := writeFileAtomic(c.Timeline, res.WriteTrace); err != nil {
+			return fmt.Errorf("--timeline: %w", err)
+		}
+		fmt.Printf("timeline  %s (%d tasks; open in https://ui.perfetto.dev)\n", c.Timeline, len(res.Timeline))
+	}
+	if c.VCD != "" {
+		fmt.Printf("waveforms %s\n", c.VCD)
+	}
+	if c.Engine == "verilator" {
+		fmt.Printf("verilator building and replaying %d cycles...\n", len(res.Stimulus.Rows))
+		cr, err := res.CrossCheck(verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
+		if err != nil {
+			return fmt.Errorf("verilator: %w", err)
+		}
+		fmt.Printf("verilator identical: %d outputs in each of %d cycles (build %v%s, run %v)\n", cr.Outputs, cr.Cycles,
+			cr.BuildTime.Round(time.Millisecond), map[bool]string{true: ", cached", false: ""}[cr.Cached], cr.VerilatorRun.Round(time.Millisecond))
+	}
+	if c.Out != "" {
+		if err := os.MkdirAll(c.Out, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		for name, t := range res.Outputs {
+			if err := writeNPY(filepath.Join(c.Out, name+".npy"), t, elem); err != nil {
+				return fmt.Errorf("--out: %w", err)
+			}
+			if err := writeNPY(filepath.Join(c.Out, name+".golden.npy"), want[name], elem); err != nil {
+				return fmt.Errorf("--out: %w", err)
+			}
+		}
+		fmt.Printf("results   %s\n", c.Out)
+	}
+	return verdict(want, res.Outputs)
+}
+
+// verdict compares every output with the golden model: PASS, or FAIL
+// with the first wrong element (exit status 1).
+func verdict(want, got map[string]*golden.Tensor) error {
+	var names []string
+	for n := range want {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		w, g := want[n], got[n]
+		if g == nil || !sameInts(w.Shape, g.Shape) {
+			return fmt.Errorf("FAIL: output %s missing or of the wrong shape", n)
+		}
+		for i := range w.Data {
+			if w.Data[i] != g.Data[i] {
+				return fmt.Errorf("FAIL: %s%v = %d, golden model %d", n, unflatten(w.Shape, i), g.Data[i], w.Data[i])
+			}
+		}
+		fmt.Printf("result    PASS: %s %v equals the golden model (%d elements)\n", n, w.Shape, len(w.Data))
+	}
+	return nil
+}
+
+func report(cfg npu.Config, r *host.Result) {
+	fmt.Printf("cycles    %d (ideal %d: MAC utilization %.1f%%); image load %d and read-back %d cycles not counted\n",
+		r.Cycles, r.Ideal, 100*r.Utilization(), r.LoadCycles, r.ReadCycles)
+	var parts []string
+	var busy uint64
+	for _, e := range r.Engines {
+		busy += e.Busy
+		parts = append(parts, fmt.Sprintf("%s %.1f%% (stall %.1f%%, %d tasks)", e.Name, pct(e.Busy, r.Cycles), pct(e.Stall, r.Cycles), e.Completed))
+	}
+	fmt.Printf("busy      %s\n", strings.Join(parts, ", "))
+	fmt.Printf("overlap   engines busy %d cycles in total over %d cycles (%.2f engines at once)\n", busy, r.Cycles, float64(busy)/float64(max(r.Cycles, 1)))
+	fmt.Printf("MACs      %d issued (%d×%d per vector), %d skipped by zero skipping (%.1f%%)\n",
+		r.MACs, cfg.Rows, cfg.Cols, r.Skipped, pct(r.Skipped, int(r.MACs)))
+	fmt.Printf("speed     %v wall, %.0f simulated cycles/s\n", r.Wall.Round(time.Millisecond),
+		float64(r.Cycles+r.LoadCycles+r.ReadCycles)/r.Wall.Seconds())
+}
+
+func pct(a uint64, b int) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return 100 * float64(a) / float64(b)
+}
+
+func describe(w compiler.Workload) string {
+	switch w.Op {
+	case "gemm":
+		return fmt.Sprintf("gemm %d×%d×%d (seed %d)", w.M, w.K, w.N, w.Seed)
+	case "transpose":
+		return fmt.Sprintf("transpose %d×%d (seed %d)", w.M, w.N, w.Seed)
+	case "conv2d":
+		return fmt.Sprintf("conv2d %d×%d×%d → %d, %d×%d kernel, stride %d, pad %d (seed %d)", w.C, w.H, w.W, w.Cout, w.Kernel, w.Kernel, w.Stride, w.Pad, w.Seed)
+	case "pool":
+		return fmt.Sprintf("%s pool %d×%d×%d, %d×%d window, stride %d, pad %d (seed %d)", w.Pool, w.C, w.H, w.W, w.Kernel, w.Kernel, w.Stride, w.Pad, w.Seed)
+	case "eltwise":
+		return fmt.Sprintf("eltwise %s of two %d×%d×%d tensors (seed %d)", w.Fn, w.C, w.H, w.W, w.Seed)
+	case "net":
+		return fmt.Sprintf("net on %d×%d×%d: conv3×3→%d, ReLU, maxpool 2×2, conv3×3, ReLU, FC→%d (seed %d)", w.C, w.H, w.W, w.Cout, w.N, w.Seed)
+	}
+	return w.Op
+}
+
+func unflatten(shape []int, i int) []int {
+	idx := make([]int, len(shape))
+	for d := len(shape) - 1; d >= 0; d-- {
+		idx[d] = i % shape[d]
+		i /= shape[d]
+	}
+	return idx
+}
+
+func sameInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// newRunBar is a progress bar on an interactive terminal for runs long
+// enough to want one (the ideal cycle count as the scale), nil otherwise.
+func newRunBar(ideal int64) *progressbar.ProgressBar {
+	if ideal < 100_000 || !term.IsTerminal(int(os.Stderr.Fd())) {
+		return nil
+	}
+	return progressbar.NewOptions(-1, progressbar.OptionSetWriter(os.Stderr),
+		progressbar.OptionSetDescription("simulating"), progressbar.OptionShowCount(),
+		progressbar.OptionThrottle(100*time.Millisecond))
+}
+
+// writeFileAtomic writes path through a temporary file in its directory.
+func writeFileAtomic(path string, write func(w io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// npuConfig is the default NPU configuration with --config and --set laid over it.
+func npuConfig(f blockFlags) (npu.Config, error) {
+	cfg, err := configure(npu.DefaultConfig, f)
+	if err != nil {
+		return cfg, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, usageError{err}
+	}
+	return cfg, nil
+}

@@ -1,0 +1,242 @@
+package compiler
+
+import (
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"github.com/hwgen/hwgen/verify/golden"
+)
+
+// Workload is one tensor operation (or the small built-in network) with
+// its shapes: what `hwgen sim` takes from flags or a JSON workload file.
+// Zero fields take the operation's defaults (WithDefaults).
+type Workload struct {
+	Op string `json:"op"` // gemm, conv2d, transpose, pool, eltwise, net
+
+	M int `json:"m,omitempty"` // gemm: A is M×K, B is K×N; transpose: the matrix is M×N
+	K int `json:"k,omitempty"`
+	N int `json:"n,omitempty"`
+
+	C      int               `json:"c,omitempty"`      // input channels (conv2d, pool, eltwise, net)
+	H      int               `json:"h,omitempty"`      // input height
+	W      int               `json:"w,omitempty"`      // input width
+	Cout   int               `json:"cout,omitempty"`   // conv2d output channels
+	Kernel int               `json:"kernel,omitempty"` // conv2d and pool window (square)
+	Stride int               `json:"stride,omitempty"` // conv2d and pool stride
+	Pad    int               `json:"pad,omitempty"`    // conv2d and pool padding on every side (-1: none, 0: the default)
+	Pool   string            `json:"pool,omitempty"`   // max or avg
+	Fn     string            `json:"fn,omitempty"`     // eltwise: add, sub, mul, max, min
+	Shift  int               `json:"shift,omitempty"`  // requantization shift of the results (0: chosen from the reduction size)
+	Relu   bool              `json:"relu,omitempty"`   // ReLU in the requantization
+	Zeros  int               `json:"zeros,omitempty"`  // percent of zeros in random inputs (zero skipping)
+	Seed   uint64            `json:"seed,omitempty"`   // seed of the random tensors
+	Inputs map[string]string `json:"inputs,omitempty"` // tensor name -> .npy file (read by the CLI)
+}
+
+// Ops lists the operations a Workload names.
+var Ops = []string{"gemm", "conv2d", "transpose", "pool", "eltwise", "net"}
+
+// WithDefaults fills every zero field with the operation's default shape.
+func (w Workload) WithDefaults() Workload {
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	switch w.Op {
+	case "gemm":
+		def(&w.M, 64)
+		def(&w.K, 64)
+		def(&w.N, 64)
+	case "transpose":
+		def(&w.M, 40)
+		def(&w.N, 24)
+	case "conv2d":
+		def(&w.C, 16)
+		def(&w.H, 16)
+		def(&w.W, 16)
+		def(&w.Cout, 16)
+		def(&w.Kernel, 3)
+		def(&w.Pad, 1)
+	case "pool":
+		def(&w.C, 16)
+		def(&w.H, 16)
+		def(&w.W, 16)
+		def(&w.Kernel, 2)
+		def(&w.Stride, 2)
+		if w.Pool == "" {
+			w.Pool = "max"
+		}
+	case "eltwise":
+		def(&w.C, 16)
+		def(&w.H, 16)
+		def(&w.W, 16)
+		if w.Fn == "" {
+			w.Fn = "add"
+		}
+	case "net":
+		def(&w.C, 3)
+		def(&w.H, 16)
+		def(&w.W, 16)
+		def(&w.Cout, 16)
+		def(&w.N, 10)
+	}
+	def(&w.Stride, 1)
+	if w.Seed == 0 {
+		w.Seed = 1
+	}
+	if w.Pad < 0 {
+		w.Pad = 0
+	}
+	return w
+}
+
+// Validate names the first field that is wrong, with its value and what
+// is allowed. Shape limits of the hardware are the compiler's to report.
+func (w Workload) Validate() error {
+	known := false
+	for _, op := range Ops {
+		known = known || op == w.Op
+	}
+	if !known {
+		return fmt.Errorf("workload: op = %q is not allowed: want one of %s", w.Op, strings.Join(Ops, ", "))
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"m", w.M}, {"k", w.K}, {"n", w.N}, {"c", w.C}, {"h", w.H}, {"w", w.W}, {"cout", w.Cout}, {"kernel", w.Kernel}, {"stride", w.Stride}, {"shift", w.Shift}} {
+		if f.v < 0 {
+			return fmt.Errorf("workload: %s = %d is not allowed: must not be negative", f.name, f.v)
+		}
+	}
+	if w.Zeros < 0 || w.Zeros > 100 {
+		return fmt.Errorf("workload: zeros = %d is not allowed: a percentage 0..100", w.Zeros)
+	}
+	if w.Op == "pool" && w.Pool != "max" && w.Pool != "avg" {
+		return fmt.Errorf("workload: pool = %q is not allowed: want max or avg", w.Pool)
+	}
+	if w.Op == "eltwise" {
+		if _, ok := eltFns[w.Fn]; !ok {
+			return fmt.Errorf("workload: fn = %q is not allowed: want add, sub, mul, max or min", w.Fn)
+		}
+	}
+	return nil
+}
+
+var eltFns = map[string]golden.EltOp{"add": golden.EltAdd, "sub": golden.EltSub, "mul": golden.EltMul, "max": golden.EltMax, "min": golden.EltMin}
+
+// InputShapes lists the workload's tensors (graph inputs and weights) and
+// their shapes: the names a .npy file may be given for.
+func (w Workload) InputShapes() map[string][]int {
+	k := w.Kernel
+	switch w.Op {
+	case "gemm":
+		return map[string][]int{"a": {w.M, w.K}, "b": {w.K, w.N}}
+	case "transpose":
+		return map[string][]int{"a": {w.M, w.N}}
+	case "conv2d":
+		return map[string][]int{"x": {w.C, w.H, w.W}, "w": {w.Cout, w.C, k, k}}
+	case "pool":
+		return map[string][]int{"x": {w.C, w.H, w.W}}
+	case "eltwise":
+		return map[string][]int{"a": {w.C, w.H, w.W}, "b": {w.C, w.H, w.W}}
+	case "net":
+		fc := w.Cout * (w.H / 2) * (w.W / 2)
+		return map[string][]int{"x": {w.C, w.H, w.W}, "w1": {w.Cout, w.C, 3, 3}, "w2": {w.Cout, w.Cout, 3, 3}, "fc": {fc, w.N}}
+	}
+	return nil
+}
+
+// InputNames is InputShapes' names, sorted.
+func (w Workload) InputNames() []string {
+	var n []string
+	for k := range w.InputShapes() {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// RandomInputs draws every tensor the workload needs (int8, Zeros percent
+// of them zero) from its seed, except the ones given.
+func (w Workload) RandomInputs(given map[string]*golden.Tensor) map[string]*golden.Tensor {
+	rng := rand.New(rand.NewPCG(w.Seed, 0x68776765))
+	out := map[string]*golden.Tensor{}
+	for _, name := range w.InputNames() { // sorted: the same seed gives the same tensors
+		shape := w.InputShapes()[name]
+		t := golden.New(shape...)
+		for i := range t.Data {
+			if rng.IntN(100) >= w.Zeros {
+				t.Data[i] = int64(rng.IntN(256) - 128)
+			}
+		}
+		if g, ok := given[name]; ok {
+			t = g
+		}
+		out[name] = t
+	}
+	return out
+}
+
+// autoShift is a requantization shift that brings a sum of n int8
+// products of random values back to int8 range (about √n·128·74 / 2^shift).
+func autoShift(n int) int { return 6 + (bits.Len(uint(max(n, 1)))+1)/2 }
+
+// Graph builds the workload's graph from its tensors (RandomInputs, with
+// any given ones). The output is named "y".
+func (w Workload) Graph(in map[string]*golden.Tensor) (*Graph, error) {
+	for name, shape := range w.InputShapes() {
+		t, ok := in[name]
+		if !ok {
+			return nil, fmt.Errorf("workload %s: tensor %q missing", w.Op, name)
+		}
+		if !sameShape(t.Shape, shape) {
+			return nil, fmt.Errorf("workload %s: tensor %q has shape %v, want %v", w.Op, name, t.Shape, shape)
+		}
+	}
+	rq := func(n int) golden.Requant {
+		s := w.Shift
+		if s == 0 {
+			s = autoShift(n)
+		}
+		return golden.Requant{Scale: 1, Shift: s, Relu: w.Relu}
+	}
+	g := NewGraph()
+	k := w.Kernel
+	switch w.Op {
+	case "gemm":
+		g.Output("y", g.GEMM(g.Input("a", in["a"]), in["b"], rq(w.K)))
+	case "transpose":
+		g.Output("y", g.Transpose(g.Input("a", in["a"])))
+	case "conv2d":
+		g.Output("y", g.Conv2D(g.Input("x", in["x"]), in["w"], Conv{Stride: w.Stride, PadH: w.Pad, PadW: w.Pad, Requant: rq(w.C * k * k)}))
+	case "pool":
+		p := Pool{Kind: golden.PoolMax, KH: k, KW: k, Stride: w.Stride, PadH: w.Pad, PadW: w.Pad}
+		if w.Pool == "avg" {
+			p.Kind, p.Requant = golden.PoolAvg, AvgRequant(k*k)
+		}
+		g.Output("y", g.Pool2D(g.Input("x", in["x"]), p))
+	case "eltwise":
+		q := golden.Identity()
+		if w.Fn == "mul" {
+			q = golden.Requant{Scale: 1, Shift: 7}
+		}
+		q.Relu = w.Relu
+		g.Output("y", g.Eltwise(eltFns[w.Fn], g.Input("a", in["a"]), g.Input("b", in["b"]), q))
+	case "net":
+		// conv 3×3 → ReLU → max-pool 2×2 → conv 3×3 → ReLU → fully connected.
+		relu := func(n int) golden.Requant { q := rq(n); q.Relu = true; return q }
+		x := g.Input("x", in["x"])
+		c1 := g.Conv2D(x, in["w1"], Conv{PadH: 1, PadW: 1, Requant: relu(w.C * 9)})
+		p1 := g.Pool2D(c1, Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2})
+		c2 := g.Conv2D(p1, in["w2"], Conv{PadH: 1, PadW: 1, Requant: relu(w.Cout * 9)})
+		g.Output("y", g.GEMM(g.Flatten(c2), in["fc"], rq(w.Cout*(w.H/2)*(w.W/2))))
+	}
+	if err := g.Err(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}

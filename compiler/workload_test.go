@@ -1,0 +1,70 @@
+package compiler
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+)
+
+// Every operation runs with its default shapes alone: it compiles for the
+// default NPU and the interpreter's result equals the golden reference.
+func TestWorkloadDefaults(t *testing.T) {
+	cfg := npu.DefaultConfig()
+	for _, op := range Ops {
+		t.Run(op, func(t *testing.T) {
+			w := Workload{Op: op}.WithDefaults()
+			if err := w.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			g, err := w.Graph(w.RandomInputs(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := Compile(cfg, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := g.Reference(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := Interpret(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-golden +interpreter):\n%s", diff)
+			}
+			if len(want["y"].Data) == 0 {
+				t.Error("no output y")
+			}
+		})
+	}
+}
+
+func TestWorkloadErrors(t *testing.T) {
+	for _, tc := range []struct {
+		w    Workload
+		want string
+	}{
+		{Workload{Op: "fft"}, `op = "fft"`},
+		{Workload{Op: "gemm", M: -1}, "m = -1"},
+		{Workload{Op: "pool", Pool: "median"}, `pool = "median"`},
+		{Workload{Op: "eltwise", Fn: "div"}, `fn = "div"`},
+		{Workload{Op: "conv2d", Zeros: 120}, "zeros = 120"},
+	} {
+		err := tc.w.WithDefaults().Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: err = %v, want %q", tc.w, err, tc.want)
+		}
+	}
+	w := Workload{Op: "gemm", M: 3}.WithDefaults()
+	in := w.RandomInputs(nil)
+	in["b"] = in["a"]
+	if _, err := w.Graph(in); err == nil || !strings.Contains(err.Error(), `tensor "b" has shape`) {
+		t.Errorf("wrong shape: err = %v", err)
+	}
+}
