@@ -26,7 +26,7 @@ type Workload struct {
 	Cout   int               `json:"cout,omitempty"`   // conv2d output channels
 	Kernel int               `json:"kernel,omitempty"` // conv2d and pool window (square)
 	Stride int               `json:"stride,omitempty"` // conv2d and pool stride
-	Pad    int               `json:"pad,omitempty"`    // conv2d and pool padding on every side (-1: none, 0: the default)
+	Pad    *int              `json:"pad,omitempty"`    // conv2d and pool padding on every side (nil: the default, 1 for conv2d, 0 for pool)
 	Pool   string            `json:"pool,omitempty"`   // max or avg
 	Fn     string            `json:"fn,omitempty"`     // eltwise: add, sub, mul, max, min
 	Shift  int               `json:"shift,omitempty"`  // requantization shift of the results (0: chosen from the reduction size)
@@ -60,7 +60,9 @@ func (w Workload) WithDefaults() Workload {
 		def(&w.W, 16)
 		def(&w.Cout, 16)
 		def(&w.Kernel, 3)
-		def(&w.Pad, 1)
+		if w.Pad == nil {
+			w.Pad = ptr(1)
+		}
 	case "pool":
 		def(&w.C, 16)
 		def(&w.H, 16)
@@ -88,11 +90,13 @@ func (w Workload) WithDefaults() Workload {
 	if w.Seed == 0 {
 		w.Seed = 1
 	}
-	if w.Pad < 0 {
-		w.Pad = 0
+	if w.Pad == nil {
+		w.Pad = ptr(0)
 	}
 	return w
 }
+
+func ptr(v int) *int { return &v }
 
 // Validate names the first field that is wrong, with its value and what
 // is allowed. Shape limits of the hardware are the compiler's to report.
@@ -104,10 +108,13 @@ func (w Workload) Validate() error {
 	if !known {
 		return fmt.Errorf("workload: op = %q is not allowed: want one of %s", w.Op, strings.Join(Ops, ", "))
 	}
+	if w.Pad == nil {
+		w.Pad = ptr(0)
+	}
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"m", w.M}, {"k", w.K}, {"n", w.N}, {"c", w.C}, {"h", w.H}, {"w", w.W}, {"cout", w.Cout}, {"kernel", w.Kernel}, {"stride", w.Stride}, {"shift", w.Shift}} {
+	}{{"m", w.M}, {"k", w.K}, {"n", w.N}, {"c", w.C}, {"h", w.H}, {"w", w.W}, {"cout", w.Cout}, {"kernel", w.Kernel}, {"stride", w.Stride}, {"shift", w.Shift}, {"pad", *w.Pad}} {
 		if f.v < 0 {
 			return fmt.Errorf("workload: %s = %d is not allowed: must not be negative", f.name, f.v)
 		}
@@ -212,9 +219,9 @@ func (w Workload) Graph(in map[string]*golden.Tensor) (*Graph, error) {
 	case "transpose":
 		g.Output("y", g.Transpose(g.Input("a", in["a"])))
 	case "conv2d":
-		g.Output("y", g.Conv2D(g.Input("x", in["x"]), in["w"], Conv{Stride: w.Stride, PadH: w.Pad, PadW: w.Pad, Requant: rq(w.C * k * k)}))
+		g.Output("y", g.Conv2D(g.Input("x", in["x"]), in["w"], Conv{Stride: w.Stride, PadH: *w.Pad, PadW: *w.Pad, Requant: rq(w.C * k * k)}))
 	case "pool":
-		p := Pool{Kind: golden.PoolMax, KH: k, KW: k, Stride: w.Stride, PadH: w.Pad, PadW: w.Pad}
+		p := Pool{Kind: golden.PoolMax, KH: k, KW: k, Stride: w.Stride, PadH: *w.Pad, PadW: *w.Pad}
 		if w.Pool == "avg" {
 			p.Kind, p.Requant = golden.PoolAvg, AvgRequant(k*k)
 		}

@@ -43,15 +43,24 @@
 // address src + ct·d0·d1 + iy·d1 + ix, iy = oy·stride + ky − pad_h,
 // ix = ox·stride + kx − pad_w, all R partitions, or zeros when (iy, ix)
 // is outside the d0 × d1 plane (padding: no read). Its result goes to psum
-// entry dst + oy·ow + ox, accumulating when param.acc or p > 0. A GEMM is
-// the 1×1 convolution of a d0 × 1 plane (d0 = M). There is no im2col copy
-// (SEEDS.md §5): each kernel offset re-reads the input plane in place.
+// entry dst + oy·ow + ox, accumulating when param.acc or p > 0. oh and
+// ow are not derived from d0, d1: the compiler gives them, which lets it
+// run a block of output rows (src moved down, pad_h adjusted, d0 cut at
+// the bottom edge). A GEMM is the 1×1 convolution of a d0 × 1 plane
+// (d0 = M). There is no im2col copy (SEEDS.md §5): each kernel offset
+// re-reads the input plane in place.
 // ne transpose: block A (d0 ≤ R rows, d1 ≤ C columns) with A[i][j] at
 // partition i, state address src + j, is read column by column into a
 // corner-turn register grid, loaded as the array's weights, and the
 // array's one-hot feeder streams e_0 … e_{d0−1}: psum partition j entry
-// dst + i = A[i][j] (SEEDS.md §1). A planar writeback then puts it in the
-// state buffer: partition j, address n + i.
+// dst + i = A[i][j] (SEEDS.md §1); partitions j ≥ d1 receive 0 at those
+// entries. A planar writeback (src = dst, H·W = d0, any state address n)
+// then puts it in the state buffer: partition j, address n + i.
+//
+// Operand widths: the top hands each engine the low bits of the
+// descriptor operands it uses (addresses modulo their space, planar h/w
+// to the planar engine's dimension width). The compiler checks every
+// value before encoding; a raw descriptor with a wider value wraps.
 // planar: the planar engine's task, with op = planar.Op, src, src2 = aux,
 // dst, h = d0, w = d1 and every other field packed into param
 // (Config.PlanarParams).

@@ -31,7 +31,14 @@ func TestExitStatus(t *testing.T) {
 		{"sim with vcd", []string{"sim", "--top", "mac", "--cycles", "30", "--vcd", filepath.Join(dir, "mac.vcd")}, exitOK},
 		{"unknown design", []string{"sim", "--top", "nope"}, exitUsage},
 		{"unknown design emit", []string{"emit", "verilog", "--top", "nope", "-o", filepath.Join(dir, "x")}, exitUsage},
-		{"zero cycles", []string{"sim", "--cycles", "0"}, exitUsage},
+		{"zero cycles", []string{"sim", "--top", "mac", "--cycles", "0"}, exitUsage},
+		{"workload: default gemm on the default NPU", []string{"sim", "--m", "20", "--k", "40", "--n", "24", "--timeline", filepath.Join(dir, "tl.json")}, exitOK},
+		{"workload: unknown op", []string{"sim", "--op", "fft"}, exitUsage},
+		{"workload: unknown tensor", []string{"sim", "--in", "q=" + file}, exitUsage},
+		{"workload: not an npy file", []string{"sim", "--in", "a=" + file}, exitUsage},
+		{"workload: kernel larger than the input", []string{"sim", "--op", "conv2d", "--h", "4", "--kernel", "7", "--pad", "0"}, exitUsage},
+		{"workload: bad npu config", []string{"sim", "--set", "cols=64"}, exitUsage},
+		{"workload: missing workload file", []string{"sim", "--workload", filepath.Join(dir, "none.json")}, exitUsage},
 		{"negative cycles verify", []string{"verify", "--cycles", "-3"}, exitUsage},
 		{"unknown flag", []string{"sim", "--bogus"}, exitUsage},
 		{"unknown command", []string{"frobnicate"}, exitUsage},
@@ -63,7 +70,7 @@ func TestExitStatus(t *testing.T) {
 	}
 	// The successful runs wrote what they said.
 	for _, f := range []string{"rtl/mac_s8_s32.v", "rtl/mac_s8_s32.f", "mac.vcd", "tb/tb_mac_s8_s32.v", "tb/tb_mac_s8_s32_exp.hex",
-		"sys/systolic_4x2_s8_s8_s32_e9_n48_zs.v", "sys2/systolic_3x5_s8_s8_s32_e9_n48_dense.v"} {
+		"sys/systolic_4x2_s8_s8_s32_e9_n48_zs.v", "sys2/systolic_3x5_s8_s8_s32_e9_n48_dense.v", "tl.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("expected output %s: %v", f, err)
 		}

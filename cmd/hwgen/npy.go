@@ -101,28 +101,26 @@ func writeNPY(path string, t *golden.Tensor, elem golden.Int) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// nest builds nested slices of elem for shape from row-major data, the
-// form npy.Write takes the shape from.
+// nest builds a nested array value of elem for shape from row-major
+// data: npy.Write takes the shape from the array types, and arrays are
+// fixed-size, so it writes the data as one block.
 func nest(shape []int, data []int64, elem reflect.Type) any {
-	var build func(dims []int, off int) reflect.Value
-	build = func(dims []int, off int) reflect.Value {
-		t := elem
-		for range dims[1:] {
-			t = reflect.SliceOf(t)
-		}
-		s := reflect.MakeSlice(reflect.SliceOf(t), dims[0], dims[0])
-		stride := 1
-		for _, d := range dims[1:] {
-			stride *= d
-		}
-		for i := 0; i < dims[0]; i++ {
-			if len(dims) == 1 {
-				s.Index(i).Set(reflect.ValueOf(data[off+i]).Convert(elem))
-			} else {
-				s.Index(i).Set(build(dims[1:], off+i*stride))
-			}
-		}
-		return s
+	t := elem
+	for i := len(shape) - 1; i >= 0; i-- {
+		t = reflect.ArrayOf(shape[i], t)
 	}
-	return build(shape, 0).Interface()
+	v := reflect.New(t).Elem()
+	var fill func(v reflect.Value, off, stride int)
+	fill = func(v reflect.Value, off, stride int) {
+		if v.Kind() != reflect.Array {
+			v.Set(reflect.ValueOf(data[off]).Convert(elem))
+			return
+		}
+		inner := stride / v.Len()
+		for i := 0; i < v.Len(); i++ {
+			fill(v.Index(i), off+i*inner, inner)
+		}
+	}
+	fill(v, 0, len(data))
+	return v.Interface()
 }

@@ -34,7 +34,7 @@ type workloadFlags struct {
 	Cout     int      `help:"Output channels (conv2d, net)." placeholder:"N"`
 	Kernel   int      `help:"Square kernel or pooling window." placeholder:"N"`
 	Stride   int      `help:"Stride (conv2d, pool)." placeholder:"N"`
-	Pad      int      `help:"Padding on every side (conv2d default 1; -1 means none)." placeholder:"N"`
+	Pad      int      `help:"Padding on every side (conv2d default 1, pool 0)." default:"-1" placeholder:"N"`
 	Pool     string   `help:"Pooling: max or avg." placeholder:"KIND"`
 	Fn       string   `help:"Elementwise function: add, sub, mul, max or min." placeholder:"FN"`
 	Shift    int      `help:"Requantization shift of the int32 results to int8 (0: chosen from the reduction size)." placeholder:"N"`
@@ -83,7 +83,9 @@ func (c *simCmd) workload() (compiler.Workload, error) {
 	over(&w.Cout, f.Cout)
 	over(&w.Kernel, f.Kernel)
 	over(&w.Stride, f.Stride)
-	over(&w.Pad, f.Pad)
+	if f.Pad >= 0 {
+		w.Pad = &f.Pad
+	}
 	over(&w.Shift, f.Shift)
 	over(&w.Zeros, f.Zeros)
 	if f.Pool != "" {
@@ -267,9 +269,9 @@ func describe(w compiler.Workload) string {
 	case "transpose":
 		return fmt.Sprintf("transpose %d×%d (seed %d)", w.M, w.N, w.Seed)
 	case "conv2d":
-		return fmt.Sprintf("conv2d %d×%d×%d → %d, %d×%d kernel, stride %d, pad %d (seed %d)", w.C, w.H, w.W, w.Cout, w.Kernel, w.Kernel, w.Stride, w.Pad, w.Seed)
+		return fmt.Sprintf("conv2d %d×%d×%d → %d, %d×%d kernel, stride %d, pad %d (seed %d)", w.C, w.H, w.W, w.Cout, w.Kernel, w.Kernel, w.Stride, *w.Pad, w.Seed)
 	case "pool":
-		return fmt.Sprintf("%s pool %d×%d×%d, %d×%d window, stride %d, pad %d (seed %d)", w.Pool, w.C, w.H, w.W, w.Kernel, w.Kernel, w.Stride, w.Pad, w.Seed)
+		return fmt.Sprintf("%s pool %d×%d×%d, %d×%d window, stride %d, pad %d (seed %d)", w.Pool, w.C, w.H, w.W, w.Kernel, w.Kernel, w.Stride, *w.Pad, w.Seed)
 	case "eltwise":
 		return fmt.Sprintf("eltwise %s of two %d×%d×%d tensors (seed %d)", w.Fn, w.C, w.H, w.W, w.Seed)
 	case "net":
