@@ -239,8 +239,11 @@ func verdict(want, got map[string]*golden.Tensor) error {
 }
 
 func report(cfg npu.Config, r *host.Result) {
-	fmt.Printf("cycles    %d (ideal %d: MAC utilization %.1f%%); image load %d and read-back %d cycles not counted\n",
-		r.Cycles, r.Ideal, 100*r.Utilization(), r.LoadCycles, r.ReadCycles)
+	util := fmt.Sprintf("ideal %d: MAC utilization %.1f%%", r.Ideal, 100*r.Utilization())
+	if r.Ideal == 0 {
+		util = "no PE-array work, so no MAC utilization"
+	}
+	fmt.Printf("cycles    %d (%s); image load %d and read-back %d cycles not counted\n", r.Cycles, util, r.LoadCycles, r.ReadCycles)
 	var parts []string
 	var busy uint64
 	for _, e := range r.Engines {
