@@ -129,3 +129,36 @@ func BenchmarkWSArray16Idle(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cycles/s")
 }
+
+// BenchmarkWSArray16Compiled is BenchmarkWSArray16 on generated code.
+func BenchmarkWSArray16Compiled(b *testing.B) {
+	const n = 16
+	s, err := NewWith(elab(b, wsArray(n)), Options{Compiled: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(1))
+	loadWeights(b, s, n, r)
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("a%d", i)
+	}
+	vals := make([]uint64, 1024)
+	for i := range vals {
+		vals[i] = uint64(int64(r.Intn(256) - 128))
+	}
+	st0 := s.Stats()
+	b.ResetTimer()
+	for k := 0; k < b.N; k++ {
+		for i, name := range names {
+			if err := s.Poke(name, vals[(k*n+i)&1023]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		s.Step(1)
+	}
+	b.StopTimer()
+	st := s.Stats()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cycles/s")
+	b.ReportMetric(float64(st.Evals-st0.Evals)/float64(b.N), "evals/cycle")
+}

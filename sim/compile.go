@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math/big"
-	"sort"
 	"strings"
 
 	"github.com/hwgen/hwgen/hdl"
@@ -87,7 +86,8 @@ type node struct {
 	bw   int32
 	k    int32 // slice low bit, constant shift amount, first cat argument
 	k2   int32 // number of cat arguments
-	slot int32 // result slot, for the fan-out
+	slot int32 // result slot (for the VCD)
+	fan  fanRange
 	// sa, sb sign-extend operands a and b to 64 bits before a narrow
 	// arithmetic or compare node uses them (0: use the bits as stored,
 	// i.e. zero-extended). They let a node read a narrower value through
@@ -128,7 +128,11 @@ type sink struct {
 	en   int32 // offset of the enable, -1 = always
 	addr int32 // read: offset of the address
 	mem  int32 // read, write: memory index
-	init []uint64
+	init int32 // reg: offset of the reset value in Sim.inits
+	fan  fanRange
+	// staged: on a cycle of direct state reads (see orderSinks), so the
+	// new value is committed after all other sinks.
+	staged bool
 }
 
 type wport struct {
@@ -183,6 +187,10 @@ type compiler struct {
 	nodeSrc [][]int32
 	sinkSrc [][]int32
 	scopes  []*scope
+	// internal marks the nodes whose only reader is one narrow node (no
+	// sink, no other node): compiled code evaluates them inside the tree
+	// of their reader.
+	internal []bool
 }
 
 func nwords(w int) int { return (w + 63) >> 6 }
@@ -283,9 +291,10 @@ func (c *compiler) scopeBody(sc *scope) {
 		}
 		id := sc.sig[sig]
 		k := sink{kind: sinkReg, slot: id, off: c.off(id), nw: int32(nwords(sig.Type.Width)), next: -1, en: -1}
-		k.init = make([]uint64, k.nw)
+		k.init = int32(len(s.inits))
+		s.inits = append(s.inits, make([]uint64, k.nw)...)
 		if sig.Init != nil {
-			bigToWords(k.init, sig.Init, sig.Type.Width)
+			bigToWords(s.inits[k.init:k.init+k.nw], sig.Init, sig.Type.Width)
 		}
 		// Not the register's own slot: holding yields what the last visit
 		// committed, so only rst, enable and next can make a visit useful.
@@ -692,6 +701,7 @@ func (c *compiler) nodeX(op opcode, w int, k, k2 int32, sa, sb uint8, srcs ...in
 // one forward pass.
 func (c *compiler) link() {
 	s := c.s
+	c.orderSinks()
 	level := make([]int32, len(s.nodes))
 	for i, srcs := range c.nodeSrc {
 		l := int32(0)
@@ -703,11 +713,7 @@ func (c *compiler) link() {
 		level[i] = l + 1
 		s.levels = max(s.levels, int(l+1))
 	}
-	order := make([]int32, len(s.nodes))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	sort.SliceStable(order, func(x, y int) bool { return level[order[x]] < level[order[y]] })
+	order := c.treeOrder()
 	nodes := make([]node, len(order))
 	srcs := make([][]int32, len(order))
 	for ni, old := range order {
@@ -716,6 +722,21 @@ func (c *compiler) link() {
 		s.producer[nodes[ni].slot] = int32(ni)
 	}
 	s.nodes, c.nodeSrc = nodes, srcs
+	// Each tree is contiguous and ends with its root.
+	s.treeFirst = make([]int32, len(s.nodes))
+	first := int32(0)
+	for i := range s.nodes {
+		s.treeFirst[i] = first
+		if !c.internal[order[i]] {
+			first = int32(i) + 1
+		}
+	}
+	inner := make([]bool, len(s.nodes))
+	for ni, old := range order {
+		inner[ni] = c.internal[old]
+	}
+	c.internal = inner
+	s.internal = inner
 
 	// Fan-out in CSR form, nodes and sinks apart; each list is sorted, so
 	// its last entry bounds the dirty range.
@@ -745,17 +766,96 @@ func (c *compiler) link() {
 		r.end = int32(len(s.fanout))
 	}
 
+	for i := range s.nodes {
+		s.nodes[i].fan = s.fan[s.nodes[i].slot]
+	}
+	for i := range s.sinks {
+		if k := &s.sinks[i]; k.slot >= 0 {
+			k.fan = s.fan[k.slot]
+		}
+	}
+	c.relayout()
+
 	s.dirty = make([]uint64, (len(s.nodes)+63)/64)
-	s.pendFlag = make([]bool, len(s.sinks))
+	s.dsum = make([]uint64, (len(s.dirty)+63)/64)
+	s.sdirty = make([]uint64, (len(s.sinks)+63)/64)
+	s.ssum = make([]uint64, (len(s.sdirty)+63)/64)
 	// Everything is evaluated once at the start: all nodes dirty, all
 	// sinks pending.
-	s.lo, s.hi = int32(len(s.dirty)), -1
 	for i := range s.nodes {
 		s.markNode(int32(i))
 	}
 	for i := range s.sinks {
 		s.markSink(int32(i))
 	}
+}
+
+// relayout moves every value to its place in evaluation order: first the
+// slots no node computes (rst, inputs, registers, read data, constants) in
+// creation order, then the node results in node (level) order, so a
+// settle writes results and reads its fan-out lists front to back.
+func (c *compiler) relayout() {
+	s := c.s
+	newOff := make([]int32, len(s.v)) // by the old offset of a slot's first word
+	for i := range newOff {
+		newOff[i] = -1
+	}
+	nv := make([]uint64, 0, len(s.v))
+	place := func(id int32) {
+		sl := s.slots[id]
+		newOff[sl.off] = int32(len(nv))
+		nv = append(nv, s.v[sl.off:int(sl.off)+nwords(int(sl.w))]...)
+	}
+	for id := range s.slots {
+		if s.producer[id] < 0 {
+			place(int32(id))
+		}
+	}
+	for i := range s.nodes {
+		place(s.nodes[i].slot)
+	}
+	m := func(o *int32) {
+		if *o >= 0 {
+			if newOff[*o] < 0 {
+				c.fail("internal: offset %d is no slot's", *o)
+			}
+			*o = newOff[*o]
+		}
+	}
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		m(&n.dst)
+		m(&n.a)
+		m(&n.b)
+		m(&n.c)
+	}
+	for i := range s.cat {
+		m(&s.cat[i].off)
+	}
+	for i := range s.sinks {
+		k := &s.sinks[i]
+		if k.kind != sinkWrite {
+			m(&k.off)
+		}
+		m(&k.next)
+		m(&k.en)
+		if k.kind == sinkRead {
+			m(&k.addr)
+		}
+	}
+	for _, mem := range s.mems {
+		for i := range mem.writes {
+			p := &mem.writes[i]
+			m(&p.addr)
+			m(&p.data)
+			m(&p.en)
+			m(&p.mask)
+		}
+	}
+	for id := range s.slots {
+		m(&s.slots[id].off)
+	}
+	s.v = nv
 }
 
 // seenBefore reports whether list[j] already occurred in list[:j]. Operand
@@ -768,4 +868,259 @@ func seenBefore(list []int32, j int) bool {
 		}
 	}
 	return false
+}
+
+// orderSinks numbers the sinks so that an edge can update each one in
+// place, in index order, and still let every sink see the old state: a
+// sink that reads a register or a read port's data directly (next,
+// enable, address, write data or mask) comes before it, and the read
+// ports of a memory come before its writes. Sinks on a cycle of such
+// reads (two registers swapping values, say) are marked staged: they
+// compute in order but commit after all others. Among the sinks free to
+// go, creation order wins, which keeps an instance's registers together.
+func (c *compiler) orderSinks() {
+	s := c.s
+	n := len(s.sinks)
+	bySlot := map[int32]int32{} // state slot -> the sink that updates it
+	for i, k := range s.sinks {
+		if k.kind != sinkWrite {
+			bySlot[k.slot] = int32(i)
+		}
+	}
+	// before[a] lists the sinks that must come after a.
+	after := make([][]int32, n)
+	for a, srcs := range c.sinkSrc {
+		for _, sid := range srcs {
+			if b, ok := bySlot[sid]; ok && b != int32(a) {
+				after[a] = append(after[a], b)
+			}
+		}
+	}
+	for _, m := range s.mems {
+		if m.group >= 0 {
+			for _, r := range m.reads {
+				after[r] = append(after[r], m.group)
+			}
+		}
+	}
+	comp, ncomp := sccs(after)
+	size := make([]int32, ncomp)
+	for _, cp := range comp {
+		size[cp]++
+	}
+	// Kahn's algorithm over the components, smallest creation index first.
+	first := make([]int32, ncomp)
+	for i := range first {
+		first[i] = int32(n)
+	}
+	members := make([][]int32, ncomp)
+	for i := range n {
+		cp := comp[i]
+		first[cp] = min(first[cp], int32(i))
+		members[cp] = append(members[cp], int32(i))
+	}
+	indeg := make([]int32, ncomp)
+	succ := make([][]int32, ncomp)
+	for a := range after {
+		for _, b := range after[a] {
+			if ca, cb := comp[a], comp[b]; ca != cb {
+				succ[ca] = append(succ[ca], cb)
+				indeg[cb]++
+			}
+		}
+	}
+	h := &minHeap{key: first}
+	for cp := range ncomp {
+		if indeg[cp] == 0 {
+			h.push(int32(cp))
+		}
+	}
+	order := make([]int32, 0, n)
+	for h.len() > 0 {
+		cp := h.pop()
+		order = append(order, members[cp]...)
+		for _, nx := range succ[cp] {
+			if indeg[nx]--; indeg[nx] == 0 {
+				h.push(nx)
+			}
+		}
+	}
+	if len(order) != n {
+		c.fail("internal: sink order has %d of %d sinks", len(order), n)
+	}
+	newIdx := make([]int32, n)
+	sinks := make([]sink, n)
+	srcs := make([][]int32, n)
+	for ni, old := range order {
+		newIdx[old] = int32(ni)
+		sinks[ni] = s.sinks[old]
+		sinks[ni].staged = size[comp[old]] > 1
+		srcs[ni] = c.sinkSrc[old]
+	}
+	s.sinks, c.sinkSrc = sinks, srcs
+	for _, m := range s.mems {
+		for i, r := range m.reads {
+			m.reads[i] = newIdx[r]
+		}
+		if m.group >= 0 {
+			m.group = newIdx[m.group]
+		}
+	}
+}
+
+// sccs numbers the strongly connected components of the graph (Tarjan,
+// iterative: register chains can be long).
+func sccs(succ [][]int32) (comp []int32, n int32) {
+	N := len(succ)
+	index := make([]int32, N)
+	low := make([]int32, N)
+	on := make([]bool, N)
+	comp = make([]int32, N)
+	for i := range index {
+		index[i] = -1
+	}
+	var stack []int32
+	var next int32
+	type frame struct{ v, e int32 }
+	for root := range N {
+		if index[root] >= 0 {
+			continue
+		}
+		call := []frame{{int32(root), 0}}
+		index[root], low[root] = next, next
+		next++
+		stack = append(stack, int32(root))
+		on[root] = true
+		for len(call) > 0 {
+			f := &call[len(call)-1]
+			v := f.v
+			if int(f.e) < len(succ[v]) {
+				w := succ[v][f.e]
+				f.e++
+				if index[w] < 0 {
+					index[w], low[w] = next, next
+					next++
+					stack = append(stack, w)
+					on[w] = true
+					call = append(call, frame{w, 0})
+				} else if on[w] {
+					low[v] = min(low[v], index[w])
+				}
+				continue
+			}
+			if low[v] == index[v] {
+				for {
+					w := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					on[w] = false
+					comp[w] = n
+					if w == v {
+						break
+					}
+				}
+				n++
+			}
+			call = call[:len(call)-1]
+			if len(call) > 0 {
+				u := call[len(call)-1].v
+				low[u] = min(low[u], low[v])
+			}
+		}
+	}
+	return comp, n
+}
+
+// minHeap is a heap of ids ordered by key[id].
+type minHeap struct {
+	key []int32
+	a   []int32
+}
+
+func (h *minHeap) len() int { return len(h.a) }
+
+func (h *minHeap) push(x int32) {
+	h.a = append(h.a, x)
+	i := len(h.a) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if h.key[h.a[p]] <= h.key[h.a[i]] {
+			break
+		}
+		h.a[p], h.a[i] = h.a[i], h.a[p]
+		i = p
+	}
+}
+
+func (h *minHeap) pop() int32 {
+	top := h.a[0]
+	last := len(h.a) - 1
+	h.a[0] = h.a[last]
+	h.a = h.a[:last]
+	i := 0
+	for {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h.a) && h.key[h.a[l]] < h.key[h.a[m]] {
+			m = l
+		}
+		if r < len(h.a) && h.key[h.a[r]] < h.key[h.a[m]] {
+			m = r
+		}
+		if m == i {
+			return top
+		}
+		h.a[m], h.a[i] = h.a[i], h.a[m]
+		i = m
+	}
+}
+
+// treeOrder numbers the nodes for evaluation: a topological order in
+// which every tree (a root and the internal nodes it alone reads,
+// transitively) is contiguous, in post-order, ending with its root.
+// Roots keep creation order, which is topological (a node is created
+// after its operands) and keeps each instance's logic together.
+func (c *compiler) treeOrder() []int32 {
+	s := c.s
+	n := len(s.nodes)
+	readers := make([]int32, n)
+	reader := make([]int32, n)
+	bySink := make([]bool, n)
+	for i, srcs := range c.nodeSrc {
+		for j, sid := range srcs {
+			if p := s.producer[sid]; p >= 0 && !seenBefore(srcs, j) {
+				readers[p]++
+				reader[p] = int32(i)
+			}
+		}
+	}
+	for _, srcs := range c.sinkSrc {
+		for _, sid := range srcs {
+			if p := s.producer[sid]; p >= 0 {
+				bySink[p] = true
+			}
+		}
+	}
+	c.internal = make([]bool, n)
+	for i := range c.internal {
+		c.internal[i] = readers[i] == 1 && !bySink[i] && s.nodes[i].op < wAdd && s.nodes[reader[i]].op < wAdd
+	}
+	order := make([]int32, 0, n)
+	var emit func(i int32)
+	emit = func(i int32) {
+		srcs := c.nodeSrc[i]
+		for j, sid := range srcs {
+			if p := s.producer[sid]; p >= 0 && c.internal[p] && !seenBefore(srcs, j) {
+				emit(p)
+			}
+		}
+		order = append(order, i)
+	}
+	for i := range s.nodes {
+		if !c.internal[i] {
+			emit(int32(i))
+		}
+	}
+	if len(order) != n {
+		c.fail("internal: tree order has %d of %d nodes", len(order), n)
+	}
+	return order
 }

@@ -19,18 +19,13 @@ func b2u(b bool) uint64 {
 }
 
 func (s *Sim) markNode(i int32) {
-	w := i >> 6
-	s.dirty[w] |= 1 << uint(i&63)
-	s.lo = min(s.lo, w)
-	s.hi = max(s.hi, w)
+	s.dirty[i>>6] |= 1 << uint(i&63)
+	s.dsum[i>>12] |= 1 << uint(i>>6&63)
 }
 
 func (s *Sim) markSink(i int32) {
-	if s.pendFlag[i] {
-		return
-	}
-	s.pendFlag[i] = true
-	s.pending = append(s.pending, i)
+	s.sdirty[i>>6] |= 1 << uint(i&63)
+	s.ssum[i>>12] |= 1 << uint(i>>6&63)
 }
 
 // changed schedules the fan-out of a slot whose value just changed.
@@ -38,18 +33,25 @@ func (s *Sim) changed(id int32) {
 	if s.tr != nil {
 		s.tr.mark(id)
 	}
-	r := s.fan[id]
+	s.fire(s.fan[id])
+}
+
+// fire marks a fan-out: nodes in the dirty bitmap, sinks in the pending
+// bitmap, and their words in the summaries.
+func (s *Sim) fire(r fanRange) {
 	if r.sink > r.node {
-		fan := s.fanout[r.node:r.sink]
-		d := s.dirty
-		for _, t := range fan {
+		d, sum := s.dirty, s.dsum
+		for _, t := range s.fanout[r.node:r.sink] {
 			d[t>>6] |= 1 << uint(t&63)
+			sum[t>>12] |= 1 << uint(t>>6&63)
 		}
-		s.lo = min(s.lo, fan[0]>>6)
-		s.hi = max(s.hi, fan[len(fan)-1]>>6)
 	}
-	for _, k := range s.fanout[r.sink:r.end] {
-		s.markSink(k)
+	if r.end > r.sink {
+		d, sum := s.sdirty, s.ssum
+		for _, k := range s.fanout[r.sink:r.end] {
+			d[k>>6] |= 1 << uint(k&63)
+			sum[k>>12] |= 1 << uint(k>>6&63)
+		}
 	}
 }
 
@@ -57,20 +59,44 @@ func (s *Sim) changed(id int32) {
 // A node's fan-out always has a higher index, so it is marked ahead of the
 // scan and picked up in the same pass: each node runs at most once.
 func (s *Sim) settle() {
-	d := s.dirty
-	for w := s.lo; w <= s.hi; w++ {
-		for d[w] != 0 {
-			b := bits.TrailingZeros64(d[w])
-			d[w] &^= 1 << uint(b)
-			n := &s.nodes[int(w)<<6|b]
-			s.evals++
-			if s.eval(n) {
-				s.changed(n.slot)
+	if s.cc != nil && s.tr == nil {
+		s.evals += s.cc.settle()
+		return
+	}
+	d, sum := s.dirty, s.dsum
+	nodes := s.nodes
+	var evals uint64
+	for i := range sum {
+		for sum[i] != 0 {
+			bw := bits.TrailingZeros64(sum[i])
+			w := i<<6 | bw
+			x := d[w]
+			d[w] = 0
+			for x != 0 {
+				b := bits.TrailingZeros64(x)
+				x &= x - 1
+				n := &nodes[w<<6|b]
+				evals++
+				if s.eval(n) {
+					if s.tr != nil {
+						s.tr.mark(n.slot)
+					}
+					s.fire(n.fan)
+					// The fan-out lies above this node: what it marked in
+					// this word joins the bits still to do.
+					x |= d[w]
+					d[w] = 0
+				}
 			}
+			sum[i] &^= 1 << uint(bw)
 		}
 	}
-	s.lo, s.hi = int32(len(d)), -1
+	s.evals += evals
 }
+
+// evalWideNode evaluates node i for compiled code, which leaves the
+// multi-word operators to the interpreter.
+func (s *Sim) evalWideNode(i int32) bool { return s.evalWide(&s.nodes[i]) }
 
 // opA and opB read a node's operands, sign-extended to 64 bits when the
 // node says so (see node.sa).

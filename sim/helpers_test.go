@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math/big"
 	"testing"
 
@@ -63,3 +64,15 @@ func bigHex(s string) *big.Int {
 	}
 	return v
 }
+
+func elab(t testing.TB, top *hdl.Module) *hdl.Design {
+	t.Helper()
+	d, err := hdl.Elaborate(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func fmtA(i int) string { return fmt.Sprintf("a%d", i) }
+func fmtP(i int) string { return fmt.Sprintf("p%d", i) }

@@ -20,16 +20,18 @@ type Sim struct {
 	levels    int
 	cat       []catArg
 	dirty     []uint64   // bitmap over nodes, which are numbered in level order
-	lo, hi    int32      // range of dirty words that may be nonzero
+	dsum      []uint64   // bitmap over the words of dirty that may be nonzero
 	fan       []fanRange // per slot
 	fanout    []int32
 	sinks     []sink
-	pendFlag  []bool
-	pending   []int32 // sinks to visit at the next edge
-	spare     []int32
+	inits     []uint64 // reset values of the registers
+	sdirty    []uint64 // bitmap over sinks to visit at the next edge
+	ssum      []uint64 // bitmap over the words of sdirty that may be nonzero
+	treeFirst []int32  // per node, the first node of its tree (see treeOrder)
+	internal  []bool   // per node, whether it is internal to its tree
+	cc        *compiled
 	stageBuf  []uint64
 	staged    []staged
-	writeMems []int32
 	mems      []*memory
 	memByPath map[string]int32
 	sigs      []sigInfo

@@ -1,88 +1,125 @@
 package sim
 
-// staged is a value computed in the first phase of an edge, committed in
-// the last so that every register and read port sees the old state.
+import "math/bits"
+
+// staged is a value computed during an edge and committed at its end,
+// for the sinks on a cycle of direct state reads (sink.staged).
 type staged struct{ sink, off int32 }
 
-// edge is one rising clock edge on a settled design: registers, then
-// memory reads (old contents), then memory writes in port order, then the
-// commit of the new register and read values. Only pending sinks are
-// visited.
+// edge is one rising clock edge on a settled design. The pending sinks
+// are visited in index order and updated in place: orderSinks numbered
+// them so that whatever a sink reads directly from another register or
+// read port is still the old value, and the reads of a memory come before
+// its writes. Sinks on a cycle of such reads commit at the end. A commit
+// marks sinks only below the one being visited (its direct readers come
+// first), so those marks wait for the next edge, as they must.
 func (s *Sim) edge() {
-	pend := s.pending
-	s.pending = s.spare[:0]
-	for _, i := range pend {
-		s.pendFlag[i] = false
-	}
-	s.sinkEvals += uint64(len(pend))
-	s.stageBuf, s.staged, s.writeMems = s.stageBuf[:0], s.staged[:0], s.writeMems[:0]
+	s.stageBuf, s.staged = s.stageBuf[:0], s.staged[:0]
 	v := s.v
 	rst := v[s.slots[s.rstSlot].off] != 0
-	for _, i := range pend {
-		k := &s.sinks[i]
-		switch k.kind {
-		case sinkReg:
-			if k.nw == 1 {
-				// One-word fast path of the general case below.
-				var x uint64
-				switch {
-				case rst:
-					x = k.init[0]
-				case k.next < 0 || k.en >= 0 && v[k.en] == 0:
-					continue
-				default:
-					x = v[k.next]
+	{
+		sd, sum := s.sdirty, s.ssum
+		var visits uint64
+		for i := range sum {
+			m := sum[i]
+			sum[i] = 0
+			for m != 0 {
+				w := i<<6 | bits.TrailingZeros64(m)
+				m &= m - 1
+				x := sd[w]
+				sd[w] = 0
+				visits += uint64(bits.OnesCount64(x))
+				for x != 0 {
+					j := int32(w<<6 | bits.TrailingZeros64(x))
+					x &= x - 1
+					k := &s.sinks[j]
+					if k.kind != sinkReg || k.nw != 1 {
+						s.visit(j, k, rst)
+						continue
+					}
+					// One-word register: the fast path of visit.
+					var nv uint64
+					switch {
+					case rst:
+						nv = s.inits[k.init]
+					case k.next < 0 || k.en >= 0 && v[k.en] == 0:
+						continue
+					default:
+						nv = v[k.next]
+					}
+					if nv == v[k.off] {
+						continue
+					}
+					if k.staged {
+						s.staged = append(s.staged, staged{sink: j, off: int32(len(s.stageBuf))})
+						s.stageBuf = append(s.stageBuf, nv)
+						continue
+					}
+					v[k.off] = nv
+					if s.tr != nil {
+						s.tr.mark(k.slot)
+					}
+					s.fire(k.fan)
 				}
-				if x != v[k.off] {
-					s.staged = append(s.staged, staged{sink: i, off: int32(len(s.stageBuf))})
-					s.stageBuf = append(s.stageBuf, x)
-				}
-				continue
 			}
-			switch {
-			case rst:
-				s.stage(i, k, k.init)
-			case k.next < 0 || k.en >= 0 && v[k.en] == 0:
-				// holds
-			default:
-				s.stage(i, k, v[k.next:k.next+k.nw])
-			}
-		case sinkRead:
-			if k.en >= 0 && v[k.en] == 0 {
-				continue
-			}
-			m := s.mems[k.mem]
-			if addr := v[k.addr]; addr < uint64(m.depth) {
-				s.stage(i, k, m.data[int(addr)*m.nw:(int(addr)+1)*m.nw])
-			} else {
-				s.stage(i, k, s.zero[:k.nw])
-			}
-		case sinkWrite:
-			s.writeMems = append(s.writeMems, k.mem)
 		}
-	}
-	for _, mi := range s.writeMems {
-		s.writeMem(mi)
+		s.sinkEvals += visits
 	}
 	for _, st := range s.staged {
 		k := &s.sinks[st.sink]
-		if k.nw == 1 {
-			v[k.off] = s.stageBuf[st.off]
-		} else {
-			copy(v[k.off:k.off+k.nw], s.stageBuf[st.off:st.off+k.nw])
+		copy(v[k.off:k.off+k.nw], s.stageBuf[st.off:st.off+k.nw])
+		if s.tr != nil {
+			s.tr.mark(k.slot)
 		}
-		s.changed(k.slot)
+		s.fire(k.fan)
 	}
-	s.spare = pend[:0]
 	s.cycle++
 }
 
-func (s *Sim) stage(i int32, k *sink, src []uint64) {
-	if eqW(s.v[k.off:k.off+k.nw], src) {
+// visit updates sink j (k) at an edge.
+func (s *Sim) visit(j int32, k *sink, rst bool) {
+	v := s.v
+	switch k.kind {
+	case sinkReg:
+		switch {
+		case rst:
+			s.update(j, k, s.inits[k.init:k.init+k.nw])
+		case k.next < 0 || k.en >= 0 && v[k.en] == 0:
+			// holds
+		default:
+			s.update(j, k, v[k.next:k.next+k.nw])
+		}
+	case sinkRead:
+		if k.en >= 0 && v[k.en] == 0 {
+			return
+		}
+		mem := s.mems[k.mem]
+		if addr := v[k.addr]; addr < uint64(mem.depth) {
+			s.update(j, k, mem.data[int(addr)*mem.nw:(int(addr)+1)*mem.nw])
+		} else {
+			s.update(j, k, s.zero[:k.nw])
+		}
+	case sinkWrite:
+		s.writeMem(k.mem)
+	}
+}
+
+// update gives sink k the value src, now or (staged) at the end of the edge.
+func (s *Sim) update(j int32, k *sink, src []uint64) {
+	dst := s.v[k.off : k.off+k.nw]
+	if eqW(dst, src) {
 		return
 	}
-	s.staged = append(s.staged, staged{sink: i, off: int32(len(s.stageBuf))})
-	s.stageBuf = append(s.stageBuf, src...)
+	if k.staged {
+		s.staged = append(s.staged, staged{sink: j, off: int32(len(s.stageBuf))})
+		s.stageBuf = append(s.stageBuf, src...)
+		return
+	}
+	copy(dst, src)
+	if s.tr != nil {
+		s.tr.mark(k.slot)
+	}
+	s.fire(k.fan)
 }
 
 // writeMem applies all write ports of a memory in port order. Re-applying
@@ -116,8 +153,8 @@ func (s *Sim) writeMem(mi int32) {
 		}
 	}
 	if changed {
-		// The reads of this edge already saw the old contents; the next
-		// edge must read again.
+		// The reads of this edge already saw the old contents (they come
+		// first); the next edge must read again.
 		for _, r := range m.reads {
 			s.markSink(r)
 		}

@@ -1,0 +1,221 @@
+package sim
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"plugin"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hwgen/hwgen/hdl"
+)
+
+// Options select how NewWith builds a simulator.
+type Options struct {
+	// Compiled generates Go source for the netlist (genSource), builds it
+	// with the go command as a plugin and runs the settle and the register
+	// updates in it. The build is cached by content hash, so only the
+	// first run of a design pays for it. It needs the go command of the
+	// toolchain this program was built with, and cgo (plugins do).
+	// Behaviour is identical to the interpreter's, which remains in use
+	// while a VCD trace is on.
+	Compiled bool
+	// CacheDir holds the compiled plugins; "" means CacheDir().
+	CacheDir string
+}
+
+// CacheDir is where compiled simulators are kept: $HWGEN_CACHE_DIR/gosim,
+// or hwgen/gosim in the user cache directory.
+func CacheDir() (string, error) {
+	if d := os.Getenv("HWGEN_CACHE_DIR"); d != "" {
+		return filepath.Join(d, "gosim"), nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("sim: no cache directory (set HWGEN_CACHE_DIR): %w", err)
+	}
+	return filepath.Join(d, "hwgen", "gosim"), nil
+}
+
+// NewWith compiles d for simulation as New does and, with opt.Compiled,
+// also builds (or loads from the cache) its generated Go code.
+func NewWith(d *hdl.Design, opt Options) (*Sim, error) {
+	s, err := New(d)
+	if err != nil || !opt.Compiled {
+		return s, err
+	}
+	if err := s.compile(opt); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Compiled reports whether the simulator runs generated code.
+func (s *Sim) Compiled() bool { return s.cc != nil }
+
+// compiled holds the entry points of generated code bound to one Sim.
+type compiled struct {
+	settle func() uint64
+	build  time.Duration // time spent generating and building (0 when cached)
+	cached bool
+}
+
+type bindFunc = func(v, d, dsum, sd, ssum []uint64, wide func(int32) bool) func() uint64
+
+// plugins caches the Bind function of every plugin this process loaded.
+var plugins sync.Map // path -> bindFunc
+
+func (s *Sim) compile(opt Options) error {
+	t0 := time.Now()
+	bind, cached, err := loadPlugin(s, opt)
+	if err != nil {
+		return err
+	}
+	s.cc = &compiled{settle: bind(s.v, s.dirty, s.dsum, s.sdirty, s.ssum, s.evalWideNode), cached: cached}
+	if !cached {
+		s.cc.build = time.Since(t0)
+	}
+	return nil
+}
+
+// hostFlags are the build flags of this program that a plugin must share.
+func hostFlags() []string {
+	var flags []string
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, st := range bi.Settings {
+			switch {
+			case st.Key == "-race" && st.Value == "true":
+				flags = append(flags, "-race")
+			case st.Key == "-trimpath" && st.Value == "true":
+				flags = append(flags, "-trimpath")
+			case st.Key == "-asan" && st.Value == "true":
+				flags = append(flags, "-asan")
+			case st.Key == "-msan" && st.Value == "true":
+				flags = append(flags, "-msan")
+			}
+		}
+	}
+	return flags
+}
+
+var buildMu sync.Mutex
+
+// loadPlugin returns the Bind function of s's generated code, building the
+// plugin unless the cache has it.
+func loadPlugin(s *Sim, opt Options) (bindFunc, bool, error) {
+	src := genSource(s)
+	flags := hostFlags()
+	h := sha256.New()
+	fmt.Fprintf(h, "%s %s/%s %q\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, flags)
+	h.Write([]byte(src))
+	key := fmt.Sprintf("%x", h.Sum(nil)[:12])
+	dir := opt.CacheDir
+	if dir == "" {
+		var err error
+		if dir, err = CacheDir(); err != nil {
+			return nil, false, err
+		}
+	}
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' {
+			return r
+		}
+		return '_'
+	}, s.top)
+	final := filepath.Join(dir, name+"-"+key)
+	so := filepath.Join(final, "sim.so")
+	if b, ok := plugins.Load(so); ok {
+		return b.(bindFunc), true, nil
+	}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	cached := true
+	if _, err := os.Stat(so); err != nil {
+		cached = false
+		if err := buildPlugin(dir, final, key, src, flags); err != nil {
+			return nil, false, err
+		}
+	}
+	p, err := plugin.Open(so)
+	if err != nil {
+		return nil, false, fmt.Errorf("sim: load compiled simulator %s: %w", so, err)
+	}
+	sym, err := p.Lookup("Bind")
+	if err != nil {
+		return nil, false, fmt.Errorf("sim: compiled simulator %s: %w", so, err)
+	}
+	bind, ok := sym.(bindFunc)
+	if !ok {
+		return nil, false, fmt.Errorf("sim: compiled simulator %s: Bind has type %T", so, sym)
+	}
+	plugins.Store(so, bind)
+	return bind, cached, nil
+}
+
+// buildPlugin builds the plugin in a temporary directory next to final
+// and renames it into place (a concurrent build of the same key is
+// harmless: both produce the same file).
+func buildPlugin(dir, final, key, src string, flags []string) error {
+	gobin, err := goCommand()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("sim: create cache: %w", err)
+	}
+	tmp, err := os.MkdirTemp(dir, ".build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	// The module path names the plugin: it must differ between designs, or
+	// a process could not load two of them.
+	mod := fmt.Sprintf("module hwgensim_%s\n\ngo 1.21\n", key)
+	if err := os.WriteFile(filepath.Join(tmp, "go.mod"), []byte(mod), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "sim.go"), []byte(src), 0o644); err != nil {
+		return err
+	}
+	args := append([]string{"build", "-buildmode=plugin"}, flags...)
+	args = append(args, "-o", "sim.so", ".")
+	cmd := exec.Command(gobin, args...)
+	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1", "GOWORK=off", "GOFLAGS=-buildvcs=false", "GOTOOLCHAIN=local")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("sim: go build of the compiled simulator: %w\n%s", err, out)
+	}
+	if err := os.Rename(tmp, final); err != nil && !errors.Is(err, fs.ErrExist) {
+		if _, serr := os.Stat(filepath.Join(final, "sim.so")); serr != nil {
+			return fmt.Errorf("sim: store compiled simulator: %w", err)
+		}
+	}
+	return nil
+}
+
+// goCommand finds the go command of the toolchain this program was built
+// with: a plugin built by any other is refused at load time.
+func goCommand() (string, error) {
+	var cands []string
+	if root := runtime.GOROOT(); root != "" {
+		cands = append(cands, filepath.Join(root, "bin", "go"))
+	}
+	if p, err := exec.LookPath("go"); err == nil {
+		cands = append(cands, p)
+	}
+	for _, c := range cands {
+		out, err := exec.Command(c, "env", "GOVERSION").Output()
+		if err == nil && strings.TrimSpace(string(out)) == runtime.Version() {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("sim: the compiled simulator needs the go command of %s (this program's toolchain); none found", runtime.Version())
+}
