@@ -47,38 +47,45 @@
 // # Tiling
 //
 // Conv2D, GEMM and FC share one lowering (runConv): output channels in
-// tiles of Cols (one NE task chain per tile); output rows in blocks of at
-// most half the psum buffer (psum_depth/2 entries: two blocks are never
-// at the same entries, so the act of one block overlaps the NE of the
-// next); input channel tiles × kernel rows grouped so one group's weights
-// fit a weight-buffer slot. A whole layer's weights that fit the weight
-// buffer are loaded once each (resident); otherwise groups stream through
-// the two halves of the weight buffer (a group loads into one half while
-// the NE reads the other), or through the whole buffer when a kernel row
-// of passes does not fit a half. K-blocking of a GEMM is this grouping:
-// successive NE tasks accumulate into the same psum block. A GEMM is the
-// 1×1 convolution of an M×1 plane; an FC layer on a C×H×W map is the
-// convolution of the (H·W)×1 plane by an (H·W)×1 kernel (kernel rows
-// split into groups of at most max_kernel), so the NE reads each pixel's
-// channel vector in place. A block of output rows of a task is expressed
-// by moving src down whole rows and adjusting pad_h (top padding) and d0
-// (bottom edge); when that would change the channel-tile stride d0·d1 of
-// a multi-tile task, the full height is kept if the task never reads past
-// the plane, else the task is split per channel tile. No im2col copy.
+// tiles of Cols (one NE task chain per tile); output rows in blocks of
+// at most half the psum buffer (psum_depth/2 entries: two blocks are
+// never at the same entries, so the act of one block overlaps the NE of
+// the next), as few blocks as the psum and state space allow, of
+// balanced height (a short last block would run passes too short to hide
+// their weight loads); input channel tiles × kernel rows grouped so one
+// group's weights fit a weight-buffer slot. A whole layer's weights that
+// fit the weight buffer are loaded once each (resident); otherwise
+// groups stream through the two halves of the weight buffer (a group
+// loads into one half while the NE reads the other), or through the
+// whole buffer when a kernel row of passes does not fit a half.
+// K-blocking of a GEMM is this grouping: successive NE tasks accumulate
+// into the same psum block. A GEMM is the 1×1 convolution of an M×1
+// plane; an FC layer on a C×H×W map is the convolution of the (H·W)×1
+// plane by an (H·W)×1 kernel (kernel rows split into groups of at most
+// max_kernel), so the NE reads each pixel's channel vector in place. A
+// block of output rows of a task is expressed by moving src down whole
+// rows and adjusting pad_h (top padding) and d0 (bottom edge); when that
+// would change the channel-tile stride d0·d1 of a multi-tile task, the
+// full height is kept if the task never reads past the plane, else the
+// task is split per channel tile. No im2col copy.
 //
 // Inputs in external memory are streamed: a conv/GEMM loads, per block
 // of output rows, the band of input rows it needs (all channel tiles,
-// one strided DMA) into one of two slots; pool/reduce load one channel
-// plane at a time; eltwise loads chunks; transpose loads one row tile at
-// a time. Results nothing on chip reads are staged through two slots and
-// stored block by block; results other operations read stay resident in
-// the state buffer (no external round trip), and are also stored when
-// they are outputs. When two slots do not fit, one is used (correct,
-// serialized by the dependencies, slower). Transpose splits into ≤ R×C
-// blocks: NE transpose (psum partition j entry i = A[i][j]) and a planar
-// write-back to partition j, address base + ⌊j/C⌋·m + i. Pool, eltwise,
-// reduce and requant are planar tasks per channel tile (eltwise over all
-// tiles at once).
+// one strided DMA) into one of two slots — except the first block of a
+// layer, which loads one channel tile at a time (with the first weight
+// block's rows of that tile), each followed by an NE task that reads
+// only that tile, so the NE starts after one tile's load instead of the
+// whole band's; pool/reduce load one channel plane at a time; eltwise
+// loads chunks; transpose loads one row tile at a time. Results nothing
+// on chip reads are staged through two slots and stored block by block;
+// results other operations read stay resident in the state buffer (no
+// external round trip), and are also stored when they are outputs. When
+// two slots do not fit, one is used (correct, serialized by the
+// dependencies, slower). Transpose splits into ≤ R×C blocks: NE
+// transpose (psum partition j entry i = A[i][j]) and a planar write-back
+// to partition j, address base + ⌊j/C⌋·m + i. Pool, eltwise, reduce and
+// requant are planar tasks per channel tile (eltwise over all tiles at
+// once).
 //
 // # Dependencies
 //

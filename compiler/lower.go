@@ -259,6 +259,9 @@ func (c *ctx) runConv(j *convJob) error {
 		return fmt.Errorf("%s: streaming its input (%d channel tiles of %d×%d) and staging its output needs %d state addresses, %d are free (state_depth %d)",
 			j.label, ct, bandRows(1), j.w, least, free, cfg.StateDepth)
 	}
+	// Balanced blocks: as many as the largest block needs, all of about
+	// the same height (a short last block would run short passes).
+	ohb = ceilDiv(j.oh, ceilDiv(j.oh, ohb))
 	sc := &scratch{c: c}
 	defer sc.release()
 	inSize, outSize := sizes(ohb)
@@ -321,28 +324,34 @@ func (c *ctx) runConv(j *convJob) error {
 	var halves [2]key
 	var halfOK [2]bool
 	lru := 0
-	weights := func(t, g int) int {
+	// wslot places weight block (t, g): its first weight row, and whether
+	// it must be loaded there.
+	wslot := func(t, g int) (int, bool) {
 		k := key{t, g}
-		b := blocks[t][g]
-		label := fmt.Sprintf("%s load weights n%d g%d", j.label, t, g)
 		if resident {
-			if !loaded[k] {
-				c.loadWeights(label, wb.Base+b.ext, wrow[k], b.rows)
-				loaded[k] = true
-			}
-			return wrow[k]
+			need := !loaded[k]
+			loaded[k] = true
+			return wrow[k], need
 		}
 		for h := 0; h < slots; h++ {
 			if halfOK[h] && halves[h] == k {
 				lru = (h + 1) % slots
-				return h * limit
+				return h * limit, false
 			}
 		}
 		h := lru
 		halves[h], halfOK[h] = k, true
 		lru = (h + 1) % slots
-		c.loadWeights(label, wb.Base+b.ext, h*limit, b.rows)
-		return h * limit
+		return h * limit, true
+	}
+	// loadW loads rows [r0, r1) of weight block (t, g) placed at row w.
+	loadW := func(t, g, w, r0, r1 int) {
+		b := blocks[t][g]
+		label := fmt.Sprintf("%s load weights n%d g%d", j.label, t, g)
+		if r0 > 0 || r1 < b.rows {
+			label += fmt.Sprintf(" rows %d-%d", r0, r1)
+		}
+		c.loadWeights(label, wb.Base+b.ext+r0, w+r0, r1-r0)
 	}
 
 	neOp, _ := taskmgr.NE.OpCode("conv")
@@ -351,8 +360,10 @@ func (c *ctx) runConv(j *convJob) error {
 	}
 	// neTasks emits the NE tasks of group g for output rows [o0,o1) of
 	// output tile t, reading band bd, weights at w, into psum entry ps.
+	// With split, every channel tile is a task of its own and pre(tile)
+	// runs just before it is emitted (to load what it reads).
 	first := true
-	neTasks := func(bd band, g group, o0, o1, w, ps int, name string) error {
+	neTasks := func(bd band, g group, o0, o1, w, ps int, name string, split bool, pre func(tile int)) error {
 		rowOff := o0*j.s - j.ph + g.y0 - bd.b0 // band row of the first read
 		src, ptop, d0 := bd.base, 0, bd.rows
 		if rowOff >= 0 {
@@ -374,6 +385,10 @@ func (c *ctx) runConv(j *convJob) error {
 		type sub struct{ c0, c1, src, d0 int }
 		var subs []sub
 		switch {
+		case split && g.c1-g.c0 > 1:
+			for t := g.c0; t < g.c1; t++ {
+				subs = append(subs, sub{t, t + 1, src + t*bd.stride, d0})
+			}
 		case g.c1-g.c0 == 1 || d0 == bd.rows:
 			subs = []sub{{g.c0, g.c1, src + g.c0*bd.stride, d0}}
 		case maxRel < d0:
@@ -386,6 +401,11 @@ func (c *ctx) runConv(j *convJob) error {
 			}
 		}
 		for _, sb := range subs {
+			if pre != nil {
+				for t := sb.c0; t < sb.c1; t++ {
+					pre(t)
+				}
+			}
 			acc := uint64(0)
 			if !first {
 				acc = 1
@@ -438,29 +458,90 @@ func (c *ctx) runConv(j *convJob) error {
 	}
 	var bd band
 	lastOB := -1
-	for _, st := range steps {
+	for si, st := range steps {
 		o0, o1 := st.ob*ohb, min(j.oh, (st.ob+1)*ohb)
 		blk := fmt.Sprintf("%s o%d-%d n%d", j.label, o0, o1, st.t)
+		// The first step of a streamed layer starts as soon as it can:
+		// its band and weights load one channel tile at a time, each
+		// just before an NE task of its own that reads only that tile,
+		// so the NE starts after one tile instead of the whole band.
+		split := si == 0 && streamIn && ct > 1
+		var bandLoaded []bool
 		if streamIn {
 			if st.ob != lastOB {
 				b0 := max(0, o0*j.s-j.ph)
 				b1 := min(j.h, (o1-1)*j.s-j.ph+j.kh)
 				slot := inRing.get()
-				c.load(fmt.Sprintf("%s load input rows %d-%d", j.label, b0, b1), j.in.ext+b0*j.w, slot, (b1-b0)*j.w, ct, j.in.f)
 				bd = band{base: slot, b0: b0, rows: b1 - b0, stride: (b1 - b0) * j.w}
+				if split {
+					bandLoaded = make([]bool, ct)
+				} else {
+					c.load(fmt.Sprintf("%s load input rows %d-%d", j.label, b0, b1), j.in.ext+b0*j.w, slot, (b1-b0)*j.w, ct, j.in.f)
+				}
 				lastOB = st.ob
 			}
 		} else {
 			bd = band{base: j.in.base, b0: 0, rows: j.h, stride: j.in.f}
 		}
+		loadBand := func(t int) {
+			if bandLoaded != nil && !bandLoaded[t] {
+				bandLoaded[t] = true
+				c.load(fmt.Sprintf("%s load input rows %d-%d c%d", j.label, bd.b0, bd.b0+bd.rows, t),
+					j.in.ext+t*j.in.f+bd.b0*j.w, bd.base+t*bd.stride, bd.stride, 1, bd.stride)
+			}
+		}
 		np := (o1 - o0) * j.ow
 		ps := c.psumAlloc(np)
 		first = true
+		type pend struct{ g, w int }
+		var partial []pend // split weight blocks, per channel tile loaded
+		var wLoaded map[[2]int]bool
 		for g := range groups {
-			w := weights(st.t, g)
-			if err := neTasks(bd, groups[g], o0, o1, w, ps, fmt.Sprintf("%s g%d", blk, g)); err != nil {
+			gr := groups[g]
+			w, need := wslot(st.t, g)
+			var pre func(int)
+			if need && split && gr.c1-gr.c0 > 1 {
+				if wLoaded == nil {
+					wLoaded = map[[2]int]bool{}
+				}
+				partial = append(partial, pend{g, w})
+				per := (gr.y1 - gr.y0) * j.kw * R
+				g := g
+				pre = func(t int) {
+					if !wLoaded[[2]int{g, t}] {
+						wLoaded[[2]int{g, t}] = true
+						r0 := (t - gr.c0) * per
+						loadW(st.t, g, w, r0, r0+per)
+					}
+					loadBand(t)
+				}
+			} else {
+				if need {
+					loadW(st.t, g, w, 0, blocks[st.t][g].rows)
+				}
+				if split {
+					pre = loadBand
+				}
+			}
+			if err := neTasks(bd, gr, o0, o1, w, ps, fmt.Sprintf("%s g%d", blk, g), split, pre); err != nil {
 				return err
 			}
+		}
+		// Whatever a split step did not read (channel tiles whose rows are
+		// all padding) still loads: later steps expect the whole band and
+		// whole weight blocks.
+		for _, p := range partial {
+			gr := groups[p.g]
+			per := (gr.y1 - gr.y0) * j.kw * R
+			for t := gr.c0; t < gr.c1; t++ {
+				if !wLoaded[[2]int{p.g, t}] {
+					r0 := (t - gr.c0) * per
+					loadW(st.t, p.g, p.w, r0, r0+per)
+				}
+			}
+		}
+		for t := range bandLoaded {
+			loadBand(t)
 		}
 		lanes := min(C, j.n-st.t*C)
 		dst := 0
