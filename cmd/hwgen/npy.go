@@ -1,10 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 	"reflect"
 
 	"github.com/sbinet/npyio/npy"
@@ -82,23 +81,12 @@ func writeNPY(path string, t *golden.Tensor, elem golden.Int) error {
 	if elem.Width > 8 {
 		kind = reflect.TypeOf(int32(0))
 	}
-	var buf bytes.Buffer
-	if err := npy.Write(&buf, nest(t.Shape, t.Data, kind)); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return writeFileAtomic(path, func(w io.Writer) error {
+		if err := npy.Write(w, nest(t.Shape, t.Data, kind)); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	})
 }
 
 // nest builds a nested array value of elem for shape from row-major
