@@ -262,6 +262,14 @@ func (c *ctx) runConv(j *convJob) error {
 	// Balanced blocks: as many as the largest block needs, all of about
 	// the same height (a short last block would run short passes).
 	ohb = ceilDiv(j.oh, ceilDiv(j.oh, ohb))
+	// A layer of one output tile that fits one block still takes two
+	// when their passes stay long (2R pixels): the first block's inputs
+	// arrive sooner, the act of the first overlaps the NE of the second
+	// (the only act left exposed is the second's), and a consumer may
+	// start on the first half.
+	if nt == 1 && ohb == j.oh && (j.oh/2)*j.ow >= 2*R {
+		ohb = ceilDiv(j.oh, 2)
+	}
 	sc := &scratch{c: c}
 	defer sc.release()
 	inSize, outSize := sizes(ohb)

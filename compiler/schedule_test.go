@@ -63,3 +63,27 @@ func TestScheduleShape(t *testing.T) {
 		t.Errorf("first NE task has dependencies %v, want [1] (the first input tile)", ne.Desc.Deps)
 	}
 }
+
+// TestTwoBlocks: a layer of one output tile whose output fits one psum
+// block still runs as two (the act of the first overlaps the NE of the
+// second); one whose halves would be short passes stays whole.
+func TestTwoBlocks(t *testing.T) {
+	cfg := npu.DefaultConfig()
+	for _, tc := range []struct{ h, blocks int }{{16, 2}, {8, 2}, {6, 1}} {
+		rng := rand.New(rand.NewPCG(5, uint64(tc.h)))
+		g := NewGraph()
+		x := g.Input("x", randTensor(rng, -128, 127, 3, tc.h, 8))
+		g.Output("y", g.Conv2D(x, randTensor(rng, -128, 127, 16, 3, 3, 3), Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 8}}))
+		p := verifyGraph(t, cfg, g, 2)
+		blocks := 0
+		for i := range p.Tasks {
+			d := &p.Tasks[i].Desc
+			if d.Engine == taskmgr.NE && unpackParam(cfg.NEParams(), d.Param)["acc"] == 0 {
+				blocks++
+			}
+		}
+		if blocks != tc.blocks {
+			t.Errorf("conv 3×%d×8 → 16: %d blocks of output rows, want %d", tc.h, blocks, tc.blocks)
+		}
+	}
+}
