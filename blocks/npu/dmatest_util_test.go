@@ -1,17 +1,15 @@
 package npu
 
 import (
+	"github.com/hwgen/hwgen/internal/emittest"
 	"math/big"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/toolchain"
 	"github.com/hwgen/hwgen/verify"
-	"github.com/hwgen/hwgen/verilog"
 )
 
 // Test helpers of the DMA engines, the external arbiter and the external
@@ -148,19 +146,8 @@ func dmaField(v *big.Int, lo, w int) uint64 {
 // directory, the top's name and the file list.
 func dmaEmit(t *testing.T, m *hdl.Module) (string, string, []string) {
 	t.Helper()
-	d, err := hdl.Elaborate(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "rtl")
-	if err := verilog.WriteDir(dir, verilog.Emit(d)); err != nil {
-		t.Fatal(err)
-	}
-	list, err := os.ReadFile(filepath.Join(dir, d.Top.Name+".f"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, d.Top.Name, strings.Fields(string(list))
+	dir, d, files := emittest.Dir(t, m)
+	return dir, d.Top.Name, files
 }
 
 // dmaModules are the four modules of this part, by constructor.

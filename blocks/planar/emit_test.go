@@ -1,8 +1,7 @@
 package planar
 
 import (
-	"os"
-	"path/filepath"
+	"github.com/hwgen/hwgen/internal/emittest"
 	"strings"
 	"testing"
 
@@ -19,19 +18,7 @@ func emitDir(t testing.TB, c Config) (string, *hdl.Design, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := hdl.Elaborate(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "rtl")
-	if err := verilog.WriteDir(dir, verilog.Emit(d)); err != nil {
-		t.Fatal(err)
-	}
-	list, err := os.ReadFile(filepath.Join(dir, d.Top.Name+".f"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, d, strings.Fields(string(list))
+	return emittest.Dir(t, m)
 }
 
 // Every shape lints clean with verilator -Wall (the corners: one lane,

@@ -1,8 +1,7 @@
 package systolic
 
 import (
-	"os"
-	"path/filepath"
+	"github.com/hwgen/hwgen/internal/emittest"
 	"strings"
 	"testing"
 
@@ -20,19 +19,7 @@ func emitDir(t testing.TB, cfg Config) (string, *hdl.Design, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := hdl.Elaborate(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "rtl")
-	if err := verilog.WriteDir(dir, verilog.Emit(d)); err != nil {
-		t.Fatal(err)
-	}
-	list, err := os.ReadFile(filepath.Join(dir, d.Top.Name+".f"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, d, strings.Fields(string(list))
+	return emittest.Dir(t, m)
 }
 
 // Every configuration shape lints clean with verilator -Wall (including
