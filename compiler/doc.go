@@ -52,22 +52,25 @@
 // never at the same entries, so the act of one block overlaps the NE of
 // the next), as few blocks as the psum and state space allow, of
 // balanced height (a short last block would run passes too short to hide
-// their weight loads); input channel tiles × kernel rows grouped so one
-// group's weights fit a weight-buffer slot. A whole layer's weights that
-// fit the weight buffer are loaded once each (resident); otherwise
-// groups stream through the two halves of the weight buffer (a group
-// loads into one half while the NE reads the other), or through the
-// whole buffer when a kernel row of passes does not fit a half.
-// K-blocking of a GEMM is this grouping: successive NE tasks accumulate
-// into the same psum block. A GEMM is the 1×1 convolution of an M×1
-// plane; an FC layer on a C×H×W map is the convolution of the (H·W)×1
-// plane by an (H·W)×1 kernel (kernel rows split into groups of at most
-// max_kernel), so the NE reads each pixel's channel vector in place. A
-// block of output rows of a task is expressed by moving src down whole
-// rows and adjusting pad_h (top padding) and d0 (bottom edge); when that
-// would change the channel-tile stride d0·d1 of a multi-tile task, the
-// full height is kept if the task never reads past the plane, else the
-// task is split per channel tile. No im2col copy.
+// their weight loads) — but at least two for a layer of one output tile
+// when each half still has 2R pixels per pass (the act of the first
+// block overlaps the NE of the second and a consumer can start on the
+// first half); input channel tiles × kernel rows grouped so one group's
+// weights fit a weight-buffer slot. A whole layer's weights that fit the
+// weight buffer are loaded once each (resident); otherwise groups stream
+// through the two halves of the weight buffer (a group loads into one
+// half while the NE reads the other), or through the whole buffer when a
+// kernel row of passes does not fit a half. K-blocking of a GEMM is this
+// grouping: successive NE tasks accumulate into the same psum block. A
+// GEMM is the 1×1 convolution of an M×1 plane; an FC layer on a C×H×W
+// map is the convolution of the (H·W)×1 plane by an (H·W)×1 kernel
+// (kernel rows split into groups of at most max_kernel), so the NE reads
+// each pixel's channel vector in place. A block of output rows of a task
+// is expressed by moving src down whole rows and adjusting pad_h (top
+// padding) and d0 (bottom edge); when that would change the channel-tile
+// stride d0·d1 of a multi-tile task, the full height is kept if the task
+// never reads past the plane, else the task is split per channel tile.
+// No im2col copy.
 //
 // Inputs in external memory are streamed: a conv/GEMM loads, per block
 // of output rows, the band of input rows it needs (all channel tiles,
