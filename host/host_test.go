@@ -155,9 +155,6 @@ func TestNetwork(t *testing.T) {
 
 // TestGEMMDefault: the default 16×16 configuration.
 func TestGEMMDefault(t *testing.T) {
-	if testing.Short() {
-		t.Skip("default configuration")
-	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	g := compiler.NewGraph()
 	a := g.Input("a", randTensor(rng, 40, 48))
