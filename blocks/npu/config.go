@@ -41,7 +41,12 @@ type Config struct {
 	ExtAddrWidth int `json:"ext_addr_width"` // external memory: 2^ext_addr_width lines of rows×elem_width bits
 	ExtLatency   int `json:"ext_latency"`    // cycles from an accepted external read to its data (simulation memory model)
 	CounterWidth int `json:"counter_width"`  // bits of every performance counter
+
+	Engines int `json:"engines"` // neural engines (PE arrays), each with its own state, psum and weight buffer slice
 }
+
+// MaxEngines bounds Config.Engines.
+const MaxEngines = 8
 
 // DefaultConfig is the default NPU: a 16×16 int8×int8→int32 array, a
 // 16 × 4096 state buffer, a 16 × 512 psum buffer, a 1024-row weight
@@ -53,7 +58,7 @@ func DefaultConfig() Config {
 		StateDepth: 4096, PsumDepth: 512, WeightDepth: 1024, ZeroSkip: true,
 		ScaleWidth: 16, MaxKernel: 8, LineDepth: 64,
 		Queues: 2, QueueDepth: 16, Window: 64, MaxDeps: 4,
-		ExtAddrWidth: 16, ExtLatency: 4, CounterWidth: 48,
+		ExtAddrWidth: 16, ExtLatency: 4, CounterWidth: 48, Engines: 1,
 	}
 }
 
@@ -77,6 +82,7 @@ func (c Config) Validate() error {
 		check.Range("ext_addr_width", c.ExtAddrWidth, 4, 24),
 		check.Range("ext_latency", c.ExtLatency, 1, 16),
 		check.Range("counter_width", c.CounterWidth, 16, 64),
+		check.Range("engines", c.Engines, 1, MaxEngines),
 	}
 	if errs[0] == nil && errs[1] == nil && c.Cols > c.Rows {
 		errs = append(errs, &check.FieldError{Field: "cols", Value: c.Cols,
@@ -85,6 +91,18 @@ func (c Config) Validate() error {
 	if errs[3] == nil && errs[8] == nil && c.LineDepth > c.StateDepth {
 		errs = append(errs, &check.FieldError{Field: "line_depth", Value: c.LineDepth,
 			Allowed: fmt.Sprintf("must be at most state_depth (%d): a pooling output row lies in one partition", c.StateDepth)})
+	}
+	if errs[16] == nil && c.Engines > 1 {
+		// The shared blocks address every slice: the depths grow by the slice bits.
+		for _, d := range []struct {
+			field      string
+			depth, max int
+		}{{"state_depth", c.StateDepth, planar.MaxDepth}, {"psum_depth", c.PsumDepth, planar.MaxDepth}, {"weight_depth", c.WeightDepth, 1 << 20}} {
+			if d.depth<<uint(c.SliceBits()) > d.max {
+				errs = append(errs, &check.FieldError{Field: "engines", Value: c.Engines,
+					Allowed: fmt.Sprintf("%s %d × 2^%d slice bits exceeds %d, the shared blocks' address space: use fewer engines or a smaller %s", d.field, d.depth, c.SliceBits(), d.max, d.field)})
+			}
+		}
 	}
 	if errs[2] == nil {
 		errs = append(errs, check.Range("acc_width", c.AccWidth, max(2*c.ElemWidth, 8), 64))
@@ -102,7 +120,8 @@ func (c Config) Systolic() systolic.Config {
 		CounterWidth: c.CounterWidth, ZeroSkip: c.ZeroSkip}
 }
 
-// SRAM is the state and psum buffers' configuration. Accumulating PE
+// SRAM is the state and psum buffers' configuration: one engine's slice
+// (there are Engines of each). Accumulating PE
 // writes have priority over read-outs: the array cannot stall.
 func (c Config) SRAM() sram.Config {
 	return sram.Config{
@@ -112,20 +131,48 @@ func (c Config) SRAM() sram.Config {
 	}
 }
 
-// Planar is the planar engine's configuration.
+// Planar is the planar engine's configuration. The planar engine is
+// shared by every engine's slice: its addresses span all slices
+// (StateDepth·2^SliceBits state addresses, PsumDepth·2^SliceBits psum
+// entries).
 func (c Config) Planar() planar.Config {
+	s := uint(c.SliceBits())
 	return planar.Config{Lanes: c.Rows, PsumLanes: c.Cols, ElemWidth: c.ElemWidth, ElemSigned: true,
-		AccWidth: c.AccWidth, ScaleWidth: c.ScaleWidth, StateDepth: c.StateDepth, PsumDepth: c.PsumDepth,
+		AccWidth: c.AccWidth, ScaleWidth: c.ScaleWidth, StateDepth: c.StateDepth << s, PsumDepth: c.PsumDepth << s,
 		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth}
 }
 
 // TaskMgr is the task manager's configuration: the operand widths are
 // derived so every engine's fields fit the descriptor.
+//
+// With several engines the addresses carry the slice bits, and the "ne"
+// engine may hold up to engines+1 tasks (at most 8, the task manager's
+// bound) so every engine can run at once and one more task can be taken
+// while an engine drains.
 func (c Config) TaskMgr() taskmgr.Config {
-	addr := max(c.ExtAddrWidth, log2(c.StateDepth), log2(c.PsumDepth), log2(c.WeightDepth)) + 1
+	s := c.SliceBits()
+	addr := max(c.ExtAddrWidth, log2(c.StateDepth)+s, log2(c.PsumDepth)+s, log2(c.WeightDepth)+s) + 1
+	outstanding := 2
+	if c.Engines > 1 {
+		outstanding = min(c.Engines+1, 8)
+	}
 	return taskmgr.Config{Queues: c.Queues, QueueDepth: c.QueueDepth, Window: c.Window, MaxDeps: c.MaxDeps,
-		EngineSlots: 2, Outstanding: 2, IDBits: 16, AddrBits: addr, DimBits: 16,
+		EngineSlots: 2, Outstanding: outstanding, IDBits: 16, AddrBits: addr, DimBits: 16,
 		ParamBits: c.paramBits(), FlagBits: 4}
+}
+
+// SliceBits is the number of high address bits that name an engine's
+// slice: clog2(engines), 0 for one engine. A state address is
+// e·state_depth + a, a psum entry e·psum_depth + a, a weight row
+// e·weight_depth + a (doc.go, "Several neural engines").
+func (c Config) SliceBits() int { return log2(max(c.Engines, 1)) }
+
+// Slice is the configuration one engine's compiled work sees: c with a
+// single engine (its state, psum and weight buffer slice).
+func (c Config) Slice() Config {
+	s := c
+	s.Engines = 1
+	return s
 }
 
 // LineWidth is the width of an external-memory line: one element per
@@ -134,8 +181,12 @@ func (c Config) LineWidth() int { return c.Rows * c.ElemWidth }
 
 // Name is the top module's name: every parameter that changes it.
 func (c Config) Name() string {
-	return hdl.Name("npu", fmt.Sprintf("%dx%d", c.Rows, c.Cols), fmt.Sprintf("e%da%d", c.ElemWidth, c.AccWidth),
-		fmt.Sprintf("s%dp%dw%d", c.StateDepth, c.PsumDepth, c.WeightDepth))
+	parts := []any{fmt.Sprintf("%dx%d", c.Rows, c.Cols), fmt.Sprintf("e%da%d", c.ElemWidth, c.AccWidth),
+		fmt.Sprintf("s%dp%dw%d", c.StateDepth, c.PsumDepth, c.WeightDepth)}
+	if c.Engines > 1 {
+		parts = append(parts, fmt.Sprintf("n%d", c.Engines))
+	}
+	return hdl.Name("npu", parts...)
 }
 
 // Load reads a JSON configuration; fields it does not name keep their

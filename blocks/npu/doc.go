@@ -65,6 +65,59 @@
 // dst, h = d0, w = d1 and every other field packed into param
 // (Config.PlanarParams).
 //
+// # Several neural engines (Config.Engines = N > 1)
+//
+// N NE controllers (PE arrays), each with its own slice: a whole state
+// buffer of state_depth addresses, a psum buffer of psum_depth entries
+// and a weight buffer of weight_depth rows (static binding: slice i
+// feeds engine i). The DMA engines, the planar engine and the task
+// manager are shared. Their address spaces grow by SliceBits =
+// clog2(N) high bits: state address e·state_depth + a, psum entry
+// e·psum_depth + a, weight row e·weight_depth + a name address a of
+// slice e (Config.Planar and the DMA engines are built with the grown
+// depths; the task manager's addr_bits include the slice bits). With
+// N = 1 the top is exactly the single-engine NPU (same modules, names
+// and ports).
+//
+// Routing: every request of a shared client (dma_in's state and weight
+// writes, dma_out's state reads, the planar engine's state reads and
+// writes and psum reads) goes to the slice its own address names, and a
+// read's response (one cycle after acceptance, as every buffer answers)
+// comes back from the slice remembered at acceptance. Each access is
+// routed by itself, so a planar task may read one slice and write
+// another (e.g. act from psum slice 1 into state slice 0); the compiler
+// keeps a band's planar tasks within its slice, and a task's plane must
+// not run across a slice boundary unless that is meant (addresses are
+// simply consecutive in the grown space). A slice index ≥ N (N not a
+// power of two) names no slice: the request is accepted at once, a write
+// is dropped and a read answers zeros.
+//
+// Each NE sees only its own slice: the src, aux and dst of an NE task are
+// slice-relative (the low bits of the operands). The NE's param layout
+// gets a last field, engine (clog2(N+1) bits): 0..N−1 runs the task on
+// that engine, N (Config.AnyEngine) or more on the lowest-numbered
+// engine that can take a task this cycle (its operands must then be in
+// every slice it may land on). The task manager still sees one "ne"
+// engine (in program order per its slots); a dispatcher in the top
+// raises ne_ready when the named (or any) engine can take the task,
+// hands it to that engine, and turns the engines' done pulses into the
+// task manager's in-order ones: a FIFO of the engine index of every
+// dispatched task in dispatch order and a count per engine of done
+// pulses not yet passed on; the head's engine's done (its pulse this
+// cycle or a counted one) is passed on, at most one per cycle, with no
+// added latency when the engines finish in order. An engine that
+// finishes early therefore releases its task's dependents only when the
+// tasks dispatched before it are done too. The task manager's
+// outstanding bound for the ne engine is N+1 (at most 8), so every
+// engine runs at once and one more task may be taken while one drains.
+//
+// Ports added with N > 1: ne<i>_start, ne<i>_done (engine i took a task,
+// finished one), ne<i>_busy_cycles (cycles engine i is not idle),
+// ne<i>_stall_cycles, ne<i>_mac_count, ne<i>_skip_count; mac_count and
+// skip_count are the totals, ne_stall_cycles counts cycles in which any
+// engine stalls, ne_busy_cycles cycles in which the ne engine holds
+// dispatched, unfinished tasks (as with one engine).
+//
 // # Ports of the NPU (Build)
 //
 //	cmd_valid, cmd_queue, cmd_desc, cmd_ready, err_clear   the task manager's command port
@@ -73,7 +126,9 @@
 //	x_req_ready                                             request accepted
 //	x_resp_valid, x_resp_data                               read response, in request order
 //	<e>_busy_cycles, <e>_stall_cycles, <e>_completed        per engine (dma_in, ne, planar, dma_out)
-//	mac_count, skip_count                                   the PE array's counters
+//	mac_count, skip_count                                   the PE array's counters (the totals with several engines)
+//	ne<i>_start, ne<i>_done, ne<i>_busy_cycles, ne<i>_stall_cycles, ne<i>_mac_count, ne<i>_skip_count
+//	                                                        per neural engine (several engines only)
 //	<e>_start, <e>_start_id, <e>_done                       dispatch and completion, for the task timeline
 //
 // # The simulation top (BuildSim)

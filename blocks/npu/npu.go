@@ -36,12 +36,18 @@ type top struct {
 	m   *hdl.Module
 	tm  *hdl.Instance
 	lay *taskmgr.Layout
+
+	sbs, pbs, nes, wbs []*hdl.Instance      // per engine: state buffer, psum buffer, NE, weight buffer
+	routedReady        map[string]*hdl.Expr // several engines: a routed client's ready (plr, plw, rd)
+	neValid            []*hdl.Expr          // several engines: each NE's t_valid
 }
 
 func (b *top) build() error {
 	c, m := b.c, b.m
-	R, C := c.Rows, c.Cols
+	R, C, N := c.Rows, c.Cols, c.Engines
 	aw, pw, ww := log2(c.StateDepth), log2(c.PsumDepth), log2(c.WeightDepth)
+	sl := c.SliceBits() // the shared blocks' addresses are aw+sl, pw+sl, ww+sl bits wide
+	whole := c.whole()
 
 	tmMod, err := taskmgr.Build(c.TaskMgr())
 	if err != nil {
@@ -67,16 +73,29 @@ func (b *top) build() error {
 		return err
 	}
 
+	// One state buffer, psum buffer, NE and weight buffer per engine
+	// (named sb, pb, nec, wb with one engine; sb0, sb1, ... with more).
+	inst := func(name string, mod *hdl.Module) []*hdl.Instance {
+		if N == 1 {
+			return []*hdl.Instance{m.Instance(name, mod)}
+		}
+		out := make([]*hdl.Instance, N)
+		for i := range out {
+			out[i] = m.Instance(fmt.Sprintf("%s%d", name, i), mod)
+		}
+		return out
+	}
 	tm := m.Instance("tm", tmMod)
 	b.tm = tm
-	sb := m.Instance("sb", sbMod)
-	pb := m.Instance("pb", pbMod)
-	ne := m.Instance("nec", neMod)
+	sbs := inst("sb", sbMod)
+	pbs := inst("pb", pbMod)
+	nes := inst("nec", neMod)
 	pl := m.Instance("pl", plMod)
-	wb := m.Instance("wb", weightBuffer(c))
-	di := m.Instance("dmai", dmaIn(c))
-	do := m.Instance("dmao", dmaOut(c))
+	wbs := inst("wb", weightBuffer(c))
+	di := m.Instance("dmai", dmaIn(whole))
+	do := m.Instance("dmao", dmaOut(whole))
 	xa := m.Instance("xarb", extArbiter(c))
+	b.sbs, b.pbs, b.nes, b.wbs = sbs, pbs, nes, wbs
 
 	// Host command port and status.
 	tm.Connect("cmd_valid", m.Input("cmd_valid", hdl.Bool))
@@ -87,14 +106,6 @@ func (b *top) build() error {
 		m.Output(p, tm.Out(p).Type).Set(tm.Out(p))
 	}
 
-	// Engines: dispatch and completion.
-	engines := []*hdl.Instance{di, ne, pl, do}
-	for e, name := range EngineNames {
-		en := engines[e]
-		en.Connect("t_valid", tm.Out(name+"_valid"))
-		tm.Connect(name+"_ready", en.Out("t_ready"))
-		tm.Connect(name+"_done", en.Out("done"))
-	}
 	field := func(e, f string, w int) *hdl.Expr { return tm.Out(e + "_" + f).Resize(w) }
 	param := func(e string) *hdl.Expr {
 		var words []hdl.Value
@@ -105,27 +116,53 @@ func (b *top) build() error {
 		}
 		return hdl.Cat(words...)
 	}
+	np := c.NEParams().Slice(param("ne"))
 
-	// DMA engines.
+	// Engines: dispatch and completion. With several NEs the dispatcher
+	// stands for them as the task manager's one "ne" engine.
+	engines := []*hdl.Instance{di, nes[0], pl, do}
+	starts := make([]*hdl.Expr, len(EngineNames))
+	dones := make([]*hdl.Expr, len(EngineNames))
+	for e, name := range EngineNames {
+		if e == int(taskmgr.NE) && N > 1 {
+			ready, done := b.dispatch(np[EngineField])
+			tm.Connect(name+"_ready", ready)
+			tm.Connect(name+"_done", done)
+			starts[e] = tm.Out(name + "_valid").And(ready)
+			dones[e] = done
+			continue
+		}
+		en := engines[e]
+		en.Connect("t_valid", tm.Out(name+"_valid"))
+		tm.Connect(name+"_ready", en.Out("t_ready"))
+		tm.Connect(name+"_done", en.Out("done"))
+		starts[e] = tm.Out(name + "_valid").And(en.Out("t_ready"))
+		dones[e] = &en.Out("done").Expr
+	}
+
+	// DMA engines: their buffer addresses span every slice.
 	xw := c.ExtAddrWidth
 	di.Connect("t_op", field("dma_in", "op", 2)).Connect("t_src", field("dma_in", "src", xw)).
-		Connect("t_dst", field("dma_in", "dst", max(aw, ww)))
-	do.Connect("t_op", field("dma_out", "op", 1)).Connect("t_src", field("dma_out", "src", aw)).
+		Connect("t_dst", field("dma_in", "dst", max(aw, ww)+sl))
+	do.Connect("t_op", field("dma_out", "op", 1)).Connect("t_src", field("dma_out", "src", aw+sl)).
 		Connect("t_dst", field("dma_out", "dst", xw))
 	for _, d := range []string{"d0", "d1", "d2"} {
 		di.Connect("t_"+d, field("dma_in", d, 16))
 		do.Connect("t_"+d, field("dma_out", d, 16))
 	}
 
-	// NE.
-	np := c.NEParams().Slice(param("ne"))
-	ne.Connect("t_op", field("ne", "op", 2)).Connect("t_src", field("ne", "src", aw)).
-		Connect("t_aux", field("ne", "aux", ww)).Connect("t_dst", field("ne", "dst", pw))
-	for _, d := range []string{"d0", "d1", "d2"} {
-		ne.Connect("t_"+d, field("ne", d, 16))
-	}
-	for _, f := range c.NEParams().Fields {
-		ne.Connect("t_"+f.Name, np[f.Name])
+	// NEs: every one sees the task; the addresses are slice-relative.
+	for _, ne := range nes {
+		ne.Connect("t_op", field("ne", "op", 2)).Connect("t_src", field("ne", "src", aw)).
+			Connect("t_aux", field("ne", "aux", ww)).Connect("t_dst", field("ne", "dst", pw))
+		for _, d := range []string{"d0", "d1", "d2"} {
+			ne.Connect("t_"+d, field("ne", d, 16))
+		}
+		for _, f := range c.NEParams().Fields {
+			if f.Name != EngineField {
+				ne.Connect("t_"+f.Name, np[f.Name])
+			}
+		}
 	}
 
 	// Planar engine: descriptor operands and packed params onto its fields.
@@ -143,8 +180,9 @@ func (b *top) build() error {
 		pl.Connect("t_"+f.Name, v)
 	}
 
-	// State buffer clients.
-	read := func(client string, en *hdl.Instance, prefix string) {
+	// State buffer clients: each NE reads its own slice; the DMA engines
+	// and the planar engine reach every slice through the routers.
+	read := func(sb *hdl.Instance, client string, en *hdl.Instance, prefix string) {
 		sb.Connect(client+"_valid", en.Out(prefix+"_valid")).Connect(client+"_addr", en.Out(prefix+"_addr")).
 			Connect(client+"_mask", en.Out(prefix+"_mask"))
 		en.Connect(prefix+"_ready", sb.Out(client+"_ready"))
@@ -155,7 +193,7 @@ func (b *top) build() error {
 			en.Connect(fmt.Sprintf("%s_rdata_%d", prefix, p), sb.Out(fmt.Sprintf("%s_rdata_%d", client, p)))
 		}
 	}
-	write := func(client string, en *hdl.Instance, prefix string) {
+	write := func(sb *hdl.Instance, client string, en *hdl.Instance, prefix string) {
 		sb.Connect(client+"_valid", en.Out(prefix+"_valid")).Connect(client+"_addr", en.Out(prefix+"_addr")).
 			Connect(client+"_mask", en.Out(prefix+"_mask"))
 		en.Connect(prefix+"_ready", sb.Out(client+"_ready"))
@@ -163,40 +201,75 @@ func (b *top) build() error {
 			sb.Connect(fmt.Sprintf("%s_wdata_%d", client, p), en.Out(fmt.Sprintf("%s_wdata_%d", prefix, p)))
 		}
 	}
-	read("pe", ne, "pe")
-	read("wl", ne, "wl")
-	read("dmar", do, "sr")
-	read("plr", pl, "plr")
-	write("dmaw", di, "sw")
-	write("plw", pl, "plw")
+	for i, ne := range nes {
+		read(sbs[i], "pe", ne, "pe")
+		read(sbs[i], "wl", ne, "wl")
+	}
+	if N == 1 {
+		read(sbs[0], "dmar", do, "sr")
+		read(sbs[0], "plr", pl, "plr")
+		write(sbs[0], "dmaw", di, "sw")
+		write(sbs[0], "plw", pl, "plw")
+	} else {
+		b.routeState("dmar", do, "sr", false)
+		b.routeState("plr", pl, "plr", false)
+		b.routeState("dmaw", di, "sw", true)
+		b.routeState("plw", pl, "plw", true)
+	}
 
-	// Psum buffer: the array writes, the planar engine reads; no clears.
-	pb.Connect("wr_valid", ne.Out("out_valid")).Connect("wr_addr", ne.Out("out_entry")).
-		Connect("wr_acc", ne.Out("out_acc")).Connect("wr_mask", hdl.U(C, 1<<uint(C)-1))
-	for k := range C {
-		pb.Connect(fmt.Sprintf("wr_data_%d", k), ne.Out(fmt.Sprintf("out_psum_%d", k)))
-		pl.Connect(fmt.Sprintf("rd_data_%d", k), pb.Out(fmt.Sprintf("rd_data_%d", k)))
+	// Psum buffers: each array writes its own, the planar engine reads
+	// them all; no clears.
+	var overrunNow *hdl.Expr
+	for i, ne := range nes {
+		pb := pbs[i]
+		pb.Connect("wr_valid", ne.Out("out_valid")).Connect("wr_addr", ne.Out("out_entry")).
+			Connect("wr_acc", ne.Out("out_acc")).Connect("wr_mask", hdl.U(C, 1<<uint(C)-1))
+		for k := range C {
+			pb.Connect(fmt.Sprintf("wr_data_%d", k), ne.Out(fmt.Sprintf("out_psum_%d", k)))
+		}
+		pb.Connect("clr_valid", hdl.U(1, 0)).Connect("clr_base", hdl.U(pw, 0)).Connect("clr_count", hdl.U(pw+1, 0))
+		o := ne.Out("out_valid").And(pb.Out("wr_ready").Not())
+		if overrunNow == nil {
+			overrunNow = o
+		} else {
+			overrunNow = overrunNow.Or(o)
+		}
+	}
+	if N == 1 {
+		pb := pbs[0]
+		for k := range C {
+			pl.Connect(fmt.Sprintf("rd_data_%d", k), pb.Out(fmt.Sprintf("rd_data_%d", k)))
+		}
+		pb.Connect("rd_valid", pl.Out("rd_valid")).Connect("rd_addr", pl.Out("rd_addr")).Connect("rd_mask", pl.Out("rd_mask"))
+		pl.Connect("rd_ready", pb.Out("rd_ready")).Connect("rd_rvalid", pb.Out("rd_rvalid"))
+	} else {
+		b.routePsum(pl)
 	}
 	for k := C; k < R; k++ { // planar lanes without a psum partition
 		if plMod.Port(fmt.Sprintf("rd_data_%d", k)) != nil {
 			pl.Connect(fmt.Sprintf("rd_data_%d", k), hdl.S(c.AccWidth, 0))
 		}
 	}
-	pb.Connect("rd_valid", pl.Out("rd_valid")).Connect("rd_addr", pl.Out("rd_addr")).Connect("rd_mask", pl.Out("rd_mask"))
-	pl.Connect("rd_ready", pb.Out("rd_ready")).Connect("rd_rvalid", pb.Out("rd_rvalid"))
-	pb.Connect("clr_valid", hdl.U(1, 0)).Connect("clr_base", hdl.U(pw, 0)).Connect("clr_count", hdl.U(pw+1, 0))
 	// The array cannot stall: a write the buffer refuses would be lost.
 	// Write priority makes that impossible; this sticky flag proves it
 	// in every simulation.
 	overrun := m.Reg("psum_overrun_r", hdl.Bool, 0)
 	overrun.SetNext(hdl.U(1, 1))
-	overrun.SetEnable(ne.Out("out_valid").And(pb.Out("wr_ready").Not()))
+	overrun.SetEnable(overrunNow)
 	m.Output("psum_overrun", hdl.Bool).Set(overrun)
 
-	// Weight buffer.
-	wb.Connect("wr_valid", di.Out("ww_valid")).Connect("wr_addr", di.Out("ww_addr")).Connect("wr_data", di.Out("ww_data"))
-	wb.Connect("rd_addr", ne.Out("wb_addr"))
-	ne.Connect("wb_rdata", wb.Out("rd_data"))
+	// Weight buffers: dma_in writes the slice its row's high bits name.
+	for i, wb := range wbs {
+		if N == 1 {
+			wb.Connect("wr_valid", di.Out("ww_valid")).Connect("wr_addr", di.Out("ww_addr"))
+		} else {
+			hit := di.Out("ww_addr").Slice(ww+sl-1, ww).Eq(hdl.U(sl, uint64(i)))
+			wb.Connect("wr_valid", di.Out("ww_valid").And(hit)).Connect("wr_addr", di.Out("ww_addr").Slice(ww-1, 0))
+		}
+		wb.Connect("wr_data", di.Out("ww_data"))
+		wb.Connect("rd_addr", nes[i].Out("wb_addr"))
+		nes[i].Connect("wb_rdata", wb.Out("rd_data"))
+	}
 
 	// External memory port through the arbiter.
 	b.connectExt(xa, di, do)
@@ -209,20 +282,35 @@ func (b *top) build() error {
 		r.SetEnable(en)
 		m.Output(name, hdl.UInt(cw)).Set(r)
 	}
-	planarStall := pl.Out("plr_valid").And(sb.Out("plr_ready").Not()).
-		Or(pl.Out("plw_valid").And(sb.Out("plw_ready").Not())).
-		Or(pl.Out("rd_valid").And(pb.Out("rd_ready").Not()))
-	stalls := []*hdl.Expr{&di.Out("stall").Expr, &ne.Out("stall").Expr, planarStall, &do.Out("stall").Expr}
+	var planarStall *hdl.Expr
+	if N == 1 {
+		planarStall = pl.Out("plr_valid").And(sbs[0].Out("plr_ready").Not()).
+			Or(pl.Out("plw_valid").And(sbs[0].Out("plw_ready").Not())).
+			Or(pl.Out("rd_valid").And(pbs[0].Out("rd_ready").Not()))
+	} else {
+		planarStall = pl.Out("plr_valid").And(b.routedReady["plr"].Not()).
+			Or(pl.Out("plw_valid").And(b.routedReady["plw"].Not())).
+			Or(pl.Out("rd_valid").And(b.routedReady["rd"].Not()))
+	}
+	neStall := &nes[0].Out("stall").Expr
+	for _, ne := range nes[1:] {
+		neStall = neStall.Or(ne.Out("stall"))
+	}
+	stalls := []*hdl.Expr{&di.Out("stall").Expr, neStall, planarStall, &do.Out("stall").Expr}
 	for e, name := range EngineNames {
 		count(name+"_busy_cycles", &tm.Out(name+"_busy").Expr)
 		count(name+"_stall_cycles", stalls[e])
 		m.Output(name+"_completed", tm.Out(name+"_completed").Type).Set(tm.Out(name + "_completed"))
-		m.Output(name+"_start", hdl.Bool).Set(tm.Out(name + "_valid").And(engines[e].Out("t_ready")))
+		m.Output(name+"_start", hdl.Bool).Set(starts[e])
 		m.Output(name+"_start_id", tm.Out(name+"_id").Type).Set(tm.Out(name + "_id"))
-		m.Output(name+"_done", hdl.Bool).Set(engines[e].Out("done"))
+		m.Output(name+"_done", hdl.Bool).Set(dones[e])
 	}
-	m.Output("mac_count", hdl.UInt(cw)).Set(ne.Out("mac_count"))
-	m.Output("skip_count", hdl.UInt(cw)).Set(ne.Out("skip_count"))
+	if N == 1 {
+		m.Output("mac_count", hdl.UInt(cw)).Set(nes[0].Out("mac_count"))
+		m.Output("skip_count", hdl.UInt(cw)).Set(nes[0].Out("skip_count"))
+	} else {
+		b.engineCounters(count)
+	}
 	m.Output("planar_err_code", pl.Out("err_code").Type).Set(pl.Out("err_code"))
 	return nil
 }

@@ -67,16 +67,30 @@ func (l ParamLayout) Slice(param *hdl.Expr) map[string]*hdl.Expr {
 
 // NEParams is the NE's param layout (conv and gemm): the kernel, the
 // stride, the padding on each side, the output plane and whether the
-// first pass accumulates onto the psums already there.
+// first pass accumulates onto the psums already there. With several
+// engines a last field, engine (clog2(engines+1) bits), names the engine
+// that runs the task: 0..engines-1 that engine, engines (AnyEngine) or
+// more the first free one.
 func (c Config) NEParams() ParamLayout {
 	dim := log2(c.StateDepth) + 1
-	return newParamLayout(
-		ParamField{Name: "kh", Width: 4}, ParamField{Name: "kw", Width: 4}, ParamField{Name: "stride", Width: 4},
-		ParamField{Name: "pad_h", Width: 4}, ParamField{Name: "pad_w", Width: 4},
-		ParamField{Name: "oh", Width: dim}, ParamField{Name: "ow", Width: dim},
-		ParamField{Name: "acc", Width: 1},
-	)
+	defs := []ParamField{
+		{Name: "kh", Width: 4}, {Name: "kw", Width: 4}, {Name: "stride", Width: 4},
+		{Name: "pad_h", Width: 4}, {Name: "pad_w", Width: 4},
+		{Name: "oh", Width: dim}, {Name: "ow", Width: dim},
+		{Name: "acc", Width: 1},
+	}
+	if c.Engines > 1 {
+		defs = append(defs, ParamField{Name: EngineField, Width: hdl.ClogWidth(c.Engines + 1)})
+	}
+	return newParamLayout(defs...)
 }
+
+// EngineField is the NE param field that selects the engine (several
+// engines only).
+const EngineField = "engine"
+
+// AnyEngine is the engine field's value for "the first free engine".
+func (c Config) AnyEngine() uint64 { return uint64(c.Engines) }
 
 // planarOperands are the planar task fields carried by the descriptor's
 // own operands (op, src, aux, dst, d0, d1) rather than by param.
