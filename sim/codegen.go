@@ -41,39 +41,30 @@ package main
 import "math/bits"
 
 const (
-	nv   = %d
-	nd   = %d
-	nds  = %d
-	nsd  = %d
-	nsds = %d
+	nv  = %d
+	nd  = %d
+	nsd = %d
 )
 
 type st struct {
 	v    *[nv]uint64
 	d    *[nd]uint64
-	dsum *[nds]uint64
 	sd   *[nsd]uint64
-	ssum *[nsds]uint64
 	wide func(int32) bool
 }
 
 // Bind ties the code to one simulator's arrays and returns its settle.
-func Bind(v, d, dsum, sd, ssum []uint64, wide func(int32) bool) func() uint64 {
-	p := &st{v: (*[nv]uint64)(v), d: (*[nd]uint64)(d), dsum: (*[nds]uint64)(dsum), sd: (*[nsd]uint64)(sd),
-		ssum: (*[nsds]uint64)(ssum), wide: wide}
+func Bind(v, d, sd []uint64, wide func(int32) bool) func() uint64 {
+	p := &st{v: (*[nv]uint64)(v), d: (*[nd]uint64)(d), sd: (*[nsd]uint64)(sd), wide: wide}
 	return p.settle
 }
 
 func (p *st) settle() (n uint64) {
-	d, sum := p.d, p.dsum
-	for i := range sum {
-		for sum[i] != 0 {
-			bw := bits.TrailingZeros64(sum[i])
-			w := i<<6 | bw
-			x := d[w]
+	d := p.d
+	for w := range d {
+		if x := d[w]; x != 0 {
 			d[w] = 0
 			n += p.word(w, x)
-			sum[i] &^= 1 << uint(bw)
 		}
 	}
 	return n
@@ -81,7 +72,7 @@ func (p *st) settle() (n uint64) {
 
 func (p *st) word(w int, x uint64) uint64 {
 	switch w {
-`, s.top, len(s.v), nd, len(s.dsum), nsd, len(s.ssum))
+`, s.top, len(s.v), nd, nsd)
 	for w := 0; w < nd; w++ {
 		g.p("\tcase %d:\n\t\treturn p.w%d(x)\n", w, w)
 	}
@@ -100,7 +91,7 @@ func (p *st) word(w int, x uint64) uint64 {
 func (g *gen) nodeWord(w int) {
 	s := g.s
 	lo, hi := w<<6, min(w<<6+64, len(s.nodes)) // nodes of this word
-	g.p("func (p *st) w%d(x uint64) (n uint64) {\n\tv, d, dsum, sd, ssum := p.v, p.d, p.dsum, p.sd, p.ssum\n\t_, _, _, _, _ = v, d, dsum, sd, ssum\n", w)
+	g.p("func (p *st) w%d(x uint64) (n uint64) {\n\tv, d, sd := p.v, p.d, p.sd\n\t_, _, _ = v, d, sd\n", w)
 	bitsOf := func(from, to int) uint64 { // nodes [from, to] within this word
 		from, to = max(from, lo), min(to, hi-1)
 		var m uint64
@@ -128,7 +119,7 @@ func (g *gen) nodeWord(w int) {
 			}
 			g.p("\t\tif r := %s; r != v[%d] {\n\t\t\tv[%d] = r\n", g.narrow(n, temps), n.dst, n.dst)
 		}
-		g.marks(n.fan, w, "\t\t\t")
+		g.marks(s.fan[n.slot], w, "\t\t\t")
 		g.p("\t\t}\n\t}\n")
 	}
 	// Trees whose root lies in a later word.
@@ -140,17 +131,17 @@ func (g *gen) nodeWord(w int) {
 			}
 			first := int(s.treeFirst[root])
 			rw, rb := root>>6, uint(root&63)
-			g.p("\tif x&%#x != 0 {\n\t\td[%d] |= %#x\n\t\tdsum[%d] |= %#x\n\t}\n", bitsOf(first, last), rw, uint64(1)<<rb, rw>>6, uint64(1)<<uint(rw&63))
+			g.p("\tif x&%#x != 0 {\n\t\td[%d] |= %#x\n\t}\n", bitsOf(first, last), rw, uint64(1)<<rb)
 		}
 	}
 	g.p("\treturn n\n}\n\n")
 }
 
-// marks sets the bits of a fan-out and of their summary words; nodes of
-// word self go into x instead, the word being worked on. Fan-out lists
-// are sorted, so the output is deterministic.
+// marks sets the bits of a fan-out; nodes of word self go into x
+// instead, the word being worked on. Fan-out lists are sorted, so the
+// output is deterministic.
 func (g *gen) marks(r fanRange, self int, ind string) {
-	emit := func(list []int32, bm, sum string, self int) {
+	emit := func(list []int32, bm string, self int) {
 		words := map[int32]uint64{}
 		var order []int32
 		for _, t := range list {
@@ -160,25 +151,16 @@ func (g *gen) marks(r fanRange, self int, ind string) {
 			}
 			words[w] |= 1 << uint(t&63)
 		}
-		sums := map[int32]uint64{}
-		var sorder []int32
 		for _, w := range order {
 			if int(w) == self {
 				g.p("%sx |= %#x\n", ind, words[w])
 				continue
 			}
 			g.p("%s%s[%d] |= %#x\n", ind, bm, w, words[w])
-			if _, ok := sums[w>>6]; !ok {
-				sorder = append(sorder, w>>6)
-			}
-			sums[w>>6] |= 1 << uint(w&63)
-		}
-		for _, sw := range sorder {
-			g.p("%s%s[%d] |= %#x\n", ind, sum, sw, sums[sw])
 		}
 	}
-	emit(g.s.fanout[r.node:r.sink], "d", "dsum", self)
-	emit(g.s.fanout[r.sink:r.end], "sd", "ssum", -1)
+	emit(g.s.fanout[r.node:r.sink], "d", self)
+	emit(g.s.fanout[r.sink:r.end], "sd", -1)
 }
 
 // narrow is the Go expression of a one-word node, exactly as eval
@@ -275,6 +257,8 @@ func (g *gen) narrow(n *node, temps map[int32]string) string {
 
 // genHelpers are the small functions the generated expressions call.
 const genHelpers = `
+var _ = bits.OnesCount64
+
 func b2u(b bool) uint64 {
 	if b {
 		return 1

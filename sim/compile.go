@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/big"
+	"sort"
 	"strings"
 
 	"github.com/hwgen/hwgen/hdl"
@@ -84,16 +85,25 @@ type node struct {
 	c    int32
 	aw   int32 // width of operand a (b for shift amounts is bw)
 	bw   int32
-	k    int32 // slice low bit, constant shift amount, first cat argument
-	k2   int32 // number of cat arguments
-	slot int32 // result slot (for the VCD)
-	fan  fanRange
+	k    int32     // slice low bit, constant shift amount, first cat argument
+	k2   int32     // number of cat arguments
+	slot int32     // result slot (for the VCD)
+	mk   markRange // fan-out marks
 	// sa, sb sign-extend operands a and b to 64 bits before a narrow
 	// arithmetic or compare node uses them (0: use the bits as stored,
 	// i.e. zero-extended). They let a node read a narrower value through
 	// a folded Ext instead of waiting for a separate extension node.
 	sa, sb uint8
 }
+
+// mark sets bits m in word w of Sim.bits (a dirty bitmap or summary).
+type mark struct {
+	w int32
+	m uint64
+}
+
+// markRange is a fan-out as marks: Sim.marks[lo:hi].
+type markRange struct{ lo, hi int32 }
 
 // fanRange locates the fan-out of a slot in Sim.fanout: nodes in
 // [node, sink), sorted, then sinks in [sink, end).
@@ -124,12 +134,12 @@ type sink struct {
 	slot int32 // reg or read data slot
 	off  int32
 	nw   int32
-	next int32 // reg: offset of the next value, -1 = holds
-	en   int32 // offset of the enable, -1 = always
-	addr int32 // read: offset of the address
-	mem  int32 // read, write: memory index
-	init int32 // reg: offset of the reset value in Sim.inits
-	fan  fanRange
+	next int32     // reg: offset of the next value, -1 = holds
+	en   int32     // offset of the enable, -1 = always
+	addr int32     // read: offset of the address
+	mem  int32     // read, write: memory index
+	init int32     // reg: offset of the reset value in Sim.inits
+	mk   markRange // fan-out marks
 	// staged: on a cycle of direct state reads (see orderSinks), so the
 	// new value is committed after all other sinks.
 	staged bool
@@ -187,9 +197,12 @@ type compiler struct {
 	nodeSrc [][]int32
 	sinkSrc [][]int32
 	scopes  []*scope
+	// trees selects the node order for compiled code (treeOrder); the
+	// interpreter's is levelOrder.
+	trees bool
 	// internal marks the nodes whose only reader is one narrow node (no
 	// sink, no other node): compiled code evaluates them inside the tree
-	// of their reader.
+	// of their reader. All false in level order.
 	internal []bool
 }
 
@@ -209,8 +222,8 @@ func (c *compiler) off(id int32) int32 { return c.s.slots[id].off }
 func (c *compiler) width(id int32) int { return int(c.s.slots[id].w) }
 
 // compile flattens d into s.
-func compile(s *Sim, d *hdl.Design) (err error) {
-	c := &compiler{s: s, consts: map[string]int32{}}
+func compile(s *Sim, d *hdl.Design, trees bool) (err error) {
+	c := &compiler{s: s, consts: map[string]int32{}, trees: trees}
 	// Constant folding evaluates nodes while compiling.
 	s.tmp = make([]uint64, nwords(hdl.MaxWidth))
 	s.tmp2 = make([]uint64, nwords(hdl.MaxWidth))
@@ -713,7 +726,12 @@ func (c *compiler) link() {
 		level[i] = l + 1
 		s.levels = max(s.levels, int(l+1))
 	}
-	order := c.treeOrder()
+	var order []int32
+	if c.trees {
+		order = c.treeOrder()
+	} else {
+		order = c.levelOrder(level)
+	}
 	nodes := make([]node, len(order))
 	srcs := make([][]int32, len(order))
 	for ni, old := range order {
@@ -766,20 +784,36 @@ func (c *compiler) link() {
 		r.end = int32(len(s.fanout))
 	}
 
-	for i := range s.nodes {
-		s.nodes[i].fan = s.fan[s.nodes[i].slot]
-	}
-	for i := range s.sinks {
-		if k := &s.sinks[i]; k.slot >= 0 {
-			k.fan = s.fan[k.slot]
-		}
-	}
 	c.relayout()
 
-	s.dirty = make([]uint64, (len(s.nodes)+63)/64)
-	s.dsum = make([]uint64, (len(s.dirty)+63)/64)
-	s.sdirty = make([]uint64, (len(s.sinks)+63)/64)
-	s.ssum = make([]uint64, (len(s.sdirty)+63)/64)
+	// One array holds both bitmaps, so a fan-out is a list of (word,
+	// bits) marks into it: one OR per distinct word.
+	nd := (len(s.nodes) + 63) / 64
+	nsd := (len(s.sinks) + 63) / 64
+	s.bits = make([]uint64, nd+nsd)
+	s.dirty, s.sdirty = s.bits[:nd:nd], s.bits[nd:]
+	s.markOf = make([]markRange, len(s.slots))
+	for id := range s.slots {
+		r := s.fan[id]
+		lo := int32(len(s.marks))
+		c.addMarks(s.fanout[r.node:r.sink], 0)
+		c.addMarks(s.fanout[r.sink:r.end], int32(nd))
+		s.markOf[id] = markRange{lo, int32(len(s.marks))}
+	}
+	s.hot = make([]hnode, len(s.nodes))
+	for i := range s.nodes {
+		s.nodes[i].mk = s.markOf[s.nodes[i].slot]
+		s.hot[i] = hotOf(&s.nodes[i])
+	}
+	s.hsinks = make([]hsink, len(s.sinks))
+	for i := range s.sinks {
+		k := &s.sinks[i]
+		if k.slot >= 0 {
+			k.mk = s.markOf[k.slot]
+		}
+		s.hsinks[i] = hsink{simple: k.kind == sinkReg && k.nw == 1, staged: k.staged, off: k.off, next: k.next, en: k.en, init: k.init, mk: k.mk}
+	}
+
 	// Everything is evaluated once at the start: all nodes dirty, all
 	// sinks pending.
 	for i := range s.nodes {
@@ -787,6 +821,21 @@ func (c *compiler) link() {
 	}
 	for i := range s.sinks {
 		s.markSink(int32(i))
+	}
+}
+
+// addMarks appends the marks of a sorted target list into the bitmap at
+// offset base of Sim.bits.
+func (c *compiler) addMarks(targets []int32, base int32) {
+	s := c.s
+	first := len(s.marks)
+	for _, t := range targets {
+		w := base + t>>6
+		if n := len(s.marks); n > first && s.marks[n-1].w == w {
+			s.marks[n-1].m |= 1 << uint(t&63)
+		} else {
+			s.marks = append(s.marks, mark{w: w, m: 1 << uint(t&63)})
+		}
 	}
 }
 
@@ -1122,5 +1171,28 @@ func (c *compiler) treeOrder() []int32 {
 	if len(order) != n {
 		c.fail("internal: tree order has %d of %d nodes", len(order), n)
 	}
+	return order
+}
+
+// levelOrder numbers the nodes for the interpreter: by level (the length
+// of the longest path from a register or input), and within a level by
+// opcode, so that the interpreter's dispatch meets runs of the same
+// operator (its indirect branch then predicts well; on the 16×16 NPU
+// this is worth a quarter of the run time over creation order).
+// Creation order breaks ties, which keeps instances together.
+func (c *compiler) levelOrder(level []int32) []int32 {
+	s := c.s
+	order := make([]int32, len(s.nodes))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.SliceStable(order, func(x, y int) bool {
+		a, b := order[x], order[y]
+		if level[a] != level[b] {
+			return level[a] < level[b]
+		}
+		return s.nodes[a].op < s.nodes[b].op
+	})
+	c.internal = make([]bool, len(s.nodes))
 	return order
 }

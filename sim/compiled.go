@@ -48,7 +48,7 @@ func CacheDir() (string, error) {
 // NewWith compiles d for simulation as New does and, with opt.Compiled,
 // also builds (or loads from the cache) its generated Go code.
 func NewWith(d *hdl.Design, opt Options) (*Sim, error) {
-	s, err := New(d)
+	s, err := newSim(d, opt.Compiled)
 	if err != nil || !opt.Compiled {
 		return s, err
 	}
@@ -68,7 +68,7 @@ type compiled struct {
 	cached bool
 }
 
-type bindFunc = func(v, d, dsum, sd, ssum []uint64, wide func(int32) bool) func() uint64
+type bindFunc = func(v, d, sd []uint64, wide func(int32) bool) func() uint64
 
 // plugins caches the Bind function of every plugin this process loaded.
 var plugins sync.Map // path -> bindFunc
@@ -79,7 +79,7 @@ func (s *Sim) compile(opt Options) error {
 	if err != nil {
 		return err
 	}
-	s.cc = &compiled{settle: bind(s.v, s.dirty, s.dsum, s.sdirty, s.ssum, s.evalWideNode), cached: cached}
+	s.cc = &compiled{settle: bind(s.v, s.dirty, s.sdirty, s.evalWideNode), cached: cached}
 	if !cached {
 		s.cc.build = time.Since(t0)
 	}

@@ -20,12 +20,12 @@ func b2u(b bool) uint64 {
 
 func (s *Sim) markNode(i int32) {
 	s.dirty[i>>6] |= 1 << uint(i&63)
-	s.dsum[i>>12] |= 1 << uint(i>>6&63)
+	s.nodesDue = true
 }
 
 func (s *Sim) markSink(i int32) {
 	s.sdirty[i>>6] |= 1 << uint(i&63)
-	s.ssum[i>>12] |= 1 << uint(i>>6&63)
+	s.sinksDue = true
 }
 
 // changed schedules the fan-out of a slot whose value just changed.
@@ -33,25 +33,16 @@ func (s *Sim) changed(id int32) {
 	if s.tr != nil {
 		s.tr.mark(id)
 	}
-	s.fire(s.fan[id])
+	s.fire(s.markOf[id])
+	s.nodesDue, s.sinksDue = true, true
 }
 
 // fire marks a fan-out: nodes in the dirty bitmap, sinks in the pending
-// bitmap, and their words in the summaries.
-func (s *Sim) fire(r fanRange) {
-	if r.sink > r.node {
-		d, sum := s.dirty, s.dsum
-		for _, t := range s.fanout[r.node:r.sink] {
-			d[t>>6] |= 1 << uint(t&63)
-			sum[t>>12] |= 1 << uint(t>>6&63)
-		}
-	}
-	if r.end > r.sink {
-		d, sum := s.sdirty, s.ssum
-		for _, k := range s.fanout[r.sink:r.end] {
-			d[k>>6] |= 1 << uint(k&63)
-			sum[k>>12] |= 1 << uint(k>>6&63)
-		}
+// bitmap. The caller sees to nodesDue and sinksDue.
+func (s *Sim) fire(r markRange) {
+	bits := s.bits
+	for _, mk := range s.marks[r.lo:r.hi] {
+		bits[mk.w] |= mk.m
 	}
 }
 
@@ -59,90 +50,218 @@ func (s *Sim) fire(r fanRange) {
 // A node's fan-out always has a higher index, so it is marked ahead of the
 // scan and picked up in the same pass: each node runs at most once.
 func (s *Sim) settle() {
-	if s.cc != nil && s.tr == nil {
-		s.evals += s.cc.settle()
+	if !s.nodesDue {
 		return
 	}
-	d, sum := s.dirty, s.dsum
-	nodes := s.nodes
+	s.nodesDue = false
+	if s.cc != nil && s.tr == nil {
+		if n := s.cc.settle(); n > 0 {
+			s.evals += n
+			s.sinksDue = true
+		}
+		return
+	}
+	d := s.dirty
+	hot := s.hot
+	v := s.v
 	var evals uint64
-	for i := range sum {
-		for sum[i] != 0 {
-			bw := bits.TrailingZeros64(sum[i])
-			w := i<<6 | bw
-			x := d[w]
-			d[w] = 0
-			for x != 0 {
-				b := bits.TrailingZeros64(x)
-				x &= x - 1
-				n := &nodes[w<<6|b]
-				evals++
-				if s.eval(n) {
-					if s.tr != nil {
-						s.tr.mark(n.slot)
+	for w := range d {
+		x := d[w]
+		if x == 0 {
+			continue
+		}
+		d[w] = 0
+		for x != 0 {
+			b := bits.TrailingZeros64(x)
+			x &= x - 1
+			j := w<<6 | b
+			h := &hot[j]
+			evals++
+			var changed bool
+			if h.op >= wAdd {
+				changed = s.evalWide(&s.nodes[j])
+			} else {
+				// evalNarrow, inline.
+				n := h
+				w := int32(n.w)
+				var r uint64
+				switch n.op {
+				case nAdd:
+					r = (n.opA(v) + n.opB(v)) & mask64(w)
+				case nSub:
+					r = (n.opA(v) - n.opB(v)) & mask64(w)
+				case nMul:
+					r = (n.opA(v) * n.opB(v)) & mask64(w)
+				case nAnd:
+					r = (n.opA(v) & n.opB(v)) & mask64(w)
+				case nOr:
+					r = (n.opA(v) | n.opB(v)) & mask64(w)
+				case nXor:
+					r = (n.opA(v) ^ n.opB(v)) & mask64(w)
+				case nNot:
+					r = ^n.opA(v) & mask64(w)
+				case nNeg:
+					r = -n.opA(v) & mask64(w)
+				case nShlC:
+					r = (v[n.a] << uint(n.k)) & mask64(w)
+				case nShl:
+					if amt := v[n.b]; amt < uint64(w) {
+						r = (v[n.a] << amt) & mask64(w)
 					}
-					s.fire(n.fan)
-					// The fan-out lies above this node: what it marked in
-					// this word joins the bits still to do.
-					x |= d[w]
-					d[w] = 0
+				case nShr:
+					if amt := v[n.b]; amt < uint64(w) {
+						r = v[n.a] >> amt
+					}
+				case nSra:
+					amt := v[n.b]
+					if amt >= uint64(w) {
+						amt = uint64(w) - 1 // every bit becomes the sign bit
+					}
+					r = uint64(sext64(v[n.a], w)>>amt) & mask64(w)
+				case nEq:
+					r = b2u(n.opA(v) == n.opB(v))
+				case nNe:
+					r = b2u(n.opA(v) != n.opB(v))
+				case nLtU:
+					r = b2u(n.opA(v) < n.opB(v))
+				case nLeU:
+					r = b2u(n.opA(v) <= n.opB(v))
+				case nLtS:
+					r = b2u(int64(n.opA(v)) < int64(n.opB(v)))
+				case nLeS:
+					r = b2u(int64(n.opA(v)) <= int64(n.opB(v)))
+				case nMux:
+					if v[n.a] != 0 {
+						r = v[n.b]
+					} else {
+						r = v[n.c]
+					}
+				case nCat:
+					for _, a := range s.cat[n.k : n.k+n.c] {
+						r = r<<uint(a.w) | v[a.off]
+					}
+				case nSlice:
+					r = (v[n.a] >> uint(n.k)) & mask64(w)
+				case nSext:
+					r = uint64(sext64(v[n.a], n.k)) & mask64(w)
+				case nCopy:
+					r = v[n.a]
+				case nRedAnd:
+					r = b2u(v[n.a] == mask64(n.k))
+				case nRedOr:
+					r = b2u(v[n.a] != 0)
+				case nRedXor:
+					r = uint64(bits.OnesCount64(v[n.a]) & 1)
+				}
+				if v[n.dst] != r {
+					v[n.dst] = r
+					changed = true
 				}
 			}
-			sum[i] &^= 1 << uint(bw)
+			if changed {
+				if s.tr != nil {
+					s.tr.mark(s.nodes[j].slot)
+				}
+				s.fire(h.mk)
+				// The fan-out lies above this node: what it marked in
+				// this word joins the bits still to do.
+				x |= d[w]
+				d[w] = 0
+			}
 		}
 	}
-	s.evals += evals
+	if evals > 0 {
+		s.evals += evals
+		s.sinksDue = true // conservatively: a changed node may have marked a sink
+	}
 }
 
 // evalWideNode evaluates node i for compiled code, which leaves the
 // multi-word operators to the interpreter.
 func (s *Sim) evalWideNode(i int32) bool { return s.evalWide(&s.nodes[i]) }
 
-// opA and opB read a node's operands, sign-extended to 64 bits when the
-// node says so (see node.sa).
-func (n *node) opA(v []uint64) uint64 { return uint64(int64(v[n.a]<<n.sa) >> n.sa) }
-func (n *node) opB(v []uint64) uint64 { return uint64(int64(v[n.b]<<n.sb) >> n.sb) }
+// hnode is the part of a one-word node that evaluation reads, 32 bytes:
+// the settle loop walks these, not the nodes.
+type hnode struct {
+	op     opcode
+	sa, sb uint8 // operand sign-extension shifts (node.sa)
+	w      uint8 // result width, 1..64 (0 for a wide node)
+	dst    int32
+	a      int32
+	b      int32
+	c      int32 // mux: the else operand; cat: the number of arguments
+	k      int32 // slice low bit, shift amount, first cat argument; sext, redand: the operand width
+	mk     markRange
+}
 
-// eval computes one node and reports whether its value changed.
+// hotOf is the evaluation record of n.
+func hotOf(n *node) hnode {
+	h := hnode{op: n.op, sa: n.sa, sb: n.sb, dst: n.dst, a: n.a, b: n.b, c: n.c, k: n.k, mk: n.mk}
+	if n.op < wAdd {
+		h.w = uint8(n.w)
+		switch n.op {
+		case nSext, nRedAnd:
+			h.k = n.aw
+		case nCat:
+			h.c = n.k2
+		}
+	}
+	return h
+}
+
+// eval computes one node and reports whether its value changed (at
+// compile time, for constant folding).
 func (s *Sim) eval(n *node) bool {
 	if n.op >= wAdd {
 		return s.evalWide(n)
 	}
+	h := hotOf(n)
+	return s.evalNarrow(&h)
+}
+
+// opA and opB read a node's operands, sign-extended to 64 bits when the
+// node says so (see node.sa).
+func (h *hnode) opA(v []uint64) uint64 { return uint64(int64(v[h.a]<<h.sa) >> h.sa) }
+func (h *hnode) opB(v []uint64) uint64 { return uint64(int64(v[h.b]<<h.sb) >> h.sb) }
+
+// evalNarrow computes a one-word node and reports whether its value changed.
+func (s *Sim) evalNarrow(n *hnode) bool {
 	v := s.v
+	w := int32(n.w)
 	var r uint64
 	switch n.op {
 	case nAdd:
-		r = (n.opA(v) + n.opB(v)) & mask64(n.w)
+		r = (n.opA(v) + n.opB(v)) & mask64(w)
 	case nSub:
-		r = (n.opA(v) - n.opB(v)) & mask64(n.w)
+		r = (n.opA(v) - n.opB(v)) & mask64(w)
 	case nMul:
-		r = (n.opA(v) * n.opB(v)) & mask64(n.w)
+		r = (n.opA(v) * n.opB(v)) & mask64(w)
 	case nAnd:
-		r = (n.opA(v) & n.opB(v)) & mask64(n.w)
+		r = (n.opA(v) & n.opB(v)) & mask64(w)
 	case nOr:
-		r = (n.opA(v) | n.opB(v)) & mask64(n.w)
+		r = (n.opA(v) | n.opB(v)) & mask64(w)
 	case nXor:
-		r = (n.opA(v) ^ n.opB(v)) & mask64(n.w)
+		r = (n.opA(v) ^ n.opB(v)) & mask64(w)
 	case nNot:
-		r = ^n.opA(v) & mask64(n.w)
+		r = ^n.opA(v) & mask64(w)
 	case nNeg:
-		r = -n.opA(v) & mask64(n.w)
+		r = -n.opA(v) & mask64(w)
 	case nShlC:
-		r = (v[n.a] << uint(n.k)) & mask64(n.w)
+		r = (v[n.a] << uint(n.k)) & mask64(w)
 	case nShl:
-		if amt := v[n.b]; amt < uint64(n.w) {
-			r = (v[n.a] << amt) & mask64(n.w)
+		if amt := v[n.b]; amt < uint64(w) {
+			r = (v[n.a] << amt) & mask64(w)
 		}
 	case nShr:
-		if amt := v[n.b]; amt < uint64(n.w) {
+		if amt := v[n.b]; amt < uint64(w) {
 			r = v[n.a] >> amt
 		}
 	case nSra:
 		amt := v[n.b]
-		if amt >= uint64(n.w) {
-			amt = uint64(n.w) - 1 // every bit becomes the sign bit
+		if amt >= uint64(w) {
+			amt = uint64(w) - 1 // every bit becomes the sign bit
 		}
-		r = uint64(sext64(v[n.a], n.w)>>amt) & mask64(n.w)
+		r = uint64(sext64(v[n.a], w)>>amt) & mask64(w)
 	case nEq:
 		r = b2u(n.opA(v) == n.opB(v))
 	case nNe:
@@ -162,17 +281,17 @@ func (s *Sim) eval(n *node) bool {
 			r = v[n.c]
 		}
 	case nCat:
-		for _, a := range s.cat[n.k : n.k+n.k2] {
+		for _, a := range s.cat[n.k : n.k+n.c] {
 			r = r<<uint(a.w) | v[a.off]
 		}
 	case nSlice:
-		r = (v[n.a] >> uint(n.k)) & mask64(n.w)
+		r = (v[n.a] >> uint(n.k)) & mask64(w)
 	case nSext:
-		r = uint64(sext64(v[n.a], n.aw)) & mask64(n.w)
+		r = uint64(sext64(v[n.a], n.k)) & mask64(w)
 	case nCopy:
 		r = v[n.a]
 	case nRedAnd:
-		r = b2u(v[n.a] == mask64(n.aw))
+		r = b2u(v[n.a] == mask64(n.k))
 	case nRedOr:
 		r = b2u(v[n.a] != 0)
 	case nRedXor:

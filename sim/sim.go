@@ -17,16 +17,21 @@ type Sim struct {
 	slots     []slot
 	producer  []int32 // node computing each slot, -1 for state, inputs, constants
 	nodes     []node
+	hot       []hnode // the evaluation part of nodes, what settle walks
 	levels    int
 	cat       []catArg
 	dirty     []uint64   // bitmap over nodes, which are numbered in level order
-	dsum      []uint64   // bitmap over the words of dirty that may be nonzero
+	nodesDue  bool       // a node may be dirty (else settle has nothing to do)
 	fan       []fanRange // per slot
+	marks     []mark
+	markOf    []markRange // per slot
+	bits      []uint64    // dirty, then sdirty
 	fanout    []int32
 	sinks     []sink
+	hsinks    []hsink  // what the edge reads of each sink
 	inits     []uint64 // reset values of the registers
 	sdirty    []uint64 // bitmap over sinks to visit at the next edge
-	ssum      []uint64 // bitmap over the words of sdirty that may be nonzero
+	sinksDue  bool     // a sink may be pending (else an edge only counts)
 	treeFirst []int32  // per node, the first node of its tree (see treeOrder)
 	internal  []bool   // per node, whether it is internal to its tree
 	cc        *compiled
@@ -69,12 +74,14 @@ type Stats struct {
 }
 
 // New compiles d for simulation. Everything starts at 0 with rst low.
-func New(d *hdl.Design) (*Sim, error) {
+func New(d *hdl.Design) (*Sim, error) { return newSim(d, false) }
+
+func newSim(d *hdl.Design, trees bool) (*Sim, error) {
 	if d == nil || d.Top == nil {
 		return nil, errors.New("sim: nil design")
 	}
 	s := &Sim{top: d.Top.Name, memByPath: map[string]int32{}, byPath: map[string]int32{}}
-	if err := compile(s, d); err != nil {
+	if err := compile(s, d, trees); err != nil {
 		return nil, err
 	}
 	if inf := d.Info[d.Top]; inf != nil && inf.UsesReset {

@@ -17,53 +17,57 @@ func (s *Sim) edge() {
 	s.stageBuf, s.staged = s.stageBuf[:0], s.staged[:0]
 	v := s.v
 	rst := v[s.slots[s.rstSlot].off] != 0
-	{
-		sd, sum := s.sdirty, s.ssum
+	if s.sinksDue {
+		s.sinksDue = false
+		sd := s.sdirty
+		hs := s.hsinks
 		var visits uint64
-		for i := range sum {
-			m := sum[i]
-			sum[i] = 0
-			for m != 0 {
-				w := i<<6 | bits.TrailingZeros64(m)
-				m &= m - 1
-				x := sd[w]
-				sd[w] = 0
-				visits += uint64(bits.OnesCount64(x))
-				for x != 0 {
-					j := int32(w<<6 | bits.TrailingZeros64(x))
-					x &= x - 1
-					k := &s.sinks[j]
-					if k.kind != sinkReg || k.nw != 1 {
-						s.visit(j, k, rst)
-						continue
-					}
-					// One-word register: the fast path of visit.
-					var nv uint64
-					switch {
-					case rst:
-						nv = s.inits[k.init]
-					case k.next < 0 || k.en >= 0 && v[k.en] == 0:
-						continue
-					default:
-						nv = v[k.next]
-					}
-					if nv == v[k.off] {
-						continue
-					}
-					if k.staged {
-						s.staged = append(s.staged, staged{sink: j, off: int32(len(s.stageBuf))})
-						s.stageBuf = append(s.stageBuf, nv)
-						continue
-					}
-					v[k.off] = nv
-					if s.tr != nil {
-						s.tr.mark(k.slot)
-					}
-					s.fire(k.fan)
+		for w := range sd {
+			x := sd[w]
+			if x == 0 {
+				continue
+			}
+			sd[w] = 0
+			visits += uint64(bits.OnesCount64(x))
+			for x != 0 {
+				j := int32(w<<6 | bits.TrailingZeros64(x))
+				x &= x - 1
+				k := &hs[j]
+				if !k.simple {
+					s.visit(j, &s.sinks[j], rst)
+					continue
 				}
+				// One-word register: the fast path of visit.
+				var nv uint64
+				switch {
+				case rst:
+					nv = s.inits[k.init]
+				case k.next < 0 || k.en >= 0 && v[k.en] == 0:
+					continue
+				default:
+					nv = v[k.next]
+				}
+				if nv == v[k.off] {
+					continue
+				}
+				if k.staged {
+					s.staged = append(s.staged, staged{sink: j, off: int32(len(s.stageBuf))})
+					s.stageBuf = append(s.stageBuf, nv)
+					continue
+				}
+				v[k.off] = nv
+				if s.tr != nil {
+					s.tr.mark(s.sinks[j].slot)
+				}
+				s.fire(k.mk)
 			}
 		}
 		s.sinkEvals += visits
+		if visits > 0 {
+			// Commits marked nodes, and sinks below the ones visited (for
+			// the next edge); conservatively both.
+			s.nodesDue, s.sinksDue = true, true
+		}
 	}
 	for _, st := range s.staged {
 		k := &s.sinks[st.sink]
@@ -71,9 +75,22 @@ func (s *Sim) edge() {
 		if s.tr != nil {
 			s.tr.mark(k.slot)
 		}
-		s.fire(k.fan)
+		s.fire(k.mk)
+		s.nodesDue, s.sinksDue = true, true
 	}
 	s.cycle++
+}
+
+// hsink is the part of a sink that the edge reads for a one-word
+// register (simple), 32 bytes; every other sink goes through visit.
+type hsink struct {
+	simple bool // a one-word register
+	staged bool
+	off    int32
+	next   int32
+	en     int32
+	init   int32
+	mk     markRange
 }
 
 // visit updates sink j (k) at an edge.
@@ -119,7 +136,7 @@ func (s *Sim) update(j int32, k *sink, src []uint64) {
 	if s.tr != nil {
 		s.tr.mark(k.slot)
 	}
-	s.fire(k.fan)
+	s.fire(k.mk)
 }
 
 // writeMem applies all write ports of a memory in port order. Re-applying
