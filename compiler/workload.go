@@ -219,7 +219,7 @@ func (w Workload) Graph(in map[string]*golden.Tensor) (*Graph, error) {
 	case "transpose":
 		g.Output("y", g.Transpose(g.Input("a", in["a"])))
 	case "conv2d":
-		g.Output("y", g.Conv2D(g.Input("x", in["x"]), in["w"], Conv{Stride: w.Stride, PadH: *w.Pad, PadW: *w.Pad, Requant: rq(w.C * k * k)}))
+		g.Output("y", g.Conv2D(g.Input("x", in["x"]), in["w"], w.ConvParams()))
 	case "pool":
 		p := Pool{Kind: golden.PoolMax, KH: k, KW: k, Stride: w.Stride, PadH: *w.Pad, PadW: *w.Pad}
 		if w.Pool == "avg" {

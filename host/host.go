@@ -133,8 +133,9 @@ type Result struct {
 	LoadCycles int // loading the image through the host port
 	ReadCycles int // reading the outputs back
 	Engines    [taskmgr.NumEngines]EngineStats
-	MACs       uint64 // the PE array's mac_count over the run (rows·cols per vector)
-	Skipped    uint64 // skip_count: MACs with a zero operand
+	MACs       uint64    // the PE array's mac_count over the run (rows·cols per vector)
+	Skipped    uint64    // skip_count: MACs with a zero operand
+	NEs        []NEStats // per neural engine, with several engines (npu.Config.Engines > 1)
 	Timeline   []Span
 	Ideal      int64 // the program's ideal cycles (useful MACs / (rows·cols))
 	Wall       time.Duration
@@ -308,6 +309,7 @@ func (h *runner) counters() (map[string]uint64, error) {
 	for _, e := range engineNames {
 		names = append(names, e+"_busy_cycles", e+"_stall_cycles", e+"_completed")
 	}
+	names = append(names, h.neCounterNames()...)
 	for _, n := range names {
 		v, err := h.peek(n)
 		if err != nil {
@@ -431,6 +433,7 @@ func (h *runner) run(res *Result) error {
 	}
 	res.MACs = after["mac_count"] - before["mac_count"]
 	res.Skipped = after["skip_count"] - before["skip_count"]
+	h.neStats(res, before, after)
 	sort.Slice(res.Timeline, func(i, j int) bool { return res.Timeline[i].ID < res.Timeline[j].ID })
 	// Status: a malformed descriptor, a planar task error or a psum
 	// overrun is a failed run.

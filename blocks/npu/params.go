@@ -56,6 +56,23 @@ func (l ParamLayout) Pack(vals map[string]uint64) ([]uint64, error) {
 	return words, nil
 }
 
+// Unpack returns the value of every field of the param words (the
+// inverse of Pack; fields beyond the words read as 0).
+func (l ParamLayout) Unpack(words []uint64) map[string]uint64 {
+	out := make(map[string]uint64, len(l.Fields))
+	for _, f := range l.Fields {
+		var v uint64
+		for b := 0; b < f.Width && b < 64; b++ {
+			at := f.Offset + b
+			if at/64 < len(words) && words[at/64]>>uint(at%64)&1 != 0 {
+				v |= 1 << uint(b)
+			}
+		}
+		out[f.Name] = v
+	}
+	return out
+}
+
 // Slice cuts the param operand (the concatenated param words) into its fields.
 func (l ParamLayout) Slice(param *hdl.Expr) map[string]*hdl.Expr {
 	out := make(map[string]*hdl.Expr, len(l.Fields))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/compiler/multi"
 	"github.com/hwgen/hwgen/host"
 	"github.com/hwgen/hwgen/verify"
 	"github.com/hwgen/hwgen/verify/golden"
@@ -44,6 +45,8 @@ type workloadFlags struct {
 	Out      string   `help:"Write the result (y.npy) and the golden result (y.golden.npy) into this directory." type:"path" placeholder:"DIR"`
 	Engine   string   `help:"Simulator: go, or verilator (the Go run replayed on Verilator, every output of every cycle compared)." enum:"go,verilator" default:"go"`
 	Timeline string   `help:"Write the task timeline as Chrome trace-event JSON (open in https://ui.perfetto.dev or chrome://tracing)." type:"path" placeholder:"FILE"`
+	Engines  int      `help:"Neural engines (overrides the configuration's engines). With more than one, a conv2d is split into row bands, one per engine (compiler/multi): sparsity-balanced by default." placeholder:"N"`
+	Split    string   `help:"How a conv2d is split among several engines: balanced (equal non-zero counts, within 3%) or equal-area." enum:"balanced,equal-area" default:"balanced"`
 }
 
 // workload assembles the workload from the file and the flags.
@@ -126,9 +129,18 @@ func (c *simCmd) runWorkload() error {
 	if err != nil {
 		return err
 	}
+	if c.Engines != 0 {
+		cfg.Engines = c.Engines
+		if err := cfg.Validate(); err != nil {
+			return usageError{fmt.Errorf("--engines: %w", err)}
+		}
+	}
 	w, err := c.workload()
 	if err != nil {
 		return err
+	}
+	if cfg.Engines > 1 && w.Op != "conv2d" {
+		return usagef("--engines %d: only a conv2d is split among several engines (%s runs on one: leave engines at 1)", cfg.Engines, w.Op)
 	}
 	elem := golden.S(cfg.ElemWidth)
 	given := map[string]*golden.Tensor{}
@@ -142,21 +154,34 @@ func (c *simCmd) runWorkload() error {
 		}
 		given[name] = t
 	}
-	g, err := w.Graph(w.RandomInputs(given))
+	in := w.RandomInputs(given)
+	g, err := w.Graph(in)
 	if err != nil {
 		return usageError{err}
 	}
-	prog, err := compiler.Compile(cfg, g)
+	var prog *compiler.Program
+	var mp *multi.Program
+	if cfg.Engines > 1 {
+		mp, err = multi.Conv2D(cfg, in["x"], in["w"], w.ConvParams(), multi.Options{EqualArea: c.Split == "equal-area"})
+		if err == nil {
+			prog = mp.Program
+		}
+	} else {
+		prog, err = compiler.Compile(cfg, g)
+	}
 	if err != nil {
 		return usageError{fmt.Errorf("compile %s: %w", w.Op, err)}
 	}
-	want, err := g.Reference(cfg)
+	want, err := g.Reference(cfg.Slice())
 	if err != nil {
 		return err
 	}
 	fmt.Printf("workload  %s\n", describe(w))
 	fmt.Printf("npu       %s\n", cfg.Name())
 	fmt.Printf("compiled  %s\n", prog.Summary())
+	if mp != nil {
+		reportSplit(mp, c.Split)
+	}
 
 	var opts []host.Option
 	if c.VCD != "" {
@@ -180,6 +205,14 @@ func (c *simCmd) runWorkload() error {
 		return fmt.Errorf("simulation: %w", err)
 	}
 	report(cfg, res)
+	if mp != nil {
+		reportEngines(res)
+		y, err := mp.Stitch(res.Outputs)
+		if err != nil {
+			return fmt.Errorf("stitch: %w", err)
+		}
+		res.Outputs = map[string]*golden.Tensor{mp.Name: y}
+	}
 	if c.Timeline != "" {
 		if err := writeFileAtomic(c.Timeline, res.WriteTrace); err != nil {
 			return fmt.Errorf("--timeline: %w", err)
@@ -346,4 +379,44 @@ func npuConfig(f blockFlags) (npu.Config, error) {
 		return cfg, usageError{err}
 	}
 	return cfg, nil
+}
+
+// reportSplit prints the bands of a conv split among several engines.
+func reportSplit(mp *multi.Program, how string) {
+	var parts []string
+	for _, pt := range mp.Plan.Parts {
+		parts = append(parts, fmt.Sprintf("rows %v (%d non-zeros)", pt.Rows.Out, pt.NNZ))
+	}
+	fmt.Printf("split     %s: %s; non-zero imbalance %.1f%%", how, strings.Join(parts, ", "), 100*mp.Metrics.Imbalance)
+	if mp.Unbalanced != nil {
+		fmt.Printf(" (the 3%% threshold is not met)")
+	}
+	fmt.Println()
+}
+
+// reportEngines prints each neural engine's busy share and skipped
+// MACs, and the imbalance of the busy cycles and of the MACs performed
+// (issued − skipped).
+func reportEngines(r *host.Result) {
+	var parts []string
+	var maxB, minB, maxW, minW uint64
+	for i, e := range r.NEs {
+		work := e.MACs - e.Skipped
+		parts = append(parts, fmt.Sprintf("ne%d %.1f%% (%d MACs, %d skipped, %.1f%%)", i, pct(e.Busy, r.Cycles), e.MACs, e.Skipped, pct(e.Skipped, int(e.MACs))))
+		if i == 0 || e.Busy > maxB {
+			maxB = e.Busy
+		}
+		if i == 0 || e.Busy < minB {
+			minB = e.Busy
+		}
+		if i == 0 || work > maxW {
+			maxW = work
+		}
+		if i == 0 || work < minW {
+			minW = work
+		}
+	}
+	fmt.Printf("engines   %s\n", strings.Join(parts, ", "))
+	fmt.Printf("imbalance busy cycles %.1f%%, MACs performed (not skipped) %.1f%% ((max−min)/max)\n",
+		100*float64(maxB-minB)/float64(max(maxB, 1)), 100*float64(maxW-minW)/float64(max(maxW, 1)))
 }

@@ -1,0 +1,37 @@
+package host
+
+import "fmt"
+
+// NEStats is one neural engine's share of a run on an NPU with several
+// engines (npu.Config.Engines > 1): the differences of its ne<i>_*
+// counters over the run.
+type NEStats struct {
+	Busy    uint64 // cycles the engine is not idle
+	Stall   uint64 // cycles its input stream waits for the state buffer
+	MACs    uint64 // ne<i>_mac_count
+	Skipped uint64 // ne<i>_skip_count: MACs with a zero operand
+}
+
+// neCounterNames are the per-engine counters of an NPU with several
+// engines (none with one).
+func (h *runner) neCounterNames() []string {
+	var names []string
+	for i := 0; h.cfg.Engines > 1 && i < h.cfg.Engines; i++ {
+		for _, c := range []string{"busy_cycles", "stall_cycles", "mac_count", "skip_count"} {
+			names = append(names, fmt.Sprintf("ne%d_%s", i, c))
+		}
+	}
+	return names
+}
+
+// neStats fills res.NEs from the counters before and after the run.
+func (h *runner) neStats(res *Result, before, after map[string]uint64) {
+	if h.cfg.Engines <= 1 {
+		return
+	}
+	res.NEs = make([]NEStats, h.cfg.Engines)
+	for i := range res.NEs {
+		d := func(c string) uint64 { n := fmt.Sprintf("ne%d_%s", i, c); return after[n] - before[n] }
+		res.NEs[i] = NEStats{Busy: d("busy_cycles"), Stall: d("stall_cycles"), MACs: d("mac_count"), Skipped: d("skip_count")}
+	}
+}
