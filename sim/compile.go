@@ -190,8 +190,18 @@ type scope struct {
 
 const busy = -2 // signal under resolution: only a combinational loop revisits it
 
+// nodeKey identifies an operator applied to values (slots), for CSE.
+type nodeKey struct {
+	op      opcode
+	sa, sb  uint8
+	w, k    int32
+	k2      int32
+	a, b, c int32
+}
+
 type compiler struct {
 	s       *Sim
+	cse     map[nodeKey]int32
 	isConst []bool // per slot: a literal or a folded constant expression
 	consts  map[string]int32
 	nodeSrc [][]int32
@@ -223,7 +233,7 @@ func (c *compiler) width(id int32) int { return int(c.s.slots[id].w) }
 
 // compile flattens d into s.
 func compile(s *Sim, d *hdl.Design, trees bool) (err error) {
-	c := &compiler{s: s, consts: map[string]int32{}, trees: trees}
+	c := &compiler{s: s, consts: map[string]int32{}, trees: trees, cse: map[nodeKey]int32{}}
 	// Constant folding evaluates nodes while compiling.
 	s.tmp = make([]uint64, nwords(hdl.MaxWidth))
 	s.tmp2 = make([]uint64, nwords(hdl.MaxWidth))
@@ -630,6 +640,31 @@ func (c *compiler) fused(sc *scope, x *hdl.Expr, w int) (int32, bool) {
 	srcs := make([]int32, len(x.Args))
 	shifts := make([]uint8, len(x.Args))
 	for i, a := range x.Args {
+		if lowBitsClosed[x.Op] {
+			// Only the low w bits of the operands matter: read through
+			// reinterpretations, through extensions of values at least w
+			// bits wide (they change no bit that matters), and through
+			// narrower extensions of one kind, whatever the operator's
+			// signedness (Trunc(x + AsUInt(Ext(signed y)), 32) adds y
+			// sign-extended).
+			a = peelAs(a)
+			ext, sext := false, false
+			for a.Op == hdl.OpExt {
+				src := a.Args[0]
+				if src.Type.Width < w {
+					if ext && src.Type.Signed != sext {
+						break
+					}
+					ext, sext = true, src.Type.Signed
+				}
+				a = peelAs(src)
+			}
+			srcs[i] = c.expr(sc, a)
+			if sext {
+				shifts[i] = uint8(64 - c.width(srcs[i]))
+			}
+			continue
+		}
 		// An Ext keeps its operand's signedness, which hdl makes the
 		// operator's: a signed operand is sign-extended from its own
 		// width, an unsigned one is already zero-extended as stored.
@@ -653,6 +688,14 @@ func (c *compiler) fused(sc *scope, x *hdl.Expr, w int) (int32, bool) {
 		sb = shifts[1]
 	}
 	return c.nodeX(op, w, 0, 0, shifts[0], sb, srcs...), true
+}
+
+// peelAs strips reinterpretations, which change no bit.
+func peelAs(a *hdl.Expr) *hdl.Expr {
+	for a.Op == hdl.OpAsSInt || a.Op == hdl.OpAsUInt {
+		a = a.Args[0]
+	}
+	return a
 }
 
 // node appends an operator node over the given source slots and returns
@@ -679,7 +722,22 @@ func (c *compiler) nodeX(op opcode, w int, k, k2 int32, sa, sb uint8, srcs ...in
 	if wide {
 		op = wideOf(op)
 	}
+	// The same operator on the same values is the same value: computed
+	// once (instances repeat logic, and the DSL does not share x.Not()).
+	var key nodeKey
+	if op != nCat && op != wCat {
+		key = nodeKey{op: op, sa: sa, sb: sb, w: int32(w), k: k, k2: k2, a: -1, b: -1, c: -1}
+		for i, sid := range srcs {
+			*[]*int32{&key.a, &key.b, &key.c}[i] = sid
+		}
+		if id, ok := c.cse[key]; ok {
+			return id
+		}
+	}
 	id := c.newSlot(w)
+	if op != nCat && op != wCat {
+		c.cse[key] = id
+	}
 	n := node{op: op, w: int32(w), dst: c.off(id), slot: id, a: -1, b: -1, c: -1, k: k, k2: k2, sa: sa, sb: sb}
 	if op != nCat && op != wCat {
 		ptr := []*int32{&n.a, &n.b, &n.c}
@@ -792,13 +850,28 @@ func (c *compiler) link() {
 	nsd := (len(s.sinks) + 63) / 64
 	s.bits = make([]uint64, nd+nsd)
 	s.dirty, s.sdirty = s.bits[:nd:nd], s.bits[nd:]
+	// Marks in the order they are used: nodes, then sinks, then the rest.
 	s.markOf = make([]markRange, len(s.slots))
-	for id := range s.slots {
+	done := make([]bool, len(s.slots))
+	add := func(id int32) {
+		if id < 0 || done[id] {
+			return
+		}
+		done[id] = true
 		r := s.fan[id]
 		lo := int32(len(s.marks))
 		c.addMarks(s.fanout[r.node:r.sink], 0)
 		c.addMarks(s.fanout[r.sink:r.end], int32(nd))
 		s.markOf[id] = markRange{lo, int32(len(s.marks))}
+	}
+	for i := range s.nodes {
+		add(s.nodes[i].slot)
+	}
+	for i := range s.sinks {
+		add(s.sinks[i].slot)
+	}
+	for id := range s.slots {
+		add(int32(id))
 	}
 	s.hot = make([]hnode, len(s.nodes))
 	for i := range s.nodes {
