@@ -24,20 +24,23 @@ type Config struct {
 // DefaultConfig is what BENCHMARKS.md is produced with.
 var DefaultConfig = Config{GoCycles: 100_000, VerilatorCycles: 1_000_000, IcarusCycles: 5_000, FirstResult: 100_000, Repeats: 3}
 
-// Row is one design's measurements.
+// Row is one design's measurements. Rates are cycles per second of CPU
+// time (the medians of the repeats), which a busy machine disturbs far
+// less than the wall clock.
 type Row struct {
 	Design            string
 	Nodes             int
-	GoRate            float64 // cycles/s, run only
-	VerilatorRate     float64 // cycles/s, run only
+	GoRate            float64 // interpreter, run only
+	GoCompiledRate    float64 // compiled (sim.Options.Compiled), run only; 0 if not measured
+	VerilatorRate     float64 // run only
 	VerilatorBuild    time.Duration
-	IcarusRate        float64
+	IcarusRate        float64       // vvp, start-up included
 	GoFirstResult     time.Duration // elaborate-free: sim.New + FirstResult cycles
 	VerilatorFirstRes time.Duration // fresh build + FirstResult cycles
 }
 
-// Run measures one design. It fails if the three simulators do not end
-// with the same outputs.
+// Run measures one design. It fails if the simulators do not end with
+// the same outputs.
 func Run(name string, d *hdl.Design, cfg Config, log io.Writer) (Row, error) {
 	row := Row{Design: name}
 	s, err := sim.New(d)
@@ -45,15 +48,20 @@ func Run(name string, d *hdl.Design, cfg Config, log io.Writer) (Row, error) {
 		return row, err
 	}
 	row.Nodes = s.Stats().Nodes
+	compiled := func(d *hdl.Design) (*sim.Sim, error) { return sim.NewWith(d, sim.Options{Compiled: true}) }
 
 	// Same stimulus, same ending: checked at the Icarus length.
-	fmt.Fprintf(log, "%s: checking that all three simulators agree over %d cycles\n", name, cfg.IcarusCycles)
-	icarusTime, icarusOut, err := runIcarus(d, cfg.IcarusCycles)
+	fmt.Fprintf(log, "%s: checking that all simulators agree over %d cycles\n", name, cfg.IcarusCycles)
+	icarusLap, icarusOut, err := runIcarus(d, cfg.IcarusCycles)
 	if err != nil {
 		return row, err
 	}
-	row.IcarusRate = float64(cfg.IcarusCycles) / icarusTime.Seconds()
-	_, goOut, err := runGo(d, cfg.IcarusCycles)
+	row.IcarusRate = float64(cfg.IcarusCycles) / icarusLap.CPU.Seconds()
+	_, goOut, err := runGo(d, cfg.IcarusCycles, nil)
+	if err != nil {
+		return row, err
+	}
+	_, cOut, err := runGo(d, cfg.IcarusCycles, compiled)
 	if err != nil {
 		return row, err
 	}
@@ -65,31 +73,32 @@ func Run(name string, d *hdl.Design, cfg Config, log io.Writer) (Row, error) {
 	if err != nil {
 		return row, err
 	}
-	if goOut != vOut || goOut != icarusOut {
-		return row, fmt.Errorf("bench %s: simulators disagree after %d cycles:\n  go        %s\n  verilator %s\n  icarus    %s", name, cfg.IcarusCycles, goOut, vOut, icarusOut)
+	if goOut != vOut || goOut != icarusOut || cOut != goOut {
+		return row, fmt.Errorf("bench %s: simulators disagree after %d cycles:\n  go        %s\n  compiled  %s\n  verilator %s\n  icarus    %s", name, cfg.IcarusCycles, goOut, cOut, vOut, icarusOut)
 	}
 
-	fmt.Fprintf(log, "%s: timing the Go simulator (%d cycles x %d)\n", name, cfg.GoCycles, cfg.Repeats)
-	var goTimes, vTimes []time.Duration
+	fmt.Fprintf(log, "%s: timing the Go simulator (%d cycles) and Verilator (%d cycles), %d rounds\n", name, cfg.GoCycles, cfg.VerilatorCycles, cfg.Repeats)
+	var goT, cT, vT []time.Duration
 	for i := 0; i < cfg.Repeats; i++ {
 		runtime.GC()
-		t, _, err := runGo(d, cfg.GoCycles)
+		t, _, err := runGo(d, cfg.GoCycles, nil)
 		if err != nil {
 			return row, err
 		}
-		goTimes = append(goTimes, t)
-	}
-	row.GoRate = float64(cfg.GoCycles) / median(goTimes).Seconds()
-
-	fmt.Fprintf(log, "%s: timing Verilator (%d cycles x %d)\n", name, cfg.VerilatorCycles, cfg.Repeats)
-	for i := 0; i < cfg.Repeats; i++ {
-		t, _, err := runVerilator(b, cfg.VerilatorCycles)
-		if err != nil {
+		goT = append(goT, t.CPU)
+		runtime.GC()
+		if t, _, err = runGo(d, cfg.GoCycles, compiled); err != nil {
 			return row, err
 		}
-		vTimes = append(vTimes, t)
+		cT = append(cT, t.CPU)
+		if t, _, err = runVerilator(b, cfg.VerilatorCycles); err != nil {
+			return row, err
+		}
+		vT = append(vT, t.CPU)
 	}
-	row.VerilatorRate = float64(cfg.VerilatorCycles) / median(vTimes).Seconds()
+	row.GoRate = float64(cfg.GoCycles) / median(goT).Seconds()
+	row.GoCompiledRate = float64(cfg.GoCycles) / median(cT).Seconds()
+	row.VerilatorRate = float64(cfg.VerilatorCycles) / median(vT).Seconds()
 
 	fmt.Fprintf(log, "%s: timing a fresh Verilator build\n", name)
 	_, build, err := verilatorBuild(d, true)
@@ -100,7 +109,7 @@ func Run(name string, d *hdl.Design, cfg Config, log io.Writer) (Row, error) {
 	row.VerilatorFirstRes = build + time.Duration(float64(cfg.FirstResult)/row.VerilatorRate*float64(time.Second))
 
 	t0 := time.Now()
-	if _, _, err := runGo(d, cfg.FirstResult); err != nil {
+	if _, _, err := runGo(d, cfg.FirstResult, nil); err != nil {
 		return row, err
 	}
 	row.GoFirstResult = time.Since(t0)
@@ -115,12 +124,12 @@ func median(ds []time.Duration) time.Duration {
 
 // Markdown renders rows as the table kept in BENCHMARKS.md.
 func Markdown(rows []Row, cfg Config) string {
-	out := "| design | nodes | Go sim cycles/s | Verilator run-only cycles/s | Go / Verilator | Icarus cycles/s | Go / Icarus | Verilator build | time to first result (build + " +
-		fmt.Sprint(cfg.FirstResult) + " cycles): Go / Verilator |\n|---|---|---|---|---|---|---|---|---|\n"
+	out := "| design | nodes | Go sim cycles/s (interpreter) | compiled | Verilator run-only cycles/s | Go / Verilator (interpreter, compiled) | Icarus cycles/s | Go / Icarus | Verilator build | time to first result (build + " +
+		fmt.Sprint(cfg.FirstResult) + " cycles): Go / Verilator |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
 	for _, r := range rows {
-		out += fmt.Sprintf("| %s | %d | %s | %s | %.1f%% | %s | %.1fx | %.1f s | %.2f s / %.2f s |\n",
-			r.Design, r.Nodes, rate(r.GoRate), rate(r.VerilatorRate), 100*r.GoRate/r.VerilatorRate,
-			rate(r.IcarusRate), r.GoRate/r.IcarusRate, r.VerilatorBuild.Seconds(),
+		out += fmt.Sprintf("| %s | %d | %s | %s | %s | %.0f%%, %.0f%% | %s | %.0f× | %.1f s | %.2f s / %.2f s |\n",
+			r.Design, r.Nodes, rate(r.GoRate), rate(r.GoCompiledRate), rate(r.VerilatorRate), 100*r.GoRate/r.VerilatorRate,
+			100*r.GoCompiledRate/r.VerilatorRate, rate(r.IcarusRate), r.GoRate/r.IcarusRate, r.VerilatorBuild.Seconds(),
 			r.GoFirstResult.Seconds(), r.VerilatorFirstRes.Seconds())
 	}
 	return out

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,20 +16,24 @@ import (
 	"github.com/hwgen/hwgen/verilog"
 )
 
-// runGo simulates cycles on the Go simulator and returns the run time
-// (excluding compilation) and the final outputs.
-func runGo(d *hdl.Design, cycles int) (time.Duration, string, error) {
+// runGo simulates cycles on a Go simulator of d built by newSim (sim.New
+// when nil) and returns the run time (excluding construction) and the
+// final outputs.
+func runGo(d *hdl.Design, cycles int, newSim func(*hdl.Design) (*sim.Sim, error)) (Lap, string, error) {
 	data, outputs, err := stimulusPorts(d)
 	if err != nil {
-		return 0, "", err
+		return Lap{}, "", err
 	}
-	s, err := sim.New(d)
+	if newSim == nil {
+		newSim = sim.New
+	}
+	s, err := newSim(d)
 	if err != nil {
-		return 0, "", err
+		return Lap{}, "", err
 	}
 	hasRst := d.Info[d.Top].UsesReset
 	x := xorshift(seed)
-	t0 := time.Now()
+	w0, c0 := time.Now(), processCPU()
 	for c := 0; c < cycles; c++ {
 		if hasRst {
 			rst := uint64(0)
@@ -42,14 +47,14 @@ func runGo(d *hdl.Design, cycles int) (time.Duration, string, error) {
 		}
 		s.Step(1)
 	}
-	elapsed := time.Since(t0)
+	lap := Lap{Wall: time.Since(w0), CPU: processCPU() - c0}
 	vals := make([]uint64, len(outputs))
 	for i, p := range outputs {
 		if vals[i], err = s.Peek(p.Name); err != nil {
-			return 0, "", err
+			return Lap{}, "", err
 		}
 	}
-	return elapsed, formatOutputs(vals, outputs), nil
+	return lap, formatOutputs(vals, outputs), nil
 }
 
 // verilatorHarness is a C++ main that generates the stimulus itself and
@@ -68,6 +73,13 @@ func verilatorHarness(d *hdl.Design) (string, error) {
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
+
+static long long cpuNow() {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 int main(int argc, char** argv) {
     uint64_t n = argc > 1 ? strtoull(argv[1], nullptr, 10) : 1000;
@@ -75,6 +87,7 @@ int main(int argc, char** argv) {
     V%[1]s* top = new V%[1]s{ctx};
     uint64_t s = %[2]dULL;
     auto t0 = std::chrono::steady_clock::now();
+    long long c0 = cpuNow();
     for (uint64_t c = 0; c < n; c++) {
 `, top, uint64(seed))
 	if d.Info[d.Top].UsesClock {
@@ -92,7 +105,8 @@ int main(int argc, char** argv) {
 	}
 	b.WriteString(`    }
     auto t1 = std::chrono::steady_clock::now();
-    printf("ns %lld\n", (long long)std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+    long long c1 = cpuNow();
+    printf("ns %lld %lld\n", (long long)std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count(), c1 - c0);
 `)
 	for i, p := range outputs {
 		sep := " "
@@ -137,21 +151,23 @@ func verilatorBuild(d *hdl.Design, fresh bool) (*verify.Build, time.Duration, er
 }
 
 // runVerilator runs the built model for cycles and returns the loop time
-// it measured itself and the final outputs.
-func runVerilator(b *verify.Build, cycles int) (time.Duration, string, error) {
+// it measured itself (wall and CPU) and the final outputs.
+func runVerilator(b *verify.Build, cycles int) (Lap, string, error) {
 	out, err := toolchain.Run("", b.Binary, strconv.Itoa(cycles))
 	if err != nil {
-		return 0, "", err
+		return Lap{}, "", err
 	}
 	lines := strings.SplitN(strings.TrimSpace(out), "\n", 2)
-	if len(lines) != 2 || !strings.HasPrefix(lines[0], "ns ") {
-		return 0, "", fmt.Errorf("bench: unexpected verilator output %q", out)
+	f := strings.Fields(lines[0])
+	if len(lines) != 2 || len(f) != 3 || f[0] != "ns" {
+		return Lap{}, "", fmt.Errorf("bench: unexpected verilator output %q", out)
 	}
-	ns, err := strconv.ParseInt(strings.TrimPrefix(lines[0], "ns "), 10, 64)
-	if err != nil {
-		return 0, "", err
+	wall, err1 := strconv.ParseInt(f[1], 10, 64)
+	cpu, err2 := strconv.ParseInt(f[2], 10, 64)
+	if err1 != nil || err2 != nil {
+		return Lap{}, "", fmt.Errorf("bench: unexpected verilator output %q", out)
 	}
-	return time.Duration(ns), strings.TrimSpace(lines[1]), nil
+	return Lap{Wall: time.Duration(wall), CPU: time.Duration(cpu)}, strings.TrimSpace(lines[1]), nil
 }
 
 // icarusTB is a Verilog testbench generating the same stimulus.
@@ -204,36 +220,41 @@ func icarusTB(d *hdl.Design, cycles int) (string, error) {
 }
 
 // runIcarus compiles the design and the testbench with iverilog and times
-// the vvp run.
-func runIcarus(d *hdl.Design, cycles int) (time.Duration, string, error) {
+// the vvp run (start-up included: the designs measured this way are small).
+func runIcarus(d *hdl.Design, cycles int) (Lap, string, error) {
 	tb, err := icarusTB(d, cycles)
 	if err != nil {
-		return 0, "", err
+		return Lap{}, "", err
 	}
 	dir, err := os.MkdirTemp("", "hwgen-bench-icarus-")
 	if err != nil {
-		return 0, "", err
+		return Lap{}, "", err
 	}
 	defer os.RemoveAll(dir)
 	files := append(verilog.Emit(d), verilog.File{Name: "bench_tb.v", Data: []byte(tb)})
 	var vs []string
 	for _, f := range files {
 		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
-			return 0, "", err
+			return Lap{}, "", err
 		}
 		if strings.HasSuffix(f.Name, ".v") {
 			vs = append(vs, f.Name)
 		}
 	}
 	if _, err := toolchain.Run(dir, "iverilog", append([]string{"-g2005", "-s", "bench_tb", "-o", "bench.vvp"}, vs...)...); err != nil {
-		return 0, "", err
+		return Lap{}, "", err
 	}
+	cmd := exec.Command("vvp", "-n", "bench.vvp")
+	cmd.Dir = dir
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
 	t0 := time.Now()
-	out, err := toolchain.Run(dir, "vvp", "-n", "bench.vvp")
-	elapsed := time.Since(t0)
+	err = cmd.Run()
+	lap := Lap{Wall: time.Since(t0)}
 	if err != nil {
-		return 0, "", err
+		return Lap{}, "", fmt.Errorf("vvp: %w\n%s", err, out.String())
 	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	return elapsed, strings.TrimSpace(lines[len(lines)-1]), nil
+	lap.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	return lap, strings.TrimSpace(lines[len(lines)-1]), nil
 }
