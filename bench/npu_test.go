@@ -94,7 +94,7 @@ func TestRunNPU(t *testing.T) {
 		t.Errorf("missing or unexpected measurements: %+v", row)
 	}
 	md := MarkdownNPU(row)
-	for _, want := range []string{"gemm 64×64×64", "Go simulator (interpreter, default)", "Go simulator (compiled)", "Verilator"} {
+	for _, want := range []string{"gemm 64×64×64", "Go simulator, interpreter (default)", "Go simulator, compiled", "Verilator"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("table lacks %q:\n%s", want, md)
 		}
