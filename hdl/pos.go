@@ -4,25 +4,61 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // callerPos returns "file.go:line" of the first stack frame outside this
 // package's non-test files: the place in the user's code that built the
 // value, so errors can point at it.
+//
+// It runs for every expression built, so it is cheap: a short unwind,
+// and each return address is symbolized once (posCache).
 func callerPos() string {
-	var pcs [16]uintptr
+	var pcs [6]uintptr
 	n := runtime.Callers(3, pcs[:])
-	frames := runtime.CallersFrames(pcs[:n])
+	for _, pc := range pcs[:n] {
+		if p := posOf(pc); p != "" {
+			return p
+		}
+	}
+	if n < len(pcs) {
+		return "?"
+	}
+	// Deep inside this package (rare): the long way.
+	more := make([]uintptr, 64)
+	n = runtime.Callers(3, more)
+	for _, pc := range more[:n] {
+		if p := posOf(pc); p != "" {
+			return p
+		}
+	}
+	return "?"
+}
+
+// posCache maps a return address to the position of its first frame
+// outside this package, or "" when all its frames (inlined ones
+// included) are inside.
+var posCache sync.Map
+
+func posOf(pc uintptr) string {
+	if p, ok := posCache.Load(pc); ok {
+		return p.(string)
+	}
+	pos := ""
+	frames := runtime.CallersFrames([]uintptr{pc})
 	for {
 		f, more := frames.Next()
 		inHDL := strings.Contains(f.Function, "/hdl.") && !strings.HasSuffix(f.File, "_test.go")
 		if !inHDL && f.File != "" {
-			return fmt.Sprintf("%s:%d", shortFile(f.File), f.Line)
+			pos = fmt.Sprintf("%s:%d", shortFile(f.File), f.Line)
+			break
 		}
 		if !more {
-			return "?"
+			break
 		}
 	}
+	posCache.Store(pc, pos)
+	return pos
 }
 
 // shortFile keeps the last two path elements: enough to find the file,
