@@ -42,7 +42,10 @@ func (c Config) neDimWidth() int { return log2(c.StateDepth) + 1 }
 // the slot enters the array the cycle after (the read latency), so reads
 // and padding keep their order. Back-to-back passes with no idle cycle
 // need at least R+2 output pixels per pass. The next task is taken while
-// the previous one drains, so tasks overlap by the array's latency.
+// the previous one drains, so tasks overlap by the array's latency, and
+// its first pass's weights are loaded while the previous task's last
+// pass still streams (the task manager holds an offered task on the
+// port until it is taken), so a task switch costs no weight load.
 func neController(c Config) (*hdl.Module, error) {
 	sc := c.Systolic()
 	arr, err := systolic.Build(sc)
@@ -156,13 +159,28 @@ func neController(c Config) (*hdl.Module, error) {
 
 	// Loader.
 	lstart := run.And(lactive.Not()).And(wr.Not()).And(sfree).And(lcount.Lt(passes)).And(fresh.Not())
+	// Prefetch: once every pass of this task is loaded and its last swap
+	// has entered the array, the next task (offered on the task port and
+	// held there until taken) gets its first pass's weights loaded, so
+	// its stream starts as soon as it is taken. pre says the shadow holds
+	// them.
+	pre := m.Reg("pre", hdl.Bool, 0)
+	nextConv := tValid.And(tOp.Eq(hdl.U(2, neGEMM)).Or(tOp.Eq(hdl.U(2, neConv)))).
+		And(tD[2].OrR()).And(tKH.OrR()).And(tKW.OrR()).And(tOH.OrR()).And(tOW.OrR())
+	pstart := run.And(lactive.Not()).And(wr.Not()).And(sfree).And(lcount.Ge(passes)).And(fresh.Not()).
+		And(pre.Not()).And(nextConv)
 	lend := lactive.And(lrow.Eq(lastRow))
-	lactive.SetNext(hdl.Mux(idle, hdl.U(1, 0), hdl.Mux(lstart, hdl.U(1, 1), hdl.Mux(lend, hdl.U(1, 0), lactive))))
+	lactive.SetNext(hdl.Mux(idle, hdl.U(1, 0), hdl.Mux(lstart.Or(pstart), hdl.U(1, 1), hdl.Mux(lend, hdl.U(1, 0), lactive))))
 	lrow.SetNext(hdl.Mux(lactive.And(lend.Not()), lrow.Add(hdl.U(1, 1)).Trunc(lrow.Width()), hdl.U(lrow.Width(), 0)))
-	lbase.SetNext(hdl.Mux(accept, tAux, lbase.Add(hdl.U(ww, uint64(R))).Trunc(ww)))
-	lbase.SetEnable(accept.Or(lend))
-	lcount.SetNext(hdl.Mux(accept, hdl.U(24, 0), lcount.Add(hdl.U(1, 1)).Trunc(24)))
+	// Taking a prefetched task keeps lbase (its pass 1, or its pass 0 if
+	// the prefetch still runs) and counts pass 0 once its last row is in.
+	takeFresh := accept.And(pre.Not())
+	lbase.SetNext(hdl.Mux(takeFresh.Or(pstart), tAux, lbase.Add(hdl.U(ww, uint64(R))).Trunc(ww)))
+	lbase.SetEnable(takeFresh.Or(pstart).Or(lend))
+	preDone := lend.Or(lactive.Not()) // the prefetched pass is (now) complete
+	lcount.SetNext(hdl.Mux(accept, hdl.Mux(pre.And(preDone), hdl.U(24, 1), hdl.U(24, 0)), lcount.Add(hdl.U(1, 1)).Trunc(24)))
 	lcount.SetEnable(accept.Or(lend))
+	pre.SetNext(hdl.Mux(pstart, hdl.U(1, 1), hdl.Mux(accept, hdl.U(1, 0), pre)))
 	ldV.SetNext(lactive)
 	ldR.SetNext(lrow)
 	wbAddr := lbase.Add(lrow.Ext(ww)).Trunc(ww)
@@ -236,7 +254,7 @@ func neController(c Config) (*hdl.Module, error) {
 	// The shadow weights: consumed by a swap, refilled by the loader.
 	swapIssued := issue.And(first)
 	wr.SetNext(hdl.Mux(idle.Or(swapIssued), hdl.U(1, 0), hdl.Mux(loaded, hdl.U(1, 1), wr)))
-	sfree.SetNext(hdl.Mux(accept, hdl.U(1, 1), hdl.Mux(lstart, hdl.U(1, 0), hdl.Mux(s1Valid.And(s1Swap), hdl.U(1, 1), sfree))))
+	sfree.SetNext(hdl.Mux(takeFresh, hdl.U(1, 1), hdl.Mux(lstart.Or(pstart), hdl.U(1, 0), hdl.Mux(s1Valid.And(s1Swap), hdl.U(1, 1), sfree))))
 
 	// ---- transpose: the corner-turn grid ----
 	cw := hdl.ClogWidth(C)
