@@ -200,13 +200,16 @@ type nodeKey struct {
 }
 
 type compiler struct {
-	s       *Sim
-	cse     map[nodeKey]int32
-	isConst []bool // per slot: a literal or a folded constant expression
-	consts  map[string]int32
-	nodeSrc [][]int32
-	sinkSrc [][]int32
-	scopes  []*scope
+	cur       *scope  // the scope whose expressions are being built
+	slotScope []int32 // per slot, the scope that made it (-1: none)
+	one       int32   // a constant 1 (the enable of registers without one)
+	s         *Sim
+	cse       map[nodeKey]int32
+	isConst   []bool // per slot: a literal or a folded constant expression
+	consts    map[string]int32
+	nodeSrc   [][]int32
+	sinkSrc   [][]int32
+	scopes    []*scope
 	// trees selects the node order for compiled code (treeOrder); the
 	// interpreter's is levelOrder.
 	trees bool
@@ -221,6 +224,11 @@ func nwords(w int) int { return (w + 63) >> 6 }
 func (c *compiler) newSlot(w int) int32 {
 	s := c.s
 	id := int32(len(s.slots))
+	sc := int32(-1)
+	if c.cur != nil {
+		sc = c.cur.idx
+	}
+	c.slotScope = append(c.slotScope, sc)
 	s.slots = append(s.slots, slot{off: int32(len(s.v)), w: int32(w)})
 	s.producer = append(s.producer, -1)
 	s.v = append(s.v, make([]uint64, nwords(w))...)
@@ -249,9 +257,11 @@ func compile(s *Sim, d *hdl.Design, trees bool) (err error) {
 		}
 	}()
 	s.rstSlot = c.newSlot(1)
+	c.one = c.constant(hdl.Bool, big.NewInt(1))
 	top := c.newScope(d.Top, nil, nil, "")
 	// State first, so registers and read data sit together in memory.
 	for _, sc := range c.scopes {
+		c.cur = sc
 		for _, sig := range sc.mod.Signals {
 			switch {
 			case sig.Kind == hdl.Input && sc.parent == nil:
@@ -263,6 +273,7 @@ func compile(s *Sim, d *hdl.Design, trees bool) (err error) {
 			}
 		}
 	}
+	c.cur = nil
 	for _, sig := range top.mod.Ports {
 		if sig.Kind == hdl.Output {
 			s.outputs = append(s.outputs, Port{Name: sig.Name, Type: sig.Type})
@@ -452,6 +463,9 @@ func (c *compiler) expr(sc *scope, x *hdl.Expr) int32 {
 	if id, ok := sc.expr[x]; ok {
 		return id
 	}
+	prev := c.cur
+	c.cur = sc
+	defer func() { c.cur = prev }()
 	var id int32
 	switch x.Op {
 	case hdl.OpSignal:
@@ -884,7 +898,14 @@ func (c *compiler) link() {
 		if k.slot >= 0 {
 			k.mk = s.markOf[k.slot]
 		}
-		s.hsinks[i] = hsink{simple: k.kind == sinkReg && k.nw == 1, staged: k.staged, off: k.off, next: k.next, en: k.en, init: k.init, mk: k.mk}
+		h := hsink{fast: k.kind == sinkReg && k.nw == 1 && !k.staged, off: k.off, next: k.next, en: k.en, mk: k.mk}
+		if h.next < 0 {
+			h.next = h.off
+		}
+		if h.en < 0 {
+			h.en = s.slots[c.one].off
+		}
+		s.hsinks[i] = h
 	}
 
 	// Everything is evaluated once at the start: all nodes dirty, all
@@ -928,13 +949,35 @@ func (c *compiler) relayout() {
 		newOff[sl.off] = int32(len(nv))
 		nv = append(nv, s.v[sl.off:int(sl.off)+nwords(int(sl.w))]...)
 	}
+	// Instance by instance, its registers and read data, then the results
+	// of its nodes in node order: what an edge and a settle of one
+	// instance touch shares cache lines. Inputs, constants and anything
+	// unowned go first.
+	byScope := make([][]int32, len(c.scopes))
 	for id := range s.slots {
-		if s.producer[id] < 0 {
+		sc := c.slotScope[id]
+		if s.producer[id] < 0 && (sc < 0 || c.isConst[id]) {
 			place(int32(id))
+		} else if s.producer[id] < 0 {
+			byScope[sc] = append(byScope[sc], int32(id))
 		}
 	}
+	var unowned []int32
 	for i := range s.nodes {
-		place(s.nodes[i].slot)
+		id := s.nodes[i].slot
+		if sc := c.slotScope[id]; sc >= 0 {
+			byScope[sc] = append(byScope[sc], id)
+		} else {
+			unowned = append(unowned, id)
+		}
+	}
+	for _, id := range unowned {
+		place(id)
+	}
+	for _, ids := range byScope {
+		for _, id := range ids {
+			place(id)
+		}
 	}
 	m := func(o *int32) {
 		if *o >= 0 {

@@ -21,6 +21,7 @@ func (s *Sim) edge() {
 		s.sinksDue = false
 		sd := s.sdirty
 		hs := s.hsinks
+		fast := !rst && s.tr == nil
 		var visits uint64
 		for w := range sd {
 			x := sd[w]
@@ -33,33 +34,20 @@ func (s *Sim) edge() {
 				j := int32(w<<6 | bits.TrailingZeros64(x))
 				x &= x - 1
 				k := &hs[j]
-				if !k.simple {
+				if !k.fast || !fast {
 					s.visit(j, &s.sinks[j], rst)
 					continue
 				}
-				// One-word register: the fast path of visit.
-				var nv uint64
-				switch {
-				case rst:
-					nv = s.inits[k.init]
-				case k.next < 0 || k.en >= 0 && v[k.en] == 0:
-					continue
-				default:
-					nv = v[k.next]
-				}
-				if nv == v[k.off] {
+				// A one-word register off any cycle, out of reset, not
+				// traced: visit's fast path, with no branch on the
+				// register's shape (en and next always point somewhere).
+				if v[k.en] == 0 {
 					continue
 				}
-				if k.staged {
-					s.staged = append(s.staged, staged{sink: j, off: int32(len(s.stageBuf))})
-					s.stageBuf = append(s.stageBuf, nv)
-					continue
+				if nv := v[k.next]; nv != v[k.off] {
+					v[k.off] = nv
+					s.fire(k.mk)
 				}
-				v[k.off] = nv
-				if s.tr != nil {
-					s.tr.mark(s.sinks[j].slot)
-				}
-				s.fire(k.mk)
 			}
 		}
 		s.sinkEvals += visits
@@ -81,16 +69,14 @@ func (s *Sim) edge() {
 	s.cycle++
 }
 
-// hsink is the part of a sink that the edge reads for a one-word
-// register (simple), 32 bytes; every other sink goes through visit.
+// hsink is the part of a sink that the edge reads for a one-word register
+// off any cycle (fast), 24 bytes; every other sink goes through visit.
 type hsink struct {
-	simple bool // a one-word register
-	staged bool
-	off    int32
-	next   int32
-	en     int32
-	init   int32
-	mk     markRange
+	fast bool
+	off  int32
+	next int32 // the register's own offset when it only holds
+	en   int32 // a constant 1 when it has no enable
+	mk   markRange
 }
 
 // visit updates sink j (k) at an edge.
