@@ -23,6 +23,9 @@ func Compile(cfg npu.Config, g *Graph) (*Program, error) {
 	if err := g.Err(); err != nil {
 		return nil, err
 	}
+	if cfg.Rows > planar.MaskLanes {
+		return nil, fmt.Errorf("compiler: rows = %d is not supported: planar tasks name their lanes with a %d-bit mask (planar.Task.Mask), so the compiler handles at most %d rows", cfg.Rows, planar.MaskLanes, planar.MaskLanes)
+	}
 	if len(g.nodes) == 0 {
 		return nil, errors.New("compiler: the graph has no operations")
 	}

@@ -7,9 +7,13 @@ import (
 
 // Limits of the configuration. They keep every intermediate of the
 // post-processor (x·scale + bias) below 2^62, so the golden model's int64
-// arithmetic is exact, and the lane mask within a uint64.
+// arithmetic is exact. The hardware takes up to MaxLanes lanes; a Go
+// Task's Mask is a uint64, so it names lanes 0..63 (MaskLanes): wider
+// engines elaborate and run, but Go-built tasks reach their first 64
+// lanes only.
 const (
-	MaxLanes      = 64
+	MaxLanes      = 128
+	MaskLanes     = 64
 	MaxElemWidth  = 16
 	MaxAccWidth   = 40
 	MaxScaleWidth = 20

@@ -54,8 +54,8 @@ func TestConfigValidate(t *testing.T) {
 		mod  func(*Config)
 		want []string
 	}{
-		{func(c *Config) { c.Lanes = 0 }, []string{"lanes = 0 is not allowed: must be in 1..64"}},
-		{func(c *Config) { c.Lanes = 65 }, []string{"lanes = 65"}},
+		{func(c *Config) { c.Lanes = 0 }, []string{"lanes = 0 is not allowed: must be in 1..128"}},
+		{func(c *Config) { c.Lanes = 129 }, []string{"lanes = 129"}},
 		{func(c *Config) { c.PsumLanes = 17 }, []string{"psum_lanes = 17 is not allowed: must be in 1..16"}},
 		{func(c *Config) { c.ElemWidth = 1 }, []string{"elem_width = 1 is not allowed: must be in 2..16"}},
 		{func(c *Config) { c.ElemWidth, c.AccWidth = 16, 12 }, []string{"acc_width = 12 is not allowed: must be in 16..40"}},
