@@ -905,6 +905,9 @@ func (c *compiler) link() {
 		if h.en < 0 {
 			h.en = s.slots[c.one].off
 		}
+		if h.mk.hi > h.mk.lo {
+			h.w0, h.m0 = s.marks[h.mk.lo].w, s.marks[h.mk.lo].m
+		}
 		s.hsinks[i] = h
 	}
 
