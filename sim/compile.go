@@ -891,6 +891,9 @@ func (c *compiler) link() {
 	for i := range s.nodes {
 		s.nodes[i].mk = s.markOf[s.nodes[i].slot]
 		s.hot[i] = hotOf(&s.nodes[i])
+		if mk := s.nodes[i].mk; mk.hi > mk.lo {
+			s.hot[i].w0, s.hot[i].m0 = s.marks[mk.lo].w, s.marks[mk.lo].m
+		}
 	}
 	s.hsinks = make([]hsink, len(s.sinks))
 	for i := range s.sinks {

@@ -162,7 +162,11 @@ func (s *Sim) settle() {
 				if s.tr != nil {
 					s.tr.mark(s.nodes[j].slot)
 				}
-				s.fire(h.mk)
+				if h.mk.hi == h.mk.lo+1 {
+					s.bits[h.w0] |= h.m0
+				} else {
+					s.fire(h.mk)
+				}
 				// The fan-out lies above this node: what it marked in
 				// this word joins the bits still to do.
 				x |= d[w]
@@ -180,7 +184,7 @@ func (s *Sim) settle() {
 // multi-word operators to the interpreter.
 func (s *Sim) evalWideNode(i int32) bool { return s.evalWide(&s.nodes[i]) }
 
-// hnode is the part of a one-word node that evaluation reads, 32 bytes:
+// hnode is the part of a one-word node that evaluation reads, 48 bytes:
 // the settle loop walks these, not the nodes.
 type hnode struct {
 	op     opcode
@@ -191,6 +195,8 @@ type hnode struct {
 	b      int32
 	c      int32 // mux: the else operand; cat: the number of arguments
 	k      int32 // slice low bit, shift amount, first cat argument; sext, redand: the operand width
+	w0     int32 // the fan-out's first mark, inline
+	m0     uint64
 	mk     markRange
 }
 
