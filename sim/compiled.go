@@ -11,6 +11,7 @@ import (
 	"plugin"
 	"runtime"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -143,6 +144,10 @@ func loadPlugin(s *Sim, opt Options) (bindFunc, bool, error) {
 		if err := buildPlugin(dir, final, key, src, flags); err != nil {
 			return nil, false, err
 		}
+		pruneCache(dir, final)
+	} else {
+		now := time.Now()
+		os.Chtimes(final, now, now) // recently used: pruned last
 	}
 	p, err := plugin.Open(so)
 	if err != nil {
@@ -218,4 +223,39 @@ func goCommand() (string, error) {
 		}
 	}
 	return "", fmt.Errorf("sim: the compiled simulator needs the go command of %s (this program's toolchain); none found", runtime.Version())
+}
+
+// keepPlugins is how many compiled simulators the cache keeps; the least
+// recently used go first.
+const keepPlugins = 48
+
+// pruneCache removes the least recently used plugins beyond keepPlugins,
+// never keep (the one just built).
+func pruneCache(dir, keep string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type ent struct {
+		path string
+		t    time.Time
+	}
+	var all []ent
+	for _, e := range ents {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			all = append(all, ent{filepath.Join(dir, e.Name()), info.ModTime()})
+		}
+	}
+	if len(all) <= keepPlugins {
+		return
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].t.After(all[j].t) })
+	for _, e := range all[keepPlugins:] {
+		if e.path != keep {
+			os.RemoveAll(e.path)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"os"
 	"sort"
 	"strings"
 
@@ -74,7 +75,16 @@ type Stats struct {
 }
 
 // New compiles d for simulation. Everything starts at 0 with rst low.
-func New(d *hdl.Design) (*Sim, error) { return newSim(d, false) }
+//
+// With HWGEN_SIM=compiled in the environment, New is NewWith(d,
+// Options{Compiled: true}): every simulator of the program is compiled
+// (see Options), which suits long runs of one design.
+func New(d *hdl.Design) (*Sim, error) {
+	if os.Getenv("HWGEN_SIM") == "compiled" {
+		return NewWith(d, Options{Compiled: true})
+	}
+	return newSim(d, false)
+}
 
 func newSim(d *hdl.Design, trees bool) (*Sim, error) {
 	if d == nil || d.Top == nil {
