@@ -891,9 +891,7 @@ func (c *compiler) link() {
 	for i := range s.nodes {
 		s.nodes[i].mk = s.markOf[s.nodes[i].slot]
 		s.hot[i] = hotOf(&s.nodes[i])
-		if mk := s.nodes[i].mk; mk.hi > mk.lo {
-			s.hot[i].w0, s.hot[i].m0 = s.marks[mk.lo].w, s.marks[mk.lo].m
-		}
+		s.hot[i].fw, s.hot[i].fm = s.fanOf(s.nodes[i].mk)
 	}
 	s.hsinks = make([]hsink, len(s.sinks))
 	for i := range s.sinks {
@@ -901,16 +899,15 @@ func (c *compiler) link() {
 		if k.slot >= 0 {
 			k.mk = s.markOf[k.slot]
 		}
-		h := hsink{fast: k.kind == sinkReg && k.nw == 1 && !k.staged, off: k.off, next: k.next, en: k.en, mk: k.mk}
+		h := hsink{fast: k.kind == sinkReg && k.nw == 1 && !k.staged, off: k.off, next: k.next, en: k.en}
+		h.fw, h.fm = s.fanOf(k.mk)
 		if h.next < 0 {
 			h.next = h.off
 		}
 		if h.en < 0 {
 			h.en = s.slots[c.one].off
 		}
-		if h.mk.hi > h.mk.lo {
-			h.w0, h.m0 = s.marks[h.mk.lo].w, s.marks[h.mk.lo].m
-		}
+
 		s.hsinks[i] = h
 	}
 

@@ -134,10 +134,10 @@ func (s *Sim) settle() {
 					if v[n.a] != 0 {
 						r = v[n.b]
 					} else {
-						r = v[n.c]
+						r = v[n.k]
 					}
 				case nCat:
-					for _, a := range s.cat[n.k : n.k+n.c] {
+					for _, a := range s.cat[n.k : n.k+int32(n.sa)] {
 						r = r<<uint(a.w) | v[a.off]
 					}
 				case nSlice:
@@ -162,10 +162,10 @@ func (s *Sim) settle() {
 				if s.tr != nil {
 					s.tr.mark(s.nodes[j].slot)
 				}
-				if h.mk.hi == h.mk.lo+1 {
-					s.bits[h.w0] |= h.m0
+				if h.fw >= 0 {
+					s.bits[h.fw] |= h.fm
 				} else {
-					s.fire(h.mk)
+					s.fire(markRange{-h.fw - 1, int32(h.fm)})
 				}
 				// The fan-out lies above this node: what it marked in
 				// this word joins the bits still to do.
@@ -184,32 +184,52 @@ func (s *Sim) settle() {
 // multi-word operators to the interpreter.
 func (s *Sim) evalWideNode(i int32) bool { return s.evalWide(&s.nodes[i]) }
 
-// hnode is the part of a one-word node that evaluation reads, 48 bytes:
-// the settle loop walks these, not the nodes.
+// hnode is the part of a node that the settle loop reads, 32 bytes.
 type hnode struct {
 	op     opcode
-	sa, sb uint8 // operand sign-extension shifts (node.sa)
+	sa, sb uint8 // operand sign-extension shifts (node.sa); cat: sa is the number of arguments
 	w      uint8 // result width, 1..64 (0 for a wide node)
 	dst    int32
 	a      int32
 	b      int32
-	c      int32 // mux: the else operand; cat: the number of arguments
-	k      int32 // slice low bit, shift amount, first cat argument; sext, redand: the operand width
-	w0     int32 // the fan-out's first mark, inline
-	m0     uint64
-	mk     markRange
+	k      int32 // slice low bit, shift amount, first cat argument; sext, redand: the operand width; mux: the else operand
+	fw     int32 // the fan-out (see fanOf)
+	fm     uint64
 }
 
-// hotOf is the evaluation record of n.
+// fanOf packs a fan-out into fw, fm: one mark inline (fw >= 0; an empty
+// fan-out is the no-op mark 0, 0), or the marks Sim.marks[-fw-1 : fm].
+func (s *Sim) fanOf(r markRange) (int32, uint64) {
+	switch r.hi - r.lo {
+	case 0:
+		return 0, 0
+	case 1:
+		return s.marks[r.lo].w, s.marks[r.lo].m
+	}
+	return -r.lo - 1, uint64(r.hi)
+}
+
+// fireFan marks a packed fan-out.
+func (s *Sim) fireFan(fw int32, fm uint64) {
+	if fw >= 0 {
+		s.bits[fw] |= fm
+		return
+	}
+	s.fire(markRange{-fw - 1, int32(fm)})
+}
+
+// hotOf is the evaluation record of n (its fan-out left empty).
 func hotOf(n *node) hnode {
-	h := hnode{op: n.op, sa: n.sa, sb: n.sb, dst: n.dst, a: n.a, b: n.b, c: n.c, k: n.k, mk: n.mk}
+	h := hnode{op: n.op, sa: n.sa, sb: n.sb, dst: n.dst, a: n.a, b: n.b, k: n.k}
 	if n.op < wAdd {
 		h.w = uint8(n.w)
 		switch n.op {
 		case nSext, nRedAnd:
 			h.k = n.aw
 		case nCat:
-			h.c = n.k2
+			h.sa = uint8(n.k2)
+		case nMux:
+			h.k = n.c
 		}
 	}
 	return h
@@ -284,10 +304,10 @@ func (s *Sim) evalNarrow(n *hnode) bool {
 		if v[n.a] != 0 {
 			r = v[n.b]
 		} else {
-			r = v[n.c]
+			r = v[n.k]
 		}
 	case nCat:
-		for _, a := range s.cat[n.k : n.k+n.c] {
+		for _, a := range s.cat[n.k : n.k+int32(n.sa)] {
 			r = r<<uint(a.w) | v[a.off]
 		}
 	case nSlice:

@@ -46,10 +46,10 @@ func (s *Sim) edge() {
 				}
 				if nv := v[k.next]; nv != v[k.off] {
 					v[k.off] = nv
-					if k.mk.hi == k.mk.lo+1 {
-						s.bits[k.w0] |= k.m0
+					if k.fw >= 0 {
+						s.bits[k.fw] |= k.fm
 					} else {
-						s.fire(k.mk)
+						s.fire(markRange{-k.fw - 1, int32(k.fm)})
 					}
 				}
 			}
@@ -74,15 +74,14 @@ func (s *Sim) edge() {
 }
 
 // hsink is the part of a sink that the edge reads for a one-word register
-// off any cycle (fast), 40 bytes; every other sink goes through visit.
+// off any cycle (fast), 32 bytes; every other sink goes through visit.
 type hsink struct {
 	fast bool
 	off  int32
 	next int32 // the register's own offset when it only holds
 	en   int32 // a constant 1 when it has no enable
-	w0   int32 // the fan-out's first mark, inline
-	m0   uint64
-	mk   markRange
+	fw   int32 // the fan-out (see fanOf)
+	fm   uint64
 }
 
 // visit updates sink j (k) at an edge.
