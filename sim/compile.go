@@ -892,6 +892,12 @@ func (c *compiler) link() {
 		s.nodes[i].mk = s.markOf[s.nodes[i].slot]
 		s.hot[i] = hotOf(&s.nodes[i])
 		s.hot[i].fw, s.hot[i].fm = s.fanOf(s.nodes[i].mk)
+		r := s.fan[s.nodes[i].slot]
+		for _, t := range s.fanout[r.node:r.sink] {
+			if t>>6 == int32(i)>>6 {
+				s.hot[i].w |= selfFan
+			}
+		}
 	}
 	s.hsinks = make([]hsink, len(s.sinks))
 	for i := range s.sinks {

@@ -64,6 +64,8 @@ func (s *Sim) settle() {
 	d := s.dirty
 	hot := s.hot
 	v := s.v
+	marks := s.bits
+	traced := s.tr != nil
 	var evals uint64
 	for w := range d {
 		x := d[w]
@@ -77,13 +79,14 @@ func (s *Sim) settle() {
 			j := w<<6 | b
 			h := &hot[j]
 			evals++
-			var changed bool
 			if h.op >= wAdd {
-				changed = s.evalWide(&s.nodes[j])
+				if !s.evalWide(&s.nodes[j]) {
+					continue
+				}
 			} else {
 				// evalNarrow, inline.
 				n := h
-				w := int32(n.w)
+				w := int32(n.w &^ selfFan)
 				var r uint64
 				switch n.op {
 				case nAdd:
@@ -153,22 +156,22 @@ func (s *Sim) settle() {
 				case nRedXor:
 					r = uint64(bits.OnesCount64(v[n.a]) & 1)
 				}
-				if v[n.dst] != r {
-					v[n.dst] = r
-					changed = true
+				if v[n.dst] == r {
+					continue
 				}
+				v[n.dst] = r
 			}
-			if changed {
-				if s.tr != nil {
-					s.tr.mark(s.nodes[j].slot)
-				}
-				if h.fw >= 0 {
-					s.bits[h.fw] |= h.fm
-				} else {
-					s.fire(markRange{-h.fw - 1, int32(h.fm)})
-				}
-				// The fan-out lies above this node: what it marked in
-				// this word joins the bits still to do.
+			if traced {
+				s.tr.mark(s.nodes[j].slot)
+			}
+			if h.fw >= 0 {
+				marks[h.fw] |= h.fm
+			} else {
+				s.fire(markRange{-h.fw - 1, int32(h.fm)})
+			}
+			if h.w&selfFan != 0 {
+				// Part of the fan-out lies in this word, above this
+				// node: it joins the bits still to do.
 				x |= d[w]
 				d[w] = 0
 			}
@@ -188,7 +191,7 @@ func (s *Sim) evalWideNode(i int32) bool { return s.evalWide(&s.nodes[i]) }
 type hnode struct {
 	op     opcode
 	sa, sb uint8 // operand sign-extension shifts (node.sa); cat: sa is the number of arguments
-	w      uint8 // result width, 1..64 (0 for a wide node)
+	w      uint8 // result width, 1..64 (0 for a wide node), | selfFan
 	dst    int32
 	a      int32
 	b      int32
@@ -196,6 +199,10 @@ type hnode struct {
 	fw     int32 // the fan-out (see fanOf)
 	fm     uint64
 }
+
+// selfFan flags (in hnode.w) a node whose fan-out includes nodes of its
+// own dirty word.
+const selfFan = 0x80
 
 // fanOf packs a fan-out into fw, fm: one mark inline (fw >= 0; an empty
 // fan-out is the no-op mark 0, 0), or the marks Sim.marks[-fw-1 : fm].
