@@ -71,8 +71,9 @@ type compiled struct {
 
 type bindFunc = func(v, d, sd []uint64, wide func(int32) bool) func() uint64
 
-// plugins caches the Bind function of every plugin this process loaded.
-var plugins sync.Map // path -> bindFunc
+// plugins caches the Bind function of every plugin this process loaded,
+// by content key: Go loads a plugin once per process, wherever it lies.
+var plugins sync.Map // key -> bindFunc
 
 func (s *Sim) compile(opt Options) error {
 	t0 := time.Now()
@@ -133,13 +134,12 @@ func loadPlugin(s *Sim, opt Options) (bindFunc, bool, error) {
 	}, s.top)
 	final := filepath.Join(dir, name+"-"+key)
 	so := filepath.Join(final, "sim.so")
-	if b, ok := plugins.Load(so); ok {
-		return b.(bindFunc), true, nil
-	}
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	cached := true
 	if _, err := os.Stat(so); err != nil {
+		// Built even when this process has the same code loaded from
+		// elsewhere: the cache directory asked for gets its copy.
 		cached = false
 		if err := buildPlugin(dir, final, key, src, flags); err != nil {
 			return nil, false, err
@@ -148,6 +148,9 @@ func loadPlugin(s *Sim, opt Options) (bindFunc, bool, error) {
 	} else {
 		now := time.Now()
 		os.Chtimes(final, now, now) // recently used: pruned last
+	}
+	if b, ok := plugins.Load(key); ok {
+		return b.(bindFunc), cached, nil
 	}
 	p, err := plugin.Open(so)
 	if err != nil {
@@ -161,7 +164,7 @@ func loadPlugin(s *Sim, opt Options) (bindFunc, bool, error) {
 	if !ok {
 		return nil, false, fmt.Errorf("sim: compiled simulator %s: Bind has type %T", so, sym)
 	}
-	plugins.Store(so, bind)
+	plugins.Store(key, bind)
 	return bind, cached, nil
 }
 
