@@ -1248,21 +1248,20 @@ func (h *minHeap) pop() int32 {
 }
 
 // treeOrder numbers the nodes for evaluation: a topological order in
-// which every tree (a root and the internal nodes it alone reads,
-// transitively) is contiguous, in post-order, ending with its root.
+// which every tree (a root and the internal nodes only it reads, directly
+// or through other internal nodes) is contiguous, in post-order, ending
+// with its root.
 // Roots keep creation order, which is topological (a node is created
 // after its operands) and keeps each instance's logic together.
 func (c *compiler) treeOrder() []int32 {
 	s := c.s
 	n := len(s.nodes)
-	readers := make([]int32, n)
-	reader := make([]int32, n)
+	readers := make([][]int32, n)
 	bySink := make([]bool, n)
 	for i, srcs := range c.nodeSrc {
 		for j, sid := range srcs {
 			if p := s.producer[sid]; p >= 0 && !seenBefore(srcs, j) {
-				readers[p]++
-				reader[p] = int32(i)
+				readers[p] = append(readers[p], int32(i))
 			}
 		}
 	}
@@ -1273,16 +1272,33 @@ func (c *compiler) treeOrder() []int32 {
 			}
 		}
 	}
+	// A node joins the tree of its readers when they all belong to one
+	// tree (one reader, or several inside the same tree): readers come
+	// later in creation order, so walk backwards.
+	root := make([]int32, n)
 	c.internal = make([]bool, n)
-	for i := range c.internal {
-		c.internal[i] = readers[i] == 1 && !bySink[i] && s.nodes[i].op < wAdd && s.nodes[reader[i]].op < wAdd
+	for i := n - 1; i >= 0; i-- {
+		root[i] = int32(i)
+		rs := readers[i]
+		if len(rs) == 0 || bySink[i] || s.nodes[i].op >= wAdd {
+			continue
+		}
+		r := root[rs[0]]
+		ok := true
+		for _, x := range rs {
+			ok = ok && root[x] == r && s.nodes[x].op < wAdd
+		}
+		if ok {
+			root[i], c.internal[i] = r, true
+		}
 	}
 	order := make([]int32, 0, n)
+	done := make([]bool, n)
 	var emit func(i int32)
 	emit = func(i int32) {
-		srcs := c.nodeSrc[i]
-		for j, sid := range srcs {
-			if p := s.producer[sid]; p >= 0 && c.internal[p] && !seenBefore(srcs, j) {
+		done[i] = true
+		for _, sid := range c.nodeSrc[i] {
+			if p := s.producer[sid]; p >= 0 && c.internal[p] && !done[p] {
 				emit(p)
 			}
 		}
