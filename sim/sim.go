@@ -69,7 +69,7 @@ type Stats struct {
 	ReadPorts int    // memory read ports
 	Memories  int    // memories
 	Signals   int    // named signals (peekable paths)
-	Evals     uint64 // combinational node evaluations so far
+	Evals     uint64 // combinational node evaluations so far (compiled: the nodes of every tree evaluated)
 	SinkEvals uint64 // register, read-port and write-port visits at edges so far
 	Cycles    uint64 // rising edges so far
 }
