@@ -1093,6 +1093,16 @@ func (c *compiler) orderSinks() {
 		first[cp] = min(first[cp], int32(i))
 		members[cp] = append(members[cp], int32(i))
 	}
+	// Within a cycle every register and read port stages its value, but a
+	// memory write lands at once: the cycle's writes come after its
+	// reads, which must see the old words.
+	for _, ms := range members {
+		if len(ms) > 1 {
+			sort.SliceStable(ms, func(x, y int) bool {
+				return s.sinks[ms[x]].kind != sinkWrite && s.sinks[ms[y]].kind == sinkWrite
+			})
+		}
+	}
 	indeg := make([]int32, ncomp)
 	succ := make([][]int32, ncomp)
 	for a := range after {
