@@ -329,7 +329,9 @@ func (s *Sim) MemRead(path string, addr int) (*big.Int, error) {
 	if err != nil {
 		return nil, err
 	}
-	return wordsToBig(m.data[addr*m.nw : (addr+1)*m.nw]), nil
+	d := make([]uint64, m.nw)
+	m.get(d, addr)
+	return wordsToBig(d), nil
 }
 
 // MemWrite sets the word at addr of a memory at once (backdoor). Read
@@ -343,7 +345,9 @@ func (s *Sim) MemWrite(path string, addr int, v *big.Int) error {
 	if !fitsBits(v, m.typ.Width) {
 		return fmt.Errorf("sim: MemWrite %q: value %s is too wide for %s", path, v, m.typ)
 	}
-	bigToWords(m.data[addr*m.nw:(addr+1)*m.nw], v, m.typ.Width)
+	d := make([]uint64, m.nw)
+	bigToWords(d, v, m.typ.Width)
+	m.put(addr, d)
 	// Reads and writes of the next edge must run even if their inputs are
 	// unchanged: the reads to see this word, the writes to overwrite it.
 	for _, r := range m.reads {

@@ -102,8 +102,23 @@ func (s *Sim) visit(j int32, k *sink, rst bool) {
 			return
 		}
 		mem := s.mems[k.mem]
-		if addr := v[k.addr]; addr < uint64(mem.depth) {
-			s.update(j, k, mem.data[int(addr)*mem.nw:(int(addr)+1)*mem.nw])
+		addr := v[k.addr]
+		if k.nw == 1 && !k.staged && !rst && s.tr == nil {
+			// One word: update's fast path.
+			var x uint64
+			if addr < uint64(mem.depth) {
+				x = mem.load(int(addr))
+			}
+			if x != v[k.off] {
+				v[k.off] = x
+				s.fireFan(s.hsinks[j].fw, s.hsinks[j].fm)
+			}
+			return
+		}
+		if addr < uint64(mem.depth) {
+			buf := s.tmp2[:k.nw]
+			mem.get(buf, int(addr))
+			s.update(j, k, buf)
 		} else {
 			s.update(j, k, s.zero[:k.nw])
 		}
@@ -144,6 +159,18 @@ func (s *Sim) writeMem(mi int32) {
 		}
 		addr := v[p.addr]
 		if addr >= uint64(m.depth) {
+			continue
+		}
+		if nw == 1 {
+			old, x := m.load(int(addr)), v[p.data]
+			if p.mask >= 0 {
+				mk := v[p.mask]
+				x = old&^mk | x&mk
+			}
+			if old != x {
+				m.store(int(addr), x)
+				changed = true
+			}
 			continue
 		}
 		word := m.data[int(addr)*nw : (int(addr)+1)*nw]
