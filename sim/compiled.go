@@ -21,13 +21,14 @@ import (
 
 // Options select how NewWith builds a simulator.
 type Options struct {
-	// Compiled generates Go source for the netlist (genSource), builds it
-	// with the go command as a plugin and runs the settle and the register
-	// updates in it. The build is cached by content hash, so only the
-	// first run of a design pays for it. It needs the go command of the
-	// toolchain this program was built with, and cgo (plugins do).
-	// Behaviour is identical to the interpreter's, which remains in use
-	// while a VCD trace is on.
+	// Compiled generates Go source for the settle of the netlist
+	// (genSource), builds it with the go command as a plugin and runs it
+	// in place of the interpreter's settle (edges stay interpreted). The
+	// build is cached by content hash, so only the first run of a design
+	// pays for it (about a second on the 16×16 NPU). It needs the go
+	// command of the toolchain this program was built with, and cgo
+	// (plugins do). Behaviour is identical to the interpreter's, which
+	// takes over while a VCD trace is on.
 	Compiled bool
 	// CacheDir holds the compiled plugins; "" means CacheDir().
 	CacheDir string
@@ -62,11 +63,9 @@ func NewWith(d *hdl.Design, opt Options) (*Sim, error) {
 // Compiled reports whether the simulator runs generated code.
 func (s *Sim) Compiled() bool { return s.cc != nil }
 
-// compiled holds the entry points of generated code bound to one Sim.
+// compiled holds the entry point of generated code bound to one Sim.
 type compiled struct {
-	settle func() uint64
-	build  time.Duration // time spent generating and building (0 when cached)
-	cached bool
+	settle func() uint64 // returns the node evaluations it made
 }
 
 type bindFunc = func(v, d, sd []uint64, wide func(int32) bool) func() uint64
@@ -76,15 +75,11 @@ type bindFunc = func(v, d, sd []uint64, wide func(int32) bool) func() uint64
 var plugins sync.Map // key -> bindFunc
 
 func (s *Sim) compile(opt Options) error {
-	t0 := time.Now()
-	bind, cached, err := loadPlugin(s, opt)
+	bind, err := loadPlugin(s, opt)
 	if err != nil {
 		return err
 	}
-	s.cc = &compiled{settle: bind(s.v, s.dirty, s.sdirty, s.evalWideNode), cached: cached}
-	if !cached {
-		s.cc.build = time.Since(t0)
-	}
+	s.cc = &compiled{settle: bind(s.v, s.dirty, s.sdirty, s.evalWideNode)}
 	return nil
 }
 
@@ -112,7 +107,7 @@ var buildMu sync.Mutex
 
 // loadPlugin returns the Bind function of s's generated code, building the
 // plugin unless the cache has it.
-func loadPlugin(s *Sim, opt Options) (bindFunc, bool, error) {
+func loadPlugin(s *Sim, opt Options) (bindFunc, error) {
 	src := genSource(s)
 	flags := hostFlags()
 	h := sha256.New()
@@ -123,7 +118,7 @@ func loadPlugin(s *Sim, opt Options) (bindFunc, bool, error) {
 	if dir == "" {
 		var err error
 		if dir, err = CacheDir(); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 	}
 	name := strings.Map(func(r rune) rune {
@@ -136,13 +131,11 @@ func loadPlugin(s *Sim, opt Options) (bindFunc, bool, error) {
 	so := filepath.Join(final, "sim.so")
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	cached := true
 	if _, err := os.Stat(so); err != nil {
 		// Built even when this process has the same code loaded from
 		// elsewhere: the cache directory asked for gets its copy.
-		cached = false
 		if err := buildPlugin(dir, final, key, src, flags); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		pruneCache(dir, final)
 	} else {
@@ -150,22 +143,22 @@ func loadPlugin(s *Sim, opt Options) (bindFunc, bool, error) {
 		os.Chtimes(final, now, now) // recently used: pruned last
 	}
 	if b, ok := plugins.Load(key); ok {
-		return b.(bindFunc), cached, nil
+		return b.(bindFunc), nil
 	}
 	p, err := plugin.Open(so)
 	if err != nil {
-		return nil, false, fmt.Errorf("sim: load compiled simulator %s: %w", so, err)
+		return nil, fmt.Errorf("sim: load compiled simulator %s: %w", so, err)
 	}
 	sym, err := p.Lookup("Bind")
 	if err != nil {
-		return nil, false, fmt.Errorf("sim: compiled simulator %s: %w", so, err)
+		return nil, fmt.Errorf("sim: compiled simulator %s: %w", so, err)
 	}
 	bind, ok := sym.(bindFunc)
 	if !ok {
-		return nil, false, fmt.Errorf("sim: compiled simulator %s: Bind has type %T", so, sym)
+		return nil, fmt.Errorf("sim: compiled simulator %s: Bind has type %T", so, sym)
 	}
 	plugins.Store(key, bind)
-	return bind, cached, nil
+	return bind, nil
 }
 
 // buildPlugin builds the plugin in a temporary directory next to final

@@ -5,10 +5,12 @@ import (
 	"testing"
 )
 
+// The compiled simulator of the 16x16 array follows the interpreter's
+// outputs cycle by cycle.
 func TestCompiledWSArray(t *testing.T) {
 	const n = 16
 	d := elab(t, wsArray(n))
-	si, err := New(d)
+	si, err := newSim(d, false) // the interpreter, whatever HWGEN_SIM says
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -16,7 +18,9 @@ func TestCompiledWSArray(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("build %v cached %v", sc.cc.build, sc.cc.cached)
+	if !sc.Compiled() || si.Compiled() {
+		t.Fatalf("Compiled(): %v for NewWith(Compiled), %v for New", sc.Compiled(), si.Compiled())
+	}
 	for _, s := range []*Sim{si, sc} {
 		loadWeights(t, s, n, rand.New(rand.NewSource(1)))
 	}
