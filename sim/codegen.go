@@ -9,15 +9,15 @@ import (
 // (package main, standard library only) exporting Bind, which ties the
 // code to one simulator's arrays and returns its settle function.
 //
-// The generated code is the interpreter's settle unrolled: the same value
-// array, the same dirty bitmaps and summaries, the same node order. Each
-// 64-node word of the dirty bitmap becomes a function of straight-line
-// tests, one per tree (treeOrder): a tree with a dirty node is evaluated
-// whole, as Go expressions with its operands, masks and result offsets as
-// constants, and only its root compares its result and sets its fan-out's
-// bits (fan-out in the same word goes into the word being worked on).
-// Multi-word operators call back into the interpreter; edges (registers
-// and memories) stay with the interpreter.
+// The generated code is the interpreter's settle unrolled over the same
+// value array and dirty bitmaps, with the nodes in tree order (treeOrder).
+// Each 64-node word of the dirty bitmap becomes a function of
+// straight-line tests, one per tree: a tree with a dirty node is
+// evaluated whole, as Go expressions with its operands, masks and result
+// offsets as constants, and only its root compares its result and sets
+// its fan-out's bits (fan-out in the same word goes into the word being
+// worked on). Multi-word operators call back into the interpreter; edges
+// (registers and memories) stay with the interpreter.
 func genSource(s *Sim) string {
 	g := &gen{s: s}
 	g.file()
