@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/verify/golden"
+	"github.com/hwgen/hwgen/golden"
 )
 
 // Bad shapes are errors naming the operation, the parameter, its value

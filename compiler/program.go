@@ -7,7 +7,7 @@ import (
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
-	"github.com/hwgen/hwgen/verify/golden"
+	"github.com/hwgen/hwgen/golden"
 )
 
 // Mem is an address space of the NPU that a task reads or writes.

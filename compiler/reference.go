@@ -4,10 +4,10 @@ import (
 	"fmt"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/verify/golden"
+	"github.com/hwgen/hwgen/golden"
 )
 
-// Reference evaluates the graph with the golden models (verify/golden;
+// Reference evaluates the graph with the golden models (package golden;
 // the convolution is the direct loop nest below): int32 (acc_width)
 // accumulation, then the requantization to elements. It is what a
 // compiled program must produce, on any engine.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/verify/golden"
+	"github.com/hwgen/hwgen/golden"
 )
 
 // TestSeedsConvExample is the worked example of SEEDS.md §5: a 5×5 input

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hwgen/hwgen/verify/golden"
+	"github.com/hwgen/hwgen/golden"
 )
 
 // Workload is one tensor operation (or the small built-in network) with

@@ -1,6 +1,6 @@
 package compiler
 
-import "github.com/hwgen/hwgen/verify/golden"
+import "github.com/hwgen/hwgen/golden"
 
 // ConvParams is the convolution of a conv2d workload as Graph builds it
 // (stride, padding on every side, the output requantization): what a

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/hwgen/hwgen/blocks/sram"
+	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/verify"
-	"github.com/hwgen/hwgen/verify/golden"
 )
 
 // smallConfig is the unit-test engine: 4 lanes over a 3-partition psum

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hwgen/hwgen/verify/golden"
+	"github.com/hwgen/hwgen/golden"
 )
 
 // The worked example of SEEDS.md §1: after the PE array has streamed the

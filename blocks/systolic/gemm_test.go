@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hwgen/hwgen/verify/golden"
+	"github.com/hwgen/hwgen/golden"
 )
 
 // randTiles makes n random tiles for cfg. Every third tile is partial:

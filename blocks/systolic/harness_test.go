@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/verify"
-	"github.com/hwgen/hwgen/verify/golden"
 )
 
 // This file drives the array on the Go simulator from a plan (what to

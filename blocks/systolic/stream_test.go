@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hwgen/hwgen/verify/golden"
+	"github.com/hwgen/hwgen/golden"
 )
 
 // Back-to-back full tiles (R vectors each, new weights every tile, the

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hwgen/hwgen/verify/golden"
+	"github.com/hwgen/hwgen/golden"
 )
 
 // psumModel is the psum buffer as the array's output port writes it:

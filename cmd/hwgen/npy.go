@@ -8,7 +8,7 @@ import (
 
 	"github.com/sbinet/npyio/npy"
 
-	"github.com/hwgen/hwgen/verify/golden"
+	"github.com/hwgen/hwgen/golden"
 )
 
 // readNPY reads an integer .npy array as a tensor of elem (the NPU's

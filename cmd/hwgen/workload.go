@@ -17,9 +17,9 @@ import (
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/compiler/multi"
+	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
 	"github.com/hwgen/hwgen/verify"
-	"github.com/hwgen/hwgen/verify/golden"
 )
 
 // workloadFlags describe the tensor workload of `hwgen sim`.

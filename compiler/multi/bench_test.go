@@ -10,8 +10,8 @@ import (
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
-	"github.com/hwgen/hwgen/verify/golden"
 )
 
 // TestSpeedupTable measures the BENCHMARKS.md table "Several neural

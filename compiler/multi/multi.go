@@ -52,7 +52,7 @@ import (
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/compiler/partition"
-	"github.com/hwgen/hwgen/verify/golden"
+	"github.com/hwgen/hwgen/golden"
 )
 
 // Options says how to partition.

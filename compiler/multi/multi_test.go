@@ -6,10 +6,10 @@ import (
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
 	"github.com/hwgen/hwgen/internal/toolchain"
 	"github.com/hwgen/hwgen/verify"
-	"github.com/hwgen/hwgen/verify/golden"
 )
 
 func small(engines int) npu.Config {
