@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/golden"
@@ -34,7 +35,7 @@ func Compile(cfg npu.Config, g *Graph) (*Program, error) {
 		return nil, fmt.Errorf("compiler: %w", err)
 	}
 	c := &ctx{
-		cfg: cfg, R: cfg.Rows, C: cfg.Cols, pcfg: cfg.Planar(), ne: cfg.NEParams(), pp: cfg.PlanarParams(),
+		cfg: cfg, R: cfg.Rows, C: cfg.Cols, pcfg: cfg.Planar(), isa: cfg.Codec(),
 		em:    newEmitter(cfg.Window, cfg.MaxDeps),
 		state: newAlloc(cfg.StateDepth),
 		prog:  &Program{Config: cfg, Layout: layout},
@@ -66,8 +67,7 @@ type ctx struct {
 	cfg   npu.Config
 	R, C  int
 	pcfg  planar.Config
-	ne    npu.ParamLayout
-	pp    npu.ParamLayout
+	isa   *isa.Codec
 	em    *emitter
 	state *alloc
 	psum  int // next psum entry of the ring
@@ -335,82 +335,46 @@ func (a *alloc) free(base int) { delete(a.used, base) }
 
 // --- task emission ---
 
-func extSpans(src, d0, d1, d2 int) []Span {
-	out := make([]Span, 0, d1)
-	for k := 0; k < d1; k++ {
-		out = append(out, Span{MemExt, src + k*d2, src + k*d2 + d0})
+// task encodes an isa task and emits it with the spans the instruction
+// set declares for it.
+func (c *ctx) task(label string, t isa.Task) error {
+	d, err := c.isa.Encode(t)
+	if err != nil {
+		return fmt.Errorf("%s: %w", label, err)
 	}
-	return out
+	rd, wr := c.isa.Access(t)
+	c.em.emit(Task{Label: label, Desc: d, Reads: rd, Writes: wr})
+	return nil
+}
+
+// mustTask emits a task whose operands the compiler computed itself and
+// whose failure to encode is a compiler bug.
+func (c *ctx) mustTask(label string, t isa.Task) {
+	if err := c.task(label, t); err != nil {
+		panic("compiler: " + err.Error())
+	}
 }
 
 // load emits a dma_in load: for k < d1, l < d0: line src+k·d2+l → state
 // dst+k·d0+l.
 func (c *ctx) load(label string, src, dst, d0, d1, d2 int) {
-	op, _ := taskmgr.DMAIn.OpCode("load")
-	c.em.emit(Task{Label: label,
-		Desc:   taskmgr.Descriptor{Engine: taskmgr.DMAIn, Op: op, Src: uint64(src), Dst: uint64(dst), D0: uint64(d0), D1: uint64(d1), D2: uint64(d2)},
-		Reads:  extSpans(src, d0, d1, d2),
-		Writes: []Span{{MemState, dst, dst + d0*d1}}})
+	c.mustTask(label, isa.Load{Ext: src, State: dst, Lines: d0, Rows: d1, Stride: d2})
 }
 
 // loadWeights emits a dma_in load_weights of n lines into weight rows.
 func (c *ctx) loadWeights(label string, src, dst, n int) {
-	op, _ := taskmgr.DMAIn.OpCode("load_weights")
-	c.em.emit(Task{Label: label,
-		Desc:   taskmgr.Descriptor{Engine: taskmgr.DMAIn, Op: op, Src: uint64(src), Dst: uint64(dst), D0: uint64(n), D1: 1, D2: uint64(n)},
-		Reads:  []Span{{MemExt, src, src + n}},
-		Writes: []Span{{MemWeight, dst, dst + n}}})
+	c.mustTask(label, isa.LoadWeights{Ext: src, Row: dst, Lines: n, Rows: 1, Stride: n})
 }
 
 // store emits a dma_out store: for k < d1, l < d0: state src+k·d0+l →
 // line dst+k·d2+l.
 func (c *ctx) store(label string, src, dst, d0, d1, d2 int) {
-	op, _ := taskmgr.DMAOut.OpCode("store")
-	c.em.emit(Task{Label: label,
-		Desc:   taskmgr.Descriptor{Engine: taskmgr.DMAOut, Op: op, Src: uint64(src), Dst: uint64(dst), D0: uint64(d0), D1: uint64(d1), D2: uint64(d2)},
-		Reads:  []Span{{MemState, src, src + d0*d1}},
-		Writes: extSpans(dst, d0, d1, d2)})
+	c.mustTask(label, isa.Store{State: src, Ext: dst, Lines: d0, Rows: d1, Stride: d2})
 }
 
 // planarTask validates and emits a planar-engine task.
 func (c *ctx) planarTask(label string, t planar.Task) error {
-	fields, err := t.Encode(c.pcfg)
-	if err != nil {
-		return fmt.Errorf("%s: %w", label, err)
-	}
-	d := taskmgr.Descriptor{Engine: taskmgr.Planar, Op: uint8(t.Op), Src: uint64(t.Src), Aux: uint64(t.Src2),
-		Dst: uint64(t.Dst), D0: uint64(t.H), D1: uint64(t.W)}
-	vals := map[string]uint64{}
-	for _, f := range fields {
-		if npu.PlanarFieldOperand(f.Name) == "param" {
-			vals[f.Name] = f.Value
-		}
-	}
-	if d.Param, err = c.pp.Pack(vals); err != nil {
-		return fmt.Errorf("%s: %w", label, err)
-	}
-	n := t.H * t.W
-	var rd, wr []Span
-	switch t.Op {
-	case planar.OpAct, planar.OpWriteBack:
-		rd = []Span{{MemPsum, t.Src, t.Src + n}}
-		wr = []Span{{MemState, t.Dst, t.Dst + n}}
-	case planar.OpEltwise:
-		rd = []Span{{MemState, t.Src, t.Src + n}}
-		if !t.ScalarOperand {
-			rd = append(rd, Span{MemState, t.Src2, t.Src2 + n})
-		}
-		wr = []Span{{MemState, t.Dst, t.Dst + n}}
-	case planar.OpPool:
-		oh, ow := t.PoolOut()
-		rd = []Span{{MemState, t.Src, t.Src + n}}
-		wr = []Span{{MemState, t.Dst, t.Dst + oh*ow}}
-	case planar.OpReduce:
-		rd = []Span{{MemState, t.Src, t.Src + n}}
-		wr = []Span{{MemState, t.Dst, t.Dst + 1}}
-	}
-	c.em.emit(Task{Label: label, Desc: d, Reads: rd, Writes: wr})
-	return nil
+	return c.task(label, isa.PlanarTask{Task: t})
 }
 
 // post copies a requantization into a planar task.

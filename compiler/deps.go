@@ -3,7 +3,7 @@ package compiler
 import (
 	"sort"
 
-	"github.com/hwgen/hwgen/blocks/taskmgr"
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 )
 
 // Dependencies are derived, never written by hand: every task declares
@@ -34,7 +34,7 @@ type emitter struct {
 	maxDeps int
 	tasks   []Task
 	anc     []ancBits // anc[t]: bit d-1 set when task t-d is an ancestor of t (d < window)
-	last    [taskmgr.NumEngines]int
+	last    [isa.NumEngines]int
 	nops    int
 }
 
@@ -95,10 +95,10 @@ func (e *emitter) conflicts(t *Task) []int {
 	return out
 }
 
-func spansMeet(a, b []Span) bool {
+func spansMeet(a, b []isa.Span) bool {
 	for _, x := range a {
 		for _, y := range b {
-			if x.overlaps(y) {
+			if x.Overlaps(y) {
 				return true
 			}
 		}
@@ -147,7 +147,7 @@ func (e *emitter) emit(t Task) int {
 		// A join: the oldest max_deps dependencies move to a nop of the
 		// same engine that runs just before t.
 		sort.Ints(deps)
-		nop := Task{Desc: taskmgr.Descriptor{Engine: t.Desc.Engine, Op: 0}, Label: "join for " + t.Label}
+		nop := Task{Desc: isa.Descriptor{Engine: t.Desc.Engine, Op: isa.Nop{On: t.Desc.Engine}.Op()}, Label: "join for " + t.Label}
 		nop.Desc.Deps = sortedIDs(deps[:e.maxDeps])
 		e.push(nop)
 		e.nops++

@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/planar"
-	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/golden"
 )
 
@@ -24,16 +24,16 @@ type Machine struct {
 	Psum   [][]int64 // [partition][entry]
 	Stats  Stats
 
-	layout *taskmgr.Layout
-	pcfg   planar.Config
-	trace  *tracer
-	elem   golden.Int
-	acc    golden.Int
+	codec *isa.Codec
+	pcfg  planar.Config
+	trace *tracer
+	elem  golden.Int
+	acc   golden.Int
 }
 
 // Stats counts what the engines did.
 type Stats struct {
-	Tasks        [taskmgr.NumEngines]int
+	Tasks        [isa.NumEngines]int
 	NEVectors    int   // input vectors streamed into the PE array (one per cycle)
 	NEReads      int   // of those, state-buffer vector reads (the rest are padding zeros)
 	NEMACs       int64 // multiply-accumulates the array performs (vectors × rows × cols)
@@ -45,11 +45,10 @@ type Stats struct {
 
 // NewMachine is a machine with all memories zero.
 func NewMachine(cfg npu.Config) (*Machine, error) {
-	l, err := taskmgr.NewLayout(cfg.TaskMgr())
-	if err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	m := &Machine{Cfg: cfg, layout: l, pcfg: cfg.Planar(), elem: golden.S(cfg.ElemWidth), acc: golden.S(cfg.AccWidth)}
+	m := &Machine{Cfg: cfg, codec: cfg.Codec(), pcfg: cfg.Planar(), elem: golden.S(cfg.ElemWidth), acc: golden.S(cfg.AccWidth)}
 	m.Ext = make([][]int64, 1<<cfg.ExtAddrWidth)
 	m.State = grid(cfg.Rows, cfg.StateDepth)
 	m.Weight = grid(cfg.WeightDepth, cfg.Cols)
@@ -121,22 +120,29 @@ func InterpretOrder(p *Program, order []int) (map[string]*golden.Tensor, *Machin
 }
 
 // Exec runs one descriptor.
-func (m *Machine) Exec(d taskmgr.Descriptor) error {
-	if int(d.Engine) >= taskmgr.NumEngines {
-		return fmt.Errorf("unknown engine %d", d.Engine)
+func (m *Machine) Exec(d isa.Descriptor) error {
+	t, err := m.codec.Decode(d)
+	if err != nil {
+		return err
 	}
 	m.Stats.Tasks[d.Engine]++
-	switch d.Engine {
-	case taskmgr.DMAIn:
-		return m.dmaIn(d)
-	case taskmgr.DMAOut:
-		return m.dmaOut(d)
-	case taskmgr.NE:
-		return m.neTask(d)
-	case taskmgr.Planar:
-		return m.planarTask(d)
+	switch t := t.(type) {
+	case isa.Nop:
+		return nil
+	case isa.Load:
+		return m.transfer(t.Ext, t.State, t.Lines, t.Rows, t.Stride, isa.MemState)
+	case isa.LoadWeights:
+		return m.transfer(t.Ext, t.Row, t.Lines, t.Rows, t.Stride, isa.MemWeight)
+	case isa.Store:
+		return m.store(t)
+	case isa.Transpose:
+		return m.transpose(t)
+	case isa.Conv:
+		return m.conv(t)
+	case isa.PlanarTask:
+		return m.planarTask(t.Task)
 	}
-	return nil
+	return fmt.Errorf("interp: no model of %T", t)
 }
 
 func (m *Machine) extLine(a int) ([]int64, error) {
@@ -149,61 +155,48 @@ func (m *Machine) extLine(a int) ([]int64, error) {
 	return m.Ext[a], nil
 }
 
-func (m *Machine) dmaIn(d taskmgr.Descriptor) error {
-	if d.Op == 0 {
-		return nil
-	}
-	if d.Op != 1 && d.Op != 2 {
-		return fmt.Errorf("dma_in has no op %d", d.Op)
-	}
-	for k := 0; k < int(d.D1); k++ {
-		for l := 0; l < int(d.D0); l++ {
-			line, err := m.extLine(int(d.Src) + k*int(d.D2) + l)
+// transfer is dma_in: for k < rows, l < lines: external line
+// ext+k·stride+l → address dst+k·lines+l of the state or weight buffer.
+func (m *Machine) transfer(ext, dst, lines, rows, stride int, to isa.Mem) error {
+	for k := 0; k < rows; k++ {
+		for l := 0; l < lines; l++ {
+			line, err := m.extLine(ext + k*stride + l)
 			if err != nil {
 				return err
 			}
-			a := int(d.Dst) + k*int(d.D0) + l
+			a := dst + k*lines + l
 			m.Stats.DMAInLines++
-			m.touch(MemExt, int(d.Src)+k*int(d.D2)+l, false)
-			if d.Op == 1 {
-				m.touch(MemState, a, true)
-			} else {
-				m.touch(MemWeight, a, true)
-			}
-			if d.Op == 1 {
+			m.touch(isa.MemExt, ext+k*stride+l, false)
+			m.touch(to, a, true)
+			if to == isa.MemState {
 				if a >= m.Cfg.StateDepth {
 					return fmt.Errorf("dma_in load: state address %d outside 0..%d", a, m.Cfg.StateDepth-1)
 				}
 				for p := 0; p < m.Cfg.Rows; p++ {
 					m.State[p][a] = m.elem.Wrap(line[p])
 				}
-			} else {
-				if a >= m.Cfg.WeightDepth {
-					return fmt.Errorf("dma_in load_weights: weight row %d outside 0..%d", a, m.Cfg.WeightDepth-1)
-				}
-				for c := 0; c < m.Cfg.Cols; c++ {
-					m.Weight[a][c] = m.elem.Wrap(line[c])
-				}
+				continue
+			}
+			if a >= m.Cfg.WeightDepth {
+				return fmt.Errorf("dma_in load_weights: weight row %d outside 0..%d", a, m.Cfg.WeightDepth-1)
+			}
+			for c := 0; c < m.Cfg.Cols; c++ {
+				m.Weight[a][c] = m.elem.Wrap(line[c])
 			}
 		}
 	}
 	return nil
 }
 
-func (m *Machine) dmaOut(d taskmgr.Descriptor) error {
-	if d.Op == 0 {
-		return nil
-	}
-	if d.Op != 1 {
-		return fmt.Errorf("dma_out has no op %d", d.Op)
-	}
-	for k := 0; k < int(d.D1); k++ {
-		for l := 0; l < int(d.D0); l++ {
-			a := int(d.Src) + k*int(d.D0) + l
+func (m *Machine) store(t isa.Store) error {
+	for k := 0; k < t.Rows; k++ {
+		for l := 0; l < t.Lines; l++ {
+			a := t.State + k*t.Lines + l
 			if a >= m.Cfg.StateDepth {
 				return fmt.Errorf("dma_out store: state address %d outside 0..%d", a, m.Cfg.StateDepth-1)
 			}
-			line, err := m.extLine(int(d.Dst) + k*int(d.D2) + l)
+			x := t.Ext + k*t.Stride + l
+			line, err := m.extLine(x)
 			if err != nil {
 				return err
 			}
@@ -211,124 +204,59 @@ func (m *Machine) dmaOut(d taskmgr.Descriptor) error {
 				line[p] = m.State[p][a]
 			}
 			m.Stats.DMAOutLines++
-			m.touch(MemState, a, false)
-			m.touch(MemExt, int(d.Dst)+k*int(d.D2)+l, true)
+			m.touch(isa.MemState, a, false)
+			m.touch(isa.MemExt, x, true)
 		}
 	}
 	return nil
 }
 
-// unpackParam cuts param words into the fields of a layout.
-func unpackParam(l npu.ParamLayout, words []uint64) map[string]uint64 {
-	out := map[string]uint64{}
-	for _, f := range l.Fields {
-		var v uint64
-		for b := 0; b < f.Width; b++ {
-			at := f.Offset + b
-			if at/64 < len(words) && words[at/64]>>uint(at%64)&1 == 1 {
-				v |= 1 << uint(b)
-			}
-		}
-		out[f.Name] = v
+func (m *Machine) transpose(t isa.Transpose) error {
+	R, C := m.Cfg.Rows, m.Cfg.Cols
+	if t.Rows < 1 || t.Rows > R || t.Cols < 1 || t.Cols > C {
+		return fmt.Errorf("ne transpose of %dx%d: rows must be 1..%d, columns 1..%d", t.Rows, t.Cols, R, C)
 	}
-	return out
+	if t.Src+t.Cols > m.Cfg.StateDepth || t.Psum+t.Rows > m.Cfg.PsumDepth {
+		return fmt.Errorf("ne transpose: src %d + %d or dst %d + %d outside the buffers", t.Src, t.Cols, t.Psum, t.Rows)
+	}
+	for i := 0; i < t.Rows; i++ {
+		m.touch(isa.MemPsum, t.Psum+i, true)
+		for j := 0; j < t.Cols; j++ {
+			m.touch(isa.MemState, t.Src+j, false)
+		}
+		for j := 0; j < C; j++ {
+			v := int64(0)
+			if j < t.Cols {
+				v = m.State[i][t.Src+j]
+			}
+			m.Psum[j][t.Psum+i] = v
+		}
+	}
+	m.Stats.NEVectors += t.Rows
+	return nil
 }
 
-func (m *Machine) neTask(d taskmgr.Descriptor) error {
-	R, C := m.Cfg.Rows, m.Cfg.Cols
-	switch d.Op {
-	case 0:
-		return nil
-	case 3: // transpose
-		rows, cols := int(d.D0), int(d.D1)
-		if rows < 1 || rows > R || cols < 1 || cols > C {
-			return fmt.Errorf("ne transpose of %dx%d: rows must be 1..%d, columns 1..%d", rows, cols, R, C)
-		}
-		if int(d.Src)+cols > m.Cfg.StateDepth || int(d.Dst)+rows > m.Cfg.PsumDepth {
-			return fmt.Errorf("ne transpose: src %d + %d or dst %d + %d outside the buffers", d.Src, cols, d.Dst, rows)
-		}
-		for i := 0; i < rows; i++ {
-			m.touch(MemPsum, int(d.Dst)+i, true)
-			for j := 0; j < cols; j++ {
-				m.touch(MemState, int(d.Src)+j, false)
-			}
-			for j := 0; j < C; j++ {
-				v := int64(0)
-				if j < cols {
-					v = m.State[i][int(d.Src)+j]
-				}
-				m.Psum[j][int(d.Dst)+i] = v
-			}
-		}
-		m.Stats.NEVectors += rows
-		return nil
-	case 1, 2:
-	default:
-		return fmt.Errorf("ne has no op %d", d.Op)
-	}
-	pr := unpackParam(m.Cfg.NEParams(), d.Param)
-	kh, kw, s := int(pr["kh"]), int(pr["kw"]), int(pr["stride"])
-	ph, pw := int(pr["pad_h"]), int(pr["pad_w"])
-	oh, ow := int(pr["oh"]), int(pr["ow"])
-	h, w, ct := int(d.D0), int(d.D1), int(d.D2)
+func (m *Machine) conv(t isa.Conv) error {
+	R := m.Cfg.Rows
+	kh, kw, s, oh, ow := t.KH, t.KW, t.Stride, t.OH, t.OW
+	h, w, ct := t.H, t.W, t.Tiles
 	if kh < 1 || kw < 1 || s < 1 || oh < 1 || ow < 1 || h < 1 || w < 1 || ct < 1 {
 		return fmt.Errorf("ne conv: kh %d kw %d stride %d oh %d ow %d h %d w %d tiles %d: all must be at least 1", kh, kw, s, oh, ow, h, w, ct)
 	}
-	src, aux, dst := int(d.Src), int(d.Aux), int(d.Dst)
+	src, aux, dst := t.Src, t.Weights, t.Psum
 	if dst+oh*ow > m.Cfg.PsumDepth {
 		return fmt.Errorf("ne conv: psum entries %d..%d outside 0..%d", dst, dst+oh*ow-1, m.Cfg.PsumDepth-1)
 	}
 	if aux+ct*kh*kw*R > m.Cfg.WeightDepth {
 		return fmt.Errorf("ne conv: weight rows %d..%d outside 0..%d", aux, aux+ct*kh*kw*R-1, m.Cfg.WeightDepth-1)
 	}
-	x := make([]int64, R)
-	sum := make([]int64, C)
 	p := 0
-	for t := 0; t < ct; t++ {
+	for tile := 0; tile < ct; tile++ {
 		for ky := 0; ky < kh; ky++ {
 			for kx := 0; kx < kw; kx++ {
-				wrow := aux + p*R
-				for r := 0; r < R; r++ {
-					m.touch(MemWeight, wrow+r, false)
-				}
-				for oy := 0; oy < oh; oy++ {
-					for ox := 0; ox < ow; ox++ {
-						iy, ix := oy*s+ky-ph, ox*s+kx-pw
-						m.Stats.NEVectors++
-						m.Stats.NEMACs += int64(R * C)
-						if iy >= 0 && iy < h && ix >= 0 && ix < w {
-							a := src + t*h*w + iy*w + ix
-							if a >= m.Cfg.StateDepth {
-								return fmt.Errorf("ne conv: state address %d outside 0..%d", a, m.Cfg.StateDepth-1)
-							}
-							for r := 0; r < R; r++ {
-								x[r] = m.State[r][a]
-							}
-							m.Stats.NEReads++
-							m.touch(MemState, a, false)
-						} else {
-							clear(x)
-						}
-						for c := 0; c < C; c++ {
-							var v int64
-							for r := 0; r < R; r++ {
-								v += x[r] * m.Weight[wrow+r][c]
-							}
-							sum[c] = v
-						}
-						e := dst + oy*ow + ox
-						m.touch(MemPsum, e, true)
-						if p > 0 || pr["acc"] == 1 {
-							m.touch(MemPsum, e, false)
-						}
-						for c := 0; c < C; c++ {
-							if p > 0 || pr["acc"] == 1 {
-								m.Psum[c][e] = m.acc.Wrap(m.Psum[c][e] + sum[c])
-							} else {
-								m.Psum[c][e] = m.acc.Wrap(sum[c])
-							}
-						}
-					}
+				acc := p > 0 || t.Acc
+				if err := m.convPass(src+tile*h*w, aux+p*R, t, ky, kx, acc); err != nil {
+					return err
 				}
 				p++
 			}
@@ -337,28 +265,58 @@ func (m *Machine) neTask(d taskmgr.Descriptor) error {
 	return nil
 }
 
-// decodePlanar rebuilds the planar task of a descriptor: the operands
-// and the fields packed into param, signed fields sign-extended.
-func (m *Machine) decodePlanar(d taskmgr.Descriptor) planar.Task {
-	pr := unpackParam(m.Cfg.PlanarParams(), d.Param)
-	sx := func(v uint64, w int) int64 {
-		sh := uint(64 - w)
-		return int64(v<<sh) >> sh
+// convPass streams one kernel offset's input vectors (zeros for padding)
+// through the weights at row wrow into the output psums.
+func (m *Machine) convPass(plane, wrow int, t isa.Conv, ky, kx int, acc bool) error {
+	R, C := m.Cfg.Rows, m.Cfg.Cols
+	x := make([]int64, R)
+	sum := make([]int64, C)
+	for r := 0; r < R; r++ {
+		m.touch(isa.MemWeight, wrow+r, false)
 	}
-	e := m.Cfg.ElemWidth
-	return planar.Task{
-		Op: planar.Op(d.Op), Fn: planar.Fn(pr["fn"]), Mask: pr["mask"],
-		Src: int(d.Src), Src2: int(d.Aux), Dst: int(d.Dst), H: int(d.D0), W: int(d.D1),
-		KH: int(pr["kh"]), KW: int(pr["kw"]), Stride: int(pr["stride"]), PadH: int(pr["pad_h"]), PadW: int(pr["pad_w"]),
-		PadEdge: pr["pad_edge"] == 1, ScalarOperand: pr["scalar_operand"] == 1, Scalar: sx(pr["scalar"], e),
-		Scale: sx(pr["scale"], m.Cfg.ScaleWidth), Bias: sx(pr["bias"], m.Cfg.AccWidth), Shift: int(pr["shift"]),
-		RoundEven: pr["round_even"] == 1, Relu: pr["relu"] == 1, Clamp: pr["clamp"] == 1,
-		Lo: sx(pr["lo"], e), Hi: sx(pr["hi"], e), PerLane: pr["per_lane"] == 1,
+	for oy := 0; oy < t.OH; oy++ {
+		for ox := 0; ox < t.OW; ox++ {
+			iy, ix := oy*t.Stride+ky-t.PadH, ox*t.Stride+kx-t.PadW
+			m.Stats.NEVectors++
+			m.Stats.NEMACs += int64(R * C)
+			if iy >= 0 && iy < t.H && ix >= 0 && ix < t.W {
+				a := plane + iy*t.W + ix
+				if a >= m.Cfg.StateDepth {
+					return fmt.Errorf("ne conv: state address %d outside 0..%d", a, m.Cfg.StateDepth-1)
+				}
+				for r := 0; r < R; r++ {
+					x[r] = m.State[r][a]
+				}
+				m.Stats.NEReads++
+				m.touch(isa.MemState, a, false)
+			} else {
+				clear(x)
+			}
+			for c := 0; c < C; c++ {
+				var v int64
+				for r := 0; r < R; r++ {
+					v += x[r] * m.Weight[wrow+r][c]
+				}
+				sum[c] = v
+			}
+			e := t.Psum + oy*t.OW + ox
+			m.touch(isa.MemPsum, e, true)
+			if acc {
+				m.touch(isa.MemPsum, e, false)
+			}
+			for c := 0; c < C; c++ {
+				if acc {
+					m.Psum[c][e] = m.acc.Wrap(m.Psum[c][e] + sum[c])
+				} else {
+					m.Psum[c][e] = m.acc.Wrap(sum[c])
+				}
+			}
+		}
 	}
+	return nil
 }
 
-func (m *Machine) planarTask(d taskmgr.Descriptor) error {
-	t := m.decodePlanar(d)
+func (m *Machine) planarTask(t planar.Task) error {
 	if t.Op == planar.OpNop {
 		return nil
 	}
@@ -377,18 +335,18 @@ func (m *Machine) planarTask(d taskmgr.Descriptor) error {
 	}
 	n := t.H * t.W
 	if m.trace != nil {
-		srcMem := MemState
+		srcMem := isa.MemState
 		if t.Op == planar.OpAct || t.Op == planar.OpWriteBack {
-			srcMem = MemPsum
+			srcMem = isa.MemPsum
 		}
 		for i := 0; i < n; i++ {
 			m.touch(srcMem, t.Src+i, false)
 			if t.Op == planar.OpEltwise && !t.ScalarOperand {
-				m.touch(MemState, t.Src2+i, false)
+				m.touch(isa.MemState, t.Src2+i, false)
 			}
 		}
 		for i := 0; i < t.Writes(); i++ {
-			m.touch(MemState, t.Dst+i, true)
+			m.touch(isa.MemState, t.Dst+i, true)
 		}
 	}
 	for lane := 0; lane < m.Cfg.Rows; lane++ {
@@ -468,12 +426,12 @@ func (m *Machine) planarTask(d taskmgr.Descriptor) error {
 func RandomOrder(p *Program, rng *rand.Rand) []int {
 	n := len(p.Tasks)
 	done := make([]bool, n)
-	var queues [taskmgr.NumEngines][]int
+	var queues [isa.NumEngines][]int
 	for i := range p.Tasks {
 		e := p.Tasks[i].Desc.Engine
 		queues[e] = append(queues[e], i)
 	}
-	var head [taskmgr.NumEngines]int
+	var head [isa.NumEngines]int
 	oldest := 0 // lowest ID not done
 	order := make([]int, 0, n)
 	win := p.Config.Window
@@ -523,7 +481,7 @@ func CheckDeps(p *Program, acc []Access) error {
 	win := p.Config.Window
 	words := (n + 63) / 64
 	anc := make([][]uint64, n)
-	last := [taskmgr.NumEngines]int{-1, -1, -1, -1}
+	last := [isa.NumEngines]int{-1, -1, -1, -1}
 	for t := range p.Tasks {
 		d := &p.Tasks[t].Desc
 		if d.ID != uint64(t) {
@@ -575,7 +533,7 @@ type tracer struct {
 	reads, writes [4]map[int]bool
 }
 
-func (m *Machine) touch(mem Mem, a int, write bool) {
+func (m *Machine) touch(mem isa.Mem, a int, write bool) {
 	if m.trace == nil {
 		return
 	}
@@ -589,8 +547,8 @@ func (m *Machine) touch(mem Mem, a int, write bool) {
 	(*set)[a] = true
 }
 
-func spansOf(sets [4]map[int]bool) []Span {
-	var out []Span
+func spansOf(sets [4]map[int]bool) []isa.Span {
+	var out []isa.Span
 	for mem, set := range sets {
 		addrs := make([]int, 0, len(set))
 		for a := range set {
@@ -602,7 +560,7 @@ func spansOf(sets [4]map[int]bool) []Span {
 			for j+1 < len(addrs) && addrs[j+1] == addrs[j]+1 {
 				j++
 			}
-			out = append(out, Span{Mem(mem), addrs[i], addrs[j] + 1})
+			out = append(out, isa.Span{Mem: isa.Mem(mem), Lo: addrs[i], Hi: addrs[j] + 1})
 			i = j + 1
 		}
 	}
@@ -611,7 +569,7 @@ func spansOf(sets [4]map[int]bool) []Span {
 
 // Access is what one task actually read and wrote, as the interpreter saw it.
 type Access struct {
-	Reads, Writes []Span
+	Reads, Writes []isa.Span
 }
 
 // TraceAccesses runs p in program order and records the addresses every
@@ -640,7 +598,7 @@ func TraceAccesses(p *Program) ([]Access, error) {
 // from TraceAccesses) lies in the spans the compiler declared for it, so
 // the dependency derivation saw every access.
 func CheckSpans(p *Program, acc []Access) error {
-	within := func(s Span, decl []Span) bool {
+	within := func(s isa.Span, decl []isa.Span) bool {
 		for a := s.Lo; a < s.Hi; a++ {
 			ok := false
 			for _, d := range decl {

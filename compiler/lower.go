@@ -3,8 +3,8 @@ package compiler
 import (
 	"fmt"
 
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/planar"
-	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/golden"
 )
 
@@ -362,10 +362,6 @@ func (c *ctx) runConv(j *convJob) error {
 		c.loadWeights(label, wb.Base+b.ext+r0, w+r0, r1-r0)
 	}
 
-	neOp, _ := taskmgr.NE.OpCode("conv")
-	if j.gemm {
-		neOp, _ = taskmgr.NE.OpCode("gemm")
-	}
 	// neTasks emits the NE tasks of group g for output rows [o0,o1) of
 	// output tile t, reading band bd, weights at w, into psum entry ps.
 	// With split, every channel tile is a task of its own and pre(tile)
@@ -414,36 +410,14 @@ func (c *ctx) runConv(j *convJob) error {
 					pre(t)
 				}
 			}
-			acc := uint64(0)
-			if !first {
-				acc = 1
-			}
+			err := c.task(name, isa.Conv{GEMM: j.gemm, Src: sb.src, Weights: w + (sb.c0-g.c0)*(g.y1-g.y0)*j.kw*R, Psum: ps,
+				H: sb.d0, W: j.w, Tiles: sb.c1 - sb.c0,
+				KH: g.y1 - g.y0, KW: j.kw, Stride: j.s, PadH: ptop, PadW: j.pw,
+				OH: o1 - o0, OW: j.ow, Acc: !first})
 			first = false
-			param, err := c.ne.Pack(map[string]uint64{
-				"kh": uint64(g.y1 - g.y0), "kw": uint64(j.kw), "stride": uint64(j.s),
-				"pad_h": uint64(ptop), "pad_w": uint64(j.pw),
-				"oh": uint64(o1 - o0), "ow": uint64(j.ow), "acc": acc,
-			})
 			if err != nil {
 				return fmt.Errorf("%s: %w", j.label, err)
 			}
-			aux := w + (sb.c0-g.c0)*(g.y1-g.y0)*j.kw*R
-			nc := sb.c1 - sb.c0
-			rd := []Span{{MemWeight, aux, aux + nc*(g.y1-g.y0)*j.kw*R}}
-			readRows := max(0, min(sb.d0, maxRel+1)) // rows from src that any pass reads
-			for k := 0; k < nc; k++ {
-				a := sb.src + k*sb.d0*j.w
-				rd = append(rd, Span{MemState, a, a + readRows*j.w})
-			}
-			np := (o1 - o0) * j.ow
-			wr := []Span{{MemPsum, ps, ps + np}}
-			if acc == 1 {
-				rd = append(rd, wr[0])
-			}
-			c.em.emit(Task{Label: name,
-				Desc: taskmgr.Descriptor{Engine: taskmgr.NE, Op: neOp, Src: uint64(sb.src), Aux: uint64(aux), Dst: uint64(ps),
-					D0: uint64(sb.d0), D1: uint64(j.w), D2: uint64(nc), Param: param},
-				Reads: rd, Writes: wr})
 		}
 		return nil
 	}

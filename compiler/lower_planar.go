@@ -3,8 +3,8 @@ package compiler
 import (
 	"fmt"
 
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/planar"
-	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/golden"
 )
 
@@ -255,7 +255,6 @@ func (c *ctx) transposeInto(label string, a *Value, in *place, out *place) (*pla
 		return nil, fmt.Errorf("%s: %w", label, err)
 	}
 	inRing, outRing := rs[0], rs[1]
-	tr, _ := taskmgr.NE.OpCode("transpose")
 	for bi := 0; bi < rt; bi++ {
 		i0 := bi * in.part
 		rows := min(in.part, m-i0)
@@ -275,10 +274,7 @@ func (c *ctx) transposeInto(label string, a *Value, in *place, out *place) (*pla
 			cols := min(C, nn-j0)
 			blk := fmt.Sprintf("%s r%d c%d", label, i0, j0)
 			ps := c.psumAlloc(rows)
-			c.em.emit(Task{Label: blk,
-				Desc:   taskmgr.Descriptor{Engine: taskmgr.NE, Op: tr, Src: uint64(src + j0), Dst: uint64(ps), D0: uint64(rows), D1: uint64(cols)},
-				Reads:  []Span{{MemState, src + j0, src + j0 + cols}},
-				Writes: []Span{{MemPsum, ps, ps + rows}}})
+			c.mustTask(blk, isa.Transpose{Src: src + j0, Psum: ps, Rows: rows, Cols: cols})
 			dst := stage + bj*rows
 			if out.resident {
 				dst = out.addr(bj, i0)

@@ -6,61 +6,29 @@ import (
 	"strings"
 
 	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/golden"
 )
-
-// Mem is an address space of the NPU that a task reads or writes.
-type Mem uint8
-
-// The address spaces. Addresses are lines (external memory), state
-// addresses (all partitions), weight rows and psum entries (all
-// partitions). The dependency analysis works on whole addresses: a task
-// touching some partitions of an address is taken to touch all of them.
-const (
-	MemExt Mem = iota
-	MemState
-	MemWeight
-	MemPsum
-)
-
-var memNames = [...]string{"ext", "state", "weight", "psum"}
-
-func (m Mem) String() string {
-	if int(m) < len(memNames) {
-		return memNames[m]
-	}
-	return fmt.Sprintf("mem%d", m)
-}
-
-// Span is the address range [Lo, Hi) of one address space.
-type Span struct {
-	Mem    Mem
-	Lo, Hi int
-}
-
-func (s Span) overlaps(o Span) bool { return s.Mem == o.Mem && s.Lo < o.Hi && o.Lo < s.Hi }
-
-func (s Span) String() string { return fmt.Sprintf("%s[%d,%d)", s.Mem, s.Lo, s.Hi) }
 
 // Task is one descriptor of the program with what the compiler knows
 // about it: a label for traces, and the addresses it reads and writes
 // (from which its dependencies were derived).
 type Task struct {
-	Desc   taskmgr.Descriptor
+	Desc   isa.Descriptor
 	Label  string
-	Reads  []Span
-	Writes []Span
+	Reads  []isa.Span
+	Writes []isa.Span
 }
 
 // Engine is the engine that runs the task.
-func (t *Task) Engine() taskmgr.Engine { return t.Desc.Engine }
+func (t *Task) Engine() isa.Engine { return t.Desc.Engine }
 
 // OpName is the name of the task's operation ("ne.conv", "planar.act").
 func (t *Task) OpName() string {
 	e := t.Desc.Engine
-	if int(e) < taskmgr.NumEngines {
-		for _, op := range taskmgr.Engines[e].Ops {
+	if int(e) < isa.NumEngines {
+		for _, op := range isa.Engines[e].Ops {
 			if op.Code == t.Desc.Op {
 				return e.String() + "." + op.Name
 			}
@@ -151,8 +119,8 @@ type Program struct {
 }
 
 // Descriptors returns the descriptors in program order.
-func (p *Program) Descriptors() []taskmgr.Descriptor {
-	out := make([]taskmgr.Descriptor, len(p.Tasks))
+func (p *Program) Descriptors() []isa.Descriptor {
+	out := make([]isa.Descriptor, len(p.Tasks))
 	for i := range p.Tasks {
 		out[i] = p.Tasks[i].Desc
 	}
@@ -234,15 +202,15 @@ func (p *Program) Results(line func(addr int) ([]int64, error)) (map[string]*gol
 // Summary is a short human-readable description: tasks per engine,
 // external lines, MACs and the ideal cycle count.
 func (p *Program) Summary() string {
-	var n [taskmgr.NumEngines]int
+	var n [isa.NumEngines]int
 	deps := 0
 	for i := range p.Tasks {
 		n[p.Tasks[i].Desc.Engine]++
 		deps += len(p.Tasks[i].Desc.Deps)
 	}
 	var parts []string
-	for e := 0; e < taskmgr.NumEngines; e++ {
-		parts = append(parts, fmt.Sprintf("%s %d", taskmgr.Engine(e), n[e]))
+	for e := 0; e < isa.NumEngines; e++ {
+		parts = append(parts, fmt.Sprintf("%s %d", isa.Engine(e), n[e]))
 	}
 	return fmt.Sprintf("%d tasks (%s; %d joins), %d dependencies, %d external lines, %d MACs, ideal %d cycles",
 		len(p.Tasks), strings.Join(parts, ", "), p.Joins, deps, p.ExtLines, p.MACs, p.Ideal)

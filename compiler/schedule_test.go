@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/blocks/taskmgr"
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/golden"
 )
 
@@ -25,13 +25,13 @@ func TestScheduleShape(t *testing.T) {
 	firstNE := -1
 	for i := range p.Tasks {
 		d := &p.Tasks[i].Desc
-		if d.Engine != taskmgr.NE {
+		if d.Engine != isa.NE {
 			continue
 		}
 		if firstNE < 0 {
 			firstNE = i
 		}
-		if pr := unpackParam(cfg.NEParams(), d.Param); pr["acc"] == 0 {
+		if pr := cfg.NEParams().Unpack(d.Param); pr["acc"] == 0 {
 			ohs = append(ohs, int(pr["oh"]))
 		}
 	}
@@ -55,7 +55,7 @@ func TestScheduleShape(t *testing.T) {
 		for _, s := range l.Writes {
 			n += s.Hi - s.Lo
 		}
-		if l.Desc.Engine != taskmgr.DMAIn || n > 86 {
+		if l.Desc.Engine != isa.DMAIn || n > 86 {
 			t.Errorf("first NE task depends on %s (%d addresses)", l.Label, n)
 		}
 	}
@@ -78,7 +78,7 @@ func TestTwoBlocks(t *testing.T) {
 		blocks := 0
 		for i := range p.Tasks {
 			d := &p.Tasks[i].Desc
-			if d.Engine == taskmgr.NE && unpackParam(cfg.NEParams(), d.Param)["acc"] == 0 {
+			if d.Engine == isa.NE && cfg.NEParams().Unpack(d.Param)["acc"] == 0 {
 				blocks++
 			}
 		}

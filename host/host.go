@@ -37,7 +37,7 @@ import (
 	"time"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/blocks/taskmgr"
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/hdl"
@@ -132,7 +132,7 @@ type Result struct {
 	Cycles     int // first descriptor push to idle
 	LoadCycles int // loading the image through the host port
 	ReadCycles int // reading the outputs back
-	Engines    [taskmgr.NumEngines]EngineStats
+	Engines    [isa.NumEngines]EngineStats
 	MACs       uint64    // the PE array's mac_count over the run (rows·cols per vector)
 	Skipped    uint64    // skip_count: MACs with a zero operand
 	NEs        []NEStats // per neural engine, with several engines (npu.Config.Engines > 1)
@@ -300,7 +300,7 @@ func anyNonZero(l []int64) bool {
 	return false
 }
 
-var engineNames = [taskmgr.NumEngines]string{"dma_in", "ne", "planar", "dma_out"}
+var engineNames = [isa.NumEngines]string{"dma_in", "ne", "planar", "dma_out"}
 
 // counters reads every performance counter.
 func (h *runner) counters() (map[string]uint64, error) {
@@ -341,7 +341,7 @@ func (h *runner) run(res *Result) error {
 	for i := range started {
 		started[i] = -1
 	}
-	var inflight [taskmgr.NumEngines][]int
+	var inflight [isa.NumEngines][]int
 	completed := 0
 	next := 0
 	if err := h.poke("cmd_queue", 0); err != nil {
@@ -455,7 +455,7 @@ func (h *runner) run(res *Result) error {
 
 // stuck describes where a run that does not finish hangs: per engine,
 // the tasks started and not done, or the next pushed task not started.
-func (h *runner) stuck(started []int, inflight [taskmgr.NumEngines][]int, pushed int) string {
+func (h *runner) stuck(started []int, inflight [isa.NumEngines][]int, pushed int) string {
 	var parts []string
 	for e, name := range engineNames {
 		if len(inflight[e]) > 0 {

@@ -3,6 +3,7 @@ package npu
 import (
 	"fmt"
 
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/hdl"
 )
 
@@ -30,7 +31,7 @@ import (
 // after acceptance and busy stays 0. stall is 1 in a cycle in which the
 // engine presents a request (valid) that is refused (ready low).
 
-// DMA op codes (taskmgr.Engines).
+// DMA op codes (isa.Engines).
 const (
 	dmaNop         = 0
 	dmaLoad        = 1 // dma_in: external → state buffer; dma_out: store, state buffer → external
@@ -61,11 +62,12 @@ type dmaTask struct {
 // dmaTaskPort declares t_valid, t_op, t_src, t_dst, t_d0..t_d2 and t_ready,
 // busy, done; moving lists the op codes that transfer. fin (set by the
 // caller) ends the running transfer: done pulses in the next cycle.
-func dmaTaskPort(m *hdl.Module, c Config, srcW, dstW int, moving ...uint64) (*dmaTask, *hdl.Signal) {
+func dmaTaskPort(m *hdl.Module, c Config, e isa.Engine, srcW, dstW int, moving ...isa.Op) (*dmaTask, *hdl.Signal) {
+	opW := e.OpWidth()
 	dim := hdl.UInt(c.TaskMgr().DimBits)
 	t := &dmaTask{
 		valid: m.Input("t_valid", hdl.Bool),
-		op:    m.Input("t_op", hdl.UInt(2)),
+		op:    m.Input("t_op", hdl.UInt(opW)),
 		src:   m.Input("t_src", hdl.UInt(srcW)),
 		dst:   m.Input("t_dst", hdl.UInt(dstW)),
 		d0:    m.Input("t_d0", dim),
@@ -77,7 +79,7 @@ func dmaTaskPort(m *hdl.Module, c Config, srcW, dstW int, moving ...uint64) (*dm
 	t.accept = t.valid.And(t.ready)
 	var moves *hdl.Expr
 	for _, op := range moving {
-		moves = dmaOr(moves, t.op.Eq(hdl.U(2, op)))
+		moves = dmaOr(moves, t.op.Eq(hdl.U(opW, uint64(op))))
 	}
 	zero := hdl.U(dim.Width, 0)
 	t.nonEmpty = moves.And(t.d0.Ne(zero)).And(t.d1.Ne(zero))
@@ -198,12 +200,13 @@ func dmaOr(acc, x *hdl.Expr) *hdl.Expr {
 	return acc.Or(x)
 }
 
-// dmaIn builds the input DMA engine for c (ops: 0 nop, 1 load into the
-// state buffer, 2 load_weights into the weight buffer, 3 nop).
+// dmaIn builds the input DMA engine for c (the dma_in ops of package isa:
+// nop, load into the state buffer, load_weights into the weight buffer;
+// the task manager never passes it another code).
 //
 //	port           dir  width              meaning
 //	t_valid        in   1                  a task is offered
-//	t_op           in   2                  0 nop, 1 load, 2 load_weights, 3 nop
+//	t_op           in   op width (isa)     nop, load, load_weights
 //	t_src          in   ext_addr_width     first external line
 //	t_dst          in   max(aw, ww)        first state address (load) or weight row (load_weights)
 //	t_d0, t_d1     in   16                 lines per row, rows
@@ -239,7 +242,7 @@ func dmaIn(c Config) *hdl.Module {
 	depth := dmaInFIFODepth(c)
 	m := hdl.NewModule(hdl.Name("npu_dma_in", fmt.Sprintf("%dx%d", R, C), fmt.Sprintf("e%d", E),
 		fmt.Sprintf("s%dw%dx%d", c.StateDepth, c.WeightDepth, xw), fmt.Sprintf("q%d", depth)))
-	t, fin := dmaTaskPort(m, c, xw, dw, dmaLoad, dmaLoadWeights)
+	t, fin := dmaTaskPort(m, c, isa.DMAIn, xw, dw, isa.DMAInLoad, isa.DMAInLoadWeights)
 	m.Output("stall", hdl.Bool)
 	xrReady := m.Input("xr_ready", hdl.Bool)
 	xrRValid := m.Input("xr_rvalid", hdl.Bool)
@@ -248,7 +251,7 @@ func dmaIn(c Config) *hdl.Module {
 	start := t.accept.And(t.nonEmpty)
 
 	weights := m.Reg("weights", hdl.Bool, 0)
-	weights.SetNext(t.op.Eq(hdl.U(2, dmaLoadWeights)))
+	weights.SetNext(t.op.Eq(hdl.U(isa.DMAIn.OpWidth(), uint64(isa.DMAInLoadWeights))))
 	weights.SetEnable(start)
 
 	issue := m.Wire("issue", hdl.Bool)
@@ -283,12 +286,12 @@ func dmaIn(c Config) *hdl.Module {
 	return m
 }
 
-// dmaOut builds the output DMA engine for c (ops: 0 nop, 1 store, 2 and 3
-// nop).
+// dmaOut builds the output DMA engine for c (the dma_out ops of package
+// isa: nop and store).
 //
 //	port           dir  width              meaning
 //	t_valid        in   1                  a task is offered
-//	t_op           in   2                  0 nop, 1 store, 2..3 nop
+//	t_op           in   op width (isa)     nop, store
 //	t_src          in   aw                 first state address
 //	t_dst          in   ext_addr_width     first external line
 //	t_d0, t_d1     in   16                 lines per row, rows
@@ -316,7 +319,7 @@ func dmaOut(c Config) *hdl.Module {
 	E, R := c.ElemWidth, c.Rows
 	aw, xw, lw := log2(c.StateDepth), c.ExtAddrWidth, c.LineWidth()
 	m := hdl.NewModule(hdl.Name("npu_dma_out", R, fmt.Sprintf("e%d", E), fmt.Sprintf("s%dx%d", c.StateDepth, xw)))
-	t, fin := dmaTaskPort(m, c, aw, xw, dmaLoad)
+	t, fin := dmaTaskPort(m, c, isa.DMAOut, aw, xw, isa.DMAOutStore)
 	m.Output("stall", hdl.Bool)
 	srReady := m.Input("sr_ready", hdl.Bool)
 	srRValid := m.Input("sr_rvalid", hdl.Bool)

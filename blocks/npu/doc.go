@@ -28,7 +28,7 @@
 // be zero (the compiler pads), so the array always works at full size and
 // the results of the absent columns are 0.
 //
-// # Engines and operations (taskmgr.Engines is the op table)
+// # Engines and operations (isa.Engines is the op table)
 //
 // dma_in load: for row k < d1, for line l < d0: external line
 // src + k·d2 + l → state address dst + k·d0 + l (all partitions).

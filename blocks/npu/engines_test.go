@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/planar"
-	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/check"
 	"github.com/hwgen/hwgen/internal/emittest"
@@ -61,7 +61,7 @@ func TestEnginesConfig(t *testing.T) {
 		}
 		l := c.NEParams()
 		last := l.Fields[len(l.Fields)-1]
-		if (last.Name == EngineField) != (n > 1) || (n > 1 && 1<<uint(last.Width) < n+1) {
+		if (last.Name == isa.EngineField) != (n > 1) || (n > 1 && 1<<uint(last.Width) < n+1) {
 			t.Errorf("engines %d: NE params end with %+v", n, last)
 		}
 		if p := c.Planar(); p.StateDepth != c.StateDepth<<uint(c.SliceBits()) {
@@ -144,10 +144,10 @@ func (h *host) loadGEMM(A, B [][]int64, at, wat int) {
 	}
 }
 
-func (h *host) gemmDesc(engine uint64, src, aux, dst, M, K int, deps ...uint64) taskmgr.Descriptor {
-	return taskmgr.Descriptor{Engine: taskmgr.NE, Op: 1, Src: uint64(src), Aux: uint64(aux), Dst: uint64(dst),
+func (h *host) gemmDesc(engine uint64, src, aux, dst, M, K int, deps ...uint64) isa.Descriptor {
+	return isa.Descriptor{Engine: isa.NE, Op: 1, Src: uint64(src), Aux: uint64(aux), Dst: uint64(dst),
 		D0: uint64(M), D1: 1, D2: uint64(K / h.c.Rows), Deps: deps,
-		Param: h.neParams(map[string]uint64{"kh": 1, "kw": 1, "stride": 1, "oh": uint64(M), "ow": 1, EngineField: engine})}
+		Param: h.neParams(map[string]uint64{"kh": 1, "kw": 1, "stride": 1, "oh": uint64(M), "ow": 1, isa.EngineField: engine})}
 }
 
 func (h *host) readMat(at, M, N int) [][]int64 {
@@ -178,15 +178,15 @@ func TestEnginesGEMMByHand(t *testing.T) {
 	h.loadGEMM(A1, B1, 200, 510)
 	h.loadGEMM(A2, B2, 220, 520)
 
-	d := func(e taskmgr.Engine, op uint8, src, dst, n int, deps ...uint64) taskmgr.Descriptor {
-		return taskmgr.Descriptor{Engine: e, Op: op, Src: uint64(src), Dst: uint64(dst), D0: uint64(n), D1: 1, Deps: deps}
+	d := func(e isa.Engine, op isa.Op, src, dst, n int, deps ...uint64) isa.Descriptor {
+		return isa.Descriptor{Engine: e, Op: op, Src: uint64(src), Dst: uint64(dst), D0: uint64(n), D1: 1, Deps: deps}
 	}
-	lw0 := h.push(d(taskmgr.DMAIn, 2, 500, 0, 8))         // B0 → weight rows 0..7 of slice 0
-	la0 := h.push(d(taskmgr.DMAIn, 1, 0, 0, 120))         // A0 → state 0.. of slice 0
-	la1 := h.push(d(taskmgr.DMAIn, 1, 200, S, 8))         // A1 → slice 1 address 0
-	lw1 := h.push(d(taskmgr.DMAIn, 2, 510, WD, 4))        // B1 → slice 1 weight row 0
-	la2 := h.push(d(taskmgr.DMAIn, 1, 220, S+200, 8))     // A2 → slice 1 address 200
-	lw2 := h.push(d(taskmgr.DMAIn, 2, 520, WD+8, 4))      // B2 → slice 1 weight row 8
+	lw0 := h.push(d(isa.DMAIn, isa.DMAInLoadWeights, 500, 0, 8))             // B0 → weight rows 0..7 of slice 0
+	la0 := h.push(d(isa.DMAIn, isa.DMAInLoad, 0, 0, 120))             // A0 → state 0.. of slice 0
+	la1 := h.push(d(isa.DMAIn, isa.DMAInLoad, 200, S, 8))             // A1 → slice 1 address 0
+	lw1 := h.push(d(isa.DMAIn, isa.DMAInLoadWeights, 510, WD, 4))            // B1 → slice 1 weight row 0
+	la2 := h.push(d(isa.DMAIn, isa.DMAInLoad, 220, S+200, 8))         // A2 → slice 1 address 200
+	lw2 := h.push(d(isa.DMAIn, isa.DMAInLoadWeights, 520, WD+8, 4))          // B2 → slice 1 weight row 8
 	g0 := h.push(h.gemmDesc(0, 0, 0, 0, 60, 8, la0, lw0)) // engine 0
 	g1 := h.push(h.gemmDesc(1, 0, 0, 0, 8, 4, la1, lw1))  // engine 1
 	g2 := h.push(h.gemmDesc(c.AnyEngine(), 200, 8, 32, 8, 4, la2, lw2))
@@ -196,9 +196,9 @@ func TestEnginesGEMMByHand(t *testing.T) {
 	p0 := act(0, 100, 60, g0)
 	p1 := act(P, S+100, 8, g1)
 	p2 := act(P+32, 180, 8, g2) // psum slice 1 → state slice 0
-	h.push(d(taskmgr.DMAOut, 1, 100, 600, 60, p0))
-	h.push(d(taskmgr.DMAOut, 1, S+100, 700, 8, p1))
-	h.push(d(taskmgr.DMAOut, 1, 180, 720, 8, p2))
+	h.push(d(isa.DMAOut, 1, 100, 600, 60, p0))
+	h.push(d(isa.DMAOut, 1, S+100, 700, 8, p1))
+	h.push(d(isa.DMAOut, 1, 180, 720, 8, p2))
 	l := h.waitLog(20000, "ne", "ne0", "ne1")
 	t.Logf("dispatch %v, done %v", l.start, l.done)
 
@@ -273,13 +273,13 @@ func TestEnginesThree(t *testing.T) {
 		h.loadGEMM(As[e], Bs[e], 32*e, 100+4*e)
 	}
 	h.writeLine(120, []int64{1, 2, 3, 4})
-	d := func(e taskmgr.Engine, op uint8, src, dst, n int, deps ...uint64) taskmgr.Descriptor {
-		return taskmgr.Descriptor{Engine: e, Op: op, Src: uint64(src), Dst: uint64(dst), D0: uint64(n), D1: 1, Deps: deps}
+	d := func(e isa.Engine, op isa.Op, src, dst, n int, deps ...uint64) isa.Descriptor {
+		return isa.Descriptor{Engine: e, Op: op, Src: uint64(src), Dst: uint64(dst), D0: uint64(n), D1: 1, Deps: deps}
 	}
 	// Every GEMM waits for all loads, so the three start together.
 	var loads []uint64
 	for e := range 3 {
-		loads = append(loads, h.push(d(taskmgr.DMAIn, 1, 32*e, e*S, 24)), h.push(d(taskmgr.DMAIn, 2, 100+4*e, e*WD, 4)))
+		loads = append(loads, h.push(d(isa.DMAIn, isa.DMAInLoad, 32*e, e*S, 24)), h.push(d(isa.DMAIn, isa.DMAInLoadWeights, 100+4*e, e*WD, 4)))
 	}
 	var outs []uint64
 	for e := range 3 {
@@ -288,10 +288,10 @@ func TestEnginesThree(t *testing.T) {
 		outs = append(outs, p)
 	}
 	for e := range 3 {
-		h.push(d(taskmgr.DMAOut, 1, e*S+100, 400+32*e, 24, outs[e]))
+		h.push(d(isa.DMAOut, 1, e*S+100, 400+32*e, 24, outs[e]))
 	}
-	ghost := h.push(d(taskmgr.DMAIn, 1, 120, 3*S+5, 1))
-	h.push(d(taskmgr.DMAOut, 1, 3*S+5, 500, 1, ghost))
+	ghost := h.push(d(isa.DMAIn, isa.DMAInLoad, 120, 3*S+5, 1))
+	h.push(d(isa.DMAOut, 1, 3*S+5, 500, 1, ghost))
 	l := h.waitLog(20000, "ne0", "ne1", "ne2")
 	for e := range 3 {
 		if diff := cmp.Diff(gemmGolden(As[e], Bs[e]), h.readMat(400+32*e, 24, 4)); diff != "" {
@@ -394,17 +394,17 @@ func convRun(t *testing.T, c Config, x [][][]int64, w [][][][]int64) ([][][]int6
 		if b.y0 > 0 {
 			padTop = 0
 		}
-		la := h.push(taskmgr.Descriptor{Engine: taskmgr.DMAIn, Op: 1, Src: uint64(b.in0 * W), Dst: uint64(e * S), D0: uint64(rows * W), D1: 1})
-		lw := h.push(taskmgr.Descriptor{Engine: taskmgr.DMAIn, Op: 2, Src: wat, Dst: uint64(e * WD), D0: K * K * uint64(R), D1: 1})
+		la := h.push(isa.Descriptor{Engine: isa.DMAIn, Op: 1, Src: uint64(b.in0 * W), Dst: uint64(e * S), D0: uint64(rows * W), D1: 1})
+		lw := h.push(isa.Descriptor{Engine: isa.DMAIn, Op: 2, Src: wat, Dst: uint64(e * WD), D0: K * K * uint64(R), D1: 1})
 		params := map[string]uint64{"kh": K, "kw": K, "stride": 1, "pad_h": padTop, "pad_w": 1, "oh": uint64(b.y1 - b.y0), "ow": uint64(W)}
 		if c.Engines > 1 {
-			params[EngineField] = uint64(e)
+			params[isa.EngineField] = uint64(e)
 		}
-		g := h.push(taskmgr.Descriptor{Engine: taskmgr.NE, Op: 2, Src: 0, Aux: 0, Dst: 0, D0: uint64(rows), D1: uint64(W), D2: 1,
+		g := h.push(isa.Descriptor{Engine: isa.NE, Op: 2, Src: 0, Aux: 0, Dst: 0, D0: uint64(rows), D1: uint64(W), D2: 1,
 			Deps: []uint64{la, lw}, Param: h.neParams(params)})
 		n := (b.y1 - b.y0) * W
 		p := h.push(h.planarDesc(planar.Task{Op: planar.OpAct, Mask: 0xf, Src: e * P, Dst: e*S + 100, H: 1, W: n, Scale: 1}, g))
-		h.push(taskmgr.Descriptor{Engine: taskmgr.DMAOut, Op: 1, Src: uint64(e*S + 100), Dst: uint64(out + b.y0*W), D0: uint64(n), D1: 1, Deps: []uint64{p}})
+		h.push(isa.Descriptor{Engine: isa.DMAOut, Op: 1, Src: uint64(e*S + 100), Dst: uint64(out + b.y0*W), D0: uint64(n), D1: 1, Deps: []uint64{p}})
 	}
 	h.wait(20000)
 	cycles := int(h.s.Sim.Cycle() - start)

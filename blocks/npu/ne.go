@@ -3,11 +3,12 @@ package npu
 import (
 	"fmt"
 
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/systolic"
 	"github.com/hwgen/hwgen/hdl"
 )
 
-// NE operation codes (taskmgr.Engines[NE]).
+// NE operation codes (isa.Engines[NE]).
 const (
 	neNop       = 0
 	neGEMM      = 1
@@ -26,8 +27,15 @@ const (
 	phStart // transpose: the one-hot stream command
 )
 
-// neDimWidth is the width of output-plane sizes (oh, ow) and counters.
-func (c Config) neDimWidth() int { return log2(c.StateDepth) + 1 }
+// neDimWidth is the width of output-plane sizes (oh, ow) and counters:
+// the width of the NE param layout's oh field.
+func (c Config) neDimWidth() int { return c.neParamWidth("oh") }
+
+// neParamWidth is the width of an NE param field.
+func (c Config) neParamWidth(name string) int {
+	f, _ := c.NEParams().Field(name)
+	return f.Width
+}
 
 // neController builds the neural engine: the PE array with its input
 // address generator, its weight loader and the transpose corner-turn
@@ -61,14 +69,16 @@ func neController(c Config) (*hdl.Module, error) {
 
 	// Task port.
 	tValid := m.Input("t_valid", hdl.Bool)
-	tOp := m.Input("t_op", hdl.UInt(2))
+	opW := isa.NE.OpWidth()
+	tOp := m.Input("t_op", hdl.UInt(opW))
 	tSrc := m.Input("t_src", hdl.UInt(aw))
 	tAux := m.Input("t_aux", hdl.UInt(ww))
 	tDst := m.Input("t_dst", hdl.UInt(pw))
 	tD := [3]*hdl.Signal{m.Input("t_d0", hdl.UInt(16)), m.Input("t_d1", hdl.UInt(16)), m.Input("t_d2", hdl.UInt(16))}
-	tKH, tKW := m.Input("t_kh", hdl.UInt(4)), m.Input("t_kw", hdl.UInt(4))
-	tStride := m.Input("t_stride", hdl.UInt(4))
-	tPadH, tPadW := m.Input("t_pad_h", hdl.UInt(4)), m.Input("t_pad_w", hdl.UInt(4))
+	kw := c.neParamWidth("kh")
+	tKH, tKW := m.Input("t_kh", hdl.UInt(kw)), m.Input("t_kw", hdl.UInt(c.neParamWidth("kw")))
+	tStride := m.Input("t_stride", hdl.UInt(c.neParamWidth("stride")))
+	tPadH, tPadW := m.Input("t_pad_h", hdl.UInt(c.neParamWidth("pad_h"))), m.Input("t_pad_w", hdl.UInt(c.neParamWidth("pad_w")))
 	tOH, tOW := m.Input("t_oh", hdl.UInt(dim)), m.Input("t_ow", hdl.UInt(dim))
 	tAcc := m.Input("t_acc", hdl.Bool)
 
@@ -128,7 +138,7 @@ func neController(c Config) (*hdl.Module, error) {
 	scount := m.Reg("spass", hdl.UInt(24), 0) // passes streamed
 	first := m.Reg("first", hdl.Bool, 1)      // next slot is a pass's first (swap)
 	fresh := m.Reg("fresh", hdl.Bool, 0)      // the cycle after acceptance: set up pass 0
-	kx, ky := m.Reg("kx", hdl.UInt(4), 0), m.Reg("ky", hdl.UInt(4), 0)
+	kx, ky := m.Reg("kx", hdl.UInt(kw), 0), m.Reg("ky", hdl.UInt(kw), 0)
 	ct := m.Reg("cti", hdl.UInt(16), 0)
 	chan_ := m.Reg("chan", hdl.UInt(aw), 0) // src + ct·H·W
 	ox, oy := m.Reg("ox", hdl.UInt(dim), 0), m.Reg("oy", hdl.UInt(dim), 0)
@@ -165,7 +175,7 @@ func neController(c Config) (*hdl.Module, error) {
 	// its stream starts as soon as it is taken. pre says the shadow holds
 	// them.
 	pre := m.Reg("pre", hdl.Bool, 0)
-	nextConv := tValid.And(tOp.Eq(hdl.U(2, neGEMM)).Or(tOp.Eq(hdl.U(2, neConv)))).
+	nextConv := tValid.And(tOp.Eq(hdl.U(opW, uint64(isa.NEGEMM))).Or(tOp.Eq(hdl.U(opW, uint64(isa.NEConv))))).
 		And(tD[2].OrR()).And(tKH.OrR()).And(tKW.OrR()).And(tOH.OrR()).And(tOW.OrR())
 	pstart := run.And(lactive.Not()).And(wr.Not()).And(sfree).And(lcount.Ge(passes)).And(fresh.Not()).
 		And(pre.Not()).And(nextConv)
@@ -338,8 +348,8 @@ func neController(c Config) (*hdl.Module, error) {
 	oldActive.SetNext(hdl.Mux(overlapTake, inFlight.OrR(), hdl.Mux(oldLast, hdl.U(1, 0), oldActive)))
 
 	// Phase sequencing.
-	isConv := op.Eq(hdl.U(2, neGEMM)).Or(op.Eq(hdl.U(2, neConv)))
-	isTr := op.Eq(hdl.U(2, neTranspose))
+	isConv := op.Eq(hdl.U(opW, uint64(isa.NEGEMM))).Or(op.Eq(hdl.U(opW, uint64(isa.NEConv))))
+	isTr := op.Eq(hdl.U(opW, uint64(isa.NETranspose)))
 	streamed := scount.Ge(passes).And(fresh.Not())
 	trEmpty := H.OrR().Not().Or(W.OrR().Not())
 	drained := is(phDrain).And(pending.OrR().Not()).And(s1Valid.Not()).And(oldActive.Not())

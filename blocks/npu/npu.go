@@ -3,6 +3,7 @@ package npu
 import (
 	"fmt"
 
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/blocks/sram"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
@@ -13,7 +14,7 @@ import (
 // prefixes of the per-engine ports of the NPU.
 var EngineNames = func() []string {
 	var n []string
-	for _, e := range taskmgr.Engines {
+	for _, e := range isa.Engines {
 		n = append(n, e.Name)
 	}
 	return n
@@ -116,7 +117,7 @@ func (b *top) build() error {
 		}
 		return hdl.Cat(words...)
 	}
-	np := c.NEParams().Slice(param("ne"))
+	np := sliceParams(c.NEParams(), param("ne"))
 
 	// Engines: dispatch and completion. With several NEs the dispatcher
 	// stands for them as the task manager's one "ne" engine.
@@ -124,8 +125,8 @@ func (b *top) build() error {
 	starts := make([]*hdl.Expr, len(EngineNames))
 	dones := make([]*hdl.Expr, len(EngineNames))
 	for e, name := range EngineNames {
-		if e == int(taskmgr.NE) && N > 1 {
-			ready, done := b.dispatch(np[EngineField])
+		if e == int(isa.NE) && N > 1 {
+			ready, done := b.dispatch(np[isa.EngineField])
 			tm.Connect(name+"_ready", ready)
 			tm.Connect(name+"_done", done)
 			starts[e] = tm.Out(name + "_valid").And(ready)
@@ -142,9 +143,9 @@ func (b *top) build() error {
 
 	// DMA engines: their buffer addresses span every slice.
 	xw := c.ExtAddrWidth
-	di.Connect("t_op", field("dma_in", "op", 2)).Connect("t_src", field("dma_in", "src", xw)).
+	di.Connect("t_op", field("dma_in", "op", isa.DMAIn.OpWidth())).Connect("t_src", field("dma_in", "src", xw)).
 		Connect("t_dst", field("dma_in", "dst", max(aw, ww)+sl))
-	do.Connect("t_op", field("dma_out", "op", 1)).Connect("t_src", field("dma_out", "src", aw+sl)).
+	do.Connect("t_op", field("dma_out", "op", isa.DMAOut.OpWidth())).Connect("t_src", field("dma_out", "src", aw+sl)).
 		Connect("t_dst", field("dma_out", "dst", xw))
 	for _, d := range []string{"d0", "d1", "d2"} {
 		di.Connect("t_"+d, field("dma_in", d, 16))
@@ -153,23 +154,23 @@ func (b *top) build() error {
 
 	// NEs: every one sees the task; the addresses are slice-relative.
 	for _, ne := range nes {
-		ne.Connect("t_op", field("ne", "op", 2)).Connect("t_src", field("ne", "src", aw)).
+		ne.Connect("t_op", field("ne", "op", isa.NE.OpWidth())).Connect("t_src", field("ne", "src", aw)).
 			Connect("t_aux", field("ne", "aux", ww)).Connect("t_dst", field("ne", "dst", pw))
 		for _, d := range []string{"d0", "d1", "d2"} {
 			ne.Connect("t_"+d, field("ne", d, 16))
 		}
 		for _, f := range c.NEParams().Fields {
-			if f.Name != EngineField {
+			if f.Name != isa.EngineField {
 				ne.Connect("t_"+f.Name, np[f.Name])
 			}
 		}
 	}
 
 	// Planar engine: descriptor operands and packed params onto its fields.
-	pp := c.PlanarParams().Slice(param("planar"))
+	pp := sliceParams(c.PlanarParams(), param("planar"))
 	for _, f := range c.Planar().Fields() {
 		var v *hdl.Expr
-		if operand := PlanarFieldOperand(f.Name); operand == "param" {
+		if operand := isa.PlanarFieldOperand(f.Name); operand == "param" {
 			v = pp[f.Name]
 		} else {
 			v = field("planar", operand, f.Type.Width)

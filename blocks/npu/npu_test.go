@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/hdl"
@@ -107,7 +108,7 @@ func (h *host) readLine(addr int) []int64 {
 }
 
 // push sends one descriptor to queue 0 and returns its ID.
-func (h *host) push(d taskmgr.Descriptor) uint64 {
+func (h *host) push(d isa.Descriptor) uint64 {
 	h.t.Helper()
 	d.ID = uint64(h.ids)
 	h.ids++
@@ -143,33 +144,13 @@ func (h *host) wait(limit int) int {
 	return n
 }
 
-func (h *host) planarDesc(tk planar.Task, deps ...uint64) taskmgr.Descriptor {
+func (h *host) planarDesc(tk planar.Task, deps ...uint64) isa.Descriptor {
 	h.t.Helper()
-	fields, err := tk.Encode(h.c.Planar())
+	d, err := h.c.Codec().Encode(isa.PlanarTask{Task: tk})
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	vals := map[string]uint64{}
-	d := taskmgr.Descriptor{Engine: taskmgr.Planar, Op: uint8(tk.Op), Deps: deps}
-	for _, f := range fields {
-		switch PlanarFieldOperand(f.Name) {
-		case "param":
-			vals[f.Name] = f.Value
-		case "src":
-			d.Src = f.Value
-		case "aux":
-			d.Aux = f.Value
-		case "dst":
-			d.Dst = f.Value
-		case "d0":
-			d.D0 = f.Value
-		case "d1":
-			d.D1 = f.Value
-		}
-	}
-	if d.Param, err = h.c.PlanarParams().Pack(vals); err != nil {
-		h.t.Fatal(err)
-	}
+	d.Deps = deps
 	return d
 }
 
@@ -214,12 +195,12 @@ func TestNPUGEMMByHand(t *testing.T) {
 		h.writeLine(64+k, B[k])
 	}
 	start := h.s.Sim.Cycle()
-	t0 := h.push(taskmgr.Descriptor{Engine: taskmgr.DMAIn, Op: 1, Src: 0, Dst: 0, D0: M, D1: 1})
-	t1 := h.push(taskmgr.Descriptor{Engine: taskmgr.DMAIn, Op: 2, Src: 64, Dst: 0, D0: K, D1: 1})
-	t2 := h.push(taskmgr.Descriptor{Engine: taskmgr.NE, Op: 1, Src: 0, Aux: 0, Dst: 0, D0: M, D1: 1, D2: 1, Deps: []uint64{t0, t1},
+	t0 := h.push(isa.Descriptor{Engine: isa.DMAIn, Op: 1, Src: 0, Dst: 0, D0: M, D1: 1})
+	t1 := h.push(isa.Descriptor{Engine: isa.DMAIn, Op: 2, Src: 64, Dst: 0, D0: K, D1: 1})
+	t2 := h.push(isa.Descriptor{Engine: isa.NE, Op: 1, Src: 0, Aux: 0, Dst: 0, D0: M, D1: 1, D2: 1, Deps: []uint64{t0, t1},
 		Param: h.neParams(map[string]uint64{"kh": 1, "kw": 1, "stride": 1, "oh": M, "ow": 1})})
 	t3 := h.push(h.planarDesc(planar.Task{Op: planar.OpAct, Mask: 0xf, Src: 0, Dst: 100, H: 1, W: M, Scale: 1}, t2))
-	h.push(taskmgr.Descriptor{Engine: taskmgr.DMAOut, Op: 1, Src: 100, Dst: 200, D0: M, D1: 1, Deps: []uint64{t3}})
+	h.push(isa.Descriptor{Engine: isa.DMAOut, Op: 1, Src: 100, Dst: 200, D0: M, D1: 1, Deps: []uint64{t3}})
 	h.wait(5000)
 	t.Logf("%d cycles", h.s.Sim.Cycle()-start)
 	got := make([][]int64, M)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 )
 
@@ -24,8 +25,8 @@ func TestMalformedDescriptors(t *testing.T) {
 		errID   uint64
 	}{
 		{"unknown engine", func(v map[string]uint64) { v["engine"] = 5 }, taskmgr.ErrEngine, bad},
-		{"unknown op", func(v map[string]uint64) { v["engine"], v["op"] = uint64(taskmgr.NE), 9 }, taskmgr.ErrOp, bad},
-		{"op of another engine", func(v map[string]uint64) { v["engine"], v["op"] = uint64(taskmgr.DMAOut), 2 }, taskmgr.ErrOp, bad},
+		{"unknown op", func(v map[string]uint64) { v["engine"], v["op"] = uint64(isa.NE), 9 }, taskmgr.ErrOp, bad},
+		{"op of another engine", func(v map[string]uint64) { v["engine"], v["op"] = uint64(isa.DMAOut), 2 }, taskmgr.ErrOp, bad},
 		{"too many dependencies", func(v map[string]uint64) { v["ndeps"] = 3 }, taskmgr.ErrNDeps, bad},
 		{"depends on itself", func(v map[string]uint64) { v["ndeps"], v["dep0"] = 1, bad }, taskmgr.ErrDepWindow, bad},
 		{"depends on a later task", func(v map[string]uint64) { v["ndeps"], v["dep1"] = 2, bad+1 }, taskmgr.ErrDepWindow, bad},

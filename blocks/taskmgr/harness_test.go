@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/toolchain"
@@ -33,11 +34,11 @@ func minimalConfig() taskmgr.Config {
 type task struct {
 	name  string
 	queue int
-	desc  taskmgr.Descriptor // what the engine must receive (for a well-formed task)
-	raw   *big.Int           // the bits pushed; Encode(desc) unless the test builds a malformed one
-	lat   int                // cycles the engine model spends on it
-	skip  bool               // the task manager must not dispatch it (malformed, or after an error)
-	prog  int                // index in its queue's program
+	desc  isa.Descriptor // what the engine must receive (for a well-formed task)
+	raw   *big.Int       // the bits pushed; Encode(desc) unless the test builds a malformed one
+	lat   int            // cycles the engine model spends on it
+	skip  bool           // the task manager must not dispatch it (malformed, or after an error)
+	prog  int            // index in its queue's program
 	deps  []*task
 
 	pushed, dispatch, start, done int // cycles; dispatch -1 until dispatched
@@ -76,7 +77,7 @@ type bench struct {
 	hostIdle  float64         // chance the host leaves a cycle without a new push
 	byKey     map[key][]*task // IDs wrap: every task with that queue and ID, in program order
 	blocked   int             // cycles with cmd_valid high and cmd_ready low
-	eng       [taskmgr.NumEngines]*engineModel
+	eng       [isa.NumEngines]*engineModel
 	errors    int
 	maxErrors int
 }
@@ -186,7 +187,7 @@ func (b *bench) step() {
 	b.poke("cmd_valid", map[bool]uint64{true: 1}[b.showing])
 	// engines
 	for e, m := range b.eng {
-		name := taskmgr.Engines[e].Name
+		name := isa.Engines[e].Name
 		done := len(m.inside) > 0 && m.inside[0].done == b.cycle
 		b.poke(name+"_done", map[bool]uint64{true: 1}[done])
 		m.ready = len(m.inside) < m.depth && b.rng.Float64() >= m.stall
@@ -203,11 +204,11 @@ func (b *bench) step() {
 		}
 	}
 	for e, m := range b.eng {
-		name := taskmgr.Engines[e].Name
+		name := isa.Engines[e].Name
 		if b.peek(name+"_valid") == 0 || !m.ready {
 			continue
 		}
-		b.dispatched(taskmgr.Engine(e), m)
+		b.dispatched(isa.Engine(e), m)
 	}
 	b.rec.Step(1)
 	for _, m := range b.eng {
@@ -218,7 +219,7 @@ func (b *bench) step() {
 	b.cycle++
 }
 
-func (b *bench) dispatched(e taskmgr.Engine, m *engineModel) {
+func (b *bench) dispatched(e isa.Engine, m *engineModel) {
 	name := e.String()
 	k := key{int(b.peek(name + "_queue")), int(b.peek(name + "_id"))}
 	var tk *task // the oldest task with this ID not yet dispatched
@@ -304,7 +305,7 @@ func (b *bench) pending() string {
 // status counters agree.
 func (b *bench) check() {
 	b.t.Helper()
-	perEngine := [taskmgr.NumEngines]int{}
+	perEngine := [isa.NumEngines]int{}
 	for _, tk := range b.tasks {
 		if tk.skip {
 			continue
@@ -337,11 +338,11 @@ func (b *bench) check() {
 				}
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
-				b.errorf("engine %s queue %d: program positions in dispatch order differ from program order (-want +got):\n%s", taskmgr.Engine(e), q, diff)
+				b.errorf("engine %s queue %d: program positions in dispatch order differ from program order (-want +got):\n%s", isa.Engine(e), q, diff)
 			}
 		}
-		if got := b.peek(taskmgr.Engine(e).String() + "_completed"); got != uint64(perEngine[e]) {
-			b.errorf("%s_completed = %d, want %d", taskmgr.Engine(e), got, perEngine[e])
+		if got := b.peek(isa.Engine(e).String() + "_completed"); got != uint64(perEngine[e]) {
+			b.errorf("%s_completed = %d, want %d", isa.Engine(e), got, perEngine[e])
 		}
 	}
 }
@@ -359,7 +360,7 @@ func (b *bench) crossCheck() {
 
 // randomOperands fills the engine operands with random values of their
 // widths (the decoder test's payload).
-func randomOperands(rng *rand.Rand, lay *taskmgr.Layout, d *taskmgr.Descriptor) {
+func randomOperands(rng *rand.Rand, lay *taskmgr.Layout, d *isa.Descriptor) {
 	r := func(name string) uint64 {
 		f, _ := lay.Field(name)
 		if f.Width >= 64 {
@@ -387,10 +388,10 @@ func randomProgram(rng *rand.Rand, lay *taskmgr.Layout, queue, n, maxLat int) []
 	cfg := lay.Config
 	var prog []*task
 	for i := 0; i < n; i++ {
-		e := taskmgr.Engine(rng.IntN(taskmgr.NumEngines))
-		ops := taskmgr.Engines[e].Ops
+		e := isa.Engine(rng.IntN(isa.NumEngines))
+		ops := isa.Engines[e].Ops
 		tk := &task{name: fmt.Sprintf("q%d.t%d", queue, i), queue: queue, prog: i, lat: 1 + rng.IntN(maxLat)}
-		tk.desc = taskmgr.Descriptor{ID: uint64(i) % (1 << cfg.IDBits), Engine: e, Op: ops[rng.IntN(len(ops))].Code}
+		tk.desc = isa.Descriptor{ID: uint64(i) % (1 << cfg.IDBits), Engine: e, Op: ops[rng.IntN(len(ops))].Code}
 		if i > 0 {
 			for j := rng.IntN(cfg.MaxDeps + 1); j > 0; j-- {
 				back := 1 + rng.IntN(min(cfg.Window-1, i))

@@ -2,29 +2,12 @@ package taskmgr
 
 import (
 	"fmt"
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"math/big"
 	"strings"
 
 	"github.com/hwgen/hwgen/hdl"
 )
-
-// Descriptor is one task as the compiler writes it. Layout.Encode turns it
-// into the bits pushed through the command port; the hardware decoder
-// slices the same bits with the same Layout.
-type Descriptor struct {
-	ID     uint64   // task ID: the queue's previous task ID + 1 (mod 2^id_bits)
-	Engine Engine   // which engine runs it
-	Op     uint8    // operation code of that engine (Engines[Engine].Ops)
-	Flags  uint64   // debug flags, handed to the engine unchanged
-	Deps   []uint64 // IDs of earlier tasks of the same queue this one waits for
-	Src    uint64   // address operands (meaning per engine and op)
-	Aux    uint64
-	Dst    uint64
-	D0     uint64 // size operands
-	D1     uint64
-	D2     uint64
-	Param  []uint64 // packed op parameters, 64 bits per word, least significant word first
-}
 
 // fieldSpec is one entry of the descriptor definition. The list below is
 // the only place the descriptor is defined: offsets, the Go encoder and
@@ -38,8 +21,8 @@ type fieldSpec struct {
 	widthAt func(Config, int) int // width of repetition i, when it differs between repetitions
 	engine  bool                  // the engine receives it on its dispatch port
 	doc     string
-	get     func(d *Descriptor, i int) uint64
-	set     func(d *Descriptor, i int, v uint64)
+	get     func(d *isa.Descriptor, i int) uint64
+	set     func(d *isa.Descriptor, i int, v uint64)
 }
 
 func fixed(w int) func(Config) int { return func(Config) int { return w } }
@@ -56,60 +39,60 @@ func ndepsBits(c Config) int { return hdl.ClogWidth(c.MaxDeps + 1) }
 var descriptorSpec = []fieldSpec{
 	{name: "id", width: func(c Config) int { return c.IDBits }, engine: true,
 		doc: "task ID; consecutive within a queue (mod 2^id_bits), checked by the hardware",
-		get: func(d *Descriptor, _ int) uint64 { return d.ID }, set: func(d *Descriptor, _ int, v uint64) { d.ID = v }},
-	{name: "engine", width: fixed(EngineBits),
+		get: func(d *isa.Descriptor, _ int) uint64 { return d.ID }, set: func(d *isa.Descriptor, _ int, v uint64) { d.ID = v }},
+	{name: "engine", width: fixed(isa.EngineBits),
 		doc: "engine: 0 dma_in, 1 ne, 2 planar, 3 dma_out; 4..7 are malformed",
-		get: func(d *Descriptor, _ int) uint64 { return uint64(d.Engine) }, set: func(d *Descriptor, _ int, v uint64) { d.Engine = Engine(v) }},
-	{name: "op", width: fixed(OpBits), engine: true,
+		get: func(d *isa.Descriptor, _ int) uint64 { return uint64(d.Engine) }, set: func(d *isa.Descriptor, _ int, v uint64) { d.Engine = isa.Engine(v) }},
+	{name: "op", width: fixed(isa.OpBits), engine: true,
 		doc: "operation code of the engine (see the operation table); an unknown code is malformed",
-		get: func(d *Descriptor, _ int) uint64 { return uint64(d.Op) }, set: func(d *Descriptor, _ int, v uint64) { d.Op = uint8(v) }},
+		get: func(d *isa.Descriptor, _ int) uint64 { return uint64(d.Op) }, set: func(d *isa.Descriptor, _ int, v uint64) { d.Op = isa.Op(v) }},
 	{name: "flags", width: func(c Config) int { return c.FlagBits }, engine: true,
 		doc: "debug flags, passed to the engine unchanged",
-		get: func(d *Descriptor, _ int) uint64 { return d.Flags }, set: func(d *Descriptor, _ int, v uint64) { d.Flags = v }},
+		get: func(d *isa.Descriptor, _ int) uint64 { return d.Flags }, set: func(d *isa.Descriptor, _ int, v uint64) { d.Flags = v }},
 	{name: "ndeps", width: ndepsBits,
 		doc: "number of valid dependency fields, 0..max_deps; more is malformed",
-		get: func(d *Descriptor, _ int) uint64 { return uint64(len(d.Deps)) },
-		set: func(d *Descriptor, _ int, v uint64) { d.Deps = make([]uint64, v) }},
+		get: func(d *isa.Descriptor, _ int) uint64 { return uint64(len(d.Deps)) },
+		set: func(d *isa.Descriptor, _ int, v uint64) { d.Deps = make([]uint64, v) }},
 	{name: "dep", count: func(c Config) int { return c.MaxDeps }, width: func(c Config) int { return c.IDBits },
 		doc: "ID of a task this one waits for: one of the window-1 tasks of the same queue before it, else malformed; fields at or above ndeps are ignored",
-		get: func(d *Descriptor, i int) uint64 {
+		get: func(d *isa.Descriptor, i int) uint64 {
 			if i < len(d.Deps) {
 				return d.Deps[i]
 			}
 			return 0
 		},
-		set: func(d *Descriptor, i int, v uint64) {
+		set: func(d *isa.Descriptor, i int, v uint64) {
 			if i < len(d.Deps) {
 				d.Deps[i] = v
 			}
 		}},
 	{name: "src", width: func(c Config) int { return c.AddrBits }, engine: true,
 		doc: "source address",
-		get: func(d *Descriptor, _ int) uint64 { return d.Src }, set: func(d *Descriptor, _ int, v uint64) { d.Src = v }},
+		get: func(d *isa.Descriptor, _ int) uint64 { return d.Src }, set: func(d *isa.Descriptor, _ int, v uint64) { d.Src = v }},
 	{name: "aux", width: func(c Config) int { return c.AddrBits }, engine: true,
 		doc: "second source address (weights, second operand)",
-		get: func(d *Descriptor, _ int) uint64 { return d.Aux }, set: func(d *Descriptor, _ int, v uint64) { d.Aux = v }},
+		get: func(d *isa.Descriptor, _ int) uint64 { return d.Aux }, set: func(d *isa.Descriptor, _ int, v uint64) { d.Aux = v }},
 	{name: "dst", width: func(c Config) int { return c.AddrBits }, engine: true,
 		doc: "destination address",
-		get: func(d *Descriptor, _ int) uint64 { return d.Dst }, set: func(d *Descriptor, _ int, v uint64) { d.Dst = v }},
+		get: func(d *isa.Descriptor, _ int) uint64 { return d.Dst }, set: func(d *isa.Descriptor, _ int, v uint64) { d.Dst = v }},
 	{name: "d0", width: func(c Config) int { return c.DimBits }, engine: true,
 		doc: "first size operand",
-		get: func(d *Descriptor, _ int) uint64 { return d.D0 }, set: func(d *Descriptor, _ int, v uint64) { d.D0 = v }},
+		get: func(d *isa.Descriptor, _ int) uint64 { return d.D0 }, set: func(d *isa.Descriptor, _ int, v uint64) { d.D0 = v }},
 	{name: "d1", width: func(c Config) int { return c.DimBits }, engine: true,
 		doc: "second size operand",
-		get: func(d *Descriptor, _ int) uint64 { return d.D1 }, set: func(d *Descriptor, _ int, v uint64) { d.D1 = v }},
+		get: func(d *isa.Descriptor, _ int) uint64 { return d.D1 }, set: func(d *isa.Descriptor, _ int, v uint64) { d.D1 = v }},
 	{name: "d2", width: func(c Config) int { return c.DimBits }, engine: true,
 		doc: "third size operand",
-		get: func(d *Descriptor, _ int) uint64 { return d.D2 }, set: func(d *Descriptor, _ int, v uint64) { d.D2 = v }},
+		get: func(d *isa.Descriptor, _ int) uint64 { return d.D2 }, set: func(d *isa.Descriptor, _ int, v uint64) { d.D2 = v }},
 	{name: "param", count: paramWords, plain: true, widthAt: paramWidth, engine: true,
 		doc: "packed operation parameters (the engine's parameter layout), 64 bits per word",
-		get: func(d *Descriptor, i int) uint64 {
+		get: func(d *isa.Descriptor, i int) uint64 {
 			if i < len(d.Param) {
 				return d.Param[i]
 			}
 			return 0
 		},
-		set: func(d *Descriptor, i int, v uint64) {
+		set: func(d *isa.Descriptor, i int, v uint64) {
 			if v == 0 && i >= len(d.Param) {
 				return
 			}
@@ -226,8 +209,8 @@ func (l *Layout) Unpack(bits *big.Int) map[string]uint64 {
 // and operation, has at most max_deps dependencies and that every value
 // fits its field, and returns the descriptor bits. (Whether the ID and the
 // dependencies suit the program is checked by the hardware.)
-func (l *Layout) Encode(d Descriptor) (*big.Int, error) {
-	if int(d.Engine) >= NumEngines {
+func (l *Layout) Encode(d isa.Descriptor) (*big.Int, error) {
+	if int(d.Engine) >= isa.NumEngines {
 		return nil, fmt.Errorf("taskmgr: task %d: unknown engine %d", d.ID, d.Engine)
 	}
 	if !d.Engine.ValidOp(d.Op) {
@@ -249,12 +232,12 @@ func (l *Layout) Encode(d Descriptor) (*big.Int, error) {
 
 // Decode is Encode backwards (for tools and tests). A dependency count
 // above max_deps decodes as max_deps dependencies.
-func (l *Layout) Decode(bits *big.Int) Descriptor {
+func (l *Layout) Decode(bits *big.Int) isa.Descriptor {
 	vals := l.Unpack(bits)
 	if vals["ndeps"] > uint64(l.Config.MaxDeps) {
 		vals["ndeps"] = uint64(l.Config.MaxDeps)
 	}
-	var d Descriptor
+	var d isa.Descriptor
 	for i, f := range l.Fields { // ndeps precedes the deps, so Deps is sized first
 		l.refs[i].spec.set(&d, l.refs[i].i, vals[f.Name])
 	}
@@ -299,7 +282,7 @@ func (l *Layout) Markdown() string {
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", bits, f.Name, f.Width, to, doc)
 	}
 	b.WriteString("\n| engine | code | op | op code | operands |\n|---|---|---|---|---|\n")
-	for _, e := range Engines {
+	for _, e := range isa.Engines {
 		for _, op := range e.Ops {
 			fmt.Fprintf(&b, "| %s | %d | %s | %d | %s |\n", e.Name, e.Engine, op.Name, op.Code, op.Doc)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 )
 
@@ -88,14 +89,14 @@ func TestEncodeRejects(t *testing.T) {
 	lay := taskmgr.DefaultLayout()
 	cases := []struct {
 		name string
-		d    taskmgr.Descriptor
+		d    isa.Descriptor
 		want string
 	}{
-		{"unknown engine", taskmgr.Descriptor{ID: 1, Engine: 4}, "unknown engine 4"},
-		{"unknown op", taskmgr.Descriptor{ID: 2, Engine: taskmgr.NE, Op: 7}, "engine ne has no operation 7"},
-		{"too many deps", taskmgr.Descriptor{ID: 3, Deps: []uint64{1, 2, 3, 4, 5}}, "5 dependencies, max_deps is 4"},
-		{"address too wide", taskmgr.Descriptor{ID: 4, Src: 1 << 32}, "field src = 4294967296 does not fit 32 bits"},
-		{"id too wide", taskmgr.Descriptor{ID: 1 << 16}, "field id = 65536 does not fit 16 bits"},
+		{"unknown engine", isa.Descriptor{ID: 1, Engine: 4}, "unknown engine 4"},
+		{"unknown op", isa.Descriptor{ID: 2, Engine: isa.NE, Op: 7}, "engine ne has no operation 7"},
+		{"too many deps", isa.Descriptor{ID: 3, Deps: []uint64{1, 2, 3, 4, 5}}, "5 dependencies, max_deps is 4"},
+		{"address too wide", isa.Descriptor{ID: 4, Src: 1 << 32}, "field src = 4294967296 does not fit 32 bits"},
+		{"id too wide", isa.Descriptor{ID: 1 << 16}, "field id = 65536 does not fit 16 bits"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,25 +129,25 @@ func TestDecodeMalformedCount(t *testing.T) {
 // The engine table: op codes fit the op field, names and codes are unique,
 // and every code looks up.
 func TestEngineTable(t *testing.T) {
-	for e, def := range taskmgr.Engines {
-		if def.Engine != taskmgr.Engine(e) {
+	for e, def := range isa.Engines {
+		if def.Engine != isa.Engine(e) {
 			t.Errorf("Engines[%d] is engine %d", e, def.Engine)
 		}
-		seen := map[uint8]bool{}
+		seen := map[isa.Op]bool{}
 		for _, op := range def.Ops {
-			if op.Code >= 1<<taskmgr.OpBits || seen[op.Code] {
+			if op.Code >= 1<<isa.OpBits || seen[op.Code] {
 				t.Errorf("%s: op %s code %d out of range or repeated", def.Name, op.Name, op.Code)
 			}
 			seen[op.Code] = true
-			if c, ok := taskmgr.Engine(e).OpCode(op.Name); !ok || c != op.Code || !taskmgr.Engine(e).ValidOp(op.Code) {
+			if c, ok := isa.Engine(e).OpCode(op.Name); !ok || c != op.Code || !isa.Engine(e).ValidOp(op.Code) {
 				t.Errorf("%s: lookup of %s gives %d %v", def.Name, op.Name, c, ok)
 			}
 		}
-		if taskmgr.Engine(e).ValidOp(15) {
+		if isa.Engine(e).ValidOp(15) {
 			t.Errorf("%s accepts op 15", def.Name)
 		}
 	}
-	if taskmgr.Engine(5).ValidOp(0) {
+	if isa.Engine(5).ValidOp(0) {
 		t.Errorf("engine 5 accepts op 0")
 	}
 }
@@ -193,7 +194,7 @@ func TestWideParam(t *testing.T) {
 	if diff := cmp.Diff([]string{"param0:64", "param1:64", "param2:22"}, got); diff != "" {
 		t.Errorf("param fields (-want +got):\n%s", diff)
 	}
-	d := taskmgr.Descriptor{ID: 3, Engine: taskmgr.Planar, Op: 4, Param: []uint64{1<<63 | 5, 7, 1<<21 | 1}}
+	d := isa.Descriptor{ID: 3, Engine: isa.Planar, Op: 4, Param: []uint64{1<<63 | 5, 7, 1<<21 | 1}}
 	bits, err := lay.Encode(d)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 )
 
@@ -56,11 +57,11 @@ func measureScenario(t *testing.T, name string, prog []*task, depth int) measure
 
 // chain builds n tasks; engineOf picks each task's engine, dep says whether
 // it depends on the task before it.
-func chain(n int, lat func(i int) int, engineOf func(i int) taskmgr.Engine, dep bool) []*task {
+func chain(n int, lat func(i int) int, engineOf func(i int) isa.Engine, dep bool) []*task {
 	var prog []*task
 	for i := 0; i < n; i++ {
 		tk := &task{name: fmt.Sprintf("t%d", i), prog: i, lat: lat(i),
-			desc: taskmgr.Descriptor{ID: uint64(i), Engine: engineOf(i), Src: uint64(i)}}
+			desc: isa.Descriptor{ID: uint64(i), Engine: engineOf(i), Src: uint64(i)}}
 		if dep && i > 0 {
 			tk.deps = []*task{prog[i-1]}
 			tk.desc.Deps = []uint64{uint64(i - 1)}
@@ -99,8 +100,8 @@ func within(xs []int, lo, hi int) bool {
 func TestMeasure(t *testing.T) {
 	varied := func(i int) int { return 1 + (i*7)%8 } // 1..8 cycles, fixed so the table is reproducible
 	one := func(int) int { return 1 }
-	ne := func(int) taskmgr.Engine { return taskmgr.NE }
-	round := func(i int) taskmgr.Engine { return taskmgr.Engine(i % taskmgr.NumEngines) }
+	ne := func(int) isa.Engine { return isa.NE }
+	round := func(i int) isa.Engine { return isa.Engine(i % isa.NumEngines) }
 	rows := []measurement{
 		measureScenario(t, "chain across engines (each task waits for the previous, on another engine)", chain(64, varied, round, true), 2),
 		measureScenario(t, "chain on one engine (each NE task waits for the previous)", chain(64, varied, ne, true), 2),

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 )
 
@@ -82,19 +83,19 @@ func TestRandomGraphs(t *testing.T) {
 // order. TC3 (five sub-tasks' worth) is long; TC4 follows TC3 and is
 // listed before TP2..TP5, which only depend on TC2 and on each other.
 func workedExample() []*task {
-	conv, pool := uint8(2), uint8(3)
-	mk := func(name string, e taskmgr.Engine, op uint8, lat int, deps ...*task) *task {
-		return &task{name: name, desc: taskmgr.Descriptor{Engine: e, Op: op}, lat: lat, deps: deps}
+	conv, pool := isa.NEConv, isa.PlanarPool
+	mk := func(name string, e isa.Engine, op isa.Op, lat int, deps ...*task) *task {
+		return &task{name: name, desc: isa.Descriptor{Engine: e, Op: op}, lat: lat, deps: deps}
 	}
-	tc1 := mk("TC1", taskmgr.NE, conv, 10)
-	tp1 := mk("TP1", taskmgr.Planar, pool, 6, tc1)
-	tc2 := mk("TC2", taskmgr.NE, conv, 10, tp1)
-	tc3 := mk("TC3", taskmgr.NE, conv, 60, tp1)
-	tc4 := mk("TC4", taskmgr.NE, conv, 10, tc3)
-	tp2 := mk("TP2", taskmgr.Planar, pool, 8, tc2)
-	tp3 := mk("TP3", taskmgr.Planar, pool, 8, tp2)
-	tp4 := mk("TP4", taskmgr.Planar, pool, 8, tp3)
-	tp5 := mk("TP5", taskmgr.Planar, pool, 8, tp4)
+	tc1 := mk("TC1", isa.NE, conv, 10)
+	tp1 := mk("TP1", isa.Planar, pool, 6, tc1)
+	tc2 := mk("TC2", isa.NE, conv, 10, tp1)
+	tc3 := mk("TC3", isa.NE, conv, 60, tp1)
+	tc4 := mk("TC4", isa.NE, conv, 10, tc3)
+	tp2 := mk("TP2", isa.Planar, pool, 8, tc2)
+	tp3 := mk("TP3", isa.Planar, pool, 8, tp2)
+	tp4 := mk("TP4", isa.Planar, pool, 8, tp3)
+	tp5 := mk("TP5", isa.Planar, pool, 8, tp4)
 	prog := []*task{tc1, tp1, tc2, tc3, tc4, tp2, tp3, tp4, tp5}
 	for i, tk := range prog {
 		tk.prog, tk.desc.ID = i, uint64(i)
@@ -235,11 +236,11 @@ func TestDecoder(t *testing.T) {
 func TestWindowFull(t *testing.T) {
 	cfg := smallConfig()
 	b := newBench(t, cfg, 12)
-	prog := chain(3*cfg.Window, func(i int) int { return 2 }, func(i int) taskmgr.Engine {
-		return []taskmgr.Engine{taskmgr.DMAIn, taskmgr.DMAOut}[i%2]
+	prog := chain(3*cfg.Window, func(i int) int { return 2 }, func(i int) isa.Engine {
+		return []isa.Engine{isa.DMAIn, isa.DMAOut}[i%2]
 	}, false)
-	prog[0].desc.Engine, prog[0].lat = taskmgr.NE, 300
-	prog[1].desc.Engine, prog[1].deps, prog[1].desc.Deps = taskmgr.Planar, prog[:1], []uint64{0}
+	prog[0].desc.Engine, prog[0].lat = isa.NE, 300
+	prog[1].desc.Engine, prog[1].deps, prog[1].desc.Deps = isa.Planar, prog[:1], []uint64{0}
 	for _, tk := range prog {
 		b.add(tk)
 	}
@@ -263,7 +264,7 @@ func TestPriority(t *testing.T) {
 		m.stall = 1 // engines refuse work until the queues are loaded
 	}
 	mk := func(q int) []*task {
-		prog := chain(4, func(int) int { return 3 }, func(int) taskmgr.Engine { return taskmgr.NE }, false)
+		prog := chain(4, func(int) int { return 3 }, func(int) isa.Engine { return isa.NE }, false)
 		for _, tk := range prog {
 			tk.queue, tk.name = q, fmt.Sprintf("q%d.%s", q, tk.name)
 		}
@@ -282,7 +283,7 @@ func TestPriority(t *testing.T) {
 	b.run(1000)
 	b.check()
 	var got []string
-	for _, tk := range b.eng[taskmgr.NE].order {
+	for _, tk := range b.eng[isa.NE].order {
 		got = append(got, tk.name)
 	}
 	want := []string{"q1.t0", "q1.t1", "q0.t0", "q0.t1", "q0.t2", "q0.t3", "q1.t2", "q1.t3"}

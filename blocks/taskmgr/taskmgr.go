@@ -2,6 +2,7 @@ package taskmgr
 
 import (
 	"fmt"
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 
 	"github.com/hwgen/hwgen/hdl"
 )
@@ -74,9 +75,9 @@ func (b *builder) build() {
 	cmdQueue := m.Input("cmd_queue", hdl.UInt(b.qb))
 	cmdDesc := m.Input("cmd_desc", hdl.UInt(b.lay.Width))
 	errClear := m.Input("err_clear", hdl.Bool)
-	ready := make([]*hdl.Signal, NumEngines)
-	done := make([]*hdl.Signal, NumEngines)
-	for e, def := range Engines {
+	ready := make([]*hdl.Signal, isa.NumEngines)
+	done := make([]*hdl.Signal, isa.NumEngines)
+	for e, def := range isa.Engines {
 		ready[e] = m.Input(def.Name+"_ready", hdl.Bool)
 		done[e] = m.Input(def.Name+"_done", hdl.Bool)
 	}
@@ -144,10 +145,10 @@ func (b *builder) build() {
 	f := b.lay.Slice(head)
 	engine, op, ndeps := f["engine"], f["op"], f["ndeps"]
 	badID := f["id"].Ne(seqSel)
-	badEngine := engine.Ge(hdl.U(EngineBits, NumEngines))
-	var opMask *hdl.Expr = hdl.U(1<<OpBits, 0)
-	for e := NumEngines - 1; e >= 0; e-- {
-		opMask = hdl.Mux(engine.Eq(hdl.U(EngineBits, uint64(e))), hdl.U(1<<OpBits, Engine(e).opMask()), opMask)
+	badEngine := engine.Ge(hdl.U(isa.EngineBits, isa.NumEngines))
+	var opMask *hdl.Expr = hdl.U(1<<isa.OpBits, 0)
+	for e := isa.NumEngines - 1; e >= 0; e-- {
+		opMask = hdl.Mux(engine.Eq(hdl.U(isa.EngineBits, uint64(e))), hdl.U(1<<isa.OpBits, isa.Engine(e).OpMask()), opMask)
 	}
 	badOp := opMask.Shr(op).Bit(0).Not()
 	var badNDeps *hdl.Expr = hdl.U(1, 0)
@@ -180,12 +181,12 @@ func (b *builder) build() {
 	// ---- engine slots: issued tasks waiting for their dependencies ----
 	rec := b.slotRecord()
 	slotMod := shiftFIFO("taskmgr_slots", c.EngineSlots, rec.width)
-	slots := make([]*hdl.Instance, NumEngines)
+	slots := make([]*hdl.Instance, isa.NumEngines)
 	var targetFull *hdl.Expr = hdl.U(1, 0)
-	isEngine := make([]*hdl.Expr, NumEngines)
-	for e, def := range Engines {
+	isEngine := make([]*hdl.Expr, isa.NumEngines)
+	for e, def := range isa.Engines {
 		slots[e] = m.Instance("slots_"+def.Name, slotMod)
-		isEngine[e] = engine.Eq(hdl.U(EngineBits, uint64(e)))
+		isEngine[e] = engine.Eq(hdl.U(isa.EngineBits, uint64(e)))
 		targetFull = targetFull.Or(isEngine[e].And(slots[e].Out("full")))
 	}
 	retireMode := malformed.Or(skipSel)
@@ -232,8 +233,8 @@ func (b *builder) build() {
 
 	// ---- dispatch ----
 	outMod := shiftFIFO("taskmgr_outstanding", c.Outstanding, b.qb+b.n)
-	outs := make([]*hdl.Instance, NumEngines)
-	for e, def := range Engines {
+	outs := make([]*hdl.Instance, isa.NumEngines)
+	for e, def := range isa.Engines {
 		outs[e] = m.Instance("outstanding_"+def.Name, outMod)
 		ov := &outs[e].Out("valid").Expr
 		oh := &outs[e].Out("head").Expr
@@ -242,7 +243,7 @@ func (b *builder) build() {
 		b.compIx = append(b.compIx, oh.Slice(b.n-1, 0))
 	}
 	var idle *hdl.Expr = anyValid.Not()
-	for e, def := range Engines {
+	for e, def := range isa.Engines {
 		p := def.Name + "_"
 		s, o := slots[e], outs[e]
 		h := rec.slice(s.Out("head"))
@@ -272,7 +273,7 @@ func (b *builder) build() {
 	for q := 0; q < c.Queues; q++ {
 		qc := hdl.U(b.qb, uint64(q))
 		set := hdl.Mux(retire.And(sel[q]), onehot(seqSel.Trunc(b.n)), zero)
-		for e := 0; e < NumEngines; e++ {
+		for e := 0; e < isa.NumEngines; e++ {
 			set = set.Or(hdl.Mux(b.comp[e].And(b.compQ[e].Eq(qc)), onehot(b.compIx[e]), zero))
 		}
 		// The base (oldest incomplete task) moves over completed tasks one
@@ -319,7 +320,7 @@ func (b *builder) depsDone(h map[string]*hdl.Expr) *hdl.Expr {
 		// tells whether the dependency is older than the base.
 		older := dl.Sub(base).Trunc(b.l).Bit(b.l - 1)
 		d := older.Or(bits.Shr(ix).Bit(0))
-		for e := 0; e < NumEngines; e++ {
+		for e := 0; e < isa.NumEngines; e++ {
 			d = d.Or(b.comp[e].And(b.compQ[e].Eq(hq)).And(b.compIx[e].Eq(ix)))
 		}
 		ok = ok.And(h["depmask"].Bit(i).Not().Or(d))

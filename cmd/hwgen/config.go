@@ -45,15 +45,8 @@ func (c *configCmd) Run() error {
 			return usageError{err}
 		}
 		fmt.Print(lay.Markdown())
-		for _, p := range []struct {
-			name string
-			l    npu.ParamLayout
-		}{{"ne (conv, gemm)", cfg.NEParams()}, {"planar", cfg.PlanarParams()}} {
-			fmt.Printf("\nParam layout of %s: %d bits, field 0 at bit 0.\n\n| bits | field |\n|---|---|\n", p.name, p.l.Width)
-			for _, f := range p.l.Fields {
-				fmt.Printf("| %d..%d | %s |\n", f.Offset+f.Width-1, f.Offset, f.Name)
-			}
-		}
+		isa := cfg.Codec()
+		fmt.Print("\n" + isa.NE.Markdown("ne (conv, gemm)") + "\n" + isa.Planar.Markdown("planar"))
 		return nil
 	}
 	enc := json.NewEncoder(os.Stdout)

@@ -48,7 +48,7 @@ import (
 	"sort"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/blocks/planar"
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/compiler/partition"
@@ -263,70 +263,45 @@ func Merge(cfg npu.Config, bands []*compiler.Program) (*compiler.Program, []int,
 
 // neCycles estimates an NE task's cycles (0 for other engines): passes ×
 // output pixels, a pass no shorter than its weight load.
-func neCycles(c npu.Config, d taskmgr.Descriptor) int64 {
-	if d.Engine != taskmgr.NE || d.Op == 0 {
+func neCycles(c npu.Config, d isa.Descriptor) int64 {
+	t, err := c.Codec().Decode(d)
+	conv, ok := t.(isa.Conv)
+	if err != nil || !ok {
 		return 0
 	}
-	v := c.NEParams().Unpack(d.Param)
-	passes := int64(max(d.D2, 1) * max(v["kh"], 1) * max(v["kw"], 1))
-	return passes*int64(max(v["oh"]*v["ow"], uint64(c.Rows+2))) + 20
+	return int64(max(conv.Passes(), 1))*int64(max(conv.OH*conv.OW, c.Rows+2)) + 20
 }
 
 // relocate moves band program b into slice i and external lines from
-// ext: every address operand and span, the NE tasks' engine field, and
-// the param words re-packed for cfg's layouts.
+// ext: every task through the instruction set (isa.Relocate; the NE
+// tasks name engine i) and every span by its memory's offset.
 func relocate(cfg npu.Config, b *compiler.Program, i, ext int) ([]compiler.Task, error) {
-	slice := b.Config
-	S, P, WD := uint64(i*cfg.StateDepth), uint64(i*cfg.PsumDepth), uint64(i*cfg.WeightDepth)
-	off := map[compiler.Mem]int{compiler.MemExt: ext, compiler.MemState: int(S), compiler.MemWeight: int(WD), compiler.MemPsum: int(P)}
-	spans := func(in []compiler.Span) []compiler.Span {
-		out := make([]compiler.Span, len(in))
+	from, to := b.Config.Codec(), cfg.Codec()
+	off := isa.Offsets{isa.MemExt: ext, isa.MemState: i * cfg.StateDepth, isa.MemWeight: i * cfg.WeightDepth, isa.MemPsum: i * cfg.PsumDepth}
+	spans := func(in []isa.Span) []isa.Span {
+		out := make([]isa.Span, len(in))
 		for k, s := range in {
-			out[k] = compiler.Span{Mem: s.Mem, Lo: s.Lo + off[s.Mem], Hi: s.Hi + off[s.Mem]}
+			out[k] = isa.Span{Mem: s.Mem, Lo: s.Lo + off[s.Mem], Hi: s.Hi + off[s.Mem]}
 		}
 		return out
 	}
 	out := make([]compiler.Task, len(b.Tasks))
 	for k, t := range b.Tasks {
-		d := t.Desc
-		d.Deps = append([]uint64(nil), d.Deps...)
-		var err error
-		switch d.Engine {
-		case taskmgr.DMAIn:
-			switch d.Op {
-			case 1:
-				d.Src, d.Dst = d.Src+uint64(ext), d.Dst+S
-			case 2:
-				d.Src, d.Dst = d.Src+uint64(ext), d.Dst+WD
-			}
-		case taskmgr.DMAOut:
-			if d.Op == 1 {
-				d.Src, d.Dst = d.Src+S, d.Dst+uint64(ext)
-			}
-		case taskmgr.NE:
-			v := slice.NEParams().Unpack(d.Param)
-			v[npu.EngineField] = uint64(i)
-			d.Param, err = cfg.NEParams().Pack(v)
-		case taskmgr.Planar:
-			v := slice.PlanarParams().Unpack(d.Param)
-			switch planar.Op(d.Op) {
-			case planar.OpAct, planar.OpWriteBack:
-				d.Src, d.Dst = d.Src+P, d.Dst+S
-			case planar.OpEltwise:
-				d.Src, d.Dst = d.Src+S, d.Dst+S
-				if v["scalar_operand"] == 0 {
-					d.Aux += S
-				}
-			case planar.OpPool, planar.OpReduce:
-				d.Src, d.Dst = d.Src+S, d.Dst+S
-			case planar.OpLoadParams:
-				d.Src += S
-			}
-			d.Param, err = cfg.PlanarParams().Pack(v)
-		}
+		task, err := from.Decode(t.Desc)
 		if err != nil {
 			return nil, fmt.Errorf("multi: band %d: %s: %w", i, t.Label, err)
 		}
+		task = isa.Relocate(task, off)
+		if conv, ok := task.(isa.Conv); ok {
+			conv.Unit = i
+			task = conv
+		}
+		d, err := to.Encode(task)
+		if err != nil {
+			return nil, fmt.Errorf("multi: band %d: %s: %w", i, t.Label, err)
+		}
+		d.Deps = append([]uint64(nil), t.Desc.Deps...)
+		d.ID, d.Flags = t.Desc.ID, t.Desc.Flags
 		out[k] = compiler.Task{Desc: d, Label: t.Label, Reads: spans(t.Reads), Writes: spans(t.Writes)}
 	}
 	return out, nil

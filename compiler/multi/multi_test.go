@@ -1,6 +1,7 @@
 package multi
 
 import (
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"math/rand/v2"
 	"testing"
 
@@ -192,16 +193,16 @@ func TestMergeRelocates(t *testing.T) {
 	for _, tk := range mp.Tasks {
 		band := int(tk.Label[1] - '0')
 		seen[tk.Label]++
-		for _, s := range append(append([]compiler.Span{}, tk.Reads...), tk.Writes...) {
+		for _, s := range append(append([]isa.Span{}, tk.Reads...), tk.Writes...) {
 			var lo, hi int
 			switch s.Mem {
-			case compiler.MemState:
+			case isa.MemState:
 				lo, hi = band*cfg.StateDepth, (band+1)*cfg.StateDepth
-			case compiler.MemPsum:
+			case isa.MemPsum:
 				lo, hi = band*cfg.PsumDepth, (band+1)*cfg.PsumDepth
-			case compiler.MemWeight:
+			case isa.MemWeight:
 				lo, hi = band*cfg.WeightDepth, (band+1)*cfg.WeightDepth
-			case compiler.MemExt:
+			case isa.MemExt:
 				lo, hi = mp.Ext[band], mp.Ext[band]+len(mp.Bands[band].Image)
 			}
 			if s.Lo < lo || s.Hi > hi {
@@ -209,7 +210,7 @@ func TestMergeRelocates(t *testing.T) {
 			}
 		}
 		if tk.Desc.Engine == 1 {
-			if e := cfg.NEParams().Unpack(tk.Desc.Param)[npu.EngineField]; int(e) != band {
+			if e := cfg.NEParams().Unpack(tk.Desc.Param)[isa.EngineField]; int(e) != band {
 				t.Errorf("%s names engine %d", tk.Label, e)
 			}
 		}

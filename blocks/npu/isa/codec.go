@@ -1,0 +1,164 @@
+package isa
+
+import (
+	"fmt"
+
+	"github.com/hwgen/hwgen/blocks/planar"
+)
+
+// Sizes are the numbers of an NPU configuration the instruction set
+// depends on (the NPU configuration derives them).
+type Sizes struct {
+	Rows, Cols                         int
+	StateDepth, PsumDepth, WeightDepth int // per engine
+	Engines                            int
+	Planar                             planar.Config
+}
+
+// Codec encodes and decodes the tasks of one configuration. NE and
+// Planar are the param layouts of the two engines that pack parameters.
+type Codec struct {
+	Sizes  Sizes
+	NE     ParamLayout
+	Planar ParamLayout
+}
+
+// NewCodec derives the codec of s.
+func NewCodec(s Sizes) *Codec {
+	return &Codec{Sizes: s, NE: neParams(s), Planar: planarParams(s)}
+}
+
+// ParamBits is the width of the descriptor's param operand: the widest
+// param layout.
+func (c *Codec) ParamBits() int { return max(c.NE.Width, c.Planar.Width) }
+
+// AnyEngine is Conv.Unit's value for "the first free engine".
+func (c *Codec) AnyEngine() int { return c.Sizes.Engines }
+
+func u(v int) uint64 { return uint64(v) }
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Encode returns the descriptor of t (ID and dependencies unset). It
+// refuses a value its field cannot hold and a planar task the planar
+// engine would reject, naming the field.
+func (c *Codec) Encode(t Task) (Descriptor, error) {
+	d := Descriptor{Engine: t.Engine(), Op: t.Op()}
+	var err error
+	switch t := t.(type) {
+	case Nop:
+	case Load:
+		d.Src, d.Dst, d.D0, d.D1, d.D2 = u(t.Ext), u(t.State), u(t.Lines), u(t.Rows), u(t.Stride)
+	case LoadWeights:
+		d.Src, d.Dst, d.D0, d.D1, d.D2 = u(t.Ext), u(t.Row), u(t.Lines), u(t.Rows), u(t.Stride)
+	case Store:
+		d.Src, d.Dst, d.D0, d.D1, d.D2 = u(t.State), u(t.Ext), u(t.Lines), u(t.Rows), u(t.Stride)
+	case Transpose:
+		d.Src, d.Dst, d.D0, d.D1 = u(t.Src), u(t.Psum), u(t.Rows), u(t.Cols)
+	case Conv:
+		d.Src, d.Aux, d.Dst, d.D0, d.D1, d.D2 = u(t.Src), u(t.Weights), u(t.Psum), u(t.H), u(t.W), u(t.Tiles)
+		vals := map[string]uint64{"kh": u(t.KH), "kw": u(t.KW), "stride": u(t.Stride), "pad_h": u(t.PadH), "pad_w": u(t.PadW),
+			"oh": u(t.OH), "ow": u(t.OW), "acc": b2u(t.Acc)}
+		if c.Sizes.Engines > 1 {
+			vals[EngineField] = u(t.Unit)
+		} else if t.Unit != 0 {
+			return d, fmt.Errorf("ne %s: engine %d named, the NPU has one", d.Op.name(NE), t.Unit)
+		}
+		d.Param, err = c.NE.Pack(vals)
+	case PlanarTask:
+		d.Param, err = c.encodePlanar(t.Task, &d)
+	default:
+		return d, fmt.Errorf("isa: unknown task type %T", t)
+	}
+	if err != nil {
+		return d, fmt.Errorf("%s.%s: %w", d.Engine, d.Engine.OpName(d.Op), err)
+	}
+	if t, ok := t.(Nop); ok && int(t.On) >= NumEngines {
+		return d, fmt.Errorf("isa: nop on unknown engine %d", t.On)
+	}
+	return d, nil
+}
+
+func (o Op) name(e Engine) string { return e.OpName(o) }
+
+// encodePlanar validates t for the planar engine and spreads its fields
+// over the descriptor's operands and param.
+func (c *Codec) encodePlanar(t planar.Task, d *Descriptor) ([]uint64, error) {
+	fields, err := t.Encode(c.Sizes.Planar)
+	if err != nil {
+		return nil, err
+	}
+	d.Src, d.Aux, d.Dst, d.D0, d.D1 = u(t.Src), u(t.Src2), u(t.Dst), u(t.H), u(t.W)
+	vals := map[string]uint64{}
+	for _, f := range fields {
+		if PlanarFieldOperand(f.Name) == "param" {
+			vals[f.Name] = f.Value
+		}
+	}
+	return c.Planar.Pack(vals)
+}
+
+// Decode rebuilds the task of a descriptor. A descriptor naming an
+// unknown engine or op is an error (the hardware flags it as malformed).
+func (c *Codec) Decode(d Descriptor) (Task, error) {
+	if !d.Engine.ValidOp(d.Op) {
+		return nil, fmt.Errorf("isa: engine %s has no operation %d", d.Engine, d.Op)
+	}
+	i := func(v uint64) int { return int(v) }
+	switch {
+	case d.Op == 0:
+		return Nop{On: d.Engine}, nil
+	case d.Engine == DMAIn && d.Op == DMAInLoad:
+		return Load{Ext: i(d.Src), State: i(d.Dst), Lines: i(d.D0), Rows: i(d.D1), Stride: i(d.D2)}, nil
+	case d.Engine == DMAIn && d.Op == DMAInLoadWeights:
+		return LoadWeights{Ext: i(d.Src), Row: i(d.Dst), Lines: i(d.D0), Rows: i(d.D1), Stride: i(d.D2)}, nil
+	case d.Engine == DMAOut && d.Op == DMAOutStore:
+		return Store{State: i(d.Src), Ext: i(d.Dst), Lines: i(d.D0), Rows: i(d.D1), Stride: i(d.D2)}, nil
+	case d.Engine == NE && d.Op == NETranspose:
+		return Transpose{Src: i(d.Src), Psum: i(d.Dst), Rows: i(d.D0), Cols: i(d.D1)}, nil
+	case d.Engine == NE:
+		p := c.NE.Unpack(d.Param)
+		return Conv{GEMM: d.Op == NEGEMM, Src: i(d.Src), Weights: i(d.Aux), Psum: i(d.Dst), H: i(d.D0), W: i(d.D1), Tiles: i(d.D2),
+			KH: i(p["kh"]), KW: i(p["kw"]), Stride: i(p["stride"]), PadH: i(p["pad_h"]), PadW: i(p["pad_w"]),
+			OH: i(p["oh"]), OW: i(p["ow"]), Acc: p["acc"] == 1, Unit: i(p[EngineField])}, nil
+	case d.Engine == Planar:
+		return PlanarTask{c.decodePlanar(d)}, nil
+	}
+	return nil, fmt.Errorf("isa: %s.%s has no decoder", d.Engine, d.Engine.OpName(d.Op))
+}
+
+// decodePlanar rebuilds the planar task: the operands and the fields
+// packed into param, signed fields sign-extended.
+func (c *Codec) decodePlanar(d Descriptor) planar.Task {
+	p := c.Planar.Unpack(d.Param)
+	types := map[string]bool{}
+	for _, f := range c.Sizes.Planar.Fields() {
+		types[f.Name] = f.Type.Signed
+	}
+	s := func(name string) int64 {
+		f, _ := c.Planar.Field(name)
+		sh := uint(64 - f.Width)
+		return int64(p[name]<<sh) >> sh
+	}
+	elem := func(name string) int64 { // element values follow the element type
+		if c.Sizes.Planar.ElemSigned {
+			return s(name)
+		}
+		return int64(p[name])
+	}
+	i := func(name string) int { return int(p[name]) }
+	return planar.Task{
+		Op: planar.Op(d.Op), Fn: planar.Fn(p["fn"]), Mask: p["mask"],
+		Src: int(d.Src), Src2: int(d.Aux), Dst: int(d.Dst), H: int(d.D0), W: int(d.D1),
+		KH: i("kh"), KW: i("kw"), Stride: i("stride"), PadH: i("pad_h"), PadW: i("pad_w"),
+		PadEdge: p["pad_edge"] == 1, ScalarOperand: p["scalar_operand"] == 1, Scalar: elem("scalar"),
+		Scale: s("scale"), Bias: s("bias"), Shift: i("shift"),
+		RoundEven: p["round_even"] == 1, Relu: p["relu"] == 1, Clamp: p["clamp"] == 1,
+		Lo: elem("lo"), Hi: elem("hi"), PerLane: p["per_lane"] == 1,
+	}
+}

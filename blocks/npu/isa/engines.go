@@ -1,0 +1,157 @@
+package isa
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/hwgen/hwgen/blocks/planar"
+)
+
+// Engine is the code of an engine in a descriptor's engine field.
+type Engine uint8
+
+// The engines, in engine-field code order. Codes 4..7 are unknown: a
+// descriptor naming one is malformed.
+const (
+	DMAIn  Engine = iota // external memory -> on-chip buffers
+	NE                   // neural engine: the PE array
+	Planar               // planar engine: work within a plane
+	DMAOut               // on-chip buffers -> external memory
+)
+
+// NumEngines is the number of engines the task manager dispatches to.
+const NumEngines = 4
+
+// EngineBits and OpBits size the descriptor's engine and op fields: room
+// for 8 engines and 16 operations per engine, so new ones do not change
+// the layout.
+const (
+	EngineBits = 3
+	OpBits     = 4
+)
+
+// Op is an operation code, meaningful together with its engine.
+type Op uint8
+
+// The operations of every engine. A code missing from an engine's list
+// is malformed: the task manager flags it (error status) and no engine
+// ever sees it.
+const (
+	DMAInNop         Op = 0
+	DMAInLoad        Op = 1
+	DMAInLoadWeights Op = 2
+
+	NENop       Op = 0
+	NEGEMM      Op = 1
+	NEConv      Op = 2
+	NETranspose Op = 3
+
+	PlanarNop        = Op(planar.OpNop)
+	PlanarAct        = Op(planar.OpAct)
+	PlanarWriteBack  = Op(planar.OpWriteBack)
+	PlanarEltwise    = Op(planar.OpEltwise)
+	PlanarPool       = Op(planar.OpPool)
+	PlanarReduce     = Op(planar.OpReduce)
+	PlanarLoadParams = Op(planar.OpLoadParams)
+
+	DMAOutNop   Op = 0
+	DMAOutStore Op = 1
+)
+
+// OpDef is one operation an engine understands.
+type OpDef struct {
+	Code Op
+	Name string
+	Doc  string
+}
+
+// EngineDef describes an engine: its port prefix and its operations.
+type EngineDef struct {
+	Engine Engine
+	Name   string // port prefix, e.g. "ne" for ne_valid
+	Doc    string
+	Ops    []OpDef
+}
+
+// Engines is the engine and operation table.
+var Engines = [NumEngines]EngineDef{
+	{DMAIn, "dma_in", "DMA from external memory into the state buffer or the weight buffer", []OpDef{
+		{DMAInNop, "nop", "no transfer; completes at once (a synchronisation point)"},
+		{DMAInLoad, "load", "src external line, dst state-buffer address, d0 lines per row, d1 rows, d2 external row stride (lines); rows land contiguously"},
+		{DMAInLoadWeights, "load_weights", "as load, into the weight buffer: dst weight row"},
+	}},
+	{NE, "ne", "neural engine: the weight-stationary PE array with its input address generator", []OpDef{
+		{NENop, "nop", "no work; completes at once"},
+		{NEGEMM, "gemm", "as conv (a GEMM is a 1x1 convolution over an M x 1 plane); named apart for traces"},
+		{NEConv, "conv", "src input plane (channel tile 0), aux weight row of pass 0, dst psum entry, d0 H, d1 W, d2 channel tiles, param kernel/stride/pad/output shape/accumulate"},
+		{NETranspose, "transpose", "src state address of the block's column 0, dst psum entry, d0 rows, d1 columns"},
+	}},
+	{Planar, "planar", "planar engine: activation, write-back, elementwise, pooling, reduction", []OpDef{
+		{PlanarNop, "nop", "no work"},
+		{PlanarAct, "act", "src psum entry, dst state address, d0 H, d1 W, param the planar fields"},
+		{PlanarWriteBack, "writeback", "as act, saturation only"},
+		{PlanarEltwise, "eltwise", "src first operand, aux second operand, dst result, d0 H, d1 W, param function"},
+		{PlanarPool, "pool", "src input plane, dst output plane, d0 H, d1 W, param kernel/stride/pad/max-avg-min"},
+		{PlanarReduce, "reduce", "src input plane, dst result, d0 H, d1 W, param sum or max"},
+		{PlanarLoadParams, "loadparams", "src state address of the per-lane scale and bias"},
+	}},
+	{DMAOut, "dma_out", "DMA from the state buffer to external memory", []OpDef{
+		{DMAOutNop, "nop", "no transfer; completes at once"},
+		{DMAOutStore, "store", "src state-buffer address, dst external line, d0 lines per row, d1 rows, d2 external row stride (lines)"},
+	}},
+}
+
+func (e Engine) String() string {
+	if int(e) < NumEngines {
+		return Engines[e].Name
+	}
+	return "engine?"
+}
+
+// OpCode returns the code of the named operation of engine e.
+func (e Engine) OpCode(name string) (Op, bool) {
+	if int(e) >= NumEngines {
+		return 0, false
+	}
+	for _, op := range Engines[e].Ops {
+		if op.Name == name {
+			return op.Code, true
+		}
+	}
+	return 0, false
+}
+
+// OpName is the name of op on engine e ("op7" for an unknown code).
+func (e Engine) OpName(op Op) string {
+	if int(e) < NumEngines {
+		for _, d := range Engines[e].Ops {
+			if d.Code == op {
+				return d.Name
+			}
+		}
+	}
+	return fmt.Sprintf("op%d", op)
+}
+
+// ValidOp reports whether op is an operation of engine e.
+func (e Engine) ValidOp(op Op) bool { return op < 64 && e.OpMask()>>op&1 == 1 }
+
+// OpMask has bit c set for every op code c of e: the task manager's op
+// check is this constant, selected by the engine field.
+func (e Engine) OpMask() uint64 {
+	if int(e) >= NumEngines {
+		return 0
+	}
+	var m uint64
+	for _, op := range Engines[e].Ops {
+		m |= 1 << op.Code
+	}
+	return m
+}
+
+// OpWidth is the width of the engine's op port: enough bits for its
+// largest code, so every operation of the table reaches the engine whole.
+func (e Engine) OpWidth() int {
+	largest := bits.Len64(e.OpMask()) - 1
+	return max(1, bits.Len(uint(largest)))
+}
