@@ -181,14 +181,14 @@ func TestEnginesGEMMByHand(t *testing.T) {
 	d := func(e isa.Engine, op isa.Op, src, dst, n int, deps ...uint64) isa.Descriptor {
 		return isa.Descriptor{Engine: e, Op: op, Src: uint64(src), Dst: uint64(dst), D0: uint64(n), D1: 1, Deps: deps}
 	}
-	lw0 := h.push(d(isa.DMAIn, isa.DMAInLoadWeights, 500, 0, 8))             // B0 → weight rows 0..7 of slice 0
-	la0 := h.push(d(isa.DMAIn, isa.DMAInLoad, 0, 0, 120))             // A0 → state 0.. of slice 0
-	la1 := h.push(d(isa.DMAIn, isa.DMAInLoad, 200, S, 8))             // A1 → slice 1 address 0
-	lw1 := h.push(d(isa.DMAIn, isa.DMAInLoadWeights, 510, WD, 4))            // B1 → slice 1 weight row 0
-	la2 := h.push(d(isa.DMAIn, isa.DMAInLoad, 220, S+200, 8))         // A2 → slice 1 address 200
-	lw2 := h.push(d(isa.DMAIn, isa.DMAInLoadWeights, 520, WD+8, 4))          // B2 → slice 1 weight row 8
-	g0 := h.push(h.gemmDesc(0, 0, 0, 0, 60, 8, la0, lw0)) // engine 0
-	g1 := h.push(h.gemmDesc(1, 0, 0, 0, 8, 4, la1, lw1))  // engine 1
+	lw0 := h.push(d(isa.DMAIn, isa.DMAInLoadWeights, 500, 0, 8))    // B0 → weight rows 0..7 of slice 0
+	la0 := h.push(d(isa.DMAIn, isa.DMAInLoad, 0, 0, 120))           // A0 → state 0.. of slice 0
+	la1 := h.push(d(isa.DMAIn, isa.DMAInLoad, 200, S, 8))           // A1 → slice 1 address 0
+	lw1 := h.push(d(isa.DMAIn, isa.DMAInLoadWeights, 510, WD, 4))   // B1 → slice 1 weight row 0
+	la2 := h.push(d(isa.DMAIn, isa.DMAInLoad, 220, S+200, 8))       // A2 → slice 1 address 200
+	lw2 := h.push(d(isa.DMAIn, isa.DMAInLoadWeights, 520, WD+8, 4)) // B2 → slice 1 weight row 8
+	g0 := h.push(h.gemmDesc(0, 0, 0, 0, 60, 8, la0, lw0))           // engine 0
+	g1 := h.push(h.gemmDesc(1, 0, 0, 0, 8, 4, la1, lw1))            // engine 1
 	g2 := h.push(h.gemmDesc(c.AnyEngine(), 200, 8, 32, 8, 4, la2, lw2))
 	act := func(src, dst, n int, dep uint64) uint64 {
 		return h.push(h.planarDesc(planar.Task{Op: planar.OpAct, Mask: 0xf, Src: src, Dst: dst, H: 1, W: n, Scale: 1}, dep))
