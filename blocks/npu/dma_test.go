@@ -2,6 +2,7 @@ package npu
 
 import (
 	"fmt"
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"math/rand/v2"
 	"testing"
 
@@ -30,19 +31,18 @@ func TestDMAGolden(t *testing.T) {
 		writeAddrs []int
 		weights    bool
 	}{
-		{"load 2 rows of 2, stride 3, wrapping external memory", true, dmaTaskSpec{Op: 1, Src: 62, Dst: 30, D0: 2, D1: 2, D2: 3},
+		{"load 2 rows of 2, stride 3, wrapping external memory", true, dmaTaskSpec{Op: isa.DMAInLoad, Src: 62, Dst: 30, D0: 2, D1: 2, D2: 3},
 			[]int{62, 63, 1, 2}, []int{30, 31, 0, 1}, false},
-		{"load_weights, stride 0 (rows re-read)", true, dmaTaskSpec{Op: 2, Src: 5, Dst: 14, D0: 2, D1: 2, D2: 0},
+		{"load_weights, stride 0 (rows re-read)", true, dmaTaskSpec{Op: isa.DMAInLoadWeights, Src: 5, Dst: 14, D0: 2, D1: 2, D2: 0},
 			[]int{5, 6, 5, 6}, []int{14, 15, 0, 1}, true},
-		{"load with a 16-bit stride (wraps mod 2^6)", true, dmaTaskSpec{Op: 1, Src: 0, Dst: 0, D0: 1, D1: 3, D2: 65},
+		{"load with a 16-bit stride (wraps mod 2^6)", true, dmaTaskSpec{Op: isa.DMAInLoad, Src: 0, Dst: 0, D0: 1, D1: 3, D2: 65},
 			[]int{0, 1, 2}, []int{0, 1, 2}, false},
-		{"nop", true, dmaTaskSpec{Op: 0, Src: 1, D0: 3, D1: 3}, nil, nil, false},
-		{"op 3 is a nop", true, dmaTaskSpec{Op: 3, Src: 1, D0: 3, D1: 3}, nil, nil, false},
-		{"d0 = 0", true, dmaTaskSpec{Op: 1, D0: 0, D1: 3}, nil, nil, false},
-		{"store 3 rows of 1, stride 10, wrapping the state buffer", false, dmaTaskSpec{Op: 1, Src: 31, Dst: 60, D0: 1, D1: 3, D2: 2},
+		{"nop", true, dmaTaskSpec{Op: isa.DMAInNop, Src: 1, D0: 3, D1: 3}, nil, nil, false},
+		{"op 3 is a nop", true, dmaTaskSpec{Op: isa.Op(3), Src: 1, D0: 3, D1: 3}, nil, nil, false},
+		{"d0 = 0", true, dmaTaskSpec{Op: isa.DMAInLoad, D0: 0, D1: 3}, nil, nil, false},
+		{"store 3 rows of 1, stride 10, wrapping the state buffer", false, dmaTaskSpec{Op: isa.DMAOutStore, Src: 31, Dst: 60, D0: 1, D1: 3, D2: 2},
 			[]int{31, 0, 1}, []int{60, 62, 0}, false},
-		{"store, d1 = 0", false, dmaTaskSpec{Op: 1, D0: 4, D1: 0}, nil, nil, false},
-		{"store, op 2 is a nop", false, dmaTaskSpec{Op: 2, D0: 4, D1: 1}, nil, nil, false},
+		{"store, d1 = 0", false, dmaTaskSpec{Op: isa.DMAOutStore, D0: 4, D1: 0}, nil, nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,13 +148,13 @@ func TestDMAOutRandom(t *testing.T) {
 // dmaTimingTasks are offered back to back (t_valid high from the start,
 // each task the moment the previous one is done).
 var dmaTimingTasks = []dmaTaskSpec{
-	{Op: 1, Src: 3, Dst: 0, D0: 1, D1: 1, D2: 1},
-	{Op: 1, Src: 30, Dst: 28, D0: 8, D1: 1, D2: 0},  // wraps the state buffer
-	{Op: 1, Src: 10, Dst: 5, D0: 5, D1: 3, D2: 7},   // strided rows
-	{Op: 2, Src: 0, Dst: 12, D0: 2, D1: 8, D2: 200}, // weights, 16-bit stride
-	{Op: 0, Src: 0, Dst: 0, D0: 9, D1: 9, D2: 9},    // nop
-	{Op: 1, Src: 0, Dst: 0, D0: 0, D1: 5, D2: 9},    // empty
-	{Op: 1, Src: 1, Dst: 2, D0: 40, D1: 1, D2: 0},   // longer than the state buffer
+	{Op: isa.DMAInLoad, Src: 3, Dst: 0, D0: 1, D1: 1, D2: 1},
+	{Op: isa.DMAInLoad, Src: 30, Dst: 28, D0: 8, D1: 1, D2: 0},         // wraps the state buffer
+	{Op: isa.DMAInLoad, Src: 10, Dst: 5, D0: 5, D1: 3, D2: 7},          // strided rows
+	{Op: isa.DMAInLoadWeights, Src: 0, Dst: 12, D0: 2, D1: 8, D2: 200}, // weights, 16-bit stride
+	{Op: isa.DMAInNop, Src: 0, Dst: 0, D0: 9, D1: 9, D2: 9},            // nop
+	{Op: isa.DMAInLoad, Src: 0, Dst: 0, D0: 0, D1: 5, D2: 9},           // empty
+	{Op: isa.DMAInLoad, Src: 1, Dst: 2, D0: 40, D1: 1, D2: 0},          // longer than the state buffer
 }
 
 // dmaWantTiming is the timing the engines promise without back-pressure:

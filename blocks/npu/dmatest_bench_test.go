@@ -2,6 +2,7 @@ package npu
 
 import (
 	"fmt"
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"math/big"
 	"math/rand/v2"
 	"testing"
@@ -11,7 +12,8 @@ import (
 
 // dmaTaskSpec is one DMA task as its task port sees it.
 type dmaTaskSpec struct {
-	Op, Src, Dst, D0, D1, D2 int
+	Op                   isa.Op
+	Src, Dst, D0, D1, D2 int
 }
 
 func (t dmaTaskSpec) String() string {
@@ -184,7 +186,8 @@ func (tc *dmaTaskChecker) drive() {
 	if !tc.presenting && tc.next < len(tc.tasks) && !dmaChance(tc.r, tc.gap) {
 		tc.presenting = true
 	}
-	t := dmaTaskSpec{Op: tc.r.IntN(4), Src: tc.r.IntN(1 << tc.srcW), Dst: tc.r.IntN(1 << tc.dstW),
+	t := dmaTaskSpec{Op: isa.Op(tc.r.IntN(2)), // junk op codes every op port holds
+		Src: tc.r.IntN(1 << tc.srcW), Dst: tc.r.IntN(1 << tc.dstW),
 		D0: tc.r.IntN(1 << 16), D1: tc.r.IntN(1 << 16), D2: tc.r.IntN(1 << 16)}
 	if tc.presenting {
 		t = tc.tasks[tc.next]

@@ -145,7 +145,7 @@ func (h *host) loadGEMM(A, B [][]int64, at, wat int) {
 }
 
 func (h *host) gemmDesc(engine uint64, src, aux, dst, M, K int, deps ...uint64) isa.Descriptor {
-	return isa.Descriptor{Engine: isa.NE, Op: 1, Src: uint64(src), Aux: uint64(aux), Dst: uint64(dst),
+	return isa.Descriptor{Engine: isa.NE, Op: isa.NEGEMM, Src: uint64(src), Aux: uint64(aux), Dst: uint64(dst),
 		D0: uint64(M), D1: 1, D2: uint64(K / h.c.Rows), Deps: deps,
 		Param: h.neParams(map[string]uint64{"kh": 1, "kw": 1, "stride": 1, "oh": uint64(M), "ow": 1, isa.EngineField: engine})}
 }
@@ -394,17 +394,17 @@ func convRun(t *testing.T, c Config, x [][][]int64, w [][][][]int64) ([][][]int6
 		if b.y0 > 0 {
 			padTop = 0
 		}
-		la := h.push(isa.Descriptor{Engine: isa.DMAIn, Op: 1, Src: uint64(b.in0 * W), Dst: uint64(e * S), D0: uint64(rows * W), D1: 1})
-		lw := h.push(isa.Descriptor{Engine: isa.DMAIn, Op: 2, Src: wat, Dst: uint64(e * WD), D0: K * K * uint64(R), D1: 1})
+		la := h.push(isa.Descriptor{Engine: isa.DMAIn, Op: isa.DMAInLoad, Src: uint64(b.in0 * W), Dst: uint64(e * S), D0: uint64(rows * W), D1: 1})
+		lw := h.push(isa.Descriptor{Engine: isa.DMAIn, Op: isa.DMAInLoadWeights, Src: wat, Dst: uint64(e * WD), D0: K * K * uint64(R), D1: 1})
 		params := map[string]uint64{"kh": K, "kw": K, "stride": 1, "pad_h": padTop, "pad_w": 1, "oh": uint64(b.y1 - b.y0), "ow": uint64(W)}
 		if c.Engines > 1 {
 			params[isa.EngineField] = uint64(e)
 		}
-		g := h.push(isa.Descriptor{Engine: isa.NE, Op: 2, Src: 0, Aux: 0, Dst: 0, D0: uint64(rows), D1: uint64(W), D2: 1,
+		g := h.push(isa.Descriptor{Engine: isa.NE, Op: isa.NEConv, Src: 0, Aux: 0, Dst: 0, D0: uint64(rows), D1: uint64(W), D2: 1,
 			Deps: []uint64{la, lw}, Param: h.neParams(params)})
 		n := (b.y1 - b.y0) * W
 		p := h.push(h.planarDesc(planar.Task{Op: planar.OpAct, Mask: 0xf, Src: e * P, Dst: e*S + 100, H: 1, W: n, Scale: 1}, g))
-		h.push(isa.Descriptor{Engine: isa.DMAOut, Op: 1, Src: uint64(e*S + 100), Dst: uint64(out + b.y0*W), D0: uint64(n), D1: 1, Deps: []uint64{p}})
+		h.push(isa.Descriptor{Engine: isa.DMAOut, Op: isa.DMAOutStore, Src: uint64(e*S + 100), Dst: uint64(out + b.y0*W), D0: uint64(n), D1: 1, Deps: []uint64{p}})
 	}
 	h.wait(20000)
 	cycles := int(h.s.Sim.Cycle() - start)

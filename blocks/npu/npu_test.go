@@ -195,12 +195,12 @@ func TestNPUGEMMByHand(t *testing.T) {
 		h.writeLine(64+k, B[k])
 	}
 	start := h.s.Sim.Cycle()
-	t0 := h.push(isa.Descriptor{Engine: isa.DMAIn, Op: 1, Src: 0, Dst: 0, D0: M, D1: 1})
-	t1 := h.push(isa.Descriptor{Engine: isa.DMAIn, Op: 2, Src: 64, Dst: 0, D0: K, D1: 1})
-	t2 := h.push(isa.Descriptor{Engine: isa.NE, Op: 1, Src: 0, Aux: 0, Dst: 0, D0: M, D1: 1, D2: 1, Deps: []uint64{t0, t1},
+	t0 := h.push(isa.Descriptor{Engine: isa.DMAIn, Op: isa.DMAInLoad, Src: 0, Dst: 0, D0: M, D1: 1})
+	t1 := h.push(isa.Descriptor{Engine: isa.DMAIn, Op: isa.DMAInLoadWeights, Src: 64, Dst: 0, D0: K, D1: 1})
+	t2 := h.push(isa.Descriptor{Engine: isa.NE, Op: isa.NEGEMM, Src: 0, Aux: 0, Dst: 0, D0: M, D1: 1, D2: 1, Deps: []uint64{t0, t1},
 		Param: h.neParams(map[string]uint64{"kh": 1, "kw": 1, "stride": 1, "oh": M, "ow": 1})})
 	t3 := h.push(h.planarDesc(planar.Task{Op: planar.OpAct, Mask: 0xf, Src: 0, Dst: 100, H: 1, W: M, Scale: 1}, t2))
-	h.push(isa.Descriptor{Engine: isa.DMAOut, Op: 1, Src: 100, Dst: 200, D0: M, D1: 1, Deps: []uint64{t3}})
+	h.push(isa.Descriptor{Engine: isa.DMAOut, Op: isa.DMAOutStore, Src: 100, Dst: 200, D0: M, D1: 1, Deps: []uint64{t3}})
 	h.wait(5000)
 	t.Logf("%d cycles", h.s.Sim.Cycle()-start)
 	got := make([][]int64, M)
