@@ -1,8 +1,11 @@
 package compiler
 
 import (
+	"strings"
+
 	"errors"
 	"fmt"
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 
 	"github.com/hwgen/hwgen/golden"
 )
@@ -381,8 +384,8 @@ func (g *Graph) Pool2D(x *Value, p Pool) *Value {
 	}
 	_ = c
 	switch {
-	case p.Kind != golden.PoolMax && p.Kind != golden.PoolAvg:
-		return g.fail(op, "kind = %d: want max (0) or avg (1)", p.Kind)
+	case !poolable(p.Kind):
+		return g.fail(op, "kind = %v: want one of %s", p.Kind, strings.Join(golden.PoolKindNames(), ", "))
 	case p.KH < 1 || p.KW < 1:
 		return g.fail(op, "window %dx%d: kh and kw must be at least 1", p.KH, p.KW)
 	case p.Stride < 1:
@@ -519,4 +522,10 @@ func (g *Graph) Transpose(a *Value) *Value {
 	out.formSet, out.cols, out.trans, out.p, out.f, out.h, out.w = true, true, false, a.f, a.p, a.p, 1
 	g.add(opTranspose, []*Value{a}, out)
 	return out
+}
+
+// poolable reports whether the planar engine pools with kind k.
+func poolable(k golden.PoolKind) bool {
+	_, err := isa.PoolFn(k)
+	return err == nil
 }

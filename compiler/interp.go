@@ -353,70 +353,69 @@ func (m *Machine) planarTask(t planar.Task) error {
 		if t.Mask>>uint(lane)&1 == 0 {
 			continue
 		}
-		st := m.State[lane]
-		var out []int64
-		switch t.Op {
-		case planar.OpAct, planar.OpWriteBack:
-			ps := m.Psum[lane]
-			out = make([]int64, n)
-			for i := range out {
-				out[i] = q.Apply(ps[t.Src+i], m.elem)
-			}
-		case planar.OpEltwise:
-			out = make([]int64, n)
-			for i := range out {
-				a, b := st[t.Src+i], t.Scalar
-				if !t.ScalarOperand {
-					b = st[t.Src2+i]
-				}
-				var x int64
-				switch t.Fn {
-				case planar.FnAdd:
-					x = a + b
-				case planar.FnSub:
-					x = a - b
-				case planar.FnMul:
-					x = a * b
-				case planar.FnMax:
-					x = max(a, b)
-				case planar.FnMin:
-					x = min(a, b)
-				}
-				out[i] = q.Apply(x, m.elem)
-			}
-		case planar.OpPool:
-			plane := golden.New(1, t.H, t.W)
-			copy(plane.Data, st[t.Src:t.Src+n])
-			pl := golden.Pooling{Kind: golden.PoolMax, KH: t.KH, KW: t.KW, Stride: t.Stride, PadH: t.PadH, PadW: t.PadW}
-			if t.Fn == planar.FnPoolAvg {
-				pl.Kind = golden.PoolAvg
-			}
-			if t.PadEdge {
-				pl.Padding = golden.PadEdge
-			}
-			res, err := golden.Pool(plane, pl, q, m.elem)
-			if err != nil {
-				return err
-			}
-			out = res.Data
-		case planar.OpReduce:
-			plane := golden.New(1, n)
-			copy(plane.Data, st[t.Src:t.Src+n])
-			kind := golden.ReduceSum
-			if t.Fn == planar.FnRedMax {
-				kind = golden.ReduceMax
-			}
-			res, err := golden.Reduce(plane, kind, q, m.elem)
-			if err != nil {
-				return err
-			}
-			out = res.Data
+		out, err := m.planarLane(t, lane, q)
+		if err != nil {
+			return err
 		}
-		copy(st[t.Dst:], out)
+		copy(m.State[lane][t.Dst:], out)
 		m.Stats.PlanarWrites += len(out)
 	}
 	m.Stats.PlanarReads += t.Reads(m.pcfg)
 	return nil
+}
+
+// planarLane is one lane's result of a planar task: the golden model of
+// its operation (through the instruction set's function mapping) on the
+// lane's plane.
+func (m *Machine) planarLane(t planar.Task, lane int, q golden.Requant) ([]int64, error) {
+	st, n := m.State[lane], t.H*t.W
+	plane := func(at int, shape ...int) *golden.Tensor {
+		x := golden.New(shape...)
+		copy(x.Data, st[at:at+n])
+		return x
+	}
+	var res *golden.Tensor
+	var err error
+	switch t.Op {
+	case planar.OpAct, planar.OpWriteBack:
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = q.Apply(m.Psum[lane][t.Src+i], m.elem)
+		}
+		return out, nil
+	case planar.OpEltwise:
+		op, e := isa.EltOpOf(t.Fn)
+		if e != nil {
+			return nil, e
+		}
+		if t.ScalarOperand {
+			res, err = golden.EltwiseScalar(op, plane(t.Src, n), t.Scalar, q, m.elem)
+		} else {
+			res, err = golden.Eltwise(op, plane(t.Src, n), plane(t.Src2, n), q, m.elem)
+		}
+	case planar.OpPool:
+		kind, e := isa.PoolKindOf(t.Fn)
+		if e != nil {
+			return nil, e
+		}
+		pl := golden.Pooling{Kind: kind, KH: t.KH, KW: t.KW, Stride: t.Stride, PadH: t.PadH, PadW: t.PadW}
+		if t.PadEdge {
+			pl.Padding = golden.PadEdge
+		}
+		res, err = golden.Pool(plane(t.Src, 1, t.H, t.W), pl, q, m.elem)
+	case planar.OpReduce:
+		kind, e := isa.ReduceKindOf(t.Fn)
+		if e != nil {
+			return nil, e
+		}
+		res, err = golden.Reduce(plane(t.Src, 1, n), kind, q, m.elem)
+	default:
+		return nil, fmt.Errorf("interp: no model of planar op %s", t.Op)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res.Data, nil
 }
 
 // RandomOrder is a random legal execution order of p: every task after

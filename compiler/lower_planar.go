@@ -55,12 +55,13 @@ func (c *ctx) lowerPool(n *node) error {
 		} else {
 			dst = outRing.get()
 		}
-		pt := planar.Task{Op: planar.OpPool, Fn: planar.FnPoolMax, Mask: laneMask(validLanes(x.p, in.part, t)),
+		fn, err := isa.PoolFn(p.Kind)
+		if err != nil {
+			return fmt.Errorf("%s: %w", n.label, err)
+		}
+		pt := planar.Task{Op: planar.OpPool, Fn: fn, Mask: laneMask(validLanes(x.p, in.part, t)),
 			Src: src, Dst: dst, H: x.h, W: x.w, KH: p.KH, KW: p.KW, Stride: p.Stride, PadH: p.PadH, PadW: p.PadW,
 			PadEdge: p.Padding == golden.PadEdge}
-		if p.Kind == golden.PoolAvg {
-			pt.Fn = planar.FnPoolAvg
-		}
 		post(&pt, n.q)
 		label := fmt.Sprintf("%s c%d", n.label, t)
 		if err := c.planarTask(label, pt); err != nil {
@@ -120,6 +121,10 @@ func (c *ctx) lowerEltwise(n *node) error {
 		return fmt.Errorf("%s: %w", n.label, err)
 	}
 	rings, outRing := rs[:len(ins)], rs[len(ins)]
+	eltFn, err := isa.EltFn(n.elt)
+	if err != nil {
+		return fmt.Errorf("%s: %w", n.label, err)
+	}
 	for a0 := 0; a0 < total; a0 += chunk {
 		k := min(chunk, total-a0)
 		label := fmt.Sprintf("%s e%d-%d", n.label, a0, a0+k)
@@ -138,7 +143,7 @@ func (c *ctx) lowerEltwise(n *node) error {
 		} else {
 			dst = outRing.get()
 		}
-		pt := planar.Task{Op: planar.OpEltwise, Fn: planar.Fn(n.elt), Mask: laneMask(min(ins[0].part, v.p)),
+		pt := planar.Task{Op: planar.OpEltwise, Fn: eltFn, Mask: laneMask(min(ins[0].part, v.p)),
 			Src: srcs[0], Dst: dst, H: 1, W: k}
 		if n.scalar != nil {
 			pt.ScalarOperand, pt.Scalar = true, *n.scalar
@@ -192,13 +197,14 @@ func (c *ctx) lowerReduce(n *node) error {
 		if out.resident {
 			dst = out.addr(t, 0)
 		}
-		pt := planar.Task{Op: planar.OpReduce, Fn: planar.FnSum, Mask: laneMask(validLanes(x.p, in.part, t)),
+		fn, err := isa.ReduceFn(n.red)
+		if err != nil {
+			return fmt.Errorf("%s: %w", n.label, err)
+		}
+		pt := planar.Task{Op: planar.OpReduce, Fn: fn, Mask: laneMask(validLanes(x.p, in.part, t)),
 			Src: src, Dst: dst, H: x.h, W: x.w}
 		if x.h*x.w != in.f {
 			pt.H, pt.W = 1, in.f
-		}
-		if n.red == golden.ReduceMax {
-			pt.Fn = planar.FnRedMax
 		}
 		post(&pt, n.q)
 		if err := c.planarTask(fmt.Sprintf("%s c%d", n.label, t), pt); err != nil {

@@ -122,18 +122,18 @@ func (w Workload) Validate() error {
 	if w.Zeros < 0 || w.Zeros > 100 {
 		return fmt.Errorf("workload: zeros = %d is not allowed: a percentage 0..100", w.Zeros)
 	}
-	if w.Op == "pool" && w.Pool != "max" && w.Pool != "avg" {
-		return fmt.Errorf("workload: pool = %q is not allowed: want max or avg", w.Pool)
+	if w.Op == "pool" {
+		if _, err := golden.ParsePoolKind(w.Pool); err != nil {
+			return fmt.Errorf("workload: pool = %q is not allowed: want %s", w.Pool, strings.Join(golden.PoolKindNames(), ", "))
+		}
 	}
 	if w.Op == "eltwise" {
-		if _, ok := eltFns[w.Fn]; !ok {
-			return fmt.Errorf("workload: fn = %q is not allowed: want add, sub, mul, max or min", w.Fn)
+		if _, err := golden.ParseEltOp(w.Fn); err != nil {
+			return fmt.Errorf("workload: fn = %q is not allowed: want %s", w.Fn, strings.Join(golden.EltOpNames(), ", "))
 		}
 	}
 	return nil
 }
-
-var eltFns = map[string]golden.EltOp{"add": golden.EltAdd, "sub": golden.EltSub, "mul": golden.EltMul, "max": golden.EltMax, "min": golden.EltMin}
 
 // InputShapes lists the workload's tensors (graph inputs and weights) and
 // their shapes: the names a .npy file may be given for.
@@ -221,9 +221,10 @@ func (w Workload) Graph(in map[string]*golden.Tensor) (*Graph, error) {
 	case "conv2d":
 		g.Output("y", g.Conv2D(g.Input("x", in["x"]), in["w"], w.ConvParams()))
 	case "pool":
-		p := Pool{Kind: golden.PoolMax, KH: k, KW: k, Stride: w.Stride, PadH: *w.Pad, PadW: *w.Pad}
-		if w.Pool == "avg" {
-			p.Kind, p.Requant = golden.PoolAvg, AvgRequant(k*k)
+		kind, _ := golden.ParsePoolKind(w.Pool) // checked by Validate
+		p := Pool{Kind: kind, KH: k, KW: k, Stride: w.Stride, PadH: *w.Pad, PadW: *w.Pad}
+		if kind == golden.PoolAvg {
+			p.Requant = AvgRequant(k * k)
 		}
 		g.Output("y", g.Pool2D(g.Input("x", in["x"]), p))
 	case "eltwise":
@@ -232,7 +233,8 @@ func (w Workload) Graph(in map[string]*golden.Tensor) (*Graph, error) {
 			q = golden.Requant{Scale: 1, Shift: 7}
 		}
 		q.Relu = w.Relu
-		g.Output("y", g.Eltwise(eltFns[w.Fn], g.Input("a", in["a"]), g.Input("b", in["b"]), q))
+		fn, _ := golden.ParseEltOp(w.Fn) // checked by Validate
+		g.Output("y", g.Eltwise(fn, g.Input("a", in["a"]), g.Input("b", in["b"]), q))
 	case "net":
 		// conv 3×3 → ReLU → max-pool 2×2 → conv 3×3 → ReLU → fully connected.
 		relu := func(n int) golden.Requant { q := rq(n); q.Relu = true; return q }

@@ -2,6 +2,7 @@ package golden
 
 import (
 	"fmt"
+	"strings"
 )
 
 // This file holds the models of the planar engine (blocks/planar):
@@ -131,20 +132,29 @@ const (
 	EltMin              // min(a, b)
 )
 
+var eltNames = [...]string{EltAdd: "add", EltSub: "sub", EltMul: "mul", EltMax: "max", EltMin: "min"}
+
 func (o EltOp) String() string {
-	switch o {
-	case EltAdd:
-		return "add"
-	case EltSub:
-		return "sub"
-	case EltMul:
-		return "mul"
-	case EltMax:
-		return "max"
-	case EltMin:
-		return "min"
+	if o >= 0 && int(o) < len(eltNames) {
+		return eltNames[o]
 	}
 	return fmt.Sprintf("eltop(%d)", int(o))
+}
+
+// EltOpNames lists the elementwise functions by name, in code order.
+func EltOpNames() []string { return eltNames[:] }
+
+// ParseEltOp is the elementwise function called name.
+func ParseEltOp(name string) (EltOp, error) { return parse("elementwise function", name, eltNames[:], EltOp(0)) }
+
+// parse finds name in names and returns its index as a T.
+func parse[T ~int](what, name string, names []string, _ T) (T, error) {
+	for i, n := range names {
+		if n == name {
+			return T(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%s %q is not one of %s", what, name, strings.Join(names, ", "))
 }
 
 // apply is the exact result of the function.
@@ -212,7 +222,7 @@ func sameShape(a, b []int) bool {
 	return true
 }
 
-// PoolKind is max or average pooling.
+// PoolKind is how a pooling window's values combine.
 type PoolKind int
 
 // The pooling kinds.
@@ -220,6 +230,39 @@ const (
 	PoolMax PoolKind = iota // maximum of the window
 	PoolAvg                 // sum of the window, then Requant (the scale and shift divide)
 )
+
+// poolKinds defines every pooling kind: its name and how one more window
+// value v joins the result so far (the first value is the result).
+var poolKinds = [...]struct {
+	name    string
+	combine func(acc, v int64) int64
+}{
+	PoolMax: {"max", func(acc, v int64) int64 { return max(acc, v) }},
+	PoolAvg: {"avg", func(acc, v int64) int64 { return acc + v }},
+}
+
+func (k PoolKind) String() string {
+	if k.valid() {
+		return poolKinds[k].name
+	}
+	return fmt.Sprintf("poolkind(%d)", int(k))
+}
+
+func (k PoolKind) valid() bool { return k >= 0 && int(k) < len(poolKinds) }
+
+// PoolKindNames lists the pooling kinds by name, in code order.
+func PoolKindNames() []string {
+	out := make([]string, len(poolKinds))
+	for i, k := range poolKinds {
+		out[i] = k.name
+	}
+	return out
+}
+
+// ParsePoolKind is the pooling kind called name.
+func ParsePoolKind(name string) (PoolKind, error) {
+	return parse("pooling kind", name, PoolKindNames(), PoolKind(0))
+}
 
 // Padding says what lies outside the plane.
 type Padding int
@@ -259,7 +302,8 @@ func PoolOutSize(h, w int, p Pooling) (oh, ow int, err error) {
 }
 
 // Pool pools each plane of x (shape [C, H, W]): out[c][oy][ox] is
-// Requant of the maximum (PoolMax) or the sum (PoolAvg) over the window
+// Requant of the window's values combined by the kind (PoolMax: their
+// maximum, PoolAvg: their sum) over the window
 // rows oy·Stride−PadH … +KH−1 and columns ox·Stride−PadW … +KW−1 of the
 // padded plane. Use Identity for max pooling, and a scale and shift
 // that divide by KH·KW for averaging.
@@ -275,9 +319,10 @@ func Pool(x *Tensor, p Pooling, q Requant, out Int) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Kind != PoolMax && p.Kind != PoolAvg {
+	if !p.Kind.valid() {
 		return nil, fmt.Errorf("golden: unknown pooling kind %d", int(p.Kind))
 	}
+	combine := poolKinds[p.Kind].combine
 	at := func(c, y, xx int) int64 {
 		if y < 0 || y >= H || xx < 0 || xx >= W {
 			if p.Padding == PadZero {
@@ -296,13 +341,11 @@ func Pool(x *Tensor, p Pooling, q Requant, out Int) (*Tensor, error) {
 				for ky := 0; ky < p.KH; ky++ {
 					for kx := 0; kx < p.KW; kx++ {
 						v := at(c, oy*p.Stride-p.PadH+ky, ox*p.Stride-p.PadW+kx)
-						switch {
-						case p.Kind == PoolAvg:
-							acc += v
-						case first || v > acc:
-							acc = v
+						if first {
+							acc, first = v, false
+						} else {
+							acc = combine(acc, v)
 						}
-						first = false
 					}
 				}
 				res.Data[(c*OH+oy)*OW+ox] = q.Apply(acc, out)

@@ -48,6 +48,7 @@ const (
 const (
 	FnPoolMax Fn = 0 // pool: window maximum
 	FnPoolAvg Fn = 1 // pool: window sum, then the post-processor (its scale and shift divide)
+	numPoolFns   = FnPoolAvg + 1
 	FnSum     Fn = 0 // reduce: plane sum
 	FnRedMax  Fn = 1 // reduce: plane maximum
 )

@@ -30,8 +30,8 @@ func (t Task) Validate(c Config) error {
 	switch {
 	case t.Op == OpEltwise && t.Fn >= numEltFns:
 		bad(ErrFn, "fn", uint8(t.Fn), "an eltwise function is 0..4 (add, sub, mul, max, min)")
-	case t.Op == OpPool && t.Fn > 1:
-		bad(ErrFn, "fn", uint8(t.Fn), "a pooling function is 0 (max) or 1 (avg)")
+	case t.Op == OpPool && t.Fn >= numPoolFns:
+		bad(ErrFn, "fn", uint8(t.Fn), "a pooling function is below %d (the FnPool codes)", numPoolFns)
 	case t.Op == OpReduce && t.Fn > 1:
 		bad(ErrFn, "fn", uint8(t.Fn), "a reduction is 0 (sum) or 1 (max)")
 	}

@@ -126,32 +126,6 @@ func TestDecodeMalformedCount(t *testing.T) {
 	}
 }
 
-// The engine table: op codes fit the op field, names and codes are unique,
-// and every code looks up.
-func TestEngineTable(t *testing.T) {
-	for e, def := range isa.Engines {
-		if def.Engine != isa.Engine(e) {
-			t.Errorf("Engines[%d] is engine %d", e, def.Engine)
-		}
-		seen := map[isa.Op]bool{}
-		for _, op := range def.Ops {
-			if op.Code >= 1<<isa.OpBits || seen[op.Code] {
-				t.Errorf("%s: op %s code %d out of range or repeated", def.Name, op.Name, op.Code)
-			}
-			seen[op.Code] = true
-			if c, ok := isa.Engine(e).OpCode(op.Name); !ok || c != op.Code || !isa.Engine(e).ValidOp(op.Code) {
-				t.Errorf("%s: lookup of %s gives %d %v", def.Name, op.Name, c, ok)
-			}
-		}
-		if isa.Engine(e).ValidOp(15) {
-			t.Errorf("%s accepts op 15", def.Name)
-		}
-	}
-	if isa.Engine(5).ValidOp(0) {
-		t.Errorf("engine 5 accepts op 0")
-	}
-}
-
 // LAYOUT.md is generated from the definition; HWGEN_UPDATE=1 rewrites it.
 func TestLayoutDocUpToDate(t *testing.T) {
 	const path = "LAYOUT.md"

@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/hwgen/hwgen/golden"
 )
 
 // Exit statuses.
@@ -56,7 +59,8 @@ func main() {
 func run(args []string) int {
 	var c cli
 	parser, err := kong.New(&c, kong.Name("hwgen"), kong.Description(description),
-		kong.UsageOnError(), kong.ConfigureHelp(kong.HelpOptions{Compact: true}))
+		kong.UsageOnError(), kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Vars{"pool_kinds": strings.Join(golden.PoolKindNames(), ", "), "elt_fns": strings.Join(golden.EltOpNames(), ", ")})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "hwgen: internal error: %v\n", err)
 		return exitFailure

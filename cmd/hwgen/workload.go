@@ -36,8 +36,8 @@ type workloadFlags struct {
 	Kernel   int      `help:"Square kernel or pooling window." placeholder:"N"`
 	Stride   int      `help:"Stride (conv2d, pool)." placeholder:"N"`
 	Pad      int      `help:"Padding on every side (conv2d default 1, pool 0)." default:"-1" placeholder:"N"`
-	Pool     string   `help:"Pooling: max or avg." placeholder:"KIND"`
-	Fn       string   `help:"Elementwise function: add, sub, mul, max or min." placeholder:"FN"`
+	Pool     string   `help:"Pooling: ${pool_kinds}." placeholder:"KIND"`
+	Fn       string   `help:"Elementwise function: ${elt_fns}." placeholder:"FN"`
 	Shift    int      `help:"Requantization shift of the int32 results to int8 (0: chosen from the reduction size)." placeholder:"N"`
 	Relu     bool     `help:"ReLU in the output requantization."`
 	Zeros    int      `help:"Percent of zeros in the random tensors (exercises zero skipping)." placeholder:"PCT"`
