@@ -145,7 +145,9 @@ func (o EltOp) String() string {
 func EltOpNames() []string { return eltNames[:] }
 
 // ParseEltOp is the elementwise function called name.
-func ParseEltOp(name string) (EltOp, error) { return parse("elementwise function", name, eltNames[:], EltOp(0)) }
+func ParseEltOp(name string) (EltOp, error) {
+	return parse("elementwise function", name, eltNames[:], EltOp(0))
+}
 
 // parse finds name in names and returns its index as a T.
 func parse[T ~int](what, name string, names []string, _ T) (T, error) {

@@ -46,11 +46,11 @@ const (
 
 // Pooling and reduction functions.
 const (
-	FnPoolMax Fn = 0 // pool: window maximum
-	FnPoolAvg Fn = 1 // pool: window sum, then the post-processor (its scale and shift divide)
-	numPoolFns   = FnPoolAvg + 1
-	FnSum     Fn = 0 // reduce: plane sum
-	FnRedMax  Fn = 1 // reduce: plane maximum
+	FnPoolMax  Fn = 0 // pool: window maximum
+	FnPoolAvg  Fn = 1 // pool: window sum, then the post-processor (its scale and shift divide)
+	numPoolFns    = FnPoolAvg + 1
+	FnSum      Fn = 0 // reduce: plane sum
+	FnRedMax   Fn = 1 // reduce: plane maximum
 )
 
 // Task is one planar-engine task: every field the compiler sets, in one
