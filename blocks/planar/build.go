@@ -109,7 +109,8 @@ func build(c Config) *hdl.Module {
 		bad  *hdl.Expr
 	}{
 		{ErrOp, op.Ge(hdl.U(3, uint64(numOps)))},
-		{ErrFn, isElt.And(q["fn"].Ge(hdl.U(3, uint64(numEltFns)))).Or(isPool.Or(isRed).And(q["fn"].Gt(hdl.U(3, 1))))},
+		{ErrFn, isElt.And(q["fn"].Ge(hdl.U(3, uint64(numEltFns)))).
+			Or(isPool.And(q["fn"].Ge(hdl.U(3, uint64(numPoolFns))))).Or(isRed.And(q["fn"].Ge(hdl.U(3, uint64(numRedFns)))))},
 		{ErrMask, mask.OrR().Not().Or(psumOp.And(psumMaskBad))},
 		{ErrShape, isLP.Not().And(H.OrR().Not().Or(W.OrR().Not()))},
 		{ErrKernel, isPool.And(kOK(kh).And(kOK(kw)).And(kOK(stride)).Not())},

@@ -65,7 +65,7 @@
 //
 //	field           type            meaning
 //	op              UInt(3)         Op: nop, act, writeback, eltwise, pool, reduce, loadparams
-//	fn              UInt(3)         eltwise add/sub/mul/max/min; pool max/avg; reduce sum/max
+//	fn              UInt(3)         eltwise add/sub/mul/max/min; pool: an FnPool code; reduce sum/max
 //	mask            UInt(L)         lanes (partitions) worked on
 //	src, src2, dst  addresses       sources (src: psum entry for act/writeback) and destination
 //	h, w            UInt(dw)        the plane (act, writeback, eltwise: H·W elements in any split)
@@ -99,7 +99,7 @@
 //	act        x = psum[src+i]; scale/bias from the task or (per_lane) the lane's registers; i < H·W → dst+i
 //	writeback  x = psum[src+i], post-processor forced to saturation only (scale 1, bias 0, shift 0, no relu/clamp)
 //	eltwise    x = a op b, a = state[src+i], b = state[src2+i] or scalar; op add, sub, mul, max, min → dst+i
-//	pool       x = max or sum over the KH×KW window (padding 0 or the nearest element) → dst + oy·OW + ox;
+//	pool       x = the window's values combined (FnPool codes) over the KH×KW window (padding 0 or the nearest element) → dst + oy·OW + ox;
 //	           OH = (H + 2·pad_h − KH)/stride + 1, OW likewise; average = sum with scale/shift dividing by KH·KW
 //	reduce     x = sum or max of the H·W plane → dst
 //	loadparams reads ParamWords elements from src in every lane of the mask: scale, then bias, each

@@ -51,6 +51,7 @@ const (
 	numPoolFns    = FnPoolAvg + 1
 	FnSum      Fn = 0 // reduce: plane sum
 	FnRedMax   Fn = 1 // reduce: plane maximum
+	numRedFns     = FnRedMax + 1
 )
 
 // Task is one planar-engine task: every field the compiler sets, in one
@@ -59,7 +60,7 @@ const (
 // H×W elements lies row-major at consecutive addresses from its base.
 type Task struct {
 	Op   Op     `json:"op"`
-	Fn   Fn     `json:"fn"`   // eltwise: FnAdd..FnMin; pool: FnPoolMax/FnPoolAvg; reduce: FnSum/FnRedMax
+	Fn   Fn     `json:"fn"`   // eltwise: FnAdd..FnMin; pool: the FnPool codes; reduce: FnSum/FnRedMax
 	Mask uint64 `json:"mask"` // partitions (lanes) worked on; bit p = partition p
 
 	Src  int `json:"src"`  // first source: psum entry (act, writeback) or state address

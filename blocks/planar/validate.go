@@ -31,8 +31,8 @@ func (t Task) Validate(c Config) error {
 	case t.Op == OpEltwise && t.Fn >= numEltFns:
 		bad(ErrFn, "fn", uint8(t.Fn), "an eltwise function is 0..4 (add, sub, mul, max, min)")
 	case t.Op == OpPool && t.Fn >= numPoolFns:
-		bad(ErrFn, "fn", uint8(t.Fn), "a pooling function is below %d (the FnPool codes)", numPoolFns)
-	case t.Op == OpReduce && t.Fn > 1:
+		bad(ErrFn, "fn", uint8(t.Fn), "a pooling function is 0..%d (the FnPool codes)", numPoolFns-1)
+	case t.Op == OpReduce && t.Fn >= numRedFns:
 		bad(ErrFn, "fn", uint8(t.Fn), "a reduction is 0 (sum) or 1 (max)")
 	}
 	psum := t.Op == OpAct || t.Op == OpWriteBack
