@@ -188,6 +188,8 @@ func TestPool(t *testing.T) {
 		{small(), 5, 7, 6, Pool{Kind: golden.PoolMax, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1}},
 		{small(), 2, 6, 5, Pool{Kind: golden.PoolAvg, KH: 3, KW: 2, Stride: 1, PadH: 1, Requant: AvgRequant(6)}},
 		{small(), 6, 5, 9, Pool{Kind: golden.PoolMax, KH: 2, KW: 3, Stride: 1, PadW: 1, Padding: golden.PadEdge}},
+		{small(), 4, 6, 7, Pool{Kind: golden.PoolMin, KH: 3, KW: 3, Stride: 1, PadH: 1, PadW: 1}},
+		{narrow(), 9, 5, 6, Pool{Kind: golden.PoolMin, KH: 2, KW: 3, Stride: 2, PadW: 1, Padding: golden.PadEdge}},
 		{narrow(), 11, 5, 5, Pool{Kind: golden.PoolAvg, KH: 2, KW: 2, Stride: 2, Requant: AvgRequant(4)}},
 	}
 	for _, tc := range cases {

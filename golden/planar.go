@@ -231,6 +231,7 @@ type PoolKind int
 const (
 	PoolMax PoolKind = iota // maximum of the window
 	PoolAvg                 // sum of the window, then Requant (the scale and shift divide)
+	PoolMin                 // minimum of the window
 )
 
 // poolKinds defines every pooling kind: its name and how one more window
@@ -241,6 +242,7 @@ var poolKinds = [...]struct {
 }{
 	PoolMax: {"max", func(acc, v int64) int64 { return max(acc, v) }},
 	PoolAvg: {"avg", func(acc, v int64) int64 { return acc + v }},
+	PoolMin: {"min", func(acc, v int64) int64 { return min(acc, v) }},
 }
 
 func (k PoolKind) String() string {
@@ -305,7 +307,7 @@ func PoolOutSize(h, w int, p Pooling) (oh, ow int, err error) {
 
 // Pool pools each plane of x (shape [C, H, W]): out[c][oy][ox] is
 // Requant of the window's values combined by the kind (PoolMax: their
-// maximum, PoolAvg: their sum) over the window
+// maximum, PoolAvg: their sum, PoolMin: their minimum) over the window
 // rows oy·Stride−PadH … +KH−1 and columns ox·Stride−PadW … +KW−1 of the
 // padded plane. Use Identity for max pooling, and a scale and shift
 // that divide by KH·KW for averaging.

@@ -127,6 +127,8 @@ func TestPool(t *testing.T) {
 		{"sum 2x2 s1", Pooling{Kind: PoolAvg, KH: 2, KW: 2, Stride: 1}, Identity(), []int64{12, 16, 24, 28}, 2},
 		{"avg 2x2 s1 (/4 half-up)", Pooling{Kind: PoolAvg, KH: 2, KW: 2, Stride: 1}, Requant{Scale: 1, Shift: 2}, []int64{3, 4, 6, 7}, 2},
 		{"max 2x2 s2", Pooling{Kind: PoolMax, KH: 2, KW: 2, Stride: 2}, Identity(), []int64{5}, 1},
+		{"min 2x2 s1", Pooling{Kind: PoolMin, KH: 2, KW: 2, Stride: 1}, Identity(), []int64{1, 2, 4, 5}, 2},
+		{"min with zero padding sees 0", Pooling{Kind: PoolMin, KH: 1, KW: 2, Stride: 1, PadW: 1}, Identity(), []int64{0, 1, 2, 0, 0, 4, 5, 0, 0, 7, 8, 0}, 3},
 		{"sum 3x3 zero pad 1, stride 2", Pooling{Kind: PoolAvg, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1}, Identity(),
 			[]int64{12, 16, 24, 28}, 2},
 		{"sum 3x3 edge pad 1, stride 2", Pooling{Kind: PoolAvg, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1, Padding: PadEdge}, Identity(),

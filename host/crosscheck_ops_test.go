@@ -24,6 +24,7 @@ func TestEveryOpOnVerilator(t *testing.T) {
 		{Op: "conv2d", C: 5, H: 6, W: 5, Cout: 3, Kernel: 3, Stride: 2, Pad: pad(1)},
 		{Op: "transpose", M: 6, N: 7},
 		{Op: "pool", C: 3, H: 6, W: 6, Kernel: 3, Stride: 2, Pad: pad(1), Pool: "avg"},
+		{Op: "pool", C: 3, H: 5, W: 7, Kernel: 3, Stride: 1, Pad: pad(1), Pool: "min"},
 		{Op: "eltwise", C: 3, H: 3, W: 4, Fn: "sub"},
 		{Op: "net", C: 2, H: 6, W: 6, Cout: 4, N: 3},
 	} {

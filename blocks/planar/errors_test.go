@@ -25,7 +25,7 @@ func badTasks() []struct {
 	}{
 		{"unknown op", Task{Op: 7, Mask: 1}, ErrOp, "op = 7 is not allowed: must be one of 0..6"},
 		{"unknown eltwise function", Task{Op: OpEltwise, Fn: 5, Mask: 1, H: 1, W: 1, Dst: 9}, ErrFn, "fn = 5 is not allowed: an eltwise function is 0..4"},
-		{"unknown pooling function", with(func(t *Task) { t.Fn = 2 }), ErrFn, "fn = 2 is not allowed: a pooling function is 0..1 (the FnPool codes)"},
+		{"unknown pooling function", with(func(t *Task) { t.Fn = 3 }), ErrFn, "fn = 3 is not allowed: a pooling function is 0..2 (the FnPool codes)"},
 		{"empty mask", Task{Op: OpReduce, H: 1, W: 1}, ErrMask, "mask = 0x0 is not allowed: must name at least one lane"},
 		{"act on a lane without psum", Task{Op: OpAct, Mask: 8, H: 1, W: 1, Dst: 128, Scale: 1}, ErrMask,
 			"mask = 0x8 is not allowed: act reads the psum buffer: only its 3 partitions (bits 0..2)"},

@@ -152,7 +152,8 @@ func lane(c Config) *hdl.Module {
 		prev[j].SetNext(slots[j])
 		prev[j].SetEnable(hEn)
 	}
-	hval := hdl.Mux(avg, windowSum(slots, kw, hw), windowMax(slots, kw).Ext(hw))
+	poolMin := fn.Eq(hdl.U(3, uint64(FnPoolMin)))
+	hval := hdl.Mux(avg, windowSum(slots, kw, hw), windowPick(slots, kw, poolMin).Ext(hw))
 	hreg := m.Reg("hreg", hdl.SInt(hw), 0)
 	hreg.SetNext(hval)
 	hreg.SetEnable(adv)
@@ -183,7 +184,7 @@ func lane(c Config) *hdl.Module {
 	newWord.Set(hdl.Cat(parts...))
 	last.SetNext(newWord)
 	last.SetEnable(lbWe)
-	vres := hdl.Mux(avg, windowSum(vs, kh, pw), windowMax(vs, kh).Ext(pw))
+	vres := hdl.Mux(avg, windowSum(vs, kh, pw), windowPick(vs, kh, poolMin).Ext(pw))
 
 	// ---- X: the exact result of the operation ----
 	x := m.Reg("x", hdl.SInt(xw), 0)
@@ -274,11 +275,13 @@ func windowSum(slots []*hdl.Expr, k *hdl.Signal, w int) *hdl.Expr {
 	return s
 }
 
-// windowMax is the maximum of the first k slots (k ≥ 1 at run time).
-func windowMax(slots []*hdl.Expr, k *hdl.Signal) *hdl.Expr {
+// windowPick is the maximum of the first k slots (k ≥ 1 at run time), or
+// their minimum when least is 1.
+func windowPick(slots []*hdl.Expr, k *hdl.Signal, least *hdl.Expr) *hdl.Expr {
 	m := slots[0]
 	for i := 1; i < len(slots); i++ {
-		use := k.Gt(hdl.U(k.Width(), uint64(i))).And(slots[i].Gt(m))
+		better := hdl.Mux(least, slots[i].Lt(m), slots[i].Gt(m))
+		use := k.Gt(hdl.U(k.Width(), uint64(i))).And(better)
 		m = hdl.Mux(use, slots[i], m)
 	}
 	return m

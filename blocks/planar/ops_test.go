@@ -102,6 +102,10 @@ func poolTasks() []namedTask {
 		p("max 11x10 k4 s3 pad3 edge (trailing rows and columns unused)", FnPoolMax, 11, 10, 4, 4, 3, 0, 0, true),
 		p("avg 3x3 k2 s1 pad1 zero", FnPoolAvg, 3, 3, 2, 2, 1, 1, 1, false),
 		p("avg 12x1 k1x1", FnPoolAvg, 12, 1, 1, 1, 1, 0, 0, false),
+		p("min 1x1 k3 pad1 zero (the padding's 0 wins over positives)", FnPoolMin, 1, 1, 3, 3, 1, 1, 1, false),
+		p("min 5x7 k3 s1 pad1 edge", FnPoolMin, 5, 7, 3, 3, 1, 1, 1, true),
+		p("min 7x5 k3x2 s2 pad1 zero", FnPoolMin, 7, 5, 3, 2, 2, 1, 1, false),
+		p("min 6x1 k3x1 (one column)", FnPoolMin, 6, 1, 3, 1, 1, 0, 0, false),
 	}
 }
 

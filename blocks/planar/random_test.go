@@ -83,7 +83,7 @@ func randomTask(r *rand.Rand, c Config, maxN int) Task {
 func randomPoolIn(r *rand.Rand, c Config, maxN int) Task {
 	half, outEnd := c.StateDepth/2, c.StateDepth-16
 	for {
-		t := Task{Op: OpPool, Fn: Fn(r.IntN(2)), Mask: uint64(1 + r.IntN(1<<uint(c.Lanes)-1)),
+		t := Task{Op: OpPool, Fn: Fn(r.IntN(int(numPoolFns))), Mask: uint64(1 + r.IntN(1<<uint(c.Lanes)-1)),
 			KH: 1 + r.IntN(c.MaxKernel), KW: 1 + r.IntN(c.MaxKernel), Stride: 1 + r.IntN(c.MaxKernel),
 			PadEdge: r.IntN(2) == 1, Scale: 1}
 		t.PadH, t.PadW = r.IntN(t.KH), r.IntN(t.KW)

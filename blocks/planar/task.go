@@ -48,7 +48,8 @@ const (
 const (
 	FnPoolMax  Fn = 0 // pool: window maximum
 	FnPoolAvg  Fn = 1 // pool: window sum, then the post-processor (its scale and shift divide)
-	numPoolFns    = FnPoolAvg + 1
+	FnPoolMin  Fn = 2 // pool: window minimum
+	numPoolFns    = FnPoolMin + 1
 	FnSum      Fn = 0 // reduce: plane sum
 	FnRedMax   Fn = 1 // reduce: plane maximum
 	numRedFns     = FnRedMax + 1

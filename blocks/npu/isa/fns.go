@@ -13,7 +13,7 @@ import (
 var (
 	eltFns = map[golden.EltOp]planar.Fn{golden.EltAdd: planar.FnAdd, golden.EltSub: planar.FnSub,
 		golden.EltMul: planar.FnMul, golden.EltMax: planar.FnMax, golden.EltMin: planar.FnMin}
-	poolFns   = map[golden.PoolKind]planar.Fn{golden.PoolMax: planar.FnPoolMax, golden.PoolAvg: planar.FnPoolAvg}
+	poolFns   = map[golden.PoolKind]planar.Fn{golden.PoolMax: planar.FnPoolMax, golden.PoolAvg: planar.FnPoolAvg, golden.PoolMin: planar.FnPoolMin}
 	reduceFns = map[golden.ReduceKind]planar.Fn{golden.ReduceSum: planar.FnSum, golden.ReduceMax: planar.FnRedMax}
 )
 
