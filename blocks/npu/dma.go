@@ -31,13 +31,6 @@ import (
 // after acceptance and busy stays 0. stall is 1 in a cycle in which the
 // engine presents a request (valid) that is refused (ready low).
 
-// DMA op codes (isa.Engines).
-const (
-	dmaNop         = 0
-	dmaLoad        = 1 // dma_in: external → state buffer; dma_out: store, state buffer → external
-	dmaLoadWeights = 2 // dma_in: external → weight buffer
-)
-
 // dmaInFIFODepth is dma_in's response FIFO depth: a line's credit is held
 // from the cycle after its read is accepted until its on-chip write is
 // accepted, ext_latency + 1 cycles, so ext_latency + 2 credits keep one

@@ -131,7 +131,7 @@ func TestDMAOutRandom(t *testing.T) {
 			t.Run(cc.name+"/"+o.name, func(t *testing.T) {
 				seed := uint64(200 + i)
 				r := rand.New(rand.NewPCG(seed, 1))
-				tasks := dmaRandomTasks(r, c, n, log2(c.StateDepth), c.ExtAddrWidth, []int{1, 8, 1, 1})
+				tasks := dmaRandomTasks(r, c, n, log2(c.StateDepth), c.ExtAddrWidth, []int{1, 8})
 				stats := runDMAOut(t, newDMADriver(t, dmaOut(c)), c, seed, tasks, o.o)
 				stalls := 0
 				for _, s := range stats {
@@ -155,6 +155,18 @@ var dmaTimingTasks = []dmaTaskSpec{
 	{Op: isa.DMAInNop, Src: 0, Dst: 0, D0: 9, D1: 9, D2: 9},            // nop
 	{Op: isa.DMAInLoad, Src: 0, Dst: 0, D0: 0, D1: 5, D2: 9},           // empty
 	{Op: isa.DMAInLoad, Src: 1, Dst: 2, D0: 40, D1: 1, D2: 0},          // longer than the state buffer
+}
+
+// dmaOutTimingTasks are dmaTimingTasks for dma_out, whose op port holds
+// only nop and store: every transfer is a store.
+func dmaOutTimingTasks() []dmaTaskSpec {
+	out := append([]dmaTaskSpec(nil), dmaTimingTasks...)
+	for i := range out {
+		if out[i].Op != isa.DMAInNop {
+			out[i].Op = isa.DMAOutStore
+		}
+	}
+	return out
 }
 
 // dmaWantTiming is the timing the engines promise without back-pressure:
@@ -185,7 +197,7 @@ func TestDMAInTiming(t *testing.T) {
 		c.ExtLatency = lat
 		t.Run(fmt.Sprintf("latency %d", lat), func(t *testing.T) {
 			got := runDMAIn(t, newDMADriver(t, dmaIn(c)), c, 7, dmaTimingTasks, dmaBenchOpts{ready: 1, minLat: lat, maxLat: lat})
-			want := dmaWantTiming(dmaTimingTasks, func(t dmaTaskSpec) bool { return t.Op == 1 || t.Op == 2 }, lat+2)
+			want := dmaWantTiming(dmaTimingTasks, func(t dmaTaskSpec) bool { return t.Op == isa.DMAInLoad || t.Op == isa.DMAInLoadWeights }, lat+2)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("timing (-want +got):\n%s", diff)
 			}
@@ -195,8 +207,9 @@ func TestDMAInTiming(t *testing.T) {
 
 func TestDMAOutTiming(t *testing.T) {
 	c := dmaSmallConfig()
-	got := runDMAOut(t, newDMADriver(t, dmaOut(c)), c, 8, dmaTimingTasks, dmaBenchOpts{ready: 1})
-	want := dmaWantTiming(dmaTimingTasks, func(t dmaTaskSpec) bool { return t.Op == 1 }, 3)
+	tasks := dmaOutTimingTasks()
+	got := runDMAOut(t, newDMADriver(t, dmaOut(c)), c, 8, tasks, dmaBenchOpts{ready: 1})
+	want := dmaWantTiming(tasks, func(t dmaTaskSpec) bool { return t.Op == isa.DMAOutStore }, 3)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("timing (-want +got):\n%s", diff)
 	}
@@ -217,7 +230,7 @@ func TestDMACrossCheck(t *testing.T) {
 	})
 	t.Run("dma_out", func(t *testing.T) {
 		r := rand.New(rand.NewPCG(301, 1))
-		tasks := append(dmaRandomTasks(r, c, 14, log2(c.StateDepth), c.ExtAddrWidth, []int{1, 8, 1, 1}), dmaTimingTasks[:4]...)
+		tasks := append(dmaRandomTasks(r, c, 14, log2(c.StateDepth), c.ExtAddrWidth, []int{1, 8}), dmaOutTimingTasks()[:4]...)
 		dr := newDMADriver(t, dmaOut(c))
 		runDMAOut(t, dr, c, 301, tasks, o)
 		dr.crossCheck()

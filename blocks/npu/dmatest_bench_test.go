@@ -33,7 +33,7 @@ type dmaMove struct {
 // order, and the on-chip writes it makes, in order, with ext the external
 // memory (line → elements).
 func goldenDMAIn(c Config, t dmaTaskSpec, ext [][]uint64) (reads []int, writes []dmaMove) {
-	if t.Op != dmaLoad && t.Op != dmaLoadWeights {
+	if t.Op != isa.DMAInLoad && t.Op != isa.DMAInLoadWeights {
 		return nil, nil
 	}
 	for k := range t.D1 {
@@ -41,7 +41,7 @@ func goldenDMAIn(c Config, t dmaTaskSpec, ext [][]uint64) (reads []int, writes [
 			x := (t.Src + k*t.D2 + l) % (1 << c.ExtAddrWidth)
 			reads = append(reads, x)
 			n := t.Dst + k*t.D0 + l
-			if t.Op == dmaLoad {
+			if t.Op == isa.DMAInLoad {
 				writes = append(writes, dmaMove{Addr: n % c.StateDepth, Data: append([]uint64(nil), ext[x]...)})
 			} else {
 				writes = append(writes, dmaMove{Weights: true, Addr: n % c.WeightDepth, Data: append([]uint64(nil), ext[x][:c.Cols]...)})
@@ -55,7 +55,7 @@ func goldenDMAIn(c Config, t dmaTaskSpec, ext [][]uint64) (reads []int, writes [
 // the external writes it makes, with state the state buffer (address →
 // elements).
 func goldenDMAOut(c Config, t dmaTaskSpec, state [][]uint64) (reads []int, writes []dmaMove) {
-	if t.Op != dmaLoad {
+	if t.Op != isa.DMAOutStore {
 		return nil, nil
 	}
 	for k := range t.D1 {

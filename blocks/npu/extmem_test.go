@@ -2,6 +2,7 @@ package npu
 
 import (
 	"fmt"
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"math/big"
 	"math/rand/v2"
 	"testing"
@@ -391,25 +392,25 @@ func dmaSystem(c Config) *hdl.Module {
 func dmaSystemTasks(r *rand.Rand, c Config, n int, out bool, xlo, xn, slo, sn int) []dmaTaskSpec {
 	var ts []dmaTaskSpec
 	for len(ts) < n {
-		t := dmaTaskSpec{Op: dmaLoad, D0: 1 + r.IntN(4), D1: 1 + r.IntN(3)}
+		t := dmaTaskSpec{Op: isa.DMAInLoad, D0: 1 + r.IntN(4), D1: 1 + r.IntN(3)}
 		if !out && r.IntN(3) == 0 {
-			t.Op = dmaLoadWeights
+			t.Op = isa.DMAInLoadWeights
 		}
 		if r.IntN(15) == 0 {
-			t.Op = dmaNop
+			t.Op = isa.DMAInNop
 		}
 		t.D2 = t.D0 + r.IntN(3)
 		ext := (t.D1-1)*t.D2 + t.D0 // lines spanned
 		lines := t.D0 * t.D1
 		on := sn
-		if t.Op == dmaLoadWeights {
+		if t.Op == isa.DMAInLoadWeights {
 			on = c.WeightDepth
 		}
 		if ext > xn || lines > on {
 			continue
 		}
 		x, s := xlo+r.IntN(xn-ext+1), r.IntN(on-lines+1)
-		if t.Op != dmaLoadWeights {
+		if t.Op != isa.DMAInLoadWeights {
 			s += slo
 		}
 		if out {
