@@ -300,13 +300,11 @@ func anyNonZero(l []int64) bool {
 	return false
 }
 
-var engineNames = [isa.NumEngines]string{"dma_in", "ne", "planar", "dma_out"}
-
 // counters reads every performance counter.
 func (h *runner) counters() (map[string]uint64, error) {
 	out := map[string]uint64{}
 	names := []string{"mac_count", "skip_count"}
-	for _, e := range engineNames {
+	for _, e := range npu.EngineNames {
 		names = append(names, e+"_busy_cycles", e+"_stall_cycles", e+"_completed")
 	}
 	names = append(names, h.neCounterNames()...)
@@ -363,7 +361,7 @@ func (h *runner) run(res *Result) error {
 			return err
 		}
 		// Sample this cycle's outputs (settled) before the edge.
-		for e, name := range engineNames {
+		for e, name := range npu.EngineNames {
 			st, err := h.peek(name + "_start")
 			if err != nil {
 				return err
@@ -425,7 +423,7 @@ func (h *runner) run(res *Result) error {
 	if err != nil {
 		return err
 	}
-	for e, name := range engineNames {
+	for e, name := range npu.EngineNames {
 		res.Engines[e] = EngineStats{Name: name,
 			Busy:      after[name+"_busy_cycles"] - before[name+"_busy_cycles"],
 			Stall:     after[name+"_stall_cycles"] - before[name+"_stall_cycles"],
@@ -457,7 +455,7 @@ func (h *runner) run(res *Result) error {
 // the tasks started and not done, or the next pushed task not started.
 func (h *runner) stuck(started []int, inflight [isa.NumEngines][]int, pushed int) string {
 	var parts []string
-	for e, name := range engineNames {
+	for e, name := range npu.EngineNames {
 		if len(inflight[e]) > 0 {
 			parts = append(parts, fmt.Sprintf("%s running %v", name, inflight[e]))
 			continue
@@ -528,12 +526,12 @@ func (r *Result) WriteTrace(w io.Writer) error {
 	}
 	var evs []event
 	evs = append(evs, event{Name: "process_name", Ph: "M", Pid: 1, Args: map[string]any{"name": "npu"}})
-	for e, name := range engineNames {
+	for e, name := range npu.EngineNames {
 		evs = append(evs, event{Name: "thread_name", Ph: "M", Pid: 1, Tid: e, Args: map[string]any{"name": name}})
 		evs = append(evs, event{Name: "thread_sort_index", Ph: "M", Pid: 1, Tid: e, Args: map[string]any{"sort_index": e}})
 	}
 	tid := map[string]int{}
-	for e, name := range engineNames {
+	for e, name := range npu.EngineNames {
 		tid[name] = e
 	}
 	for _, s := range r.Timeline {
