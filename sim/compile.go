@@ -9,69 +9,13 @@ import (
 	"github.com/hwgen/hwgen/hdl"
 )
 
-// opcode selects the evaluation of a node. The n* codes are the fast path:
-// result and every operand fit one word. The w* codes handle any width,
-// including narrow results of wide operands (compares, slices, reductions).
+// opcode selects the evaluation of a node; the opcodes are generated from
+// the operator table (ops_gen.go).
 type opcode uint8
 
-const (
-	nAdd opcode = iota
-	nSub
-	nMul
-	nAnd
-	nOr
-	nXor
-	nNot
-	nNeg
-	nShlC
-	nShl
-	nShr
-	nSra
-	nEq
-	nNe
-	nLtU
-	nLeU
-	nLtS
-	nLeS
-	nMux
-	nCat
-	nSlice // also Trunc (Lo = 0)
-	nSext
-	nCopy // zero extension: the bits are already masked
-	nRedAnd
-	nRedOr
-	nRedXor
+//go:generate go run ./internal/optab/gen
 
-	wAdd
-	wSub
-	wMul
-	wAnd
-	wOr
-	wXor
-	wNot
-	wNeg
-	wShlC
-	wShl
-	wShr
-	wSra
-	wEq
-	wNe
-	wLtU
-	wLeU
-	wLtS
-	wLeS
-	wMux
-	wCat
-	wSlice
-	wSext
-	wZext
-	wRedAnd
-	wRedOr
-	wRedXor
-)
-
-// wideOf maps a narrow opcode to its multi-word twin; the two lists above
-// are in the same order.
+// wideOf maps a narrow opcode to its multi-word twin.
 func wideOf(op opcode) opcode { return op - nAdd + wAdd }
 
 // node is one combinational operator. Operands and result are word

@@ -2,22 +2,6 @@ package sim
 
 import "math/bits"
 
-// mask64 is 2^w-1 for 1 <= w <= 64.
-func mask64(w int32) uint64 { return ^uint64(0) >> (64 - uint(w)) }
-
-// sext64 sign-extends the low w bits of x.
-func sext64(x uint64, w int32) int64 {
-	sh := 64 - uint(w)
-	return int64(x<<sh) >> sh
-}
-
-func b2u(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 func (s *Sim) markNode(i int32) {
 	s.dirty[i>>6] |= 1 << uint(i&63)
 	s.nodesDue = true
@@ -64,6 +48,7 @@ func (s *Sim) settle() {
 	d := s.dirty
 	hot := s.hot
 	v := s.v
+	cat := s.cat
 	marks := s.bits
 	traced := s.tr != nil
 	var evals uint64
@@ -84,82 +69,11 @@ func (s *Sim) settle() {
 					continue
 				}
 			} else {
-				// evalNarrow, inline.
-				n := h
-				w := int32(n.w &^ selfFan)
-				var r uint64
-				switch n.op {
-				case nAdd:
-					r = (n.opA(v) + n.opB(v)) & mask64(w)
-				case nSub:
-					r = (n.opA(v) - n.opB(v)) & mask64(w)
-				case nMul:
-					r = (n.opA(v) * n.opB(v)) & mask64(w)
-				case nAnd:
-					r = (n.opA(v) & n.opB(v)) & mask64(w)
-				case nOr:
-					r = (n.opA(v) | n.opB(v)) & mask64(w)
-				case nXor:
-					r = (n.opA(v) ^ n.opB(v)) & mask64(w)
-				case nNot:
-					r = ^n.opA(v) & mask64(w)
-				case nNeg:
-					r = -n.opA(v) & mask64(w)
-				case nShlC:
-					r = (v[n.a] << uint(n.k)) & mask64(w)
-				case nShl:
-					if amt := v[n.b]; amt < uint64(w) {
-						r = (v[n.a] << amt) & mask64(w)
-					}
-				case nShr:
-					if amt := v[n.b]; amt < uint64(w) {
-						r = v[n.a] >> amt
-					}
-				case nSra:
-					amt := v[n.b]
-					if amt >= uint64(w) {
-						amt = uint64(w) - 1 // every bit becomes the sign bit
-					}
-					r = uint64(sext64(v[n.a], w)>>amt) & mask64(w)
-				case nEq:
-					r = b2u(n.opA(v) == n.opB(v))
-				case nNe:
-					r = b2u(n.opA(v) != n.opB(v))
-				case nLtU:
-					r = b2u(n.opA(v) < n.opB(v))
-				case nLeU:
-					r = b2u(n.opA(v) <= n.opB(v))
-				case nLtS:
-					r = b2u(int64(n.opA(v)) < int64(n.opB(v)))
-				case nLeS:
-					r = b2u(int64(n.opA(v)) <= int64(n.opB(v)))
-				case nMux:
-					if v[n.a] != 0 {
-						r = v[n.b]
-					} else {
-						r = v[n.k]
-					}
-				case nCat:
-					for _, a := range s.cat[n.k : n.k+int32(n.sa)] {
-						r = r<<uint(a.w) | v[a.off]
-					}
-				case nSlice:
-					r = (v[n.a] >> uint(n.k)) & mask64(w)
-				case nSext:
-					r = uint64(sext64(v[n.a], n.k)) & mask64(w)
-				case nCopy:
-					r = v[n.a]
-				case nRedAnd:
-					r = b2u(v[n.a] == mask64(n.k))
-				case nRedOr:
-					r = b2u(v[n.a] != 0)
-				case nRedXor:
-					r = uint64(bits.OnesCount64(v[n.a]) & 1)
-				}
-				if v[n.dst] == r {
+				r := narrowValue(h, v, cat)
+				if v[h.dst] == r {
 					continue
 				}
-				v[n.dst] = r
+				v[h.dst] = r
 			}
 			if traced {
 				s.tr.mark(s.nodes[j].slot)
@@ -252,87 +166,12 @@ func (s *Sim) eval(n *node) bool {
 	return s.evalNarrow(&h)
 }
 
-// opA and opB read a node's operands, sign-extended to 64 bits when the
-// node says so (see node.sa).
-func (h *hnode) opA(v []uint64) uint64 { return uint64(int64(v[h.a]<<h.sa) >> h.sa) }
-func (h *hnode) opB(v []uint64) uint64 { return uint64(int64(v[h.b]<<h.sb) >> h.sb) }
-
 // evalNarrow computes a one-word node and reports whether its value changed.
 func (s *Sim) evalNarrow(n *hnode) bool {
-	v := s.v
-	w := int32(n.w)
-	var r uint64
-	switch n.op {
-	case nAdd:
-		r = (n.opA(v) + n.opB(v)) & mask64(w)
-	case nSub:
-		r = (n.opA(v) - n.opB(v)) & mask64(w)
-	case nMul:
-		r = (n.opA(v) * n.opB(v)) & mask64(w)
-	case nAnd:
-		r = (n.opA(v) & n.opB(v)) & mask64(w)
-	case nOr:
-		r = (n.opA(v) | n.opB(v)) & mask64(w)
-	case nXor:
-		r = (n.opA(v) ^ n.opB(v)) & mask64(w)
-	case nNot:
-		r = ^n.opA(v) & mask64(w)
-	case nNeg:
-		r = -n.opA(v) & mask64(w)
-	case nShlC:
-		r = (v[n.a] << uint(n.k)) & mask64(w)
-	case nShl:
-		if amt := v[n.b]; amt < uint64(w) {
-			r = (v[n.a] << amt) & mask64(w)
-		}
-	case nShr:
-		if amt := v[n.b]; amt < uint64(w) {
-			r = v[n.a] >> amt
-		}
-	case nSra:
-		amt := v[n.b]
-		if amt >= uint64(w) {
-			amt = uint64(w) - 1 // every bit becomes the sign bit
-		}
-		r = uint64(sext64(v[n.a], w)>>amt) & mask64(w)
-	case nEq:
-		r = b2u(n.opA(v) == n.opB(v))
-	case nNe:
-		r = b2u(n.opA(v) != n.opB(v))
-	case nLtU:
-		r = b2u(n.opA(v) < n.opB(v))
-	case nLeU:
-		r = b2u(n.opA(v) <= n.opB(v))
-	case nLtS:
-		r = b2u(int64(n.opA(v)) < int64(n.opB(v)))
-	case nLeS:
-		r = b2u(int64(n.opA(v)) <= int64(n.opB(v)))
-	case nMux:
-		if v[n.a] != 0 {
-			r = v[n.b]
-		} else {
-			r = v[n.k]
-		}
-	case nCat:
-		for _, a := range s.cat[n.k : n.k+int32(n.sa)] {
-			r = r<<uint(a.w) | v[a.off]
-		}
-	case nSlice:
-		r = (v[n.a] >> uint(n.k)) & mask64(w)
-	case nSext:
-		r = uint64(sext64(v[n.a], n.k)) & mask64(w)
-	case nCopy:
-		r = v[n.a]
-	case nRedAnd:
-		r = b2u(v[n.a] == mask64(n.k))
-	case nRedOr:
-		r = b2u(v[n.a] != 0)
-	case nRedXor:
-		r = uint64(bits.OnesCount64(v[n.a]) & 1)
-	}
-	if v[n.dst] == r {
+	r := narrowValue(n, s.v, s.cat)
+	if s.v[n.dst] == r {
 		return false
 	}
-	v[n.dst] = r
+	s.v[n.dst] = r
 	return true
 }

@@ -162,7 +162,7 @@ func (s *Sim) Poke(port string, v uint64) error {
 		if !neg {
 			return fmt.Errorf("sim: Poke %q: value %#x is too wide for %s", port, v, t)
 		}
-		v &= mask64(int32(w))
+		v &= mask(uint64(w))
 	}
 	d := s.tmp[:s.nw(id)]
 	clear(d)
