@@ -157,7 +157,7 @@ func hotOf(n *node) hnode {
 }
 
 // eval computes one node and reports whether its value changed (at
-// compile time, for constant folding).
+// build time, for constant folding).
 func (s *Sim) eval(n *node) bool {
 	if n.op >= wAdd {
 		return s.evalWide(n)

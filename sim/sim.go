@@ -91,7 +91,7 @@ func newSim(d *hdl.Design, trees bool) (*Sim, error) {
 		return nil, errors.New("sim: nil design")
 	}
 	s := &Sim{top: d.Top.Name, memByPath: map[string]int32{}, byPath: map[string]int32{}}
-	if err := compile(s, d, trees); err != nil {
+	if err := build(s, d, trees); err != nil {
 		return nil, err
 	}
 	if inf := d.Info[d.Top]; inf != nil && inf.UsesReset {
