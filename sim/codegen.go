@@ -1,6 +1,7 @@
 package sim
 
 import (
+	_ "embed"
 	"fmt"
 	"strings"
 
@@ -201,5 +202,11 @@ func (g *gen) narrow(n *node, temps map[int32]string) string {
 		K: fmt.Sprint(n.k), N: fmt.Sprint(n.aw), W: fmt.Sprint(n.w), M: fmt.Sprintf("%#x", mask(uint64(n.w)))})
 }
 
-// genHelpers are the functions the generated expressions call.
-const genHelpers = "\nvar _ = bits.OnesCount64\n" + optab.Helpers
+// opHelpers is the source of ophelpers.go: the functions the
+// expressions call, for the plugin as for the interpreter.
+//
+//go:embed ophelpers.go
+var opHelpers string
+
+// genHelpers is opHelpers without its package clause.
+var genHelpers = "\nvar _ = bits.OnesCount64\n" + strings.TrimPrefix(opHelpers, "package sim\n")

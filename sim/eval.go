@@ -38,8 +38,8 @@ func (s *Sim) settle() {
 		return
 	}
 	s.nodesDue = false
-	if s.cc != nil && s.tr == nil {
-		if n := s.cc.settle(); n > 0 {
+	if s.plug != nil && s.tr == nil {
+		if n := s.plug.settle(); n > 0 {
 			s.evals += n
 			s.sinksDue = true
 		}

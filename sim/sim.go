@@ -35,7 +35,7 @@ type Sim struct {
 	sinksDue  bool     // a sink may be pending (else an edge only counts)
 	treeFirst []int32  // per node, the first node of its tree (see treeOrder)
 	internal  []bool   // per node, whether it is internal to its tree
-	cc        *compiled
+	plug      *pluginCode
 	stageBuf  []uint64
 	staged    []staged
 	mems      []*memory

@@ -10,7 +10,7 @@ import (
 const GenFile = "ops_gen.go"
 
 // Interpreter returns the Go source of sim/ops_gen.go: the opcodes, the
-// interpreter's evaluation of the narrow ones and the helpers.
+// interpreter's evaluation of the narrow ones.
 func Interpreter() ([]byte, error) {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
@@ -54,7 +54,6 @@ func Interpreter() ([]byte, error) {
 		p("\t\treturn %s\n", Expand(op.Expr, args))
 	}
 	p("\t}\n\tpanic(\"sim: no narrow opcode\")\n}\n")
-	p("%s", Helpers)
 	src, err := format.Source([]byte(b.String()))
 	if err != nil {
 		return nil, fmt.Errorf("optab: generated source: %w", err)

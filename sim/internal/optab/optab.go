@@ -12,7 +12,8 @@ type Op struct {
 	Name string // the opcode is "n"+Name; its multi-word twin "w"+Wide
 	Wide string // the twin's name when it differs from Name
 	Doc  string // a remark for the opcode's declaration
-	// Expr is a Go expression of type uint64 over the placeholders:
+	// Expr is a Go expression of type uint64, calling at most the helpers
+	// of sim/ophelpers.go, over the placeholders:
 	//
 	//	$A, $B  operands a and b, sign-extended per the node (see sim.node.sa)
 	//	$x, $y, $z  operands a, b and c as stored
@@ -57,55 +58,6 @@ var Narrow = []Op{
 	{Name: "RedOr", Expr: "b2u($x != 0)"},
 	{Name: "RedXor", Expr: "uint64(bits.OnesCount64($x) & 1)"},
 }
-
-// Helpers is the Go source of the functions the expressions call. It
-// goes into sim/ops_gen.go and into every generated plugin; it needs
-// math/bits imported.
-const Helpers = `
-// b2u is 1 for true.
-func b2u(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// mask is 2^w-1 for 1 <= w <= 64.
-func mask(w uint64) uint64 { return ^uint64(0) >> (64 - w) }
-
-// sx sign-extends x from bit 63-sh (sh = 0: x as it is).
-func sx(x, sh uint64) uint64 { return uint64(int64(x<<sh) >> sh) }
-
-func mux(sel, a, b uint64) uint64 {
-	if sel != 0 {
-		return a
-	}
-	return b
-}
-
-// shl, shr and sra shift a w-bit value by a variable amount; shifting
-// out every bit leaves 0, or the sign for sra.
-func shl(a, amt, w, m uint64) uint64 {
-	if amt < w {
-		return (a << amt) & m
-	}
-	return 0
-}
-
-func shr(a, amt, w uint64) uint64 {
-	if amt < w {
-		return a >> amt
-	}
-	return 0
-}
-
-func sra(a, amt, w, m uint64) uint64 {
-	if amt >= w {
-		amt = w - 1
-	}
-	return uint64(int64(sx(a, 64-w))>>amt) & m
-}
-`
 
 // Args are the Go expressions that replace an Op's placeholders.
 type Args struct {
