@@ -1,7 +1,5 @@
 package sim
 
-import "math/bits"
-
 func (s *Sim) markNode(i int32) {
 	s.dirty[i>>6] |= 1 << uint(i&63)
 	s.nodesDue = true
@@ -30,69 +28,21 @@ func (s *Sim) fire(r markRange) {
 	}
 }
 
-// settle evaluates the dirty nodes in index order, which is level order.
-// A node's fan-out always has a higher index, so it is marked ahead of the
-// scan and picked up in the same pass: each node runs at most once.
+// settle evaluates the dirty nodes, with the generated code when there
+// is (and no trace wants every change), else with evalDirty.
 func (s *Sim) settle() {
 	if !s.nodesDue {
 		return
 	}
 	s.nodesDue = false
+	var n uint64
 	if s.plug != nil && s.tr == nil {
-		if n := s.plug.settle(); n > 0 {
-			s.evals += n
-			s.sinksDue = true
-		}
-		return
+		n = s.plug.settle()
+	} else {
+		n = s.evalDirty(s.hot, s.dirty)
 	}
-	d := s.dirty
-	hot := s.hot
-	v := s.v
-	cat := s.cat
-	marks := s.bits
-	traced := s.tr != nil
-	var evals uint64
-	for w := range d {
-		x := d[w]
-		if x == 0 {
-			continue
-		}
-		d[w] = 0
-		for x != 0 {
-			b := bits.TrailingZeros64(x)
-			x &= x - 1
-			j := w<<6 | b
-			h := &hot[j]
-			evals++
-			if h.op >= wAdd {
-				if !s.evalWide(&s.nodes[j]) {
-					continue
-				}
-			} else {
-				r := narrowValue(h, v, cat)
-				if v[h.dst] == r {
-					continue
-				}
-				v[h.dst] = r
-			}
-			if traced {
-				s.tr.mark(s.nodes[j].slot)
-			}
-			if h.fw >= 0 {
-				marks[h.fw] |= h.fm
-			} else {
-				s.fire(markRange{-h.fw - 1, int32(h.fm)})
-			}
-			if h.w&selfFan != 0 {
-				// Part of the fan-out lies in this word, above this
-				// node: it joins the bits still to do.
-				x |= d[w]
-				d[w] = 0
-			}
-		}
-	}
-	if evals > 0 {
-		s.evals += evals
+	if n > 0 {
+		s.evals += n
 		s.sinksDue = true // conservatively: a changed node may have marked a sink
 	}
 }
@@ -156,22 +106,14 @@ func hotOf(n *node) hnode {
 	return h
 }
 
-// eval computes one node and reports whether its value changed (at
-// build time, for constant folding).
-func (s *Sim) eval(n *node) bool {
+// eval computes one node at build time, for constant folding: a narrow
+// one through evalDirty as the only node, with an empty fan-out.
+func (s *Sim) eval(n *node) {
 	if n.op >= wAdd {
-		return s.evalWide(n)
+		s.evalWide(n)
+		return
 	}
 	h := hotOf(n)
-	return s.evalNarrow(&h)
-}
-
-// evalNarrow computes a one-word node and reports whether its value changed.
-func (s *Sim) evalNarrow(n *hnode) bool {
-	r := narrowValue(n, s.v, s.cat)
-	if s.v[n.dst] == r {
-		return false
-	}
-	s.v[n.dst] = r
-	return true
+	h.fw, h.fm = -1, 0 // the marks s.marks[0:0]
+	s.evalDirty([]hnode{h}, []uint64{1})
 }

@@ -9,8 +9,9 @@ import (
 // GenFile is the file of package sim that Interpreter writes.
 const GenFile = "ops_gen.go"
 
-// Interpreter returns the Go source of sim/ops_gen.go: the opcodes, the
-// interpreter's evaluation of the narrow ones.
+// Interpreter returns the Go source of sim/ops_gen.go: the opcodes and
+// the interpreter's evaluation loop, with the narrow operators inline
+// (a call per node would cost a few per cent).
 func Interpreter() ([]byte, error) {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
@@ -39,24 +40,78 @@ func Interpreter() ([]byte, error) {
 		p("\tw%s\n", name)
 	}
 	p(")\n\n")
-	p("// narrowValue is the value of the one-word node n over the values v.\n")
-	p("func narrowValue(n *hnode, v []uint64, cat []catArg) uint64 {\n")
-	p("\tw := uint64(n.w &^ selfFan)\n\tm := mask(w)\n\tswitch n.op {\n")
-	args := Args{A: "sx(v[n.a], uint64(n.sa))", B: "sx(v[n.b], uint64(n.sb))",
-		X: "v[n.a]", Y: "v[n.b]", Z: "v[n.k]", K: "uint64(n.k)", N: "uint64(n.k)", W: "w", M: "m"}
+	args := Args{A: "sx(v[h.a], uint64(h.sa))", B: "sx(v[h.b], uint64(h.sb))",
+		X: "v[h.a]", Y: "v[h.b]", Z: "v[h.k]", K: "uint64(h.k)", N: "uint64(h.k)", W: "bw", M: "mask(bw)"}
+	var cases strings.Builder
 	for _, op := range Narrow {
-		p("\tcase n%s:\n", op.Name)
+		fmt.Fprintf(&cases, "case n%s:\n", op.Name)
 		if op.Variadic {
 			step := Expand(op.Expr, Args{R: "r", N: "uint64(c.w)", X: "v[c.off]"})
-			p("\t\tvar r uint64\n\t\tfor _, c := range cat[n.k : n.k+int32(n.sa)] {\n\t\t\tr = %s\n\t\t}\n\t\treturn r\n", step)
+			fmt.Fprintf(&cases, "for _, c := range cat[h.k : h.k+int32(h.sa)] {\nr = %s\n}\n", step)
 			continue
 		}
-		p("\t\treturn %s\n", Expand(op.Expr, args))
+		fmt.Fprintf(&cases, "r = %s\n", Expand(op.Expr, args))
 	}
-	p("\t}\n\tpanic(\"sim: no narrow opcode\")\n}\n")
+	p(evalLoop, cases.String())
 	src, err := format.Source([]byte(b.String()))
 	if err != nil {
 		return nil, fmt.Errorf("optab: generated source: %w", err)
 	}
 	return src, nil
 }
+
+// evalLoop is the interpreter's evaluation loop; %s is the cases of its
+// switch over the narrow opcodes, which set r.
+const evalLoop = `
+// evalDirty evaluates the nodes of hot whose bits are set in the dirty
+// bitmap d, in index order, clears d and returns how many it evaluated.
+// A node's fan-out always has a higher index, so it is marked ahead of
+// the scan and picked up in the same pass: each node runs at most once.
+func (s *Sim) evalDirty(hot []hnode, d []uint64) (evals uint64) {
+	v, cat, marks := s.v, s.cat, s.bits
+	traced := s.tr != nil
+	for w := range d {
+		x := d[w]
+		if x == 0 {
+			continue
+		}
+		d[w] = 0
+		for x != 0 {
+			j := w<<6 | bits.TrailingZeros64(x)
+			x &= x - 1
+			h := &hot[j]
+			evals++
+			if h.op >= wAdd {
+				if !s.evalWide(&s.nodes[j]) {
+					continue
+				}
+			} else {
+				bw := uint64(h.w &^ selfFan)
+				var r uint64
+				switch h.op {
+				%s
+				}
+				if v[h.dst] == r {
+					continue
+				}
+				v[h.dst] = r
+			}
+			if traced {
+				s.tr.mark(s.nodes[j].slot)
+			}
+			if h.fw >= 0 {
+				marks[h.fw] |= h.fm
+			} else {
+				s.fire(markRange{-h.fw - 1, int32(h.fm)})
+			}
+			if h.w&selfFan != 0 {
+				// Part of the fan-out lies in this word, above this
+				// node: it joins the bits still to do.
+				x |= d[w]
+				d[w] = 0
+			}
+		}
+	}
+	return evals
+}
+`
