@@ -1,5 +1,7 @@
 package sim
 
+import "math/bits"
+
 func (s *Sim) markNode(i int32) {
 	s.dirty[i>>6] |= 1 << uint(i&63)
 	s.nodesDue = true
@@ -45,6 +47,112 @@ func (s *Sim) settle() {
 		s.evals += n
 		s.sinksDue = true // conservatively: a changed node may have marked a sink
 	}
+}
+
+// evalDirty evaluates the nodes of hot whose bits are set in the dirty
+// bitmap d, in index order, clears d and returns how many it evaluated.
+// A node's fan-out always has a higher index, so it is marked ahead of
+// the scan and picked up in the same pass: each node runs at most once.
+func (s *Sim) evalDirty(hot []hnode, d []uint64) (evals uint64) {
+	v, cat, marks := s.v, s.cat, s.bits
+	traced := s.tr != nil
+	for w := range d {
+		x := d[w]
+		if x == 0 {
+			continue
+		}
+		d[w] = 0
+		for x != 0 {
+			j := w<<6 | bits.TrailingZeros64(x)
+			x &= x - 1
+			h := &hot[j]
+			evals++
+			if h.op >= wAdd {
+				if !s.evalWide(&s.nodes[j]) {
+					continue
+				}
+			} else {
+				bw := uint64(h.w &^ selfFan)
+				var r uint64
+				switch h.op {
+				// The cases are generated from the operator table (go generate).
+				case nAdd:
+					r = (sx(v[h.a], uint64(h.sa)) + sx(v[h.b], uint64(h.sb))) & mask(bw)
+				case nSub:
+					r = (sx(v[h.a], uint64(h.sa)) - sx(v[h.b], uint64(h.sb))) & mask(bw)
+				case nMul:
+					r = (sx(v[h.a], uint64(h.sa)) * sx(v[h.b], uint64(h.sb))) & mask(bw)
+				case nAnd:
+					r = (sx(v[h.a], uint64(h.sa)) & sx(v[h.b], uint64(h.sb))) & mask(bw)
+				case nOr:
+					r = (sx(v[h.a], uint64(h.sa)) | sx(v[h.b], uint64(h.sb))) & mask(bw)
+				case nXor:
+					r = (sx(v[h.a], uint64(h.sa)) ^ sx(v[h.b], uint64(h.sb))) & mask(bw)
+				case nNot:
+					r = ^sx(v[h.a], uint64(h.sa)) & mask(bw)
+				case nNeg:
+					r = -sx(v[h.a], uint64(h.sa)) & mask(bw)
+				case nShlC:
+					r = (v[h.a] << uint64(h.k)) & mask(bw)
+				case nShl:
+					r = shl(v[h.a], v[h.b], bw, mask(bw))
+				case nShr:
+					r = shr(v[h.a], v[h.b], bw)
+				case nSra:
+					r = sra(v[h.a], v[h.b], bw, mask(bw))
+				case nEq:
+					r = b2u(sx(v[h.a], uint64(h.sa)) == sx(v[h.b], uint64(h.sb)))
+				case nNe:
+					r = b2u(sx(v[h.a], uint64(h.sa)) != sx(v[h.b], uint64(h.sb)))
+				case nLtU:
+					r = b2u(sx(v[h.a], uint64(h.sa)) < sx(v[h.b], uint64(h.sb)))
+				case nLeU:
+					r = b2u(sx(v[h.a], uint64(h.sa)) <= sx(v[h.b], uint64(h.sb)))
+				case nLtS:
+					r = b2u(int64(sx(v[h.a], uint64(h.sa))) < int64(sx(v[h.b], uint64(h.sb))))
+				case nLeS:
+					r = b2u(int64(sx(v[h.a], uint64(h.sa))) <= int64(sx(v[h.b], uint64(h.sb))))
+				case nMux:
+					r = mux(v[h.a], v[h.b], v[h.k])
+				case nCat:
+					for _, c := range cat[h.k : h.k+int32(h.sa)] {
+						r = r<<uint64(c.w) | v[c.off]
+					}
+				case nSlice:
+					r = (v[h.a] >> uint64(h.k)) & mask(bw)
+				case nSext:
+					r = sx(v[h.a], 64-uint64(h.k)) & mask(bw)
+				case nCopy:
+					r = v[h.a]
+				case nRedAnd:
+					r = b2u(v[h.a] == mask(uint64(h.k)))
+				case nRedOr:
+					r = b2u(v[h.a] != 0)
+				case nRedXor:
+					r = uint64(bits.OnesCount64(v[h.a]) & 1)
+				} // End of the generated cases.
+				if v[h.dst] == r {
+					continue
+				}
+				v[h.dst] = r
+			}
+			if traced {
+				s.tr.mark(s.nodes[j].slot)
+			}
+			if h.fw >= 0 {
+				marks[h.fw] |= h.fm
+			} else {
+				s.fire(markRange{-h.fw - 1, int32(h.fm)})
+			}
+			if h.w&selfFan != 0 {
+				// Part of the fan-out lies in this word, above this
+				// node: it joins the bits still to do.
+				x |= d[w]
+				d[w] = 0
+			}
+		}
+	}
+	return evals
 }
 
 // evalWideNode evaluates node i for compiled code, which leaves the

@@ -1,5 +1,6 @@
-// Command gen writes sim/ops_gen.go from the operator table; run it with
-// go generate in sim/.
+// Command gen writes sim/ops_gen.go from the operator table and splices
+// the table's cases into the interpreter's loop; go generate in sim/
+// runs it.
 package main
 
 import (
@@ -10,11 +11,21 @@ import (
 )
 
 func main() {
-	src, err := optab.Interpreter()
+	ops, err := optab.Opcodes()
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := os.WriteFile(optab.GenFile, src, 0o644); err != nil {
+	if err := os.WriteFile(optab.OpcodeFile, ops, 0o644); err != nil {
+		log.Fatal(err)
+	}
+	src, err := os.ReadFile(optab.LoopFile)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if src, err = optab.Splice(src); err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(optab.LoopFile, src, 0o644); err != nil {
 		log.Fatal(err)
 	}
 }
