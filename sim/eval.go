@@ -1,5 +1,8 @@
 package sim
 
+// The interpreter's combinational evaluation: the dirty bitmaps, the
+// evaluation loop and the node records it walks.
+
 import "math/bits"
 
 func (s *Sim) markNode(i int32) {

@@ -3,9 +3,7 @@ package sim
 // Lowering hdl operators to nodes, checking hdl's normal form and
 // fusing extensions and truncations into their readers.
 
-import (
-	"github.com/hwgen/hwgen/hdl"
-)
+import "github.com/hwgen/hwgen/hdl"
 
 // simpleOps are the operators whose operands all have the result's
 // width (hdl normalises them so), mapped to their narrow opcodes.

@@ -2,9 +2,7 @@ package sim
 
 // Memories and their storage, narrow words packed small.
 
-import (
-	"github.com/hwgen/hwgen/hdl"
-)
+import "github.com/hwgen/hwgen/hdl"
 
 type memory struct {
 	path  string

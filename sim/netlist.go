@@ -4,9 +4,7 @@ package sim
 // sinks (state updated at the clock edge), their fan-out, slots and
 // named signals.
 
-import (
-	"github.com/hwgen/hwgen/hdl"
-)
+import "github.com/hwgen/hwgen/hdl"
 
 // opcode selects the evaluation of a node; the opcodes are generated from
 // the operator table (ops_gen.go).

@@ -1,9 +1,9 @@
 package sim
 
 // The functions the operator table's expressions call (internal/optab).
-// The interpreter's generated evaluation calls them here, and the source
-// of this file goes into every generated plugin, which is why it imports
-// nothing and holds nothing else.
+// The cases of the interpreter's evaluation loop call them here, and the
+// source of this file goes into every generated plugin, which is why it
+// imports nothing and holds nothing else.
 
 // b2u is 1 for true.
 func b2u(b bool) uint64 {

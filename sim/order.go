@@ -3,9 +3,7 @@ package sim
 // Evaluation order: of the sinks at an edge, and of the nodes for the
 // interpreter (levels) and for generated code (trees).
 
-import (
-	"sort"
-)
+import "sort"
 
 // renumber levelizes the nodes and puts them in evaluation order
 // (treeOrder or levelOrder).
