@@ -1,7 +1,8 @@
 // Package optab is the one definition of what the simulator's one-word
-// operators compute. The interpreter's evaluation (generated from the
-// table into sim/ops_gen.go by ./gen) and the Go code the compiled mode
-// emits are both expansions of the same expression templates, so the two
+// operators compute. The cases of the interpreter's evaluation loop
+// (spliced into sim/eval.go by ./gen, which also writes the opcodes into
+// sim/ops_gen.go) and the Go code the compiled mode emits (sim/codegen.go)
+// are both expansions of the same expression templates, so the two
 // cannot disagree.
 package optab
 
