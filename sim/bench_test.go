@@ -88,32 +88,7 @@ func loadWeights(t testing.TB, s *Sim, n int, r *rand.Rand) {
 // BenchmarkWSArray16 streams random activations through a 16x16
 // weight-stationary array, one new activation per row per cycle.
 func BenchmarkWSArray16(b *testing.B) {
-	const n = 16
-	s := mustSim(b, wsArray(n))
-	r := rand.New(rand.NewSource(1))
-	loadWeights(b, s, n, r)
-	names := make([]string, n)
-	for i := range names {
-		names[i] = fmt.Sprintf("a%d", i)
-	}
-	vals := make([]uint64, 1024)
-	for i := range vals {
-		vals[i] = uint64(int64(r.Intn(256) - 128))
-	}
-	st0 := s.Stats()
-	b.ResetTimer()
-	for k := 0; k < b.N; k++ {
-		for i, name := range names {
-			if err := s.Poke(name, vals[(k*n+i)&1023]); err != nil {
-				b.Fatal(err)
-			}
-		}
-		s.Step(1)
-	}
-	b.StopTimer()
-	st := s.Stats()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cycles/s")
-	b.ReportMetric(float64(st.Evals-st0.Evals)/float64(b.N), "evals/cycle")
+	streamWSArray(b, mustSim(b, wsArray(16)))
 }
 
 // BenchmarkWSArray16Idle is the same array with nothing changing: a Step
@@ -132,11 +107,17 @@ func BenchmarkWSArray16Idle(b *testing.B) {
 
 // BenchmarkWSArray16Compiled is BenchmarkWSArray16 on generated code.
 func BenchmarkWSArray16Compiled(b *testing.B) {
-	const n = 16
-	s, err := NewWith(elab(b, wsArray(n)), Options{Compiled: true})
+	s, err := NewWith(elab(b, wsArray(16)), Options{Compiled: true})
 	if err != nil {
 		b.Fatal(err)
 	}
+	streamWSArray(b, s)
+}
+
+// streamWSArray loads weights into the 16x16 array s and times cycles
+// that each poke a new random activation into every row.
+func streamWSArray(b *testing.B, s *Sim) {
+	const n = 16
 	r := rand.New(rand.NewSource(1))
 	loadWeights(b, s, n, r)
 	names := make([]string, n)

@@ -1,8 +1,11 @@
 package sim
 
 import (
+	_ "embed"
 	"fmt"
 	"strings"
+
+	"github.com/hwgen/hwgen/sim/internal/optab"
 )
 
 // genSource writes the Go source of the compiled form of s: a plugin
@@ -163,135 +166,47 @@ func (g *gen) marks(r fanRange, self int, ind string) {
 	emit(g.s.fanout[r.sink:r.end], "sd", -1)
 }
 
-// narrow is the Go expression of a one-word node, exactly as eval
-// computes it.
+// narrow is the Go expression of a one-word node: its operator's template
+// in the table the interpreter is generated from, with the node's
+// operands, widths and constants filled in.
 func (g *gen) narrow(n *node, temps map[int32]string) string {
-	m := mask64(n.w)
 	ref := func(off int32) string {
 		if t, ok := temps[off]; ok {
 			return t
 		}
 		return fmt.Sprintf("v[%d]", off)
 	}
-	and := func(e string) string {
-		if n.w == 64 {
-			return e
+	ext := func(x string, sh uint8) string {
+		if sh == 0 {
+			return x
 		}
-		return fmt.Sprintf("(%s) & %#x", e, m)
+		return fmt.Sprintf("sx(%s, %d)", x, sh)
 	}
-	a, b, c := ref(n.a), ref(n.b), ref(n.c)
-	opA := a
-	if n.sa != 0 {
-		opA = fmt.Sprintf("uint64(int64(%s<<%d)>>%d)", a, n.sa, n.sa)
+	if int(n.op) >= len(optab.Narrow) {
+		panic(fmt.Sprintf("sim: no code for opcode %d", n.op))
 	}
-	opB := b
-	if n.sb != 0 {
-		opB = fmt.Sprintf("uint64(int64(%s<<%d)>>%d)", b, n.sb, n.sb)
-	}
-	b2u := func(cond string) string { return fmt.Sprintf("b2u(%s)", cond) }
-	switch n.op {
-	case nAdd:
-		return and(opA + " + " + opB)
-	case nSub:
-		return and(opA + " - " + opB)
-	case nMul:
-		return and(opA + " * " + opB)
-	case nAnd:
-		return and(opA + " & " + opB)
-	case nOr:
-		return and(opA + " | " + opB)
-	case nXor:
-		return and(opA + " ^ " + opB)
-	case nNot:
-		return and("^" + opA)
-	case nNeg:
-		return and("-" + opA)
-	case nShlC:
-		return and(fmt.Sprintf("%s << %d", a, n.k))
-	case nShl:
-		return fmt.Sprintf("shl(%s, %s, %d, %#x)", a, b, n.w, m)
-	case nShr:
-		return fmt.Sprintf("shr(%s, %s, %d)", a, b, n.w)
-	case nSra:
-		return fmt.Sprintf("sra(%s, %s, %d, %#x)", a, b, n.w, m)
-	case nEq:
-		return b2u(opA + " == " + opB)
-	case nNe:
-		return b2u(opA + " != " + opB)
-	case nLtU:
-		return b2u(opA + " < " + opB)
-	case nLeU:
-		return b2u(opA + " <= " + opB)
-	case nLtS:
-		return b2u(fmt.Sprintf("int64(%s) < int64(%s)", opA, opB))
-	case nLeS:
-		return b2u(fmt.Sprintf("int64(%s) <= int64(%s)", opA, opB))
-	case nMux:
-		return fmt.Sprintf("mux(%s, %s, %s)", a, b, c)
-	case nCat:
+	op := optab.Narrow[n.op]
+	if op.Variadic {
 		e := ""
 		for i, a := range g.s.cat[n.k : n.k+n.k2] {
 			if i == 0 {
 				e = ref(a.off)
-			} else {
-				e = fmt.Sprintf("(%s)<<%d | %s", e, a.w, ref(a.off))
+				continue
 			}
+			e = optab.Expand(op.Expr, optab.Args{R: "(" + e + ")", N: fmt.Sprint(a.w), X: ref(a.off)})
 		}
 		return e
-	case nSlice:
-		return and(fmt.Sprintf("%s >> %d", a, n.k))
-	case nSext:
-		sh := 64 - n.aw
-		return and(fmt.Sprintf("uint64(int64(%s<<%d)>>%d)", a, sh, sh))
-	case nCopy:
-		return a
-	case nRedAnd:
-		return b2u(fmt.Sprintf("%s == %#x", a, mask64(n.aw)))
-	case nRedOr:
-		return b2u(fmt.Sprintf("%s != 0", a))
-	case nRedXor:
-		return fmt.Sprintf("uint64(bits.OnesCount64(%s) & 1)", a)
 	}
-	panic(fmt.Sprintf("sim: no code for opcode %d", n.op))
+	a, b, c := ref(n.a), ref(n.b), ref(n.c)
+	return optab.Expand(op.Expr, optab.Args{A: ext(a, n.sa), B: ext(b, n.sb), X: a, Y: b, Z: c,
+		K: fmt.Sprint(n.k), N: fmt.Sprint(n.aw), W: fmt.Sprint(n.w), M: fmt.Sprintf("%#x", mask(uint64(n.w)))})
 }
 
-// genHelpers are the small functions the generated expressions call.
-const genHelpers = `
-var _ = bits.OnesCount64
+// opHelpers is the source of ophelpers.go: the functions the
+// expressions call, for the plugin as for the interpreter.
+//
+//go:embed ophelpers.go
+var opHelpers string
 
-func b2u(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func mux(sel, a, b uint64) uint64 {
-	if sel != 0 {
-		return a
-	}
-	return b
-}
-
-func shl(a, amt uint64, w uint64, m uint64) uint64 {
-	if amt < w {
-		return (a << amt) & m
-	}
-	return 0
-}
-
-func shr(a, amt uint64, w uint64) uint64 {
-	if amt < w {
-		return a >> amt
-	}
-	return 0
-}
-
-func sra(a, amt uint64, w uint64, m uint64) uint64 {
-	if amt >= w {
-		amt = w - 1
-	}
-	sh := 64 - w
-	return uint64(int64(a<<sh)>>sh>>amt) & m
-}
-`
+// genHelpers is opHelpers without its package clause.
+var genHelpers = "\nvar _ = bits.OnesCount64\n" + strings.TrimPrefix(opHelpers, "package sim\n")

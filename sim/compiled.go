@@ -54,17 +54,17 @@ func NewWith(d *hdl.Design, opt Options) (*Sim, error) {
 	if err != nil || !opt.Compiled {
 		return s, err
 	}
-	if err := s.compile(opt); err != nil {
+	if err := s.bindPlugin(opt); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
 // Compiled reports whether the simulator runs generated code.
-func (s *Sim) Compiled() bool { return s.cc != nil }
+func (s *Sim) Compiled() bool { return s.plug != nil }
 
-// compiled holds the entry point of generated code bound to one Sim.
-type compiled struct {
+// pluginCode holds the entry point of generated code bound to one Sim.
+type pluginCode struct {
 	settle func() uint64 // returns the node evaluations it made
 }
 
@@ -74,12 +74,14 @@ type bindFunc = func(v, d, sd []uint64, wide func(int32) bool) func() uint64
 // by content key: Go loads a plugin once per process, wherever it lies.
 var plugins sync.Map // key -> bindFunc
 
-func (s *Sim) compile(opt Options) error {
+// bindPlugin builds (or takes from the cache) the plugin of s's generated
+// code and binds it to s, whose settle it then runs.
+func (s *Sim) bindPlugin(opt Options) error {
 	bind, err := loadPlugin(s, opt)
 	if err != nil {
 		return err
 	}
-	s.cc = &compiled{settle: bind(s.v, s.dirty, s.sdirty, s.evalWideNode)}
+	s.plug = &pluginCode{settle: bind(s.v, s.dirty, s.sdirty, s.evalWideNode)}
 	return nil
 }
 

@@ -1,22 +1,9 @@
 package sim
 
+// The interpreter's combinational evaluation: the dirty bitmaps, the
+// evaluation loop and the node records it walks.
+
 import "math/bits"
-
-// mask64 is 2^w-1 for 1 <= w <= 64.
-func mask64(w int32) uint64 { return ^uint64(0) >> (64 - uint(w)) }
-
-// sext64 sign-extends the low w bits of x.
-func sext64(x uint64, w int32) int64 {
-	sh := 64 - uint(w)
-	return int64(x<<sh) >> sh
-}
-
-func b2u(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
-}
 
 func (s *Sim) markNode(i int32) {
 	s.dirty[i>>6] |= 1 << uint(i&63)
@@ -46,27 +33,32 @@ func (s *Sim) fire(r markRange) {
 	}
 }
 
-// settle evaluates the dirty nodes in index order, which is level order.
-// A node's fan-out always has a higher index, so it is marked ahead of the
-// scan and picked up in the same pass: each node runs at most once.
+// settle evaluates the dirty nodes, with the generated code when there
+// is (and no trace wants every change), else with evalDirty.
 func (s *Sim) settle() {
 	if !s.nodesDue {
 		return
 	}
 	s.nodesDue = false
-	if s.cc != nil && s.tr == nil {
-		if n := s.cc.settle(); n > 0 {
-			s.evals += n
-			s.sinksDue = true
-		}
-		return
+	var n uint64
+	if s.plug != nil && s.tr == nil {
+		n = s.plug.settle()
+	} else {
+		n = s.evalDirty(s.hot, s.dirty)
 	}
-	d := s.dirty
-	hot := s.hot
-	v := s.v
-	marks := s.bits
+	if n > 0 {
+		s.evals += n
+		s.sinksDue = true // conservatively: a changed node may have marked a sink
+	}
+}
+
+// evalDirty evaluates the nodes of hot whose bits are set in the dirty
+// bitmap d, in index order, clears d and returns how many it evaluated.
+// A node's fan-out always has a higher index, so it is marked ahead of
+// the scan and picked up in the same pass: each node runs at most once.
+func (s *Sim) evalDirty(hot []hnode, d []uint64) (evals uint64) {
+	v, cat, marks := s.v, s.cat, s.bits
 	traced := s.tr != nil
-	var evals uint64
 	for w := range d {
 		x := d[w]
 		if x == 0 {
@@ -74,9 +66,8 @@ func (s *Sim) settle() {
 		}
 		d[w] = 0
 		for x != 0 {
-			b := bits.TrailingZeros64(x)
+			j := w<<6 | bits.TrailingZeros64(x)
 			x &= x - 1
-			j := w<<6 | b
 			h := &hot[j]
 			evals++
 			if h.op >= wAdd {
@@ -84,82 +75,69 @@ func (s *Sim) settle() {
 					continue
 				}
 			} else {
-				// evalNarrow, inline.
-				n := h
-				w := int32(n.w &^ selfFan)
+				bw := uint64(h.w &^ selfFan)
 				var r uint64
-				switch n.op {
+				switch h.op {
+				// The cases are generated from the operator table (go generate).
 				case nAdd:
-					r = (n.opA(v) + n.opB(v)) & mask64(w)
+					r = (sx(v[h.a], uint64(h.sa)) + sx(v[h.b], uint64(h.sb))) & mask(bw)
 				case nSub:
-					r = (n.opA(v) - n.opB(v)) & mask64(w)
+					r = (sx(v[h.a], uint64(h.sa)) - sx(v[h.b], uint64(h.sb))) & mask(bw)
 				case nMul:
-					r = (n.opA(v) * n.opB(v)) & mask64(w)
+					r = (sx(v[h.a], uint64(h.sa)) * sx(v[h.b], uint64(h.sb))) & mask(bw)
 				case nAnd:
-					r = (n.opA(v) & n.opB(v)) & mask64(w)
+					r = (sx(v[h.a], uint64(h.sa)) & sx(v[h.b], uint64(h.sb))) & mask(bw)
 				case nOr:
-					r = (n.opA(v) | n.opB(v)) & mask64(w)
+					r = (sx(v[h.a], uint64(h.sa)) | sx(v[h.b], uint64(h.sb))) & mask(bw)
 				case nXor:
-					r = (n.opA(v) ^ n.opB(v)) & mask64(w)
+					r = (sx(v[h.a], uint64(h.sa)) ^ sx(v[h.b], uint64(h.sb))) & mask(bw)
 				case nNot:
-					r = ^n.opA(v) & mask64(w)
+					r = ^sx(v[h.a], uint64(h.sa)) & mask(bw)
 				case nNeg:
-					r = -n.opA(v) & mask64(w)
+					r = -sx(v[h.a], uint64(h.sa)) & mask(bw)
 				case nShlC:
-					r = (v[n.a] << uint(n.k)) & mask64(w)
+					r = (v[h.a] << uint64(h.k)) & mask(bw)
 				case nShl:
-					if amt := v[n.b]; amt < uint64(w) {
-						r = (v[n.a] << amt) & mask64(w)
-					}
+					r = shl(v[h.a], v[h.b], bw, mask(bw))
 				case nShr:
-					if amt := v[n.b]; amt < uint64(w) {
-						r = v[n.a] >> amt
-					}
+					r = shr(v[h.a], v[h.b], bw)
 				case nSra:
-					amt := v[n.b]
-					if amt >= uint64(w) {
-						amt = uint64(w) - 1 // every bit becomes the sign bit
-					}
-					r = uint64(sext64(v[n.a], w)>>amt) & mask64(w)
+					r = sra(v[h.a], v[h.b], bw, mask(bw))
 				case nEq:
-					r = b2u(n.opA(v) == n.opB(v))
+					r = b2u(sx(v[h.a], uint64(h.sa)) == sx(v[h.b], uint64(h.sb)))
 				case nNe:
-					r = b2u(n.opA(v) != n.opB(v))
+					r = b2u(sx(v[h.a], uint64(h.sa)) != sx(v[h.b], uint64(h.sb)))
 				case nLtU:
-					r = b2u(n.opA(v) < n.opB(v))
+					r = b2u(sx(v[h.a], uint64(h.sa)) < sx(v[h.b], uint64(h.sb)))
 				case nLeU:
-					r = b2u(n.opA(v) <= n.opB(v))
+					r = b2u(sx(v[h.a], uint64(h.sa)) <= sx(v[h.b], uint64(h.sb)))
 				case nLtS:
-					r = b2u(int64(n.opA(v)) < int64(n.opB(v)))
+					r = b2u(int64(sx(v[h.a], uint64(h.sa))) < int64(sx(v[h.b], uint64(h.sb))))
 				case nLeS:
-					r = b2u(int64(n.opA(v)) <= int64(n.opB(v)))
+					r = b2u(int64(sx(v[h.a], uint64(h.sa))) <= int64(sx(v[h.b], uint64(h.sb))))
 				case nMux:
-					if v[n.a] != 0 {
-						r = v[n.b]
-					} else {
-						r = v[n.k]
-					}
+					r = mux(v[h.a], v[h.b], v[h.k])
 				case nCat:
-					for _, a := range s.cat[n.k : n.k+int32(n.sa)] {
-						r = r<<uint(a.w) | v[a.off]
+					for _, c := range cat[h.k : h.k+int32(h.sa)] {
+						r = r<<uint64(c.w) | v[c.off]
 					}
 				case nSlice:
-					r = (v[n.a] >> uint(n.k)) & mask64(w)
+					r = (v[h.a] >> uint64(h.k)) & mask(bw)
 				case nSext:
-					r = uint64(sext64(v[n.a], n.k)) & mask64(w)
+					r = sx(v[h.a], 64-uint64(h.k)) & mask(bw)
 				case nCopy:
-					r = v[n.a]
+					r = v[h.a]
 				case nRedAnd:
-					r = b2u(v[n.a] == mask64(n.k))
+					r = b2u(v[h.a] == mask(uint64(h.k)))
 				case nRedOr:
-					r = b2u(v[n.a] != 0)
+					r = b2u(v[h.a] != 0)
 				case nRedXor:
-					r = uint64(bits.OnesCount64(v[n.a]) & 1)
-				}
-				if v[n.dst] == r {
+					r = uint64(bits.OnesCount64(v[h.a]) & 1)
+				} // End of the generated cases.
+				if v[h.dst] == r {
 					continue
 				}
-				v[n.dst] = r
+				v[h.dst] = r
 			}
 			if traced {
 				s.tr.mark(s.nodes[j].slot)
@@ -177,10 +155,7 @@ func (s *Sim) settle() {
 			}
 		}
 	}
-	if evals > 0 {
-		s.evals += evals
-		s.sinksDue = true // conservatively: a changed node may have marked a sink
-	}
+	return evals
 }
 
 // evalWideNode evaluates node i for compiled code, which leaves the
@@ -242,97 +217,14 @@ func hotOf(n *node) hnode {
 	return h
 }
 
-// eval computes one node and reports whether its value changed (at
-// compile time, for constant folding).
-func (s *Sim) eval(n *node) bool {
+// eval computes one node at build time, for constant folding: a narrow
+// one through evalDirty as the only node, with an empty fan-out.
+func (s *Sim) eval(n *node) {
 	if n.op >= wAdd {
-		return s.evalWide(n)
+		s.evalWide(n)
+		return
 	}
 	h := hotOf(n)
-	return s.evalNarrow(&h)
-}
-
-// opA and opB read a node's operands, sign-extended to 64 bits when the
-// node says so (see node.sa).
-func (h *hnode) opA(v []uint64) uint64 { return uint64(int64(v[h.a]<<h.sa) >> h.sa) }
-func (h *hnode) opB(v []uint64) uint64 { return uint64(int64(v[h.b]<<h.sb) >> h.sb) }
-
-// evalNarrow computes a one-word node and reports whether its value changed.
-func (s *Sim) evalNarrow(n *hnode) bool {
-	v := s.v
-	w := int32(n.w)
-	var r uint64
-	switch n.op {
-	case nAdd:
-		r = (n.opA(v) + n.opB(v)) & mask64(w)
-	case nSub:
-		r = (n.opA(v) - n.opB(v)) & mask64(w)
-	case nMul:
-		r = (n.opA(v) * n.opB(v)) & mask64(w)
-	case nAnd:
-		r = (n.opA(v) & n.opB(v)) & mask64(w)
-	case nOr:
-		r = (n.opA(v) | n.opB(v)) & mask64(w)
-	case nXor:
-		r = (n.opA(v) ^ n.opB(v)) & mask64(w)
-	case nNot:
-		r = ^n.opA(v) & mask64(w)
-	case nNeg:
-		r = -n.opA(v) & mask64(w)
-	case nShlC:
-		r = (v[n.a] << uint(n.k)) & mask64(w)
-	case nShl:
-		if amt := v[n.b]; amt < uint64(w) {
-			r = (v[n.a] << amt) & mask64(w)
-		}
-	case nShr:
-		if amt := v[n.b]; amt < uint64(w) {
-			r = v[n.a] >> amt
-		}
-	case nSra:
-		amt := v[n.b]
-		if amt >= uint64(w) {
-			amt = uint64(w) - 1 // every bit becomes the sign bit
-		}
-		r = uint64(sext64(v[n.a], w)>>amt) & mask64(w)
-	case nEq:
-		r = b2u(n.opA(v) == n.opB(v))
-	case nNe:
-		r = b2u(n.opA(v) != n.opB(v))
-	case nLtU:
-		r = b2u(n.opA(v) < n.opB(v))
-	case nLeU:
-		r = b2u(n.opA(v) <= n.opB(v))
-	case nLtS:
-		r = b2u(int64(n.opA(v)) < int64(n.opB(v)))
-	case nLeS:
-		r = b2u(int64(n.opA(v)) <= int64(n.opB(v)))
-	case nMux:
-		if v[n.a] != 0 {
-			r = v[n.b]
-		} else {
-			r = v[n.k]
-		}
-	case nCat:
-		for _, a := range s.cat[n.k : n.k+int32(n.sa)] {
-			r = r<<uint(a.w) | v[a.off]
-		}
-	case nSlice:
-		r = (v[n.a] >> uint(n.k)) & mask64(w)
-	case nSext:
-		r = uint64(sext64(v[n.a], n.k)) & mask64(w)
-	case nCopy:
-		r = v[n.a]
-	case nRedAnd:
-		r = b2u(v[n.a] == mask64(n.k))
-	case nRedOr:
-		r = b2u(v[n.a] != 0)
-	case nRedXor:
-		r = uint64(bits.OnesCount64(v[n.a]) & 1)
-	}
-	if v[n.dst] == r {
-		return false
-	}
-	v[n.dst] = r
-	return true
+	h.fw, h.fm = -1, 0 // the marks s.marks[0:0]
+	s.evalDirty([]hnode{h}, []uint64{1})
 }

@@ -35,7 +35,7 @@ type Sim struct {
 	sinksDue  bool     // a sink may be pending (else an edge only counts)
 	treeFirst []int32  // per node, the first node of its tree (see treeOrder)
 	internal  []bool   // per node, whether it is internal to its tree
-	cc        *compiled
+	plug      *pluginCode
 	stageBuf  []uint64
 	staged    []staged
 	mems      []*memory
@@ -91,7 +91,7 @@ func newSim(d *hdl.Design, trees bool) (*Sim, error) {
 		return nil, errors.New("sim: nil design")
 	}
 	s := &Sim{top: d.Top.Name, memByPath: map[string]int32{}, byPath: map[string]int32{}}
-	if err := compile(s, d, trees); err != nil {
+	if err := build(s, d, trees); err != nil {
 		return nil, err
 	}
 	if inf := d.Info[d.Top]; inf != nil && inf.UsesReset {
@@ -162,7 +162,7 @@ func (s *Sim) Poke(port string, v uint64) error {
 		if !neg {
 			return fmt.Errorf("sim: Poke %q: value %#x is too wide for %s", port, v, t)
 		}
-		v &= mask64(int32(w))
+		v &= mask(uint64(w))
 	}
 	d := s.tmp[:s.nw(id)]
 	clear(d)
