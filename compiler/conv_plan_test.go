@@ -22,129 +22,132 @@ func convJobOf(c, h, w, co, k, s, pad, part int) *convJob {
 		oh: (h+2*pad-k)/s + 1, ow: (w+2*pad-k)/s + 1, n: co, out: &place{}}
 }
 
-func resident(j *convJob) *convJob {
+func residentIO(j *convJob) *convJob {
 	j.in.resident, j.out.resident = true, true
 	return j
 }
 
-func step(ob, t, o0, o1, b0, b1 int, newBand, split bool, w ...wplace) convStep {
+func planStep(ob, t, o0, o1, b0, b1 int, newBand, split bool, w ...wplace) convStep {
 	return convStep{ob: ob, t: t, o0: o0, o1: o1, b0: b0, b1: b1, newBand: newBand, split: split, w: w}
 }
 
-// TestPlanConv checks the planner's decisions on shapes small enough to
-// work out by hand (the reasoning is in each case's comment).
+func wLoad(row int) wplace { return wplace{row, true} }
+func wKeep(row int) wplace { return wplace{row, false} }
+
+// planConvCases are shapes small enough to plan by hand (the reasoning
+// is in each case's comment).
+var planConvCases = []struct {
+	name        string
+	cfg         npu.Config
+	j           *convJob
+	free, wring int
+	want        convPlan
+}{{
+	// K = 64 is 4 channel tiles, N = 64 is 4 output tiles. All
+	// weights (4·4 passes of 16 rows = 256) fit the 1024-row buffer:
+	// resident, one group of all 4 tiles per output tile (64 rows).
+	// One block of 64 output rows fits the psum half (256) and its
+	// rings double-buffered (2·(4·64 + 64) ≤ 4096). The band loads
+	// once; the first step loads it tile by tile.
+	name: "gemm 64³ on 16×16", cfg: npu.DefaultConfig(), j: gemmJob(64, 64, 64, 16), free: 4096,
+	want: convPlan{ct: 4, nt: 4, wrows: 256, resident: true, slots: 1, slotRows: 1024,
+		groups:  []group{{0, 4, 0, 1}},
+		wblocks: [][]wblock{{{0, 64}}, {{64, 64}}, {{128, 64}}, {{192, 64}}}, wringEnd: 256,
+		ohb: 64, nob: 1, streamIn: true, staged: true, inSize: 256, outSize: 64, inSlots: 2, outSlots: 2,
+		steps: []convStep{
+			planStep(0, 0, 0, 64, 0, 64, true, true, wLoad(0)),
+			planStep(0, 1, 0, 64, 0, 64, false, false, wLoad(64)),
+			planStep(0, 2, 0, 64, 0, 64, false, false, wLoad(128)),
+			planStep(0, 3, 0, 64, 0, 64, false, false, wLoad(192)),
+		}},
+}, {
+	// One channel tile, one output tile, 9 passes of 16 rows: resident
+	// after the ring's row 100. The 8 output rows fit one block, but
+	// halves of 4·8 = 32 ≥ 2R pixels keep long passes: two blocks,
+	// reading input rows 0-5 (top padding) and 3-8 (bottom padding).
+	name: "conv 3×3 pad 1, 8×8×16 → 16", cfg: npu.DefaultConfig(), j: convJobOf(16, 8, 8, 16, 3, 1, 1, 16), free: 4096, wring: 100,
+	want: convPlan{ct: 1, nt: 1, wrows: 144, resident: true, slots: 1, slotRows: 1024,
+		groups: []group{{0, 1, 0, 3}}, wblocks: [][]wblock{{{0, 144}}}, wringEnd: 244,
+		ohb: 4, nob: 2, streamIn: true, staged: true, inSize: 6 * 8, outSize: 4 * 8, inSlots: 2, outSlots: 2,
+		steps: []convStep{
+			planStep(0, 0, 0, 4, 0, 5, true, false, wLoad(100)),
+			planStep(1, 0, 4, 8, 3, 8, true, false, wKeep(100)),
+		}},
+}, {
+	// The weight ring's next row leaves too little room: resident
+	// weights start over at row 0.
+	name: "resident weights wrap the ring", cfg: npu.DefaultConfig(), j: convJobOf(16, 8, 8, 16, 3, 1, 1, 16), free: 4096, wring: 900,
+	want: convPlan{ct: 1, nt: 1, wrows: 144, resident: true, slots: 1, slotRows: 1024,
+		groups: []group{{0, 1, 0, 3}}, wblocks: [][]wblock{{{0, 144}}}, wringEnd: 144,
+		ohb: 4, nob: 2, streamIn: true, staged: true, inSize: 6 * 8, outSize: 4 * 8, inSlots: 2, outSlots: 2,
+		steps: []convStep{
+			planStep(0, 0, 0, 4, 0, 5, true, false, wLoad(0)),
+			planStep(1, 0, 4, 8, 3, 8, true, false, wKeep(0)),
+		}},
+}, {
+	// 9 channels on 4 rows: 3 channel tiles of 9 passes (36 rows),
+	// 108 rows in all: streamed through two halves of 32, so a tile's
+	// kernel rows split in groups of 2 (24 rows) and 1 (12). Blocks of
+	// 5 or 4 rows overflow the 256 free addresses double-buffered
+	// (2·(3·6·6 + 6·5) = 276, 2·(108 + 24) = 264); 3 rows fit
+	// (2·(3·5·6 + 18) = 216). Every group loads into the other half.
+	name: "channel tiles and weight groups", cfg: small(), j: convJobOf(9, 6, 6, 4, 3, 1, 1, 4), free: 256, wring: 40,
+	want: convPlan{ct: 3, nt: 1, wrows: 108, resident: false, slots: 2, slotRows: 32,
+		groups:   []group{{0, 1, 0, 2}, {0, 1, 2, 3}, {1, 2, 0, 2}, {1, 2, 2, 3}, {2, 3, 0, 2}, {2, 3, 2, 3}},
+		wblocks:  [][]wblock{{{0, 24}, {24, 12}, {36, 24}, {60, 12}, {72, 24}, {96, 12}}},
+		wringEnd: 40,
+		ohb:      3, nob: 2, streamIn: true, staged: true, inSize: 3 * 5 * 6, outSize: 3 * 6, inSlots: 2, outSlots: 2,
+		steps: []convStep{
+			planStep(0, 0, 0, 3, 0, 4, true, true, wLoad(0), wLoad(32), wLoad(0), wLoad(32), wLoad(0), wLoad(32)),
+			planStep(1, 0, 3, 6, 2, 6, true, false, wLoad(0), wLoad(32), wLoad(0), wLoad(32), wLoad(0), wLoad(32)),
+		}},
+}, {
+	// Resident input and output: no rings, blocks of 32/10 = 3 rows
+	// (4 blocks), all blocks of an output tile before the next. 72
+	// weight rows stream through halves of 32 in two row groups per
+	// tile, which stay in their halves for the tile's other blocks.
+	name: "resident input, streamed weights reused", cfg: small(), j: residentIO(convJobOf(4, 12, 10, 8, 3, 1, 1, 4)), free: 200,
+	want: convPlan{ct: 1, nt: 2, wrows: 72, resident: false, slots: 2, slotRows: 32,
+		groups:  []group{{0, 1, 0, 2}, {0, 1, 2, 3}},
+		wblocks: [][]wblock{{{0, 24}, {24, 12}}, {{36, 24}, {60, 12}}},
+		ohb:     3, nob: 4, inSlots: 2, outSlots: 2,
+		steps: []convStep{
+			planStep(0, 0, 0, 3, 0, 12, false, false, wLoad(0), wLoad(32)),
+			planStep(1, 0, 3, 6, 0, 12, false, false, wKeep(0), wKeep(32)),
+			planStep(2, 0, 6, 9, 0, 12, false, false, wKeep(0), wKeep(32)),
+			planStep(3, 0, 9, 12, 0, 12, false, false, wKeep(0), wKeep(32)),
+			planStep(0, 1, 0, 3, 0, 12, false, false, wLoad(0), wLoad(32)),
+			planStep(1, 1, 3, 6, 0, 12, false, false, wKeep(0), wKeep(32)),
+			planStep(2, 1, 6, 9, 0, 12, false, false, wKeep(0), wKeep(32)),
+			planStep(3, 1, 9, 12, 0, 12, false, false, wKeep(0), wKeep(32)),
+		}},
+}, {
+	// K = 40 is 10 channel tiles (120 weight rows with 3 output
+	// tiles): streamed, groups of 8 tiles per half (32 rows) and the
+	// remaining 2. Blocks: 2·11·b ≤ 256 gives 11 rows, 3 blocks;
+	// each band serves the 3 output tiles before the next.
+	name: "gemm K blocks", cfg: small(), j: gemmJob(33, 40, 9, 4), free: 256,
+	want: convPlan{ct: 10, nt: 3, wrows: 120, resident: false, slots: 2, slotRows: 32,
+		groups:  []group{{0, 8, 0, 1}, {8, 10, 0, 1}},
+		wblocks: [][]wblock{{{0, 32}, {32, 8}}, {{40, 32}, {72, 8}}, {{80, 32}, {112, 8}}},
+		ohb:     11, nob: 3, streamIn: true, staged: true, inSize: 110, outSize: 11, inSlots: 2, outSlots: 2,
+		steps: []convStep{
+			planStep(0, 0, 0, 11, 0, 11, true, true, wLoad(0), wLoad(32)),
+			planStep(0, 1, 0, 11, 0, 11, false, false, wLoad(0), wLoad(32)),
+			planStep(0, 2, 0, 11, 0, 11, false, false, wLoad(0), wLoad(32)),
+			planStep(1, 0, 11, 22, 11, 22, true, false, wLoad(0), wLoad(32)),
+			planStep(1, 1, 11, 22, 11, 22, false, false, wLoad(0), wLoad(32)),
+			planStep(1, 2, 11, 22, 11, 22, false, false, wLoad(0), wLoad(32)),
+			planStep(2, 0, 22, 33, 22, 33, true, false, wLoad(0), wLoad(32)),
+			planStep(2, 1, 22, 33, 22, 33, false, false, wLoad(0), wLoad(32)),
+			planStep(2, 2, 22, 33, 22, 33, false, false, wLoad(0), wLoad(32)),
+		}},
+}}
+
+// TestPlanConv checks the planner's decisions.
 func TestPlanConv(t *testing.T) {
-	load := func(row int) wplace { return wplace{row, true} }
-	keep := func(row int) wplace { return wplace{row, false} }
-	cases := []struct {
-		name        string
-		cfg         npu.Config
-		j           *convJob
-		free, wring int
-		want        convPlan
-	}{{
-		// K = 64 is 4 channel tiles, N = 64 is 4 output tiles. All
-		// weights (4·4 passes of 16 rows = 256) fit the 1024-row buffer:
-		// resident, one group of all 4 tiles per output tile (64 rows).
-		// One block of 64 output rows fits the psum half (256) and its
-		// rings double-buffered (2·(4·64 + 64) ≤ 4096). The band loads
-		// once; the first step loads it tile by tile.
-		name: "gemm 64³ on 16×16", cfg: npu.DefaultConfig(), j: gemmJob(64, 64, 64, 16), free: 4096,
-		want: convPlan{ct: 4, nt: 4, wrows: 256, resident: true, slots: 1, slotRows: 1024,
-			groups:  []group{{0, 4, 0, 1}},
-			wblocks: [][]wblock{{{0, 64}}, {{64, 64}}, {{128, 64}}, {{192, 64}}}, wringEnd: 256,
-			ohb: 64, nob: 1, streamIn: true, staged: true, inSize: 256, outSize: 64, inSlots: 2, outSlots: 2,
-			steps: []convStep{
-				step(0, 0, 0, 64, 0, 64, true, true, load(0)),
-				step(0, 1, 0, 64, 0, 64, false, false, load(64)),
-				step(0, 2, 0, 64, 0, 64, false, false, load(128)),
-				step(0, 3, 0, 64, 0, 64, false, false, load(192)),
-			}},
-	}, {
-		// One channel tile, one output tile, 9 passes of 16 rows: resident
-		// after the ring's row 100. The 8 output rows fit one block, but
-		// halves of 4·8 = 32 ≥ 2R pixels keep long passes: two blocks,
-		// reading input rows 0-5 (top padding) and 3-8 (bottom padding).
-		name: "conv 3×3 pad 1, 8×8×16 → 16", cfg: npu.DefaultConfig(), j: convJobOf(16, 8, 8, 16, 3, 1, 1, 16), free: 4096, wring: 100,
-		want: convPlan{ct: 1, nt: 1, wrows: 144, resident: true, slots: 1, slotRows: 1024,
-			groups: []group{{0, 1, 0, 3}}, wblocks: [][]wblock{{{0, 144}}}, wringEnd: 244,
-			ohb: 4, nob: 2, streamIn: true, staged: true, inSize: 6 * 8, outSize: 4 * 8, inSlots: 2, outSlots: 2,
-			steps: []convStep{
-				step(0, 0, 0, 4, 0, 5, true, false, load(100)),
-				step(1, 0, 4, 8, 3, 8, true, false, keep(100)),
-			}},
-	}, {
-		// The weight ring's next row leaves too little room: resident
-		// weights start over at row 0.
-		name: "resident weights wrap the ring", cfg: npu.DefaultConfig(), j: convJobOf(16, 8, 8, 16, 3, 1, 1, 16), free: 4096, wring: 900,
-		want: convPlan{ct: 1, nt: 1, wrows: 144, resident: true, slots: 1, slotRows: 1024,
-			groups: []group{{0, 1, 0, 3}}, wblocks: [][]wblock{{{0, 144}}}, wringEnd: 144,
-			ohb: 4, nob: 2, streamIn: true, staged: true, inSize: 6 * 8, outSize: 4 * 8, inSlots: 2, outSlots: 2,
-			steps: []convStep{
-				step(0, 0, 0, 4, 0, 5, true, false, load(0)),
-				step(1, 0, 4, 8, 3, 8, true, false, keep(0)),
-			}},
-	}, {
-		// 9 channels on 4 rows: 3 channel tiles of 9 passes (36 rows),
-		// 108 rows in all: streamed through two halves of 32, so a tile's
-		// kernel rows split in groups of 2 (24 rows) and 1 (12). Blocks of
-		// 5 or 4 rows overflow the 256 free addresses double-buffered
-		// (2·(3·6·6 + 6·5) = 276, 2·(108 + 24) = 264); 3 rows fit
-		// (2·(3·5·6 + 18) = 216). Every group loads into the other half.
-		name: "channel tiles and weight groups", cfg: small(), j: convJobOf(9, 6, 6, 4, 3, 1, 1, 4), free: 256, wring: 40,
-		want: convPlan{ct: 3, nt: 1, wrows: 108, resident: false, slots: 2, slotRows: 32,
-			groups:   []group{{0, 1, 0, 2}, {0, 1, 2, 3}, {1, 2, 0, 2}, {1, 2, 2, 3}, {2, 3, 0, 2}, {2, 3, 2, 3}},
-			wblocks:  [][]wblock{{{0, 24}, {24, 12}, {36, 24}, {60, 12}, {72, 24}, {96, 12}}},
-			wringEnd: 40,
-			ohb:      3, nob: 2, streamIn: true, staged: true, inSize: 3 * 5 * 6, outSize: 3 * 6, inSlots: 2, outSlots: 2,
-			steps: []convStep{
-				step(0, 0, 0, 3, 0, 4, true, true, load(0), load(32), load(0), load(32), load(0), load(32)),
-				step(1, 0, 3, 6, 2, 6, true, false, load(0), load(32), load(0), load(32), load(0), load(32)),
-			}},
-	}, {
-		// Resident input and output: no rings, blocks of 32/10 = 3 rows
-		// (4 blocks), all blocks of an output tile before the next. 72
-		// weight rows stream through halves of 32 in two row groups per
-		// tile, which stay in their halves for the tile's other blocks.
-		name: "resident input, streamed weights reused", cfg: small(), j: resident(convJobOf(4, 12, 10, 8, 3, 1, 1, 4)), free: 200,
-		want: convPlan{ct: 1, nt: 2, wrows: 72, resident: false, slots: 2, slotRows: 32,
-			groups:  []group{{0, 1, 0, 2}, {0, 1, 2, 3}},
-			wblocks: [][]wblock{{{0, 24}, {24, 12}}, {{36, 24}, {60, 12}}},
-			ohb:     3, nob: 4, inSlots: 2, outSlots: 2,
-			steps: []convStep{
-				step(0, 0, 0, 3, 0, 12, false, false, load(0), load(32)),
-				step(1, 0, 3, 6, 0, 12, false, false, keep(0), keep(32)),
-				step(2, 0, 6, 9, 0, 12, false, false, keep(0), keep(32)),
-				step(3, 0, 9, 12, 0, 12, false, false, keep(0), keep(32)),
-				step(0, 1, 0, 3, 0, 12, false, false, load(0), load(32)),
-				step(1, 1, 3, 6, 0, 12, false, false, keep(0), keep(32)),
-				step(2, 1, 6, 9, 0, 12, false, false, keep(0), keep(32)),
-				step(3, 1, 9, 12, 0, 12, false, false, keep(0), keep(32)),
-			}},
-	}, {
-		// K = 40 is 10 channel tiles (120 weight rows with 3 output
-		// tiles): streamed, groups of 8 tiles per half (32 rows) and the
-		// remaining 2. Blocks: 2·11·b ≤ 256 gives 11 rows, 3 blocks;
-		// each band serves the 3 output tiles before the next.
-		name: "gemm K blocks", cfg: small(), j: gemmJob(33, 40, 9, 4), free: 256,
-		want: convPlan{ct: 10, nt: 3, wrows: 120, resident: false, slots: 2, slotRows: 32,
-			groups:  []group{{0, 8, 0, 1}, {8, 10, 0, 1}},
-			wblocks: [][]wblock{{{0, 32}, {32, 8}}, {{40, 32}, {72, 8}}, {{80, 32}, {112, 8}}},
-			ohb:     11, nob: 3, streamIn: true, staged: true, inSize: 110, outSize: 11, inSlots: 2, outSlots: 2,
-			steps: []convStep{
-				step(0, 0, 0, 11, 0, 11, true, true, load(0), load(32)),
-				step(0, 1, 0, 11, 0, 11, false, false, load(0), load(32)),
-				step(0, 2, 0, 11, 0, 11, false, false, load(0), load(32)),
-				step(1, 0, 11, 22, 11, 22, true, false, load(0), load(32)),
-				step(1, 1, 11, 22, 11, 22, false, false, load(0), load(32)),
-				step(1, 2, 11, 22, 11, 22, false, false, load(0), load(32)),
-				step(2, 0, 22, 33, 22, 33, true, false, load(0), load(32)),
-				step(2, 1, 22, 33, 22, 33, false, false, load(0), load(32)),
-				step(2, 2, 22, 33, 22, 33, false, false, load(0), load(32)),
-			}},
-	}}
 	opts := cmp.AllowUnexported(convPlan{}, group{}, wblock{}, wplace{}, convStep{})
-	for _, tc := range cases {
+	for _, tc := range planConvCases {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := planConv(tc.cfg, tc.j, tc.free, tc.wring)
 			if err != nil {
