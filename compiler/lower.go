@@ -1,8 +1,6 @@
 package compiler
 
-import (
-	"fmt"
-)
+import "fmt"
 
 func (c *ctx) lower(n *node) error {
 	switch n.kind {
