@@ -46,8 +46,8 @@
 //
 // # Tiling
 //
-// Conv2D, GEMM and FC share one lowering (runConv): output channels in
-// tiles of Cols (one NE task chain per tile); output rows in blocks of
+// Conv2D, GEMM and FC share one lowering (planConv decides the tiling,
+// runConv emits it): output channels in tiles of Cols (one NE task chain per tile); output rows in blocks of
 // at most half the psum buffer (psum_depth/2 entries: two blocks are
 // never at the same entries, so the act of one block overlaps the NE of
 // the next), as few blocks as the psum and state space allow, of

@@ -22,8 +22,8 @@ func (c *ctx) lowerPool(n *node) error {
 		return fmt.Errorf("%s: stride = %d exceeds max_kernel = %d", n.label, p.Stride, cfg.MaxKernel)
 	case p.PadH >= p.KH || p.PadW >= p.KW:
 		return fmt.Errorf("%s: padding %d, %d must be below the window %dx%d (planar engine)", n.label, p.PadH, p.PadW, p.KH, p.KW)
-	case p.PadH > 7 || p.PadW > 7:
-		return fmt.Errorf("%s: padding %d, %d exceeds 7 (the planar engine's 3-bit pad fields)", n.label, p.PadH, p.PadW)
+	case uint64(p.PadH) > c.isa.Planar.Max("pad_h") || uint64(p.PadW) > c.isa.Planar.Max("pad_w"):
+		return fmt.Errorf("%s: padding %d, %d exceeds %d (the planar engine's pad fields)", n.label, p.PadH, p.PadW, c.isa.Planar.Max("pad_h"))
 	case v.w > cfg.LineDepth:
 		return fmt.Errorf("%s: output width ow = %d exceeds line_depth = %d (the planar line buffer)", n.label, v.w, cfg.LineDepth)
 	}

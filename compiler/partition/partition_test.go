@@ -127,41 +127,7 @@ func checkPlan(t *testing.T, m *Map, o Options, p *Plan) {
 		if pt.GridRow == p.Rows-1 && pt.Rows.Own.Hi != units[0] || pt.GridCol == p.Cols-1 && pt.Cols.Own.Hi != units[1] {
 			t.Errorf("part %d: own %v×%v does not reach the end (%v)", i, pt.Rows.Own, pt.Cols.Own, units)
 		}
-		wantR := bruteSpan(m.H, c.KH, c.Stride, c.PadH, o.Mode, pt.Rows.Own)
-		wantC := bruteSpan(m.W, c.KW, c.Stride, c.PadW, o.Mode, pt.Cols.Own)
-		if d := cmp.Diff(wantR, normEmpty(pt.Rows)); d != "" {
-			t.Errorf("part %d rows (-enumerated +plan):\n%s", i, d)
-		}
-		if d := cmp.Diff(wantC, normEmpty(pt.Cols)); d != "" {
-			t.Errorf("part %d cols (-enumerated +plan):\n%s", i, d)
-		}
-		for _, sp := range []struct {
-			s Span
-			k int
-		}{{pt.Rows, c.KH}, {pt.Cols, c.KW}} {
-			if sp.s.Out.Len() > 0 && sp.s.PadLo+sp.s.In.Len()+sp.s.PadHi != (sp.s.Out.Len()-1)*c.Stride+sp.k {
-				t.Errorf("part %d: %d+%d+%d rows do not give exactly %d outputs", i, sp.s.PadLo, sp.s.In.Len(), sp.s.PadHi, sp.s.Out.Len())
-			}
-		}
-		if o.Mode == Halo {
-			// zeros stand only for the padding beyond the map's edges
-			// and for rows no output reads
-			for _, a := range []struct {
-				s       Span
-				n, k, p int
-			}{{pt.Rows, m.H, c.KH, c.PadH}, {pt.Cols, m.W, c.KW, c.PadW}} {
-				for r := a.s.In.Lo - a.s.PadLo; r < a.s.In.Hi+a.s.PadHi; r++ {
-					if r < 0 || r >= a.n || r >= a.s.In.Lo && r < a.s.In.Hi {
-						continue
-					}
-					for o := a.s.Out.Lo; o < a.s.Out.Hi; o++ {
-						if r >= o*c.Stride-a.p && r < o*c.Stride-a.p+a.k {
-							t.Errorf("part %d: row %d of the map, read by output %d, is taken as zero", i, r, o)
-						}
-					}
-				}
-			}
-		}
+		checkPartSpans(t, i, m, c, o.Mode, pt)
 		for y := pt.Rows.Out.Lo; y < pt.Rows.Out.Hi; y++ {
 			for x := pt.Cols.Out.Lo; x < pt.Cols.Out.Hi; x++ {
 				ucount[y*p.OW+x]++
@@ -202,6 +168,48 @@ func checkPlan(t *testing.T, m *Map, o Options, p *Plan) {
 	}
 	if b.Met != (float64(maxc-minc) <= b.Threshold*float64(maxc)) {
 		t.Errorf("Met = %v with max %d, min %d, threshold %v", b.Met, maxc, minc, b.Threshold)
+	}
+}
+
+// checkPartSpans checks part i's spans against enumeration: each is what
+// its Own range needs, gives exactly its outputs, and (Halo) takes as
+// zero only padding and rows no output reads.
+func checkPartSpans(t *testing.T, i int, m *Map, c Conv, mode Mode, pt Part) {
+	t.Helper()
+	wantR := bruteSpan(m.H, c.KH, c.Stride, c.PadH, mode, pt.Rows.Own)
+	wantC := bruteSpan(m.W, c.KW, c.Stride, c.PadW, mode, pt.Cols.Own)
+	if d := cmp.Diff(wantR, normEmpty(pt.Rows)); d != "" {
+		t.Errorf("part %d rows (-enumerated +plan):\n%s", i, d)
+	}
+	if d := cmp.Diff(wantC, normEmpty(pt.Cols)); d != "" {
+		t.Errorf("part %d cols (-enumerated +plan):\n%s", i, d)
+	}
+	for _, sp := range []struct {
+		s Span
+		k int
+	}{{pt.Rows, c.KH}, {pt.Cols, c.KW}} {
+		if sp.s.Out.Len() > 0 && sp.s.PadLo+sp.s.In.Len()+sp.s.PadHi != (sp.s.Out.Len()-1)*c.Stride+sp.k {
+			t.Errorf("part %d: %d+%d+%d rows do not give exactly %d outputs", i, sp.s.PadLo, sp.s.In.Len(), sp.s.PadHi, sp.s.Out.Len())
+		}
+	}
+	if mode == Halo {
+		// zeros stand only for the padding beyond the map's edges
+		// and for rows no output reads
+		for _, a := range []struct {
+			s       Span
+			n, k, p int
+		}{{pt.Rows, m.H, c.KH, c.PadH}, {pt.Cols, m.W, c.KW, c.PadW}} {
+			for r := a.s.In.Lo - a.s.PadLo; r < a.s.In.Hi+a.s.PadHi; r++ {
+				if r < 0 || r >= a.n || r >= a.s.In.Lo && r < a.s.In.Hi {
+					continue
+				}
+				for o := a.s.Out.Lo; o < a.s.Out.Hi; o++ {
+					if r >= o*c.Stride-a.p && r < o*c.Stride-a.p+a.k {
+						t.Errorf("part %d: row %d of the map, read by output %d, is taken as zero", i, r, o)
+					}
+				}
+			}
+		}
 	}
 }
 

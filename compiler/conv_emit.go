@@ -1,0 +1,236 @@
+package compiler
+
+import (
+	"fmt"
+
+	"github.com/hwgen/hwgen/blocks/npu/isa"
+	"github.com/hwgen/hwgen/blocks/planar"
+)
+
+// runConv plans layer j and emits its tasks.
+func (c *ctx) runConv(j *convJob) error {
+	if err := j.checkLimits(c.cfg); err != nil {
+		return err
+	}
+	if err := c.checkRequant(j.label, j.q); err != nil {
+		return err
+	}
+	p, err := planConv(c.cfg, j, c.state.largest(), c.wring)
+	if err != nil {
+		return err
+	}
+	sc := &scratch{c: c}
+	defer sc.release()
+	rs, err := sc.ringsOf([]int{p.inSize, p.outSize}, []int{p.inSlots, p.outSlots})
+	if err != nil {
+		return fmt.Errorf("%s: %w", j.label, err)
+	}
+	e := &convEmitter{c: c, j: j, p: p, inRing: rs[0], outRing: rs[1], wbase: c.bindWeights(j, p)}
+	c.wring = p.wringEnd
+	if !p.streamIn {
+		e.bd = band{base: j.in.base, b0: 0, rows: j.h, stride: j.in.f}
+	}
+	for i := range p.steps {
+		if err := e.step(&p.steps[i]); err != nil {
+			return err
+		}
+	}
+	c.prog.MACs += int64(j.oh) * int64(j.ow) * int64(j.n) * int64(j.cin) * int64(j.kh) * int64(j.kw)
+	return nil
+}
+
+// bindWeights lays the layer's weight blocks out in external memory (one
+// line per weight row, in pass order) and returns their first line.
+func (c *ctx) bindWeights(j *convJob, p *convPlan) int {
+	R, C, pin := c.R, c.C, j.in.part
+	wb := &Binding{Name: j.wname, Shape: append([]int(nil), j.wt.Shape...), Rows: R}
+	for t := range p.wblocks {
+		for gi, g := range p.groups {
+			for tc := g.c0; tc < g.c1; tc++ {
+				for ky := g.y0; ky < g.y1; ky++ {
+					for kx := 0; kx < j.kw; kx++ {
+						for r := 0; r < R; r++ {
+							for e := 0; e < R; e++ {
+								idx := -1
+								ch, oc := tc*pin+r, t*C+e
+								if e < C && r < pin && ch < j.cin && oc < j.n {
+									idx = j.widx(oc, ch, ky, kx)
+								}
+								wb.Index = append(wb.Index, int32(idx))
+							}
+						}
+					}
+				}
+			}
+			wb.Lines += p.wblocks[t][gi].rows
+		}
+	}
+	wb.Base = c.extAlloc(wb.Lines)
+	c.prog.Inputs = append(c.prog.Inputs, wb)
+	lines, _ := wb.ToLines(j.wt)
+	copy(c.prog.Image[wb.Base:], lines)
+	return wb.Base
+}
+
+// convEmitter emits the tasks of a planned layer, step by step.
+type convEmitter struct {
+	c *ctx
+	j *convJob
+	p *convPlan
+
+	wbase           int // external line of the layer's weights
+	inRing, outRing *ring
+
+	bd    band // the band the current step reads
+	first bool // the next NE task starts its psum block (no accumulation)
+}
+
+// splitLoads is what a split step has loaded so far: the channel tiles
+// of its band, and the tiles of the weight blocks that load per tile.
+type splitLoads struct {
+	band    []bool
+	perTile map[int]bool    // groups whose weight block loads per channel tile
+	w       map[[2]int]bool // (group, channel tile) loaded
+}
+
+// step emits one block of output rows of one output tile: its loads, NE
+// tasks, act and store.
+func (e *convEmitter) step(st *convStep) error {
+	j, p := e.j, e.p
+	blk := fmt.Sprintf("%s o%d-%d n%d", j.label, st.o0, st.o1, st.t)
+	var ld *splitLoads
+	if st.split {
+		ld = &splitLoads{band: make([]bool, p.ct), perTile: map[int]bool{}, w: map[[2]int]bool{}}
+	}
+	if st.newBand {
+		slot := e.inRing.get()
+		e.bd = band{base: slot, b0: st.b0, rows: st.b1 - st.b0, stride: (st.b1 - st.b0) * j.w}
+		if !st.split {
+			e.c.load(fmt.Sprintf("%s load input rows %d-%d", j.label, st.b0, st.b1), j.in.ext+st.b0*j.w, slot, (st.b1-st.b0)*j.w, p.ct, j.in.f)
+		}
+	}
+	ps := e.c.psumAlloc((st.o1 - st.o0) * j.ow)
+	e.first = true
+	for g, gr := range p.groups {
+		wp := st.w[g]
+		if wp.load && ld != nil && gr.c1-gr.c0 > 1 {
+			ld.perTile[g] = true
+		} else if wp.load {
+			e.loadW(st.t, g, wp.row, 0, p.wblocks[st.t][g].rows)
+		}
+		if err := e.neTasks(st, g, ps, fmt.Sprintf("%s g%d", blk, g), ld); err != nil {
+			return err
+		}
+	}
+	if ld != nil {
+		// Whatever a split step did not read (channel tiles whose rows are
+		// all padding) still loads: later steps expect the whole band and
+		// whole weight blocks.
+		for g, gr := range p.groups {
+			if ld.perTile[g] {
+				for t := gr.c0; t < gr.c1; t++ {
+					e.loadWTile(st, g, t, ld)
+				}
+			}
+		}
+		for t := range ld.band {
+			e.loadBandTile(t, ld)
+		}
+	}
+	return e.act(st, ps, blk)
+}
+
+// loadW loads rows [r0, r1) of weight block (t, g) placed at row w.
+func (e *convEmitter) loadW(t, g, w, r0, r1 int) {
+	b := e.p.wblocks[t][g]
+	label := fmt.Sprintf("%s load weights n%d g%d", e.j.label, t, g)
+	if r0 > 0 || r1 < b.rows {
+		label += fmt.Sprintf(" rows %d-%d", r0, r1)
+	}
+	e.c.loadWeights(label, e.wbase+b.ext+r0, w+r0, r1-r0)
+}
+
+// loadWTile loads the rows of channel tile t of a split step's weight
+// block g, unless they are loaded.
+func (e *convEmitter) loadWTile(st *convStep, g, t int, ld *splitLoads) {
+	if ld.w[[2]int{g, t}] {
+		return
+	}
+	ld.w[[2]int{g, t}] = true
+	gr := e.p.groups[g]
+	per := (gr.y1 - gr.y0) * e.j.kw * e.c.R
+	r0 := (t - gr.c0) * per
+	e.loadW(st.t, g, st.w[g].row, r0, r0+per)
+}
+
+// loadBandTile loads channel tile t of a split step's band, unless it is
+// loaded.
+func (e *convEmitter) loadBandTile(t int, ld *splitLoads) {
+	if ld.band[t] {
+		return
+	}
+	ld.band[t] = true
+	j, bd := e.j, e.bd
+	e.c.load(fmt.Sprintf("%s load input rows %d-%d c%d", j.label, bd.b0, bd.b0+bd.rows, t),
+		j.in.ext+t*j.in.f+bd.b0*j.w, bd.base+t*bd.stride, bd.stride, 1, bd.stride)
+}
+
+// neTasks emits the NE tasks of group g of step st into psum entry ps.
+// A split step (ld) loads what each task reads just before it.
+func (e *convEmitter) neTasks(st *convStep, g, ps int, name string, ld *splitLoads) error {
+	j, R := e.j, e.c.R
+	gr := e.p.groups[g]
+	rd, ok := j.neReads(e.bd, gr, st.o0, st.o1, ld != nil)
+	if !ok {
+		// The first group of a block starts at the band's first row, so
+		// it never reads only padding.
+		if e.first {
+			return fmt.Errorf("%s: internal: the first pass group of a block reads only padding", j.label)
+		}
+		return nil
+	}
+	w := st.w[g].row
+	kh := gr.y1 - gr.y0
+	for _, sb := range rd.subs {
+		if ld != nil {
+			for t := sb.c0; t < sb.c1; t++ {
+				if ld.perTile[g] {
+					e.loadWTile(st, g, t, ld)
+				}
+				e.loadBandTile(t, ld)
+			}
+		}
+		acc := !e.first
+		e.first = false
+		conv := isa.Conv{GEMM: j.gemm, Src: sb.src, Weights: w + (sb.c0-gr.c0)*kh*j.kw*R, Psum: ps,
+			H: sb.d0, W: j.w, Tiles: sb.c1 - sb.c0, KH: kh, KW: j.kw, Stride: j.s, PadH: rd.ptop, PadW: j.pw,
+			OH: st.o1 - st.o0, OW: j.ow, Acc: acc}
+		if err := e.c.task(name, conv); err != nil {
+			return fmt.Errorf("%s: %w", j.label, err)
+		}
+	}
+	return nil
+}
+
+// act emits the act of step st (psum entry ps → the output, requantized)
+// and, for a staged output, its store.
+func (e *convEmitter) act(st *convStep, ps int, blk string) error {
+	j := e.j
+	np := (st.o1 - st.o0) * j.ow
+	lanes := min(e.c.C, j.n-st.t*e.c.C)
+	dst := 0
+	if e.p.staged {
+		dst = e.outRing.get()
+	} else {
+		dst = j.out.addr(st.t, st.o0*j.ow)
+	}
+	at := planar.Task{Op: planar.OpAct, Mask: laneMask(lanes), Src: ps, Dst: dst, H: st.o1 - st.o0, W: j.ow}
+	post(&at, j.q)
+	if err := e.c.planarTask(blk+" act", at); err != nil {
+		return err
+	}
+	if e.p.staged {
+		e.c.store(blk+" store", dst, j.out.ext+st.t*j.out.f+st.o0*j.ow, np, 1, np)
+	}
+	return nil
+}
