@@ -41,8 +41,8 @@ type EngineDef struct {
 // Engines is the engine table: the single definition of engine and op
 // codes, read by the hardware decoder, the encoder and the documentation.
 // The operand fields (src, aux, dst, d0..d2, param) are generic; the
-// meaning given here is the contract later engine and compiler issues
-// refine.
+// meaning given here is the contract between the engines and the
+// compiler (blocks/npu's package documentation gives the exact semantics).
 var Engines = [NumEngines]EngineDef{
 	{DMAIn, "dma_in", "DMA from external memory into the state buffer or the weight buffer", []OpDef{
 		{0, "nop", "no transfer; completes at once (a synchronisation point)"},
