@@ -10,7 +10,7 @@ import (
 )
 
 // TestScheduleShape pins the shape of a streamed GEMM's schedule on the
-// default NPU (256×256×256, the issue-8 utilization benchmark): blocks of
+// default NPU (256×256×256, the utilization benchmark): blocks of
 // output rows of balanced height, and a first step split per channel
 // tile whose first NE task waits only for the first tile's weights and
 // input rows, not for the whole band.

@@ -9,7 +9,7 @@ import (
 	"github.com/hwgen/hwgen/golden"
 )
 
-// TestSeedsConvExample is the worked example of SEEDS.md §5: a 5×5 input
+// TestSeedsConvExample is the worked example of docs/sources.md §5: a 5×5 input
 // of 3 channels, two 3×3 filters, stride 1 → [2×27]·[27×9] = [2×9]. The
 // NE unrolls the convolution on the fly: for each of the 9 kernel offsets
 // it re-reads the input plane in place, one state-buffer vector (all

@@ -163,7 +163,7 @@ func TestGEMMDefault(t *testing.T) {
 }
 
 // TestUtilization: GEMM 256×256×256 on the default NPU keeps the PE
-// array at least 90% busy (issue 8's goal; BENCHMARKS.md "NPU
+// array at least 90% busy (the utilization goal; BENCHMARKS.md "NPU
 // utilization" has the figures and what bounds them).
 func TestUtilization(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
@@ -176,7 +176,7 @@ func TestUtilization(t *testing.T) {
 	}
 }
 
-// TestCrossCheck replays a recorded run of the SEEDS.md §5 convolution
+// TestCrossCheck replays a recorded run of the docs/sources.md §5 convolution
 // (5×5×3 input, two 3×3 filters) on Verilator: identical outputs in
 // every cycle.
 func TestCrossCheck(t *testing.T) {

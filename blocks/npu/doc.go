@@ -1,7 +1,7 @@
 // Package npu builds the whole accelerator from the blocks: task manager,
 // DMA engines, state buffer, weight buffer, PE array with its input
 // address generator (the NE controller), psum buffer and planar engine
-// (DESIGN.md "Top"; SEEDS.md, all five documents). Config is the one
+// (docs/architecture.md; the mechanisms of docs/sources.md). Config is the one
 // configuration; Build returns the NPU, BuildSim the simulation top that
 // pairs it with an external-memory model built from the same DSL, so the
 // Go simulator and Verilator run one netlist.
@@ -47,13 +47,13 @@
 // ow are not derived from d0, d1: the compiler gives them, which lets it
 // run a block of output rows (src moved down, pad_h adjusted, d0 cut at
 // the bottom edge). A GEMM is the 1×1 convolution of a d0 × 1 plane
-// (d0 = M). There is no im2col copy (SEEDS.md §5): each kernel offset
+// (d0 = M). There is no im2col copy (docs/sources.md §5): each kernel offset
 // re-reads the input plane in place.
 // ne transpose: block A (d0 ≤ R rows, d1 ≤ C columns) with A[i][j] at
 // partition i, state address src + j, is read column by column into a
 // corner-turn register grid, loaded as the array's weights, and the
 // array's one-hot feeder streams e_0 … e_{d0−1}: psum partition j entry
-// dst + i = A[i][j] (SEEDS.md §1); partitions j ≥ d1 receive 0 at those
+// dst + i = A[i][j] (docs/sources.md §1); partitions j ≥ d1 receive 0 at those
 // entries. A planar writeback (src = dst, H·W = d0, any state address n)
 // then puts it in the state buffer: partition j, address n + i.
 //

@@ -43,8 +43,8 @@ func TestSynthNPU(t *testing.T) {
 	}
 }
 
-// The default NPU elaborates in well under a second (issue 9's target
-// for 128×128 is 3 s; BENCHMARKS.md has the measured figures).
+// The default NPU elaborates in well under a second (the target for
+// 128×128 is 3 s; BENCHMARKS.md has the measured figures).
 func TestElaborateDefault(t *testing.T) {
 	t0 := time.Now()
 	m := mustBuild(t, BuildSim, DefaultConfig())

@@ -1,8 +1,8 @@
 // Package planar builds the NPU's planar engine: partition-parallel lanes
 // for the work within a plane — activation and requantization of psums,
 // write-back (the last step of the on-chip transpose and of every layer's
-// output), elementwise operations, pooling and reduction (DESIGN.md
-// "Planar engine"; SEEDS.md §1 and §3).
+// output), elementwise operations, pooling and reduction (docs/engines.md,
+// "planar"; docs/sources.md §1 and §3).
 //
 //	m, err := planar.Build(cfg)        // *hdl.Module
 //	fields, err := task.Encode(cfg)    // the descriptor, after task.Validate(cfg)
@@ -107,7 +107,7 @@
 //	nop        nothing; done three cycles after acceptance
 //
 // Write-back of psum partition j to state partition j at an address
-// offset completes the on-chip transpose (SEEDS.md §1): after the PE
+// offset completes the on-chip transpose (docs/sources.md §1): after the PE
 // array has put A[i][j] into psum partition j entry i, one writeback
 // task (H·W = rows, src = the psum entry, dst = the new address) lays
 // partition j of the state buffer out as row j of Aᵀ.

@@ -56,7 +56,8 @@ const (
 )
 
 // Task is one planar-engine task: every field the compiler sets, in one
-// struct, so it can later be mapped onto the task manager's descriptor.
+// struct, which the NPU maps onto the task manager's descriptor (the
+// planar operands and the packed param).
 // Addresses are element addresses in every partition of Mask; a plane of
 // H×W elements lies row-major at consecutive addresses from its base.
 type Task struct {

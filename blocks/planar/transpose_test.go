@@ -7,7 +7,7 @@ import (
 	"github.com/hwgen/hwgen/golden"
 )
 
-// The worked example of SEEDS.md §1: after the PE array has streamed the
+// The worked example of docs/sources.md §1: after the PE array has streamed the
 // identity through A = 1..16 (4×4, row-major in partitions 0..3), psum
 // partition j holds A[0][j], A[1][j], A[2][j], A[3][j] at entries 0..3.
 // One writeback task moves psum partition j to state partition j at the

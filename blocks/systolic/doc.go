@@ -1,7 +1,7 @@
 // Package systolic builds the NPU's compute core: an R×C weight-stationary
 // array of multiply-accumulate PEs with double-buffered weights, an
-// on-chip transpose mode and zero skipping (DESIGN.md "PE array";
-// SEEDS.md §1 and §4).
+// on-chip transpose mode and zero skipping (docs/engines.md, "ne";
+// docs/sources.md §1 and §4).
 //
 // Build(cfg) returns the array; Config is the single source of every
 // width and count. Column c of a tile computes
@@ -85,7 +85,7 @@
 // their old shadow weights: a partial tile of K < R rows loads K rows and
 // gives the other R-K elements of its vectors the value 0.
 //
-// # Transpose (SEEDS.md §1)
+// # Transpose (docs/sources.md §1)
 //
 // Load the block A (R'×C', with R' ≤ R, C' ≤ C; columns ≥ C' zero) as the
 // shadow weights, rows 0…R'-1 as above, then give tr_start with
@@ -101,7 +101,7 @@
 // together in cycle T0+R+C+i. While the block streams in_ready is 0; a
 // command waits while in_valid is 1, so neither channel drops anything.
 //
-// # Zero skipping (SEEDS.md §4)
+// # Zero skipping (docs/sources.md §4)
 //
 // With zero_skip, the feeder flags every zero element (and every slot
 // without a valid vector) once per row, and the flag travels with the

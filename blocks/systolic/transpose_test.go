@@ -39,7 +39,7 @@ func (pm *psumModel) partition(c, base, n int) []int64 {
 	return out
 }
 
-// The 4×4 worked example of SEEDS.md §1: A = 1..16 row-major is loaded as
+// The 4×4 worked example of docs/sources.md §1: A = 1..16 row-major is loaded as
 // the weights (partition r → PE row r), the feeder streams the identity,
 // and psum partition j entry i receives A[i][j] on a diagonal wavefront.
 func TestTransposeWorkedExample(t *testing.T) {
@@ -49,7 +49,7 @@ func TestTransposeWorkedExample(t *testing.T) {
 
 	// The wavefront: in the source's cycle k, psum partition j receives
 	// entry i for every i+j = k-1. A write is {partition, entry, value}.
-	// SEEDS.md quotes cycle 1 (0,0)=1; cycle 2 (1,0)=2, (0,1)=5; cycle 4
+	// The source quotes cycle 1 (0,0)=1; cycle 2 (1,0)=2, (0,1)=5; cycle 4
 	// (2,1)=7, (1,2)=10, (0,3)=13 (with (3,0)=4, which the summary leaves
 	// out); the last, cycle 7, is (3,3)=16 after R+C-1 = 7 steps.
 	type write struct {

@@ -1,7 +1,7 @@
 // Package taskmgr generates the NPU's task manager: task queues with fixed
 // priority, a dependency scoreboard, and dispatch to the four engines
 // (DMA-in, NE = PE array, planar engine, DMA-out), after the second and
-// third source documents (../shared/SEEDS.md sections 2 and 3).
+// third source documents (docs/sources.md §2 and §3).
 //
 // # Descriptors
 //
@@ -39,7 +39,8 @@
 // than window-1 tasks back has always completed already and the compiler
 // simply leaves it out. The window therefore also bounds how far a program
 // runs ahead of its oldest unfinished task: with the default 64, up to 63
-// tasks may overtake a long one (the worked example of section 3 needs 5).
+// tasks may overtake a long one (the worked example of docs/sources.md §3
+// needs 5).
 // Cost: Q x window done bits and, per dependency field and engine, a
 // window:1 bit select.
 //

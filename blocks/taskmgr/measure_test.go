@@ -135,7 +135,7 @@ func TestMeasure(t *testing.T) {
 	}
 	fmt.Fprintf(&md, "\nCommand port to engine port on an idle machine: %d cycles.\n", rows[2].latency[0])
 
-	// The worked example of SEEDS.md section 3, against running its tasks
+	// The task-order worked example (docs/sources.md §3), against running its tasks
 	// one at a time.
 	b := newBench(t, taskmgr.DefaultConfig(), 9)
 	prog := workedExample()
@@ -153,7 +153,7 @@ func TestMeasure(t *testing.T) {
 	if makespan >= serial {
 		t.Errorf("worked example takes %d cycles, no faster than one task at a time (%d)", makespan, serial)
 	}
-	fmt.Fprintf(&md, "SEEDS.md section 3 worked example: %d cycles from TC1's start to the last task's end; the same tasks one at a time: %d cycles.\n", makespan, serial)
+	fmt.Fprintf(&md, "Task-order worked example (docs/sources.md §3): %d cycles from TC1's start to the last task's end; the same tasks one at a time: %d cycles.\n", makespan, serial)
 	if os.Getenv("HWGEN_MEASURE") != "" {
 		fmt.Print(md.String())
 	} else {

@@ -78,7 +78,7 @@ func TestRandomGraphs(t *testing.T) {
 	}
 }
 
-// workedExample is the network of SEEDS.md section 3: convolutions on the
+// workedExample is the network of docs/sources.md §3: convolutions on the
 // neural engine, poolings on the planar engine, in the compiler's list
 // order. TC3 (five sub-tasks' worth) is long; TC4 follows TC3 and is
 // listed before TP2..TP5, which only depend on TC2 and on each other.
@@ -106,7 +106,7 @@ func workedExample() []*task {
 	return prog
 }
 
-// The worked example of SEEDS.md section 3: while the long TC3 runs, TP2..TP4
+// The worked example of docs/sources.md §3: while the long TC3 runs, TP2..TP4
 // (independent of it) run on the planar engine, and the start order is
 // TC1, TP1, TC2, TC3, TP2, TP3, TP4, TP5, TC4, although TC4 is listed
 // before TP2.

@@ -1,6 +1,7 @@
 // Command hwgen generates, simulates and verifies hardware built with the
-// hwgen DSL. It only wires packages together; the work is done in hdl,
-// verilog, sim and verify.
+// hwgen DSL and runs tensor workloads on the generated NPU. It only wires
+// packages together; the work is done in the library packages (hdl,
+// verilog, sim, verify, blocks, compiler, host, bench).
 package main
 
 import (
@@ -22,8 +23,8 @@ const (
 )
 
 type cli struct {
-	Emit    emitCmd    `cmd:"" help:"Write a design as Verilog-2005, one module per file."`
-	Sim     simCmd     `cmd:"" help:"Simulate a design on the Go simulator with seeded random stimulus."`
+	Emit    emitCmd    `cmd:"" help:"Write a design (by default the NPU) as Verilog-2005, one module per file."`
+	Sim     simCmd     `cmd:"" help:"Run a tensor workload on the NPU and check it against the golden model, or simulate a built-in design with seeded random stimulus (--top)."`
 	Verify  verifyCmd  `cmd:"" help:"Cross-check the Go simulator against Verilator on the built-in designs."`
 	Designs designsCmd `cmd:"" help:"List the built-in designs."`
 	Bench   benchCmd   `cmd:"" help:"Measure simulation speed: Go simulator, Verilator and Icarus side by side."`
@@ -32,9 +33,11 @@ type cli struct {
 
 const description = `hwgen builds hardware from Go: it emits lint-clean Verilog and simulates the
 same netlist on a fast event-driven Go simulator that is cross-checked against
-Verilator.
+Verilator. Its NPU runs tensor workloads compiled to task descriptors.
 
 Examples:
+  hwgen sim                                   a 64×64×64 GEMM on the default NPU
+  hwgen emit verilog -o rtl                   write the NPU's Verilog
   hwgen designs                               list the built-in designs
   hwgen emit verilog --top mac -o rtl         write rtl/mac_s8_s32.v and a file list
   hwgen sim --top array16 --cycles 100000     simulate with random stimulus

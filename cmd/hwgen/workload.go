@@ -46,7 +46,7 @@ type workloadFlags struct {
 	Engine   string   `help:"Simulator: go, or verilator (the Go run replayed on Verilator, every output of every cycle compared)." enum:"go,verilator" default:"go"`
 	Timeline string   `help:"Write the task timeline as Chrome trace-event JSON (open in https://ui.perfetto.dev or chrome://tracing)." type:"path" placeholder:"FILE"`
 	Engines  int      `help:"Neural engines (overrides the configuration's engines). With more than one, a conv2d is split into row bands, one per engine (compiler/multi)." placeholder:"N"`
-	Split    string   `help:"How a conv2d is split among several engines: equal-area (equal row bands: fastest here, as an engine's time follows its rows, zero skipping saves energy, not cycles) or balanced (equal non-zero counts within 3%, after SEEDS.md §4)." enum:"balanced,equal-area" default:"equal-area"`
+	Split    string   `help:"How a conv2d is split among several engines: equal-area (equal row bands: fastest here, as an engine's time follows its rows, zero skipping saves energy, not cycles) or balanced (equal non-zero counts within 3%)." enum:"balanced,equal-area" default:"equal-area"`
 }
 
 // workload assembles the workload from the file and the flags.

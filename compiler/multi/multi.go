@@ -1,6 +1,6 @@
 // Package multi compiles a convolution for an NPU with several neural
 // engines (npu.Config.Engines = N > 1; blocks/npu/doc.go, "Several
-// neural engines"; issue 10). The input feature map is divided into N
+// neural engines"; docs/sources.md §4). The input feature map is divided into N
 // bands of output rows with compiler/partition (sparsity-balanced, or
 // equal-area), each band with the input rows its outputs need (the
 // halo), and each band is compiled as an ordinary single-engine

@@ -1,22 +1,22 @@
 // Package partition divides a convolution's input feature map among
 // several neural engines so that their zero-skipping work is balanced:
-// the sparsity-balanced partitioning of ../shared/SEEDS.md §4 (the
-// fourth source document) and deliverable 2 of issue 10. It is the
-// compiler side only; it needs no hardware.
+// the sparsity-balanced partitioning of the sparse accelerator in
+// docs/sources.md §4. It is the compiler side only; it needs no
+// hardware (compiler/multi runs the partitions on the NPU).
 //
 // # The problem
 //
 // A C×H×W feature map (its values, or just its non-zero mask: a Map) is
-// divided into Rows×Cols sub-feature-maps, one per engine (SEEDS.md §4:
-// memory unit i feeds compute unit i). An engine that skips zeros
+// divided into Rows×Cols sub-feature-maps, one per engine (as in the
+// sparse accelerator: memory unit i feeds compute unit i). An engine that skips zeros
 // (only non-zero values and their indices reach the multipliers) takes a
 // time that grows with the non-zeros it holds, so partitions of equal
 // area are not of equal work when the zeros are unevenly spread (ReLU
 // outputs, object boundaries). The partitions' non-zero counts must
 // differ by at most a threshold, a fraction of the larger count
-// (DefaultThreshold: 3%, the SEEDS.md example: a 512×512 map, m = 16).
-// SEEDS.md words the 3% on the non-zero share (the density); as issue 10
-// does, this package bounds the counts, which is what equalises the work
+// (DefaultThreshold: 3%, the source's example: a 512×512 map, m = 16).
+// The source words the 3% on the non-zero share (the density); this
+// package bounds the counts instead, which is what equalises the work
 // (equal densities of unequal areas do not); Plan.Metrics reports both.
 //
 // # The algorithm
@@ -59,7 +59,7 @@
 //     threshold allows (rows are too coarse: cut columns too, or use fewer
 //     partitions), or that the column strips are not balanced.
 //
-// Rows are a coarse step: with 16 bands of a 512×512 map (the SEEDS.md
+// Rows are a coarse step: with 16 bands of a 512×512 map (the source's
 // example) one row is about 1/32 ≈ 3% of a band, so whether 3% can be
 // met with row cuts alone depends on the map; a 4×4 grid makes the steps
 // four times finer.
@@ -68,17 +68,17 @@
 // plan. Each partition keeps at least MinRows (MinCols) units, by
 // default the rows a k×k window needs (see Options).
 //
-// EqualArea gives the baseline the balanced plan is measured against
-// (issue 10, Measure), and Plan.Metrics the per-partition non-zeros,
+// EqualArea gives the baseline the balanced plan is measured against,
+// and Plan.Metrics the per-partition non-zeros,
 // dense and zero-skipped MACs, max/min ratios and the speed-up they
 // imply.
 //
 // # The halo rule
 //
 // A convolution (Conv: kernel KH×KW, stride s, padding) makes the
-// partitions depend on each other's rows. In Halo mode (SEEDS.md §4:
-// "optional (k−1) halo overlap so outputs stitch without
-// communication") the balancer cuts the output rows, so every output row
+// partitions depend on each other's rows. In Halo mode (partitions
+// overlap by a halo, so each computes its outputs alone and they are
+// stitched without exchanging sums) the balancer cuts the output rows, so every output row
 // is computed by exactly one partition; a partition computing output rows
 // [o0, o1) loads input rows [o0·s−p, (o1−1)·s−p+k) clipped to the map
 // (Window), i.e. its own rows plus a halo of k−s rows shared with the
@@ -90,8 +90,8 @@
 // input rows a partition loads, halo included: what its engine stores and
 // multiplies.
 //
-// In PartialSums mode (SEEDS.md §4: "otherwise adjacent partial sums are
-// added") the balancer cuts the input rows exactly; a partition computes
+// In PartialSums mode (no overlap; the partial sums of outputs at a
+// border are added) the balancer cuts the input rows exactly; a partition computes
 // the contribution of its own rows to every output they reach (Reach),
 // the neighbours' rows standing in as zeros, and Stitch adds the partial
 // sums of outputs two partitions reach. No input is loaded twice, but

@@ -9,7 +9,7 @@ import (
 type PartMetrics struct {
 	// NNZ and Elements are the non-zero and all values (all channels) of
 	// the input slice; Density is NNZ/Elements (1 − sparsity, the
-	// "non-zero share" of SEEDS.md §4).
+	// "non-zero share" of docs/sources.md §4).
 	NNZ, Elements int64
 	Density       float64
 	// DenseMACs are the multiply-accumulates of the dense loop nest that
@@ -24,8 +24,8 @@ type PartMetrics struct {
 	// taken as dense). SkippedMACs = DenseMACs − MACs, the work zero
 	// skipping saves (zero inputs and padding).
 	MACs, SkippedMACs int64
-	// ScatterMACs is the product count of the SEEDS.md §4 scatter engine
-	// with dense weights: NNZ·KH·KW·Cout (every non-zero times every
+	// ScatterMACs is the product count of a scatter datapath
+	// (docs/sources.md §4) with dense weights: NNZ·KH·KW·Cout (every non-zero times every
 	// weight, products that the crop discards included).
 	ScatterMACs int64
 }

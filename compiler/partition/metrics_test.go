@@ -118,7 +118,7 @@ func TestMetricsTotals(t *testing.T) {
 	}
 }
 
-// TestEqualAreaVersusBalanced is issue 10's comparison on one layer: on a
+// TestEqualAreaVersusBalanced compares the two splits on one layer: on a
 // map whose density rises from top to bottom, equal areas leave the
 // engines far apart and balancing brings the speed-up close to N.
 func TestEqualAreaVersusBalanced(t *testing.T) {

@@ -36,7 +36,7 @@ func (m Mode) String() string {
 
 // DefaultThreshold is the default balance threshold: the non-zero counts
 // of any two partitions may differ by at most 3% of the larger
-// (../shared/SEEDS.md §4).
+// (docs/sources.md §4).
 const DefaultThreshold = 0.03
 
 // Options says how to partition a feature map.

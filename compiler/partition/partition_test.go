@@ -338,7 +338,7 @@ func TestBalance(t *testing.T) {
 	// a 4×4 grid has 128-column rows, four times finer steps. Bands of
 	// under ~40 rows (128/4, 96/3) are likewise borderline.
 	cases := []balanceCase{
-		// SEEDS.md §4: a 512×512 map, m = 16, 3%
+		// docs/sources.md §4: a 512×512 map, m = 16, 3%
 		{name: "seeds/16rows/50%", h: 512, w: 512, c: 1, dens: "50%", rows: 16},
 		{name: "seeds/16rows/20%", h: 512, w: 512, c: 1, dens: "20%", rows: 16, unmet: true},
 		{name: "seeds/16rows/50%/k3", h: 512, w: 512, c: 1, dens: "50%", rows: 16, conv: k3},
