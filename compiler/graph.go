@@ -5,7 +5,7 @@ import (
 
 	"errors"
 	"fmt"
-	"github.com/hwgen/hwgen/blocks/npu/isa"
+	"github.com/hwgen/hwgen/blocks/planar"
 
 	"github.com/hwgen/hwgen/golden"
 )
@@ -526,6 +526,6 @@ func (g *Graph) Transpose(a *Value) *Value {
 
 // poolable reports whether the planar engine pools with kind k.
 func poolable(k golden.PoolKind) bool {
-	_, err := isa.PoolFn(k)
+	_, err := planar.PoolFn(k)
 	return err == nil
 }

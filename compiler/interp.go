@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 
@@ -24,11 +25,12 @@ type Machine struct {
 	Psum   [][]int64 // [partition][entry]
 	Stats  Stats
 
-	codec *isa.Codec
-	pcfg  planar.Config
-	trace *tracer
-	elem  golden.Int
-	acc   golden.Int
+	codec  *isa.Codec
+	pcfg   planar.Config
+	planar planar.Memories // the state and psum buffers and the planar engine's per-lane parameters
+	trace  *tracer
+	elem   golden.Int
+	acc    golden.Int
 }
 
 // Stats counts what the engines did.
@@ -53,6 +55,7 @@ func NewMachine(cfg npu.Config) (*Machine, error) {
 	m.State = grid(cfg.Rows, cfg.StateDepth)
 	m.Weight = grid(cfg.WeightDepth, cfg.Cols)
 	m.Psum = grid(cfg.Cols, cfg.PsumDepth)
+	m.planar = planar.Memories{State: m.State, Psum: m.Psum, Scale: make([]int64, cfg.Rows), Bias: make([]int64, cfg.Rows)}
 	return m, nil
 }
 
@@ -323,99 +326,35 @@ func (m *Machine) planarTask(t planar.Task) error {
 	if err := t.Validate(m.pcfg); err != nil {
 		return err
 	}
-	if t.Op == planar.OpLoadParams || t.PerLane {
-		return fmt.Errorf("interp: per-lane parameters are not modelled")
-	}
-	q := golden.Requant{Scale: t.Scale, Bias: t.Bias, Shift: t.Shift, Relu: t.Relu, Clamp: t.Clamp, Lo: t.Lo, Hi: t.Hi}
-	if t.RoundEven {
-		q.Rounding = golden.HalfEven
-	}
-	if t.Op == planar.OpWriteBack {
-		q = golden.Identity()
-	}
-	n := t.H * t.W
 	if m.trace != nil {
-		srcMem := isa.MemState
-		if t.Op == planar.OpAct || t.Op == planar.OpWriteBack {
-			srcMem = isa.MemPsum
-		}
-		for i := 0; i < n; i++ {
-			m.touch(srcMem, t.Src+i, false)
-			if t.Op == planar.OpEltwise && !t.ScalarOperand {
-				m.touch(isa.MemState, t.Src2+i, false)
-			}
-		}
-		for i := 0; i < t.Writes(); i++ {
-			m.touch(isa.MemState, t.Dst+i, true)
-		}
+		m.touchPlanar(t)
 	}
-	for lane := 0; lane < m.Cfg.Rows; lane++ {
-		if t.Mask>>uint(lane)&1 == 0 {
-			continue
-		}
-		out, err := m.planarLane(t, lane, q)
-		if err != nil {
-			return err
-		}
-		copy(m.State[lane][t.Dst:], out)
-		m.Stats.PlanarWrites += len(out)
+	if err := t.Run(m.pcfg, &m.planar); err != nil {
+		return err
 	}
+	m.Stats.PlanarWrites += t.Writes() * bits.OnesCount64(t.Mask)
 	m.Stats.PlanarReads += t.Reads(m.pcfg)
 	return nil
 }
 
-// planarLane is one lane's result of a planar task: the golden model of
-// its operation (through the instruction set's function mapping) on the
-// lane's plane.
-func (m *Machine) planarLane(t planar.Task, lane int, q golden.Requant) ([]int64, error) {
-	st, n := m.State[lane], t.H*t.W
-	plane := func(at int, shape ...int) *golden.Tensor {
-		x := golden.New(shape...)
-		copy(x.Data, st[at:at+n])
-		return x
-	}
-	var res *golden.Tensor
-	var err error
+// touchPlanar records the addresses a planar task touches.
+func (m *Machine) touchPlanar(t planar.Task) {
+	n, srcMem := t.H*t.W, isa.MemState
 	switch t.Op {
 	case planar.OpAct, planar.OpWriteBack:
-		out := make([]int64, n)
-		for i := range out {
-			out[i] = q.Apply(m.Psum[lane][t.Src+i], m.elem)
-		}
-		return out, nil
-	case planar.OpEltwise:
-		op, e := isa.EltOpOf(t.Fn)
-		if e != nil {
-			return nil, e
-		}
-		if t.ScalarOperand {
-			res, err = golden.EltwiseScalar(op, plane(t.Src, n), t.Scalar, q, m.elem)
-		} else {
-			res, err = golden.Eltwise(op, plane(t.Src, n), plane(t.Src2, n), q, m.elem)
-		}
-	case planar.OpPool:
-		kind, e := isa.PoolKindOf(t.Fn)
-		if e != nil {
-			return nil, e
-		}
-		pl := golden.Pooling{Kind: kind, KH: t.KH, KW: t.KW, Stride: t.Stride, PadH: t.PadH, PadW: t.PadW}
-		if t.PadEdge {
-			pl.Padding = golden.PadEdge
-		}
-		res, err = golden.Pool(plane(t.Src, 1, t.H, t.W), pl, q, m.elem)
-	case planar.OpReduce:
-		kind, e := isa.ReduceKindOf(t.Fn)
-		if e != nil {
-			return nil, e
-		}
-		res, err = golden.Reduce(plane(t.Src, 1, n), kind, q, m.elem)
-	default:
-		return nil, fmt.Errorf("interp: no model of planar op %s", t.Op)
+		srcMem = isa.MemPsum
+	case planar.OpLoadParams:
+		n = m.pcfg.ParamWords()
 	}
-	if err != nil {
-		return nil, err
+	for i := 0; i < n; i++ {
+		m.touch(srcMem, t.Src+i, false)
+		if t.Op == planar.OpEltwise && !t.ScalarOperand {
+			m.touch(isa.MemState, t.Src2+i, false)
+		}
 	}
-	return res.Data, nil
+	for i := 0; i < t.Writes(); i++ {
+		m.touch(isa.MemState, t.Dst+i, true)
+	}
 }
 
 // RandomOrder is a random legal execution order of p: every task after

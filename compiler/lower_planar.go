@@ -55,7 +55,7 @@ func (c *ctx) lowerPool(n *node) error {
 		} else {
 			dst = outRing.get()
 		}
-		fn, err := isa.PoolFn(p.Kind)
+		fn, err := planar.PoolFn(p.Kind)
 		if err != nil {
 			return fmt.Errorf("%s: %w", n.label, err)
 		}
@@ -121,7 +121,7 @@ func (c *ctx) lowerEltwise(n *node) error {
 		return fmt.Errorf("%s: %w", n.label, err)
 	}
 	rings, outRing := rs[:len(ins)], rs[len(ins)]
-	eltFn, err := isa.EltFn(n.elt)
+	eltFn, err := planar.EltFn(n.elt)
 	if err != nil {
 		return fmt.Errorf("%s: %w", n.label, err)
 	}
@@ -197,7 +197,7 @@ func (c *ctx) lowerReduce(n *node) error {
 		if out.resident {
 			dst = out.addr(t, 0)
 		}
-		fn, err := isa.ReduceFn(n.red)
+		fn, err := planar.ReduceFn(n.red)
 		if err != nil {
 			return fmt.Errorf("%s: %w", n.label, err)
 		}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/hwgen/hwgen/blocks/sram"
-	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/verify"
 )
@@ -437,91 +436,13 @@ func (b *bench) checkMemory(what string) {
 }
 
 // requant is the task's post-processor as the golden model spells it.
-func requant(t Task) golden.Requant {
-	if t.Op == OpWriteBack {
-		return golden.Identity()
-	}
-	q := golden.Requant{Scale: t.Scale, Bias: t.Bias, Shift: t.Shift, Relu: t.Relu, Clamp: t.Clamp, Lo: t.Lo, Hi: t.Hi}
-	if t.RoundEven {
-		q.Rounding = golden.HalfEven
-	}
-	return q
-}
-
-// expect applies t to the mirror with the golden models.
+// expect applies t to the mirror with the task-level model.
 func (b *bench) expect(t Task) {
 	b.t.Helper()
-	c := b.cfg
-	out := golden.Int{Width: c.ElemWidth, Signed: c.ElemSigned}
-	var lanes []int
-	for p := range c.Lanes {
-		if t.Mask>>uint(p)&1 == 1 {
-			lanes = append(lanes, p)
-		}
+	m := &Memories{State: b.state, Psum: b.psum, Scale: b.lscale, Bias: b.lbias}
+	if err := t.Run(b.cfg, m); err != nil {
+		b.t.Fatalf("model of %+v: %v", t, err)
 	}
-	n := t.H * t.W
-	plane := func(mem [][]int64, base int) *golden.Tensor {
-		x := golden.New(len(lanes), n)
-		for i, p := range lanes {
-			copy(x.Data[i*n:], mem[p][base:base+n])
-		}
-		return x
-	}
-	store := func(res *golden.Tensor, err error) {
-		b.t.Helper()
-		if err != nil {
-			b.t.Fatalf("golden model of %+v: %v", t, err)
-		}
-		k := len(res.Data) / len(lanes)
-		for i, p := range lanes {
-			copy(b.state[p][t.Dst:], res.Data[i*k:(i+1)*k])
-		}
-	}
-	q := requant(t)
-	switch t.Op {
-	case OpAct, OpWriteBack:
-		var sc, bi []int64
-		if t.Op == OpAct && t.PerLane {
-			for _, p := range lanes {
-				sc, bi = append(sc, b.lscale[p]), append(bi, b.lbias[p])
-			}
-		}
-		store(golden.Activate(plane(b.psum, t.Src), sc, bi, q, out))
-	case OpEltwise:
-		op := golden.EltOp(t.Fn)
-		if t.ScalarOperand {
-			store(golden.EltwiseScalar(op, plane(b.state, t.Src), t.Scalar, q, out))
-		} else {
-			store(golden.Eltwise(op, plane(b.state, t.Src), plane(b.state, t.Src2), q, out))
-		}
-	case OpPool:
-		x := plane(b.state, t.Src)
-		x.Shape = []int{len(lanes), t.H, t.W}
-		p := golden.Pooling{Kind: golden.PoolKind(t.Fn), KH: t.KH, KW: t.KW, Stride: t.Stride, PadH: t.PadH, PadW: t.PadW}
-		if t.PadEdge {
-			p.Padding = golden.PadEdge
-		}
-		store(golden.Pool(x, p, q, out))
-	case OpReduce:
-		store(golden.Reduce(plane(b.state, t.Src), golden.ReduceKind(t.Fn), q, out))
-	case OpLoadParams:
-		for _, p := range lanes {
-			var bits uint64
-			for i := c.ParamWords() - 1; i >= 0; i-- {
-				bits = bits<<uint(c.ElemWidth) | uint64(b.state[p][t.Src+i])&(1<<uint(c.ElemWidth)-1)
-			}
-			ns := ceilDiv(c.ScaleWidth, c.ElemWidth) * c.ElemWidth
-			b.lscale[p] = signExt(bits&(1<<uint(c.ScaleWidth)-1), c.ScaleWidth)
-			b.lbias[p] = signExt(bits>>uint(ns)&(1<<uint(c.AccWidth)-1), c.AccWidth)
-		}
-	}
-}
-
-func signExt(v uint64, w int) int64 {
-	if v>>uint(w-1)&1 == 1 {
-		return int64(v) - 1<<uint(w)
-	}
-	return int64(v)
 }
 
 // crossCheck replays the recorded run on Verilator: every output every

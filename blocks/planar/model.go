@@ -1,0 +1,153 @@
+package planar
+
+import (
+	"fmt"
+
+	"github.com/hwgen/hwgen/golden"
+)
+
+// The golden models' operations of the function codes: the one mapping
+// between what the hardware is told (Fn) and what the reference models
+// compute. The compiler maps the other way with EltFn, PoolFn and
+// ReduceFn.
+var (
+	eltOps = map[Fn]golden.EltOp{FnAdd: golden.EltAdd, FnSub: golden.EltSub, FnMul: golden.EltMul,
+		FnMax: golden.EltMax, FnMin: golden.EltMin}
+	poolKinds   = map[Fn]golden.PoolKind{FnPoolMax: golden.PoolMax, FnPoolAvg: golden.PoolAvg, FnPoolMin: golden.PoolMin}
+	reduceKinds = map[Fn]golden.ReduceKind{FnSum: golden.ReduceSum, FnRedMax: golden.ReduceMax}
+)
+
+// EltFn, PoolFn and ReduceFn are the function codes of golden operations.
+func EltFn(op golden.EltOp) (Fn, error)        { return fnOf("elementwise function", eltOps, op) }
+func PoolFn(k golden.PoolKind) (Fn, error)     { return fnOf("pooling kind", poolKinds, k) }
+func ReduceFn(k golden.ReduceKind) (Fn, error) { return fnOf("reduction", reduceKinds, k) }
+
+func fnOf[K comparable](what string, m map[Fn]K, k K) (Fn, error) {
+	for f, v := range m {
+		if v == k {
+			return f, nil
+		}
+	}
+	return 0, fmt.Errorf("the planar engine has no %s %v", what, k)
+}
+
+// Memories are what planar tasks work on, lane by lane: the state buffer
+// [lane][address], the psum buffer [partition][entry], and the per-lane
+// scale and bias that loadparams sets and per_lane acts use.
+type Memories struct {
+	State, Psum [][]int64
+	Scale, Bias []int64
+}
+
+// Run is the task-level model of the planar engine: it applies t to m
+// with the golden models, exactly as the hardware does (t must pass
+// Validate for c).
+func (t Task) Run(c Config, m *Memories) error {
+	var lanes []int
+	for p := range c.Lanes {
+		if t.Mask>>uint(p)&1 == 1 {
+			lanes = append(lanes, p)
+		}
+	}
+	if t.Op == OpNop || len(lanes) == 0 {
+		return nil
+	}
+	if t.Op == OpLoadParams {
+		t.loadParams(c, m, lanes)
+		return nil
+	}
+	res, err := t.result(c, m, lanes)
+	if err != nil {
+		return fmt.Errorf("planar model of %s: %w", t.Op, err)
+	}
+	k := len(res.Data) / len(lanes)
+	for i, p := range lanes {
+		copy(m.State[p][t.Dst:], res.Data[i*k:(i+1)*k])
+	}
+	return nil
+}
+
+// requant is the post-processor of t.
+func (t Task) requant() golden.Requant {
+	if t.Op == OpWriteBack {
+		return golden.Identity()
+	}
+	q := golden.Requant{Scale: t.Scale, Bias: t.Bias, Shift: t.Shift, Relu: t.Relu, Clamp: t.Clamp, Lo: t.Lo, Hi: t.Hi}
+	if t.RoundEven {
+		q.Rounding = golden.HalfEven
+	}
+	return q
+}
+
+// result is the golden model of t on the lanes' planes, one row of the
+// result per lane.
+func (t Task) result(c Config, m *Memories, lanes []int) (*golden.Tensor, error) {
+	out := golden.Int{Width: c.ElemWidth, Signed: c.ElemSigned}
+	n, q := t.H*t.W, t.requant()
+	plane := func(mem [][]int64, base int) *golden.Tensor {
+		x := golden.New(len(lanes), n)
+		for i, p := range lanes {
+			copy(x.Data[i*n:], mem[p][base:base+n])
+		}
+		return x
+	}
+	switch t.Op {
+	case OpAct, OpWriteBack:
+		var sc, bi []int64
+		if t.Op == OpAct && t.PerLane {
+			for _, p := range lanes {
+				sc, bi = append(sc, m.Scale[p]), append(bi, m.Bias[p])
+			}
+		}
+		return golden.Activate(plane(m.Psum, t.Src), sc, bi, q, out)
+	case OpEltwise:
+		op, ok := eltOps[t.Fn]
+		if !ok {
+			return nil, fmt.Errorf("no elementwise function %d", t.Fn)
+		}
+		if t.ScalarOperand {
+			return golden.EltwiseScalar(op, plane(m.State, t.Src), t.Scalar, q, out)
+		}
+		return golden.Eltwise(op, plane(m.State, t.Src), plane(m.State, t.Src2), q, out)
+	case OpPool:
+		kind, ok := poolKinds[t.Fn]
+		if !ok {
+			return nil, fmt.Errorf("no pooling function %d", t.Fn)
+		}
+		x := plane(m.State, t.Src)
+		x.Shape = []int{len(lanes), t.H, t.W}
+		p := golden.Pooling{Kind: kind, KH: t.KH, KW: t.KW, Stride: t.Stride, PadH: t.PadH, PadW: t.PadW}
+		if t.PadEdge {
+			p.Padding = golden.PadEdge
+		}
+		return golden.Pool(x, p, q, out)
+	case OpReduce:
+		kind, ok := reduceKinds[t.Fn]
+		if !ok {
+			return nil, fmt.Errorf("no reduction %d", t.Fn)
+		}
+		return golden.Reduce(plane(m.State, t.Src), kind, q, out)
+	}
+	return nil, fmt.Errorf("unknown op %d", t.Op)
+}
+
+// loadParams sets each lane's scale and bias from ParamWords elements at
+// src: scale, then bias, little-endian in whole elements.
+func (t Task) loadParams(c Config, m *Memories, lanes []int) {
+	ns := ceilDiv(c.ScaleWidth, c.ElemWidth) * c.ElemWidth
+	for _, p := range lanes {
+		var bits uint64
+		for i := c.ParamWords() - 1; i >= 0; i-- {
+			bits = bits<<uint(c.ElemWidth) | uint64(m.State[p][t.Src+i])&(1<<uint(c.ElemWidth)-1)
+		}
+		m.Scale[p] = signExtend(bits&(1<<uint(c.ScaleWidth)-1), c.ScaleWidth)
+		m.Bias[p] = signExtend(bits>>uint(ns)&(1<<uint(c.AccWidth)-1), c.AccWidth)
+	}
+}
+
+func signExtend(v uint64, w int) int64 {
+	if v>>uint(w-1)&1 == 1 {
+		return int64(v) - 1<<uint(w)
+	}
+	return int64(v)
+}
