@@ -65,7 +65,8 @@ func DefaultConfig() Config {
 // Validate reports every bad field by its JSON name, its value and what
 // is allowed; the derived block configurations are checked too.
 func (c Config) Validate() error {
-	errs := []error{
+	var s check.Set
+	for _, err := range []error{
 		check.Range("rows", c.Rows, 1, systolic.MaxDim),
 		check.Range("cols", c.Cols, 1, systolic.MaxDim),
 		check.Range("elem_width", c.ElemWidth, 2, 32),
@@ -83,31 +84,33 @@ func (c Config) Validate() error {
 		check.Range("ext_latency", c.ExtLatency, 1, 16),
 		check.Range("counter_width", c.CounterWidth, 16, 64),
 		check.Range("engines", c.Engines, 1, MaxEngines),
+	} {
+		s.Add(err)
 	}
-	if errs[0] == nil && errs[1] == nil && c.Cols > c.Rows {
-		errs = append(errs, &check.FieldError{Field: "cols", Value: c.Cols,
+	if s.OK("rows", "cols") && c.Cols > c.Rows {
+		s.Add(&check.FieldError{Field: "cols", Value: c.Cols,
 			Allowed: fmt.Sprintf("must be at most rows (%d): a weight row and a psum write-back fit one state-buffer vector", c.Rows)})
 	}
-	if errs[3] == nil && errs[8] == nil && c.LineDepth > c.StateDepth {
-		errs = append(errs, &check.FieldError{Field: "line_depth", Value: c.LineDepth,
+	if s.OK("state_depth", "line_depth") && c.LineDepth > c.StateDepth {
+		s.Add(&check.FieldError{Field: "line_depth", Value: c.LineDepth,
 			Allowed: fmt.Sprintf("must be at most state_depth (%d): a pooling output row lies in one partition", c.StateDepth)})
 	}
-	if errs[16] == nil && c.Engines > 1 {
+	if s.OK("engines") && c.Engines > 1 {
 		// The shared blocks address every slice: the depths grow by the slice bits.
 		for _, d := range []struct {
 			field      string
 			depth, max int
 		}{{"state_depth", c.StateDepth, planar.MaxDepth}, {"psum_depth", c.PsumDepth, planar.MaxDepth}, {"weight_depth", c.WeightDepth, 1 << 20}} {
 			if d.depth<<uint(c.SliceBits()) > d.max {
-				errs = append(errs, &check.FieldError{Field: "engines", Value: c.Engines,
+				s.Add(&check.FieldError{Field: "engines", Value: c.Engines,
 					Allowed: fmt.Sprintf("%s %d × 2^%d slice bits exceeds %d, the shared blocks' address space: use fewer engines or a smaller %s", d.field, d.depth, c.SliceBits(), d.max, d.field)})
 			}
 		}
 	}
-	if errs[2] == nil {
-		errs = append(errs, check.Range("acc_width", c.AccWidth, max(2*c.ElemWidth, 8), 64))
+	if s.OK("elem_width") {
+		s.Add(check.Range("acc_width", c.AccWidth, max(2*c.ElemWidth, 8), 64))
 	}
-	if err := check.All(errs...); err != nil {
+	if err := s.Err(); err != nil {
 		return err
 	}
 	return check.All(c.Systolic().Check("systolic"), c.SRAM().Validate(), c.Planar().Check("planar"), c.TaskMgr().Check("taskmgr"))

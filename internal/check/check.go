@@ -74,3 +74,39 @@ func Prefix(path string) func(name string) string {
 		return path + "." + name
 	}
 }
+
+// Set collects the checks of a configuration's fields, so a check that
+// relates several fields runs only when each of them is valid on its own
+// (named, not by position).
+type Set struct {
+	errs []error
+	bad  map[string]bool
+}
+
+// Add records the result of a check (nil: passed).
+func (s *Set) Add(err error) {
+	if err == nil {
+		return
+	}
+	s.errs = append(s.errs, err)
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		if s.bad == nil {
+			s.bad = map[string]bool{}
+		}
+		s.bad[fe.Field] = true
+	}
+}
+
+// OK reports whether every named field passed its checks so far.
+func (s *Set) OK(fields ...string) bool {
+	for _, f := range fields {
+		if s.bad[f] {
+			return false
+		}
+	}
+	return true
+}
+
+// Err joins every failed check (nil if all passed).
+func (s *Set) Err() error { return All(s.errs...) }

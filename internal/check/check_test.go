@@ -41,3 +41,26 @@ func TestPrefix(t *testing.T) {
 		t.Errorf("empty Prefix = %q", got)
 	}
 }
+
+// A Set remembers which fields failed, by name.
+func TestSet(t *testing.T) {
+	var s Set
+	s.Add(Range("rows", 0, 1, 4))
+	s.Add(Range("cols", 2, 1, 4))
+	s.Add(nil)
+	cases := []struct {
+		fields []string
+		want   bool
+	}{{[]string{"cols"}, true}, {[]string{"rows"}, false}, {[]string{"cols", "rows"}, false}, {nil, true}}
+	for _, tc := range cases {
+		if got := s.OK(tc.fields...); got != tc.want {
+			t.Errorf("OK(%v) = %v, want %v", tc.fields, got, tc.want)
+		}
+	}
+	if err := s.Err(); err == nil || err.Error() != "rows = 0 is not allowed: must be in 1..4" {
+		t.Errorf("Err() = %v", err)
+	}
+	if (&Set{}).Err() != nil {
+		t.Errorf("an empty set has an error")
+	}
+}
