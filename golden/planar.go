@@ -21,12 +21,11 @@ const (
 	HalfEven
 )
 
+var roundingNames = [...]string{HalfUp: "half-up", HalfEven: "half-even"}
+
 func (r Rounding) String() string {
-	switch r {
-	case HalfUp:
-		return "half-up"
-	case HalfEven:
-		return "half-even"
+	if r >= 0 && int(r) < len(roundingNames) {
+		return roundingNames[r]
 	}
 	return fmt.Sprintf("rounding(%d)", int(r))
 }

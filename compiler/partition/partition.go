@@ -24,12 +24,11 @@ const (
 	PartialSums
 )
 
+var modeNames = [...]string{Halo: "halo", PartialSums: "partial-sums"}
+
 func (m Mode) String() string {
-	switch m {
-	case Halo:
-		return "halo"
-	case PartialSums:
-		return "partial-sums"
+	if m >= 0 && int(m) < len(modeNames) {
+		return modeNames[m]
 	}
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
