@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -253,7 +254,7 @@ func TestNetwork(t *testing.T) {
 				if task.Desc.Engine == 3 && !strings.HasPrefix(task.Label, "gemm0") {
 					t.Errorf("intermediate stored to external memory: %s", task.Label)
 				}
-				if task.Desc.Engine == 0 && task.Desc.Op == 1 && !strings.HasPrefix(task.Label, "conv2d0 load input") {
+				if task.Desc.Engine == isa.DMAIn && task.Desc.Op == isa.DMAInLoad && !strings.HasPrefix(task.Label, "conv2d0 load input") {
 					t.Errorf("intermediate loaded from external memory: %s", task.Label)
 				}
 			}

@@ -147,7 +147,7 @@ func (e *emitter) emit(t Task) int {
 		// A join: the oldest max_deps dependencies move to a nop of the
 		// same engine that runs just before t.
 		sort.Ints(deps)
-		nop := Task{Desc: isa.Descriptor{Engine: t.Desc.Engine, Op: isa.Nop{On: t.Desc.Engine}.Op()}, Label: "join for " + t.Label}
+		nop := Task{Desc: isa.Descriptor{Engine: t.Desc.Engine, Op: isa.OpNop}, Label: "join for " + t.Label}
 		nop.Desc.Deps = sortedIDs(deps[:e.maxDeps])
 		e.push(nop)
 		e.nops++

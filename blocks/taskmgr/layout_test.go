@@ -168,7 +168,7 @@ func TestWideParam(t *testing.T) {
 	if diff := cmp.Diff([]string{"param0:64", "param1:64", "param2:22"}, got); diff != "" {
 		t.Errorf("param fields (-want +got):\n%s", diff)
 	}
-	d := isa.Descriptor{ID: 3, Engine: isa.Planar, Op: 4, Param: []uint64{1<<63 | 5, 7, 1<<21 | 1}}
+	d := isa.Descriptor{ID: 3, Engine: isa.Planar, Op: isa.PlanarPool, Param: []uint64{1<<63 | 5, 7, 1<<21 | 1}}
 	bits, err := lay.Encode(d)
 	if err != nil {
 		t.Fatal(err)

@@ -111,7 +111,7 @@ func (c *Codec) Decode(d Descriptor) (Task, error) {
 	}
 	i := func(v uint64) int { return int(v) }
 	switch {
-	case d.Op == 0:
+	case d.Op == OpNop:
 		return Nop{On: d.Engine}, nil
 	case d.Engine == DMAIn && d.Op == DMAInLoad:
 		return Load{Ext: i(d.Src), State: i(d.Dst), Lines: i(d.D0), Rows: i(d.D1), Stride: i(d.D2)}, nil

@@ -37,11 +37,13 @@ type Op uint8
 // is malformed: the task manager flags it (error status) and no engine
 // ever sees it.
 const (
-	DMAInNop         Op = 0
+	OpNop Op = 0 // every engine's nop
+
+	DMAInNop            = OpNop
 	DMAInLoad        Op = 1
 	DMAInLoadWeights Op = 2
 
-	NENop       Op = 0
+	NENop          = OpNop
 	NEGEMM      Op = 1
 	NEConv      Op = 2
 	NETranspose Op = 3
@@ -54,7 +56,7 @@ const (
 	PlanarReduce     = Op(planar.OpReduce)
 	PlanarLoadParams = Op(planar.OpLoadParams)
 
-	DMAOutNop   Op = 0
+	DMAOutNop      = OpNop
 	DMAOutStore Op = 1
 )
 

@@ -61,7 +61,7 @@ func (t Conv) Engine() Engine        { return NE }
 func (t Transpose) Engine() Engine   { return NE }
 func (t PlanarTask) Engine() Engine  { return Planar }
 
-func (t Nop) Op() Op         { return 0 }
+func (t Nop) Op() Op         { return OpNop }
 func (t Load) Op() Op        { return DMAInLoad }
 func (t LoadWeights) Op() Op { return DMAInLoadWeights }
 func (t Store) Op() Op       { return DMAOutStore }
