@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"slices"
 	"strings"
 
 	"errors"
@@ -422,7 +423,7 @@ func (g *Graph) Eltwise(fn golden.EltOp, a, b *Value, q golden.Requant) *Value {
 	if fn < golden.EltAdd || fn > golden.EltMin {
 		return g.fail(op, "function = %d: want add, sub, mul, max or min", fn)
 	}
-	if !sameShape(a.shape, b.shape) {
+	if !slices.Equal(a.shape, b.shape) {
 		return g.fail(op, "operand shapes %v and %v differ", a.shape, b.shape)
 	}
 	switch {

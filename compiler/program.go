@@ -3,6 +3,7 @@ package compiler
 import (
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/hwgen/hwgen/blocks/npu"
@@ -62,7 +63,7 @@ func (b *Binding) Size() int {
 // ToLines converts a tensor of the binding's shape to its external lines
 // (Lines lines of Rows elements, from line Base).
 func (b *Binding) ToLines(t *golden.Tensor) ([][]int64, error) {
-	if t == nil || !sameShape(t.Shape, b.Shape) {
+	if t == nil || !slices.Equal(t.Shape, b.Shape) {
 		var got []int
 		if t != nil {
 			got = t.Shape
@@ -214,16 +215,4 @@ func (p *Program) Summary() string {
 	}
 	return fmt.Sprintf("%d tasks (%s; %d joins), %d dependencies, %d external lines, %d MACs, ideal %d cycles",
 		len(p.Tasks), strings.Join(parts, ", "), p.Joins, deps, p.ExtLines, p.MACs, p.Ideal)
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
@@ -200,7 +201,7 @@ func (w Workload) Graph(in map[string]*golden.Tensor) (*Graph, error) {
 		if !ok {
 			return nil, fmt.Errorf("workload %s: tensor %q missing", w.Op, name)
 		}
-		if !sameShape(t.Shape, shape) {
+		if !slices.Equal(t.Shape, shape) {
 			return nil, fmt.Errorf("workload %s: tensor %q has shape %v, want %v", w.Op, name, t.Shape, shape)
 		}
 	}

@@ -2,6 +2,7 @@ package golden
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -182,7 +183,7 @@ func Eltwise(op EltOp, a, b *Tensor, q Requant, out Int) (*Tensor, error) {
 	if a == nil || b == nil {
 		return nil, fmt.Errorf("golden: Eltwise of a nil tensor")
 	}
-	if !sameShape(a.Shape, b.Shape) {
+	if !slices.Equal(a.Shape, b.Shape) {
 		return nil, fmt.Errorf("golden: Eltwise of a %s and b %s: shapes differ", shapeString(a.Shape), shapeString(b.Shape))
 	}
 	if err := q.check(); err != nil {
@@ -209,18 +210,6 @@ func EltwiseScalar(op EltOp, a *Tensor, s int64, q Requant, out Int) (*Tensor, e
 		b.Data[i] = s
 	}
 	return Eltwise(op, a, b, q, out)
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // PoolKind is how a pooling window's values combine.

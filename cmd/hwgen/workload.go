@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -149,7 +150,7 @@ func (c *simCmd) runWorkload() error {
 		if err != nil {
 			return usageError{fmt.Errorf("--in %s: %w", name, err)}
 		}
-		if want := w.InputShapes()[name]; !sameInts(t.Shape, want) {
+		if want := w.InputShapes()[name]; !slices.Equal(t.Shape, want) {
 			return usagef("--in %s: %s has shape %v; %s with these flags needs %v", name, path, t.Shape, w.Op, want)
 		}
 		given[name] = t
@@ -258,7 +259,7 @@ func verdict(want, got map[string]*golden.Tensor) error {
 	sort.Strings(names)
 	for _, n := range names {
 		w, g := want[n], got[n]
-		if g == nil || !sameInts(w.Shape, g.Shape) {
+		if g == nil || !slices.Equal(w.Shape, g.Shape) {
 			return fmt.Errorf("FAIL: output %s missing or of the wrong shape", n)
 		}
 		for i := range w.Data {
@@ -323,18 +324,6 @@ func unflatten(shape []int, i int) []int {
 		i /= shape[d]
 	}
 	return idx
-}
-
-func sameInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // newRunBar is a progress bar on an interactive terminal for runs long
