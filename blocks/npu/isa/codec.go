@@ -67,7 +67,7 @@ func (c *Codec) Encode(t Task) (Descriptor, error) {
 		if c.Sizes.Engines > 1 {
 			vals[EngineField] = u(t.Unit)
 		} else if t.Unit != 0 {
-			return d, fmt.Errorf("ne %s: engine %d named, the NPU has one", d.Op.name(NE), t.Unit)
+			return d, fmt.Errorf("ne.%s: engine %d named, the NPU has one", NE.OpName(d.Op), t.Unit)
 		}
 		d.Param, err = c.NE.Pack(vals)
 	case PlanarTask:
@@ -83,8 +83,6 @@ func (c *Codec) Encode(t Task) (Descriptor, error) {
 	}
 	return d, nil
 }
-
-func (o Op) name(e Engine) string { return e.OpName(o) }
 
 // encodePlanar validates t for the planar engine and spreads its fields
 // over the descriptor's operands and param.
@@ -136,10 +134,6 @@ func (c *Codec) Decode(d Descriptor) (Task, error) {
 // packed into param, signed fields sign-extended.
 func (c *Codec) decodePlanar(d Descriptor) planar.Task {
 	p := c.Planar.Unpack(d.Param)
-	types := map[string]bool{}
-	for _, f := range c.Sizes.Planar.Fields() {
-		types[f.Name] = f.Type.Signed
-	}
 	s := func(name string) int64 {
 		f, _ := c.Planar.Field(name)
 		sh := uint(64 - f.Width)
