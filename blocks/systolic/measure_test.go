@@ -194,7 +194,7 @@ func TestMeasure(t *testing.T) {
 	}
 	// Raw simulator speed on the longest run: its recorded stimulus
 	// replayed with Poke and Step only.
-	st := last.rec.Stimulus()
+	st := last.drv.Stimulus()
 	s, err := sim.New(h.d)
 	if err != nil {
 		t.Fatal(err)
