@@ -18,6 +18,10 @@ import (
 
 // Driver pokes, peeks and clocks one recorded simulation of a design.
 type Driver struct {
+	// Sim is the simulator, for what the driver does not wrap (its
+	// cycle count, say); pokes through it bypass the recording.
+	Sim *sim.Sim
+
 	t       testing.TB
 	d       *hdl.Design
 	rec     *verify.Recorder
@@ -41,14 +45,17 @@ func New(t testing.TB, d *hdl.Design) *Driver {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Driver{t: t, d: d, rec: rec}
+	return &Driver{Sim: rec.Sim, t: t, d: d, rec: rec}
+}
+
+// NewModule elaborates m and starts a recorded simulation of it.
+func NewModule(t testing.TB, m *hdl.Module) *Driver {
+	t.Helper()
+	return New(t, Elaborate(t, m))
 }
 
 // Design is the simulated design.
 func (dr *Driver) Design() *hdl.Design { return dr.d }
-
-// Sim is the simulator, for what the driver does not wrap.
-func (dr *Driver) Sim() *sim.Sim { return dr.rec.Sim }
 
 // Reset holds rst high for cycles cycles and then drops it.
 func (dr *Driver) Reset(cycles int) {
@@ -118,7 +125,7 @@ func (dr *Driver) PeekBool(path string) bool {
 // signed.
 func (dr *Driver) PeekInt(path string) int64 {
 	dr.t.Helper()
-	v, err := dr.rec.Sim.PeekSigned(path)
+	v, err := dr.Sim.PeekSigned(path)
 	if err != nil {
 		dr.t.Fatal(err)
 	}
@@ -128,7 +135,7 @@ func (dr *Driver) PeekInt(path string) int64 {
 // PeekBig reads a signal of any width as its bit pattern.
 func (dr *Driver) PeekBig(path string) *big.Int {
 	dr.t.Helper()
-	v, err := dr.rec.Sim.PeekBig(path)
+	v, err := dr.Sim.PeekBig(path)
 	if err != nil {
 		dr.t.Fatal(err)
 	}
@@ -138,9 +145,6 @@ func (dr *Driver) PeekBig(path string) *big.Int {
 // Step records the inputs and clocks n times.
 func (dr *Driver) Step(n int) { dr.rec.Step(n) }
 
-// Cycle is the number of clock edges so far.
-func (dr *Driver) Cycle() uint64 { return dr.rec.Sim.Cycle() }
-
 // Until clocks until done holds and returns the cycles it stepped;
 // when done still does not hold after limit cycles, the test fails
 // naming what it waited for.
@@ -149,7 +153,7 @@ func (dr *Driver) Until(what string, limit int, done func() bool) int {
 	n := 0
 	for ; !done(); n++ {
 		if n >= limit {
-			dr.t.Fatalf("cycle %d: still waiting for %s after %d cycles", dr.Cycle(), what, limit)
+			dr.t.Fatalf("cycle %d: still waiting for %s after %d cycles", dr.Sim.Cycle(), what, limit)
 		}
 		dr.Step(1)
 	}
@@ -159,7 +163,7 @@ func (dr *Driver) Until(what string, limit int, done func() bool) int {
 // MemRead reads a memory word as its bit pattern.
 func (dr *Driver) MemRead(path string, addr int) *big.Int {
 	dr.t.Helper()
-	v, err := dr.rec.Sim.MemRead(path, addr)
+	v, err := dr.Sim.MemRead(path, addr)
 	if err != nil {
 		dr.t.Fatal(err)
 	}
@@ -170,7 +174,7 @@ func (dr *Driver) MemRead(path string, addr int) *big.Int {
 // preload it on Verilator too.
 func (dr *Driver) Preload(path string, addr int, v *big.Int) {
 	dr.t.Helper()
-	if err := dr.rec.Sim.MemWrite(path, addr, v); err != nil {
+	if err := dr.Sim.MemWrite(path, addr, v); err != nil {
 		dr.t.Fatal(err)
 	}
 	dr.memInit = append(dr.memInit, verify.MemWord{Path: path, Addr: addr, Value: v})

@@ -34,7 +34,7 @@ func TestDriver(t *testing.T) {
 		Bits         uint64
 	}
 	want := got{Steps: 1, Cycle: 3, Sum: -3, Bits: 0xfd}
-	if diff := cmp.Diff(want, got{n, int(dr.Cycle()), dr.PeekInt("sum"), dr.Peek("sum")}); diff != "" {
+	if diff := cmp.Diff(want, got{n, int(dr.Sim.Cycle()), dr.PeekInt("sum"), dr.Peek("sum")}); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	if rows := dr.Stimulus().Cycles(); rows != 3 {
