@@ -22,6 +22,9 @@ const (
 	// Short: the test is slow (a large Verilator build, say) and
 	// go test runs with -short.
 	Short
+	// OptIn: the test only runs when asked to, by an environment
+	// variable (measurements that print tables).
+	OptIn
 )
 
 // Skip ends t as skipped, or as failed when the reason is a missing tool
@@ -51,5 +54,14 @@ func SkipHeavy(t testing.TB, what string) {
 	t.Helper()
 	if testing.Short() {
 		Skip(t, Short, fmt.Sprintf("%s: skipped with -short", what))
+	}
+}
+
+// SkipUnlessEnv skips t unless the environment variable env is set; what
+// says what the test does when it runs.
+func SkipUnlessEnv(t testing.TB, env, what string) {
+	t.Helper()
+	if os.Getenv(env) == "" {
+		Skip(t, OptIn, fmt.Sprintf("set %s=1 to %s", env, what))
 	}
 }

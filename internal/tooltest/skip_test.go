@@ -77,6 +77,8 @@ func TestSkip(t *testing.T) {
 		{"heavy, -short", false, true, func(t testing.TB) { SkipHeavy(t, "big build") }, "skip"},
 		{"heavy, -short, required", true, true, func(t testing.TB) { SkipHeavy(t, "big build") }, "skip"},
 		{"heavy, no -short, required", true, false, func(t testing.TB) { SkipHeavy(t, "big build") }, "ran"},
+		{"opt-in not asked, required", true, false, func(t testing.TB) { SkipUnlessEnv(t, "HWGEN_TOOLTEST_UNSET", "measure") }, "skip"},
+		{"opt-in asked", false, false, func(t testing.TB) { SkipUnlessEnv(t, "PATH", "measure") }, "ran"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := ""
