@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/tooltest"
@@ -142,7 +143,7 @@ func (dr *Driver) PeekBig(path string) *big.Int {
 	return v
 }
 
-// Step records the inputs and clocks n times.
+// Step records this cycle's inputs and clocks n times.
 func (dr *Driver) Step(n int) { dr.rec.Step(n) }
 
 // Until clocks until done holds and returns the cycles it stepped;
@@ -194,6 +195,6 @@ func (dr *Driver) CrossCheck(opt verify.Options) *verify.Result {
 	if err != nil {
 		dr.t.Fatal(fmt.Errorf("cross-check of %s: %w", dr.d.Top.Name, err))
 	}
-	dr.t.Logf("verilator agrees on %d outputs for %d cycles (build cached %v, %v)", res.Outputs, res.Cycles, res.Cached, res.BuildTime.Round(1e6))
+	dr.t.Logf("verilator agrees on %d outputs for %d cycles (build cached %v, %v)", res.Outputs, res.Cycles, res.Cached, res.BuildTime.Round(time.Millisecond))
 	return res
 }
