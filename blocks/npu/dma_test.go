@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hwgen/hwgen/internal/simtest"
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/verify"
 )
 
 // The golden models on hand-worked tasks: strides, wrap-around on both
@@ -97,7 +99,7 @@ func TestDMAInRandom(t *testing.T) {
 				seed := uint64(100 + i)
 				r := rand.New(rand.NewPCG(seed, 1))
 				tasks := dmaRandomTasks(r, c, n, c.ExtAddrWidth, max(log2(c.StateDepth), log2(c.WeightDepth)), []int{1, 5, 4, 1})
-				stats := runDMAIn(t, newDMADriver(t, dmaIn(c)), c, seed, tasks, o.o)
+				stats := runDMAIn(t, simtest.NewModule(t, dmaIn(c)), c, seed, tasks, o.o)
 				stalls := 0
 				for _, s := range stats {
 					stalls += s.Stalls
@@ -132,7 +134,7 @@ func TestDMAOutRandom(t *testing.T) {
 				seed := uint64(200 + i)
 				r := rand.New(rand.NewPCG(seed, 1))
 				tasks := dmaRandomTasks(r, c, n, log2(c.StateDepth), c.ExtAddrWidth, []int{1, 8})
-				stats := runDMAOut(t, newDMADriver(t, dmaOut(c)), c, seed, tasks, o.o)
+				stats := runDMAOut(t, simtest.NewModule(t, dmaOut(c)), c, seed, tasks, o.o)
 				stalls := 0
 				for _, s := range stats {
 					stalls += s.Stalls
@@ -196,7 +198,7 @@ func TestDMAInTiming(t *testing.T) {
 		c := dmaSmallConfig()
 		c.ExtLatency = lat
 		t.Run(fmt.Sprintf("latency %d", lat), func(t *testing.T) {
-			got := runDMAIn(t, newDMADriver(t, dmaIn(c)), c, 7, dmaTimingTasks, dmaBenchOpts{ready: 1, minLat: lat, maxLat: lat})
+			got := runDMAIn(t, simtest.NewModule(t, dmaIn(c)), c, 7, dmaTimingTasks, dmaBenchOpts{ready: 1, minLat: lat, maxLat: lat})
 			want := dmaWantTiming(dmaTimingTasks, func(t dmaTaskSpec) bool { return t.Op == isa.DMAInLoad || t.Op == isa.DMAInLoadWeights }, lat+2)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("timing (-want +got):\n%s", diff)
@@ -208,7 +210,7 @@ func TestDMAInTiming(t *testing.T) {
 func TestDMAOutTiming(t *testing.T) {
 	c := dmaSmallConfig()
 	tasks := dmaOutTimingTasks()
-	got := runDMAOut(t, newDMADriver(t, dmaOut(c)), c, 8, tasks, dmaBenchOpts{ready: 1})
+	got := runDMAOut(t, simtest.NewModule(t, dmaOut(c)), c, 8, tasks, dmaBenchOpts{ready: 1})
 	want := dmaWantTiming(tasks, func(t dmaTaskSpec) bool { return t.Op == isa.DMAOutStore }, 3)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("timing (-want +got):\n%s", diff)
@@ -224,15 +226,15 @@ func TestDMACrossCheck(t *testing.T) {
 	t.Run("dma_in", func(t *testing.T) {
 		r := rand.New(rand.NewPCG(300, 1))
 		tasks := append(dmaRandomTasks(r, c, 14, c.ExtAddrWidth, log2(c.StateDepth), []int{1, 5, 4, 1}), dmaTimingTasks[:4]...)
-		dr := newDMADriver(t, dmaIn(c))
+		dr := simtest.NewModule(t, dmaIn(c))
 		runDMAIn(t, dr, c, 300, tasks, o)
-		dr.crossCheck()
+		dr.CrossCheck(verify.Options{Dir: t.TempDir(), CompareMemories: true})
 	})
 	t.Run("dma_out", func(t *testing.T) {
 		r := rand.New(rand.NewPCG(301, 1))
 		tasks := append(dmaRandomTasks(r, c, 14, log2(c.StateDepth), c.ExtAddrWidth, []int{1, 8}), dmaOutTimingTasks()[:4]...)
-		dr := newDMADriver(t, dmaOut(c))
+		dr := simtest.NewModule(t, dmaOut(c))
 		runDMAOut(t, dr, c, 301, tasks, o)
-		dr.crossCheck()
+		dr.CrossCheck(verify.Options{Dir: t.TempDir(), CompareMemories: true})
 	})
 }

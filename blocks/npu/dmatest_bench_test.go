@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hwgen/hwgen/internal/simtest"
 )
 
 // dmaTaskSpec is one DMA task as its task port sees it.
@@ -156,7 +158,8 @@ type dmaTaskStats struct {
 // the cycle after the last write's acceptance (after acceptance for an
 // empty task), t_ready = !busy.
 type dmaTaskChecker struct {
-	dr         *dmaDriver
+	t          testing.TB
+	dr         *simtest.Driver
 	prefix     string // of the task port's names
 	r          *rand.Rand
 	tasks      []dmaTaskSpec
@@ -171,8 +174,8 @@ type dmaTaskChecker struct {
 	stats      []dmaTaskStats
 }
 
-func newDMATaskChecker(dr *dmaDriver, r *rand.Rand, tasks []dmaTaskSpec, srcW, dstW int, gap float64) *dmaTaskChecker {
-	return &dmaTaskChecker{dr: dr, r: r, tasks: tasks, srcW: srcW, dstW: dstW, gap: gap, doneAt: -1}
+func newDMATaskChecker(t testing.TB, dr *simtest.Driver, r *rand.Rand, tasks []dmaTaskSpec, srcW, dstW int, gap float64) *dmaTaskChecker {
+	return &dmaTaskChecker{t: t, dr: dr, r: r, tasks: tasks, srcW: srcW, dstW: dstW, gap: gap, doneAt: -1}
 }
 
 // finished: every task was accepted and its done has pulsed.
@@ -193,22 +196,22 @@ func (tc *dmaTaskChecker) drive() {
 		t = tc.tasks[tc.next]
 	}
 	dr := tc.dr
-	dr.pokeBool(tc.prefix+"t_valid", tc.presenting)
-	dr.poke(tc.prefix+"t_op", uint64(t.Op))
-	dr.poke(tc.prefix+"t_src", uint64(t.Src))
-	dr.poke(tc.prefix+"t_dst", uint64(t.Dst))
-	dr.poke(tc.prefix+"t_d0", uint64(t.D0))
-	dr.poke(tc.prefix+"t_d1", uint64(t.D1))
-	dr.poke(tc.prefix+"t_d2", uint64(t.D2))
+	dr.PokeBool(tc.prefix+"t_valid", tc.presenting)
+	dr.Poke(tc.prefix+"t_op", uint64(t.Op))
+	dr.Poke(tc.prefix+"t_src", uint64(t.Src))
+	dr.Poke(tc.prefix+"t_dst", uint64(t.Dst))
+	dr.Poke(tc.prefix+"t_d0", uint64(t.D0))
+	dr.Poke(tc.prefix+"t_d1", uint64(t.D1))
+	dr.Poke(tc.prefix+"t_d2", uint64(t.D2))
 }
 
 // check compares the task port's outputs with the expectation and
 // returns the task accepted this cycle, if any. stall is this cycle's
 // stall output.
 func (tc *dmaTaskChecker) check(cyc int, stall bool) (dmaTaskSpec, bool) {
-	t, dr := tc.dr.t, tc.dr
+	t, dr := tc.t, tc.dr
 	t.Helper()
-	ready, busy, done := dr.peekBool(tc.prefix+"t_ready"), dr.peekBool(tc.prefix+"busy"), dr.peekBool(tc.prefix+"done")
+	ready, busy, done := dr.PeekBool(tc.prefix+"t_ready"), dr.PeekBool(tc.prefix+"busy"), dr.PeekBool(tc.prefix+"done")
 	if busy != tc.busy || ready == busy {
 		t.Fatalf("cycle %d: %sbusy %v t_ready %v, want busy %v (task %d)", cyc, tc.prefix, busy, ready, tc.busy, len(tc.stats)-1)
 	}
@@ -301,12 +304,12 @@ func dmaCycleLimit(tasks []dmaTaskSpec, o dmaBenchOpts) int {
 // [minLat, maxLat]) and a state buffer that accepts at random, checking
 // every read, every write, the hold rule on every request port, the
 // credit bound, stall, busy, t_ready and done every cycle.
-func runDMAIn(t *testing.T, dr *dmaDriver, c Config, seed uint64, tasks []dmaTaskSpec, o dmaBenchOpts) []dmaTaskStats {
+func runDMAIn(t *testing.T, dr *simtest.Driver, c Config, seed uint64, tasks []dmaTaskSpec, o dmaBenchOpts) []dmaTaskStats {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 11))
 	xw, lw := c.ExtAddrWidth, c.LineWidth()
 	ext := dmaLines(r, c, 1<<xw)
-	tc := newDMATaskChecker(dr, r, tasks, xw, max(log2(c.StateDepth), log2(c.WeightDepth)), o.gap)
+	tc := newDMATaskChecker(t, dr, r, tasks, xw, max(log2(c.StateDepth), log2(c.WeightDepth)), o.gap)
 	type resp struct {
 		due  int
 		line []uint64
@@ -318,36 +321,36 @@ func runDMAIn(t *testing.T, dr *dmaDriver, c Config, seed uint64, tasks []dmaTas
 	xrHold, swHold := &dmaHold{name: "xr"}, &dmaHold{name: "sw"}
 	full := uint64(1)<<c.Rows - 1
 	limit := dmaCycleLimit(tasks, o)
-	dr.reset()
+	dr.Reset(dmaResetCycles)
 	for cyc := 0; !tc.finished(); cyc++ {
 		if cyc > limit {
 			t.Fatalf("cycle %d: %d of %d tasks accepted, %d writes outstanding; stuck", cyc, tc.next, len(tasks), tc.remaining)
 		}
 		tc.drive()
 		xrReady, swReady := dmaChance(r, o.ready), dmaChance(r, o.ready)
-		dr.pokeBool("xr_ready", xrReady)
-		dr.pokeBool("sw_ready", swReady)
+		dr.PokeBool("xr_ready", xrReady)
+		dr.PokeBool("sw_ready", swReady)
 		if len(inflight) > 0 && inflight[0].due == cyc {
-			dr.poke("xr_rvalid", 1)
-			dr.pokeBig("xr_rdata", dmaLineBig(inflight[0].line, c.ElemWidth))
+			dr.Poke("xr_rvalid", 1)
+			dr.PokeBig("xr_rdata", dmaLineBig(inflight[0].line, c.ElemWidth))
 			inflight = inflight[1:]
 		} else {
-			dr.poke("xr_rvalid", 0)
-			dr.pokeBig("xr_rdata", dmaRandBits(r, lw))
+			dr.Poke("xr_rvalid", 0)
+			dr.PokeBig("xr_rdata", dmaRandBits(r, lw))
 		}
 
-		xrValid, swValid, wwValid := dr.peekBool("xr_valid"), dr.peekBool("sw_valid"), dr.peekBool("ww_valid")
-		xrAddr := int(dr.peek("xr_addr"))
-		sw := dmaMove{Addr: int(dr.peek("sw_addr")), Data: make([]uint64, c.Rows)}
+		xrValid, swValid, wwValid := dr.PeekBool("xr_valid"), dr.PeekBool("sw_valid"), dr.PeekBool("ww_valid")
+		xrAddr := int(dr.Peek("xr_addr"))
+		sw := dmaMove{Addr: int(dr.Peek("sw_addr")), Data: make([]uint64, c.Rows)}
 		for p := range c.Rows {
-			sw.Data[p] = dr.peek(fmt.Sprintf("sw_wdata_%d", p))
+			sw.Data[p] = dr.Peek(fmt.Sprintf("sw_wdata_%d", p))
 		}
-		ww := dmaMove{Weights: true, Addr: int(dr.peek("ww_addr")), Data: dmaLineElems(dr.peekBig("ww_data"), c.Cols, c.ElemWidth)}
-		stall := dr.peekBool("stall")
+		ww := dmaMove{Weights: true, Addr: int(dr.Peek("ww_addr")), Data: dmaLineElems(dr.PeekBig("ww_data"), c.Cols, c.ElemWidth)}
+		stall := dr.PeekBool("stall")
 		if want := xrValid && !xrReady || swValid && !swReady; stall != want {
 			t.Fatalf("cycle %d: stall %v, want %v (xr valid %v ready %v, sw valid %v ready %v)", cyc, stall, want, xrValid, xrReady, swValid, swReady)
 		}
-		if m := dr.peek("sw_mask"); m != full {
+		if m := dr.Peek("sw_mask"); m != full {
 			t.Fatalf("cycle %d: sw_mask %#x", cyc, m)
 		}
 		if swValid && wwValid {
@@ -383,7 +386,7 @@ func runDMAIn(t *testing.T, dr *dmaDriver, c Config, seed uint64, tasks []dmaTas
 			tc.wrote(cyc)
 			outstanding--
 		}
-		dr.rec.Step(1)
+		dr.Step(1)
 	}
 	if len(reads)+len(writes)+len(inflight) != 0 {
 		t.Fatalf("after the run: %d reads, %d writes expected, %d responses pending", len(reads), len(writes), len(inflight))
@@ -394,12 +397,12 @@ func runDMAIn(t *testing.T, dr *dmaDriver, c Config, seed uint64, tasks []dmaTas
 // runDMAOut runs tasks on dma_out closed loop against a state buffer
 // that accepts reads at random and answers exactly one cycle later, and
 // an external memory that accepts writes at random.
-func runDMAOut(t *testing.T, dr *dmaDriver, c Config, seed uint64, tasks []dmaTaskSpec, o dmaBenchOpts) []dmaTaskStats {
+func runDMAOut(t *testing.T, dr *simtest.Driver, c Config, seed uint64, tasks []dmaTaskSpec, o dmaBenchOpts) []dmaTaskStats {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 13))
 	aw, xw, lw := log2(c.StateDepth), c.ExtAddrWidth, c.LineWidth()
 	state := dmaLines(r, c, c.StateDepth)
-	tc := newDMATaskChecker(dr, r, tasks, aw, xw, o.gap)
+	tc := newDMATaskChecker(t, dr, r, tasks, aw, xw, o.gap)
 	var reads []int
 	var writes []dmaMove
 	answer := -1 // state address read last cycle, −1 none
@@ -407,35 +410,35 @@ func runDMAOut(t *testing.T, dr *dmaDriver, c Config, seed uint64, tasks []dmaTa
 	srHold, xwHold := &dmaHold{name: "sr"}, &dmaHold{name: "xw"}
 	full := uint64(1)<<c.Rows - 1
 	limit := dmaCycleLimit(tasks, o)
-	dr.reset()
+	dr.Reset(dmaResetCycles)
 	for cyc := 0; !tc.finished(); cyc++ {
 		if cyc > limit {
 			t.Fatalf("cycle %d: %d of %d tasks accepted, %d writes outstanding; stuck", cyc, tc.next, len(tasks), tc.remaining)
 		}
 		tc.drive()
 		srReady, xwReady := dmaChance(r, o.ready), dmaChance(r, o.ready)
-		dr.pokeBool("sr_ready", srReady)
-		dr.pokeBool("xw_ready", xwReady)
-		dr.pokeBool("sr_rvalid", answer >= 0)
+		dr.PokeBool("sr_ready", srReady)
+		dr.PokeBool("xw_ready", xwReady)
+		dr.PokeBool("sr_rvalid", answer >= 0)
 		for p := range c.Rows {
 			v := r.Uint64() & (1<<c.ElemWidth - 1)
 			if answer >= 0 {
 				v = state[answer][p]
 			}
-			dr.poke(fmt.Sprintf("sr_rdata_%d", p), v)
+			dr.Poke(fmt.Sprintf("sr_rdata_%d", p), v)
 		}
 
-		srValid, xwValid := dr.peekBool("sr_valid"), dr.peekBool("xw_valid")
-		srAddr := int(dr.peek("sr_addr"))
-		xwr := dmaMove{Addr: int(dr.peek("xw_addr")), Data: dmaLineElems(dr.peekBig("xw_data"), c.Rows, c.ElemWidth)}
-		if v := dr.peekBig("xw_data"); v.BitLen() > lw {
+		srValid, xwValid := dr.PeekBool("sr_valid"), dr.PeekBool("xw_valid")
+		srAddr := int(dr.Peek("sr_addr"))
+		xwr := dmaMove{Addr: int(dr.Peek("xw_addr")), Data: dmaLineElems(dr.PeekBig("xw_data"), c.Rows, c.ElemWidth)}
+		if v := dr.PeekBig("xw_data"); v.BitLen() > lw {
 			t.Fatalf("cycle %d: xw_data wider than a line", cyc)
 		}
-		stall := dr.peekBool("stall")
+		stall := dr.PeekBool("stall")
 		if want := srValid && !srReady || xwValid && !xwReady; stall != want {
 			t.Fatalf("cycle %d: stall %v, want %v (sr valid %v ready %v, xw valid %v ready %v)", cyc, stall, want, srValid, srReady, xwValid, xwReady)
 		}
-		if m := dr.peek("sr_mask"); m != full {
+		if m := dr.Peek("sr_mask"); m != full {
 			t.Fatalf("cycle %d: sr_mask %#x", cyc, m)
 		}
 		srHold.check(t, cyc, srValid, srReady, fmt.Sprint(srAddr))
@@ -464,7 +467,7 @@ func runDMAOut(t *testing.T, dr *dmaDriver, c Config, seed uint64, tasks []dmaTa
 			tc.wrote(cyc)
 			outstanding--
 		}
-		dr.rec.Step(1)
+		dr.Step(1)
 	}
 	if len(reads)+len(writes) != 0 {
 		t.Fatalf("after the run: %d reads, %d writes expected", len(reads), len(writes))

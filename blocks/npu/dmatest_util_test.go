@@ -9,6 +9,7 @@ import (
 
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -39,94 +40,6 @@ func dmaWideConfig() Config {
 }
 
 const dmaResetCycles = 2
-
-// dmaDriver wraps a Recorder with test-fatal pokes and peeks of any width.
-type dmaDriver struct {
-	t   *testing.T
-	d   *hdl.Design
-	rec *verify.Recorder
-}
-
-func newDMADriver(t *testing.T, m *hdl.Module) *dmaDriver {
-	t.Helper()
-	d, err := hdl.Elaborate(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := verify.NewRecorder(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &dmaDriver{t: t, d: d, rec: rec}
-}
-
-func (dr *dmaDriver) poke(port string, v uint64) {
-	dr.t.Helper()
-	if err := dr.rec.Poke(port, v); err != nil {
-		dr.t.Fatal(err)
-	}
-}
-
-func (dr *dmaDriver) pokeBig(port string, v *big.Int) {
-	dr.t.Helper()
-	if err := dr.rec.PokeBig(port, v); err != nil {
-		dr.t.Fatal(err)
-	}
-}
-
-func (dr *dmaDriver) pokeBool(port string, b bool) {
-	dr.t.Helper()
-	dr.poke(port, dmaB2U(b))
-}
-
-func (dr *dmaDriver) peek(port string) uint64 {
-	dr.t.Helper()
-	v, err := dr.rec.Peek(port)
-	if err != nil {
-		dr.t.Fatal(err)
-	}
-	return v
-}
-
-func (dr *dmaDriver) peekBool(port string) bool {
-	dr.t.Helper()
-	return dr.peek(port) == 1
-}
-
-func (dr *dmaDriver) peekBig(port string) *big.Int {
-	dr.t.Helper()
-	v, err := dr.rec.Sim.PeekBig(port)
-	if err != nil {
-		dr.t.Fatal(err)
-	}
-	return v
-}
-
-// reset holds rst for dmaResetCycles cycles.
-func (dr *dmaDriver) reset() {
-	dr.poke("rst", 1)
-	dr.rec.Step(dmaResetCycles)
-	dr.poke("rst", 0)
-}
-
-// crossCheck replays everything recorded on Verilator: every output every
-// cycle, every memory word at the end.
-func (dr *dmaDriver) crossCheck() {
-	t := dr.t
-	t.Helper()
-	res, err := verify.CrossCheck(dr.d, dr.rec.Stimulus(), verify.Options{Dir: t.TempDir(), CompareMemories: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("verilator agrees on %d outputs for %d cycles (build cached %v, %v)", res.Outputs, res.Cycles, res.Cached, res.BuildTime)
-}
-
-func dmaB2U(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
-}
 
 // dmaRandBits is a random w-bit value.
 func dmaRandBits(r *rand.Rand, w int) *big.Int {
@@ -168,7 +81,6 @@ var dmaModules = []struct {
 // Yosys would map to flip-flops).
 func TestDMAEmit(t *testing.T) {
 	toolchain.Need(t, "verilator")
-	_, yerr := toolchain.Find("yosys")
 	for _, cc := range []struct {
 		name      string
 		c         Config
@@ -187,21 +99,30 @@ func TestDMAEmit(t *testing.T) {
 				if err := toolchain.Lint(dir, top, files); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := toolchain.Find("iverilog"); err == nil && cc.name != "default" {
-					if err := toolchain.Icarus(dir, top, files); err != nil {
-						t.Fatal(err)
-					}
+				if cc.name != "default" {
+					t.Run("icarus", func(t *testing.T) {
+						tooltest.SkipUnlessTool(t, "iverilog")
+						if err := toolchain.Icarus(dir, top, files); err != nil {
+							t.Fatal(err)
+						}
+					})
 				}
-				if yerr != nil || cc.synthSkip[mod.name] || testing.Short() && cc.name == "default" {
+				if cc.synthSkip[mod.name] {
 					return
 				}
-				stat, err := toolchain.Synth(dir, top, files)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if strings.Contains(strings.ToLower(stat), "latch") {
-					t.Errorf("latch in the synthesis report:\n%s", stat)
-				}
+				t.Run("synth", func(t *testing.T) {
+					if cc.name == "default" {
+						tooltest.SkipHeavy(t, "synthesis of the default configuration")
+					}
+					tooltest.SkipUnlessTool(t, "yosys")
+					stat, err := toolchain.Synth(dir, top, files)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if strings.Contains(strings.ToLower(stat), "latch") {
+						t.Errorf("latch in the synthesis report:\n%s", stat)
+					}
+				})
 			})
 		}
 	}

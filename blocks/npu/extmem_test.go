@@ -9,7 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/simtest"
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/verify"
 )
 
 // xmReq is a request on an x_req port.
@@ -25,7 +27,7 @@ type xmReq struct {
 // exactly ext_latency cycles with the line as of its acceptance, no other
 // response, h_rd_data one cycle after its address (old data when written
 // in that cycle); at the end the whole memory.
-func runExtMem(t *testing.T, dr *dmaDriver, c Config, seed uint64, cycles int, pHost, pReq float64) (reads, writes, refused int) {
+func runExtMem(t *testing.T, dr *simtest.Driver, c Config, seed uint64, cycles int, pHost, pReq float64) (reads, writes, refused int) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 17))
 	xw, lw, L := c.ExtAddrWidth, c.LineWidth(), c.ExtLatency
@@ -40,7 +42,7 @@ func runExtMem(t *testing.T, dr *dmaDriver, c Config, seed uint64, cycles int, p
 	var inflight []resp
 	var pend *xmReq
 	var hrdWant *big.Int // h_rd_data due this cycle
-	dr.reset()
+	dr.Reset(dmaResetCycles)
 	for cyc := 0; cyc < cycles || len(inflight) > 0; cyc++ {
 		// Inputs. Narrow addresses now and then so host and NPU meet.
 		addr := func() int {
@@ -51,11 +53,11 @@ func runExtMem(t *testing.T, dr *dmaDriver, c Config, seed uint64, cycles int, p
 		}
 		hostWr := cyc < cycles && dmaChance(r, pHost)
 		hAddr, hData := addr(), dmaRandBits(r, lw)
-		dr.pokeBool("h_wr_valid", hostWr)
-		dr.poke("h_wr_addr", uint64(hAddr))
-		dr.pokeBig("h_wr_data", hData)
+		dr.PokeBool("h_wr_valid", hostWr)
+		dr.Poke("h_wr_addr", uint64(hAddr))
+		dr.PokeBig("h_wr_data", hData)
 		hRd := addr()
-		dr.poke("h_rd_addr", uint64(hRd))
+		dr.Poke("h_rd_addr", uint64(hRd))
 		if pend == nil && cyc < cycles && dmaChance(r, pReq) {
 			pend = &xmReq{write: r.IntN(2) == 0, addr: addr(), data: dmaRandBits(r, lw)}
 		}
@@ -63,29 +65,29 @@ func runExtMem(t *testing.T, dr *dmaDriver, c Config, seed uint64, cycles int, p
 		if pend != nil {
 			req = *pend
 		}
-		dr.pokeBool("x_req_valid", pend != nil)
-		dr.pokeBool("x_req_write", req.write)
-		dr.poke("x_req_addr", uint64(req.addr))
-		dr.pokeBig("x_req_wdata", req.data)
+		dr.PokeBool("x_req_valid", pend != nil)
+		dr.PokeBool("x_req_write", req.write)
+		dr.Poke("x_req_addr", uint64(req.addr))
+		dr.PokeBig("x_req_wdata", req.data)
 
 		// Outputs.
-		ready := dr.peekBool("x_req_ready")
+		ready := dr.PeekBool("x_req_ready")
 		if ready == hostWr {
 			t.Fatalf("cycle %d: x_req_ready %v with h_wr_valid %v", cyc, ready, hostWr)
 		}
-		rv := dr.peekBool("x_resp_valid")
+		rv := dr.PeekBool("x_resp_valid")
 		due := len(inflight) > 0 && inflight[0].due == cyc
 		if rv != due {
 			t.Fatalf("cycle %d: x_resp_valid %v, want %v (in flight %d)", cyc, rv, due, len(inflight))
 		}
 		if due {
-			if got := dr.peekBig("x_resp_data"); got.Cmp(inflight[0].data) != 0 {
+			if got := dr.PeekBig("x_resp_data"); got.Cmp(inflight[0].data) != 0 {
 				t.Fatalf("cycle %d: x_resp_data %#x, want %#x", cyc, got, inflight[0].data)
 			}
 			inflight = inflight[1:]
 		}
 		if hrdWant != nil {
-			if got := dr.peekBig("h_rd_data"); got.Cmp(hrdWant) != 0 {
+			if got := dr.PeekBig("h_rd_data"); got.Cmp(hrdWant) != 0 {
 				t.Fatalf("cycle %d: h_rd_data %#x, want %#x", cyc, got, hrdWant)
 			}
 		}
@@ -107,13 +109,10 @@ func runExtMem(t *testing.T, dr *dmaDriver, c Config, seed uint64, cycles int, p
 		if hostWr {
 			mem[hAddr] = hData
 		}
-		dr.rec.Step(1)
+		dr.Step(1)
 	}
 	for a, want := range mem {
-		got, err := dr.rec.Sim.MemRead("lines", a)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := dr.MemRead("lines", a)
 		if got.Cmp(want) != 0 {
 			t.Fatalf("after the run: line %d holds %#x, want %#x", a, got, want)
 		}
@@ -138,7 +137,7 @@ func TestExtMemRandom(t *testing.T) {
 		}
 		c.ExtLatency = cc.lat
 		t.Run(fmt.Sprintf("latency %d line %d", cc.lat, c.LineWidth()), func(t *testing.T) {
-			reads, writes, refused := runExtMem(t, newDMADriver(t, extMem(c)), c, uint64(400+i), cycles, 0.25, 0.8)
+			reads, writes, refused := runExtMem(t, simtest.NewModule(t, extMem(c)), c, uint64(400+i), cycles, 0.25, 0.8)
 			if reads < cycles/5 || writes < cycles/5 || refused < cycles/20 {
 				t.Errorf("weak run: %d reads, %d writes, %d refused requests", reads, writes, refused)
 			}
@@ -182,26 +181,26 @@ func TestExtMemDirected(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dr := newDMADriver(t, extMem(c))
-			dr.reset()
+			dr := simtest.NewModule(t, extMem(c))
+			dr.Reset(dmaResetCycles)
 			var got []obs
 			for _, s := range tt.steps {
-				dr.pokeBool("h_wr_valid", s.host >= 0)
-				dr.poke("h_wr_addr", uint64(max(s.host, 0)))
-				dr.pokeBig("h_wr_data", big.NewInt(int64(1000+s.host)))
-				dr.poke("h_rd_addr", uint64(s.hRead))
-				dr.pokeBool("x_req_valid", s.req != nil)
+				dr.PokeBool("h_wr_valid", s.host >= 0)
+				dr.Poke("h_wr_addr", uint64(max(s.host, 0)))
+				dr.PokeBig("h_wr_data", big.NewInt(int64(1000+s.host)))
+				dr.Poke("h_rd_addr", uint64(s.hRead))
+				dr.PokeBool("x_req_valid", s.req != nil)
 				if s.req != nil {
-					dr.pokeBool("x_req_write", s.req.write)
-					dr.poke("x_req_addr", uint64(s.req.addr))
-					dr.pokeBig("x_req_wdata", s.req.data)
+					dr.PokeBool("x_req_write", s.req.write)
+					dr.Poke("x_req_addr", uint64(s.req.addr))
+					dr.PokeBig("x_req_wdata", s.req.data)
 				}
-				o := obs{Ready: dr.peekBool("x_req_ready"), RespValid: dr.peekBool("x_resp_valid"), HRd: int64(dr.peek("h_rd_data"))}
+				o := obs{Ready: dr.PeekBool("x_req_ready"), RespValid: dr.PeekBool("x_resp_valid"), HRd: int64(dr.Peek("h_rd_data"))}
 				if o.RespValid {
-					o.Resp = int64(dr.peek("x_resp_data"))
+					o.Resp = int64(dr.Peek("x_resp_data"))
 				}
 				got = append(got, o)
-				dr.rec.Step(1)
+				dr.Step(1)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("cycle by cycle (-want +got):\n%s", diff)
@@ -236,7 +235,7 @@ func (a *xmArbModel) edge(xr, xw, ready bool) {
 // requests until accepted, a random x_req_ready and random responses, and
 // checks the grant against the model, the properties any fair arbiter
 // has, the hold rule on x_req and the response forwarding.
-func runExtArb(t *testing.T, dr *dmaDriver, c Config, seed uint64, cycles int, pReq, pReady float64) (served [2]int, maxWait int) {
+func runExtArb(t *testing.T, dr *simtest.Driver, c Config, seed uint64, cycles int, pReq, pReady float64) (served [2]int, maxWait int) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 19))
 	xw, lw := c.ExtAddrWidth, c.LineWidth()
@@ -244,7 +243,7 @@ func runExtArb(t *testing.T, dr *dmaDriver, c Config, seed uint64, cycles int, p
 	var pend [2]*xmReq // 0 reader, 1 writer
 	var wait [2]int    // accepted requests of the other client while this one waited
 	hold := &dmaHold{name: "x_req"}
-	dr.reset()
+	dr.Reset(dmaResetCycles)
 	for cyc := range cycles {
 		for i := range pend {
 			if pend[i] == nil && dmaChance(r, pReq) {
@@ -258,26 +257,26 @@ func runExtArb(t *testing.T, dr *dmaDriver, c Config, seed uint64, cycles int, p
 			return xmReq{addr: r.IntN(1 << xw), data: dmaRandBits(r, lw)}
 		}
 		rq, wq := in(0), in(1)
-		dr.pokeBool("xr_valid", pend[0] != nil)
-		dr.poke("xr_addr", uint64(rq.addr))
-		dr.pokeBool("xw_valid", pend[1] != nil)
-		dr.poke("xw_addr", uint64(wq.addr))
-		dr.pokeBig("xw_data", wq.data)
+		dr.PokeBool("xr_valid", pend[0] != nil)
+		dr.Poke("xr_addr", uint64(rq.addr))
+		dr.PokeBool("xw_valid", pend[1] != nil)
+		dr.Poke("xw_addr", uint64(wq.addr))
+		dr.PokeBig("xw_data", wq.data)
 		ready := dmaChance(r, pReady)
-		dr.pokeBool("x_req_ready", ready)
+		dr.PokeBool("x_req_ready", ready)
 		respV, respD := r.IntN(2) == 0, dmaRandBits(r, lw)
-		dr.pokeBool("x_resp_valid", respV)
-		dr.pokeBig("x_resp_data", respD)
+		dr.PokeBool("x_resp_valid", respV)
+		dr.PokeBig("x_resp_data", respD)
 
-		if dr.peekBool("xr_rvalid") != respV || dr.peekBig("xr_rdata").Cmp(respD) != 0 {
+		if dr.PeekBool("xr_rvalid") != respV || dr.PeekBig("xr_rdata").Cmp(respD) != 0 {
 			t.Fatalf("cycle %d: response not forwarded", cyc)
 		}
 		xr, xwv := pend[0] != nil, pend[1] != nil
 		wantWr := model.choose(xr, xwv)
 		wantValid := xr && !wantWr || xwv && wantWr
-		valid, write := dr.peekBool("x_req_valid"), dr.peekBool("x_req_write")
-		addr, data := int(dr.peek("x_req_addr")), dr.peekBig("x_req_wdata")
-		rReady, wReady := dr.peekBool("xr_ready"), dr.peekBool("xw_ready")
+		valid, write := dr.PeekBool("x_req_valid"), dr.PeekBool("x_req_write")
+		addr, data := int(dr.Peek("x_req_addr")), dr.PeekBig("x_req_wdata")
+		rReady, wReady := dr.PeekBool("xr_ready"), dr.PeekBool("xw_ready")
 		if valid != wantValid || valid && write != wantWr {
 			t.Fatalf("cycle %d: x_req valid %v write %v, model %v %v (xr %v xw %v, %+v)", cyc, valid, write, wantValid, wantWr, xr, xwv, model)
 		}
@@ -310,7 +309,7 @@ func runExtArb(t *testing.T, dr *dmaDriver, c Config, seed uint64, cycles int, p
 				}
 			}
 		}
-		dr.rec.Step(1)
+		dr.Step(1)
 	}
 	return served, maxWait
 }
@@ -333,7 +332,7 @@ func TestExtArbiter(t *testing.T) {
 		{"random, wide", dmaWideConfig(), 0.3, 0.4, false, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			served, maxWait := runExtArb(t, newDMADriver(t, extArbiter(tt.c)), tt.c, uint64(500+i), cycles, tt.pReq, tt.pReady)
+			served, maxWait := runExtArb(t, simtest.NewModule(t, extArbiter(tt.c)), tt.c, uint64(500+i), cycles, tt.pReq, tt.pReady)
 			if maxWait > tt.wantMaxWaitLE {
 				t.Errorf("a waiting client saw %d requests of the other one served", maxWait)
 			}
@@ -431,24 +430,24 @@ func dmaSystemTasks(r *rand.Rand, c Config, n int, out bool, xlo, xn, slo, sn in
 // and every external write, and reads external memory back through the
 // host port. It returns the cycles in which both engines wanted the
 // external port.
-func runDMASystem(t *testing.T, dr *dmaDriver, c Config, seed uint64, nTasks int, pReady float64) (contended int) {
+func runDMASystem(t *testing.T, dr *simtest.Driver, c Config, seed uint64, nTasks int, pReady float64) (contended int) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 23))
 	X, S := 1<<c.ExtAddrWidth, c.StateDepth
 	ext := dmaLines(r, c, X)
 	state := dmaLines(r, c, S)
-	dr.reset()
-	dr.poke("h_wr_valid", 1)
+	dr.Reset(dmaResetCycles)
+	dr.Poke("h_wr_valid", 1)
 	for a := range X {
-		dr.poke("h_wr_addr", uint64(a))
-		dr.pokeBig("h_wr_data", dmaLineBig(ext[a], c.ElemWidth))
-		dr.rec.Step(1)
+		dr.Poke("h_wr_addr", uint64(a))
+		dr.PokeBig("h_wr_data", dmaLineBig(ext[a], c.ElemWidth))
+		dr.Step(1)
 	}
-	dr.poke("h_wr_valid", 0)
+	dr.Poke("h_wr_valid", 0)
 
-	tin := newDMATaskChecker(dr, r, dmaSystemTasks(r, c, nTasks, false, 0, X/2, 0, S/2), c.ExtAddrWidth, max(log2(S), log2(c.WeightDepth)), 0.2)
+	tin := newDMATaskChecker(t, dr, r, dmaSystemTasks(r, c, nTasks, false, 0, X/2, 0, S/2), c.ExtAddrWidth, max(log2(S), log2(c.WeightDepth)), 0.2)
 	tin.prefix = "in_"
-	tout := newDMATaskChecker(dr, r, dmaSystemTasks(r, c, nTasks, true, X/2, X/2, S/2, S/2), log2(S), c.ExtAddrWidth, 0.2)
+	tout := newDMATaskChecker(t, dr, r, dmaSystemTasks(r, c, nTasks, true, X/2, X/2, S/2, S/2), log2(S), c.ExtAddrWidth, 0.2)
 	tout.prefix = "out_"
 	var inWrites, outWrites []dmaMove
 	var inReads, outReads []int
@@ -463,78 +462,78 @@ func runDMASystem(t *testing.T, dr *dmaDriver, c Config, seed uint64, nTasks int
 		tin.drive()
 		tout.drive()
 		swReady, srReady := dmaChance(r, pReady), dmaChance(r, pReady)
-		dr.pokeBool("in_sw_ready", swReady)
-		dr.pokeBool("out_sr_ready", srReady)
-		dr.pokeBool("out_sr_rvalid", answer >= 0)
+		dr.PokeBool("in_sw_ready", swReady)
+		dr.PokeBool("out_sr_ready", srReady)
+		dr.PokeBool("out_sr_rvalid", answer >= 0)
 		for p := range c.Rows {
 			v := uint64(0)
 			if answer >= 0 {
 				v = state[answer][p]
 			}
-			dr.poke(fmt.Sprintf("out_sr_rdata_%d", p), v)
+			dr.Poke(fmt.Sprintf("out_sr_rdata_%d", p), v)
 		}
-		dr.poke("h_rd_addr", uint64(r.IntN(X)))
+		dr.Poke("h_rd_addr", uint64(r.IntN(X)))
 
-		xrValid, xwValid := dr.peekBool("in_xr_valid"), dr.peekBool("out_xw_valid")
+		xrValid, xwValid := dr.PeekBool("in_xr_valid"), dr.PeekBool("out_xw_valid")
 		if xrValid && xwValid {
 			contended++
 		}
-		if task, ok := tin.check(cyc, dr.peekBool("in_stall")); ok {
+		if task, ok := tin.check(cyc, dr.PeekBool("in_stall")); ok {
 			rs, ws := goldenDMAIn(c, task, ext)
 			inReads, inWrites = append(inReads, rs...), append(inWrites, ws...)
 			tin.started(cyc, len(ws))
 		}
-		if task, ok := tout.check(cyc, dr.peekBool("out_stall")); ok {
+		if task, ok := tout.check(cyc, dr.PeekBool("out_stall")); ok {
 			rs, ws := goldenDMAOut(c, task, state)
 			outReads, outWrites = append(outReads, rs...), append(outWrites, ws...)
 			tout.started(cyc, len(ws))
 		}
-		if xrValid && dr.peekBool("arb_xr_ready") {
-			if a := int(dr.peek("in_xr_addr")); len(inReads) == 0 || inReads[0] != a {
+		if xrValid && dr.PeekBool("arb_xr_ready") {
+			if a := int(dr.Peek("in_xr_addr")); len(inReads) == 0 || inReads[0] != a {
 				t.Fatalf("cycle %d: dma_in reads line %d, expected %v", cyc, a, inReads[:min(4, len(inReads))])
 			}
 			inReads = inReads[1:]
 			tin.requested(cyc)
 		}
-		if dr.peekBool("in_sw_valid") && swReady {
-			got := dmaMove{Addr: int(dr.peek("in_sw_addr"))}
+		if dr.PeekBool("in_sw_valid") && swReady {
+			got := dmaMove{Addr: int(dr.Peek("in_sw_addr"))}
 			for p := range c.Rows {
-				got.Data = append(got.Data, dr.peek(fmt.Sprintf("in_sw_wdata_%d", p)))
+				got.Data = append(got.Data, dr.Peek(fmt.Sprintf("in_sw_wdata_%d", p)))
 			}
 			dmaWant(t, cyc, "dma_in state write", &inWrites, got)
 			tin.wrote(cyc)
 		}
-		if dr.peekBool("in_ww_valid") {
-			got := dmaMove{Weights: true, Addr: int(dr.peek("in_ww_addr")), Data: dmaLineElems(dr.peekBig("in_ww_data"), c.Cols, c.ElemWidth)}
+		if dr.PeekBool("in_ww_valid") {
+			got := dmaMove{Weights: true, Addr: int(dr.Peek("in_ww_addr")), Data: dmaLineElems(dr.PeekBig("in_ww_data"), c.Cols, c.ElemWidth)}
 			dmaWant(t, cyc, "dma_in weight write", &inWrites, got)
 			tin.wrote(cyc)
 		}
 		answer = -1
-		if dr.peekBool("out_sr_valid") && srReady {
-			a := int(dr.peek("out_sr_addr"))
+		if dr.PeekBool("out_sr_valid") && srReady {
+			a := int(dr.Peek("out_sr_addr"))
 			if len(outReads) == 0 || outReads[0] != a {
 				t.Fatalf("cycle %d: dma_out reads state address %d, expected %v", cyc, a, outReads[:min(4, len(outReads))])
 			}
 			outReads, answer = outReads[1:], a
 			tout.requested(cyc)
 		}
-		if xwValid && dr.peekBool("arb_xw_ready") {
-			got := dmaMove{Addr: int(dr.peek("out_xw_addr")), Data: dmaLineElems(dr.peekBig("out_xw_data"), c.Rows, c.ElemWidth)}
+		if xwValid && dr.PeekBool("arb_xw_ready") {
+			got := dmaMove{Addr: int(dr.Peek("out_xw_addr")), Data: dmaLineElems(dr.PeekBig("out_xw_data"), c.Rows, c.ElemWidth)}
 			dmaWant(t, cyc, "dma_out external write", &outWrites, got)
 			wantExt[got.Addr] = got.Data
 			tout.wrote(cyc)
 		}
-		dr.rec.Step(1)
+		dr.Step(1)
 	}
 	// Read external memory back through the host port.
 	for a := 0; a <= X; a++ {
-		dr.poke("h_rd_addr", uint64(a%X))
+		dr.Poke("h_rd_addr", uint64(a%X))
 		if a > 0 {
-			if got, want := dr.peekBig("h_rd_data"), dmaLineBig(wantExt[a-1], c.ElemWidth); got.Cmp(want) != 0 {
+			if got, want := dr.PeekBig("h_rd_data"), dmaLineBig(wantExt[a-1], c.ElemWidth); got.Cmp(want) != 0 {
 				t.Fatalf("after the run: external line %d holds %#x, want %#x", a-1, got, want)
 			}
 		}
-		dr.rec.Step(1)
+		dr.Step(1)
 	}
 	return contended
 }
@@ -550,7 +549,7 @@ func TestDMASystem(t *testing.T) {
 	for i, c := range []Config{dmaSmallConfig(), dmaWideConfig()} {
 		t.Run(fmt.Sprintf("%dx%d latency %d", c.Rows, c.ElemWidth, c.ExtLatency), func(t *testing.T) {
 			for j, pReady := range []float64{1, 0.6} {
-				contended := runDMASystem(t, newDMADriver(t, dmaSystem(c)), c, uint64(600+2*i+j), n, pReady)
+				contended := runDMASystem(t, simtest.NewModule(t, dmaSystem(c)), c, uint64(600+2*i+j), n, pReady)
 				if contended < n/2 {
 					t.Errorf("ready %v: the engines contended for the external port in only %d cycles", pReady, contended)
 				}
@@ -565,18 +564,18 @@ func TestExtCrossCheck(t *testing.T) {
 	toolchain.Need(t, "verilator")
 	c := dmaSmallConfig()
 	t.Run("ext_arb", func(t *testing.T) {
-		dr := newDMADriver(t, extArbiter(c))
+		dr := simtest.NewModule(t, extArbiter(c))
 		runExtArb(t, dr, c, 700, 300, 0.6, 0.6)
-		dr.crossCheck()
+		dr.CrossCheck(verify.Options{Dir: t.TempDir(), CompareMemories: true})
 	})
 	t.Run("ext_mem", func(t *testing.T) {
-		dr := newDMADriver(t, extMem(c))
+		dr := simtest.NewModule(t, extMem(c))
 		runExtMem(t, dr, c, 701, 300, 0.25, 0.8)
-		dr.crossCheck()
+		dr.CrossCheck(verify.Options{Dir: t.TempDir(), CompareMemories: true})
 	})
 	t.Run("system", func(t *testing.T) {
-		dr := newDMADriver(t, dmaSystem(c))
+		dr := simtest.NewModule(t, dmaSystem(c))
 		runDMASystem(t, dr, c, 702, 12, 0.7)
-		dr.crossCheck()
+		dr.CrossCheck(verify.Options{Dir: t.TempDir(), CompareMemories: true})
 	})
 }

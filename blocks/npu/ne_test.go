@@ -10,7 +10,7 @@ import (
 
 	"github.com/hwgen/hwgen/blocks/sram"
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/sim"
+	"github.com/hwgen/hwgen/internal/simtest"
 )
 
 // neBench is the NE with the memories it uses: state buffer (pe and wl
@@ -136,10 +136,7 @@ func smallNEConfig() Config {
 func TestNEConv(t *testing.T) {
 	c := smallNEConfig()
 	d := neBench(t, c)
-	s, err := sim.New(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dr := simtest.New(t, d)
 	rng := rand.New(rand.NewPCG(7, 8))
 	state := make([][]int64, c.Rows)
 	for r := range state {
@@ -150,7 +147,7 @@ func TestNEConv(t *testing.T) {
 				v = 0
 			}
 			state[r][a] = v
-			mustMemWrite(t, s, fmt.Sprintf("sb.bank_%d.ram", r), a, v, c.ElemWidth)
+			dr.Preload(fmt.Sprintf("sb.bank_%d.ram", r), a, big.NewInt(v&(1<<uint(c.ElemWidth)-1)))
 		}
 	}
 	weights := make([][]int64, c.WeightDepth)
@@ -162,15 +159,13 @@ func TestNEConv(t *testing.T) {
 			weights[a][col] = v
 			line.Or(line, new(big.Int).Lsh(big.NewInt(v&0xff), uint(8*col)))
 		}
-		if err := s.MemWrite("wb.rows", a, line); err != nil {
-			t.Fatal(err)
-		}
+		dr.Preload("wb.rows", a, line)
 	}
 	psum := make([][]int64, c.Cols)
 	for k := range psum {
 		psum[k] = make([]int64, c.PsumDepth)
 	}
-	s.Reset(2)
+	dr.Reset(2)
 	tasks := []neTask{
 		{src: 0, aux: 0, dst: 0, h: 8, w: 1, ct: 1, kh: 1, kw: 1, stride: 1, oh: 8, ow: 1},                    // GEMM M=8, one pass
 		{src: 10, aux: 4, dst: 8, h: 20, w: 1, ct: 3, kh: 1, kw: 1, stride: 1, oh: 20, ow: 1},                 // GEMM, K tiles
@@ -189,10 +184,7 @@ func TestNEConv(t *testing.T) {
 		for k := range got {
 			got[k] = make([]int64, c.PsumDepth)
 			for e := range got[k] {
-				v, err := s.MemRead(fmt.Sprintf("pb.lane_%d.ram", k), e)
-				if err != nil {
-					t.Fatal(err)
-				}
+				v := dr.MemRead(fmt.Sprintf("pb.lane_%d.ram", k), e)
 				got[k][e] = int64(int32(v.Int64()))
 			}
 		}
@@ -209,39 +201,35 @@ func TestNEConv(t *testing.T) {
 		if tk.acc {
 			poke["t_acc"] = 1
 		}
-		for k, v := range poke {
-			if err := s.Poke(k, v); err != nil {
-				t.Fatal(err)
-			}
-		}
+		dr.PokeAll(poke)
 	}
 	// One at a time: each task's psum image after its done pulse.
 	total := 0
 	for i, tk := range tasks {
 		neGolden(c, state, weights, psum, tk)
 		present(tk)
-		start := s.Cycle()
+		start := dr.Sim.Cycle()
 		for {
-			r, _ := s.Peek("t_ready")
-			s.Step(1)
+			r := dr.Peek("t_ready")
+			dr.Step(1)
 			if r == 1 {
 				break
 			}
 		}
-		s.Poke("t_valid", 0)
+		dr.Poke("t_valid", 0)
 		for n := 0; ; n++ {
-			if dn, _ := s.Peek("done"); dn == 1 {
+			if dn := dr.Peek("done"); dn == 1 {
 				break
 			}
 			if n > 5000 {
 				t.Fatalf("task %d: no done", i)
 			}
-			s.Step(1)
+			dr.Step(1)
 		}
 		slots := tk.ct * tk.kh * tk.kw * tk.oh * tk.ow
-		total += int(s.Cycle() - start)
-		t.Logf("task %d: %d slots, %d cycles", i, slots, s.Cycle()-start)
-		s.Step(1)
+		total += int(dr.Sim.Cycle() - start)
+		t.Logf("task %d: %d slots, %d cycles", i, slots, dr.Sim.Cycle()-start)
+		dr.Step(1)
 		if diff := cmp.Diff(psum, readPsum()); diff != "" {
 			t.Fatalf("task %d %+v: psum (-want +got):\n%s", i, tk, diff)
 		}
@@ -252,34 +240,34 @@ func TestNEConv(t *testing.T) {
 	for _, tk := range tasks {
 		neGolden(c, state, weights, psum, tk)
 	}
-	start, next, dones := s.Cycle(), 0, 0
+	start, next, dones := dr.Sim.Cycle(), 0, 0
 	present(tasks[0])
 	for n := 0; dones < len(tasks); n++ {
 		if n > 20000 {
 			t.Fatalf("back to back: %d of %d done pulses", dones, len(tasks))
 		}
-		r, _ := s.Peek("t_ready")
-		dn, _ := s.Peek("done")
+		r := dr.Peek("t_ready")
+		dn := dr.Peek("done")
 		dones += int(dn)
-		s.Step(1)
+		dr.Step(1)
 		if r == 1 && next < len(tasks) {
 			if next++; next < len(tasks) {
 				present(tasks[next])
 			} else {
-				s.Poke("t_valid", 0)
+				dr.Poke("t_valid", 0)
 			}
 		}
 	}
-	b2b := int(s.Cycle() - start)
+	b2b := int(dr.Sim.Cycle() - start)
 	t.Logf("back to back: %d cycles, one at a time: %d", b2b, total)
 	if b2b >= total {
 		t.Errorf("back to back took %d cycles, not fewer than one at a time (%d)", b2b, total)
 	}
 	for range 100 {
-		if dn, _ := s.Peek("done"); dn == 1 {
+		if dn := dr.Peek("done"); dn == 1 {
 			t.Fatal("a done pulse after every task was done")
 		}
-		s.Step(1)
+		dr.Step(1)
 	}
 	if diff := cmp.Diff(psum, readPsum()); diff != "" {
 		t.Fatalf("back to back: psum (-want +got):\n%s", diff)
@@ -298,16 +286,16 @@ func TestNEConv(t *testing.T) {
 			if n > 20000 {
 				t.Fatalf("seed %d: %d of %d done pulses", seed, dones, len(tasks))
 			}
-			r, _ := s.Peek("t_ready")
-			v, _ := s.Peek("t_valid")
-			dn, _ := s.Peek("done")
+			r := dr.Peek("t_ready")
+			v := dr.Peek("t_valid")
+			dn := dr.Peek("done")
 			dones += int(dn)
-			s.Step(1)
+			dr.Step(1)
 			switch {
 			case r == 1 && v == 1:
 				next++
 				gap = gr.IntN(2 * (c.Rows + c.Cols + 4))
-				s.Poke("t_valid", 0)
+				dr.Poke("t_valid", 0)
 			case v == 0 && next < len(tasks) && gap == 0:
 				present(tasks[next])
 			case gap > 0:
@@ -315,23 +303,16 @@ func TestNEConv(t *testing.T) {
 			}
 		}
 		for range 60 {
-			if dn, _ := s.Peek("done"); dn == 1 {
+			if dn := dr.Peek("done"); dn == 1 {
 				t.Fatalf("seed %d: a done pulse after every task was done", seed)
 			}
-			s.Step(1)
+			dr.Step(1)
 		}
 		if diff := cmp.Diff(psum, readPsum()); diff != "" {
 			t.Fatalf("seed %d: psum (-want +got):\n%s", seed, diff)
 		}
 	}
-	if o, _ := s.Peek("overrun"); o != 0 {
+	if o := dr.Peek("overrun"); o != 0 {
 		t.Error("psum write refused")
-	}
-}
-
-func mustMemWrite(t testing.TB, s *sim.Sim, path string, addr int, v int64, w int) {
-	t.Helper()
-	if err := s.MemWrite(path, addr, big.NewInt(v&(1<<uint(w)-1))); err != nil {
-		t.Fatal(err)
 	}
 }

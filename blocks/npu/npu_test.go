@@ -11,6 +11,7 @@ import (
 	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/simtest"
 	"github.com/hwgen/hwgen/internal/toolchain"
 	"github.com/hwgen/hwgen/verify"
 )
@@ -20,7 +21,7 @@ import (
 type host struct {
 	t   testing.TB
 	c   Config
-	s   *verify.Recorder
+	s   *simtest.Driver
 	lay *taskmgr.Layout
 	ids int
 }
@@ -31,39 +32,13 @@ func newHost(t testing.TB, c Config) (*host, *hdl.Design) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := hdl.Elaborate(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := verify.NewRecorder(d)
-	if err != nil {
-		t.Fatal(err)
-	}
 	lay, err := taskmgr.NewLayout(c.TaskMgr())
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &host{t: t, c: c, s: r, lay: lay}
-	h.poke("rst", 1)
-	h.s.Step(2)
-	h.poke("rst", 0)
-	return h, d
-}
-
-func (h *host) poke(p string, v uint64) {
-	h.t.Helper()
-	if err := h.s.Poke(p, v); err != nil {
-		h.t.Fatal(err)
-	}
-}
-
-func (h *host) peek(p string) uint64 {
-	h.t.Helper()
-	v, err := h.s.Peek(p)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return v
+	h := &host{t: t, c: c, s: simtest.NewModule(t, m), lay: lay}
+	h.s.Reset(2)
+	return h, h.s.Design()
 }
 
 // line packs elements (two's complement) into an external line.
@@ -78,23 +53,18 @@ func (h *host) line(elems []int64) *big.Int {
 
 func (h *host) writeLine(addr int, elems []int64) {
 	h.t.Helper()
-	h.poke("h_wr_valid", 1)
-	h.poke("h_wr_addr", uint64(addr))
-	if err := h.s.PokeBig("h_wr_data", h.line(elems)); err != nil {
-		h.t.Fatal(err)
-	}
+	h.s.Poke("h_wr_valid", 1)
+	h.s.Poke("h_wr_addr", uint64(addr))
+	h.s.PokeBig("h_wr_data", h.line(elems))
 	h.s.Step(1)
-	h.poke("h_wr_valid", 0)
+	h.s.Poke("h_wr_valid", 0)
 }
 
 func (h *host) readLine(addr int) []int64 {
 	h.t.Helper()
-	h.poke("h_rd_addr", uint64(addr))
+	h.s.Poke("h_rd_addr", uint64(addr))
 	h.s.Step(1)
-	v, err := h.s.Sim.PeekBig("h_rd_data")
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	v := h.s.PeekBig("h_rd_data")
 	E := h.c.ElemWidth
 	out := make([]int64, h.c.Rows)
 	for p := range out {
@@ -116,32 +86,18 @@ func (h *host) push(d isa.Descriptor) uint64 {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	h.poke("cmd_valid", 1)
-	h.poke("cmd_queue", 0)
-	if err := h.s.PokeBig("cmd_desc", bits); err != nil {
-		h.t.Fatal(err)
-	}
-	for n := 0; h.peek("cmd_ready") == 0; n++ {
-		if n > 100000 {
-			h.t.Fatal("command port stuck")
-		}
-		h.s.Step(1)
-	}
+	h.s.Poke("cmd_valid", 1)
+	h.s.Poke("cmd_queue", 0)
+	h.s.PokeBig("cmd_desc", bits)
+	h.s.Until("cmd_ready (command port stuck)", 100000, func() bool { return h.s.Peek("cmd_ready") != 0 })
 	h.s.Step(1)
-	h.poke("cmd_valid", 0)
+	h.s.Poke("cmd_valid", 0)
 	return d.ID
 }
 
 func (h *host) wait(limit int) int {
 	h.t.Helper()
-	n := 0
-	for ; h.peek("idle") == 0; n++ {
-		if n > limit {
-			h.t.Fatalf("not idle after %d cycles", limit)
-		}
-		h.s.Step(1)
-	}
-	return n
+	return h.s.Until("idle", limit, func() bool { return h.s.Peek("idle") != 0 })
 }
 
 func (h *host) planarDesc(tk planar.Task, deps ...uint64) isa.Descriptor {
@@ -175,7 +131,7 @@ func smallConfig() Config {
 // gives the same outputs on Verilator.
 func TestNPUGEMMByHand(t *testing.T) {
 	c := smallConfig()
-	h, d := newHost(t, c)
+	h, _ := newHost(t, c)
 	rng := rand.New(rand.NewPCG(3, 4))
 	const M, K, N = 12, 4, 4
 	A := make([][]int64, M)
@@ -220,19 +176,15 @@ func TestNPUGEMMByHand(t *testing.T) {
 		t.Errorf("C (-want +got):\n%s", diff)
 	}
 	for _, p := range []string{"psum_overrun", "err_code", "planar_err_code"} {
-		if v := h.peek(p); v != 0 {
+		if v := h.s.Peek(p); v != 0 {
 			t.Errorf("%s = %d", p, v)
 		}
 	}
-	if v := h.peek("mac_count"); v != M*uint64(c.Rows*c.Cols) {
+	if v := h.s.Peek("mac_count"); v != M*uint64(c.Rows*c.Cols) {
 		t.Errorf("mac_count %d, want %d", v, M*c.Rows*c.Cols)
 	}
 	h.s.Step(2)
 
 	toolchain.Need(t, "verilator")
-	res, err := verify.CrossCheck(d, h.s.Stimulus(), verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("Verilator agrees on %d outputs over %d cycles (build %v, cached %v)", res.Outputs, res.Cycles, res.BuildTime, res.Cached)
+	h.s.CrossCheck(verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
 }

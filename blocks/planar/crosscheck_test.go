@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 )
 
 // unsignedConfig is a second small shape: unsigned 6-bit elements, two
@@ -76,9 +77,7 @@ func TestCrossCheckUnsigned(t *testing.T) {
 // psum buffer, 64-entry line buffers) with its real buffers, under
 // contention, replayed on Verilator.
 func TestCrossCheckDefault(t *testing.T) {
-	if testing.Short() {
-		t.Skip("default-configuration Verilator build: skipped with -short")
-	}
+	tooltest.SkipHeavy(t, "default-configuration Verilator build")
 	toolchain.Need(t, "verilator")
 	c := DefaultConfig()
 	b := newBench(t, c, 51, 0.3)

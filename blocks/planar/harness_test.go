@@ -8,6 +8,7 @@ import (
 
 	"github.com/hwgen/hwgen/blocks/sram"
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/simtest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -106,12 +107,10 @@ func testTop(c Config) *hdl.Module {
 // for a Verilator replay) and keeps a mirror of both buffers, updated
 // from the golden models after every task.
 type bench struct {
-	t       *testing.T
-	cfg     Config
-	d       *hdl.Design
-	rec     *verify.Recorder
-	memInit []verify.MemWord
-	r       *rand.Rand
+	t   *testing.T
+	cfg Config
+	dr  *simtest.Driver
+	r   *rand.Rand
 
 	state [][]int64 // [lane][addr] element values
 	psum  [][]int64 // [partition][entry]
@@ -149,18 +148,10 @@ func newBenchWith(t *testing.T, cfg Config, seed uint64, busyRate float64, init 
 	t.Helper()
 	d, ok := designCache[cfg]
 	if !ok {
-		var err error
-		d, err = hdl.Elaborate(testTop(cfg))
-		if err != nil {
-			t.Fatal(err)
-		}
+		d = simtest.Elaborate(t, testTop(cfg))
 		designCache[cfg] = d
 	}
-	rec, err := verify.NewRecorder(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &bench{t: t, cfg: cfg, d: d, rec: rec, r: rand.New(rand.NewPCG(seed, 99)), busyRate: busyRate,
+	b := &bench{t: t, cfg: cfg, dr: simtest.New(t, d), r: rand.New(rand.NewPCG(seed, 99)), busyRate: busyRate,
 		pend: map[string]bool{}, stateScratch: cfg.StateDepth - 16, psumScratch: cfg.PsumDepth - 8,
 		lscale: make([]int64, cfg.Lanes), lbias: make([]int64, cfg.Lanes)}
 	et := cfg.ElemType()
@@ -197,44 +188,17 @@ func newBenchWith(t *testing.T, cfg Config, seed uint64, busyRate float64, init 
 			b.preload(fmt.Sprintf("pb.lane_%d.ram", p), a, v, cfg.AccWidth)
 		}
 	}
-	b.poke("rst", 1)
+	b.dr.Poke("rst", 1)
 	b.step()
 	b.step()
-	b.poke("rst", 0)
+	b.dr.Poke("rst", 0)
 	b.step()
 	return b
 }
 
 func (b *bench) preload(path string, addr int, v int64, width int) {
 	b.t.Helper()
-	bits := new(big.Int).SetUint64(uint64(v) & (1<<uint(width) - 1))
-	if err := b.rec.Sim.MemWrite(path, addr, bits); err != nil {
-		b.t.Fatal(err)
-	}
-	b.memInit = append(b.memInit, verify.MemWord{Path: path, Addr: addr, Value: bits})
-}
-
-func (b *bench) poke(port string, v uint64) {
-	b.t.Helper()
-	if err := b.rec.Poke(port, v); err != nil {
-		b.t.Fatal(err)
-	}
-}
-
-func (b *bench) pokeInt(port string, v int64) {
-	b.t.Helper()
-	if err := b.rec.PokeBig(port, big.NewInt(v)); err != nil {
-		b.t.Fatal(err)
-	}
-}
-
-func (b *bench) peek(port string) uint64 {
-	b.t.Helper()
-	v, err := b.rec.Peek(port)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	return v
+	b.dr.Preload(path, addr, new(big.Int).SetUint64(uint64(v)&(1<<uint(width)-1)))
 }
 
 // drive sets this cycle's requests of the other clients (once per
@@ -255,16 +219,16 @@ func (b *bench) step() {
 	b.drive()
 	var accepted []string
 	for _, name := range []string{"pe", "wl", "dmar", "dmaw", "wr", "clr"} {
-		if b.pend[name] && b.peek(name+"_ready") == 1 {
+		if b.pend[name] && b.dr.Peek(name+"_ready") == 1 {
 			accepted = append(accepted, name)
 		}
 	}
-	b.rec.Step(1)
+	b.dr.Step(1)
 	b.cyc++
 	b.driven = false
 	for _, name := range accepted {
 		b.pend[name] = false
-		b.poke(name+"_valid", 0)
+		b.dr.Poke(name+"_valid", 0)
 	}
 }
 
@@ -279,7 +243,7 @@ func (b *bench) contend() {
 			return true
 		}
 		if b.r.Float64() >= b.busyRate {
-			b.poke(name+"_valid", 0)
+			b.dr.Poke(name+"_valid", 0)
 			return false
 		}
 		b.pend[name] = true
@@ -287,34 +251,34 @@ func (b *bench) contend() {
 	}
 	for _, name := range stateReaders {
 		if !b.pend[name] && start(name) {
-			b.poke(name+"_valid", 1)
-			b.poke(name+"_addr", uint64(b.r.IntN(c.StateDepth)))
-			b.poke(name+"_mask", b.r.Uint64()&full|1<<uint(b.r.IntN(c.Lanes)))
+			b.dr.Poke(name+"_valid", 1)
+			b.dr.Poke(name+"_addr", uint64(b.r.IntN(c.StateDepth)))
+			b.dr.Poke(name+"_mask", b.r.Uint64()&full|1<<uint(b.r.IntN(c.Lanes)))
 		}
 	}
 	if !b.pend["dmaw"] && start("dmaw") {
-		b.poke("dmaw_valid", 1)
-		b.poke("dmaw_addr", uint64(b.stateScratch+b.r.IntN(c.StateDepth-b.stateScratch)))
-		b.poke("dmaw_mask", b.r.Uint64()&full|1)
+		b.dr.Poke("dmaw_valid", 1)
+		b.dr.Poke("dmaw_addr", uint64(b.stateScratch+b.r.IntN(c.StateDepth-b.stateScratch)))
+		b.dr.Poke("dmaw_mask", b.r.Uint64()&full|1)
 		for p := range c.Lanes {
-			b.poke(fmt.Sprintf("dmaw_wdata_%d", p), b.r.Uint64()&(1<<uint(c.ElemWidth)-1))
+			b.dr.Poke(fmt.Sprintf("dmaw_wdata_%d", p), b.r.Uint64()&(1<<uint(c.ElemWidth)-1))
 		}
 	}
 	pfull := uint64(1)<<uint(c.PsumLanes) - 1
 	if !b.pend["wr"] && start("wr") {
-		b.poke("wr_valid", 1)
-		b.poke("wr_addr", uint64(b.psumScratch+b.r.IntN(c.PsumDepth-b.psumScratch)))
-		b.poke("wr_acc", uint64(b.r.IntN(2)))
-		b.poke("wr_mask", b.r.Uint64()&pfull|1)
+		b.dr.Poke("wr_valid", 1)
+		b.dr.Poke("wr_addr", uint64(b.psumScratch+b.r.IntN(c.PsumDepth-b.psumScratch)))
+		b.dr.Poke("wr_acc", uint64(b.r.IntN(2)))
+		b.dr.Poke("wr_mask", b.r.Uint64()&pfull|1)
 		for p := range c.PsumLanes {
-			b.pokeInt(fmt.Sprintf("wr_data_%d", p), b.r.Int64N(2000)-1000)
+			b.dr.PokeInt(fmt.Sprintf("wr_data_%d", p), b.r.Int64N(2000)-1000)
 		}
 	}
 	if !b.pend["clr"] && b.r.IntN(16) == 0 && start("clr") {
 		base := b.psumScratch + b.r.IntN(c.PsumDepth-b.psumScratch)
-		b.poke("clr_valid", 1)
-		b.poke("clr_base", uint64(base))
-		b.poke("clr_count", uint64(1+b.r.IntN(c.PsumDepth-base)))
+		b.dr.Poke("clr_valid", 1)
+		b.dr.Poke("clr_base", uint64(base))
+		b.dr.Poke("clr_count", uint64(1+b.r.IntN(c.PsumDepth-base)))
 	}
 }
 
@@ -344,15 +308,15 @@ func (b *bench) run(t Task) taskRun {
 func (b *bench) runFields(t Task, fields []Field) taskRun {
 	b.t.Helper()
 	for _, f := range fields {
-		b.poke("t_"+f.Name, f.Value)
+		b.dr.Poke("t_"+f.Name, f.Value)
 	}
-	b.poke("t_valid", 1)
+	b.dr.Poke("t_valid", 1)
 	var res taskRun
 	for {
 		if b.cyc > 1<<22 {
 			b.t.Fatal("runaway")
 		}
-		ready := b.peek("t_ready") == 1
+		ready := b.dr.Peek("t_ready") == 1
 		if ready {
 			res.acceptAt = b.cyc
 			b.step()
@@ -360,26 +324,26 @@ func (b *bench) runFields(t Task, fields []Field) taskRun {
 		}
 		b.step()
 	}
-	b.poke("t_valid", 0)
+	b.dr.Poke("t_valid", 0)
 	limit := b.cyc + 64 + 40*(t.Reads(b.cfg)+t.Writes()+expectSteps(t))
 	for {
 		b.drive()
-		if b.peek("plr_go") == 1 {
+		if b.dr.Peek("plr_go") == 1 {
 			res.reads++
 			res.plrRds++
 		}
-		if b.peek("rd_go") == 1 {
+		if b.dr.Peek("rd_go") == 1 {
 			res.reads++
 			res.psumReads++
 		}
-		if b.peek("plw_go") == 1 {
+		if b.dr.Peek("plw_go") == 1 {
 			res.writes++
 		}
-		if b.peek("done") == 1 {
+		if b.dr.Peek("done") == 1 {
 			res.doneAt = b.cyc
-			res.errCode = ErrCode(b.peek("err_code"))
-			if (b.peek("error") == 1) != (res.errCode != ErrNone) {
-				b.t.Errorf("error = %d with err_code %d", b.peek("error"), res.errCode)
+			res.errCode = ErrCode(b.dr.Peek("err_code"))
+			if (b.dr.Peek("error") == 1) != (res.errCode != ErrNone) {
+				b.t.Errorf("error = %d with err_code %d", b.dr.Peek("error"), res.errCode)
 			}
 			b.step()
 			break
@@ -418,10 +382,7 @@ func (b *bench) checkMemory(what string) {
 	bad := 0
 	for p := range b.state {
 		for a := 0; a < b.stateScratch; a++ {
-			v, err := b.rec.Sim.MemRead(fmt.Sprintf("sb.bank_%d.ram", p), a)
-			if err != nil {
-				b.t.Fatal(err)
-			}
+			v := b.dr.MemRead(fmt.Sprintf("sb.bank_%d.ram", p), a)
 			if got := b.elemVal(v.Uint64()); got != b.state[p][a] {
 				if bad < 8 {
 					b.t.Errorf("%s: state partition %d address %d = %d, want %d", what, p, a, got, b.state[p][a])
@@ -449,10 +410,5 @@ func (b *bench) expect(t Task) {
 // cycle, every memory word at the end.
 func (b *bench) crossCheck() {
 	b.t.Helper()
-	res, err := verify.CrossCheck(b.d, b.rec.Stimulus(), verify.Options{Dir: b.t.TempDir(), MemInit: b.memInit, CompareMemories: true})
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	b.t.Logf("verilator agrees on %d outputs for %d cycles and on every memory word (build cached %v, %v)",
-		res.Outputs, res.Cycles, res.Cached, res.BuildTime)
+	b.dr.CrossCheck(verify.Options{Dir: b.t.TempDir(), CompareMemories: true})
 }

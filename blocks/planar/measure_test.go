@@ -9,15 +9,14 @@ import (
 	"time"
 
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 )
 
 // TestMeasure writes BENCHMARKS.md:
 //
 //	HWGEN_MEASURE=1 go test ./blocks/planar -run TestMeasure -v
 func TestMeasure(t *testing.T) {
-	if os.Getenv("HWGEN_MEASURE") == "" {
-		t.Skip("set HWGEN_MEASURE=1 to measure")
-	}
+	tooltest.SkipUnlessEnv(t, "HWGEN_MEASURE", "measure")
 	toolchain.Need(t, "yosys")
 	c := DefaultConfig()
 	var out strings.Builder

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/verify"
 )
 
 // A clear zeroes base, base+1, ... (modulo the depth) one entry per cycle
@@ -72,13 +73,13 @@ func TestPsumClear(t *testing.T) {
 				}
 				got := make([][]uint64, cfg.Depth)
 				for e := range got {
-					got[e] = vec(func(k int) uint64 { return res.drv.memRead(fmt.Sprintf("lane_%d.ram", k), e) })
+					got[e] = vec(func(k int) uint64 { return res.drv.MemRead(fmt.Sprintf("lane_%d.ram", k), e).Uint64() })
 				}
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("arrays after the clear (-want +got):\n%s", diff)
 				}
 				toolchain.Need(t, "verilator")
-				crossCheck(t, d, res.drv.rec)
+				res.drv.CrossCheck(verify.Options{Dir: t.TempDir(), CompareMemories: true})
 			})
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/verify"
 )
 
 // The worst case of the read-modify-write: accumulating writes to the
@@ -123,7 +124,7 @@ func TestPsumBackToBackAccumulate(t *testing.T) {
 				for addr, v := range mem {
 					got := make([]uint64, cfg.Partitions)
 					for k := range got {
-						got[k] = res.drv.memRead(fmt.Sprintf("lane_%d.ram", k), addr)
+						got[k] = res.drv.MemRead(fmt.Sprintf("lane_%d.ram", k), addr).Uint64()
 					}
 					if diff := cmp.Diff(v, got); diff != "" {
 						t.Errorf("entry %d (-replayed +array):\n%s", addr, diff)
@@ -138,7 +139,7 @@ func TestPsumBackToBackAccumulate(t *testing.T) {
 					t.Errorf("%.3f read-outs accepted per cycle, want at least %.2f", got, tc.rdRate)
 				}
 				toolchain.Need(t, "verilator")
-				crossCheck(t, d, res.drv.rec)
+				res.drv.CrossCheck(verify.Options{Dir: t.TempDir(), CompareMemories: true})
 			})
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/simtest"
 )
 
 // Psum clients of the harness.
@@ -30,7 +31,7 @@ type psReq struct {
 type psumSource func(r *rand.Rand, c, t int) (req psReq, ok bool)
 
 type psumResult struct {
-	drv        *driver
+	drv        *simtest.Driver
 	upCycles   int
 	accepted   [psClients]int
 	accWrites  int // accepted accumulating writes
@@ -48,7 +49,7 @@ type psumResult struct {
 // read-out against the reference accumulators, and the arrays at the end.
 func runPsum(t *testing.T, d *hdl.Design, cfg PsumConfig, cycles int, seed uint64, src psumSource, resets ...int) *psumResult {
 	t.Helper()
-	dr := newDriver(t, d)
+	dr := simtest.New(t, d)
 	r := rand.New(rand.NewPCG(seed, 11))
 	model := newPsumModel(cfg)
 	C, aMask := cfg.Partitions, lanesOf(cfg.AccWidth)
@@ -77,7 +78,7 @@ func runPsum(t *testing.T, d *hdl.Design, cfg PsumConfig, cycles int, seed uint6
 		if cyc > cycles+4*cfg.Depth+100 {
 			t.Fatalf("requests still pending %d cycles after traffic stopped", cyc-cycles)
 		}
-		dr.pokeBool("rst", rst)
+		dr.PokeBool("rst", rst)
 		for c, name := range psumClientNames {
 			if pend[c] == nil && !rst && cyc < cycles {
 				if req, ok := src(r, c, cyc); ok {
@@ -85,25 +86,25 @@ func runPsum(t *testing.T, d *hdl.Design, cfg PsumConfig, cycles int, seed uint6
 				}
 			}
 			p := pend[c]
-			dr.pokeBool(name+"_valid", p != nil)
+			dr.PokeBool(name+"_valid", p != nil)
 			if p == nil {
 				continue
 			}
 			switch c {
 			case psWr:
-				dr.poke("wr_addr", uint64(p.addr))
-				dr.pokeBool("wr_acc", p.acc)
+				dr.Poke("wr_addr", uint64(p.addr))
+				dr.PokeBool("wr_acc", p.acc)
 				wrAcc = p.acc
-				dr.poke("wr_mask", p.mask)
+				dr.Poke("wr_mask", p.mask)
 				for k, v := range p.data {
-					dr.poke(fmt.Sprintf("wr_data_%d", k), v&aMask)
+					dr.Poke(fmt.Sprintf("wr_data_%d", k), v&aMask)
 				}
 			case psRd:
-				dr.poke("rd_addr", uint64(p.addr))
-				dr.poke("rd_mask", p.mask)
+				dr.Poke("rd_addr", uint64(p.addr))
+				dr.Poke("rd_mask", p.mask)
 			case psClr:
-				dr.poke("clr_base", uint64(p.addr))
-				dr.poke("clr_count", uint64(p.count))
+				dr.Poke("clr_base", uint64(p.addr))
+				dr.Poke("clr_count", uint64(p.count))
 			}
 		}
 
@@ -130,7 +131,7 @@ func runPsum(t *testing.T, d *hdl.Design, cfg PsumConfig, cycles int, seed uint6
 		}
 		var got, accepted [psClients]bool
 		for c, name := range psumClientNames {
-			got[c] = dr.peek(name+"_ready") == 1
+			got[c] = dr.Peek(name+"_ready") == 1
 			if got[c] != want[c] {
 				t.Fatalf("cycle %d: %s_ready = %v, reference says %v (clear running %v, read-port requests %v %x)", cyc, name, got[c], want[c], running, v, masks)
 			}
@@ -141,7 +142,7 @@ func runPsum(t *testing.T, d *hdl.Design, cfg PsumConfig, cycles int, seed uint6
 		}
 
 		// The read-out accepted in the previous cycle.
-		rv := dr.peek("rd_rvalid") == 1
+		rv := dr.Peek("rd_rvalid") == 1
 		if rv != (expect != nil) {
 			t.Fatalf("cycle %d: rd_rvalid = %v, want %v", cyc, rv, expect != nil)
 		}
@@ -150,7 +151,7 @@ func runPsum(t *testing.T, d *hdl.Design, cfg PsumConfig, cycles int, seed uint6
 			if expect != nil {
 				w = expect[k]
 			}
-			if g := dr.peek(fmt.Sprintf("rd_data_%d", k)) & aMask; g != w {
+			if g := dr.Peek(fmt.Sprintf("rd_data_%d", k)) & aMask; g != w {
 				t.Fatalf("cycle %d: rd_data_%d = %#x, reference %#x", cyc, k, g, w)
 			}
 		}
@@ -211,11 +212,11 @@ func runPsum(t *testing.T, d *hdl.Design, cfg PsumConfig, cycles int, seed uint6
 			model.arb.ptr, model.left = 0, 0
 		}
 		up = !rst
-		dr.rec.Step(1)
+		dr.Step(1)
 	}
 	for k := range C {
 		for a := range cfg.Depth {
-			if g, w := dr.memRead(fmt.Sprintf("lane_%d.ram", k), a)&aMask, model.mem[k][a]; g != w {
+			if g, w := dr.MemRead(fmt.Sprintf("lane_%d.ram", k), a).Uint64()&aMask, model.mem[k][a]; g != w {
 				t.Fatalf("after the run: partition %d entry %d holds %#x, reference %#x", k, a, g, w)
 			}
 		}

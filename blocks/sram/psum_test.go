@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
+	"github.com/hwgen/hwgen/verify"
 )
 
 var smallPsums = []PsumConfig{
@@ -55,22 +57,20 @@ func TestPsumRandomTrafficVerilator(t *testing.T) {
 		t.Run(form(macros), func(t *testing.T) {
 			d := psumDesign(t, cfg, macros)
 			res := runPsum(t, d, cfg, 3000, 2, randomPsum(cfg, 0.7), 1000, 2000)
-			crossCheck(t, d, res.drv.rec)
+			res.drv.CrossCheck(verify.Options{Dir: t.TempDir(), CompareMemories: true})
 		})
 	}
 }
 
 func TestPsumDefaultVerilator(t *testing.T) {
-	if testing.Short() {
-		t.Skip("default-size Verilator build is slow; run without -short")
-	}
+	tooltest.SkipHeavy(t, "default-size Verilator build")
 	toolchain.Need(t, "verilator")
 	cfg := DefaultConfig().Psum
 	for _, macros := range []bool{false, true} {
 		t.Run(form(macros), func(t *testing.T) {
 			d := psumDesign(t, cfg, macros)
 			res := runPsum(t, d, cfg, 1500, 4, randomPsum(cfg, 0.7))
-			crossCheck(t, d, res.drv.rec)
+			res.drv.CrossCheck(verify.Options{Dir: t.TempDir(), CompareMemories: true})
 		})
 	}
 }
@@ -110,5 +110,5 @@ func TestPsumWritePriority(t *testing.T) {
 		t.Errorf("traffic served %d read-outs and %d accumulating writes; both must occur", res.accepted[psRd], res.accWrites)
 	}
 	toolchain.Need(t, "verilator")
-	crossCheck(t, d, res.drv.rec)
+	res.drv.CrossCheck(verify.Options{Dir: t.TempDir(), CompareMemories: true})
 }

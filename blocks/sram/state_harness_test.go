@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/simtest"
 )
 
 // stReq is one state-buffer request.
@@ -21,7 +22,7 @@ type stateSource func(r *rand.Rand, c, t int) (req stReq, ok bool)
 
 // stateResult summarises a run.
 type stateResult struct {
-	drv        *driver
+	drv        *simtest.Driver
 	upCycles   int   // cycles in which the buffer could accept
 	accepted   []int // requests accepted per client
 	bankReads  int   // bank read-port operations (lanes of accepted reads)
@@ -41,7 +42,7 @@ func stateClientNames() []string {
 // the reference memory; at the end it compares every bank with the model.
 func runState(t *testing.T, d *hdl.Design, cfg StateConfig, cycles int, seed uint64, src stateSource, resets ...int) *stateResult {
 	t.Helper()
-	dr := newDriver(t, d)
+	dr := simtest.New(t, d)
 	r := rand.New(rand.NewPCG(seed, 7))
 	model := newStateModel(cfg)
 	names := stateClientNames()
@@ -71,7 +72,7 @@ func runState(t *testing.T, d *hdl.Design, cfg StateConfig, cycles int, seed uin
 		if cyc > cycles+100*n {
 			t.Fatalf("requests still pending %d cycles after traffic stopped", cyc-cycles)
 		}
-		dr.pokeBool("rst", rst)
+		dr.PokeBool("rst", rst)
 		valid := make([]bool, n)
 		mask := make([]uint64, n)
 		for c, name := range names {
@@ -81,15 +82,15 @@ func runState(t *testing.T, d *hdl.Design, cfg StateConfig, cycles int, seed uin
 				}
 			}
 			p := pend[c]
-			dr.pokeBool(name+"_valid", p != nil)
+			dr.PokeBool(name+"_valid", p != nil)
 			if p == nil {
 				continue
 			}
 			valid[c], mask[c] = true, p.mask
-			dr.poke(name+"_addr", uint64(p.addr))
-			dr.poke(name+"_mask", p.mask)
+			dr.Poke(name+"_addr", uint64(p.addr))
+			dr.Poke(name+"_mask", p.mask)
 			for i, v := range p.data {
-				dr.poke(fmt.Sprintf("%s_wdata_%d", name, i), v)
+				dr.Poke(fmt.Sprintf("%s_wdata_%d", name, i), v)
 			}
 		}
 
@@ -102,7 +103,7 @@ func runState(t *testing.T, d *hdl.Design, cfg StateConfig, cycles int, seed uin
 		}
 		got := make([]bool, n)
 		for c, name := range names {
-			got[c] = dr.peek(name+"_ready") == 1
+			got[c] = dr.Peek(name+"_ready") == 1
 			if got[c] != want[c] {
 				t.Fatalf("cycle %d: %s_ready = %v, reference arbitration says %v (valid %v, masks %x)", cyc, name, got[c], want[c], valid, mask)
 			}
@@ -135,7 +136,7 @@ func runState(t *testing.T, d *hdl.Design, cfg StateConfig, cycles int, seed uin
 
 		// Responses to the reads accepted in the previous cycle.
 		for i, name := range StateReadClients {
-			rv := dr.peek(name+"_rvalid") == 1
+			rv := dr.Peek(name+"_rvalid") == 1
 			if rv != (expect[i] != nil) {
 				t.Fatalf("cycle %d: %s_rvalid = %v, want %v", cyc, name, rv, expect[i] != nil)
 			}
@@ -144,7 +145,7 @@ func runState(t *testing.T, d *hdl.Design, cfg StateConfig, cycles int, seed uin
 				if expect[i] != nil {
 					w = expect[i][p]
 				}
-				if g := dr.peek(fmt.Sprintf("%s_rdata_%d", name, p)); g != w {
+				if g := dr.Peek(fmt.Sprintf("%s_rdata_%d", name, p)); g != w {
 					t.Fatalf("cycle %d: %s_rdata_%d = %#x, reference %#x", cyc, name, p, g, w)
 				}
 			}
@@ -192,11 +193,11 @@ func runState(t *testing.T, d *hdl.Design, cfg StateConfig, cycles int, seed uin
 		}
 		up = !rst
 		expect = next
-		dr.rec.Step(1)
+		dr.Step(1)
 	}
 	for p := range P {
 		for a := range cfg.Depth {
-			if g, w := dr.memRead(fmt.Sprintf("bank_%d.ram", p), a), model.mem[p][a]; g != w {
+			if g, w := dr.MemRead(fmt.Sprintf("bank_%d.ram", p), a).Uint64(), model.mem[p][a]; g != w {
 				t.Fatalf("after the run: bank %d address %d holds %#x, reference %#x", p, a, g, w)
 			}
 		}

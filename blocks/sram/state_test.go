@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
+	"github.com/hwgen/hwgen/verify"
 )
 
 // Small configurations: a power-of-two and an odd partition count, a
@@ -73,16 +75,14 @@ func TestStateRandomTrafficVerilator(t *testing.T) {
 			m, err := StateBuffer(cfg, macros)
 			d := elaborate(t, m, err)
 			res := runState(t, d, cfg, 3000, 2, randomState(cfg, 0.6), 1000, 2000)
-			crossCheck(t, d, res.drv.rec)
+			res.drv.CrossCheck(verify.Options{Dir: t.TempDir(), CompareMemories: true})
 		})
 	}
 }
 
 // The default size on Verilator: slow to build, so not in -short runs.
 func TestStateDefaultVerilator(t *testing.T) {
-	if testing.Short() {
-		t.Skip("default-size Verilator build is slow; run without -short")
-	}
+	tooltest.SkipHeavy(t, "default-size Verilator build")
 	toolchain.Need(t, "verilator")
 	cfg := DefaultConfig().State
 	for _, macros := range []bool{false, true} {
@@ -90,7 +90,7 @@ func TestStateDefaultVerilator(t *testing.T) {
 			m, err := StateBuffer(cfg, macros)
 			d := elaborate(t, m, err)
 			res := runState(t, d, cfg, 1500, 4, randomState(cfg, 0.7))
-			crossCheck(t, d, res.drv.rec)
+			res.drv.CrossCheck(verify.Options{Dir: t.TempDir(), CompareMemories: true})
 		})
 	}
 }

@@ -2,13 +2,12 @@ package systolic
 
 import (
 	"fmt"
-	"math/big"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/internal/simtest"
 )
 
 // This file drives the array on the Go simulator from a plan (what to
@@ -208,7 +207,7 @@ func skipsOf(x []int64, w [][]int64) int64 {
 type result struct {
 	outs        []outVec
 	macs, skips int64
-	rec         *verify.Recorder
+	drv         *simtest.Driver
 }
 
 // harness runs plans on one elaborated design.
@@ -223,11 +222,7 @@ func newHarness(t testing.TB, cfg Config) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := hdl.Elaborate(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &harness{cfg: cfg, d: d}
+	return &harness{cfg: cfg, d: simtest.Elaborate(t, m)}
 }
 
 // run resets the array (2 cycles), plays the beats and collects every
@@ -244,68 +239,45 @@ func (h *harness) run(t testing.TB, p *plan, seed uint64) *result {
 }
 
 // start resets a fresh recorded simulation (2 cycles of rst).
-func (h *harness) start(t testing.TB) (*verify.Recorder, *result) {
+func (h *harness) start(t testing.TB) (*simtest.Driver, *result) {
 	t.Helper()
-	rec, err := verify.NewRecorder(h.d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rec.Poke("rst", 1); err != nil {
-		t.Fatal(err)
-	}
-	rec.Step(2)
-	if err := rec.Poke("rst", 0); err != nil {
-		t.Fatal(err)
-	}
-	return rec, &result{rec: rec}
+	sd := simtest.New(t, h.d)
+	sd.Reset(2)
+	return sd, &result{drv: sd}
 }
 
 // runWatching is run with a hook called in every cycle after the inputs
 // are presented, before the clock edge.
 func (h *harness) runWatching(t testing.TB, p *plan, seed uint64, watch func(cycle int, d *driver)) (*result, error) {
 	t.Helper()
-	rec, res := h.start(t)
-	dr := &driver{t: t, h: h, rec: rec, rng: rand.New(rand.NewPCG(seed, 77))}
+	sd, res := h.start(t)
+	dr := &driver{Driver: sd, h: h, rng: rand.New(rand.NewPCG(seed, 77))}
 	for c, b := range p.beats {
 		dr.present(b)
 		if watch != nil {
 			watch(c, dr)
 		}
-		if b.vec != nil && dr.peek("in_ready") != 1 {
+		if b.vec != nil && dr.PeekInt("in_ready") != 1 {
 			t.Fatalf("cycle %d: vector presented while in_ready is 0", c)
 		}
-		if b.tr != nil && dr.peek("tr_ready") != 1 {
+		if b.tr != nil && dr.PeekInt("tr_ready") != 1 {
 			t.Fatalf("cycle %d: transpose command presented while tr_ready is 0", c)
 		}
 		if o, ok := dr.sample(c); ok {
 			res.outs = append(res.outs, o)
 		}
-		rec.Step(1)
+		dr.Step(1)
 	}
 	res.macs, res.skips = dr.counters()
 	return res, nil
 }
 
-// driver pokes and peeks the ports of one recorded run.
+// driver is the array's client in one recorded run: it presents beats
+// (random garbage on idle ports) and samples the outputs.
 type driver struct {
-	t   testing.TB
+	*simtest.Driver
 	h   *harness
-	rec *verify.Recorder
 	rng *rand.Rand
-}
-
-func (d *driver) poke(port string, v int64) {
-	if err := d.rec.PokeBig(port, big.NewInt(v)); err != nil {
-		d.t.Fatal(err)
-	}
-}
-
-func (d *driver) peek(port string) int64 {
-	v, err := d.rec.Sim.PeekSigned(port)
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	return v.Int64()
 }
 
 // garbage is a random value of t, for ports whose valid is low.
@@ -324,62 +296,62 @@ func (d *driver) present(b beat) {
 	it, wt, et := cfg.InputType(), cfg.WeightType(), cfg.EntryType()
 	iw := hdl.UInt(hdl.ClogWidth(cfg.Rows))
 	if v := b.vec; v != nil {
-		d.poke("in_valid", 1)
+		d.PokeInt("in_valid", 1)
 		for r := 0; r < cfg.Rows; r++ {
-			d.poke(fmt.Sprintf("in_x_%d", r), v.x[r])
+			d.PokeInt(fmt.Sprintf("in_x_%d", r), v.x[r])
 		}
-		d.poke("in_entry", int64(v.entry)&(1<<cfg.EntryWidth-1))
-		d.poke("in_acc", b2i(v.acc))
-		d.poke("in_swap", b2i(v.swap))
+		d.PokeInt("in_entry", int64(v.entry)&(1<<cfg.EntryWidth-1))
+		d.PokeInt("in_acc", b2i(v.acc))
+		d.PokeInt("in_swap", b2i(v.swap))
 	} else {
-		d.poke("in_valid", 0)
+		d.PokeInt("in_valid", 0)
 		for r := 0; r < cfg.Rows; r++ {
-			d.poke(fmt.Sprintf("in_x_%d", r), d.garbage(it))
+			d.PokeInt(fmt.Sprintf("in_x_%d", r), d.garbage(it))
 		}
-		d.poke("in_entry", d.garbage(et))
-		d.poke("in_acc", d.bit())
-		d.poke("in_swap", d.bit())
+		d.PokeInt("in_entry", d.garbage(et))
+		d.PokeInt("in_acc", d.bit())
+		d.PokeInt("in_swap", d.bit())
 	}
 	if l := b.load; l != nil {
-		d.poke("ld_valid", 1)
-		d.poke("ld_row", int64(l.row))
+		d.PokeInt("ld_valid", 1)
+		d.PokeInt("ld_row", int64(l.row))
 		for c := 0; c < cfg.Cols; c++ {
-			d.poke(fmt.Sprintf("ld_w_%d", c), l.w[c])
+			d.PokeInt(fmt.Sprintf("ld_w_%d", c), l.w[c])
 		}
 	} else {
-		d.poke("ld_valid", 0)
-		d.poke("ld_row", d.garbage(iw))
+		d.PokeInt("ld_valid", 0)
+		d.PokeInt("ld_row", d.garbage(iw))
 		for c := 0; c < cfg.Cols; c++ {
-			d.poke(fmt.Sprintf("ld_w_%d", c), d.garbage(wt))
+			d.PokeInt(fmt.Sprintf("ld_w_%d", c), d.garbage(wt))
 		}
 	}
 	if tr := b.tr; tr != nil {
-		d.poke("tr_start", 1)
-		d.poke("tr_last", int64(tr.last))
-		d.poke("tr_entry", int64(tr.entry)&(1<<cfg.EntryWidth-1))
+		d.PokeInt("tr_start", 1)
+		d.PokeInt("tr_last", int64(tr.last))
+		d.PokeInt("tr_entry", int64(tr.entry)&(1<<cfg.EntryWidth-1))
 	} else {
-		d.poke("tr_start", 0)
-		d.poke("tr_last", d.garbage(iw))
-		d.poke("tr_entry", d.garbage(et))
+		d.PokeInt("tr_start", 0)
+		d.PokeInt("tr_last", d.garbage(iw))
+		d.PokeInt("tr_entry", d.garbage(et))
 	}
 }
 
 // sample reads the output port in cycle c.
 func (d *driver) sample(c int) (outVec, bool) {
-	if d.peek("out_valid") != 1 {
+	if d.PeekInt("out_valid") != 1 {
 		return outVec{}, false
 	}
-	o := outVec{Cycle: c, Entry: int(d.peek("out_entry")), Acc: d.peek("out_acc") == 1}
+	o := outVec{Cycle: c, Entry: int(d.PeekInt("out_entry")), Acc: d.PeekInt("out_acc") == 1}
 	for k := 0; k < d.h.cfg.Cols; k++ {
-		o.Psum = append(o.Psum, d.peek(fmt.Sprintf("out_psum_%d", k)))
+		o.Psum = append(o.Psum, d.PeekInt(fmt.Sprintf("out_psum_%d", k)))
 	}
 	return o, true
 }
 
 func (d *driver) counters() (macs, skips int64) {
-	macs = d.peek("mac_count")
+	macs = d.PeekInt("mac_count")
 	if d.h.cfg.ZeroSkip {
-		skips = d.peek("skip_count")
+		skips = d.PeekInt("skip_count")
 	}
 	return macs, skips
 }

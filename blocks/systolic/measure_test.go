@@ -13,6 +13,7 @@ import (
 
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/verilog"
 )
@@ -126,9 +127,7 @@ func synthModule(t *testing.T, m *hdl.Module) int {
 //
 //	HWGEN_MEASURE=1 go test ./blocks/systolic -run TestMeasure -v
 func TestMeasure(t *testing.T) {
-	if os.Getenv("HWGEN_MEASURE") == "" {
-		t.Skip("set HWGEN_MEASURE=1 to measure (Yosys on the 16x16 array, long Go-sim runs)")
-	}
+	tooltest.SkipUnlessEnv(t, "HWGEN_MEASURE", "measure (Yosys on the 16x16 array, long Go-sim runs)")
 	toolchain.Need(t, "yosys")
 	cfg := DefaultConfig()
 	dense := cfg
@@ -194,7 +193,7 @@ func TestMeasure(t *testing.T) {
 	}
 	// Raw simulator speed on the longest run: its recorded stimulus
 	// replayed with Poke and Step only.
-	st := last.rec.Stimulus()
+	st := last.drv.Stimulus()
 	s, err := sim.New(h.d)
 	if err != nil {
 		t.Fatal(err)

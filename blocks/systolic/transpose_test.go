@@ -84,7 +84,7 @@ func TestTransposeWorkedExample(t *testing.T) {
 			if i < 0 || i > 3 {
 				continue
 			}
-			got = append(got, write{j, i, d.peek(fmt.Sprintf("pe_%d_%d.p", cfg.Rows-1, j))})
+			got = append(got, write{j, i, d.PeekInt(fmt.Sprintf("pe_%d_%d.p", cfg.Rows-1, j))})
 		}
 		if diff := cmp.Diff(wavefront[k], got); diff != "" {
 			t.Errorf("source cycle %d (our cycle %d): wavefront (-want +got):\n%s", k, c, diff)
@@ -213,16 +213,16 @@ func TestTransposeHandshake(t *testing.T) {
 	A := [][]int64{{1, 2, 3}, {4, 5, 6}, {7, 8, 9}, {10, 11, 12}, {13, 14, 15}}
 	B := [][]int64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 1}, {2, 2, 2}}
 	h := newHarness(t, cfg)
-	rec, res := h.start(t)
-	dr := &driver{t: t, h: h, rec: rec, rng: rand.New(rand.NewPCG(1, 1))}
+	sd, res := h.start(t)
+	dr := &driver{Driver: sd, h: h, rng: rand.New(rand.NewPCG(1, 1))}
 	cycle := 0
 	step := func(b beat) (inReady, trReady bool) {
 		dr.present(b)
-		inReady, trReady = dr.peek("in_ready") == 1, dr.peek("tr_ready") == 1
+		inReady, trReady = dr.PeekInt("in_ready") == 1, dr.PeekInt("tr_ready") == 1
 		if o, ok := dr.sample(cycle); ok {
 			res.outs = append(res.outs, o)
 		}
-		rec.Step(1)
+		dr.Step(1)
 		cycle++
 		return inReady, trReady
 	}

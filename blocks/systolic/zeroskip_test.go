@@ -36,7 +36,7 @@ func TestZeroSkipBitIdentical(t *testing.T) {
 				p := makePlan(t, cfg, sparseTiles(rng, cfg, share))
 				res := newHarness(t, cfg).run(t, p, 4)
 				checkRun(t, p, res, cfg)
-				st := res.rec.Stimulus()
+				st := res.drv.Stimulus()
 				onD, offD := newHarness(t, cfg).d, newHarness(t, dense).d
 				on, err := verify.RunGo(onD, st, nil, "")
 				if err != nil {
@@ -98,7 +98,7 @@ func TestOperandIsolation(t *testing.T) {
 		for r := 0; r < cfg.Rows; r++ {
 			for k := 0; k < cfg.Cols; k++ {
 				n := fmt.Sprintf("pe_%d_%d.", r, k)
-				now := pe{d.peek(n + "xm"), d.peek(n + "wa"), d.peek(n+"zf") | d.peek(n+"wza"), d.peek(n + "s_in")}
+				now := pe{d.PeekInt(n + "xm"), d.PeekInt(n + "wa"), d.PeekInt(n+"zf") | d.PeekInt(n+"wza"), d.PeekInt(n + "s_in")}
 				before, seen := prev[n]
 				prev[n] = now
 				if !seen {
@@ -130,7 +130,7 @@ func TestOperandIsolation(t *testing.T) {
 		for r := 0; r < cfg.Rows; r++ {
 			for k := 0; k < cfg.Cols; k++ {
 				n := fmt.Sprintf("pe_%d_%d.xf", r, k)
-				v := d.peek(n)
+				v := d.PeekInt(n)
 				if old, seen := prevDense[n]; seen && old != v {
 					xTogglesDense++
 				}

@@ -13,8 +13,8 @@ import (
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/check"
+	"github.com/hwgen/hwgen/internal/simtest"
 	"github.com/hwgen/hwgen/internal/toolchain"
-	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/verilog"
 )
 
@@ -176,16 +176,13 @@ func TestBuildExtremes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", m.Name, err)
 		}
-		s, err := sim.New(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Reset(2)
+		dr := simtest.New(t, d)
+		dr.Reset(2)
 		for _, p := range []string{"idle", "cmd_ready"} {
-			if v, _ := s.Peek(p); v != 1 {
+			if v := dr.Peek(p); v != 1 {
 				t.Errorf("%s: %s = %d after reset", m.Name, p, v)
 			}
 		}
-		t.Logf("%s: %+v", m.Name, s.Stats())
+		t.Logf("%s: %+v", m.Name, dr.Sim.Stats())
 	}
 }

@@ -86,10 +86,10 @@ func TestMalformedDescriptors(t *testing.T) {
 			// Acknowledge; the queue's IDs continue after the skipped
 			// ones, and a task may depend on a skipped one (it counts as
 			// completed).
-			b.poke("err_clear", 1)
+			b.dr.Poke("err_clear", 1)
 			b.step()
-			b.poke("err_clear", 0)
-			if got := b.peek("err_code"); got != 0 {
+			b.dr.Poke("err_clear", 0)
+			if got := b.dr.Peek("err_code"); got != 0 {
 				t.Errorf("err_code = %d after err_clear", got)
 			}
 			more := randomProgram(b.rng, b.lay, 0, 15, 6)
@@ -112,7 +112,7 @@ func TestMalformedDescriptors(t *testing.T) {
 			}
 			b.run(5000)
 			b.check()
-			if got := b.peek("err_code"); got != 0 {
+			if got := b.dr.Peek("err_code"); got != 0 {
 				t.Errorf("err_code = %d after a clean program", got)
 			}
 			b.crossCheck()
@@ -132,7 +132,7 @@ func mustEncode(t *testing.T, b *bench, tk *task) *big.Int {
 func status(b *bench) map[string]uint64 {
 	out := map[string]uint64{}
 	for _, p := range []string{"err_code", "err_id", "err_queue", "skipped"} {
-		out[p] = b.peek(p)
+		out[p] = b.dr.Peek(p)
 	}
 	return out
 }

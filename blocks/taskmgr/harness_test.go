@@ -11,7 +11,7 @@ import (
 	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/simtest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -66,8 +66,7 @@ type bench struct {
 	t     *testing.T
 	cfg   taskmgr.Config
 	lay   *taskmgr.Layout
-	d     *hdl.Design
-	rec   *verify.Recorder
+	dr    *simtest.Driver
 	rng   *rand.Rand
 	cycle int
 
@@ -93,10 +92,7 @@ func design(t *testing.T, cfg taskmgr.Config) *hdl.Design {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := hdl.Elaborate(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := simtest.Elaborate(t, m)
 	designCache[cfg] = d
 	return d
 }
@@ -107,20 +103,13 @@ func newBench(t *testing.T, cfg taskmgr.Config, seed uint64) *bench {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := design(t, cfg)
-	rec, err := verify.NewRecorder(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &bench{t: t, cfg: cfg, lay: lay, d: d, rec: rec, rng: rand.New(rand.NewPCG(seed, 7)),
+	b := &bench{t: t, cfg: cfg, lay: lay, dr: simtest.New(t, design(t, cfg)), rng: rand.New(rand.NewPCG(seed, 7)),
 		byKey: map[key][]*task{}, maxErrors: 10}
 	for e := range b.eng {
 		b.eng[e] = &engineModel{depth: 2, lastDone: -1}
 	}
-	b.poke("rst", 1)
-	b.rec.Step(2)
+	b.dr.Reset(2)
 	b.cycle = 2
-	b.poke("rst", 0)
 	return b
 }
 
@@ -130,22 +119,6 @@ func (b *bench) errorf(format string, args ...any) {
 	if b.errors <= b.maxErrors {
 		b.t.Errorf("cycle %d: "+format, append([]any{b.cycle}, args...)...)
 	}
-}
-
-func (b *bench) poke(port string, v uint64) {
-	b.t.Helper()
-	if err := b.rec.Poke(port, v); err != nil {
-		b.t.Fatal(err)
-	}
-}
-
-func (b *bench) peek(path string) uint64 {
-	b.t.Helper()
-	v, err := b.rec.Peek(path)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	return v
 }
 
 // add appends a well-formed task to the push order.
@@ -179,23 +152,21 @@ func (b *bench) step() {
 		if qb := hdl.ClogWidth(b.cfg.Queues); tk.queue == b.cfg.Queues-1 && 1<<qb > b.cfg.Queues && b.rng.IntN(2) == 0 {
 			port = b.cfg.Queues + b.rng.IntN(1<<qb-b.cfg.Queues)
 		}
-		b.poke("cmd_queue", uint64(port))
-		if err := b.rec.PokeBig("cmd_desc", tk.raw); err != nil {
-			b.t.Fatal(err)
-		}
+		b.dr.Poke("cmd_queue", uint64(port))
+		b.dr.PokeBig("cmd_desc", tk.raw)
 	}
-	b.poke("cmd_valid", map[bool]uint64{true: 1}[b.showing])
+	b.dr.PokeBool("cmd_valid", b.showing)
 	// engines
 	for e, m := range b.eng {
 		name := isa.Engines[e].Name
 		done := len(m.inside) > 0 && m.inside[0].done == b.cycle
-		b.poke(name+"_done", map[bool]uint64{true: 1}[done])
+		b.dr.PokeBool(name+"_done", done)
 		m.ready = len(m.inside) < m.depth && b.rng.Float64() >= m.stall
-		b.poke(name+"_ready", map[bool]uint64{true: 1}[m.ready])
+		b.dr.PokeBool(name+"_ready", m.ready)
 	}
 	// handshakes
 	if b.showing {
-		if b.peek("cmd_ready") == 1 {
+		if b.dr.Peek("cmd_ready") == 1 {
 			b.tasks[b.next].pushed = b.cycle
 			b.showing = false
 			b.next++
@@ -205,12 +176,12 @@ func (b *bench) step() {
 	}
 	for e, m := range b.eng {
 		name := isa.Engines[e].Name
-		if b.peek(name+"_valid") == 0 || !m.ready {
+		if b.dr.Peek(name+"_valid") == 0 || !m.ready {
 			continue
 		}
 		b.dispatched(isa.Engine(e), m)
 	}
-	b.rec.Step(1)
+	b.dr.Step(1)
 	for _, m := range b.eng {
 		if len(m.inside) > 0 && m.inside[0].done == b.cycle {
 			m.inside = m.inside[1:]
@@ -221,7 +192,7 @@ func (b *bench) step() {
 
 func (b *bench) dispatched(e isa.Engine, m *engineModel) {
 	name := e.String()
-	k := key{int(b.peek(name + "_queue")), int(b.peek(name + "_id"))}
+	k := key{int(b.dr.Peek(name + "_queue")), int(b.dr.Peek(name + "_id"))}
 	var tk *task // the oldest task with this ID not yet dispatched
 	for _, c := range b.byKey[k] {
 		if c.dispatch < 0 {
@@ -242,7 +213,7 @@ func (b *bench) dispatched(e isa.Engine, m *engineModel) {
 	tk.dispatch = b.cycle
 	tk.seen = map[string]uint64{}
 	for _, f := range b.lay.EngineFields() {
-		tk.seen[f.Name] = b.peek(name + "_" + f.Name)
+		tk.seen[f.Name] = b.dr.Peek(name + "_" + f.Name)
 	}
 	for _, dep := range tk.deps {
 		if dep.dispatch < 0 || dep.done > b.cycle {
@@ -261,12 +232,12 @@ func (b *bench) dispatched(e isa.Engine, m *engineModel) {
 func (b *bench) run(limit int) {
 	b.t.Helper()
 	for start := b.cycle; ; {
-		if b.next == len(b.tasks) && b.allDone() && b.peek("idle") == 1 {
+		if b.next == len(b.tasks) && b.allDone() && b.dr.Peek("idle") == 1 {
 			return
 		}
 		if b.cycle-start > limit {
 			b.t.Fatalf("no progress: after %d cycles %d of %d tasks pushed, idle=%d, pending: %s",
-				limit, b.next, len(b.tasks), b.peek("idle"), b.pending())
+				limit, b.next, len(b.tasks), b.dr.Peek("idle"), b.pending())
 		}
 		b.step()
 	}
@@ -341,7 +312,7 @@ func (b *bench) check() {
 				b.errorf("engine %s queue %d: program positions in dispatch order differ from program order (-want +got):\n%s", isa.Engine(e), q, diff)
 			}
 		}
-		if got := b.peek(isa.Engine(e).String() + "_completed"); got != uint64(perEngine[e]) {
+		if got := b.dr.Peek(isa.Engine(e).String() + "_completed"); got != uint64(perEngine[e]) {
 			b.errorf("%s_completed = %d, want %d", isa.Engine(e), got, perEngine[e])
 		}
 	}
@@ -350,12 +321,7 @@ func (b *bench) check() {
 // crossCheck replays the recorded run on Verilator.
 func (b *bench) crossCheck() {
 	b.t.Helper()
-	toolchain.Need(b.t, "verilator")
-	res, err := verify.CrossCheck(b.d, b.rec.Stimulus(), verify.Options{Dir: b.t.TempDir()})
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	b.t.Logf("verilator agrees on %d outputs for %d cycles (build cached %v, %v)", res.Outputs, res.Cycles, res.Cached, res.BuildTime.Round(1e6))
+	b.dr.CrossCheck(verify.Options{Dir: b.t.TempDir()})
 }
 
 // randomOperands fills the engine operands with random values of their

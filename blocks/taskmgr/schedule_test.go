@@ -9,6 +9,7 @@ import (
 
 	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
+	"github.com/hwgen/hwgen/internal/tooltest"
 )
 
 // Random task graphs, hundreds of tasks, engines of random latency: every
@@ -39,8 +40,8 @@ func TestRandomGraphs(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.cfg == taskmgr.DefaultConfig() && testing.Short() {
-				t.Skip("the default-config Verilator build is slow; runs without -short")
+			if tc.cfg == taskmgr.DefaultConfig() {
+				tooltest.SkipHeavy(t, "the default-config Verilator build")
 			}
 			b := newBench(t, tc.cfg, tc.seed)
 			b.hostIdle = tc.hostIdle
@@ -66,10 +67,10 @@ func TestRandomGraphs(t *testing.T) {
 			}
 			b.run(100 * total)
 			b.check()
-			if got := b.peek("err_code"); got != 0 {
+			if got := b.dr.Peek("err_code"); got != 0 {
 				t.Errorf("err_code = %d on a well-formed program", got)
 			}
-			if got := b.peek("skipped"); got != 0 {
+			if got := b.dr.Peek("skipped"); got != 0 {
 				t.Errorf("skipped = %d on a well-formed program", got)
 			}
 			t.Logf("%d tasks in %d cycles", total, b.cycle)
@@ -112,12 +113,12 @@ func workedExample() []*task {
 // before TP2.
 func TestWorkedExample(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		cfg    taskmgr.Config
-		verify bool
+		name  string
+		cfg   taskmgr.Config
+		heavy bool // the Verilator replay is skipped with -short
 	}{
-		{"small config", smallConfig(), true},
-		{"default config", taskmgr.DefaultConfig(), !testing.Short()},
+		{"small config", smallConfig(), false},
+		{"default config", taskmgr.DefaultConfig(), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBench(t, tc.cfg, 9)
@@ -148,9 +149,10 @@ func TestWorkedExample(t *testing.T) {
 			for _, tk := range prog {
 				t.Logf("%s dispatched %3d, ran %3d..%3d", tk.name, tk.dispatch, tk.start, tk.done)
 			}
-			if tc.verify {
-				b.crossCheck()
+			if tc.heavy {
+				tooltest.SkipHeavy(t, "the default-config Verilator replay")
 			}
+			b.crossCheck()
 		})
 	}
 }
