@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"math/big"
 	"os"
 	"strconv"
@@ -20,9 +21,7 @@ import (
 // Verilator on the same netlists. HWGEN_COMPILED_SEEDS sets how many
 // (default 12; each design costs a go build of about a second).
 func TestCompiledAgreesOnRandomNetlists(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a plugin per design")
-	}
+	tooltest.SkipHeavy(t, "builds a plugin per design")
 	n := 12
 	if v, err := strconv.Atoi(os.Getenv("HWGEN_COMPILED_SEEDS")); err == nil {
 		n = v

@@ -2,6 +2,7 @@ package multi
 
 import (
 	"fmt"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -25,10 +26,8 @@ import (
 //
 //	MULTI_BENCH=1 go test ./compiler/multi -run TestSpeedupTable -v -timeout 2h
 func TestSpeedupTable(t *testing.T) {
+	tooltest.SkipUnlessEnv(t, "MULTI_BENCH", "run the multi-engine speed-up table (minutes)")
 	env := os.Getenv("MULTI_BENCH")
-	if env == "" {
-		t.Skip("MULTI_BENCH=1 runs the multi-engine speed-up table (minutes)")
-	}
 	C, H, W, CO := 32, 48, 48, 32
 	if f := strings.Split(env, ","); len(f) == 4 {
 		v := make([]int, 4)
