@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/sim"
 )
 
@@ -81,8 +81,8 @@ func TestRunNPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the NPU on Verilator")
 	}
-	toolchain.Need(t, "verilator")
-	toolchain.Need(t, "iverilog")
+	tooltest.Need(t, "verilator")
+	tooltest.Need(t, "iverilog")
 	w := DefaultWorkload()
 	w.Idle = 2000
 	cfg := NPUConfig{Repeats: 1, Inner: 1, IcarusCycles: 300, FirstResult: 100_000, Compiled: true}

@@ -12,7 +12,7 @@ import (
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -180,7 +180,7 @@ func TestUtilization(t *testing.T) {
 // (5×5×3 input, two 3×3 filters) on Verilator: identical outputs in
 // every cycle.
 func TestCrossCheck(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	rng := rand.New(rand.NewPCG(5, 6))
 	g := compiler.NewGraph()
 	x := g.Input("x", randTensor(rng, 3, 5, 5))

@@ -5,13 +5,13 @@ import (
 
 	"github.com/hwgen/hwgen/examples"
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
 
 // Every built-in example agrees with Verilator on random stimulus.
 func TestExamplesAgreeWithVerilator(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	for _, name := range []string{"mac", "array4", "mem", "memmacro", "ops"} {
 		t.Run(name, func(t *testing.T) {
 			ex, _ := examples.Lookup(name)

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 )
 
 // The golden models on hand-worked tasks: strides, wrap-around on both
@@ -205,7 +205,7 @@ func TestDMAOutTiming(t *testing.T) {
 // A short run of each engine with back-pressure, random latencies and
 // every kind of task, replayed on Verilator.
 func TestDMACrossCheck(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	c := dmaSmallConfig()
 	o := dmaBenchOpts{ready: 0.6, minLat: 1, maxLat: c.ExtLatency + 4, gap: 0.2}
 	t.Run("dma_in", func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -167,7 +168,7 @@ var dmaModules = []struct {
 // synthesized except for the external-memory model (a 2^16 × 128 array
 // Yosys would map to flip-flops).
 func TestDMAEmit(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	_, yerr := toolchain.Find("yosys")
 	for _, cc := range []struct {
 		name      string

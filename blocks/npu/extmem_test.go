@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 )
 
 // xmReq is a request on an x_req port.
@@ -561,7 +561,7 @@ func TestDMASystem(t *testing.T) {
 // Short recorded runs of the arbiter, the memory model and the joined
 // system, replayed on Verilator.
 func TestExtCrossCheck(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	c := dmaSmallConfig()
 	t.Run("ext_arb", func(t *testing.T) {
 		dr := newDMADriver(t, extArbiter(c))

@@ -10,7 +10,7 @@ import (
 	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -248,7 +248,7 @@ func TestNPUGEMMByHand(t *testing.T) {
 	}
 	h.s.Step(2)
 
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	res, err := verify.CrossCheck(d, h.s.Stimulus(), verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,7 @@ package planar
 import (
 	"testing"
 
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 )
 
 // unsignedConfig is a second small shape: unsigned 6-bit elements, two
@@ -40,7 +40,7 @@ func TestRandomTasks(t *testing.T) {
 // is replayed on Verilator (all outputs every cycle, all memories at the
 // end).
 func TestCrossCheckSmall(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	c := smallConfig()
 	t.Run("quiet", func(t *testing.T) {
 		b := newBench(t, c, 31, 0)
@@ -64,7 +64,7 @@ func TestCrossCheckSmall(t *testing.T) {
 }
 
 func TestCrossCheckUnsigned(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	c := unsignedConfig()
 	b := newBench(t, c, 41, 0.5)
 	runSuite(t, b, randomTasks(41, c, 60, 60), false)
@@ -79,7 +79,7 @@ func TestCrossCheckDefault(t *testing.T) {
 	if testing.Short() {
 		t.Skip("default-configuration Verilator build: skipped with -short")
 	}
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	c := DefaultConfig()
 	b := newBench(t, c, 51, 0.3)
 	full := uint64(1)<<16 - 1

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 )
 
 // TestMeasure writes BENCHMARKS.md:
@@ -18,7 +19,7 @@ func TestMeasure(t *testing.T) {
 	if os.Getenv("HWGEN_MEASURE") == "" {
 		t.Skip("set HWGEN_MEASURE=1 to measure")
 	}
-	toolchain.Need(t, "yosys")
+	tooltest.Need(t, "yosys")
 	c := DefaultConfig()
 	var out strings.Builder
 	fmt.Fprintf(&out, "# blocks/planar measurements\n\nReproduce (Go simulator, Yosys 0.23; about 10 s):\n\n")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 )
 
 // TestMeasure prints the figures of BENCHMARKS.md as Markdown:
@@ -18,7 +19,7 @@ func TestMeasure(t *testing.T) {
 	if os.Getenv("HWGEN_MEASURE") == "" {
 		t.Skip("set HWGEN_MEASURE=1 to measure")
 	}
-	toolchain.Need(t, "yosys")
+	tooltest.Need(t, "yosys")
 	cfg := DefaultConfig()
 	var out strings.Builder
 	fmt.Fprintf(&out, "\n### Logic (Yosys 0.23 `synth`, default configuration, arrays as black-box macros)\n\n")

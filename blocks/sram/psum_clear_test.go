@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 )
 
 // A clear zeroes base, base+1, ... (modulo the depth) one entry per cycle
@@ -77,7 +77,7 @@ func TestPsumClear(t *testing.T) {
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("arrays after the clear (-want +got):\n%s", diff)
 				}
-				toolchain.Need(t, "verilator")
+				tooltest.Need(t, "verilator")
 				crossCheck(t, d, res.drv.rec)
 			})
 		}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 )
 
 // The worst case of the read-modify-write: accumulating writes to the
@@ -137,7 +137,7 @@ func TestPsumBackToBackAccumulate(t *testing.T) {
 				if got := float64(res.accepted[psRd]) / window; got < tc.rdRate {
 					t.Errorf("%.3f read-outs accepted per cycle, want at least %.2f", got, tc.rdRate)
 				}
-				toolchain.Need(t, "verilator")
+				tooltest.Need(t, "verilator")
 				crossCheck(t, d, res.drv.rec)
 			})
 		}

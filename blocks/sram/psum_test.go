@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 )
 
 var smallPsums = []PsumConfig{
@@ -49,7 +49,7 @@ func TestPsumRandomTrafficDefault(t *testing.T) {
 }
 
 func TestPsumRandomTrafficVerilator(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	cfg := smallPsums[0]
 	for _, macros := range []bool{false, true} {
 		t.Run(form(macros), func(t *testing.T) {
@@ -64,7 +64,7 @@ func TestPsumDefaultVerilator(t *testing.T) {
 	if testing.Short() {
 		t.Skip("default-size Verilator build is slow; run without -short")
 	}
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	cfg := DefaultConfig().Psum
 	for _, macros := range []bool{false, true} {
 		t.Run(form(macros), func(t *testing.T) {
@@ -109,6 +109,6 @@ func TestPsumWritePriority(t *testing.T) {
 	if res.accepted[psRd] == 0 || res.accWrites == 0 {
 		t.Errorf("traffic served %d read-outs and %d accumulating writes; both must occur", res.accepted[psRd], res.accWrites)
 	}
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	crossCheck(t, d, res.drv.rec)
 }

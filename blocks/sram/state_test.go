@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 )
 
 // Small configurations: a power-of-two and an odd partition count, a
@@ -66,7 +66,7 @@ func TestStateRandomTrafficDefault(t *testing.T) {
 // The same random traffic, recorded on the Go simulator, replays on
 // Verilator with identical outputs every cycle and identical arrays.
 func TestStateRandomTrafficVerilator(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	cfg := smallStates[0]
 	for _, macros := range []bool{false, true} {
 		t.Run(form(macros), func(t *testing.T) {
@@ -83,7 +83,7 @@ func TestStateDefaultVerilator(t *testing.T) {
 	if testing.Short() {
 		t.Skip("default-size Verilator build is slow; run without -short")
 	}
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	cfg := DefaultConfig().State
 	for _, macros := range []bool{false, true} {
 		t.Run(form(macros), func(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -29,7 +29,7 @@ func TestCrossCheck(t *testing.T) {
 			if tc.long && testing.Short() {
 				t.Skip("16x16 Verilator build skipped with -short")
 			}
-			toolchain.Need(t, "verilator")
+			tooltest.Need(t, "verilator")
 			cfg := DefaultConfig()
 			tc.mod(&cfg)
 			rng := rand.New(rand.NewPCG(uint64(i), 11))

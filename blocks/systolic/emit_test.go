@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verilog"
 )
 
@@ -27,7 +28,7 @@ func emitDir(t testing.TB, cfg Config) (string, *hdl.Design, []string) {
 // unsigned and 32-bit formats, the default 16×16) and compiles under
 // Icarus.
 func TestLint(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	cases := []func(*Config){
 		func(c *Config) { c.Rows, c.Cols = 4, 4 },
 		func(c *Config) { c.Rows, c.Cols, c.ZeroSkip = 4, 4, false },
@@ -60,7 +61,7 @@ func TestLint(t *testing.T) {
 // Small configurations synthesize with Yosys without a latch, a loop or
 // a driver conflict (check -assert).
 func TestSynth(t *testing.T) {
-	toolchain.Need(t, "yosys")
+	tooltest.Need(t, "yosys")
 	for _, zs := range []bool{true, false} {
 		cfg := DefaultConfig()
 		cfg.Rows, cfg.Cols, cfg.ZeroSkip = 3, 4, zs

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/verilog"
 )
@@ -129,7 +130,7 @@ func TestMeasure(t *testing.T) {
 	if os.Getenv("HWGEN_MEASURE") == "" {
 		t.Skip("set HWGEN_MEASURE=1 to measure (Yosys on the 16x16 array, long Go-sim runs)")
 	}
-	toolchain.Need(t, "yosys")
+	tooltest.Need(t, "yosys")
 	cfg := DefaultConfig()
 	dense := cfg
 	dense.ZeroSkip = false

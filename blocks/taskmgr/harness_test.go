@@ -10,7 +10,7 @@ import (
 
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -349,7 +349,7 @@ func (b *bench) check() {
 // crossCheck replays the recorded run on Verilator.
 func (b *bench) crossCheck() {
 	b.t.Helper()
-	toolchain.Need(b.t, "verilator")
+	tooltest.Need(b.t, "verilator")
 	res, err := verify.CrossCheck(b.d, b.rec.Stimulus(), verify.Options{Dir: b.t.TempDir()})
 	if err != nil {
 		b.t.Fatal(err)

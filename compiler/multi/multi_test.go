@@ -8,7 +8,7 @@ import (
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -153,7 +153,7 @@ func busy(r *host.Result) []uint64 {
 
 // The compiled two-engine conv replays identically on Verilator.
 func TestConvEnginesVerilator(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	rng := rand.New(rand.NewPCG(10, 11))
 	x := sparseMap(rng, 4, 8, 6, 0.5, false)
 	w := weights(rng, 4, 4, 3)
