@@ -48,7 +48,7 @@ func TestEveryOpOnVerilator(t *testing.T) {
 			if d := cmp.Diff(want, res.Outputs); d != "" {
 				t.Fatalf("(-golden +simulator):\n%s", d)
 			}
-			cr, err := res.CrossCheck(verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
+			cr, err := verify.CrossCheck(res.Design, res.Stimulus, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
 			if err != nil {
 				t.Fatal(err)
 			}

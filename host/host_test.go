@@ -190,7 +190,7 @@ func TestCrossCheck(t *testing.T) {
 	if want := uint64(81 * cfg.Rows * cfg.Cols); res.MACs != want {
 		t.Errorf("mac_count %d, want 81 vectors × %d", res.MACs, cfg.Rows*cfg.Cols)
 	}
-	cr, err := res.CrossCheck(verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
+	cr, err := verify.CrossCheck(res.Design, res.Stimulus, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

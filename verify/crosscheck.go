@@ -1,3 +1,11 @@
+// Package verify makes "the Go simulator agrees with Verilator" a property
+// any design can ask for: the same stimulus (package stim) runs on sim and
+// on a Verilator build of the emitted Verilog, and every output is
+// compared every cycle.
+//
+// Builds are cached by a content hash of the design, the harness and the
+// flags; the stimulus is read by the harness at run time, so a new
+// stimulus on the same design does not rebuild.
 package verify
 
 import (

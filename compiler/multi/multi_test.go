@@ -166,7 +166,7 @@ func TestConvEnginesVerilator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cr, err := res.CrossCheck(verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
+	cr, err := verify.CrossCheck(res.Design, res.Stimulus, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
