@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"time"
@@ -65,11 +67,20 @@ func Run(name string, d *hdl.Design, cfg Config, log io.Writer) (Row, error) {
 	if err != nil {
 		return row, err
 	}
-	b, _, err := verilatorBuild(d, false)
+	b, _, err := buildVerilator(d, false)
 	if err != nil {
 		return row, err
 	}
-	_, vOut, err := runVerilator(b, cfg.IcarusCycles)
+	dir, err := os.MkdirTemp("", "hwgen-bench-stim-")
+	if err != nil {
+		return row, err
+	}
+	defer os.RemoveAll(dir)
+	stimPath := filepath.Join(dir, "stimulus.bin")
+	if err := writeXorshift(stimPath, d, max(cfg.IcarusCycles, cfg.VerilatorCycles)); err != nil {
+		return row, err
+	}
+	_, vOut, err := runVerilator(b, stimPath, cfg.IcarusCycles)
 	if err != nil {
 		return row, err
 	}
@@ -91,7 +102,7 @@ func Run(name string, d *hdl.Design, cfg Config, log io.Writer) (Row, error) {
 			return row, err
 		}
 		cT = append(cT, t.CPU)
-		if t, _, err = runVerilator(b, cfg.VerilatorCycles); err != nil {
+		if t, _, err = runVerilator(b, stimPath, cfg.VerilatorCycles); err != nil {
 			return row, err
 		}
 		vT = append(vT, t.CPU)
@@ -101,7 +112,7 @@ func Run(name string, d *hdl.Design, cfg Config, log io.Writer) (Row, error) {
 	row.VerilatorRate = float64(cfg.VerilatorCycles) / median(vT).Seconds()
 
 	fmt.Fprintf(log, "%s: timing a fresh Verilator build\n", name)
-	_, build, err := verilatorBuild(d, true)
+	_, build, err := buildVerilator(d, true)
 	if err != nil {
 		return row, err
 	}

@@ -1,15 +1,20 @@
 // Package bench measures simulation speed side by side: the Go simulator,
 // Verilator (run only, and build + run) and Icarus Verilog run the same
-// design on the same stimulus, generated in-process on every side from one
-// xorshift64 sequence so no file I/O is timed. All sides must end with the
-// same outputs, which checks that they really ran the same thing.
+// design on the same stimulus, one xorshift64 sequence: the Go simulator
+// and Icarus generate it as they go, Verilator's harness reads it from a
+// stimulus file (package stim) before it starts timing. All sides must
+// end with the same outputs, which checks that they really ran the same
+// thing.
 package bench
 
 import (
 	"fmt"
+	"math/big"
+	"os"
 	"strings"
 
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -60,4 +65,43 @@ func formatOutputs(vals []uint64, outputs []verify.Port) string {
 		parts[i] = fmt.Sprintf("%0*x", (outputs[i].Type.Width+3)/4, v)
 	}
 	return strings.Join(parts, " ")
+}
+
+// writeXorshift writes the first cycles of the stimulus to a stimulus
+// file at path, a row at a time (a million cycles are not held in memory).
+func writeXorshift(path string, d *hdl.Design, cycles int) error {
+	if _, _, err := stimulusPorts(d); err != nil {
+		return err
+	}
+	inputs, _ := verify.Ports(d)
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w, err := stim.NewWriter(f, inputs, cycles)
+	if err != nil {
+		return err
+	}
+	row := make([]*big.Int, len(inputs))
+	for i := range row {
+		row[i] = new(big.Int)
+	}
+	x := xorshift(seed)
+	for c := 0; c < cycles; c++ {
+		for i, p := range inputs {
+			if p.Name == "rst" {
+				row[i].SetInt64(int64(min(1, max(0, 2-c))))
+				continue
+			}
+			row[i].SetUint64(x.next() & mask(p.Type.Width))
+		}
+		if err := w.Row(row); err != nil {
+			return fmt.Errorf("bench: stimulus file: %w", err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("bench: stimulus file: %w", err)
+	}
+	return f.Close()
 }
