@@ -77,10 +77,11 @@ func Run(name string, d *hdl.Design, cfg Config, log io.Writer) (Row, error) {
 	}
 	defer os.RemoveAll(dir)
 	stimPath := filepath.Join(dir, "stimulus.bin")
-	if err := writeXorshift(stimPath, d, max(cfg.IcarusCycles, cfg.VerilatorCycles)); err != nil {
+	length := max(cfg.IcarusCycles, min(cfg.VerilatorCycles, stimulusPeriod))
+	if err := writeXorshift(stimPath, d, length); err != nil {
 		return row, err
 	}
-	_, vOut, err := runVerilator(b, stimPath, cfg.IcarusCycles)
+	_, vOut, _, err := runVerilator(b, stimPath, length, cfg.IcarusCycles)
 	if err != nil {
 		return row, err
 	}
@@ -90,6 +91,7 @@ func Run(name string, d *hdl.Design, cfg Config, log io.Writer) (Row, error) {
 
 	fmt.Fprintf(log, "%s: timing the Go simulator (%d cycles) and Verilator (%d cycles), %d rounds\n", name, cfg.GoCycles, cfg.VerilatorCycles, cfg.Repeats)
 	var goT, cT, vT []time.Duration
+	vCycles := 0
 	for i := 0; i < cfg.Repeats; i++ {
 		runtime.GC()
 		t, _, err := runGo(d, cfg.GoCycles, nil)
@@ -102,14 +104,14 @@ func Run(name string, d *hdl.Design, cfg Config, log io.Writer) (Row, error) {
 			return row, err
 		}
 		cT = append(cT, t.CPU)
-		if t, _, err = runVerilator(b, stimPath, cfg.VerilatorCycles); err != nil {
+		if t, _, vCycles, err = runVerilator(b, stimPath, length, cfg.VerilatorCycles); err != nil {
 			return row, err
 		}
 		vT = append(vT, t.CPU)
 	}
 	row.GoRate = float64(cfg.GoCycles) / median(goT).Seconds()
 	row.GoCompiledRate = float64(cfg.GoCycles) / median(cT).Seconds()
-	row.VerilatorRate = float64(cfg.VerilatorCycles) / median(vT).Seconds()
+	row.VerilatorRate = float64(vCycles) / median(vT).Seconds()
 
 	fmt.Fprintf(log, "%s: timing a fresh Verilator build\n", name)
 	_, build, err := buildVerilator(d, true)

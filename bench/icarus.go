@@ -11,7 +11,7 @@ import (
 
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/toolchain"
-	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verilog"
 )
 
@@ -23,7 +23,7 @@ import (
 // tbHead opens module bench_tb: a register per input (starting at 0), a
 // wire per output, and the design under test as dut.
 func tbHead(b *strings.Builder, d *hdl.Design, decls string) {
-	inputs, outputs := verify.Ports(d)
+	inputs, outputs := stim.Ports(d)
 	b.WriteString("`timescale 1ns/1ps\nmodule bench_tb;\n" + decls)
 	var conns []string
 	if d.Info[d.Top].UsesClock {
@@ -43,7 +43,7 @@ func tbHead(b *strings.Builder, d *hdl.Design, decls string) {
 
 // tbTail prints the final outputs in hex and closes the module.
 func tbTail(b *strings.Builder, d *hdl.Design) {
-	_, outputs := verify.Ports(d)
+	_, outputs := stim.Ports(d)
 	var fmts, names []string
 	for _, p := range outputs {
 		fmts = append(fmts, "%h")

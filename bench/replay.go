@@ -7,6 +7,7 @@ import (
 
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/sim"
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -48,7 +49,7 @@ func replayGo(d *hdl.Design, s *sim.Sim, st *Recording, cycles int) ([]Lap, stri
 
 // goOutputs formats every output of the top in hex, space-separated.
 func goOutputs(d *hdl.Design, s *sim.Sim) (string, error) {
-	_, outputs := verify.Ports(d)
+	_, outputs := stim.Ports(d)
 	parts := make([]string, len(outputs))
 	for i, p := range outputs {
 		v, err := s.PeekBig(p.Name)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/stim"
-	"github.com/hwgen/hwgen/verify"
 )
 
 // seed starts the xorshift64 sequence on every side.
@@ -37,9 +36,9 @@ func (x *xorshift) next() uint64 {
 // The stimulus: rst is high for cycles 0 and 1; every other input, in
 // port order, takes the low bits of the next number of the sequence.
 // Inputs of more than 64 bits are not supported here.
-func stimulusPorts(d *hdl.Design) (inputs, outputs []verify.Port, err error) {
-	inputs, outputs = verify.Ports(d)
-	var data []verify.Port
+func stimulusPorts(d *hdl.Design) (inputs, outputs []stim.Port, err error) {
+	inputs, outputs = stim.Ports(d)
+	var data []stim.Port
 	for _, p := range inputs {
 		if p.Type.Width > 64 {
 			return nil, nil, fmt.Errorf("bench: input %s is %d bits; the benchmark stimulus drives at most 64", p.Name, p.Type.Width)
@@ -59,7 +58,7 @@ func stimulusPorts(d *hdl.Design) (inputs, outputs []verify.Port, err error) {
 func mask(w int) uint64 { return ^uint64(0) >> (64 - w) }
 
 // formatOutputs is the common spelling of final outputs on every side.
-func formatOutputs(vals []uint64, outputs []verify.Port) string {
+func formatOutputs(vals []uint64, outputs []stim.Port) string {
 	parts := make([]string, len(vals))
 	for i, v := range vals {
 		parts[i] = fmt.Sprintf("%0*x", (outputs[i].Type.Width+3)/4, v)
@@ -68,12 +67,12 @@ func formatOutputs(vals []uint64, outputs []verify.Port) string {
 }
 
 // writeXorshift writes the first cycles of the stimulus to a stimulus
-// file at path, a row at a time (a million cycles are not held in memory).
+// file at path, a row at a time.
 func writeXorshift(path string, d *hdl.Design, cycles int) error {
 	if _, _, err := stimulusPorts(d); err != nil {
 		return err
 	}
-	inputs, _ := verify.Ports(d)
+	inputs, _ := stim.Ports(d)
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -90,11 +89,14 @@ func writeXorshift(path string, d *hdl.Design, cycles int) error {
 	x := xorshift(seed)
 	for c := 0; c < cycles; c++ {
 		for i, p := range inputs {
-			if p.Name == "rst" {
-				row[i].SetInt64(int64(min(1, max(0, 2-c))))
-				continue
+			switch {
+			case p.Name != "rst":
+				row[i].SetUint64(x.next() & mask(p.Type.Width))
+			case c < 2:
+				row[i].SetInt64(1)
+			default:
+				row[i].SetInt64(0)
 			}
-			row[i].SetUint64(x.next() & mask(p.Type.Width))
 		}
 		if err := w.Row(row); err != nil {
 			return fmt.Errorf("bench: stimulus file: %w", err)
