@@ -1,3 +1,11 @@
+// Package bench measures simulation speed side by side: the Go simulator
+// (interpreted and compiled), Verilator (run only, and build + run) and
+// Icarus Verilog run the same design on the same stimulus, and all must
+// end with the same outputs, which checks that they really ran the same
+// thing. The built-in designs take one xorshift64 sequence, which the Go
+// simulator and Icarus generate as they go and Verilator's harness reads
+// from a stimulus file (package stim) before it starts timing; the NPU
+// replays a workload recorded on the Go simulator (Workload.Record).
 package bench
 
 import (

@@ -1,10 +1,3 @@
-// Package bench measures simulation speed side by side: the Go simulator,
-// Verilator (run only, and build + run) and Icarus Verilog run the same
-// design on the same stimulus, one xorshift64 sequence: the Go simulator
-// and Icarus generate it as they go, Verilator's harness reads it from a
-// stimulus file (package stim) before it starts timing. All sides must
-// end with the same outputs, which checks that they really ran the same
-// thing.
 package bench
 
 import (
