@@ -78,7 +78,7 @@ type Workload struct {
 	Idle   int
 }
 
-// DefaultWorkload is issue 9's: GEMM 64×64×64 on the default 16×16 NPU,
+// DefaultWorkload is the one BENCHMARKS.md reports: GEMM 64×64×64 on the default 16×16 NPU,
 // then 20000 idle cycles.
 func DefaultWorkload() Workload {
 	return Workload{Config: npu.DefaultConfig(), Op: compiler.Workload{Op: "gemm"}.WithDefaults(), Idle: 20000}
