@@ -78,8 +78,8 @@ type Workload struct {
 	Idle   int
 }
 
-// DefaultWorkload is the one BENCHMARKS.md reports: GEMM 64×64×64 on the default 16×16 NPU,
-// then 20000 idle cycles.
+// DefaultWorkload is the one BENCHMARKS.md reports: GEMM 64×64×64 on the
+// default 16×16 NPU, then 20000 idle cycles.
 func DefaultWorkload() Workload {
 	return Workload{Config: npu.DefaultConfig(), Op: compiler.Workload{Op: "gemm"}.WithDefaults(), Idle: 20000}
 }

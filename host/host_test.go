@@ -163,8 +163,8 @@ func TestGEMMDefault(t *testing.T) {
 }
 
 // TestUtilization: GEMM 256×256×256 on the default NPU keeps the PE
-// array at least 90% busy (BENCHMARKS.md "NPU
-// utilization" has the figures and what bounds them).
+// array at least 90% busy (BENCHMARKS.md "NPU utilization" has the
+// figures and what bounds them).
 func TestUtilization(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	g := compiler.NewGraph()
