@@ -1,8 +1,18 @@
+// Package bench measures simulation speed side by side: the Go simulator
+// (interpreted and compiled), Verilator (run only, and build + run) and
+// Icarus Verilog run the same design on the same stimulus, and all must
+// end with the same outputs, which checks that they really ran the same
+// thing. The built-in designs take one xorshift64 sequence, which the Go
+// simulator and Icarus generate as they go and Verilator's harness reads
+// from a stimulus file (package stim) before it starts timing; the NPU
+// replays a workload recorded on the Go simulator (Workload.Record).
 package bench
 
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"time"
@@ -65,11 +75,21 @@ func Run(name string, d *hdl.Design, cfg Config, log io.Writer) (Row, error) {
 	if err != nil {
 		return row, err
 	}
-	b, _, err := verilatorBuild(d, false)
+	b, _, err := buildVerilator(d, false)
 	if err != nil {
 		return row, err
 	}
-	_, vOut, err := runVerilator(b, cfg.IcarusCycles)
+	dir, err := os.MkdirTemp("", "hwgen-bench-stim-")
+	if err != nil {
+		return row, err
+	}
+	defer os.RemoveAll(dir)
+	stimPath := filepath.Join(dir, "stimulus.bin")
+	length := max(cfg.IcarusCycles, min(cfg.VerilatorCycles, stimulusPeriod))
+	if err := writeXorshift(stimPath, d, length); err != nil {
+		return row, err
+	}
+	_, vOut, _, err := runVerilator(b, stimPath, length, cfg.IcarusCycles)
 	if err != nil {
 		return row, err
 	}
@@ -79,6 +99,7 @@ func Run(name string, d *hdl.Design, cfg Config, log io.Writer) (Row, error) {
 
 	fmt.Fprintf(log, "%s: timing the Go simulator (%d cycles) and Verilator (%d cycles), %d rounds\n", name, cfg.GoCycles, cfg.VerilatorCycles, cfg.Repeats)
 	var goT, cT, vT []time.Duration
+	vCycles := 0
 	for i := 0; i < cfg.Repeats; i++ {
 		runtime.GC()
 		t, _, err := runGo(d, cfg.GoCycles, nil)
@@ -91,17 +112,17 @@ func Run(name string, d *hdl.Design, cfg Config, log io.Writer) (Row, error) {
 			return row, err
 		}
 		cT = append(cT, t.CPU)
-		if t, _, err = runVerilator(b, cfg.VerilatorCycles); err != nil {
+		if t, _, vCycles, err = runVerilator(b, stimPath, length, cfg.VerilatorCycles); err != nil {
 			return row, err
 		}
 		vT = append(vT, t.CPU)
 	}
 	row.GoRate = float64(cfg.GoCycles) / median(goT).Seconds()
 	row.GoCompiledRate = float64(cfg.GoCycles) / median(cT).Seconds()
-	row.VerilatorRate = float64(cfg.VerilatorCycles) / median(vT).Seconds()
+	row.VerilatorRate = float64(vCycles) / median(vT).Seconds()
 
 	fmt.Fprintf(log, "%s: timing a fresh Verilator build\n", name)
-	_, build, err := verilatorBuild(d, true)
+	_, build, err := buildVerilator(d, true)
 	if err != nil {
 		return row, err
 	}

@@ -7,14 +7,14 @@ import (
 
 	"github.com/hwgen/hwgen/examples"
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 )
 
 // The three simulators must agree on the same in-process stimulus; Run
 // fails when they do not, so a short run is a real three-way check.
 func TestThreeSimulatorsAgree(t *testing.T) {
-	toolchain.Need(t, "verilator")
-	toolchain.Need(t, "iverilog")
+	tooltest.Need(t, "verilator")
+	tooltest.Need(t, "iverilog")
 	ex, _ := examples.Lookup("array4")
 	d := hdl.MustElaborate(ex.Build())
 	cfg := Config{GoCycles: 500, VerilatorCycles: 2000, IcarusCycles: 300, FirstResult: 1000, Repeats: 1}

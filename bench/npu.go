@@ -8,25 +8,14 @@ import (
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/host"
-	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/stim"
 )
 
-// Stim is a recorded stimulus in change form: the inputs poked before
-// each edge, only where they change. It replays identically on every
-// simulator (values hold from one cycle to the next; every input starts
-// at 0).
-type Stim struct {
-	Inputs  []verify.Port
-	Cycles  int
-	Changes []Change // in cycle order
-	Phases  []Phase  // consecutive cycle ranges, timed separately
-}
-
-// Change sets input Port (an index into Inputs) to Value before edge Cycle.
-type Change struct {
-	Cycle int
-	Port  int
-	Value *big.Int
+// Recording is a workload's stimulus with its phases, the consecutive
+// cycle ranges timed separately.
+type Recording struct {
+	*stim.Stimulus
+	Phases []Phase
 }
 
 // Phase is a named range of cycles [Start, End).
@@ -36,8 +25,8 @@ type Phase struct {
 }
 
 // Phase returns the phase called name (ok false if there is none).
-func (s *Stim) Phase(name string) (Phase, bool) {
-	for _, p := range s.Phases {
+func (r *Recording) Phase(name string) (Phase, bool) {
+	for _, p := range r.Phases {
 		if p.Name == name {
 			return p, true
 		}
@@ -45,9 +34,26 @@ func (s *Stim) Phase(name string) (Phase, bool) {
 	return Phase{}, false
 }
 
-// FromStimulus turns a per-cycle stimulus into change form.
-func FromStimulus(st *verify.Stimulus) *Stim {
-	out := &Stim{Inputs: st.Inputs, Cycles: st.Cycles()}
+// ends lists the phases' last cycles (exclusive), the harness's phases.
+func (r *Recording) ends() []int {
+	e := make([]int, len(r.Phases))
+	for i, p := range r.Phases {
+		e[i] = p.End
+	}
+	return e
+}
+
+// Change sets input Port (an index into Inputs) to Value before edge Cycle.
+type Change struct {
+	Cycle int
+	Port  int
+	Value *big.Int
+}
+
+// changes lists where st's inputs change (every input starts at 0), so
+// that a replay pokes only those.
+func changes(st *stim.Stimulus) []Change {
+	var out []Change
 	cur := make([]*big.Int, len(st.Inputs))
 	for i := range cur {
 		cur[i] = new(big.Int)
@@ -56,7 +62,7 @@ func FromStimulus(st *verify.Stimulus) *Stim {
 		for i, v := range row {
 			if v.Cmp(cur[i]) != 0 {
 				cur[i] = v
-				out.Changes = append(out.Changes, Change{Cycle: c, Port: i, Value: v})
+				out = append(out, Change{Cycle: c, Port: i, Value: v})
 			}
 		}
 	}
@@ -72,8 +78,8 @@ type Workload struct {
 	Idle   int
 }
 
-// DefaultWorkload is BENCHMARKS.md's: GEMM 64×64×64 on the default 16×16 NPU,
-// then 20000 idle cycles.
+// DefaultWorkload is the one BENCHMARKS.md reports: GEMM 64×64×64 on the
+// default 16×16 NPU, then 20000 idle cycles.
 func DefaultWorkload() Workload {
 	return Workload{Config: npu.DefaultConfig(), Op: compiler.Workload{Op: "gemm"}.WithDefaults(), Idle: 20000}
 }
@@ -97,7 +103,7 @@ func (w Workload) Name() string {
 // design and the recorded stimulus with its phases: "load" (reset and the
 // image), "run" (first descriptor to idle), "read" (outputs read back) and
 // "idle" (w.Idle more cycles with no input changing).
-func (w Workload) Record() (*hdl.Design, *Stim, error) {
+func (w Workload) Record() (*hdl.Design, *Recording, error) {
 	if err := w.Op.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -131,18 +137,22 @@ func (w Workload) Record() (*hdl.Design, *Stim, error) {
 			}
 		}
 	}
-	st := FromStimulus(res.Stimulus)
+	st := &Recording{Stimulus: res.Stimulus}
 	// host.Run: 2 reset cycles, the image, then the run from the first
 	// push, then the read-back (and one settled cycle).
 	load := 2 + res.LoadCycles
 	run := load + res.Cycles
-	if run > st.Cycles {
-		return nil, nil, fmt.Errorf("bench: %s: run ends at cycle %d of %d", w.Name(), run, st.Cycles)
+	n := st.Cycles()
+	if run > n {
+		return nil, nil, fmt.Errorf("bench: %s: run ends at cycle %d of %d", w.Name(), run, n)
 	}
-	st.Phases = []Phase{{"load", 0, load}, {"run", load, run}, {"read", run, st.Cycles}}
-	if w.Idle > 0 {
-		st.Phases = append(st.Phases, Phase{"idle", st.Cycles, st.Cycles + w.Idle})
-		st.Cycles += w.Idle
+	st.Phases = []Phase{{"load", 0, load}, {"run", load, run}, {"read", run, n}}
+	if w.Idle > 0 && n > 0 {
+		last := st.Rows[n-1]
+		for range w.Idle {
+			st.Rows = append(st.Rows, last)
+		}
+		st.Phases = append(st.Phases, Phase{"idle", n, n + w.Idle})
 	}
 	return res.Design, st, nil
 }

@@ -8,17 +8,17 @@ import (
 	"time"
 
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/sim"
 )
 
 var recorded struct {
 	d  *hdl.Design
-	st *Stim
+	st *Recording
 }
 
 // defaultStim records the default workload once per test binary.
-func defaultStim(t testing.TB) (*hdl.Design, *Stim) {
+func defaultStim(t testing.TB) (*hdl.Design, *Recording) {
 	t.Helper()
 	if recorded.st == nil {
 		d, st, err := DefaultWorkload().Record()
@@ -46,7 +46,7 @@ func TestWorkloadRecord(t *testing.T) {
 	}
 	run, _ := st.Phase("run")
 	pushed := false
-	for _, ch := range st.Changes {
+	for _, ch := range changes(st.Stimulus) {
 		if ch.Cycle == run.Start && st.Inputs[ch.Port].Name == "cmd_valid" && ch.Value.Sign() != 0 {
 			pushed = true
 		}
@@ -62,11 +62,11 @@ func TestWorkloadRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, a, err := replayGo(d, s1, st, st.Cycles)
+	_, a, err := replayGo(d, s1, st, st.Cycles())
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, b, err := replayGo(d, s2, st, st.Cycles)
+	_, b, err := replayGo(d, s2, st, st.Cycles())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +81,8 @@ func TestRunNPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the NPU on Verilator")
 	}
-	toolchain.Need(t, "verilator")
-	toolchain.Need(t, "iverilog")
+	tooltest.Need(t, "verilator")
+	tooltest.Need(t, "iverilog")
 	w := DefaultWorkload()
 	w.Idle = 2000
 	cfg := NPUConfig{Repeats: 1, Inner: 1, IcarusCycles: 300, FirstResult: 100_000, Compiled: true}
@@ -104,6 +104,7 @@ func TestRunNPU(t *testing.T) {
 func benchNPU(b *testing.B, opt sim.Options) {
 	d, st := defaultStim(b)
 	run, _ := st.Phase("run")
+	chs := changes(st.Stimulus)
 	var cycles, evals uint64
 	var cpu time.Duration
 	for range b.N {
@@ -112,7 +113,7 @@ func benchNPU(b *testing.B, opt sim.Options) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, _, err := replayGo(d, s, &Stim{Inputs: st.Inputs, Cycles: run.Start, Changes: st.Changes, Phases: st.Phases[:1]}, run.Start); err != nil {
+		if _, _, err := replayGo(d, s, &Recording{Stimulus: st.Stimulus, Phases: st.Phases[:1]}, run.Start); err != nil {
 			b.Fatal(err)
 		}
 		e0 := s.Stats().Evals
@@ -120,12 +121,12 @@ func benchNPU(b *testing.B, opt sim.Options) {
 		c0 := processCPU()
 		b.StartTimer()
 		ci := 0
-		for ci < len(st.Changes) && st.Changes[ci].Cycle < run.Start {
+		for ci < len(chs) && chs[ci].Cycle < run.Start {
 			ci++
 		}
 		for c := run.Start; c < run.End; c++ {
-			for ; ci < len(st.Changes) && st.Changes[ci].Cycle == c; ci++ {
-				s.PokeBig(st.Inputs[st.Changes[ci].Port].Name, st.Changes[ci].Value)
+			for ; ci < len(chs) && chs[ci].Cycle == c; ci++ {
+				s.PokeBig(st.Inputs[chs[ci].Port].Name, chs[ci].Value)
 			}
 			s.Step(1)
 		}

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/sim"
+	"github.com/hwgen/hwgen/stim"
 )
 
 // NPUConfig sets how the NPU workload is timed.
@@ -70,7 +72,7 @@ func RunNPU(w Workload, cfg NPUConfig, log io.Writer) (NPURow, error) {
 	row.Design = d.Top.Name
 	run, _ := st.Phase("run")
 	idle, hasIdle := st.Phase("idle")
-	row.Cycles, row.RunCycles = st.Cycles, run.End-run.Start
+	row.Cycles, row.RunCycles = st.Cycles(), run.End-run.Start
 	if hasIdle {
 		row.IdleCycles = idle.End - idle.Start
 	}
@@ -84,15 +86,24 @@ func RunNPU(w Workload, cfg NPUConfig, log io.Writer) (NPURow, error) {
 	row.Nodes, row.Registers = stats.Nodes, stats.Registers
 
 	fmt.Fprintf(log, "%s: building on Verilator (-O2)\n", w.Name())
-	vb, _, err := buildStimVerilator(d, st, false)
+	vb, _, err := buildVerilator(d, false)
 	if err != nil {
 		return row, err
 	}
 	if cfg.FreshBuilds {
 		fmt.Fprintf(log, "%s: timing a fresh Verilator build\n", w.Name())
-		if _, row.VerilatorBuild, err = buildStimVerilator(d, st, true); err != nil {
+		if _, row.VerilatorBuild, err = buildVerilator(d, true); err != nil {
 			return row, err
 		}
+	}
+	dir, err := os.MkdirTemp("", "hwgen-bench-stim-")
+	if err != nil {
+		return row, err
+	}
+	defer os.RemoveAll(dir)
+	stimPath := filepath.Join(dir, "stimulus.bin")
+	if err := stim.WriteFile(stimPath, st.Stimulus); err != nil {
+		return row, err
 	}
 	newCompiled := func(d *hdl.Design) (*sim.Sim, error) { return sim.NewWith(d, sim.Options{Compiled: true}) }
 	if cfg.Compiled && cfg.FreshBuilds {
@@ -111,28 +122,28 @@ func RunNPU(w Workload, cfg NPUConfig, log io.Writer) (NPURow, error) {
 	}
 
 	// Agreement over the whole stimulus, then over the Icarus prefix.
-	_, goOut, err := replayGo(d, s, st, st.Cycles)
+	_, goOut, err := replayGo(d, s, st, st.Cycles())
 	if err != nil {
 		return row, err
 	}
-	_, vOut, err := runStimVerilator(vb, st, st.Cycles, 1)
+	_, vOut, err := replayVerilator(vb, stimPath, st, st.Cycles(), 1)
 	if err != nil {
 		return row, err
 	}
 	if goOut != vOut {
-		return row, fmt.Errorf("bench %s: Go and Verilator disagree after %d cycles:\n  go        %s\n  verilator %s", w.Name(), st.Cycles, goOut, vOut)
+		return row, fmt.Errorf("bench %s: Go and Verilator disagree after %d cycles:\n  go        %s\n  verilator %s", w.Name(), st.Cycles(), goOut, vOut)
 	}
 	if cfg.Compiled {
 		sc, err := newCompiled(d)
 		if err != nil {
 			return row, err
 		}
-		_, cOut, err := replayGo(d, sc, st, st.Cycles)
+		_, cOut, err := replayGo(d, sc, st, st.Cycles())
 		if err != nil {
 			return row, err
 		}
 		if cOut != goOut {
-			return row, fmt.Errorf("bench %s: compiled and interpreted Go simulators disagree after %d cycles:\n  interpreted %s\n  compiled    %s", w.Name(), st.Cycles, goOut, cOut)
+			return row, fmt.Errorf("bench %s: compiled and interpreted Go simulators disagree after %d cycles:\n  interpreted %s\n  compiled    %s", w.Name(), st.Cycles(), goOut, cOut)
 		}
 	}
 	if ic := cfg.IcarusCycles; ic != 0 {
@@ -187,7 +198,7 @@ func RunNPU(w Workload, cfg NPUConfig, log io.Writer) (NPURow, error) {
 				return nil, err
 			}
 			runtime.GC()
-			t, _, err := replayGo(d, s, st, st.Cycles)
+			t, _, err := replayGo(d, s, st, st.Cycles())
 			if err != nil {
 				return nil, err
 			}
@@ -208,7 +219,7 @@ func RunNPU(w Workload, cfg NPUConfig, log io.Writer) (NPURow, error) {
 			}
 			cT = append(cT, t)
 		}
-		vt, _, err := runStimVerilator(vb, st, st.Cycles, cfg.Inner)
+		vt, _, err := replayVerilator(vb, stimPath, st, st.Cycles(), cfg.Inner)
 		if err != nil {
 			return row, err
 		}
@@ -240,7 +251,7 @@ func medianLaps(lists [][]Lap) []Lap {
 }
 
 // rates turns phase laps into CPU-time and wall-clock rates.
-func rates(st *Stim, laps []Lap) (cpu, wall Rates) {
+func rates(st *Recording, laps []Lap) (cpu, wall Rates) {
 	one := func(get func(Lap) time.Duration) Rates {
 		var r Rates
 		var total time.Duration
@@ -259,7 +270,7 @@ func rates(st *Stim, laps []Lap) (cpu, wall Rates) {
 			}
 		}
 		if total > 0 {
-			r.All = float64(st.Cycles) / total.Seconds()
+			r.All = float64(st.Cycles()) / total.Seconds()
 		}
 		return r
 	}

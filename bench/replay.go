@@ -7,32 +7,32 @@ import (
 
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/sim"
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verify"
 )
 
 // Lap is the time a phase took: wall clock and CPU time. CPU time is
 // what the comparisons use: on a busy machine the wall clock also counts
 // the time the simulator waited for a core.
-type Lap struct {
-	Wall, CPU time.Duration
-}
+type Lap = verify.Lap
 
 // replayGo runs the first cycles of st on s (fresh, built for d) and
 // returns the time of each phase (clipped to cycles; zero for phases not
 // reached) and the final outputs.
-func replayGo(d *hdl.Design, s *sim.Sim, st *Stim, cycles int) ([]Lap, string, error) {
+func replayGo(d *hdl.Design, s *sim.Sim, st *Recording, cycles int) ([]Lap, string, error) {
 	names := make([]string, len(st.Inputs))
 	for i, p := range st.Inputs {
 		names[i] = p.Name
 	}
+	chs := changes(st.Stimulus)
 	laps := make([]Lap, len(st.Phases))
 	ci := 0
 	for pi, ph := range st.Phases {
 		end := min(ph.End, cycles)
 		w0, c0 := time.Now(), processCPU()
 		for c := ph.Start; c < end; c++ {
-			for ; ci < len(st.Changes) && st.Changes[ci].Cycle == c; ci++ {
-				ch := st.Changes[ci]
+			for ; ci < len(chs) && chs[ci].Cycle == c; ci++ {
+				ch := chs[ci]
 				if err := s.PokeBig(names[ch.Port], ch.Value); err != nil {
 					return nil, "", err
 				}
@@ -49,7 +49,7 @@ func replayGo(d *hdl.Design, s *sim.Sim, st *Stim, cycles int) ([]Lap, string, e
 
 // goOutputs formats every output of the top in hex, space-separated.
 func goOutputs(d *hdl.Design, s *sim.Sim) (string, error) {
-	_, outputs := verify.Ports(d)
+	_, outputs := stim.Ports(d)
 	parts := make([]string, len(outputs))
 	for i, p := range outputs {
 		v, err := s.PeekBig(p.Name)

@@ -2,13 +2,14 @@ package compiler
 
 import (
 	"fmt"
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/golden"
 )
 

@@ -1,13 +1,12 @@
 package compiler
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
-	"errors"
-	"fmt"
 	"github.com/hwgen/hwgen/blocks/planar"
-
 	"github.com/hwgen/hwgen/golden"
 )
 

@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hwgen/hwgen/compiler"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -16,7 +16,7 @@ import (
 // host memory read port carries the results, the counters and idle the
 // cycle counts). One small NPU, so one Verilator build serves them all.
 func TestEveryOpOnVerilator(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	cfg := small()
 	pad := func(v int) *int { return &v }
 	for _, w := range []compiler.Workload{
@@ -49,7 +49,7 @@ func TestEveryOpOnVerilator(t *testing.T) {
 			if d := cmp.Diff(want, res.Outputs); d != "" {
 				t.Fatalf("(-golden +simulator):\n%s", d)
 			}
-			cr, err := res.CrossCheck(verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
+			cr, err := verify.CrossCheck(res.Design, res.Stimulus, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
 			if err != nil {
 				t.Fatal(err)
 			}

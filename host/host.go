@@ -6,9 +6,10 @@
 // waiting for cmd_ready), waits until the NPU is idle, and reads the
 // outputs back (h_rd_addr → h_rd_data one cycle later).
 //
-// The Go simulator is driven through a verify.Recorder, so every run is a
-// recorded stimulus: Result.CrossCheck replays it on Verilator, and equal
-// outputs in every cycle mean equal results and equal cycle counts.
+// The Go simulator is driven through a stim.Recorder, so every run is a
+// recorded stimulus: verify.CrossCheck(res.Design, res.Stimulus, opt)
+// replays it on Verilator, and equal outputs in every cycle mean equal
+// results and equal cycle counts.
 //
 //	res, err := host.Run(cfg, prog, host.WithVCD("run.vcd"))
 //	res.Outputs["y"]            // *golden.Tensor
@@ -41,7 +42,7 @@ import (
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/stim"
 )
 
 // design caches the elaborated simulation top per configuration.
@@ -141,7 +142,7 @@ type Result struct {
 	Wall       time.Duration
 
 	Design   *hdl.Design
-	Stimulus *verify.Stimulus // every cycle's inputs: replay with CrossCheck
+	Stimulus *stim.Stimulus // every cycle's inputs: replay with verify.CrossCheck
 }
 
 // Utilization is the ideal cycle count over the measured one.
@@ -152,15 +153,9 @@ func (r *Result) Utilization() float64 {
 	return float64(r.Ideal) / float64(r.Cycles)
 }
 
-// CrossCheck replays the recorded stimulus on Verilator and compares every
-// output port in every cycle with the Go simulator.
-func (r *Result) CrossCheck(opt verify.Options) (*verify.Result, error) {
-	return verify.CrossCheck(r.Design, r.Stimulus, opt)
-}
-
 type runner struct {
 	cfg  npu.Config
-	rec  *verify.Recorder
+	rec  *stim.Recorder
 	opt  Options
 	prog *compiler.Program
 }
@@ -213,7 +208,7 @@ func Run(cfg npu.Config, prog *compiler.Program, opts ...Option) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	rec, err := verify.NewRecorder(d)
+	rec, err := stim.NewRecorder(d)
 	if err != nil {
 		return nil, err
 	}

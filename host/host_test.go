@@ -9,10 +9,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -163,8 +164,8 @@ func TestGEMMDefault(t *testing.T) {
 }
 
 // TestUtilization: GEMM 256×256×256 on the default NPU keeps the PE
-// array at least 90% busy (the utilization goal; BENCHMARKS.md "NPU
-// utilization" has the figures and what bounds them).
+// array at least 90% busy (BENCHMARKS.md "NPU utilization" has the
+// figures and what bounds them).
 func TestUtilization(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	g := compiler.NewGraph()
@@ -176,11 +177,11 @@ func TestUtilization(t *testing.T) {
 	}
 }
 
-// TestCrossCheck replays a recorded run of the docs/sources.md §5 convolution
+// TestCrossCheck replays a recorded run of the SEEDS.md §5 convolution
 // (5×5×3 input, two 3×3 filters) on Verilator: identical outputs in
 // every cycle.
 func TestCrossCheck(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	rng := rand.New(rand.NewPCG(5, 6))
 	g := compiler.NewGraph()
 	x := g.Input("x", randTensor(rng, 3, 5, 5))
@@ -190,7 +191,7 @@ func TestCrossCheck(t *testing.T) {
 	if want := uint64(81 * cfg.Rows * cfg.Cols); res.MACs != want {
 		t.Errorf("mac_count %d, want 81 vectors × %d", res.MACs, cfg.Rows*cfg.Cols)
 	}
-	cr, err := res.CrossCheck(verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
+	cr, err := verify.CrossCheck(res.Design, res.Stimulus, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"github.com/hwgen/hwgen/internal/tooltest"
 	"math/big"
 	"os"
 	"strconv"
@@ -10,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/verify"
 )
@@ -56,7 +55,7 @@ func TestCompiledAgreesOnRandomNetlists(t *testing.T) {
 // on random addresses and enables, memories compared at the end, in both
 // modes.
 func TestMemoryLoopAgreesWithVerilator(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	m := hdl.NewModule("memloop2")
 	ra, wa, we := m.Input("ra", hdl.UInt(2)), m.Input("wa", hdl.UInt(2)), m.Input("we", hdl.Bool)
 	rb, wb := m.Input("rb", hdl.UInt(2)), m.Input("wb", hdl.UInt(2))

@@ -37,11 +37,12 @@ var memoryAccessFlags = []string{"--public-flat-rw", "--flatten"}
 type Build struct {
 	Binary string // path of the harness executable
 	Dir    string // cache directory holding it
+	Key    string // content hash of what was built (the directory's name)
 	Cached bool   // true when no compilation was needed
 }
 
-// CacheDir is where builds are kept: $HWGEN_CACHE_DIR, or hwgen/verilator
-// in the user cache directory.
+// CacheDir is where builds are kept by default: $HWGEN_CACHE_DIR, or
+// hwgen/verilator in the user cache directory.
 func CacheDir() (string, error) {
 	if d := os.Getenv("HWGEN_CACHE_DIR"); d != "" {
 		return d, nil
@@ -59,7 +60,8 @@ var buildMu sync.Mutex
 
 // BuildVerilator compiles d's emitted Verilog and the harness, or returns
 // the cached build with the same content hash (Verilog, harness, flags and
-// Verilator version).
+// Verilator version). The stimulus is not part of it: the harness reads
+// it at run time.
 func BuildVerilator(d *hdl.Design, opt BuildOptions) (*Build, error) {
 	if _, err := toolchain.Find("verilator"); err != nil {
 		return nil, err
@@ -70,18 +72,18 @@ func BuildVerilator(d *hdl.Design, opt BuildOptions) (*Build, error) {
 	}
 	files := verilog.Emit(d)
 	inputs, outputs := Ports(d)
-	mems := Memories(d)
-	harness := opt.Harness
+	var mems []Memory
 	flags := append(append([]string(nil), VerilatorFlags...), opt.flags()...)
-	if harness == "" {
+	if !opt.NoMemoryAccess {
+		mems = Memories(d)
 		if err := checkMemoryNames(mems); err != nil {
 			return nil, err
 		}
-		harness = harnessCPP(d.Top.Name, d.Info[d.Top].UsesClock, inputs, outputs, mems)
 		if len(mems) > 0 {
 			flags = append(flags, memoryAccessFlags...)
 		}
 	}
+	harness := harnessCPP(d.Top.Name, d.Info[d.Top].UsesClock, inputs, outputs, mems)
 
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n%q\n", version, harness, flags)
@@ -90,14 +92,16 @@ func BuildVerilator(d *hdl.Design, opt BuildOptions) (*Build, error) {
 		h.Write(f.Data)
 	}
 	key := fmt.Sprintf("%s-%x", d.Top.Name, h.Sum(nil)[:12])
-	cache, err := CacheDir()
-	if err != nil {
-		return nil, err
+	cache := opt.CacheDir
+	if cache == "" {
+		if cache, err = CacheDir(); err != nil {
+			return nil, err
+		}
 	}
 	final := filepath.Join(cache, key)
 	bin := filepath.Join(final, "obj", "Vharness")
 	if _, err := os.Stat(bin); err == nil {
-		return &Build{Binary: bin, Dir: final, Cached: true}, nil
+		return &Build{Binary: bin, Dir: final, Key: key, Cached: true}, nil
 	}
 
 	buildMu.Lock()
@@ -111,7 +115,7 @@ func BuildVerilator(d *hdl.Design, opt BuildOptions) (*Build, error) {
 	}
 	defer unlock()
 	if _, err := os.Stat(bin); err == nil { // another process built it meanwhile
-		return &Build{Binary: bin, Dir: final, Cached: true}, nil
+		return &Build{Binary: bin, Dir: final, Key: key, Cached: true}, nil
 	}
 
 	tmp, err := os.MkdirTemp(cache, "."+key+"-")
@@ -142,7 +146,7 @@ func BuildVerilator(d *hdl.Design, opt BuildOptions) (*Build, error) {
 	if err := os.Rename(tmp, final); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("store build in cache: %w", err)
 	}
-	return &Build{Binary: bin, Dir: final}, nil
+	return &Build{Binary: bin, Dir: final, Key: key}, nil
 }
 
 // BuildOptions tune the Verilator build.
@@ -152,9 +156,12 @@ type BuildOptions struct {
 	OptLevel int
 	// NoTrace leaves out VCD support, for benchmarks.
 	NoTrace bool
-	// Harness replaces the stimulus-file driver with another C++ main
-	// (benchmarks generate their stimulus in-process).
-	Harness string
+	// NoMemoryAccess leaves out memory preloading and dumping, and with
+	// them the flags that make every memory public and flatten the design
+	// (they cost the model speed), for benchmarks.
+	NoMemoryAccess bool
+	// CacheDir keeps the build; empty means CacheDir().
+	CacheDir string
 }
 
 func (o BuildOptions) flags() []string {

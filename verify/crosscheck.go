@@ -1,3 +1,11 @@
+// Package verify makes "the Go simulator agrees with Verilator" a property
+// any design can ask for: the same stimulus (package stim) runs on sim and
+// on a Verilator build of the emitted Verilog, and every output is
+// compared every cycle.
+//
+// Builds are cached by a content hash of the design, the harness and the
+// flags; the stimulus is read by the harness at run time, so a new
+// stimulus on the same design does not rebuild.
 package verify
 
 import (
@@ -10,8 +18,8 @@ import (
 	"time"
 
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/toolchain"
 	"github.com/hwgen/hwgen/sim"
+	"github.com/hwgen/hwgen/stim"
 )
 
 // Options tune a cross-check.
@@ -82,27 +90,30 @@ func CrossCheck(d *hdl.Design, st *Stimulus, opt Options) (*Result, error) {
 	}
 	res.Cached, res.BuildTime = b.Cached, time.Since(t0)
 
-	stimPath := filepath.Join(dir, "stimulus.hex")
-	if err := writeStimulus(stimPath, st); err != nil {
+	stimPath := filepath.Join(dir, "stimulus.bin")
+	if err := stim.WriteFile(stimPath, st); err != nil {
 		return nil, err
 	}
-	vOut := filepath.Join(dir, "verilator.out")
-	args := []string{stimPath, vOut}
+	run := RunOptions{Trace: filepath.Join(dir, "verilator.out")}
 	mems := Memories(d)
 	if len(opt.MemInit) > 0 {
-		memIn := filepath.Join(dir, "memin.hex")
-		if err := writeMemInit(memIn, mems, opt.MemInit); err != nil {
+		if opt.Build.NoMemoryAccess {
+			return nil, fmt.Errorf("cross-check of %s: a memory preload needs a build with memory access", d.Top.Name)
+		}
+		run.MemIn = filepath.Join(dir, "memin.hex")
+		if err := writeMemInit(run.MemIn, mems, opt.MemInit); err != nil {
 			return nil, err
 		}
-		args = append(args, "memin="+memIn)
 	}
-	memOut := filepath.Join(dir, "memout.hex")
 	if opt.CompareMemories {
-		args = append(args, "memout="+memOut)
+		if opt.Build.NoMemoryAccess {
+			return nil, fmt.Errorf("cross-check of %s: comparing memories needs a build with memory access", d.Top.Name)
+		}
+		run.MemOut = filepath.Join(dir, "memout.hex")
 	}
 	t0 = time.Now()
-	if _, err := toolchain.Run(dir, b.Binary, args...); err != nil {
-		return nil, fmt.Errorf("run verilator model: %w", err)
+	if _, err := b.Run(dir, stimPath, run); err != nil {
+		return nil, err
 	}
 	res.VerilatorRun = time.Since(t0)
 
@@ -115,7 +126,7 @@ func CrossCheck(d *hdl.Design, st *Stimulus, opt Options) (*Result, error) {
 	}
 	res.GoRun = time.Since(t0)
 
-	f, err := os.Open(vOut)
+	f, err := os.Open(run.Trace)
 	if err != nil {
 		return nil, err
 	}
@@ -133,13 +144,13 @@ func CrossCheck(d *hdl.Design, st *Stimulus, opt Options) (*Result, error) {
 				if i < len(vRow) {
 					mm.Verilator = vRow[i]
 				}
-				mm.GoVCD, mm.VerilatorVCD = waveforms(d, st, c, dir, b, opt)
+				mm.GoVCD, mm.VerilatorVCD = waveforms(d, st, c, dir, b, stimPath, run, opt)
 				return nil, mm
 			}
 		}
 	}
 	if opt.CompareMemories {
-		dump, err := readMemDump(memOut, mems)
+		dump, err := readMemDump(run.MemOut, mems)
 		if err != nil {
 			return nil, err
 		}
@@ -151,7 +162,7 @@ func CrossCheck(d *hdl.Design, st *Stimulus, opt Options) (*Result, error) {
 				}
 				if g := hexOf(v, m.Type.Width); g != dump[i][a] {
 					mm := &Mismatch{Cycle: st.Cycles(), Port: fmt.Sprintf("memory %s[%d]", m.Path, a), Go: g, Verilator: dump[i][a]}
-					mm.GoVCD, mm.VerilatorVCD = waveforms(d, st, st.Cycles()-1, dir, b, opt)
+					mm.GoVCD, mm.VerilatorVCD = waveforms(d, st, st.Cycles()-1, dir, b, stimPath, run, opt)
 					return nil, mm
 				}
 			}
@@ -160,26 +171,20 @@ func CrossCheck(d *hdl.Design, st *Stimulus, opt Options) (*Result, error) {
 	return res, nil
 }
 
-// waveforms reruns both sides up to the failing cycle with VCD output.
-func waveforms(d *hdl.Design, st *Stimulus, cycle int, dir string, b *Build, opt Options) (goVCD, vVCD string) {
+// waveforms reruns both sides up to the failing cycle with VCD output;
+// the Verilator side replays the first cycles of the same stimulus file.
+func waveforms(d *hdl.Design, st *Stimulus, cycle int, dir string, b *Build, stimPath string, run RunOptions, opt Options) (goVCD, vVCD string) {
 	cut := &Stimulus{Inputs: st.Inputs, Rows: st.Rows[:min(cycle+2, len(st.Rows))]}
 	goVCD = filepath.Join(dir, "gosim.vcd")
 	if _, _, err := runGo(d, cut, opt, goVCD); err != nil {
 		goVCD = "(none: " + err.Error() + ")"
 	}
-	vVCD = filepath.Join(dir, "verilator.vcd")
-	stim := filepath.Join(dir, "stimulus_cut.hex")
-	if err := writeStimulus(stim, cut); err != nil {
-		return goVCD, "(none: " + err.Error() + ")"
-	}
 	if opt.Build.NoTrace {
 		return goVCD, "(none: built without trace)"
 	}
-	args := []string{stim, filepath.Join(dir, "verilator_cut.out"), "vcd=" + vVCD}
-	if len(opt.MemInit) > 0 {
-		args = append(args, "memin="+filepath.Join(dir, "memin.hex"))
-	}
-	if _, err := toolchain.Run(dir, b.Binary, args...); err != nil {
+	vVCD = filepath.Join(dir, "verilator.vcd")
+	cutRun := RunOptions{Trace: filepath.Join(dir, "verilator_cut.out"), Cycles: cut.Cycles(), VCD: vVCD, MemIn: run.MemIn}
+	if _, err := b.Run(dir, stimPath, cutRun); err != nil {
 		vVCD = "(none: " + err.Error() + ")"
 	}
 	return goVCD, vVCD
@@ -244,28 +249,6 @@ func runGo(d *hdl.Design, st *Stimulus, opt Options, vcd string) ([][]string, *s
 
 func hexOf(v *big.Int, width int) string {
 	return fmt.Sprintf("%0*x", (width+3)/4, v)
-}
-
-func writeStimulus(path string, st *Stimulus) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<16)
-	for _, row := range st.Rows {
-		for i, v := range row {
-			if i > 0 {
-				w.WriteByte(' ')
-			}
-			fmt.Fprintf(w, "%x", v)
-		}
-		w.WriteByte('\n')
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // checkStimulus makes sure st drives exactly d's inputs, in order, with

@@ -138,27 +138,33 @@ func (c *Coverage) addModule(m *hdl.Module) {
 		}
 		return k
 	}
+	eachRoot(m, func(x *hdl.Expr) { visit(x) })
+}
+
+// eachRoot calls f on every expression tree hanging off m: signals,
+// memory ports and instance inputs (in port order), nil ones included.
+func eachRoot(m *hdl.Module, f func(*hdl.Expr)) {
 	for _, s := range m.Signals {
-		visit(&s.Expr)
-		visit(s.Driver)
-		visit(s.Next)
-		visit(s.Enable)
+		f(&s.Expr)
+		f(s.Driver)
+		f(s.Next)
+		f(s.Enable)
 	}
 	for _, mem := range m.Mems {
 		for _, w := range mem.Writes {
-			visit(w.Addr)
-			visit(w.Data)
-			visit(w.En)
-			visit(w.Mask)
+			f(w.Addr)
+			f(w.Data)
+			f(w.En)
+			f(w.Mask)
 		}
 		for _, r := range mem.Reads {
-			visit(r.Addr)
-			visit(r.En)
+			f(r.Addr)
+			f(r.En)
 		}
 	}
 	for _, in := range m.Insts {
 		for _, p := range in.Module.Ports {
-			visit(in.Inputs[p.Name])
+			f(in.Inputs[p.Name])
 		}
 	}
 }

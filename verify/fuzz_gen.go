@@ -566,30 +566,7 @@ func (g *gen) reachable() map[*hdl.Expr]bool {
 			}
 		}
 	}
-	m := g.m
-	for _, s := range m.Signals {
-		walk(&s.Expr)
-		walk(s.Driver)
-		walk(s.Next)
-		walk(s.Enable)
-	}
-	for _, mem := range m.Mems {
-		for _, w := range mem.Writes {
-			walk(w.Addr)
-			walk(w.Data)
-			walk(w.En)
-			walk(w.Mask)
-		}
-		for _, r := range mem.Reads {
-			walk(r.Addr)
-			walk(r.En)
-		}
-	}
-	for _, in := range m.Insts {
-		for _, x := range in.Inputs {
-			walk(x)
-		}
-	}
+	eachRoot(g.m, walk)
 	return seen
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/verify"
 	"github.com/hwgen/hwgen/verilog"
@@ -139,7 +140,7 @@ const fuzzSeed = 20260000
 // A few random designs agree with Verilator, and between them exercise
 // every operator at every width class.
 func TestFuzzAgainstVerilator(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	count, cycles := 3, 300
 	if testing.Short() {
 		count = 1
@@ -524,7 +525,7 @@ func lintEmitted(t *testing.T, d *hdl.Design) error {
 
 // Every bug the fuzzer once found stays fixed.
 func TestFuzzRegressions(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	for _, tc := range fuzzRegressions {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.reduced != nil {

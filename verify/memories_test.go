@@ -11,7 +11,7 @@ import (
 
 	"github.com/hwgen/hwgen/examples"
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/verify"
 )
@@ -41,7 +41,7 @@ func TestMemoriesListed(t *testing.T) {
 // Preloaded memories, random traffic, and every word of every memory
 // compared at the end, on both sides.
 func TestMemoryPreloadAndFinalContents(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	d := memDesign(t)
 	init := []verify.MemWord{
 		{Path: "big", Addr: 3, Value: new(big.Int).Lsh(big.NewInt(-5), 60)}, // a negative 70-bit word
@@ -78,7 +78,7 @@ func TestMemoryPreloadAndFinalContents(t *testing.T) {
 }
 
 func TestMemoryPreloadErrors(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	d := memDesign(t)
 	st := verify.Random(d, 3, 1)
 	for _, tc := range []struct {
@@ -169,7 +169,7 @@ func deepMemTop() *hdl.Module {
 // inline and two levels down: preloads land and every word compares,
 // and a difference in one word nobody reads is caught.
 func TestMemoryDeepAndReplicated(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	d := deepMemDesign(t)
 	var paths []string
 	for _, m := range verify.Memories(d) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/hwgen/hwgen/examples"
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/verify"
 )
@@ -54,7 +54,7 @@ func breakFirst(from, to hdl.Op) func(*hdl.Design) (*sim.Sim, error) {
 }
 
 func TestHarnessCatchesBrokenOperator(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	ex, _ := examples.Lookup("mac")
 	d, err := hdl.Elaborate(ex.Build())
 	if err != nil {

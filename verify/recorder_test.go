@@ -5,7 +5,7 @@ import (
 
 	"github.com/hwgen/hwgen/examples"
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -36,7 +36,7 @@ func TestRecorderReplaysOnVerilator(t *testing.T) {
 	if err := r.Poke("nope", 1); err == nil {
 		t.Errorf("poke of an unknown port accepted")
 	}
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	if _, err := verify.CrossCheck(d, r.Stimulus(), verify.Options{Dir: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/hwgen/hwgen/examples"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 	"github.com/hwgen/hwgen/verilog"
 )
@@ -109,8 +110,8 @@ func tbRunIcarus(t *testing.T, dir, runDir string, sources []string, args ...str
 // testbench under Icarus: the Go simulator and Icarus agree on every
 // output every cycle, starting from the same all-zero state.
 func TestTestbenchPassesUnderIcarus(t *testing.T) {
-	toolchain.Need(t, "iverilog")
-	toolchain.Need(t, "vvp")
+	tooltest.Need(t, "iverilog")
+	tooltest.Need(t, "vvp")
 	for _, name := range []string{"mac", "array4", "mem", "ops", "comb"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -194,8 +195,8 @@ func tbTamper(t *testing.T, path string, outputs []verify.Port, cycle int, port 
 // reported at its cycle and port, as the first mismatch, with a non-zero
 // exit status.
 func TestTestbenchReportsFirstMismatch(t *testing.T) {
-	toolchain.Need(t, "iverilog")
-	toolchain.Need(t, "vvp")
+	tooltest.Need(t, "iverilog")
+	tooltest.Need(t, "vvp")
 	cases := []struct {
 		design string
 		cycle  int
@@ -232,8 +233,8 @@ func TestTestbenchReportsFirstMismatch(t *testing.T) {
 // +tbdir=DIR; when they cannot be read the run fails instead of comparing
 // against nothing.
 func TestTestbenchFindsItsData(t *testing.T) {
-	toolchain.Need(t, "iverilog")
-	toolchain.Need(t, "vvp")
+	tooltest.Need(t, "iverilog")
+	tooltest.Need(t, "vvp")
 	d := tbDesign(t, "mac")
 	dir, sources := tbWrite(t, d, verify.Random(d, 20, 1))
 	elsewhere := t.TempDir()

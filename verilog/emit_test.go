@@ -15,6 +15,7 @@ import (
 	"github.com/hwgen/hwgen/examples"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/verilog"
 )
@@ -54,9 +55,9 @@ func writeFiles(t *testing.T, files []verilog.File) (string, []string) {
 // Every built-in example must lint with zero warnings, compile under
 // Icarus, and synthesize without latches or loops.
 func TestExamplesLintSynthesize(t *testing.T) {
-	toolchain.Need(t, "verilator")
-	toolchain.Need(t, "yosys")
-	toolchain.Need(t, "iverilog")
+	tooltest.Need(t, "verilator")
+	tooltest.Need(t, "yosys")
+	tooltest.Need(t, "iverilog")
 	for _, name := range examples.Names() {
 		t.Run(name, func(t *testing.T) {
 			d, files := emitExample(t, name)
@@ -84,7 +85,7 @@ func TestExamplesLintSynthesize(t *testing.T) {
 var slowSynth = map[string]bool{"ops": true, "array16": true}
 
 func TestSynthesizeNarrowOps(t *testing.T) {
-	toolchain.Need(t, "yosys")
+	tooltest.Need(t, "yosys")
 	d, err := hdl.Elaborate(examples.Ops([]int{1, 5, 17}))
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +177,7 @@ func TestUnusedBitsWaived(t *testing.T) {
 	if strings.Contains(line, "a[") {
 		t.Errorf("bits of a waived although the add reads them all")
 	}
-	if toolchain.Need(t, "verilator") != "" {
+	if tooltest.Need(t, "verilator") != "" {
 		dir, vs := writeFiles(t, verilog.Emit(d))
 		if err := toolchain.Lint(dir, "partial", vs); err != nil {
 			t.Error(err)
@@ -325,7 +326,7 @@ func TestRangeEndComparesLintClean(t *testing.T) {
 			t.Errorf("missing %q in\n%s", want, text)
 		}
 	}
-	if toolchain.Need(t, "verilator") != "" {
+	if tooltest.Need(t, "verilator") != "" {
 		dir, vs := writeFiles(t, files)
 		if err := toolchain.Lint(dir, "range_ends", vs); err != nil {
 			t.Error(err)
@@ -426,7 +427,7 @@ func TestFoldsKnownZeros(t *testing.T) {
 			}
 		}
 	}
-	if toolchain.Need(t, "verilator") != "" {
+	if tooltest.Need(t, "verilator") != "" {
 		dir, vs := writeFiles(t, files)
 		if err := toolchain.Lint(dir, "known_zeros", vs); err != nil {
 			t.Error(err)

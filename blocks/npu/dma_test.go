@@ -2,13 +2,14 @@ package npu
 
 import (
 	"fmt"
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/internal/simtest"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -220,7 +221,7 @@ func TestDMAOutTiming(t *testing.T) {
 // A short run of each engine with back-pressure, random latencies and
 // every kind of task, replayed on Verilator.
 func TestDMACrossCheck(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	c := dmaSmallConfig()
 	o := dmaBenchOpts{ready: 0.6, minLat: 1, maxLat: c.ExtLatency + 4, gap: 0.2}
 	t.Run("dma_in", func(t *testing.T) {

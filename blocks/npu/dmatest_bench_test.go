@@ -2,13 +2,13 @@ package npu
 
 import (
 	"fmt"
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"math/big"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/internal/simtest"
 )
 

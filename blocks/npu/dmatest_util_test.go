@@ -1,13 +1,13 @@
 package npu
 
 import (
-	"github.com/hwgen/hwgen/internal/emittest"
 	"math/big"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/emittest"
 	"github.com/hwgen/hwgen/internal/toolchain"
 	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
@@ -80,7 +80,7 @@ var dmaModules = []struct {
 // synthesized except for the external-memory model (a 2^16 × 128 array
 // Yosys would map to flip-flops).
 func TestDMAEmit(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	for _, cc := range []struct {
 		name      string
 		c         Config
@@ -101,7 +101,7 @@ func TestDMAEmit(t *testing.T) {
 				}
 				if cc.name != "default" {
 					t.Run("icarus", func(t *testing.T) {
-						tooltest.SkipUnlessTool(t, "iverilog")
+						tooltest.Need(t, "iverilog")
 						if err := toolchain.Icarus(dir, top, files); err != nil {
 							t.Fatal(err)
 						}
@@ -114,7 +114,7 @@ func TestDMAEmit(t *testing.T) {
 					if cc.name == "default" {
 						tooltest.SkipHeavy(t, "synthesis of the default configuration")
 					}
-					tooltest.SkipUnlessTool(t, "yosys")
+					tooltest.Need(t, "yosys")
 					stat, err := toolchain.Synth(dir, top, files)
 					if err != nil {
 						t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/check"
 	"github.com/hwgen/hwgen/internal/emittest"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -466,7 +466,7 @@ func TestEnginesConvBands(t *testing.T) {
 	}
 	h.s.Step(2)
 
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	h.s.CrossCheck(verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
 }
 

@@ -2,15 +2,16 @@ package npu
 
 import (
 	"fmt"
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"math/big"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/simtest"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -561,7 +562,7 @@ func TestDMASystem(t *testing.T) {
 // Short recorded runs of the arbiter, the memory model and the joined
 // system, replayed on Verilator.
 func TestExtCrossCheck(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	c := dmaSmallConfig()
 	t.Run("ext_arb", func(t *testing.T) {
 		dr := simtest.NewModule(t, extArbiter(c))

@@ -12,7 +12,7 @@ import (
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/simtest"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -185,6 +185,6 @@ func TestNPUGEMMByHand(t *testing.T) {
 	}
 	h.s.Step(2)
 
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	h.s.CrossCheck(verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
 }

@@ -1,12 +1,13 @@
 package planar
 
 import (
-	"github.com/hwgen/hwgen/internal/emittest"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/emittest"
 	"github.com/hwgen/hwgen/internal/toolchain"
 	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verilog"
@@ -26,7 +27,7 @@ func emitDir(t testing.TB, c Config) (string, *hdl.Design, []string) {
 // fewer psum lanes, unsigned narrow elements, the smallest kernel limit,
 // a one-entry line buffer, the default) and compiles under Icarus.
 func TestLint(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	one := Config{Lanes: 1, PsumLanes: 1, ElemWidth: 2, ElemSigned: false, AccWidth: 8, ScaleWidth: 2,
 		StateDepth: 2, PsumDepth: 2, MaxKernel: 2, LineDepth: 1}
 	wide := Config{Lanes: 3, PsumLanes: 2, ElemWidth: 16, ElemSigned: true, AccWidth: 40, ScaleWidth: 20,
@@ -38,7 +39,7 @@ func TestLint(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Run("icarus", func(t *testing.T) {
-				tooltest.SkipUnlessTool(t, "iverilog")
+				tooltest.Need(t, "iverilog")
 				if err := toolchain.Icarus(dir, d.Top.Name, files); err != nil {
 					t.Fatal(err)
 				}
@@ -50,7 +51,7 @@ func TestLint(t *testing.T) {
 // A small configuration synthesizes with Yosys without a latch, a
 // combinational loop or a driver conflict.
 func TestSynth(t *testing.T) {
-	toolchain.Need(t, "yosys")
+	tooltest.Need(t, "yosys")
 	c := Config{Lanes: 2, PsumLanes: 2, ElemWidth: 4, ElemSigned: true, AccWidth: 8, ScaleWidth: 4,
 		StateDepth: 16, PsumDepth: 8, MaxKernel: 3, LineDepth: 4}
 	dir, _, files := emitDir(t, c)

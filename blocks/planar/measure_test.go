@@ -17,7 +17,7 @@ import (
 //	HWGEN_MEASURE=1 go test ./blocks/planar -run TestMeasure -v
 func TestMeasure(t *testing.T) {
 	tooltest.SkipUnlessEnv(t, "HWGEN_MEASURE", "measure")
-	toolchain.Need(t, "yosys")
+	tooltest.Need(t, "yosys")
 	c := DefaultConfig()
 	var out strings.Builder
 	fmt.Fprintf(&out, "# blocks/planar measurements\n\nReproduce (Go simulator, Yosys 0.23; about 10 s):\n\n")

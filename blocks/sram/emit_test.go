@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verilog"
 )
 
@@ -97,9 +99,9 @@ func TestEmittedModules(t *testing.T) {
 // Every emitted form lints clean under Verilator -Wall, compiles under
 // Icarus and synthesizes in Yosys without latches or loops.
 func TestLintSynth(t *testing.T) {
-	toolchain.Need(t, "verilator")
-	toolchain.Need(t, "yosys")
-	toolchain.Need(t, "iverilog")
+	tooltest.Need(t, "verilator")
+	tooltest.Need(t, "yosys")
+	tooltest.Need(t, "iverilog")
 	st := StateConfig{Partitions: 3, Depth: 8, ElemWidth: 4}
 	ps := PsumConfig{Partitions: 2, Depth: 8, AccWidth: 10}
 	for _, block := range []string{"state", "psum"} {

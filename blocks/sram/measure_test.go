@@ -17,7 +17,7 @@ import (
 //	HWGEN_MEASURE=1 go test ./blocks/sram -run TestMeasure -v
 func TestMeasure(t *testing.T) {
 	tooltest.SkipUnlessEnv(t, "HWGEN_MEASURE", "measure")
-	toolchain.Need(t, "yosys")
+	tooltest.Need(t, "yosys")
 	cfg := DefaultConfig()
 	var out strings.Builder
 	fmt.Fprintf(&out, "\n### Logic (Yosys 0.23 `synth`, default configuration, arrays as black-box macros)\n\n")

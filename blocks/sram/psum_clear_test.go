@@ -5,7 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hwgen/hwgen/internal/toolchain"
+
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -78,7 +79,7 @@ func TestPsumClear(t *testing.T) {
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("arrays after the clear (-want +got):\n%s", diff)
 				}
-				toolchain.Need(t, "verilator")
+				tooltest.Need(t, "verilator")
 				res.drv.CrossCheck(verify.Options{Dir: t.TempDir(), CompareMemories: true})
 			})
 		}

@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hwgen/hwgen/internal/toolchain"
+
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -138,7 +139,7 @@ func TestPsumBackToBackAccumulate(t *testing.T) {
 				if got := float64(res.accepted[psRd]) / window; got < tc.rdRate {
 					t.Errorf("%.3f read-outs accepted per cycle, want at least %.2f", got, tc.rdRate)
 				}
-				toolchain.Need(t, "verilator")
+				tooltest.Need(t, "verilator")
 				res.drv.CrossCheck(verify.Options{Dir: t.TempDir(), CompareMemories: true})
 			})
 		}

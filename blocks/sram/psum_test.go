@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hwgen/hwgen/internal/toolchain"
 	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
@@ -51,7 +50,7 @@ func TestPsumRandomTrafficDefault(t *testing.T) {
 }
 
 func TestPsumRandomTrafficVerilator(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	cfg := smallPsums[0]
 	for _, macros := range []bool{false, true} {
 		t.Run(form(macros), func(t *testing.T) {
@@ -64,7 +63,7 @@ func TestPsumRandomTrafficVerilator(t *testing.T) {
 
 func TestPsumDefaultVerilator(t *testing.T) {
 	tooltest.SkipHeavy(t, "default-size Verilator build")
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	cfg := DefaultConfig().Psum
 	for _, macros := range []bool{false, true} {
 		t.Run(form(macros), func(t *testing.T) {
@@ -109,6 +108,6 @@ func TestPsumWritePriority(t *testing.T) {
 	if res.accepted[psRd] == 0 || res.accWrites == 0 {
 		t.Errorf("traffic served %d read-outs and %d accumulating writes; both must occur", res.accepted[psRd], res.accWrites)
 	}
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	res.drv.CrossCheck(verify.Options{Dir: t.TempDir(), CompareMemories: true})
 }

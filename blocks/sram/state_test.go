@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/hwgen/hwgen/internal/toolchain"
 	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
@@ -68,7 +67,7 @@ func TestStateRandomTrafficDefault(t *testing.T) {
 // The same random traffic, recorded on the Go simulator, replays on
 // Verilator with identical outputs every cycle and identical arrays.
 func TestStateRandomTrafficVerilator(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	cfg := smallStates[0]
 	for _, macros := range []bool{false, true} {
 		t.Run(form(macros), func(t *testing.T) {
@@ -83,7 +82,7 @@ func TestStateRandomTrafficVerilator(t *testing.T) {
 // The default size on Verilator: slow to build, so not in -short runs.
 func TestStateDefaultVerilator(t *testing.T) {
 	tooltest.SkipHeavy(t, "default-size Verilator build")
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	cfg := DefaultConfig().State
 	for _, macros := range []bool{false, true} {
 		t.Run(form(macros), func(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/hwgen/hwgen/internal/toolchain"
 	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
@@ -30,7 +29,7 @@ func TestCrossCheck(t *testing.T) {
 			if tc.long {
 				tooltest.SkipHeavy(t, "16x16 Verilator build")
 			}
-			toolchain.Need(t, "verilator")
+			tooltest.Need(t, "verilator")
 			cfg := DefaultConfig()
 			tc.mod(&cfg)
 			rng := rand.New(rand.NewPCG(uint64(i), 11))

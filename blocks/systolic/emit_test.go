@@ -1,12 +1,13 @@
 package systolic
 
 import (
-	"github.com/hwgen/hwgen/internal/emittest"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/emittest"
 	"github.com/hwgen/hwgen/internal/toolchain"
 	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verilog"
@@ -28,7 +29,7 @@ func emitDir(t testing.TB, cfg Config) (string, *hdl.Design, []string) {
 // unsigned and 32-bit formats, the default 16×16) and compiles under
 // Icarus.
 func TestLint(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	cases := []func(*Config){
 		func(c *Config) { c.Rows, c.Cols = 4, 4 },
 		func(c *Config) { c.Rows, c.Cols, c.ZeroSkip = 4, 4, false },
@@ -51,7 +52,7 @@ func TestLint(t *testing.T) {
 			}
 			if cfg.Rows*cfg.Cols <= 256 { // Icarus is slow on the 128-wide skews
 				t.Run("icarus", func(t *testing.T) {
-					tooltest.SkipUnlessTool(t, "iverilog")
+					tooltest.Need(t, "iverilog")
 					if err := toolchain.Icarus(dir, d.Top.Name, files); err != nil {
 						t.Fatal(err)
 					}
@@ -64,7 +65,7 @@ func TestLint(t *testing.T) {
 // Small configurations synthesize with Yosys without a latch, a loop or
 // a driver conflict (check -assert).
 func TestSynth(t *testing.T) {
-	toolchain.Need(t, "yosys")
+	tooltest.Need(t, "yosys")
 	for _, zs := range []bool{true, false} {
 		cfg := DefaultConfig()
 		cfg.Rows, cfg.Cols, cfg.ZeroSkip = 3, 4, zs

@@ -128,7 +128,7 @@ func synthModule(t *testing.T, m *hdl.Module) int {
 //	HWGEN_MEASURE=1 go test ./blocks/systolic -run TestMeasure -v
 func TestMeasure(t *testing.T) {
 	tooltest.SkipUnlessEnv(t, "HWGEN_MEASURE", "measure (Yosys on the 16x16 array, long Go-sim runs)")
-	toolchain.Need(t, "yosys")
+	tooltest.Need(t, "yosys")
 	cfg := DefaultConfig()
 	dense := cfg
 	dense.ZeroSkip = false

@@ -15,6 +15,7 @@ import (
 	"github.com/hwgen/hwgen/internal/check"
 	"github.com/hwgen/hwgen/internal/simtest"
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verilog"
 )
 
@@ -135,8 +136,8 @@ func emit(t *testing.T, cfg taskmgr.Config) []verilog.File {
 // The emitted Verilog lints clean and synthesizes without latches or
 // combinational loops.
 func TestLintSynth(t *testing.T) {
-	toolchain.Need(t, "verilator")
-	toolchain.Need(t, "yosys")
+	tooltest.Need(t, "verilator")
+	tooltest.Need(t, "yosys")
 	cfg := smallConfig()
 	files := emit(t, cfg)
 	dir := filepath.Join(t.TempDir(), "rtl")

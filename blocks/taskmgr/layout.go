@@ -2,10 +2,10 @@ package taskmgr
 
 import (
 	"fmt"
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"math/big"
 	"strings"
 
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/hdl"
 )
 

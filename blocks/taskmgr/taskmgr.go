@@ -2,8 +2,8 @@ package taskmgr
 
 import (
 	"fmt"
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/hdl"
 )
 

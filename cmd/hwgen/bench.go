@@ -9,9 +9,9 @@ import (
 )
 
 type benchCmd struct {
-	Design          []string `help:"Built-in design(s) to measure with in-process random stimulus (none: skip)." default:"array4,array16"`
+	Design          []string `help:"Built-in design(s) to measure with random (xorshift64) stimulus (none: skip)." default:"array4,array16"`
 	GoCycles        int      `help:"Cycles per Go-simulator timing run of the built-in designs." default:"100000"`
-	VerilatorCycles int      `help:"Cycles per Verilator timing run of the built-in designs." default:"1000000"`
+	VerilatorCycles int      `help:"Cycles per Verilator timing run of the built-in designs (past 65536, split into runs on fresh models)." default:"1000000"`
 	IcarusCycles    int      `help:"Cycles of the Icarus run of the built-in designs (also the length over which all must agree)." default:"5000"`
 	Repeats         int      `help:"Timing rounds per side; the median is reported." default:"5"`
 
@@ -32,7 +32,7 @@ func (c *benchCmd) Help() string {
     first, smallest first, so the RSS is that size's);
   - the built-in designs (--design): the Go simulator (interpreter and
     compiled), Verilator (-O2, no trace) and Icarus Verilog on the same
-    in-process xorshift64 stimulus, checked to end with the same outputs;
+    xorshift64 stimulus, checked to end with the same outputs;
   - the NPU workload (--npu): the --op tensor operation compiled for the
     default NPU and run through the simulation top's ports (hwgen sim's
     host), recorded and replayed on every simulator (all must end with the

@@ -225,7 +225,7 @@ func (c *simCmd) runWorkload() error {
 	}
 	if c.Engine == "verilator" {
 		fmt.Printf("verilator building and replaying %d cycles...\n", len(res.Stimulus.Rows))
-		cr, err := res.CrossCheck(verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
+		cr, err := verify.CrossCheck(res.Design, res.Stimulus, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
 		if err != nil {
 			return fmt.Errorf("verilator: %w", err)
 		}

@@ -2,7 +2,6 @@ package multi
 
 import (
 	"fmt"
-	"github.com/hwgen/hwgen/internal/tooltest"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
+	"github.com/hwgen/hwgen/internal/tooltest"
 )
 
 // TestSpeedupTable measures the BENCHMARKS.md table "Several neural

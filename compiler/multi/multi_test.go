@@ -1,15 +1,15 @@
 package multi
 
 import (
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
-	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -154,7 +154,7 @@ func busy(r *host.Result) []uint64 {
 
 // The compiled two-engine conv replays identically on Verilator.
 func TestConvEnginesVerilator(t *testing.T) {
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	rng := rand.New(rand.NewPCG(10, 11))
 	x := sparseMap(rng, 4, 8, 6, 0.5, false)
 	w := weights(rng, 4, 4, 3)
@@ -167,7 +167,7 @@ func TestConvEnginesVerilator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cr, err := res.CrossCheck(verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
+	cr, err := verify.CrossCheck(res.Design, res.Stimulus, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verilog"
 )
 
@@ -36,7 +37,7 @@ func Dir(t testing.TB, m *hdl.Module) (string, *hdl.Design, []string) {
 // Lint requires zero warnings from verilator --lint-only -Wall.
 func Lint(t testing.TB, m *hdl.Module) {
 	t.Helper()
-	toolchain.Need(t, "verilator")
+	tooltest.Need(t, "verilator")
 	dir, d, files := Dir(t, m)
 	if err := toolchain.Lint(dir, d.Top.Name, files); err != nil {
 		t.Fatal(err)
@@ -47,7 +48,7 @@ func Lint(t testing.TB, m *hdl.Module) {
 // loop, no driver conflict) and returns the statistics report.
 func Synth(t testing.TB, m *hdl.Module) string {
 	t.Helper()
-	toolchain.Need(t, "yosys")
+	tooltest.Need(t, "yosys")
 	dir, d, files := Dir(t, m)
 	stat, err := toolchain.Synth(dir, d.Top.Name, files)
 	if err != nil {

@@ -189,7 +189,7 @@ func (dr *Driver) Stimulus() *verify.Stimulus { return dr.rec.Stimulus() }
 // the test when Verilator is missing, or fails it under RequireEnv.
 func (dr *Driver) CrossCheck(opt verify.Options) *verify.Result {
 	dr.t.Helper()
-	tooltest.SkipUnlessTool(dr.t, "verilator")
+	tooltest.Need(dr.t, "verilator")
 	opt.MemInit = append(slices.Clip(dr.memInit), opt.MemInit...)
 	res, err := verify.CrossCheck(dr.d, dr.rec.Stimulus(), opt)
 	if err != nil {

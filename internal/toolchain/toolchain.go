@@ -1,5 +1,5 @@
 // Package toolchain finds and runs the external tools hwgen is checked
-// with (Verilator, Icarus Verilog, Yosys), and lets tests insist on them.
+// with (Verilator, Icarus Verilog, Yosys).
 package toolchain
 
 import (
@@ -11,11 +11,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"testing"
 )
 
 // RequireEnv is the environment variable that turns a missing tool from a
-// skipped test into a failed one. CI sets it.
+// skipped test into a failed one (see internal/tooltest). CI sets it.
 const RequireEnv = "HWGEN_REQUIRE_VERILATOR"
 
 // InstallHint tells a user how to get the tools.
@@ -28,21 +27,6 @@ func Find(tool string) (string, error) {
 		return "", fmt.Errorf("%s not found on PATH; %s", tool, InstallHint)
 	}
 	return p, nil
-}
-
-// Need returns the tool's path, skipping the test when it is missing, or
-// failing it when RequireEnv is set.
-func Need(t testing.TB, tool string) string {
-	t.Helper()
-	p, err := Find(tool)
-	if err == nil {
-		return p
-	}
-	if os.Getenv(RequireEnv) != "" {
-		t.Fatalf("%v (%s is set, so a missing tool is a failure)", err, RequireEnv)
-	}
-	t.Skipf("%v", err)
-	return ""
 }
 
 // Run runs a command in dir and returns its combined output; a non-zero

@@ -37,9 +37,9 @@ func Skip(t testing.TB, why Reason, msg string) {
 	t.Skip(msg)
 }
 
-// SkipUnlessTool returns the path of tool, or skips t (fails it under
+// Need returns the path of tool, or skips t (fails it under
 // toolchain.RequireEnv) when the tool is not installed.
-func SkipUnlessTool(t testing.TB, tool string) string {
+func Need(t testing.TB, tool string) string {
 	t.Helper()
 	p, err := toolchain.Find(tool)
 	if err != nil {

@@ -71,9 +71,9 @@ func TestSkip(t *testing.T) {
 		fn      func(testing.TB)
 		want    string
 	}{
-		{"missing tool", false, false, func(t testing.TB) { SkipUnlessTool(t, "notatool") }, "skip"},
-		{"missing tool, required", true, false, func(t testing.TB) { SkipUnlessTool(t, "notatool") }, "fatal"},
-		{"installed tool, required", true, false, func(t testing.TB) { SkipUnlessTool(t, "faketool") }, "ran"},
+		{"missing tool", false, false, func(t testing.TB) { Need(t, "notatool") }, "skip"},
+		{"missing tool, required", true, false, func(t testing.TB) { Need(t, "notatool") }, "fatal"},
+		{"installed tool, required", true, false, func(t testing.TB) { Need(t, "faketool") }, "ran"},
 		{"heavy, -short", false, true, func(t testing.TB) { SkipHeavy(t, "big build") }, "skip"},
 		{"heavy, -short, required", true, true, func(t testing.TB) { SkipHeavy(t, "big build") }, "skip"},
 		{"heavy, no -short, required", true, false, func(t testing.TB) { SkipHeavy(t, "big build") }, "ran"},
@@ -96,14 +96,14 @@ func TestSkip(t *testing.T) {
 	}
 }
 
-func TestSkipUnlessToolPath(t *testing.T) {
+func TestNeedPath(t *testing.T) {
 	bin := t.TempDir()
 	tool := filepath.Join(bin, "faketool")
 	if err := os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin)
-	if got := SkipUnlessTool(t, "faketool"); got != tool {
-		t.Errorf("SkipUnlessTool = %q, want %q", got, tool)
+	if got := Need(t, "faketool"); got != tool {
+		t.Errorf("Need = %q, want %q", got, tool)
 	}
 }

@@ -1,4 +1,4 @@
-package verify
+package stim
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // Recorder drives the Go simulator interactively (a test may decide each
 // cycle's inputs from the outputs, as a valid/ready client or a reference
 // model does) and records every cycle's inputs, so the very same stimulus
-// can then be replayed on Verilator with CrossCheck.
+// can then be replayed on Verilator (verify.CrossCheck).
 type Recorder struct {
 	Sim    *sim.Sim
 	d      *hdl.Design

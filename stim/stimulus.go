@@ -1,11 +1,11 @@
-// Package verify makes "the Go simulator agrees with Verilator" a property
-// any design can ask for: the same stimulus runs on sim and on a Verilator
-// build of the emitted Verilog, and every output is compared every cycle.
+// Package stim holds what drives a design cycle by cycle: its input
+// ports, a stimulus (every input's value in every cycle), ways to build
+// one (Generate, Random) or record one from an interactive Go simulation
+// (Recorder), and the file the Verilator harness replays it from.
 //
-// One cycle, on both sides: apply the cycle's inputs, settle, sample every
-// output, then one rising clock edge. Builds are cached by a content hash
-// so a repeated check does not rebuild.
-package verify
+// One cycle: apply the cycle's inputs, settle, sample every output, then
+// one rising clock edge.
+package stim
 
 import (
 	"fmt"
