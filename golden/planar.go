@@ -24,11 +24,14 @@ const (
 
 var roundingNames = [...]string{HalfUp: "half-up", HalfEven: "half-even"}
 
-func (r Rounding) String() string {
-	if r >= 0 && int(r) < len(roundingNames) {
-		return roundingNames[r]
+func (r Rounding) String() string { return nameOf(roundingNames[:], r, "rounding") }
+
+// nameOf is names[v], or kind(v) for a value without a name.
+func nameOf[T ~int](names []string, v T, kind string) string {
+	if v >= 0 && int(v) < len(names) {
+		return names[v]
 	}
-	return fmt.Sprintf("rounding(%d)", int(r))
+	return fmt.Sprintf("%s(%d)", kind, int(v))
 }
 
 // Requant is the planar engine's post-processor:
@@ -134,12 +137,7 @@ const (
 
 var eltNames = [...]string{EltAdd: "add", EltSub: "sub", EltMul: "mul", EltMax: "max", EltMin: "min"}
 
-func (o EltOp) String() string {
-	if o >= 0 && int(o) < len(eltNames) {
-		return eltNames[o]
-	}
-	return fmt.Sprintf("eltop(%d)", int(o))
-}
+func (o EltOp) String() string { return nameOf(eltNames[:], o, "eltop") }
 
 // EltOpNames lists the elementwise functions by name, in code order.
 func EltOpNames() []string { return eltNames[:] }
@@ -233,12 +231,7 @@ var poolKinds = [...]struct {
 	PoolMin: {"min", func(acc, v int64) int64 { return min(acc, v) }},
 }
 
-func (k PoolKind) String() string {
-	if k.valid() {
-		return poolKinds[k].name
-	}
-	return fmt.Sprintf("poolkind(%d)", int(k))
-}
+func (k PoolKind) String() string { return nameOf(PoolKindNames(), k, "poolkind") }
 
 func (k PoolKind) valid() bool { return k >= 0 && int(k) < len(poolKinds) }
 
