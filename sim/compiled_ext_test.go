@@ -11,6 +11,7 @@ import (
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/sim"
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -33,7 +34,7 @@ func TestCompiledAgreesOnRandomNetlists(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st := verify.Random(d, 300, seed)
+		st := stim.Random(d, 300, seed)
 		want, err := verify.RunGo(d, st, sim.New, "")
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +77,7 @@ func TestMemoryLoopAgreesWithVerilator(t *testing.T) {
 	for i := range 4 {
 		init = append(init, verify.MemWord{Path: "a", Addr: i, Value: big.NewInt(int64(10 + i))}, verify.MemWord{Path: "b", Addr: i, Value: big.NewInt(int64(20 + i))})
 	}
-	st := verify.Random(d, 400, 7)
+	st := stim.Random(d, 400, 7)
 	for _, newSim := range []func(*hdl.Design) (*sim.Sim, error){sim.New, func(d *hdl.Design) (*sim.Sim, error) {
 		return sim.NewWith(d, sim.Options{Compiled: true})
 	}} {

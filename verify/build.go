@@ -13,6 +13,7 @@ import (
 
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verilog"
 )
 
@@ -71,7 +72,7 @@ func BuildVerilator(d *hdl.Design, opt BuildOptions) (*Build, error) {
 		return nil, err
 	}
 	files := verilog.Emit(d)
-	inputs, outputs := Ports(d)
+	inputs, outputs := stim.Ports(d)
 	var mems []Memory
 	flags := append(append([]string(nil), VerilatorFlags...), opt.flags()...)
 	if !opt.NoMemoryAccess {

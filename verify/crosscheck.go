@@ -66,7 +66,7 @@ func (m *Mismatch) Error() string {
 // CrossCheck runs st on the Go simulator and on Verilator and compares
 // every output every cycle. It returns a *Mismatch error on the first
 // divergence.
-func CrossCheck(d *hdl.Design, st *Stimulus, opt Options) (*Result, error) {
+func CrossCheck(d *hdl.Design, st *stim.Stimulus, opt Options) (*Result, error) {
 	if opt.NewSim == nil {
 		opt.NewSim = sim.New
 	}
@@ -117,7 +117,7 @@ func CrossCheck(d *hdl.Design, st *Stimulus, opt Options) (*Result, error) {
 	}
 	res.VerilatorRun = time.Since(t0)
 
-	_, outputs := Ports(d)
+	_, outputs := stim.Ports(d)
 	res.Outputs = len(outputs)
 	t0 = time.Now()
 	gOut, gs, err := runGo(d, st, opt, "")
@@ -173,8 +173,8 @@ func CrossCheck(d *hdl.Design, st *Stimulus, opt Options) (*Result, error) {
 
 // waveforms reruns both sides up to the failing cycle with VCD output;
 // the Verilator side replays the first cycles of the same stimulus file.
-func waveforms(d *hdl.Design, st *Stimulus, cycle int, dir string, b *Build, stimPath string, run RunOptions, opt Options) (goVCD, vVCD string) {
-	cut := &Stimulus{Inputs: st.Inputs, Rows: st.Rows[:min(cycle+2, len(st.Rows))]}
+func waveforms(d *hdl.Design, st *stim.Stimulus, cycle int, dir string, b *Build, stimPath string, run RunOptions, opt Options) (goVCD, vVCD string) {
+	cut := &stim.Stimulus{Inputs: st.Inputs, Rows: st.Rows[:min(cycle+2, len(st.Rows))]}
 	goVCD = filepath.Join(dir, "gosim.vcd")
 	if _, _, err := runGo(d, cut, opt, goVCD); err != nil {
 		goVCD = "(none: " + err.Error() + ")"
@@ -193,14 +193,14 @@ func waveforms(d *hdl.Design, st *Stimulus, cycle int, dir string, b *Build, sti
 // RunGo runs st on the Go simulator and returns each cycle's outputs as
 // hex, sampled after the inputs settle and before the clock edge. A
 // non-empty vcd path writes waveforms.
-func RunGo(d *hdl.Design, st *Stimulus, newSim func(*hdl.Design) (*sim.Sim, error), vcd string) ([][]string, error) {
+func RunGo(d *hdl.Design, st *stim.Stimulus, newSim func(*hdl.Design) (*sim.Sim, error), vcd string) ([][]string, error) {
 	rows, _, err := runGo(d, st, Options{NewSim: newSim}, vcd)
 	return rows, err
 }
 
 // runGo is RunGo with memory preloading; it also returns the simulator so
 // the caller can inspect its final state.
-func runGo(d *hdl.Design, st *Stimulus, opt Options, vcd string) ([][]string, *sim.Sim, error) {
+func runGo(d *hdl.Design, st *stim.Stimulus, opt Options, vcd string) ([][]string, *sim.Sim, error) {
 	newSim := opt.NewSim
 	if newSim == nil {
 		newSim = sim.New
@@ -225,7 +225,7 @@ func runGo(d *hdl.Design, st *Stimulus, opt Options, vcd string) ([][]string, *s
 		}
 		defer s.CloseVCD()
 	}
-	_, outputs := Ports(d)
+	_, outputs := stim.Ports(d)
 	rows := make([][]string, 0, st.Cycles())
 	for _, row := range st.Rows {
 		for i, p := range st.Inputs {
@@ -253,8 +253,8 @@ func hexOf(v *big.Int, width int) string {
 
 // checkStimulus makes sure st drives exactly d's inputs, in order, with
 // values that fit.
-func checkStimulus(d *hdl.Design, st *Stimulus) error {
-	inputs, _ := Ports(d)
+func checkStimulus(d *hdl.Design, st *stim.Stimulus) error {
+	inputs, _ := stim.Ports(d)
 	if len(st.Inputs) != len(inputs) {
 		return fmt.Errorf("stimulus drives %d inputs, design %s has %d", len(st.Inputs), d.Top.Name, len(inputs))
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hwgen/hwgen/examples"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/tooltest"
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -22,7 +23,7 @@ func TestExamplesAgreeWithVerilator(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st := verify.Random(d, 400, 1)
+			st := stim.Random(d, 400, 1)
 			res, err := verify.CrossCheck(d, st, verify.Options{Dir: t.TempDir(), CompareMemories: true})
 			if err != nil {
 				t.Fatal(err)
@@ -43,11 +44,11 @@ func TestNewStimulusReusesTheBuild(t *testing.T) {
 	opt := verify.BuildOptions{CacheDir: cache}
 	tests := []struct {
 		name       string
-		st         *verify.Stimulus
+		st         *stim.Stimulus
 		wantCached bool
 	}{
-		{"first stimulus builds", verify.Random(d, 300, 1), false},
-		{"another stimulus of another length reuses", verify.Random(d, 123, 2), true},
+		{"first stimulus builds", stim.Random(d, 300, 1), false},
+		{"another stimulus of another length reuses", stim.Random(d, 123, 2), true},
 	}
 	var keys []string
 	for _, tc := range tests {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verilog"
 )
 
@@ -131,7 +132,7 @@ func (fc FuzzCampaign) one(seed uint64, index int) (*Coverage, *Result, error) {
 		cov.Designs = 1
 		return cov, nil, nil
 	}
-	res, err := CrossCheck(d, Random(d, fc.Cycles, seed), opt)
+	res, err := CrossCheck(d, stim.Random(d, fc.Cycles, seed), opt)
 	if err != nil {
 		return nil, nil, fail(opt.Dir, err)
 	}

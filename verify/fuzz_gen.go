@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/stim"
 )
 
 // FuzzOptions shape the random designs of RandomDesign. Zero fields take
@@ -249,7 +250,7 @@ func (g *gen) typ(hi int) hdl.Type {
 // constant is a random constant of t (as a value of t, so it fits).
 func (g *gen) constant(t hdl.Type) *hdl.Expr {
 	g.feat["constant operand"]++
-	return hdl.Const(t, t.Interpret(RandomValue(g.r, t)))
+	return hdl.Const(t, t.Interpret(stim.RandomValue(g.r, t)))
 }
 
 // pick returns an earlier value, preferring recent ones so that cones get
@@ -388,7 +389,7 @@ func (g *gen) inputs(n int, widths []int) {
 func (g *gen) regs(n int) {
 	for i := 0; i < n; i++ {
 		t := g.typ(g.opts.MaxWidth)
-		init := t.Interpret(RandomValue(g.r, t))
+		init := t.Interpret(stim.RandomValue(g.r, t))
 		r := g.m.RegBig(g.name("r"), t, init)
 		g.regList = append(g.regList, r)
 		g.add(&r.Expr)

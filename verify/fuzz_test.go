@@ -13,6 +13,7 @@ import (
 	"github.com/hwgen/hwgen/internal/toolchain"
 	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/sim"
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verify"
 	"github.com/hwgen/hwgen/verilog"
 )
@@ -208,8 +209,8 @@ var fuzzRegressions = []struct {
 	cycles  int
 	avoid   []verify.Construct // what the seed's campaign left out
 	reduced func() *hdl.Module
-	// stimulus for the reduced design; nil: verify.Random(d, 100, 1)
-	stimulus func(d *hdl.Design) (*verify.Stimulus, error)
+	// stimulus for the reduced design; nil: stim.Random(d, 100, 1)
+	stimulus func(d *hdl.Design) (*stim.Stimulus, error)
 	// flags are added to verify.VerilatorFlags for the seed case, as in
 	// the campaign that found it
 	flags []string
@@ -369,9 +370,9 @@ var fuzzRegressions = []struct {
 			m.Output("shr64", hdl.UInt(64)).Set(q.Shr(a))
 			return m
 		},
-		stimulus: func(d *hdl.Design) (*verify.Stimulus, error) {
+		stimulus: func(d *hdl.Design) (*stim.Stimulus, error) {
 			amounts := []int64{3, 14, 40, 70, 1199350921}
-			return verify.Generate(d, len(amounts), func(c int, in *verify.Drive) {
+			return stim.Generate(d, len(amounts), func(c int, in *stim.Drive) {
 				in.Set("x", 0x1e)
 				in.Set("w", 0x7fffffff)
 				in.SetBig("q", new(big.Int).SetUint64(0xfedcba9876543210))
@@ -536,7 +537,7 @@ func TestFuzzRegressions(t *testing.T) {
 				if err := lintEmitted(t, d); err != nil {
 					t.Errorf("reduced design %s: %v", d.Top.Name, err)
 				}
-				st := verify.Random(d, 100, 1)
+				st := stim.Random(d, 100, 1)
 				if tc.stimulus != nil {
 					if st, err = tc.stimulus(d); err != nil {
 						t.Fatal(err)

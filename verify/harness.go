@@ -24,7 +24,7 @@ import (
 // convention: inputs at 10c+5, rising edge at 10c+10. memin and memout
 // are "index addr hex" lines. The stimulus words are read in the host's
 // byte order, which the file's magic number checks.
-func harnessCPP(top string, clocked bool, inputs, outputs []Port, mems []Memory) string {
+func harnessCPP(top string, clocked bool, inputs, outputs []stim.Port, mems []Memory) string {
 	var b strings.Builder
 	cls := "V" + top
 	var widths, words []string
@@ -90,7 +90,7 @@ func harnessCPP(top string, clocked bool, inputs, outputs []Port, mems []Memory)
 
 // writeOutputs writes the C++ that prints every output in hex to file f,
 // space-separated, and ends the line.
-func writeOutputs(b *strings.Builder, indent, f string, outputs []Port) {
+func writeOutputs(b *strings.Builder, indent, f string, outputs []stim.Port) {
 	for i, p := range outputs {
 		if p.Type.Width <= 64 {
 			fmt.Fprintf(b, "%s{ uint64_t v = top->%s; w[0] = (uint32_t)v; w[1] = (uint32_t)(v >> 32); }\n", indent, p.Name)
@@ -332,17 +332,17 @@ const harnessEnd = `            if (ph < ends.size() && c + 1 == ends[ph]) lap(t
 `
 
 // memPorts lets maxWords size the word buffer for memory data too.
-func memPorts(mems []Memory) []Port {
-	ps := make([]Port, len(mems))
+func memPorts(mems []Memory) []stim.Port {
+	ps := make([]stim.Port, len(mems))
 	for i, m := range mems {
-		ps[i] = Port{Name: m.Path, Type: m.Type}
+		ps[i] = stim.Port{Name: m.Path, Type: m.Type}
 	}
 	return ps
 }
 
 func words32(width int) int { return (width + 31) / 32 }
 
-func maxWords(lists ...[]Port) int {
+func maxWords(lists ...[]stim.Port) int {
 	n := 2
 	for _, l := range lists {
 		for _, p := range l {

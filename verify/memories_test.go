@@ -13,6 +13,7 @@ import (
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/sim"
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -48,7 +49,7 @@ func TestMemoryPreloadAndFinalContents(t *testing.T) {
 		{Path: "big", Addr: 15, Value: big.NewInt(12345)},
 		{Path: "c1.store", Addr: 19, Value: big.NewInt(0xabc)},
 	}
-	st := verify.Random(d, 300, 7)
+	st := stim.Random(d, 300, 7)
 	if _, err := verify.CrossCheck(d, st, verify.Options{Dir: t.TempDir(), MemInit: init, CompareMemories: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestMemoryPreloadAndFinalContents(t *testing.T) {
 	// A Go side whose memory differs in one word that no output reads
 	// (every address input stays 0, so c0.store[19] is never read) is
 	// caught by the final comparison.
-	quiet, err := verify.Generate(d, 5, func(int, *verify.Drive) {})
+	quiet, err := stim.Generate(d, 5, func(int, *stim.Drive) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestMemoryPreloadAndFinalContents(t *testing.T) {
 func TestMemoryPreloadErrors(t *testing.T) {
 	tooltest.Need(t, "verilator")
 	d := memDesign(t)
-	st := verify.Random(d, 3, 1)
+	st := stim.Random(d, 3, 1)
 	for _, tc := range []struct {
 		word verify.MemWord
 		want string
@@ -184,14 +185,14 @@ func TestMemoryDeepAndReplicated(t *testing.T) {
 		{Path: "npu.b1.sram", Addr: 5, Value: big.NewInt(0xfedcb)},
 		{Path: "npu.ext.mem", Addr: 7, Value: big.NewInt(0x5a)},
 	}
-	st := verify.Random(d, 200, 3)
+	st := stim.Random(d, 200, 3)
 	if _, err := verify.CrossCheck(d, st, verify.Options{Dir: t.TempDir(), MemInit: init, CompareMemories: true}); err != nil {
 		t.Fatal(err)
 	}
 
 	// Nothing is written or read but address 0..2 of the banks and 0 of
 	// ext, so npu.b2.store[20] only shows in the final comparison.
-	quiet, err := verify.Generate(d, 5, func(int, *verify.Drive) {})
+	quiet, err := stim.Generate(d, 5, func(int, *stim.Drive) {})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/sim"
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -60,7 +61,7 @@ func TestHarnessCatchesBrokenOperator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := verify.Generate(d, 20, func(c int, in *verify.Drive) {
+	st, err := stim.Generate(d, 20, func(c int, in *stim.Drive) {
 		in.Set("rst", map[bool]int64{true: 1}[c < 2])
 		in.Set("a", 3)
 		in.Set("b", -2)
@@ -99,15 +100,15 @@ func TestStimulusErrorsNameThePort(t *testing.T) {
 	d := hdl.MustElaborate(ex.Build())
 	cases := []struct {
 		name string
-		set  func(*verify.Drive)
+		set  func(*stim.Drive)
 		want string
 	}{
-		{"unknown port", func(in *verify.Drive) { in.Set("nope", 1) }, `no input port "nope"`},
-		{"too wide", func(in *verify.Drive) { in.Set("a", 300) }, "value 300 does not fit port a of type SInt(8)"},
-		{"too wide flag", func(in *verify.Drive) { in.Set("en", 2) }, "value 2 does not fit port en of type UInt(1)"},
+		{"unknown port", func(in *stim.Drive) { in.Set("nope", 1) }, `no input port "nope"`},
+		{"too wide", func(in *stim.Drive) { in.Set("a", 300) }, "value 300 does not fit port a of type SInt(8)"},
+		{"too wide flag", func(in *stim.Drive) { in.Set("en", 2) }, "value 2 does not fit port en of type UInt(1)"},
 	}
 	for _, tc := range cases {
-		_, err := verify.Generate(d, 3, func(c int, in *verify.Drive) {
+		_, err := stim.Generate(d, 3, func(c int, in *stim.Drive) {
 			if c == 1 {
 				tc.set(in)
 			}

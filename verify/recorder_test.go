@@ -6,6 +6,7 @@ import (
 	"github.com/hwgen/hwgen/examples"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/tooltest"
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -14,7 +15,7 @@ import (
 func TestRecorderReplaysOnVerilator(t *testing.T) {
 	ex, _ := examples.Lookup("mac")
 	d := hdl.MustElaborate(ex.Build())
-	r, err := verify.NewRecorder(d)
+	r, err := stim.NewRecorder(d)
 	if err != nil {
 		t.Fatal(err)
 	}

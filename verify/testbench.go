@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verilog"
 )
 
@@ -46,7 +47,7 @@ import (
 //
 //	iverilog -g2005 -o tb.vvp tb_<top>.v <design files...> && vvp tb.vvp
 //	verilator --binary --top-module tb_<top> tb_<top>.v <design files...> && obj_dir/Vtb_<top>
-func Testbench(d *hdl.Design, st *Stimulus) ([]verilog.File, error) {
+func Testbench(d *hdl.Design, st *stim.Stimulus) ([]verilog.File, error) {
 	if err := checkStimulus(d, st); err != nil {
 		return nil, err
 	}
@@ -64,14 +65,14 @@ func Testbench(d *hdl.Design, st *Stimulus) ([]verilog.File, error) {
 // takes a whole number of hex digits, so the line is the fields' hex
 // spelled one after another, the first port leftmost.
 type field struct {
-	Port
+	stim.Port
 	lo int // lowest bit in the row
 }
 
 func (f field) slice() string { return fmt.Sprintf("[%d:%d]", f.lo+f.Type.Width-1, f.lo) }
 
 // layout places ports in a row; it returns the fields and the row width.
-func layout(ports []Port) ([]field, int) {
+func layout(ports []stim.Port) ([]field, int) {
 	fs := make([]field, len(ports))
 	lo := 0
 	for i := len(ports) - 1; i >= 0; i-- {
@@ -81,7 +82,7 @@ func layout(ports []Port) ([]field, int) {
 	return fs, lo
 }
 
-func testbenchFiles(d *hdl.Design, st *Stimulus, exp [][]string) ([]verilog.File, error) {
+func testbenchFiles(d *hdl.Design, st *stim.Stimulus, exp [][]string) ([]verilog.File, error) {
 	top := d.Top.Name
 	tb := "tb_" + top
 	for _, m := range d.Modules {
@@ -89,7 +90,7 @@ func testbenchFiles(d *hdl.Design, st *Stimulus, exp [][]string) ([]verilog.File
 			return nil, fmt.Errorf("testbench for %s: the design already has a module named %s", top, tb)
 		}
 	}
-	inputs, outputs := Ports(d)
+	inputs, outputs := stim.Ports(d)
 	clocked := d.Info[d.Top].UsesClock
 	inF, inW := layout(inputs)
 	outF, outW := layout(outputs)
@@ -247,7 +248,7 @@ func hasMems(m *hdl.Module) bool {
 }
 
 // hexFile renders rows of hex fields for $readmemh, one line per cycle.
-func hexFile(name, what string, ports []Port, rows [][]string) []byte {
+func hexFile(name, what string, ports []stim.Port, rows [][]string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "// %s: %s, one line per cycle.\n", name, what)
 	b.WriteString("// Fields, in hex, separated by _ (name[width]):\n")

@@ -19,6 +19,7 @@ import (
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/toolchain"
 	"github.com/hwgen/hwgen/internal/tooltest"
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verify"
 	"github.com/hwgen/hwgen/verilog"
 )
@@ -59,7 +60,7 @@ func tbDesign(t *testing.T, name string) *hdl.Design {
 // tbWrite emits d and its testbench for st into a fresh directory and
 // returns it with the Verilog sources (design first, so the test also
 // shows that the compile order does not matter).
-func tbWrite(t *testing.T, d *hdl.Design, st *verify.Stimulus) (dir string, sources []string) {
+func tbWrite(t *testing.T, d *hdl.Design, st *stim.Stimulus) (dir string, sources []string) {
 	t.Helper()
 	tb, err := verify.Testbench(d, st)
 	if err != nil {
@@ -116,7 +117,7 @@ func TestTestbenchPassesUnderIcarus(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			d := tbDesign(t, name)
-			dir, sources := tbWrite(t, d, verify.Random(d, 200, 1))
+			dir, sources := tbWrite(t, d, stim.Random(d, 200, 1))
 			out, status := tbRunIcarus(t, dir, dir, sources)
 			if status != 0 || !strings.Contains(out, "PASS 200 cycles") {
 				t.Fatalf("exit status %d, output:\n%s", status, out)
@@ -148,7 +149,7 @@ func tbParseFailure(t *testing.T, out string, status int) tbFailure {
 
 // tamper flips bit 0 of port's field in cycle's row of the expected-output
 // file, and returns the field before and after.
-func tbTamper(t *testing.T, path string, outputs []verify.Port, cycle int, port string) (orig, flipped string) {
+func tbTamper(t *testing.T, path string, outputs []stim.Port, cycle int, port string) (orig, flipped string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -213,8 +214,8 @@ func TestTestbenchReportsFirstMismatch(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/%d/%s", tc.design, tc.cycle, tc.port), func(t *testing.T) {
 			t.Parallel()
 			d := tbDesign(t, tc.design)
-			dir, sources := tbWrite(t, d, verify.Random(d, 200, 2))
-			_, outputs := verify.Ports(d)
+			dir, sources := tbWrite(t, d, stim.Random(d, 200, 2))
+			_, outputs := stim.Ports(d)
 			orig, flipped := tbTamper(t, filepath.Join(dir, "tb_"+d.Top.Name+"_exp.hex"), outputs, tc.cycle, tc.port)
 			out, status := tbRunIcarus(t, dir, dir, sources)
 			got := tbParseFailure(t, out, status)
@@ -236,7 +237,7 @@ func TestTestbenchFindsItsData(t *testing.T) {
 	tooltest.Need(t, "iverilog")
 	tooltest.Need(t, "vvp")
 	d := tbDesign(t, "mac")
-	dir, sources := tbWrite(t, d, verify.Random(d, 20, 1))
+	dir, sources := tbWrite(t, d, stim.Random(d, 20, 1))
 	elsewhere := t.TempDir()
 	for i, s := range sources {
 		sources[i] = filepath.Join(dir, s)
@@ -271,7 +272,7 @@ func TestTestbenchFiles(t *testing.T) {
 	for _, name := range []string{"mac", "ops", "comb"} {
 		t.Run(name, func(t *testing.T) {
 			d := tbDesign(t, name)
-			st := verify.Random(d, 30, 5)
+			st := stim.Random(d, 30, 5)
 			files, err := verify.Testbench(d, st)
 			if err != nil {
 				t.Fatal(err)
@@ -297,7 +298,7 @@ func TestTestbenchFiles(t *testing.T) {
 				t.Errorf("%s.v does not declare module %s", tb, tb)
 			}
 
-			inputs, outputs := verify.Ports(d)
+			inputs, outputs := stim.Ports(d)
 			exp, err := verify.RunGo(d, st, nil, "")
 			if err != nil {
 				t.Fatal(err)
@@ -323,7 +324,7 @@ func TestTestbenchFiles(t *testing.T) {
 	}
 }
 
-func tbMarker(ports []verify.Port) string {
+func tbMarker(ports []stim.Port) string {
 	var f []string
 	for _, p := range ports {
 		f = append(f, strings.Repeat("f", (p.Type.Width+3)/4))
@@ -344,15 +345,15 @@ func tbDataRows(hex string) []string {
 func TestTestbenchRejectsBadStimulus(t *testing.T) {
 	mac := tbDesign(t, "mac")
 	other := tbDesign(t, "comb")
-	tooWide := verify.Random(mac, 3, 1)
+	tooWide := stim.Random(mac, 3, 1)
 	tooWide.Rows[1][1] = new(big.Int).Lsh(big.NewInt(1), 8) // a is 8 bits
 	cases := []struct {
 		name string
-		st   *verify.Stimulus
+		st   *stim.Stimulus
 		want string
 	}{
-		{"no cycles", verify.Random(mac, 0, 1), "no cycles"},
-		{"other design", verify.Random(other, 3, 1), "stimulus drives 2 inputs, design mac_s8_s32 has 5"},
+		{"no cycles", stim.Random(mac, 0, 1), "no cycles"},
+		{"other design", stim.Random(other, 3, 1), "stimulus drives 2 inputs, design mac_s8_s32 has 5"},
 		{"too wide", tooWide, "stimulus cycle 1: value 256 does not fit input a"},
 	}
 	for _, tc := range cases {

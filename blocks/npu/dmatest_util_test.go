@@ -10,7 +10,7 @@ import (
 	"github.com/hwgen/hwgen/internal/emittest"
 	"github.com/hwgen/hwgen/internal/toolchain"
 	"github.com/hwgen/hwgen/internal/tooltest"
-	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/stim"
 )
 
 // Test helpers of the DMA engines, the external arbiter and the external
@@ -43,7 +43,7 @@ const dmaResetCycles = 2
 
 // dmaRandBits is a random w-bit value.
 func dmaRandBits(r *rand.Rand, w int) *big.Int {
-	return verify.RandomValue(r, hdl.UInt(w))
+	return stim.RandomValue(r, hdl.UInt(w))
 }
 
 // dmaChance is true with probability p.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -47,9 +48,9 @@ func TestZeroSkipBitIdentical(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, onPorts := verify.Ports(onD)
-				_, offPorts := verify.Ports(offD)
-				valid := slices.IndexFunc(onPorts, func(p verify.Port) bool { return p.Name == "out_valid" })
+				_, onPorts := stim.Ports(onD)
+				_, offPorts := stim.Ports(offD)
+				valid := slices.IndexFunc(onPorts, func(p stim.Port) bool { return p.Name == "out_valid" })
 				var shared []string
 				for i, p := range onPorts {
 					j := slices.Index(offPorts, p)

@@ -61,7 +61,7 @@ type engineModel struct {
 }
 
 // bench drives the task manager on the Go simulator closed-loop, through a
-// verify.Recorder, so the run replays on Verilator afterwards.
+// stim.Recorder, so the run replays on Verilator afterwards.
 type bench struct {
 	t     *testing.T
 	cfg   taskmgr.Config

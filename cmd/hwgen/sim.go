@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hwgen/hwgen/sim"
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -80,8 +81,8 @@ func (c *simCmd) runRandom() error {
 		}
 	}
 
-	inputs, outputs := verify.Ports(d)
-	src := verify.NewRandomSource(inputs, c.Seed)
+	inputs, outputs := stim.Ports(d)
+	src := stim.NewRandomSource(inputs, c.Seed)
 	bar := progress(c.Cycles)
 	t0 = time.Now()
 	for cyc := 0; cyc < c.Cycles; cyc++ {
@@ -130,7 +131,7 @@ func (c *simCmd) runRandom() error {
 		fmt.Printf("waveforms %s\n", c.VCD)
 	}
 	if c.Check {
-		res, err := verify.CrossCheck(d, verify.Random(d, c.Cycles, c.Seed), verify.Options{})
+		res, err := verify.CrossCheck(d, stim.Random(d, c.Cycles, c.Seed), verify.Options{})
 		if err != nil {
 			return err
 		}

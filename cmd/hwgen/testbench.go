@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verify"
 	"github.com/hwgen/hwgen/verilog"
 )
@@ -39,7 +40,7 @@ func (c *emitTestbenchCmd) Run() error {
 			sources = append(sources, f.Name)
 		}
 	}
-	tb, err := verify.Testbench(d, verify.Random(d, c.Cycles, c.Seed))
+	tb, err := verify.Testbench(d, stim.Random(d, c.Cycles, c.Seed))
 	if err != nil {
 		return fmt.Errorf("emit testbench: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hwgen/hwgen/examples"
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -41,7 +42,7 @@ func (c *verifyDesignsCmd) Run() error {
 		if c.Dir != "" {
 			opt.Dir = c.Dir + "/" + name
 		}
-		res, err := verify.CrossCheck(d, verify.Random(d, c.Cycles, c.Seed), opt)
+		res, err := verify.CrossCheck(d, stim.Random(d, c.Cycles, c.Seed), opt)
 		if err != nil {
 			failed++
 			fmt.Printf("FAIL %-8s %v\n", name, err)

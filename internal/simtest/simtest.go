@@ -14,6 +14,7 @@ import (
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/sim"
+	"github.com/hwgen/hwgen/stim"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -25,7 +26,7 @@ type Driver struct {
 
 	t       testing.TB
 	d       *hdl.Design
-	rec     *verify.Recorder
+	rec     *stim.Recorder
 	memInit []verify.MemWord
 }
 
@@ -42,7 +43,7 @@ func Elaborate(t testing.TB, m *hdl.Module) *hdl.Design {
 // New starts a recorded simulation of d.
 func New(t testing.TB, d *hdl.Design) *Driver {
 	t.Helper()
-	rec, err := verify.NewRecorder(d)
+	rec, err := stim.NewRecorder(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func (dr *Driver) Preload(path string, addr int, v *big.Int) {
 }
 
 // Stimulus is every cycle's inputs so far.
-func (dr *Driver) Stimulus() *verify.Stimulus { return dr.rec.Stimulus() }
+func (dr *Driver) Stimulus() *stim.Stimulus { return dr.rec.Stimulus() }
 
 // CrossCheck replays the run so far on Verilator (with the preloaded
 // memory words) and fails the test on the first difference; it skips
