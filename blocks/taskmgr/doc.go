@@ -5,8 +5,10 @@
 //
 // # Descriptors
 //
-// One Go definition (descriptorSpec and Engines) gives the descriptor
-// layout of a Config: Layout.Encode is the compiler's encoder, Layout.Slice
+// One Go definition (descriptorSpec here, and the engine and op table of
+// package isa, the instruction set) gives the descriptor layout of a
+// Config and the op check: Layout.Encode turns an isa.Descriptor into
+// bits (the compiler makes descriptors with isa.Codec), Layout.Slice
 // is the hardware decoder, Layout.Markdown the documentation (LAYOUT.md
 // holds it for the default configuration). Fields, bit 0 first: id,
 // engine, op, flags, ndeps, dep0..dep{max_deps-1}, src, aux, dst, d0, d1,
