@@ -130,7 +130,7 @@ func TestDecodeMalformedCount(t *testing.T) {
 func TestLayoutDocUpToDate(t *testing.T) {
 	const path = "LAYOUT.md"
 	want := "# Task descriptor layout (default configuration)\n\n" +
-		"Generated from `descriptorSpec` and `Engines` by `TestLayoutDocUpToDate`" +
+		"Generated from `descriptorSpec` and `isa.Engines` by `TestLayoutDocUpToDate`" +
 		" (`HWGEN_UPDATE=1 go test ./blocks/taskmgr -run LayoutDoc`); the same text as `taskmgr.DefaultLayout().Markdown()`.\n\n" +
 		taskmgr.DefaultLayout().Markdown()
 	if os.Getenv("HWGEN_UPDATE") != "" {
