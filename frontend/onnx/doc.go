@@ -1,0 +1,17 @@
+// Package onnx reads ONNX models into plain Go values.
+//
+// Load and LoadFile decode a serialized ModelProto into a Model: IR
+// version, opset imports, graph inputs and outputs with element type and
+// shape, initializers decoded to Go slices, and nodes in file order with
+// typed attributes. LoadTensor decodes a lone TensorProto, the format of
+// the Model Zoo's test_data_set_N/*.pb files. Model.Check reports the
+// first op or element type outside what hwgen supports (SupportedOps,
+// SupportedDTypes), one problem per error line.
+//
+// What it does not do yet: it is not wired into the compiler or the CLI;
+// it runs no shape inference, constant folding or quantization; it does not
+// read external tensor data, sparse initializers, subgraphs or model-local
+// functions (graph attributes are kept only by kind, so Check rejects the
+// ops that carry them). The protobuf types live in package onnxpb and are
+// not part of this package's API.
+package onnx
