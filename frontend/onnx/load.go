@@ -11,9 +11,8 @@ import (
 	"github.com/hwgen/hwgen/frontend/onnx/onnxpb"
 )
 
-// The default-domain opsets accepted: 7 is the oldest the Model Zoo's
-// quantization-free CNNs use, 17 the newest this reader was checked
-// against.
+// The default-domain opsets Load accepts; the range is the project's
+// choice (7 is mnist-7's), not a limit of the reader.
 const (
 	MinOpset = 7
 	MaxOpset = 17
@@ -84,20 +83,20 @@ func decodeModel(p *onnxpb.ModelProto) (*Model, error) {
 
 func decodeGraph(p *onnxpb.GraphProto) (*Graph, error) {
 	g := &Graph{Name: p.GetName()}
-	init := map[string]bool{}
+	fed := map[string]bool{}
 	for i, tp := range p.GetInitializer() {
 		t, err := decodeTensor(tp, fmt.Sprintf("onnx: initializer %d %q", i, tp.GetName()))
 		if err != nil {
 			return nil, err
 		}
 		g.Initializers = append(g.Initializers, t)
-		init[t.Name] = true
+		fed[t.Name] = true
 	}
 	if len(p.GetSparseInitializer()) > 0 {
 		return nil, fmt.Errorf("onnx: graph %q: sparse initializers not supported", g.Name)
 	}
 	for _, vp := range p.GetInput() {
-		if init[vp.GetName()] {
+		if fed[vp.GetName()] {
 			continue
 		}
 		v, err := decodeValue(vp, "graph input")
