@@ -12,7 +12,11 @@ func (c *ctx) runConv(j *convJob) error {
 	if err := j.checkLimits(c.cfg); err != nil {
 		return err
 	}
-	if err := c.checkRequant(j.label, j.q); err != nil {
+	q := j.q
+	if j.pc != nil {
+		q.Scale, q.Bias = 0, 0 // replaced by the per-channel ones, checked below
+	}
+	if err := c.checkRequant(j.label, q); err != nil {
 		return err
 	}
 	sc := &scratch{c: c}
