@@ -12,20 +12,34 @@ func (c *ctx) runConv(j *convJob) error {
 	if err := j.checkLimits(c.cfg); err != nil {
 		return err
 	}
-	if err := c.checkRequant(j.label, j.q); err != nil {
+	q := j.q
+	if j.pc != nil {
+		q.Scale, q.Bias = 0, 0 // replaced by the per-channel ones, checked below
+	}
+	if err := c.checkRequant(j.label, q); err != nil {
 		return err
+	}
+	sc := &scratch{c: c}
+	defer sc.release()
+	params := -1
+	if j.pc != nil {
+		if err := j.pc.check(c.pcfg); err != nil {
+			return fmt.Errorf("%s: %w", j.label, err)
+		}
+		var err error
+		if params, err = c.bindChannelParams(j, sc); err != nil {
+			return err
+		}
 	}
 	p, err := planConv(c.cfg, j, c.state.largest(), c.wring)
 	if err != nil {
 		return err
 	}
-	sc := &scratch{c: c}
-	defer sc.release()
 	rs, err := sc.ringsOf([]int{p.inSize, p.outSize}, []int{p.inSlots, p.outSlots})
 	if err != nil {
 		return fmt.Errorf("%s: %w", j.label, err)
 	}
-	e := &convEmitter{c: c, j: j, p: p, inRing: rs[0], outRing: rs[1], wbase: c.bindWeights(j, p)}
+	e := &convEmitter{c: c, j: j, p: p, inRing: rs[0], outRing: rs[1], wbase: c.bindWeights(j, p), params: params, paramTile: -1}
 	c.wring = p.wringEnd
 	if !p.streamIn {
 		e.bd = band{base: j.in.base, b0: 0, rows: j.h, stride: j.in.f}
@@ -83,6 +97,9 @@ type convEmitter struct {
 
 	bd    band // the band the current step reads
 	first bool // the next NE task starts its psum block (no accumulation)
+
+	params    int // state address of the per-channel parameters (j.pc)
+	paramTile int // the output tile whose parameters the lane registers hold, -1 none
 }
 
 // splitLoads is what a split step has loaded so far: the channel tiles
@@ -226,6 +243,12 @@ func (e *convEmitter) act(st *convStep, ps int, blk string) error {
 	}
 	at := planar.Task{Op: planar.OpAct, Mask: laneMask(lanes), Src: ps, Dst: dst, H: st.o1 - st.o0, W: j.ow}
 	post(&at, j.q)
+	if j.pc != nil {
+		if err := e.laneParams(st.t, lanes, blk); err != nil {
+			return err
+		}
+		at.PerLane, at.Scale, at.Bias = true, 0, 0
+	}
 	if err := e.c.planarTask(blk+" act", at); err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 
 // convJob is one NE layer: an input of cin channels in planes of h×w
 // (channel tiles of in.part partitions), a kh×kw kernel, stride and
-// padding, n output channels of oh×ow, requantized by q into out.
+// padding, n output channels of oh×ow, requantized by q (and pc) into out.
 type convJob struct {
 	label          string
 	gemm           bool // ne op gemm (for traces) instead of conv
@@ -29,6 +29,7 @@ type convJob struct {
 	wt             *golden.Tensor
 	wname          string
 	q              golden.Requant
+	pc             *ChannelRequant // per-output-channel scale and bias, else nil
 	out            *place
 	kernelSplitOK  bool // kh may exceed max_kernel (split into row groups)
 	userKernelName string

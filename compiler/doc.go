@@ -22,7 +22,13 @@
 // (the post-processor on a state-buffer tensor: eltwise add of 0), Reduce
 // (sum/max per channel). Every result is requantized to elements by a
 // golden.Requant (the zero value means the identity); the golden model is
-// golden.Requant applied to the exact (int32-wrapped) result.
+// golden.Requant applied to the exact (int32-wrapped) result. A conv2d
+// (Conv.PerChannel) or GEMM/FC (GEMMPerChannel) can instead requantize
+// each output channel with its own scale and bias (ChannelRequant; the
+// shift, rounding, ReLU and clamp stay the layer's): the table is the
+// input binding <layer>.q, loaded once per layer into the state buffer,
+// and a planar loadparams sets the lane registers for each output tile
+// before its per-lane acts (perchannel.go).
 //
 // # Layout
 //

@@ -96,7 +96,8 @@ type node struct {
 	scalar  *int64
 	red     golden.ReduceKind
 	q       golden.Requant
-	viewT   bool // a view that transposes (of a GEMM result), else a reshape
+	pc      *ChannelRequant // conv2d, GEMM: per-output-channel scale and bias, else nil
+	viewT   bool            // a view that transposes (of a GEMM result), else a reshape
 }
 
 func (g *Graph) newValue(shape []int) *Value {
@@ -239,6 +240,40 @@ type Conv struct {
 	Stride     int // 0 means 1
 	PadH, PadW int
 	Requant    golden.Requant // applied to the int32 sums; the zero value is the identity
+	// PerChannel, when set, replaces Requant's Scale and Bias by one
+	// scale and bias per output channel; the shift, rounding, ReLU and
+	// clamp stay Requant's, shared by all channels.
+	PerChannel *ChannelRequant
+}
+
+// ChannelRequant is a per-output-channel requantization: output channel
+// o (a conv's Cout index, a GEMM's column n) is requantized with
+// Scale[o] and Bias[o] instead of the layer's Requant.Scale and Bias.
+// The planar engine holds them in its lane registers (loadparams), so
+// the scales must fit scale_width and the biases acc_width signed bits;
+// Compile checks that against the configuration.
+type ChannelRequant struct {
+	Scale, Bias []int64
+}
+
+// checkLen reports per-channel parameters that are not one per channel.
+func (pc *ChannelRequant) checkLen(channels int, what string) error {
+	switch {
+	case len(pc.Scale) != channels:
+		return fmt.Errorf("per-channel Scale has %d entries, want one per %s (%d)", len(pc.Scale), what, channels)
+	case len(pc.Bias) != channels:
+		return fmt.Errorf("per-channel Bias has %d entries, want one per %s (%d)", len(pc.Bias), what, channels)
+	}
+	return nil
+}
+
+// clone copies pc, so the graph does not see later changes of the
+// caller's slices.
+func (pc *ChannelRequant) clone() *ChannelRequant {
+	if pc == nil {
+		return nil
+	}
+	return &ChannelRequant{Scale: slices.Clone(pc.Scale), Bias: slices.Clone(pc.Bias)}
 }
 
 // Conv2D convolves x ([C,H,W] or [1,C,H,W], batch 1) with weights
@@ -276,6 +311,11 @@ func (g *Graph) Conv2D(x *Value, weights *golden.Tensor, c Conv) *Value {
 	case kw > w+2*c.PadW:
 		return g.fail(op, "kernel width kw = %d is larger than the padded input width w+2·pad_w = %d", kw, w+2*c.PadW)
 	}
+	if c.PerChannel != nil {
+		if err := c.PerChannel.checkLen(co, "output channel Cout"); err != nil {
+			return g.fail(op, "%v", err)
+		}
+	}
 	if x.producer == nil {
 		x.setPlain()
 	}
@@ -291,6 +331,8 @@ func (g *Graph) Conv2D(x *Value, weights *golden.Tensor, c Conv) *Value {
 	out.formSet, out.cols, out.p, out.f, out.h, out.w = true, true, co, oh*ow, oh, ow
 	n := g.add(opConv, []*Value{x}, out)
 	n.weights, n.conv, n.q = weights, c, identity(c.Requant)
+	n.pc = c.PerChannel.clone()
+	n.conv.PerChannel = n.pc
 	n.wname = n.label + ".w"
 	return out
 }
@@ -300,6 +342,13 @@ func (g *Graph) Conv2D(x *Value, weights *golden.Tensor, c Conv) *Value {
 // [M][K] matrix, or a flattened feature map: a fully-connected layer), B
 // a constant weight matrix.
 func (g *Graph) GEMM(a *Value, b *golden.Tensor, q golden.Requant) *Value {
+	return g.GEMMPerChannel(a, b, nil, q)
+}
+
+// GEMMPerChannel is GEMM with a per-output-channel requantization (pc,
+// one scale and bias per column n of C; nil: GEMM): the shift, rounding,
+// ReLU and clamp stay q's.
+func (g *Graph) GEMMPerChannel(a *Value, b *golden.Tensor, pc *ChannelRequant, q golden.Requant) *Value {
 	op := fmt.Sprintf("gemm%d", g.counts[opGEMM])
 	if !g.check(op, a) {
 		return g.bad()
@@ -318,13 +367,18 @@ func (g *Graph) GEMM(a *Value, b *golden.Tensor, q golden.Requant) *Value {
 	if nn < 1 {
 		return g.fail(op, "N = %d must be at least 1", nn)
 	}
+	if pc != nil {
+		if err := pc.checkLen(nn, "output column N"); err != nil {
+			return g.fail(op, "%v", err)
+		}
+	}
 	if a.producer == nil {
 		a.setTrans()
 	}
 	out := g.newValue([]int{m, nn})
 	out.formSet, out.cols, out.trans, out.p, out.f, out.h, out.w = true, true, true, nn, m, m, 1
 	node := g.add(opGEMM, []*Value{a}, out)
-	node.weights, node.q = b, identity(q)
+	node.weights, node.q, node.pc = b, identity(q), pc.clone()
 	node.wname = node.label + ".b"
 	return out
 }

@@ -151,7 +151,7 @@ func (c *ctx) lowerConv(n *node) error {
 	co, ci, kh, kw := w.Shape[0], w.Shape[1], w.Shape[2], w.Shape[3]
 	v := n.out
 	j := &convJob{label: n.label, in: in, cin: ci, h: x.h, w: x.w, kh: kh, kw: kw, s: n.conv.Stride,
-		ph: n.conv.PadH, pw: n.conv.PadW, oh: v.h, ow: v.w, n: co, wt: w, wname: n.wname, q: n.q, out: out,
+		ph: n.conv.PadH, pw: n.conv.PadW, oh: v.h, ow: v.w, n: co, wt: w, wname: n.wname, q: n.q, pc: n.pc, out: out,
 		widx: func(o, c, ky, kx int) int { return ((o*ci+c)*kh+ky)*kw + kx }}
 	if err := c.runConv(j); err != nil {
 		return err
@@ -176,7 +176,7 @@ func (c *ctx) lowerGEMM(n *node) error {
 		}
 		f := a.f
 		j := &convJob{label: n.label, gemm: true, in: in, cin: a.p, h: f, w: 1, kh: f, kw: 1, s: 1,
-			oh: 1, ow: 1, n: nn, wt: b, wname: n.wname, q: n.q, out: out, kernelSplitOK: true,
+			oh: 1, ow: 1, n: nn, wt: b, wname: n.wname, q: n.q, pc: n.pc, out: out, kernelSplitOK: true,
 			widx: func(o, ch, ky, _ int) int { return (ch*f+ky)*nn + o }}
 		if err := c.runConv(j); err != nil {
 			return err
@@ -200,7 +200,7 @@ func (c *ctx) lowerGEMM(n *node) error {
 	}
 	m, k := a.shape[0], a.shape[1]
 	j := &convJob{label: n.label, gemm: true, in: in, cin: k, h: m, w: 1, kh: 1, kw: 1, s: 1,
-		oh: m, ow: 1, n: nn, wt: b, wname: n.wname, q: n.q, out: out,
+		oh: m, ow: 1, n: nn, wt: b, wname: n.wname, q: n.q, pc: n.pc, out: out,
 		widx: func(o, ch, _, _ int) int { return ch*nn + o }}
 	if err := c.runConv(j); err != nil {
 		return err

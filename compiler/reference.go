@@ -32,6 +32,14 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 	reshape := func(t *golden.Tensor, shape ...int) *golden.Tensor {
 		return &golden.Tensor{Shape: shape, Data: t.Data}
 	}
+	// perChannel requantizes sums [C][N] (channel c in row c) with the
+	// node's per-channel scales and biases.
+	perChannel := func(n *node, sums *golden.Tensor) (*golden.Tensor, error) {
+		if err := n.pc.check(cfg.Planar()); err != nil {
+			return nil, err
+		}
+		return golden.Activate(sums, n.pc.Scale, n.pc.Bias, n.q, elem)
+	}
 	for _, n := range g.nodes {
 		x := val[n.in[0]]
 		var out *golden.Tensor
@@ -45,13 +53,33 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 			}
 		case opConv:
 			var sums *golden.Tensor
-			if sums, err = Conv2DRef(reshape(x, n.in[0].p, n.in[0].h, n.in[0].w), n.weights, n.conv.Stride, n.conv.PadH, n.conv.PadW, acc); err == nil {
+			if sums, err = Conv2DRef(reshape(x, n.in[0].p, n.in[0].h, n.in[0].w), n.weights, n.conv.Stride, n.conv.PadH, n.conv.PadW, acc); err != nil {
+				break
+			}
+			if n.pc == nil {
 				out = reshape(requant(sums, n.q), n.out.shape...)
+				break
+			}
+			var r *golden.Tensor
+			if r, err = perChannel(n, reshape(sums, n.out.p, n.out.f)); err == nil {
+				out = reshape(r, n.out.shape...)
 			}
 		case opGEMM:
 			var sums *golden.Tensor
-			if sums, err = golden.GEMM(x, n.weights, acc); err == nil {
+			if sums, err = golden.GEMM(x, n.weights, acc); err != nil {
+				break
+			}
+			if n.pc == nil {
 				out = requant(sums, n.q)
+				break
+			}
+			// The channels are C's columns: requantize Cᵀ row by row.
+			var t, r *golden.Tensor
+			if t, err = golden.Transpose(sums); err != nil {
+				break
+			}
+			if r, err = perChannel(n, t); err == nil {
+				out, err = golden.Transpose(r)
 			}
 		case opPool:
 			c, h, w, _ := fmapShape(x.Shape)

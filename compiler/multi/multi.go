@@ -83,6 +83,12 @@ type Program struct {
 	Name  string // the output's name
 }
 
+// errLaneParams rejects per-channel requantization: the bands' planar
+// tasks interleave on the one planar engine, so one band's loadparams
+// could replace the lane registers another band's per-lane acts rely on
+// (the registers have no span, so no dependency would order them).
+var errLaneParams = errors.New("multi: per-channel requantization (loadparams) is not supported across engines: the bands share the planar engine's lane registers")
+
 // BandName is the name of band i's copy of a tensor in the merged program.
 func BandName(name string, i int) string { return fmt.Sprintf("%s@%d", name, i) }
 
@@ -98,6 +104,9 @@ func Conv2D(cfg npu.Config, x, w *golden.Tensor, conv compiler.Conv, opt Options
 	}
 	if w == nil || len(w.Shape) != 4 || w.Shape[1] != x.Shape[0] {
 		return nil, errors.New("multi: the weights must be [Cout][C][KH][KW] with C the input's channels")
+	}
+	if conv.PerChannel != nil {
+		return nil, errLaneParams
 	}
 	C, H, W := x.Shape[0], x.Shape[1], x.Shape[2]
 	cout, kh, kw := w.Shape[0], w.Shape[2], w.Shape[3]
@@ -185,6 +194,15 @@ func (p *Program) Stitch(outs map[string]*golden.Tensor) (*golden.Tensor, error)
 func Merge(cfg npu.Config, bands []*compiler.Program) (*compiler.Program, []int, error) {
 	if len(bands) > cfg.Engines {
 		return nil, nil, fmt.Errorf("multi: %d bands for %d engines", len(bands), cfg.Engines)
+	}
+	if len(bands) > 1 {
+		for _, b := range bands {
+			for k := range b.Tasks {
+				if b.Tasks[k].OpName() == "planar.loadparams" {
+					return nil, nil, errLaneParams
+				}
+			}
+		}
 	}
 	layout, err := taskmgr.NewLayout(cfg.TaskMgr())
 	if err != nil {
