@@ -193,6 +193,8 @@ func TestPool(t *testing.T) {
 		{small(), 4, 6, 7, Pool{Kind: golden.PoolMin, KH: 3, KW: 3, Stride: 1, PadH: 1, PadW: 1}},
 		{narrow(), 9, 5, 6, Pool{Kind: golden.PoolMin, KH: 2, KW: 3, Stride: 2, PadW: 1, Padding: golden.PadEdge}},
 		{narrow(), 11, 5, 5, Pool{Kind: golden.PoolAvg, KH: 2, KW: 2, Stride: 2, Requant: AvgRequant(4)}},
+		{small(), 4, 7, 6, Pool{Kind: golden.PoolMax, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1, Padding: golden.PadIgnore}},
+		{narrow(), 7, 5, 6, Pool{Kind: golden.PoolMin, KH: 2, KW: 3, Stride: 1, PadH: 1, PadW: 2, Padding: golden.PadIgnore}},
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%dx%d/%dx%dx%d_%v", tc.cfg.Rows, tc.cfg.Cols, tc.c, tc.h, tc.w, tc.p.KH), func(t *testing.T) {
@@ -202,6 +204,24 @@ func TestPool(t *testing.T) {
 			g.Output("y", g.Pool2D(x, tc.p))
 			verifyGraph(t, tc.cfg, g, 3)
 		})
+	}
+}
+
+// Max pooling that ignores its padding (ONNX MaxPool) keeps a negative
+// plane negative at the borders, where zero padding would give 0.
+func TestPoolIgnoresPadding(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	g := NewGraph()
+	x := g.Input("x", randTensor(rng, -128, -1, 5, 6, 7))
+	g.Output("y", g.Pool2D(x, Pool{Kind: golden.PoolMax, KH: 3, KW: 3, Stride: 1, PadH: 1, PadW: 1, Padding: golden.PadIgnore}))
+	got, _, err := Interpret(verifyGraph(t, small(), g, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range got["y"].Data {
+		if v >= 0 {
+			t.Fatalf("y[%d] = %d: the padding won", i, v)
+		}
 	}
 }
 

@@ -17,8 +17,8 @@
 // Operations: GEMM (any M, K, N; A a graph value, B constant weights),
 // Conv2D (NCHW, batch 1, stride, padding, any channel counts), a fully
 // connected layer as GEMM on Flatten of a feature map, Transpose (any
-// size, on chip), Pool2D (max/avg, window, stride, padding, zero or edge
-// padding), Eltwise and EltwiseScalar (add, sub, mul, max, min), Requant
+// size, on chip), Pool2D (max/avg/min, window, stride, padding, zero or
+// edge padding, or for max/min padding that never wins), Eltwise and EltwiseScalar (add, sub, mul, max, min), Requant
 // (the post-processor on a state-buffer tensor: eltwise add of 0), Reduce
 // (sum/max per channel). Every result is requantized to elements by a
 // golden.Requant (the zero value means the identity); the golden model is

@@ -64,6 +64,15 @@ func TestErrors(t *testing.T) {
 		{"pool padding", small(), func(g *Graph) {
 			g.Output("y", g.Pool2D(g.Input("x", z(1, 4, 4)), Pool{KH: 2, KW: 2, PadH: 2}))
 		}, "pool0: padding 2, 0 must be below the window 2x2"},
+		{"pool average ignoring padding", small(), func(g *Graph) {
+			g.Output("y", g.Pool2D(g.Input("x", z(1, 4, 4)), Pool{Kind: golden.PoolAvg, KH: 2, KW: 2, PadH: 1, Padding: golden.PadIgnore}))
+		}, "pool0: padding = ignore: only max and min pooling ignore the padding"},
+		{"pool ignored padding as large as the window", small(), func(g *Graph) {
+			g.Output("y", g.Pool2D(g.Input("x", z(1, 4, 4)), Pool{KH: 2, KW: 2, PadW: 2, Padding: golden.PadIgnore}))
+		}, "pool0: ignored padding 0, 2 must be below the window 2x2"},
+		{"pool unknown padding", small(), func(g *Graph) {
+			g.Output("y", g.Pool2D(g.Input("x", z(1, 4, 4)), Pool{KH: 2, KW: 2, Padding: 7}))
+		}, "pool0: padding = padding(7): want zero, edge or ignore"},
 		{"pool too wide for max_kernel", small(), func(g *Graph) {
 			g.Output("y", g.Pool2D(g.Input("x", z(1, 12, 12)), Pool{KH: 9, KW: 2}))
 		}, "pool0: window 9x2 exceeds max_kernel = 8"},

@@ -406,6 +406,8 @@ func (g *Graph) Flatten(x *Value) *Value {
 
 // Pool is a pooling window: max or average (the window sum, then
 // Requant: give the scale and shift that divide by KH·KW, see AvgRequant).
+// Padding PadIgnore (ONNX MaxPool's padding that never wins) is for max
+// and min pooling only.
 type Pool struct {
 	Kind       golden.PoolKind
 	KH, KW     int
@@ -450,6 +452,12 @@ func (g *Graph) Pool2D(x *Value, p Pool) *Value {
 		return g.fail(op, "window height kh = %d is larger than the padded input height h+2·pad_h = %d", p.KH, h+2*p.PadH)
 	case p.KW > w+2*p.PadW:
 		return g.fail(op, "window width kw = %d is larger than the padded input width w+2·pad_w = %d", p.KW, w+2*p.PadW)
+	case p.Padding < golden.PadZero || p.Padding > golden.PadIgnore:
+		return g.fail(op, "padding = %v: want zero, edge or ignore", p.Padding)
+	case p.Padding == golden.PadIgnore && p.Kind == golden.PoolAvg:
+		return g.fail(op, "padding = ignore: only max and min pooling ignore the padding (an average's divisor would change)")
+	case p.Padding == golden.PadIgnore && (p.PadH >= p.KH || p.PadW >= p.KW):
+		return g.fail(op, "ignored padding %d, %d must be below the window %dx%d (else a window may hold only padding)", p.PadH, p.PadW, p.KH, p.KW)
 	}
 	if x.producer == nil {
 		x.setPlain()

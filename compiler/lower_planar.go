@@ -61,7 +61,7 @@ func (c *ctx) lowerPool(n *node) error {
 		}
 		pt := planar.Task{Op: planar.OpPool, Fn: fn, Mask: laneMask(validLanes(x.p, in.part, t)),
 			Src: src, Dst: dst, H: x.h, W: x.w, KH: p.KH, KW: p.KW, Stride: p.Stride, PadH: p.PadH, PadW: p.PadW,
-			PadEdge: p.Padding == golden.PadEdge}
+			PadEdge: p.Padding == golden.PadEdge, PadIgnore: p.Padding == golden.PadIgnore}
 		post(&pt, n.q)
 		label := fmt.Sprintf("%s c%d", n.label, t)
 		if err := c.planarTask(label, pt); err != nil {

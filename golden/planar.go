@@ -256,7 +256,36 @@ type Padding int
 const (
 	PadZero Padding = iota // the value 0 (for max pooling too)
 	PadEdge                // the nearest element of the plane (coordinates clamped)
+	// PadIgnore leaves the padded positions out of the window, as if
+	// they held −∞ for max pooling and +∞ for min pooling: padding never
+	// wins (ONNX MaxPool). Average pooling cannot use it, since the
+	// divisor would then depend on the window's position. Every padding
+	// must be below the window (PadH < KH, PadW < KW), so that each
+	// window holds at least one element of the plane.
+	PadIgnore
 )
+
+var paddingNames = [...]string{PadZero: "zero", PadEdge: "edge", PadIgnore: "ignore"}
+
+func (p Padding) String() string { return nameOf(paddingNames[:], p, "padding") }
+
+// checkPadding reports a padding mode that p's kind or window cannot use.
+func (p Pooling) checkPadding() error {
+	switch p.Padding {
+	case PadZero, PadEdge:
+		return nil
+	case PadIgnore:
+		switch {
+		case p.Kind != PoolMax && p.Kind != PoolMin:
+			return fmt.Errorf("golden: %v pooling cannot ignore the padding (only max and min can)", p.Kind)
+		case p.PadH >= p.KH || p.PadW >= p.KW:
+			return fmt.Errorf("golden: ignored padding %d, %d must be below the window %dx%d (else a window may hold only padding)",
+				p.PadH, p.PadW, p.KH, p.KW)
+		}
+		return nil
+	}
+	return fmt.Errorf("golden: unknown padding mode %d", int(p.Padding))
+}
 
 // Pooling describes a pooling window: KH×KW, one stride for both
 // directions, PadH rows above and below and PadW columns left and right.
@@ -290,7 +319,8 @@ func PoolOutSize(h, w int, p Pooling) (oh, ow int, err error) {
 // Requant of the window's values combined by the kind (PoolMax: their
 // maximum, PoolAvg: their sum, PoolMin: their minimum) over the window
 // rows oy·Stride−PadH … +KH−1 and columns ox·Stride−PadW … +KW−1 of the
-// padded plane. Use Identity for max pooling, and a scale and shift
+// padded plane (with PadIgnore, over the window's positions inside the
+// plane only). Use Identity for max pooling, and a scale and shift
 // that divide by KH·KW for averaging.
 func Pool(x *Tensor, p Pooling, q Requant, out Int) (*Tensor, error) {
 	if x == nil || len(x.Shape) != 3 {
@@ -307,15 +337,23 @@ func Pool(x *Tensor, p Pooling, q Requant, out Int) (*Tensor, error) {
 	if !p.Kind.valid() {
 		return nil, fmt.Errorf("golden: unknown pooling kind %d", int(p.Kind))
 	}
+	if err := p.checkPadding(); err != nil {
+		return nil, err
+	}
 	combine := poolKinds[p.Kind].combine
-	at := func(c, y, xx int) int64 {
+	// at is the value at (y, xx) of the padded plane, and false for a
+	// position the window leaves out.
+	at := func(c, y, xx int) (int64, bool) {
 		if y < 0 || y >= H || xx < 0 || xx >= W {
-			if p.Padding == PadZero {
-				return 0
+			switch p.Padding {
+			case PadZero:
+				return 0, true
+			case PadIgnore:
+				return 0, false
 			}
 			y, xx = min(max(y, 0), H-1), min(max(xx, 0), W-1)
 		}
-		return x.Data[(c*H+y)*W+xx]
+		return x.Data[(c*H+y)*W+xx], true
 	}
 	res := New(C, OH, OW)
 	for c := 0; c < C; c++ {
@@ -325,10 +363,12 @@ func Pool(x *Tensor, p Pooling, q Requant, out Int) (*Tensor, error) {
 				first := true
 				for ky := 0; ky < p.KH; ky++ {
 					for kx := 0; kx < p.KW; kx++ {
-						v := at(c, oy*p.Stride-p.PadH+ky, ox*p.Stride-p.PadW+kx)
-						if first {
+						v, in := at(c, oy*p.Stride-p.PadH+ky, ox*p.Stride-p.PadW+kx)
+						switch {
+						case !in: // an ignored padding position
+						case first:
 							acc, first = v, false
-						} else {
+						default:
 							acc = combine(acc, v)
 						}
 					}

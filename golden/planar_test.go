@@ -116,34 +116,46 @@ func TestPool(t *testing.T) {
 		{4, 5, 6},
 		{7, 8, 9},
 	})
+	neg := x.Clone() // every value negative: a padded 0 would win a max
+	for i := range neg.Data {
+		neg.Data[i] = -neg.Data[i]
+	}
 	cases := []struct {
 		name string
 		p    Pooling
 		q    Requant
 		want []int64
 		oh   int
+		in   *Tensor // nil: x
 	}{
-		{"max 2x2 s1", Pooling{Kind: PoolMax, KH: 2, KW: 2, Stride: 1}, Identity(), []int64{5, 6, 8, 9}, 2},
-		{"sum 2x2 s1", Pooling{Kind: PoolAvg, KH: 2, KW: 2, Stride: 1}, Identity(), []int64{12, 16, 24, 28}, 2},
-		{"avg 2x2 s1 (/4 half-up)", Pooling{Kind: PoolAvg, KH: 2, KW: 2, Stride: 1}, Requant{Scale: 1, Shift: 2}, []int64{3, 4, 6, 7}, 2},
-		{"max 2x2 s2", Pooling{Kind: PoolMax, KH: 2, KW: 2, Stride: 2}, Identity(), []int64{5}, 1},
-		{"min 2x2 s1", Pooling{Kind: PoolMin, KH: 2, KW: 2, Stride: 1}, Identity(), []int64{1, 2, 4, 5}, 2},
-		{"min with zero padding sees 0", Pooling{Kind: PoolMin, KH: 1, KW: 2, Stride: 1, PadW: 1}, Identity(), []int64{0, 1, 2, 0, 0, 4, 5, 0, 0, 7, 8, 0}, 3},
+		{"max 2x2 s1", Pooling{Kind: PoolMax, KH: 2, KW: 2, Stride: 1}, Identity(), []int64{5, 6, 8, 9}, 2, nil},
+		{"sum 2x2 s1", Pooling{Kind: PoolAvg, KH: 2, KW: 2, Stride: 1}, Identity(), []int64{12, 16, 24, 28}, 2, nil},
+		{"avg 2x2 s1 (/4 half-up)", Pooling{Kind: PoolAvg, KH: 2, KW: 2, Stride: 1}, Requant{Scale: 1, Shift: 2}, []int64{3, 4, 6, 7}, 2, nil},
+		{"max 2x2 s2", Pooling{Kind: PoolMax, KH: 2, KW: 2, Stride: 2}, Identity(), []int64{5}, 1, nil},
+		{"min 2x2 s1", Pooling{Kind: PoolMin, KH: 2, KW: 2, Stride: 1}, Identity(), []int64{1, 2, 4, 5}, 2, nil},
+		{"min with zero padding sees 0", Pooling{Kind: PoolMin, KH: 1, KW: 2, Stride: 1, PadW: 1}, Identity(), []int64{0, 1, 2, 0, 0, 4, 5, 0, 0, 7, 8, 0}, 3, nil},
 		{"sum 3x3 zero pad 1, stride 2", Pooling{Kind: PoolAvg, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1}, Identity(),
-			[]int64{12, 16, 24, 28}, 2},
+			[]int64{12, 16, 24, 28}, 2, nil},
 		{"sum 3x3 edge pad 1, stride 2", Pooling{Kind: PoolAvg, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1, Padding: PadEdge}, Identity(),
 			// top-left window rows (1,1,2),(1,1,2),(4,4,5) = 21
-			[]int64{21, 33, 57, 69}, 2},
-		{"max with zero padding sees 0", Pooling{Kind: PoolMax, KH: 1, KW: 2, Stride: 1, PadW: 1}, Identity(), nil, 3},
+			[]int64{21, 33, 57, 69}, 2, nil},
+		{"max with zero padding sees 0", Pooling{Kind: PoolMax, KH: 1, KW: 2, Stride: 1, PadW: 1}, Identity(),
+			[]int64{0, -1, -2, 0, 0, -4, -5, 0, 0, -7, -8, 0}, 3, neg}, // rows 0,-1,-2,-3,0 padded
+		{"max ignoring padding never sees it", Pooling{Kind: PoolMax, KH: 1, KW: 2, Stride: 1, PadW: 1, Padding: PadIgnore}, Identity(),
+			[]int64{-1, -1, -2, -3, -4, -4, -5, -6, -7, -7, -8, -9}, 3, neg}, // the edge windows hold one element each
+		{"max 3x3 pad 1 ignored", Pooling{Kind: PoolMax, KH: 3, KW: 3, Stride: 1, PadH: 1, PadW: 1, Padding: PadIgnore}, Identity(),
+			// the clipped window's top-left element is its maximum
+			[]int64{-1, -1, -2, -1, -1, -2, -4, -4, -5}, 3, neg},
+		{"min 2x2 s2 pad 1 ignored", Pooling{Kind: PoolMin, KH: 2, KW: 2, Stride: 2, PadH: 1, PadW: 1, Padding: PadIgnore}, Identity(),
+			// windows {1}, {2,3}, {4,7}, {5,6,8,9}; zero padding would give 0, 0, 0, 5
+			[]int64{1, 2, 4, 5}, 2, nil},
+		{"max ignoring padding, then requant", Pooling{Kind: PoolMax, KH: 2, KW: 2, Stride: 1, PadH: 1, Padding: PadIgnore},
+			Requant{Scale: 3, Bias: 1}, []int64{-2, -5, -2, -5, -11, -14, -20, -23}, 4, neg}, // 3·max+1 of -1, -2, -1, -2, -4, -5, -7, -8
 	}
 	for _, tc := range cases {
-		in := x
-		if tc.want == nil { // negative plane: the padded zeros win
-			in = x.Clone()
-			for i := range in.Data {
-				in.Data[i] = -in.Data[i]
-			}
-			tc.want = []int64{0, -1, -2, 0, 0, -4, -5, 0, 0, -7, -8, 0} // rows 0,-1,-2,-3,0 padded
+		in := tc.in
+		if in == nil {
+			in = x
 		}
 		got, err := Pool(in, tc.p, tc.q, S(8))
 		if err != nil {
@@ -158,6 +170,9 @@ func TestPool(t *testing.T) {
 	}
 	for _, bad := range []Pooling{
 		{KH: 0, KW: 1, Stride: 1}, {KH: 1, KW: 1, Stride: 0}, {KH: 4, KW: 1, Stride: 1}, {KH: 4, KW: 1, Stride: 1, PadH: -1},
+		{Kind: PoolAvg, KH: 2, KW: 2, Stride: 1, PadH: 1, Padding: PadIgnore}, // the divisor would change
+		{Kind: PoolMax, KH: 1, KW: 2, Stride: 1, PadH: 1, Padding: PadIgnore}, // a window of padding only
+		{Kind: PoolMax, KH: 2, KW: 2, Stride: 1, Padding: Padding(3)},
 	} {
 		if _, err := Pool(x, bad, Identity(), S(8)); err == nil {
 			t.Errorf("pooling %+v of a 3x3 plane accepted", bad)

@@ -114,7 +114,8 @@ func build(c Config) *hdl.Module {
 		{ErrMask, mask.OrR().Not().Or(psumOp.And(psumMaskBad))},
 		{ErrShape, isLP.Not().And(H.OrR().Not().Or(W.OrR().Not()))},
 		{ErrKernel, isPool.And(kOK(kh).And(kOK(kw)).And(kOK(stride)).Not())},
-		{ErrPad, isPool.And(padH.Ext(4).Ge(kh).Or(padW.Ext(4).Ge(kw)))},
+		{ErrPad, isPool.And(padH.Ext(4).Ge(kh).Or(padW.Ext(4).Ge(kw)).
+			Or(q["pad_ignore"].And(q["fn"].Eq(hdl.U(3, uint64(FnPoolAvg))).Or(q["pad_edge"]))))},
 		{ErrWindow, isPool.And(kh.Gt(paddedH).Or(kw.Gt(paddedW)))},
 		{ErrOutShape, isPool.And(outOK(oh, kh, stride, paddedH).And(outOK(ow, kw, stride, paddedW)).Not())},
 		{ErrLine, isPool.And(ow.Gt(hdl.U(dw, uint64(c.LineDepth))))},
@@ -334,7 +335,7 @@ func build(c Config) *hdl.Module {
 		ln.Connect("red_en", fire.And(isRed)).Connect("red_first", ck.Eq(hdl.U(cw, 0))).Connect("red_max", q["fn"].Bit(0))
 		ln.Connect("lp_en", fire.And(isLP).And(mask.Bit(p)))
 		ln.Connect("h_en", walk.And(vrow.Not())).Connect("h_fill", px.Eq(hdl.U(dw+1, 0))).Connect("h_virt", px.Ge(W)).
-			Connect("pad_edge", q["pad_edge"]).Connect("avg", q["fn"].Bit(0)).Connect("kw", kw).Connect("kh", kh)
+			Connect("pad_edge", q["pad_edge"]).Connect("pad_ignore", q["pad_ignore"]).Connect("avg", q["fn"].Bit(0)).Connect("kw", kw).Connect("kh", kh)
 		lb := m.Instance(fmt.Sprintf("lb_%d", p), lbm).Connect("raddr", ox.Resize(lbw)).Connect("ren", adv).
 			Connect("waddr", s2ox.Resize(lbw)).Connect("we", lbWe).Connect("wdata", ln.Out("lb_wdata"))
 		ln.Connect("v_fill", s2fill).Connect("v_virt", s2virt).Connect("lb_q", lb.Out("q")).

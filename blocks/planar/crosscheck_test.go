@@ -87,6 +87,7 @@ func TestCrossCheckDefault(t *testing.T) {
 		{"avg pool 3x3 s2 pad1 of a 40x64 plane", Task{Op: OpPool, Fn: FnPoolAvg, Mask: full, Src: 0, Dst: 3100, H: 40, W: 64, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1, Scale: 455, Shift: 12}},
 		{"min pool 3x3 s1 pad1 zero of 20x40", Task{Op: OpPool, Fn: FnPoolMin, Mask: full, Src: 0, Dst: 3200, H: 20, W: 40, KH: 3, KW: 3, Stride: 1, PadH: 1, PadW: 1, Scale: 1}},
 		{"max pool 2x2 s1 edge of 30x63", Task{Op: OpPool, Fn: FnPoolMax, Mask: full, Src: 100, Dst: 2048, H: 30, W: 63, KH: 2, KW: 2, Stride: 1, PadH: 1, PadW: 1, PadEdge: true, Scale: 1}},
+		{"max pool 3x3 s2 pad1 ignored of 24x50", Task{Op: OpPool, Fn: FnPoolMax, Mask: full, Src: 0, Dst: 3300, H: 24, W: 50, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1, PadIgnore: true, Scale: 1}},
 		{"eltwise add of two 1000-element tensors", Task{Op: OpEltwise, Fn: FnAdd, Mask: full, Src: 0, Src2: 1000, Dst: 2048, H: 10, W: 100, Scale: 1}},
 		{"reduce sum of 2000 elements", Task{Op: OpReduce, Fn: FnSum, Mask: full, Src: 0, Dst: 4000, H: 40, W: 50, Scale: 1, Shift: 6}},
 	}

@@ -72,6 +72,7 @@
 //	kh, kw, stride  UInt(4)         pooling window and stride, 1..max_kernel
 //	pad_h, pad_w    UInt(3)         pooling padding on each side, below the window size
 //	pad_edge        1               pad with the nearest element (else 0)
+//	pad_ignore      1               max/min pooling: the padding never wins (it is the element type's min/max); not with avg or pad_edge
 //	oh, ow          UInt(dw)        pooling output plane (Encode computes them)
 //	scalar_operand  1               eltwise: the second operand is scalar
 //	scalar          E               an element
@@ -99,7 +100,7 @@
 //	act        x = psum[src+i]; scale/bias from the task or (per_lane) the lane's registers; i < H·W → dst+i
 //	writeback  x = psum[src+i], post-processor forced to saturation only (scale 1, bias 0, shift 0, no relu/clamp)
 //	eltwise    x = a op b, a = state[src+i], b = state[src2+i] or scalar; op add, sub, mul, max, min → dst+i
-//	pool       x = the window's values combined (FnPool codes) over the KH×KW window (padding 0 or the nearest element) → dst + oy·OW + ox;
+//	pool       x = the window's values combined (FnPool codes) over the KH×KW window (padding 0, the nearest element, or ignored) → dst + oy·OW + ox;
 //	           OH = (H + 2·pad_h − KH)/stride + 1, OW likewise; average = sum with scale/shift dividing by KH·KW
 //	reduce     x = sum or max of the H·W plane → dst
 //	loadparams reads ParamWords elements from src in every lane of the mask: scale, then bias, each
@@ -168,9 +169,11 @@
 //	3 mask      empty, or psum lane ≥ C    11 src2       second source past the end
 //	4 shape     H or W zero                12 dst        destination past the end
 //	5 kernel    KH, KW, stride ∉ 1..max    13 overlap    destination over a source where the op cannot allow it
-//	6 pad       pad ≥ window               14 shift      shift > MaxShift
+//	6 pad       pad ≥ window (*)           14 shift      shift > MaxShift
 //	7 window    window > padded plane      15 clamp      lo > hi
 //	8 out_shape OH/OW inconsistent
+//
+// (*) also pad_ignore with average pooling or with pad_edge.
 //
 // Overlap: eltwise writes lag its reads, so dst ≤ src (in place included)
 // or dst ≥ src+N, for each source; pooling output may not overlap its

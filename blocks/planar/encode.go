@@ -41,6 +41,7 @@ func (c Config) Fields() []FieldDef {
 		{"pad_h", hdl.UInt(c.padWidth())},
 		{"pad_w", hdl.UInt(c.padWidth())},
 		{"pad_edge", hdl.Bool},
+		{"pad_ignore", hdl.Bool},
 		{"oh", dim},
 		{"ow", dim},
 		{"scalar_operand", hdl.Bool},
@@ -66,7 +67,7 @@ func (t Task) values() []int64 {
 	}
 	return []int64{int64(t.Op), int64(t.Fn), int64(t.Mask), int64(t.Src), int64(t.Src2), int64(t.Dst),
 		int64(t.H), int64(t.W), int64(t.KH), int64(t.KW), int64(t.Stride), int64(t.PadH), int64(t.PadW), b2i(t.PadEdge),
-		int64(oh), int64(ow), b2i(t.ScalarOperand), t.Scalar, t.Scale, t.Bias, int64(t.Shift),
+		b2i(t.PadIgnore), int64(oh), int64(ow), b2i(t.ScalarOperand), t.Scalar, t.Scale, t.Bias, int64(t.Shift),
 		b2i(t.RoundEven), b2i(t.Relu), b2i(t.Clamp), t.Lo, t.Hi, b2i(t.PerLane)}
 }
 

@@ -65,6 +65,7 @@ func lane(c Config) *hdl.Module {
 	hFill := m.Input("h_fill", hdl.Bool)
 	hVirt := m.Input("h_virt", hdl.Bool)
 	padEdge := m.Input("pad_edge", hdl.Bool)
+	padIgnore := m.Input("pad_ignore", hdl.Bool)
 	avg := m.Input("avg", hdl.Bool)
 	kw := m.Input("kw", hdl.UInt(c.kWidth()))
 	kh := m.Input("kh", hdl.UInt(c.kWidth()))
@@ -134,16 +135,26 @@ func lane(c Config) *hdl.Module {
 
 	// ---- S1: horizontal pooling filter over the last K inputs ----
 	// prev[j] is the input j+1 steps back. A virtual column (right
-	// padding) repeats the last input (edge) or is 0; the first column
-	// of a row fills the window's padding slots.
-	zeroE := hdl.S(ew, 0)
+	// padding) repeats the last input (edge) or is the padding constant;
+	// the first column of a row fills the window's padding slots. The
+	// constant is 0, or with pad_ignore the element type's minimum (max
+	// pooling) or maximum (min pooling): every window holds an element
+	// of the plane (padding is below the window size), which is at
+	// least as good, so the padding never decides the result.
+	poolMin := fn.Eq(hdl.U(3, uint64(FnPoolMin)))
+	et := c.ElemType()
+	extreme := func(w int) *hdl.Expr { // the element type's worst value for the pooling, w bits
+		return hdl.Mux(poolMin, hdl.Const(hdl.SInt(w), big.NewInt(maxOf(et))), hdl.Const(hdl.SInt(w), big.NewInt(minOf(et))))
+	}
+	hpadC := m.Wire("hpad_const", hdl.SInt(ew))
+	hpadC.Set(hdl.Mux(padIgnore, extreme(ew), hdl.S(ew, 0)))
 	prev := make([]*hdl.Signal, K-1)
 	for j := range prev {
 		prev[j] = m.Reg(fmt.Sprintf("hwin_%d", j), hdl.SInt(ew), 0)
 	}
 	v := m.Wire("hin", hdl.SInt(ew))
-	v.Set(hdl.Mux(hVirt, hdl.Mux(padEdge, prev[0], zeroE), e))
-	padv := hdl.Mux(padEdge, v, zeroE)
+	v.Set(hdl.Mux(hVirt, hdl.Mux(padEdge, prev[0], hpadC), e))
+	padv := hdl.Mux(padEdge, v, hpadC)
 	slots := []*hdl.Expr{&v.Expr}
 	for j := 1; j < K; j++ {
 		slots = append(slots, hdl.Mux(hFill, padv, prev[j-1]))
@@ -152,7 +163,6 @@ func lane(c Config) *hdl.Module {
 		prev[j].SetNext(slots[j])
 		prev[j].SetEnable(hEn)
 	}
-	poolMin := fn.Eq(hdl.U(3, uint64(FnPoolMin)))
 	hval := hdl.Mux(avg, windowSum(slots, kw, hw), windowPick(slots, kw, poolMin).Ext(hw))
 	hreg := m.Reg("hreg", hdl.SInt(hw), 0)
 	hreg.SetNext(hval)
@@ -168,10 +178,13 @@ func lane(c Config) *hdl.Module {
 	last := m.Reg("lb_last", hdl.UInt(ww), 0)
 	word := hdl.Mux(lbFwd, last, q)
 	w := func(j int) *hdl.Expr { return word.Slice((j+1)*hw-1, j*hw).AsSInt() }
-	zeroH := hdl.S(hw, 0)
+	// The vertical padding is the horizontal one at the hsum width: a
+	// max or min of element values is an element value.
+	vpadC := m.Wire("vpad_const", hdl.SInt(hw))
+	vpadC.Set(hdl.Mux(padIgnore, extreme(hw), hdl.S(hw, 0)))
 	hcur := m.Wire("vin", hdl.SInt(hw))
-	hcur.Set(hdl.Mux(vVirt, hdl.Mux(padEdge, w(0), zeroH), hreg))
-	vpad := hdl.Mux(padEdge, hcur, zeroH)
+	hcur.Set(hdl.Mux(vVirt, hdl.Mux(padEdge, w(0), vpadC), hreg))
+	vpad := hdl.Mux(padEdge, hcur, vpadC)
 	vs := []*hdl.Expr{&hcur.Expr}
 	for j := 0; j < K-1; j++ {
 		vs = append(vs, hdl.Mux(vFill, vpad, w(j)))
@@ -214,7 +227,6 @@ func lane(c Config) *hdl.Module {
 	r2 := hdl.Mux(relu.And(r.Lt(zero)), zero, r)
 	loS, hiS := ext(&lo.Expr), ext(&hi.Expr)
 	r3 := hdl.Mux(clamp, clampTo(r2, loS, hiS), r2)
-	et := c.ElemType()
 	emin := hdl.Const(hdl.SInt(ew), big.NewInt(minOf(et)))
 	emax := hdl.Const(hdl.SInt(ew), big.NewInt(maxOf(et)))
 	y := m.Wire("y", hdl.UInt(E))

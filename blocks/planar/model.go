@@ -117,8 +117,11 @@ func (t Task) result(c Config, m *Memories, lanes []int) (*golden.Tensor, error)
 		x := plane(m.State, t.Src)
 		x.Shape = []int{len(lanes), t.H, t.W}
 		p := golden.Pooling{Kind: kind, KH: t.KH, KW: t.KW, Stride: t.Stride, PadH: t.PadH, PadW: t.PadW}
-		if t.PadEdge {
+		switch {
+		case t.PadEdge:
 			p.Padding = golden.PadEdge
+		case t.PadIgnore:
+			p.Padding = golden.PadIgnore
 		}
 		return golden.Pool(x, p, q, out)
 	case OpReduce:

@@ -69,10 +69,11 @@ func reduceTasks() []namedTask {
 	}
 }
 
-// poolTasks cover both kinds and both paddings at the corners: 1×1,
+// poolTasks cover every kind and padding at the corners: 1×1,
 // odd sizes, H or W smaller than the window, stride larger than the
 // window, the widest output row, one column (line-buffer forwarding).
 func poolTasks() []namedTask {
+	ign := func(nt namedTask) namedTask { nt.t.PadIgnore = true; return nt }
 	p := func(name string, kind Fn, h, w, kh, kw, s, ph, pw int, edge bool) namedTask {
 		t := Task{Op: OpPool, Fn: kind, Mask: all4, Src: 0, Dst: 128, H: h, W: w, KH: kh, KW: kw, Stride: s,
 			PadH: ph, PadW: pw, PadEdge: edge, Scale: 1}
@@ -106,6 +107,13 @@ func poolTasks() []namedTask {
 		p("min 5x7 k3 s1 pad1 edge", FnPoolMin, 5, 7, 3, 3, 1, 1, 1, true),
 		p("min 7x5 k3x2 s2 pad1 zero", FnPoolMin, 7, 5, 3, 2, 2, 1, 1, false),
 		p("min 6x1 k3x1 (one column)", FnPoolMin, 6, 1, 3, 1, 1, 0, 0, false),
+		ign(p("max 1x1 k3 pad2 ignored", FnPoolMax, 1, 1, 3, 3, 1, 2, 2, false)),
+		ign(p("max 5x7 k3 s1 pad1 ignored", FnPoolMax, 5, 7, 3, 3, 1, 1, 1, false)),
+		ign(p("min 7x5 k3x2 s2 pad1 ignored", FnPoolMin, 7, 5, 3, 2, 2, 1, 1, false)),
+		ign(p("max 2x9 k3 pad1 ignored (H < window)", FnPoolMax, 2, 9, 3, 3, 1, 1, 1, false)),
+		ign(p("min 8x8 k8 s2 pad7 ignored", FnPoolMin, 8, 8, 8, 8, 2, 7, 7, false)),
+		ign(p("max 6x1 k3x1 pad1 ignored (one column)", FnPoolMax, 6, 1, 3, 1, 1, 1, 0, false)),
+		ign(p("min 10x11 k5x2 s2 pad2x1 ignored", FnPoolMin, 10, 11, 5, 2, 2, 2, 1, false)),
 	}
 }
 
@@ -166,6 +174,82 @@ func TestReduce(t *testing.T) {
 
 func TestPool(t *testing.T) {
 	runSuite(t, newBench(t, smallConfig(), 4, 0), poolTasks(), true)
+}
+
+// With pad_ignore the padding never wins: a max pool of a negative plane
+// stays negative at the borders (zero padding would give 0 there), a min
+// pool of a positive plane stays positive, and planes holding the element
+// type's extremes (the padding value itself) pool to them.
+func TestPoolPadIgnore(t *testing.T) {
+	type poolCase struct {
+		name          string
+		fn            Fn
+		h, w, k, s, p int
+	}
+	for _, tc := range []struct {
+		c     Config
+		cases []poolCase
+	}{
+		{smallConfig(), []poolCase{
+			{"max 5x7 k3 s1 pad1", FnPoolMax, 5, 7, 3, 1, 1}, {"max 8x8 k8 s2 pad7", FnPoolMax, 8, 8, 8, 2, 7},
+			{"max 4x15 k2 s1 pad1", FnPoolMax, 4, 15, 2, 1, 1}, {"min 5x7 k3 s2 pad1", FnPoolMin, 5, 7, 3, 2, 1},
+			{"min 6x1 k3 s1 pad2", FnPoolMin, 6, 1, 3, 1, 2}, {"min 3x3 k2 s1 pad1", FnPoolMin, 3, 3, 2, 1, 1},
+		}},
+		{unsignedConfig(), []poolCase{ // the minimum is 0 here: only min pooling differs from zero padding
+			{"min 4x7 k3 s1 pad1", FnPoolMin, 4, 7, 3, 1, 1}, {"min 5x5 k3 s2 pad2", FnPoolMin, 5, 5, 3, 2, 2},
+			{"max 4x7 k3 s1 pad1", FnPoolMax, 4, 7, 3, 1, 1},
+		}},
+	} {
+		c := tc.c
+		et := c.ElemType()
+		half := c.StateDepth / 2
+		t.Run(Name(c), func(t *testing.T) {
+			// Lower quarter, for max pooling: negative values (any when
+			// unsigned), every fifth one the minimum; second quarter, for
+			// min pooling: positive values, every fifth one the maximum.
+			b := newBenchWith(t, c, 41, 0, func(state, _ [][]int64) {
+				for p := range state {
+					for a := 0; a < half; a++ {
+						lo, hi, extreme := minOf(et), int64(-1), minOf(et)
+						if !c.ElemSigned {
+							hi = maxOf(et)
+						}
+						if a >= half/2 {
+							lo, hi, extreme = 1, maxOf(et), maxOf(et)
+						}
+						state[p][a] = lo + int64(a*37+p*11)%(hi-lo+1)
+						if a%5 == 0 {
+							state[p][a] = extreme
+						}
+					}
+				}
+			})
+			var tasks []namedTask
+			for _, pc := range tc.cases {
+				tk := Task{Op: OpPool, Fn: pc.fn, Mask: 1<<uint(c.Lanes) - 1, Dst: half, H: pc.h, W: pc.w,
+					KH: pc.k, KW: pc.k, Stride: pc.s, PadH: min(pc.p, pc.k-1), PadW: pc.p, PadIgnore: true, Scale: 1}
+				if pc.fn == FnPoolMin {
+					tk.Src = half / 2
+				}
+				if pc.w == 1 {
+					tk.KW, tk.PadW = 1, 0
+				}
+				tasks = append(tasks, namedTask{pc.name, tk})
+			}
+			for _, nt := range tasks {
+				runSuite(t, b, []namedTask{nt}, true)
+				oh, ow := nt.t.PoolOut()
+				for p := range c.Lanes {
+					for _, v := range b.state[p][half : half+oh*ow] {
+						if (nt.t.Fn == FnPoolMax && c.ElemSigned && v >= 0) || (nt.t.Fn == FnPoolMin && v <= 0) {
+							t.Errorf("%s: lane %d pooled %d: the padding won", nt.name, p, v)
+							break
+						}
+					}
+				}
+			}
+		})
+	}
 }
 
 // randomPool draws a valid pooling task for c.

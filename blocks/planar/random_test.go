@@ -87,6 +87,7 @@ func randomPoolIn(r *rand.Rand, c Config, maxN int) Task {
 			KH: 1 + r.IntN(c.MaxKernel), KW: 1 + r.IntN(c.MaxKernel), Stride: 1 + r.IntN(c.MaxKernel),
 			PadEdge: r.IntN(2) == 1, Scale: 1}
 		t.PadH, t.PadW = r.IntN(t.KH), r.IntN(t.KW)
+		t.PadIgnore = !t.PadEdge && t.Fn != FnPoolAvg && r.IntN(2) == 0
 		t.H, t.W = 1+r.IntN(12), 1+r.IntN(c.LineDepth+4)
 		if t.H*t.W > maxN {
 			continue

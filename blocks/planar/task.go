@@ -78,6 +78,10 @@ type Task struct {
 	PadH    int  `json:"pad_h"`    // pool rows of padding above and below, 0..KH-1
 	PadW    int  `json:"pad_w"`    // pool columns of padding left and right, 0..KW-1
 	PadEdge bool `json:"pad_edge"` // pad with the nearest element (else with 0)
+	// PadIgnore: the padding never wins a max or min pooling window (it
+	// holds the element type's minimum or maximum); not with pad_edge,
+	// nor with average pooling.
+	PadIgnore bool `json:"pad_ignore"`
 
 	ScalarOperand bool  `json:"scalar_operand"` // eltwise: the second operand is Scalar
 	Scalar        int64 `json:"scalar"`         // an element value
@@ -109,7 +113,7 @@ const (
 	ErrMask             // empty lane mask, or a psum lane that does not exist
 	ErrShape            // H or W is zero
 	ErrKernel           // KH, KW or stride outside 1..MaxKernel
-	ErrPad              // padding not below the window size
+	ErrPad              // padding not below the window size, or pad_ignore with average pooling or pad_edge
 	ErrWindow           // window larger than the padded plane
 	ErrOutShape         // OH/OW in the descriptor inconsistent with the pooling (raw descriptors only)
 	ErrLine             // output row wider than the line buffer

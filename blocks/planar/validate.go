@@ -67,6 +67,12 @@ func (t Task) Validate(c Config) error {
 		if t.PadW >= t.KW {
 			bad(ErrPad, "pad_w", t.PadW, "must be below kw = %d", t.KW)
 		}
+		switch {
+		case t.PadIgnore && t.Fn == FnPoolAvg:
+			bad(ErrPad, "pad_ignore", true, "only max and min pooling ignore the padding: an average's divisor would change")
+		case t.PadIgnore && t.PadEdge:
+			bad(ErrPad, "pad_ignore", true, "pad_edge is set too: a task pads one way")
+		}
 		if t.KH > t.H+2*t.PadH {
 			bad(ErrWindow, "kh", t.KH, "the window must fit the padded plane: at most h+2·pad_h = %d", t.H+2*t.PadH)
 		}

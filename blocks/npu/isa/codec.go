@@ -150,7 +150,7 @@ func (c *Codec) decodePlanar(d Descriptor) planar.Task {
 		Op: planar.Op(d.Op), Fn: planar.Fn(p["fn"]), Mask: p["mask"],
 		Src: int(d.Src), Src2: int(d.Aux), Dst: int(d.Dst), H: int(d.D0), W: int(d.D1),
 		KH: i("kh"), KW: i("kw"), Stride: i("stride"), PadH: i("pad_h"), PadW: i("pad_w"),
-		PadEdge: p["pad_edge"] == 1, ScalarOperand: p["scalar_operand"] == 1, Scalar: elem("scalar"),
+		PadEdge: p["pad_edge"] == 1, PadIgnore: p["pad_ignore"] == 1, ScalarOperand: p["scalar_operand"] == 1, Scalar: elem("scalar"),
 		Scale: s("scale"), Bias: s("bias"), Shift: i("shift"),
 		RoundEven: p["round_even"] == 1, Relu: p["relu"] == 1, Clamp: p["clamp"] == 1,
 		Lo: elem("lo"), Hi: elem("hi"), PerLane: p["per_lane"] == 1,
