@@ -8,8 +8,12 @@
 // first op or element type outside what hwgen supports (SupportedOps,
 // SupportedDTypes), one problem per error line.
 //
-// What it does not do yet: it is not wired into the compiler or the CLI;
-// it runs no shape inference, constant folding or quantization; it does not
+// Graph.Execute and Graph.Run evaluate a graph in float for the ops
+// FloatOps lists (those of mnist-7): a plain, slow reference executor that
+// quantized results are checked against and that calibration runs on.
+//
+// What it does not do: quantization and lowering onto the compiler are
+// package lower's; it runs no shape inference or constant folding; it does not
 // read external tensor data, sparse initializers, subgraphs or model-local
 // functions (graph attributes are kept only by kind, so Check rejects the
 // ops that carry them). The protobuf types live in package onnxpb and are
