@@ -1,0 +1,220 @@
+package lower
+
+import (
+	"fmt"
+
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/frontend/onnx"
+	"github.com/hwgen/hwgen/frontend/quant"
+	"github.com/hwgen/hwgen/golden"
+)
+
+// conv lowers Conv [+ Add] [+ Relu] to Conv2D with per-channel
+// requantization.
+func (l *lowering) conv(n *onnx.Node) error {
+	in, sx, err := l.input(n)
+	if err != nil {
+		return err
+	}
+	if g := n.Int("group", 1); g != 1 {
+		return fmt.Errorf("group %d: only 1 is supported", g)
+	}
+	w, err := l.constant(n, 1)
+	if err != nil {
+		return err
+	}
+	xs := l.shapes[in]
+	if len(w.Shape) != 4 || len(xs) != 4 || xs[1] != w.Shape[1] {
+		return fmt.Errorf("input %v and weights %v: want [1,C,H,W] and [M,C,kH,kW]", xs, w.Shape)
+	}
+	co := w.Shape[0]
+	win, err := onnx.WindowOf(n, xs[2], xs[3], w.Shape[2], w.Shape[3])
+	if err != nil {
+		return err
+	}
+	stride, padH, padW, err := symmetric(win)
+	if err != nil {
+		return err
+	}
+	bias := make([]float32, co)
+	if len(n.Inputs) > 2 && n.Inputs[2] != "" {
+		b, err := l.constant(n, 2)
+		if err != nil {
+			return err
+		}
+		if err := addBias(bias, b, 0, 1); err != nil { // Conv's own B is [M]
+			return err
+		}
+	}
+	out, relu, err := l.fuse(n, bias, 1, 4)
+	if err != nil {
+		return err
+	}
+	q, sw, err := quant.Weights(w.Data, co)
+	if err != nil {
+		return fmt.Errorf("weights %q: %w", n.Inputs[1], err)
+	}
+	rq, pc, err := l.requant(n, sx, sw, out, bias, relu)
+	if err != nil {
+		return err
+	}
+	wt := &golden.Tensor{Shape: w.Shape, Data: q}
+	c := compiler.Conv{Stride: stride, PadH: padH, PadW: padW, Requant: rq, PerChannel: pc}
+	l.emit(in, out, l.net.Layers[len(l.net.Layers)-1].OutScale,
+		func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Conv2D(x, wt, c) })
+	return nil
+}
+
+// matMul lowers MatMul by a constant [K,N] [+ Add] [+ Relu] to
+// GEMMPerChannel, one channel per output column.
+func (l *lowering) matMul(n *onnx.Node) error {
+	in, sx, err := l.input(n)
+	if err != nil {
+		return err
+	}
+	b, err := l.constant(n, 1)
+	if err != nil {
+		return err
+	}
+	xs := l.shapes[in]
+	if len(b.Shape) != 2 || len(xs) != 2 || xs[0] != 1 || xs[1] != b.Shape[0] {
+		return fmt.Errorf("input %v and weights %v: want [1,K] and [K,N]", xs, b.Shape)
+	}
+	k, nc := b.Shape[0], b.Shape[1]
+	bias := make([]float32, nc)
+	out, relu, err := l.fuse(n, bias, 1, 2)
+	if err != nil {
+		return err
+	}
+	// quant.Weights wants the output channel first: quantize Bᵀ.
+	q, sw, err := quant.Weights(transpose(b.Data, k, nc), nc)
+	if err != nil {
+		return fmt.Errorf("weights %q: %w", n.Inputs[1], err)
+	}
+	rq, pc, err := l.requant(n, sx, sw, out, bias, relu)
+	if err != nil {
+		return err
+	}
+	bt := &golden.Tensor{Shape: []int{k, nc}, Data: transpose(q, nc, k)}
+	l.emit(in, out, l.net.Layers[len(l.net.Layers)-1].OutScale,
+		func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.GEMMPerChannel(x, bt, pc, rq) })
+	return nil
+}
+
+// transpose is the transpose of the rows×cols matrix v.
+func transpose[T any](v []T, rows, cols int) []T {
+	t := make([]T, len(v))
+	for r := 0; r < rows; r++ {
+		for c := 0; c < cols; c++ {
+			t[c*rows+r] = v[r*cols+c]
+		}
+	}
+	return t
+}
+
+// constant is input i of n, which must be a float constant.
+func (l *lowering) constant(n *onnx.Node, i int) (*onnx.Array, error) {
+	if i >= len(n.Inputs) {
+		return nil, fmt.Errorf("input %d missing", i)
+	}
+	c, ok := l.consts[n.Inputs[i]]
+	if !ok {
+		return nil, fmt.Errorf("input %q is not a FLOAT constant", n.Inputs[i])
+	}
+	return c, nil
+}
+
+// fuse absorbs the Add of a constant bias and then the Relu that may
+// follow n's output, each only when it is the value's one user. It adds
+// the bias into bias and returns the value the layer now defines. The
+// output has rank dims and its channels on axis.
+func (l *lowering) fuse(n *onnx.Node, bias []float32, axis, rank int) (out string, relu bool, err error) {
+	out = n.Outputs[0]
+	if a := l.soleUser(out, "Add"); a != nil {
+		other := a.Inputs[0]
+		if other == out {
+			other = a.Inputs[1]
+		}
+		b, ok := l.consts[other]
+		if !ok {
+			return "", false, fmt.Errorf("the Add %q after it does not add a FLOAT constant", a.Name)
+		}
+		if err := addBias(bias, b, axis, rank); err != nil {
+			return "", false, fmt.Errorf("the Add %q after it: %w", a.Name, err)
+		}
+		l.done[a], out = true, a.Outputs[0]
+	}
+	if r := l.soleUser(out, "Relu"); r != nil {
+		l.done[r], out, relu = true, r.Outputs[0], true
+	}
+	return out, relu, nil
+}
+
+// soleUser is the node of type op that is value's only user, or nil.
+func (l *lowering) soleUser(value, op string) *onnx.Node {
+	u := l.uses[value]
+	if len(u) != 1 || u[0].OpType != op || len(u[0].Outputs) != 1 {
+		return nil
+	}
+	if op == "Add" && len(u[0].Inputs) != 2 {
+		return nil
+	}
+	for _, o := range l.g.Outputs {
+		if o.Name == value {
+			return nil
+		}
+	}
+	return u[0]
+}
+
+// addBias adds the constant b to the per-channel bias when b broadcasts
+// along the channel axis only (for a Conv output [1,M,H,W]: [M,1,1], [M]
+// is not, as numpy aligns the last dims; for a MatMul's [1,N]: [N] or
+// [1,N]); a single value is added to every channel.
+func addBias(bias []float32, b *onnx.Array, axis, rank int) error {
+	if len(b.Shape) > rank {
+		return fmt.Errorf("bias shape %v has more than %d dims", b.Shape, rank)
+	}
+	off := rank - len(b.Shape)
+	for i, d := range b.Shape {
+		if d != 1 && (i+off != axis || d != len(bias)) {
+			return fmt.Errorf("bias shape %v is not per channel (%d channels on axis %d of %d)", b.Shape, len(bias), axis, rank)
+		}
+	}
+	for o := range bias {
+		if len(b.Data) == 1 {
+			bias[o] += b.Data[0]
+		} else {
+			bias[o] += b.Data[o]
+		}
+	}
+	return nil
+}
+
+// requant computes the layer's post-processing: per channel o, the int32
+// sum in units of sx·sw[o] becomes int8 in units of the output's scale,
+// the bias folded in, ReLU applied after the shift.
+func (l *lowering) requant(n *onnx.Node, sx float64, sw []float64, out string, bias []float32, relu bool) (golden.Requant, *compiler.ChannelRequant, error) {
+	sy, err := l.scaleOf(out)
+	if err != nil {
+		return golden.Requant{}, nil, err
+	}
+	m := make([]float64, len(sw))
+	for o := range sw {
+		m[o] = sx * sw[o] / sy
+	}
+	scales, shift, worst, err := quant.LayerMultipliers(m, l.cfg.Planar().MaxShift(), l.cfg.ScaleWidth)
+	if err != nil {
+		return golden.Requant{}, nil, fmt.Errorf("multipliers: %w", err)
+	}
+	bq, err := quant.Bias(bias, sx, sw)
+	if err != nil {
+		return golden.Requant{}, nil, fmt.Errorf("bias: %w", err)
+	}
+	folded, err := quant.FoldBias(bq, scales, l.cfg.AccWidth)
+	if err != nil {
+		return golden.Requant{}, nil, fmt.Errorf("bias: %w", err)
+	}
+	l.net.Layers = append(l.net.Layers, Layer{Node: n.Name, InScale: sx, OutScale: sy, Shift: shift, WorstRelErr: worst})
+	return golden.Requant{Shift: shift, Relu: relu}, &compiler.ChannelRequant{Scale: scales, Bias: folded}, nil
+}

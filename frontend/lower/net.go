@@ -1,0 +1,67 @@
+package lower
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/frontend/onnx"
+	"github.com/hwgen/hwgen/frontend/quant"
+	"github.com/hwgen/hwgen/golden"
+)
+
+// Input and Output are the names of the graph's ONNX input and output,
+// which are also the names of the compiler graph's input and output.
+func (n *Net) Input() string  { return n.input }
+func (n *Net) Output() string { return n.output }
+
+// InputScale and OutputScale are the int8 scales of the graph's input and
+// output: real ≈ scale·q.
+func (n *Net) InputScale() float64  { return n.inScale }
+func (n *Net) OutputScale() float64 { return n.outScale }
+
+// QuantizeInput converts a float input [1,C,H,W] to the int8 feature map
+// [C,H,W] the NPU reads: round half to even of x/scale, clamped to ±127.
+func (n *Net) QuantizeInput(x *onnx.Array) (*golden.Tensor, error) {
+	if !slices.Equal(x.Shape, append([]int{1}, n.inShape...)) {
+		return nil, fmt.Errorf("lower: input shape %v, want [1 %v]", x.Shape, n.inShape)
+	}
+	t := golden.New(n.inShape...)
+	for i, v := range x.Data {
+		q := math.RoundToEven(float64(v) / n.inScale)
+		t.Data[i] = int64(max(min(q, quant.QMax), -quant.QMax))
+	}
+	return t, nil
+}
+
+// Graph builds the compiler graph that runs the net on input x.
+func (n *Net) Graph(x *onnx.Array) (*compiler.Graph, error) {
+	xq, err := n.QuantizeInput(x)
+	if err != nil {
+		return nil, err
+	}
+	g := compiler.NewGraph()
+	vals := map[string]*compiler.Value{n.input: g.Input(n.input, xq)}
+	for _, s := range n.steps {
+		vals[s.out] = s.apply(g, vals[s.in])
+	}
+	g.Output(n.output, vals[n.output])
+	if err := g.Err(); err != nil {
+		return nil, fmt.Errorf("lower: building the graph: %w", err)
+	}
+	return g, nil
+}
+
+// Dequantize turns the graph's int8 output back into floats of the ONNX
+// output's shape.
+func (n *Net) Dequantize(t *golden.Tensor) (*onnx.Array, error) {
+	if len(t.Data) != len(onnx.NewArray(n.outShape...).Data) {
+		return nil, fmt.Errorf("lower: output has %d values, want shape %v", len(t.Data), n.outShape)
+	}
+	y := onnx.NewArray(n.outShape...)
+	for i, v := range t.Data {
+		y.Data[i] = float32(float64(v) * n.outScale)
+	}
+	return y, nil
+}

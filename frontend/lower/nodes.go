@@ -1,0 +1,134 @@
+package lower
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/frontend/onnx"
+	"github.com/hwgen/hwgen/golden"
+)
+
+// node lowers one node (and the Add and Relu it absorbs).
+func (l *lowering) node(n *onnx.Node) error {
+	if n.Domain != "" && n.Domain != "ai.onnx" {
+		return fmt.Errorf("domain %q not supported", n.Domain)
+	}
+	if len(n.Inputs) == 0 || len(n.Outputs) != 1 {
+		return fmt.Errorf("%d inputs and %d outputs, want at least one and one", len(n.Inputs), len(n.Outputs))
+	}
+	switch n.OpType {
+	case "Reshape":
+		if x, ok := l.consts[n.Inputs[0]]; ok {
+			return l.foldReshape(n, x)
+		}
+		return l.flatten(n)
+	case "Flatten":
+		if a := n.Int("axis", 1); a != 1 {
+			return fmt.Errorf("axis %d: only 1 is supported", a)
+		}
+		return l.flatten(n)
+	case "MaxPool":
+		return l.maxPool(n)
+	case "Conv":
+		return l.conv(n)
+	case "MatMul":
+		return l.matMul(n)
+	case "Add", "Relu":
+		return fmt.Errorf("supported only right after a Conv or MatMul (a constant bias, then ReLU)")
+	}
+	return fmt.Errorf("op not supported by the lowering (Conv, MatMul, Add, Relu, MaxPool, Reshape, Flatten)")
+}
+
+// input is the lowered value n reads as its data input, with its scale.
+func (l *lowering) input(n *onnx.Node) (string, float64, error) {
+	name := n.Inputs[0]
+	s, ok := l.scales[name]
+	if !ok {
+		return "", 0, fmt.Errorf("input %q is neither the graph input nor computed on the NPU", name)
+	}
+	if u := len(l.uses[name]); u != 1 {
+		return "", 0, fmt.Errorf("input %q has %d users; only chains are supported", name, u)
+	}
+	return name, s, nil
+}
+
+// emit appends a step defining out with scale s.
+func (l *lowering) emit(in, out string, s float64, f func(g *compiler.Graph, x *compiler.Value) *compiler.Value) {
+	l.net.steps = append(l.net.steps, step{in: in, out: out, apply: f})
+	l.scales[out] = s
+}
+
+func (l *lowering) foldReshape(n *onnx.Node, x *onnx.Array) error {
+	shape, err := l.intConst(n, 1)
+	if err != nil {
+		return err
+	}
+	dims, err := onnx.ReshapeDims(x.Shape, shape)
+	if err != nil {
+		return err
+	}
+	l.consts[n.Outputs[0]] = &onnx.Array{Shape: dims, Data: x.Data}
+	return nil
+}
+
+func (l *lowering) intConst(n *onnx.Node, i int) ([]int64, error) {
+	if i >= len(n.Inputs) {
+		return nil, fmt.Errorf("input %d missing", i)
+	}
+	t := l.g.Initializer(n.Inputs[i])
+	if t == nil || t.DType != onnx.Int64 {
+		return nil, fmt.Errorf("input %q is not an INT64 initializer", n.Inputs[i])
+	}
+	return t.Int64, nil
+}
+
+// flatten maps a reshape of [1,C,H,W] to [1,C·H·W] (the only reshape of a
+// feature map the NPU has) onto Flatten.
+func (l *lowering) flatten(n *onnx.Node) error {
+	in, s, err := l.input(n)
+	if err != nil {
+		return err
+	}
+	from, to := l.shapes[in], l.shapes[n.Outputs[0]]
+	if len(from) != 4 || from[0] != 1 || !slices.Equal(to, []int{1, from[1] * from[2] * from[3]}) {
+		return fmt.Errorf("reshape %v to %v: only [1,C,H,W] to [1,C·H·W] is supported", from, to)
+	}
+	l.emit(in, n.Outputs[0], s, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Flatten(x) })
+	return nil
+}
+
+func (l *lowering) maxPool(n *onnx.Node) error {
+	in, s, err := l.input(n)
+	if err != nil {
+		return err
+	}
+	shape := l.shapes[in]
+	if len(shape) != 4 {
+		return fmt.Errorf("input shape %v, want [1,C,H,W]", shape)
+	}
+	win, err := onnx.WindowOf(n, shape[2], shape[3], 0, 0)
+	if err != nil {
+		return err
+	}
+	stride, padH, padW, err := symmetric(win)
+	if err != nil {
+		return err
+	}
+	p := compiler.Pool{Kind: golden.PoolMax, KH: win.KH, KW: win.KW, Stride: stride,
+		PadH: padH, PadW: padW, Padding: golden.PadIgnore}
+	l.emit(in, n.Outputs[0], s, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Pool2D(x, p) })
+	return nil
+}
+
+// symmetric checks that a window fits the NPU's geometry: one stride and
+// equal pads on both sides of each axis.
+func symmetric(w onnx.Window) (stride, padH, padW int, err error) {
+	if w.SH != w.SW {
+		return 0, 0, 0, fmt.Errorf("strides %dx%d: only equal strides are supported", w.SH, w.SW)
+	}
+	if w.Top != w.Bottom || w.Left != w.Right {
+		return 0, 0, 0, fmt.Errorf("pads top %d bottom %d left %d right %d: only symmetric padding is supported", w.Top, w.Bottom, w.Left, w.Right)
+	}
+	return w.SH, w.Top, w.Left, nil
+}

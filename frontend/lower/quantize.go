@@ -1,0 +1,156 @@
+package lower
+
+import (
+	"fmt"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/frontend/onnx"
+	"github.com/hwgen/hwgen/frontend/quant"
+)
+
+// Net is a quantized model ready to be built into compiler graphs, one
+// per input.
+type Net struct {
+	input, output     string
+	inShape           []int // [C,H,W]
+	inScale, outScale float64
+	steps             []step
+	outShape          []int
+	Layers            []Layer // the requantized layers, in order
+}
+
+// Layer reports how one Conv or MatMul was requantized.
+type Layer struct {
+	Node              string
+	InScale, OutScale float64
+	Shift             int
+	WorstRelErr       float64 // of the per-channel multipliers (quant.LayerMultipliers)
+}
+
+// step adds one operation to the graph: it reads the value named in and
+// defines the one named out.
+type step struct {
+	in, out string
+	apply   func(g *compiler.Graph, x *compiler.Value) *compiler.Value
+}
+
+// lowering is the state while the nodes are mapped.
+type lowering struct {
+	cfg    npu.Config
+	g      *onnx.Graph
+	shapes map[string][]int // every value's float shape, from calibration
+	calib  map[string]*quant.Calibrator
+	consts map[string]*onnx.Array // float initializers and folded constants
+	uses   map[string][]*onnx.Node
+	scales map[string]float64 // the int8 scale of every lowered value
+	done   map[*onnx.Node]bool
+	net    *Net
+}
+
+// Quantize calibrates m on the calib inputs (values for its one graph
+// input) and lowers it for cfg.
+func Quantize(m *onnx.Model, calib []*onnx.Array, cfg npu.Config) (*Net, error) {
+	g := &m.Graph
+	if len(g.Inputs) != 1 || len(g.Outputs) != 1 {
+		return nil, fmt.Errorf("lower: %d graph inputs and %d outputs, want one each", len(g.Inputs), len(g.Outputs))
+	}
+	if len(calib) == 0 {
+		return nil, fmt.Errorf("lower: no calibration inputs")
+	}
+	l := &lowering{cfg: cfg, g: g, consts: map[string]*onnx.Array{}, uses: map[string][]*onnx.Node{},
+		scales: map[string]float64{}, done: map[*onnx.Node]bool{},
+		net: &Net{input: g.Inputs[0].Name, output: g.Outputs[0].Name}}
+	if err := l.calibrate(calib); err != nil {
+		return nil, err
+	}
+	if err := l.prepare(); err != nil {
+		return nil, err
+	}
+	for _, n := range g.Nodes {
+		if l.done[n] {
+			continue
+		}
+		if err := l.node(n); err != nil {
+			return nil, fmt.Errorf("lower: node %q (%s): %w", n.Name, n.OpType, err)
+		}
+	}
+	s, ok := l.scales[l.net.output]
+	if !ok {
+		return nil, fmt.Errorf("lower: graph output %q is not computed on the NPU", l.net.output)
+	}
+	l.net.outScale, l.net.outShape = s, l.shapes[l.net.output]
+	return l.net, nil
+}
+
+// calibrate runs the float graph on every calibration input and records
+// each value's shape and range.
+func (l *lowering) calibrate(calib []*onnx.Array) error {
+	l.calib = map[string]*quant.Calibrator{}
+	for i, x := range calib {
+		env, err := l.g.Execute(map[string]*onnx.Array{l.net.input: x})
+		if err != nil {
+			return fmt.Errorf("lower: calibration input %d: %w", i, err)
+		}
+		if l.shapes == nil {
+			l.shapes = map[string][]int{}
+			for name, a := range env {
+				l.shapes[name] = a.Shape
+			}
+		}
+		for name, a := range env {
+			c := l.calib[name]
+			if c == nil {
+				c = &quant.Calibrator{}
+				l.calib[name] = c
+			}
+			if err := c.Observe(a.Data); err != nil {
+				return fmt.Errorf("lower: calibration input %d, value %q: %w", i, name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// prepare records the constants, the users of every value and the input's
+// shape and scale.
+func (l *lowering) prepare() error {
+	for _, t := range l.g.Initializers {
+		if t.DType == onnx.Float32 {
+			a, err := onnx.ArrayOf(t)
+			if err != nil {
+				return fmt.Errorf("lower: %w", err)
+			}
+			l.consts[t.Name] = a
+		}
+	}
+	for _, n := range l.g.Nodes {
+		for _, in := range n.Inputs {
+			l.uses[in] = append(l.uses[in], n)
+		}
+	}
+	shape := l.shapes[l.net.input]
+	if len(shape) != 4 || shape[0] != 1 {
+		return fmt.Errorf("lower: input %q has shape %v, want [1,C,H,W]", l.net.input, shape)
+	}
+	l.net.inShape = shape[1:]
+	s, err := l.calib[l.net.input].Scale()
+	if err != nil {
+		return fmt.Errorf("lower: input %q: %w", l.net.input, err)
+	}
+	l.net.inScale, l.scales[l.net.input] = s, s
+	return nil
+}
+
+// scaleOf is the calibrated int8 scale of value name.
+func (l *lowering) scaleOf(name string) (float64, error) {
+	c, ok := l.calib[name]
+	if !ok {
+		return 0, fmt.Errorf("value %q was not calibrated", name)
+	}
+	s, err := c.Scale()
+	if err != nil {
+		return 0, fmt.Errorf("value %q: %w", name, err)
+	}
+	return s, nil
+}
