@@ -9,6 +9,7 @@ import (
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/onnx"
+	"github.com/hwgen/hwgen/host"
 )
 
 const (
@@ -136,3 +137,22 @@ func TestMnistReferenceMachine(t *testing.T) {
 // for the rounding of the input, the weights and every activation carried
 // through the layers (on this input they add 0.06 of a step).
 const tolerance = 1
+
+// The same program on the Go simulator of the NPU gives the reference
+// machine's logits bit for bit (in well under a second).
+func TestMnistSimulator(t *testing.T) {
+	cfg := npu.DefaultConfig()
+	net, _, p, _ := mnist(t, cfg)
+	want, _, err := compiler.Interpret(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := host.Run(cfg, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want[net.Output()], res.Outputs[net.Output()]); d != "" {
+		t.Errorf("simulator vs reference machine (-machine +simulator):\n%s", d)
+	}
+	t.Logf("%s: %s (%v)", p.Summary(), res.Summary(), res.Wall)
+}

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
@@ -126,7 +127,9 @@ func (l *lowering) prepare() error {
 	}
 	for _, n := range l.g.Nodes {
 		for _, in := range n.Inputs {
-			l.uses[in] = append(l.uses[in], n)
+			if !slices.Contains(l.uses[in], n) { // a node reading a value twice is one user
+				l.uses[in] = append(l.uses[in], n)
+			}
 		}
 	}
 	shape := l.shapes[l.net.input]

@@ -102,6 +102,9 @@ func (g *Graph) evalNode(n *Node, env map[string]*Array) (*Array, error) {
 	if n.Domain != "" && n.Domain != "ai.onnx" {
 		return nil, fmt.Errorf("domain %q not supported", n.Domain)
 	}
+	if !slices.Contains(FloatOps, n.OpType) {
+		return nil, fmt.Errorf("op not supported by the float executor (supported: %v)", FloatOps)
+	}
 	in := func(i int) (*Array, error) {
 		if i >= len(n.Inputs) || n.Inputs[i] == "" {
 			return nil, fmt.Errorf("input %d missing", i)
@@ -148,7 +151,7 @@ func (g *Graph) evalNode(n *Node, env map[string]*Array) (*Array, error) {
 		}
 		return conv(x, y, b, n)
 	}
-	return nil, fmt.Errorf("op not supported by the float executor (supported: %v)", FloatOps)
+	return nil, fmt.Errorf("op %s is listed in FloatOps but not evaluated", n.OpType)
 }
 
 // shapeInput reads input i of n, a shape, from an INT64 initializer.
