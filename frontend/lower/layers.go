@@ -54,14 +54,13 @@ func (l *lowering) conv(n *onnx.Node) error {
 	if err != nil {
 		return fmt.Errorf("weights %q: %w", n.Inputs[1], err)
 	}
-	rq, pc, err := l.requant(n, sx, sw, out, bias, relu)
+	rq, pc, sy, err := l.requant(n, sx, sw, out, bias, relu)
 	if err != nil {
 		return err
 	}
 	wt := &golden.Tensor{Shape: w.Shape, Data: q}
 	c := compiler.Conv{Stride: stride, PadH: padH, PadW: padW, Requant: rq, PerChannel: pc}
-	l.emit(in, out, l.net.Layers[len(l.net.Layers)-1].OutScale,
-		func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Conv2D(x, wt, c) })
+	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Conv2D(x, wt, c) })
 	return nil
 }
 
@@ -91,13 +90,12 @@ func (l *lowering) matMul(n *onnx.Node) error {
 	if err != nil {
 		return fmt.Errorf("weights %q: %w", n.Inputs[1], err)
 	}
-	rq, pc, err := l.requant(n, sx, sw, out, bias, relu)
+	rq, pc, sy, err := l.requant(n, sx, sw, out, bias, relu)
 	if err != nil {
 		return err
 	}
 	bt := &golden.Tensor{Shape: []int{k, nc}, Data: transpose(q, nc, k)}
-	l.emit(in, out, l.net.Layers[len(l.net.Layers)-1].OutScale,
-		func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.GEMMPerChannel(x, bt, pc, rq) })
+	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.GEMMPerChannel(x, bt, pc, rq) })
 	return nil
 }
 
@@ -193,11 +191,12 @@ func addBias(bias []float32, b *onnx.Array, axis, rank int) error {
 
 // requant computes the layer's post-processing: per channel o, the int32
 // sum in units of sx·sw[o] becomes int8 in units of the output's scale,
-// the bias folded in, ReLU applied after the shift.
-func (l *lowering) requant(n *onnx.Node, sx float64, sw []float64, out string, bias []float32, relu bool) (golden.Requant, *compiler.ChannelRequant, error) {
+// the bias folded in, ReLU applied after the shift. It also returns the
+// output's scale.
+func (l *lowering) requant(n *onnx.Node, sx float64, sw []float64, out string, bias []float32, relu bool) (golden.Requant, *compiler.ChannelRequant, float64, error) {
 	sy, err := l.scaleOf(out)
 	if err != nil {
-		return golden.Requant{}, nil, err
+		return golden.Requant{}, nil, 0, err
 	}
 	m := make([]float64, len(sw))
 	for o := range sw {
@@ -205,16 +204,16 @@ func (l *lowering) requant(n *onnx.Node, sx float64, sw []float64, out string, b
 	}
 	scales, shift, worst, err := quant.LayerMultipliers(m, l.cfg.Planar().MaxShift(), l.cfg.ScaleWidth)
 	if err != nil {
-		return golden.Requant{}, nil, fmt.Errorf("multipliers: %w", err)
+		return golden.Requant{}, nil, 0, fmt.Errorf("multipliers: %w", err)
 	}
 	bq, err := quant.Bias(bias, sx, sw)
 	if err != nil {
-		return golden.Requant{}, nil, fmt.Errorf("bias: %w", err)
+		return golden.Requant{}, nil, 0, fmt.Errorf("bias: %w", err)
 	}
 	folded, err := quant.FoldBias(bq, scales, l.cfg.AccWidth)
 	if err != nil {
-		return golden.Requant{}, nil, fmt.Errorf("bias: %w", err)
+		return golden.Requant{}, nil, 0, fmt.Errorf("bias: %w", err)
 	}
 	l.net.Layers = append(l.net.Layers, Layer{Node: n.Name, InScale: sx, OutScale: sy, Shift: shift, WorstRelErr: worst})
-	return golden.Requant{Shift: shift, Relu: relu}, &compiler.ChannelRequant{Scale: scales, Bias: folded}, nil
+	return golden.Requant{Shift: shift, Relu: relu}, &compiler.ChannelRequant{Scale: scales, Bias: folded}, sy, nil
 }
