@@ -35,13 +35,17 @@ func TestMnistFloat(t *testing.T) {
 	if d := cmp.Diff(want.Shape, got.Shape); d != "" {
 		t.Fatalf("shape (-want +got):\n%s", d)
 	}
-	var worst float64
+	// The reference was computed in float32 by another framework: allow a
+	// few float32 rounding steps of the largest logit (2^-24 relative each).
+	var worst, largest float64
 	for i := range want.Data {
 		worst = max(worst, math.Abs(float64(got.Data[i]-want.Data[i])))
+		largest = max(largest, math.Abs(float64(want.Data[i])))
 	}
-	t.Logf("max |float − reference| = %.3g over the logits %v", worst, want.Data)
-	if worst > 1e-3 {
-		t.Errorf("max abs diff %g > 1e-3:\n got %v\nwant %v", worst, got.Data, want.Data)
+	tol := 8 * largest / (1 << 24)
+	t.Logf("max |float − reference| = %.3g (tolerance %.3g) over the logits %v", worst, tol, want.Data)
+	if worst > tol {
+		t.Errorf("max abs diff %g > %g:\n got %v\nwant %v", worst, tol, got.Data, want.Data)
 	}
 	if a := Argmax(got.Data); a != 2 {
 		t.Errorf("argmax %d, want 2", a)
