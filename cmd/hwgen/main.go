@@ -25,6 +25,7 @@ const (
 type cli struct {
 	Emit    emitCmd    `cmd:"" help:"Write a design (by default the NPU) as Verilog-2005, one module per file."`
 	Sim     simCmd     `cmd:"" help:"Run a tensor workload on the NPU and check it against the golden model, or simulate a built-in design with seeded random stimulus (--top)."`
+	Run     runCmd     `cmd:"" help:"Run a float ONNX model (e.g. mnist-7) quantized to int8 on the NPU and compare it with float."`
 	Verify  verifyCmd  `cmd:"" help:"Cross-check the Go simulator against Verilator on the built-in designs."`
 	Designs designsCmd `cmd:"" help:"List the built-in designs."`
 	Bench   benchCmd   `cmd:"" help:"Measure simulation speed: Go simulator, Verilator and Icarus side by side."`
@@ -42,6 +43,7 @@ Examples:
   hwgen emit verilog --top mac -o rtl         write rtl/mac_s8_s32.v and a file list
   hwgen sim --top array16 --cycles 100000     simulate with random stimulus
   hwgen sim --top mac --cycles 50 --vcd mac.vcd --check
+  hwgen run --model frontend/onnx/testdata/mnist-7.onnx   mnist-7 in int8 on the NPU
   hwgen verify                                cross-check every built-in design
 
 Exit status: 0 success, 1 a failed run (mismatch, tool error), 2 a usage or

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sbinet/npyio/npy"
 
+	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/golden"
 )
 
@@ -92,7 +93,7 @@ func writeNPY(path string, t *golden.Tensor, elem golden.Int) error {
 // nest builds a nested array value of elem for shape from row-major
 // data: npy.Write takes the shape from the array types, and arrays are
 // fixed-size, so it writes the data as one block.
-func nest(shape []int, data []int64, elem reflect.Type) any {
+func nest[T int64 | float32](shape []int, data []T, elem reflect.Type) any {
 	t := elem
 	for i := len(shape) - 1; i >= 0; i-- {
 		t = reflect.ArrayOf(shape[i], t)
@@ -111,4 +112,43 @@ func nest(shape []int, data []int64, elem reflect.Type) any {
 	}
 	fill(v, 0, len(data))
 	return v.Interface()
+}
+
+// readFloatNPY reads a float32 .npy array (an ONNX model's input).
+func readFloatNPY(path string) (*onnx.Array, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := npy.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if typ := r.Header.Descr.Type; typ != "<f4" {
+		return nil, fmt.Errorf("%s: dtype %s is not allowed: want float32 (<f4), the model's input type", path, typ)
+	}
+	if r.Header.Descr.Fortran {
+		return nil, fmt.Errorf("%s: Fortran (column-major) order is not allowed: save a C-order array", path)
+	}
+	a := onnx.NewArray(r.Header.Descr.Shape...)
+	var v []float32
+	if err := r.Read(&v); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(v) != len(a.Data) {
+		return nil, fmt.Errorf("%s: %d values for shape %v", path, len(v), a.Shape)
+	}
+	copy(a.Data, v)
+	return a, nil
+}
+
+// writeFloatNPY writes a as a float32 .npy array of its shape, atomically.
+func writeFloatNPY(path string, a *onnx.Array) error {
+	return writeFileAtomic(path, func(w io.Writer) error {
+		if err := npy.Write(w, nest(a.Shape, a.Data, reflect.TypeOf(float32(0)))); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	})
 }

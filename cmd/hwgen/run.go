@@ -1,0 +1,323 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/frontend/lower"
+	"github.com/hwgen/hwgen/frontend/onnx"
+	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/host"
+	"github.com/hwgen/hwgen/verify"
+)
+
+type runCmd struct {
+	Model    string   `help:"ONNX model file (float32; the ops of mnist-7: Conv, Add, Relu, MaxPool, Reshape, Flatten, MatMul)." type:"path" required:"" placeholder:"FILE"`
+	Input    string   `help:"Input tensor: a float32 .npy array of the model input's shape. Default: test_data_set_0/input_0.pb beside the model, as the ONNX Model Zoo ships it." type:"path" placeholder:"FILE"`
+	Calib    []string `help:"Calibration inputs (float32 .npy, the input's shape; comma-separated or repeated): the activation scales are fitted to their ranges. Default: the input alone, which fits the scales to exactly the image being measured." placeholder:"FILE,..."`
+	Engine   string   `help:"Where the int8 model runs: interp (the compiler's reference machine only), go (the Go simulator of the NPU, checked against the reference machine) or verilator (as go, then the recorded run replayed on a Verilator build, every output of every cycle compared; the first build takes minutes)." enum:"interp,go,verilator" default:"go"`
+	Timeline string   `help:"Write the task timeline as Chrome trace-event JSON (open in https://ui.perfetto.dev); needs a simulator (--engine go or verilator)." type:"path" placeholder:"FILE"`
+	VCD      string   `help:"Write the Go simulator's waveforms to this VCD file; needs a simulator (--engine go or verilator)." type:"path" placeholder:"FILE"`
+	Out      string   `help:"Write logits.npy (float32, dequantized) and logits_int8.npy (the NPU's int8 output) into this directory." type:"path" placeholder:"DIR"`
+	blockFlags
+}
+
+func (c *runCmd) Help() string {
+	return `Runs a float ONNX model quantized to int8 on the NPU. The model is
+calibrated (activation ranges from the float executor on the calibration
+inputs), its weights quantized per output channel, bias and ReLU folded into
+per-channel requantization (frontend/lower), compiled for the configured NPU
+(the default, or --config / --set) and run. Prints the per-layer
+quantization, the float and the dequantized int8 logits with their top-1
+classes, the largest difference in output steps, cycles and MAC utilization.
+
+  hwgen run --model frontend/onnx/testdata/mnist-7.onnx
+  hwgen run --model mnist-7.onnx --input digit.npy --calib c1.npy,c2.npy --out res/
+  hwgen run --model mnist-7.onnx --engine verilator --timeline mnist.json
+
+The result is PASS when the NPU's int8 output equals the compiler's reference
+machine's and the golden models' bit for bit, FAIL (exit status 1) with the
+first differing element otherwise. The float comparison is a measurement, not
+a pass criterion: it is one image, not an accuracy on a data set.`
+}
+
+// modelErr marks a problem of the model file as the caller's.
+func modelErr(path string, err error) error {
+	return usageError{fmt.Errorf("--model %s: %w", path, err)}
+}
+
+func (c *runCmd) Run() error {
+	if c.Engine == "interp" && (c.Timeline != "" || c.VCD != "") {
+		return usagef("--timeline and --vcd record a simulation: use --engine go or verilator, not interp")
+	}
+	cfg, err := npuConfig(c.blockFlags)
+	if err != nil {
+		return err
+	}
+	if cfg.Engines > 1 {
+		return usagef("engines = %d: a model runs on one neural engine (leave engines at 1)", cfg.Engines)
+	}
+	m, err := onnx.LoadFile(c.Model)
+	if err != nil {
+		return usageError{fmt.Errorf("--model: %w", err)} // the error names the file
+	}
+	if err := m.Check(onnx.FloatOps); err != nil {
+		return modelErr(c.Model, err)
+	}
+	want, err := inputShape(m)
+	if err != nil {
+		return modelErr(c.Model, err)
+	}
+	x, source, err := c.input(want)
+	if err != nil {
+		return err
+	}
+	calib, calibNote, err := c.calibration(x, want)
+	if err != nil {
+		return err
+	}
+	if c.Out != "" {
+		if err := checkWritable(c.Out); err != nil {
+			return usageError{fmt.Errorf("--out: %w", err)}
+		}
+	}
+
+	in := m.Graph.Inputs[0].Name
+	floatOut, err := m.Graph.Run(map[string]*onnx.Array{in: x})
+	if err != nil {
+		return modelErr(c.Model, fmt.Errorf("float executor: %w", err))
+	}
+	net, err := lower.Quantize(m, calib, cfg)
+	if err != nil {
+		return modelErr(c.Model, err)
+	}
+	float := floatOut[net.Output()]
+	g, err := net.Graph(x)
+	if err != nil {
+		return modelErr(c.Model, err)
+	}
+	prog, err := compiler.Compile(cfg, g)
+	if err != nil {
+		return usageError{fmt.Errorf("compile %s for %s: %w", filepath.Base(c.Model), cfg.Name(), err)}
+	}
+	ref, err := g.Reference(cfg)
+	if err != nil {
+		return err
+	}
+	machine, _, err := compiler.Interpret(prog)
+	if err != nil {
+		return fmt.Errorf("reference machine: %w", err)
+	}
+
+	fmt.Printf("model     %s: graph %s, opset %d, %d nodes, input %s %v\n", filepath.Base(c.Model), m.Graph.Name, m.Opset, len(m.Graph.Nodes), in, want)
+	fmt.Printf("input     %s\n", source)
+	fmt.Printf("calibrate %s\n", calibNote)
+	for _, l := range net.Layers {
+		fmt.Printf("layer     %-16s in scale %.4g, out scale %.4g, shift %d, worst multiplier error %.2g\n", l.Node, l.InScale, l.OutScale, l.Shift, l.WorstRelErr)
+	}
+	fmt.Printf("npu       %s\n", cfg.Name())
+	fmt.Printf("compiled  %s\n", prog.Summary())
+
+	out := net.Output()
+	got := machine[out]
+	ran := "the reference machine"
+	if c.Engine != "interp" {
+		res, err := c.simulate(cfg, prog)
+		if err != nil {
+			return err
+		}
+		if err := same(out, "the reference machine", machine[out], "the NPU", res.Outputs[out]); err != nil {
+			return err
+		}
+		got, ran = res.Outputs[out], "the NPU"
+	}
+	deq, err := net.Dequantize(got)
+	if err != nil {
+		return err
+	}
+	compareFloat(float, deq, got, net.OutputScale())
+	if c.Out != "" {
+		if err := writeFloatNPY(filepath.Join(c.Out, "logits.npy"), deq); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		if err := writeNPY(filepath.Join(c.Out, "logits_int8.npy"), got, golden.S(cfg.ElemWidth)); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		fmt.Printf("results   %s (logits.npy, logits_int8.npy)\n", c.Out)
+	}
+	if err := same(out, "the golden models", ref[out], ran, got); err != nil {
+		return err
+	}
+	if c.Engine == "interp" {
+		fmt.Printf("result    PASS: the reference machine's int8 %s %v equals the golden models' bit for bit\n", out, got.Shape)
+	} else {
+		fmt.Printf("result    PASS: the NPU's int8 %s %v equals the reference machine's and the golden models' bit for bit\n", out, got.Shape)
+	}
+	return nil
+}
+
+// inputShape is the shape of the model's one input; a symbolic dimension
+// (a named batch size) is taken as 1, the one batch size lowered.
+func inputShape(m *onnx.Model) ([]int, error) {
+	if n := len(m.Graph.Inputs); n != 1 {
+		return nil, fmt.Errorf("%d graph inputs; hwgen run feeds models with exactly one", n)
+	}
+	v := m.Graph.Inputs[0]
+	if v.Shape == nil {
+		return nil, fmt.Errorf("graph input %q has no shape", v.Name)
+	}
+	shape := make([]int, len(v.Shape))
+	for i, d := range v.Shape {
+		shape[i] = max(int(d.Size), 1)
+	}
+	return shape, nil
+}
+
+// input reads the input tensor: --input, or the test data set beside the
+// model.
+func (c *runCmd) input(want []int) (*onnx.Array, string, error) {
+	if c.Input != "" {
+		x, err := readFloatNPY(c.Input)
+		if err != nil {
+			return nil, "", usageError{fmt.Errorf("--input: %w", err)}
+		}
+		if !slices.Equal(x.Shape, want) {
+			return nil, "", usagef("--input %s: shape %v; the model's input needs %v", c.Input, x.Shape, want)
+		}
+		return x, c.Input, nil
+	}
+	path := filepath.Join(filepath.Dir(c.Model), "test_data_set_0", "input_0.pb")
+	t, err := onnx.LoadTensorFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", usagef("no input: give --input FILE.npy (float32 %v); there is no %s beside the model", want, path)
+	}
+	if err != nil {
+		return nil, "", usageError{fmt.Errorf("test input: %w", err)}
+	}
+	x, err := onnx.ArrayOf(t)
+	if err != nil {
+		return nil, "", usageError{fmt.Errorf("test input %s: %w", path, err)}
+	}
+	if !slices.Equal(x.Shape, want) {
+		return nil, "", usagef("test input %s: shape %v; the model's input needs %v", path, x.Shape, want)
+	}
+	return x, path + " (the model's test data set; no --input given)", nil
+}
+
+// calibration reads --calib, or calibrates on the input alone.
+func (c *runCmd) calibration(x *onnx.Array, want []int) ([]*onnx.Array, string, error) {
+	if len(c.Calib) == 0 {
+		return []*onnx.Array{x}, "on the input alone: the scales fit this very image, so its agreement with float is optimistic (give --calib)", nil
+	}
+	var set []*onnx.Array
+	for _, path := range c.Calib {
+		a, err := readFloatNPY(path)
+		if err != nil {
+			return nil, "", usageError{fmt.Errorf("--calib: %w", err)}
+		}
+		if !slices.Equal(a.Shape, want) {
+			return nil, "", usagef("--calib %s: shape %v; the model's input needs %v", path, a.Shape, want)
+		}
+		set = append(set, a)
+	}
+	return set, fmt.Sprintf("on %d inputs (%s)", len(set), strings.Join(c.Calib, ", ")), nil
+}
+
+// checkWritable makes dir and proves a file can be created in it, so that
+// a run is not wasted on an output that cannot be written.
+func checkWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".hwgen-run-")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// simulate runs prog on the Go simulator, and with --engine verilator
+// replays the recorded run on Verilator.
+func (c *runCmd) simulate(cfg npu.Config, prog *compiler.Program) (*host.Result, error) {
+	var opts []host.Option
+	if c.VCD != "" {
+		opts = append(opts, host.WithVCD(c.VCD))
+	}
+	res, err := host.Run(cfg, prog, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("simulation: %w", err)
+	}
+	report(cfg, res)
+	if c.Timeline != "" {
+		if err := writeFileAtomic(c.Timeline, res.WriteTrace); err != nil {
+			return nil, fmt.Errorf("--timeline: %w", err)
+		}
+		fmt.Printf("timeline  %s (%d tasks; open in https://ui.perfetto.dev)\n", c.Timeline, len(res.Timeline))
+	}
+	if c.VCD != "" {
+		fmt.Printf("waveforms %s\n", c.VCD)
+	}
+	if c.Engine == "verilator" {
+		fmt.Printf("verilator building and replaying %d cycles...\n", len(res.Stimulus.Rows))
+		cr, err := verify.CrossCheck(res.Design, res.Stimulus, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
+		if err != nil {
+			return nil, fmt.Errorf("verilator: %w", err)
+		}
+		cached := ""
+		if cr.Cached {
+			cached = ", cached"
+		}
+		fmt.Printf("verilator identical: %d outputs in each of %d cycles (build %v%s, run %v)\n", cr.Outputs, cr.Cycles,
+			cr.BuildTime.Round(time.Millisecond), cached, cr.VerilatorRun.Round(time.Millisecond))
+	}
+	return res, nil
+}
+
+// same compares two int8 outputs: nil, or FAIL with the first differing
+// element.
+func same(name, wantBy string, want *golden.Tensor, gotBy string, got *golden.Tensor) error {
+	if got == nil || !slices.Equal(want.Shape, got.Shape) {
+		return fmt.Errorf("FAIL: %s from %s missing or not of shape %v", name, gotBy, want.Shape)
+	}
+	for i := range want.Data {
+		if want.Data[i] != got.Data[i] {
+			return fmt.Errorf("FAIL: %s%v = %d on %s, %d on %s", name, unflatten(want.Shape, i), got.Data[i], gotBy, want.Data[i], wantBy)
+		}
+	}
+	return nil
+}
+
+// compareFloat prints the float and the dequantized int8 logits, their
+// top-1 classes and the largest difference in output steps.
+func compareFloat(float, deq *onnx.Array, q *golden.Tensor, step float64) {
+	fa, qa := onnx.Argmax(float.Data), onnx.Argmax(deq.Data)
+	fmt.Printf("float     top-1 %d, logits %s\n", fa, floats(float.Data))
+	fmt.Printf("int8      top-1 %d, logits %s (dequantized; int8 %v, step %.4g)\n", qa, floats(deq.Data), q.Data, step)
+	agree := "agree"
+	if fa != qa {
+		agree = "DISAGREE"
+	}
+	var worst float64
+	for i := range float.Data {
+		worst = max(worst, math.Abs(float64(deq.Data[i]-float.Data[i])))
+	}
+	fmt.Printf("vs float  top-1 %s; max |int8 − float| = %.3g = %.2f output steps\n", agree, worst, worst/step)
+}
+
+func floats(v []float32) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprintf("%.2f", x)
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
