@@ -123,7 +123,7 @@ func readFloatNPY(path string) (*onnx.Array, error) {
 	defer f.Close()
 	r, err := npy.NewReader(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: not a .npy array: %w", path, err)
 	}
 	if typ := r.Header.Descr.Type; typ != "<f4" {
 		return nil, fmt.Errorf("%s: dtype %s is not allowed: want float32 (<f4), the model's input type", path, typ)

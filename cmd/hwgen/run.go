@@ -23,7 +23,7 @@ import (
 type runCmd struct {
 	Model    string   `help:"ONNX model file (float32; the ops of mnist-7: Conv, Add, Relu, MaxPool, Reshape, Flatten, MatMul)." type:"path" required:"" placeholder:"FILE"`
 	Input    string   `help:"Input tensor: a float32 .npy array of the model input's shape. Default: test_data_set_0/input_0.pb beside the model, as the ONNX Model Zoo ships it." type:"path" placeholder:"FILE"`
-	Calib    []string `help:"Calibration inputs (float32 .npy, the input's shape; comma-separated or repeated): the activation scales are fitted to their ranges. Default: the input alone, which fits the scales to exactly the image being measured." placeholder:"FILE,..."`
+	Calib    []string `help:"Calibration inputs (float32 .npy, the input's shape; comma-separated or repeated): the activation scales are fitted to their ranges. Default: the input alone, which fits the scales to exactly the image being measured." placeholder:"FILE"`
 	Engine   string   `help:"Where the int8 model runs: interp (the compiler's reference machine only), go (the Go simulator of the NPU, checked against the reference machine) or verilator (as go, then the recorded run replayed on a Verilator build, every output of every cycle compared; the first build takes minutes)." enum:"interp,go,verilator" default:"go"`
 	Timeline string   `help:"Write the task timeline as Chrome trace-event JSON (open in https://ui.perfetto.dev); needs a simulator (--engine go or verilator)." type:"path" placeholder:"FILE"`
 	VCD      string   `help:"Write the Go simulator's waveforms to this VCD file; needs a simulator (--engine go or verilator)." type:"path" placeholder:"FILE"`
@@ -210,13 +210,26 @@ func (c *runCmd) input(want []int) (*onnx.Array, string, error) {
 	if !slices.Equal(x.Shape, want) {
 		return nil, "", usagef("test input %s: shape %v; the model's input needs %v", path, x.Shape, want)
 	}
-	return x, path + " (the model's test data set; no --input given)", nil
+	return x, shown(path) + " (the model's test data set; no --input given)", nil
+}
+
+// shown is path relative to the working directory when it lies below it
+// (kong makes path flags absolute).
+func shown(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
 }
 
 // calibration reads --calib, or calibrates on the input alone.
 func (c *runCmd) calibration(x *onnx.Array, want []int) ([]*onnx.Array, string, error) {
 	if len(c.Calib) == 0 {
-		return []*onnx.Array{x}, "on the input alone: the scales fit this very image, so its agreement with float is optimistic (give --calib)", nil
+		return []*onnx.Array{x}, "on the input alone, which is optimistic: the scales fit this very image and no other input's range (give --calib)", nil
 	}
 	var set []*onnx.Array
 	for _, path := range c.Calib {
