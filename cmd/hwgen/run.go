@@ -66,29 +66,9 @@ func (c *runCmd) Run() error {
 	if cfg.Engines > 1 {
 		return usagef("engines = %d: a model runs on one neural engine (leave engines at 1)", cfg.Engines)
 	}
-	m, err := onnx.LoadFile(c.Model)
-	if err != nil {
-		return usageError{fmt.Errorf("--model: %w", err)} // the error names the file
-	}
-	if err := m.Check(onnx.FloatOps); err != nil {
-		return modelErr(c.Model, err)
-	}
-	want, err := inputShape(m)
-	if err != nil {
-		return modelErr(c.Model, err)
-	}
-	x, source, err := c.input(want)
+	m, x, calib, err := c.load()
 	if err != nil {
 		return err
-	}
-	calib, calibNote, err := c.calibration(x, want)
-	if err != nil {
-		return err
-	}
-	if c.Out != "" {
-		if err := checkWritable(c.Out); err != nil {
-			return usageError{fmt.Errorf("--out: %w", err)}
-		}
 	}
 
 	in := m.Graph.Inputs[0].Name
@@ -118,9 +98,6 @@ func (c *runCmd) Run() error {
 		return fmt.Errorf("reference machine: %w", err)
 	}
 
-	fmt.Printf("model     %s: graph %s, opset %d, %d nodes, input %s %v\n", filepath.Base(c.Model), m.Graph.Name, m.Opset, len(m.Graph.Nodes), in, want)
-	fmt.Printf("input     %s\n", source)
-	fmt.Printf("calibrate %s\n", calibNote)
 	for _, l := range net.Layers {
 		fmt.Printf("layer     %-16s in scale %.4g, out scale %.4g, shift %d, worst multiplier error %.2g\n", l.Node, l.InScale, l.OutScale, l.Shift, l.WorstRelErr)
 	}
@@ -163,6 +140,39 @@ func (c *runCmd) Run() error {
 		fmt.Printf("result    PASS: the NPU's int8 %s %v equals the reference machine's and the golden models' bit for bit\n", out, got.Shape)
 	}
 	return nil
+}
+
+// load reads the model, the input and the calibration set, and prints
+// what it read; every problem is the caller's.
+func (c *runCmd) load() (*onnx.Model, *onnx.Array, []*onnx.Array, error) {
+	m, err := onnx.LoadFile(c.Model)
+	if err != nil {
+		return nil, nil, nil, usageError{fmt.Errorf("--model: %w", err)} // the error names the file
+	}
+	if err := m.Check(onnx.FloatOps); err != nil {
+		return nil, nil, nil, modelErr(c.Model, err)
+	}
+	want, err := inputShape(m)
+	if err != nil {
+		return nil, nil, nil, modelErr(c.Model, err)
+	}
+	x, source, err := c.input(want)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	calib, calibNote, err := c.calibration(x, want)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if c.Out != "" {
+		if err := checkWritable(c.Out); err != nil {
+			return nil, nil, nil, usageError{fmt.Errorf("--out: %w", err)}
+		}
+	}
+	fmt.Printf("model     %s: graph %s, opset %d, %d nodes, input %s %v\n", filepath.Base(c.Model), m.Graph.Name, m.Opset, len(m.Graph.Nodes), m.Graph.Inputs[0].Name, want)
+	fmt.Printf("input     %s\n", source)
+	fmt.Printf("calibrate %s\n", calibNote)
+	return m, x, calib, nil
 }
 
 // inputShape is the shape of the model's one input; a symbolic dimension
