@@ -15,15 +15,11 @@ import (
 // readNPY reads an integer .npy array as a tensor of elem (the NPU's
 // element type): every value must fit it.
 func readNPY(path string, elem golden.Int) (*golden.Tensor, error) {
-	f, err := os.Open(path)
+	f, r, err := openNPY(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r, err := npy.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	shape := r.Header.Descr.Shape
 	if len(shape) == 0 {
 		return nil, fmt.Errorf("%s: a scalar, want an array", path)
@@ -116,15 +112,11 @@ func nest[T int64 | float32](shape []int, data []T, elem reflect.Type) any {
 
 // readFloatNPY reads a float32 .npy array (an ONNX model's input).
 func readFloatNPY(path string) (*onnx.Array, error) {
-	f, err := os.Open(path)
+	f, r, err := openNPY(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r, err := npy.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a .npy array: %w", path, err)
-	}
 	if typ := r.Header.Descr.Type; typ != "<f4" {
 		return nil, fmt.Errorf("%s: dtype %s is not allowed: want float32 (<f4), the model's input type", path, typ)
 	}
@@ -151,4 +143,18 @@ func writeFloatNPY(path string, a *onnx.Array) error {
 		}
 		return nil
 	})
+}
+
+// openNPY opens a .npy file and reads its header; the caller closes f.
+func openNPY(path string) (*os.File, *npy.Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := npy.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: not a .npy array: %w", path, err)
+	}
+	return f, r, nil
 }

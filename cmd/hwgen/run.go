@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
@@ -17,7 +16,6 @@ import (
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
-	"github.com/hwgen/hwgen/verify"
 )
 
 type runCmd struct {
@@ -281,27 +279,8 @@ func (c *runCmd) simulate(cfg npu.Config, prog *compiler.Program) (*host.Result,
 		return nil, fmt.Errorf("simulation: %w", err)
 	}
 	report(cfg, res)
-	if c.Timeline != "" {
-		if err := writeFileAtomic(c.Timeline, res.WriteTrace); err != nil {
-			return nil, fmt.Errorf("--timeline: %w", err)
-		}
-		fmt.Printf("timeline  %s (%d tasks; open in https://ui.perfetto.dev)\n", c.Timeline, len(res.Timeline))
-	}
-	if c.VCD != "" {
-		fmt.Printf("waveforms %s\n", c.VCD)
-	}
-	if c.Engine == "verilator" {
-		fmt.Printf("verilator building and replaying %d cycles...\n", len(res.Stimulus.Rows))
-		cr, err := verify.CrossCheck(res.Design, res.Stimulus, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
-		if err != nil {
-			return nil, fmt.Errorf("verilator: %w", err)
-		}
-		cached := ""
-		if cr.Cached {
-			cached = ", cached"
-		}
-		fmt.Printf("verilator identical: %d outputs in each of %d cycles (build %v%s, run %v)\n", cr.Outputs, cr.Cycles,
-			cr.BuildTime.Round(time.Millisecond), cached, cr.VerilatorRun.Round(time.Millisecond))
+	if err := afterRun(res, c.Timeline, c.VCD, c.Engine == "verilator"); err != nil {
+		return nil, err
 	}
 	return res, nil
 }

@@ -214,23 +214,8 @@ func (c *simCmd) runWorkload() error {
 		}
 		res.Outputs = map[string]*golden.Tensor{mp.Name: y}
 	}
-	if c.Timeline != "" {
-		if err := writeFileAtomic(c.Timeline, res.WriteTrace); err != nil {
-			return fmt.Errorf("--timeline: %w", err)
-		}
-		fmt.Printf("timeline  %s (%d tasks; open in https://ui.perfetto.dev)\n", c.Timeline, len(res.Timeline))
-	}
-	if c.VCD != "" {
-		fmt.Printf("waveforms %s\n", c.VCD)
-	}
-	if c.Engine == "verilator" {
-		fmt.Printf("verilator building and replaying %d cycles...\n", len(res.Stimulus.Rows))
-		cr, err := verify.CrossCheck(res.Design, res.Stimulus, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
-		if err != nil {
-			return fmt.Errorf("verilator: %w", err)
-		}
-		fmt.Printf("verilator identical: %d outputs in each of %d cycles (build %v%s, run %v)\n", cr.Outputs, cr.Cycles,
-			cr.BuildTime.Round(time.Millisecond), map[bool]string{true: ", cached", false: ""}[cr.Cached], cr.VerilatorRun.Round(time.Millisecond))
+	if err := afterRun(res, c.Timeline, c.VCD, c.Engine == "verilator"); err != nil {
+		return err
 	}
 	if c.Out != "" {
 		if err := os.MkdirAll(c.Out, 0o755); err != nil {
@@ -408,4 +393,34 @@ func reportEngines(r *host.Result) {
 	fmt.Printf("engines   %s\n", strings.Join(parts, ", "))
 	fmt.Printf("imbalance busy cycles %.1f%%, MACs performed (not skipped) %.1f%% ((max−min)/max)\n",
 		100*float64(maxB-minB)/float64(max(maxB, 1)), 100*float64(maxW-minW)/float64(max(maxW, 1)))
+}
+
+// afterRun writes the timeline of a finished NPU run, names its
+// waveforms, and with verilator replays the recorded run on Verilator,
+// comparing every output in every cycle (hwgen sim and hwgen run).
+func afterRun(res *host.Result, timeline, vcd string, verilator bool) error {
+	if timeline != "" {
+		if err := writeFileAtomic(timeline, res.WriteTrace); err != nil {
+			return fmt.Errorf("--timeline: %w", err)
+		}
+		fmt.Printf("timeline  %s (%d tasks; open in https://ui.perfetto.dev)\n", timeline, len(res.Timeline))
+	}
+	if vcd != "" {
+		fmt.Printf("waveforms %s\n", vcd)
+	}
+	if !verilator {
+		return nil
+	}
+	fmt.Printf("verilator building and replaying %d cycles...\n", len(res.Stimulus.Rows))
+	cr, err := verify.CrossCheck(res.Design, res.Stimulus, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
+	if err != nil {
+		return fmt.Errorf("verilator: %w", err)
+	}
+	cached := ""
+	if cr.Cached {
+		cached = ", cached"
+	}
+	fmt.Printf("verilator identical: %d outputs in each of %d cycles (build %v%s, run %v)\n", cr.Outputs, cr.Cycles,
+		cr.BuildTime.Round(time.Millisecond), cached, cr.VerilatorRun.Round(time.Millisecond))
+	return nil
 }
