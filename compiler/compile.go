@@ -17,7 +17,18 @@ import (
 // engine tasks and derives their dependencies. Every shape or capacity
 // problem is an error naming the operation, the parameter, its value and
 // the limit, before anything runs.
+//
+// A conv reading a graph input may run on the input's windows (see
+// TapMapping); when the program that takes does not fit (its larger
+// input in external memory), the direct convolution is compiled instead.
 func Compile(cfg npu.Config, g *Graph) (*Program, error) {
+	if p, err := compile(cfg, g, true); err == nil {
+		return p, nil
+	}
+	return compile(cfg, g, false)
+}
+
+func compile(cfg npu.Config, g *Graph, taps bool) (*Program, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("compiler: %w", err)
 	}
@@ -36,11 +47,13 @@ func Compile(cfg npu.Config, g *Graph) (*Program, error) {
 	}
 	c := &ctx{
 		cfg: cfg, R: cfg.Rows, C: cfg.Cols, pcfg: cfg.Planar(), isa: cfg.Codec(),
-		em:    newEmitter(cfg.Window, cfg.MaxDeps),
-		state: newAlloc(cfg.StateDepth),
-		prog:  &Program{Config: cfg, Layout: layout},
-		loc:   map[*Value]*place{},
-		live:  map[*Value]int{},
+		em:     newEmitter(cfg.Window, cfg.MaxDeps),
+		state:  newAlloc(cfg.StateDepth),
+		prog:   &Program{Config: cfg, Layout: layout},
+		loc:    map[*Value]*place{},
+		live:   map[*Value]int{},
+		taps:   map[*Value]*tapInput{},
+		noTaps: !taps,
 	}
 	if err := c.run(g); err != nil {
 		return nil, err
@@ -64,17 +77,19 @@ func Compile(cfg npu.Config, g *Graph) (*Program, error) {
 
 // ctx is one compilation.
 type ctx struct {
-	cfg   npu.Config
-	R, C  int
-	pcfg  planar.Config
-	isa   *isa.Codec
-	em    *emitter
-	state *alloc
-	psum  int // next psum entry of the ring
-	wring int // next weight row of the ring
-	prog  *Program
-	loc   map[*Value]*place
-	live  map[*Value]int // remaining consumers of each stored value
+	cfg    npu.Config
+	R, C   int
+	pcfg   planar.Config
+	isa    *isa.Codec
+	em     *emitter
+	state  *alloc
+	psum   int // next psum entry of the ring
+	wring  int // next weight row of the ring
+	prog   *Program
+	loc    map[*Value]*place
+	live   map[*Value]int       // remaining consumers of each stored value
+	taps   map[*Value]*tapInput // graph inputs laid out as a conv's windows
+	noTaps bool                 // every conv direct (the fallback)
 }
 
 // place is where a stored value lives: in the state buffer (resident),
@@ -132,7 +147,13 @@ func (c *ctx) run(g *Graph) error {
 		}
 		pl := &place{part: c.partOf(v), f: v.f, ext: -1}
 		pl.tiles = ceilDiv(v.p, pl.part)
-		pl.ext = c.extBind(v.name, v, pl, v.data, true)
+		b := c.binding(v.name, v, pl)
+		if t := c.tapMapping(v, consumer(g, v)); t != nil {
+			pl.f, pl.tiles = t.oh*t.ow, ceilDiv(t.rows, pl.part)
+			b = c.tapBinding(v.name, v, pl, t)
+			c.taps[v] = t
+		}
+		pl.ext = c.bindInput(b, v.data)
 		c.loc[v] = pl
 	}
 	for _, n := range g.nodes {
@@ -213,7 +234,7 @@ func (c *ctx) bindOutputs(v *Value, pl *place) {
 	}
 	for i, x := range vs {
 		if i == 0 {
-			pl.ext = c.extBind(x.name, x.w, pl, nil, false)
+			pl.ext = c.extBind(x.name, x.w, pl)
 			continue
 		}
 		b := c.binding(x.name, x.w, pl)
@@ -242,18 +263,21 @@ func (c *ctx) binding(name string, v *Value, pl *place) *Binding {
 	return b
 }
 
-// extBind allocates v's external lines and its binding; input data go
-// into the image.
-func (c *ctx) extBind(name string, v *Value, pl *place, data *golden.Tensor, input bool) int {
+// extBind allocates the external lines of output v and its binding.
+func (c *ctx) extBind(name string, v *Value, pl *place) int {
 	b := c.binding(name, v, pl)
 	b.Base = c.extAlloc(b.Lines)
-	if input {
-		c.prog.Inputs = append(c.prog.Inputs, b)
-		lines, _ := b.ToLines(data)
-		copy(c.prog.Image[b.Base:], lines)
-	} else {
-		c.prog.Outputs = append(c.prog.Outputs, b)
-	}
+	c.prog.Outputs = append(c.prog.Outputs, b)
+	return b.Base
+}
+
+// bindInput allocates the external lines of input binding b and writes
+// its data into the image.
+func (c *ctx) bindInput(b *Binding, data *golden.Tensor) int {
+	b.Base = c.extAlloc(b.Lines)
+	c.prog.Inputs = append(c.prog.Inputs, b)
+	lines, _ := b.ToLines(data)
+	copy(c.prog.Image[b.Base:], lines)
 	return b.Base
 }
 

@@ -28,7 +28,10 @@
 // shift, rounding, ReLU and clamp stay the layer's): the table is the
 // input binding <layer>.q, loaded once per layer into the state buffer,
 // and a planar loadparams sets the lane registers for each output tile
-// before its per-lane acts (perchannel.go).
+// before its per-lane acts (perchannel.go). A conv that is the only
+// reader of a graph input with few channels runs on the input laid out
+// as its windows, C·kh·kw rows per output pixel, as a 1×1 conv (taps.go;
+// Conv.Taps).
 //
 // # Layout
 //

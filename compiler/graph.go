@@ -244,7 +244,24 @@ type Conv struct {
 	// scale and bias per output channel; the shift, rounding, ReLU and
 	// clamp stay Requant's, shared by all channels.
 	PerChannel *ChannelRequant
+	// Taps chooses how a conv reading a graph input uses the PE rows;
+	// the zero value lets the compiler map the kernel taps onto them
+	// when that takes fewer passes (see taps.go).
+	Taps TapMapping
 }
+
+// TapMapping is a conv's choice of input layout.
+type TapMapping int
+
+const (
+	// TapsAuto: a conv that is the only reader of a graph input runs on
+	// the input's windows (C·kh·kw rows, a 1×1 convolution) when that
+	// takes fewer NE passes than C rows and kh·kw passes.
+	TapsAuto TapMapping = iota
+	// TapsDirect: always the direct convolution (C rows, one pass per
+	// kernel tap), as the source document's worked examples count them.
+	TapsDirect
+)
 
 // ChannelRequant is a per-output-channel requantization: output channel
 // o (a conv's Cout index, a GEMM's column n) is requantized with

@@ -153,6 +153,12 @@ func (c *ctx) lowerConv(n *node) error {
 	j := &convJob{label: n.label, in: in, cin: ci, h: x.h, w: x.w, kh: kh, kw: kw, s: n.conv.Stride,
 		ph: n.conv.PadH, pw: n.conv.PadW, oh: v.h, ow: v.w, n: co, wt: w, wname: n.wname, q: n.q, pc: n.pc, out: out,
 		widx: func(o, c, ky, kx int) int { return ((o*ci+c)*kh+ky)*kw + kx }}
+	if t := c.taps[x]; t != nil {
+		// A 1×1 convolution over the windows; weight (o, c, ky, kx) is
+		// row (c·kh+ky)·kw+kx of output o.
+		j.cin, j.h, j.w, j.kh, j.kw, j.s, j.ph, j.pw = t.rows, t.oh, t.ow, 1, 1, 1, 0, 0
+		j.widx = func(o, r, _, _ int) int { return o*t.rows + r }
+	}
 	if err := c.runConv(j); err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ func TestSeedsConvExample(t *testing.T) {
 		rng := rand.New(rand.NewPCG(5, 5))
 		g := NewGraph()
 		x := g.Input("x", randTensor(rng, -128, 127, 3, 5, 5))
-		g.Output("y", g.Conv2D(x, randTensor(rng, -128, 127, 2, 3, 3, 3), Conv{Requant: golden.Requant{Scale: 1, Shift: 8}}))
+		g.Output("y", g.Conv2D(x, randTensor(rng, -128, 127, 2, 3, 3, 3), Conv{Requant: golden.Requant{Scale: 1, Shift: 8}, Taps: TapsDirect}))
 		p := verifyGraph(t, cfg, g, 2)
 		if got := g.values[1].shape; !cmp.Equal(got, []int{2, 3, 3}) {
 			t.Fatalf("output shape %v", got)
