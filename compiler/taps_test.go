@@ -18,9 +18,9 @@ import (
 func TestTapMapping(t *testing.T) {
 	type layer struct{ c, h, w, co, k, s, pad int }
 	layers := []layer{
-		{1, 8, 8, 3, 3, 1, 1},   // the few-channel first layer
+		{1, 8, 8, 3, 3, 1, 1}, // the few-channel first layer
 		{1, 9, 9, 5, 5, 1, 2}, // 25 taps: two row tiles on 16 rows
-		{3, 9, 7, 4, 3, 2, 0},   // stride 2, no padding
+		{3, 9, 7, 4, 3, 2, 0}, // stride 2, no padding
 		{2, 7, 7, 6, 5, 3, 2},
 		{16, 6, 6, 4, 3, 1, 1}, // as many channels as rows: never mapped on 16 rows
 	}
