@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what hwgen needs on a Debian machine: Verilator, Icarus Verilog
 # and Yosys from Debian packages (with the C++ toolchain Verilator builds
-# with), and the Go modules. Idempotent: tools already present are left
+# with), the official ONNX operator tests (libonnx-testdata, for
+# `hwgen conformance`), and the Go modules. Idempotent: tools already present are left
 # alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,7 @@ missing=()
 for tool in verilator iverilog yosys g++ make; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("${pkg_of[$tool]}")
 done
+[ -d /usr/share/libonnx-testdata/data/node ] || missing+=(libonnx-testdata)
 
 if ((${#missing[@]})); then
   sudo=""

@@ -12,6 +12,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/hwgen/hwgen/frontend/conformance"
 	"github.com/hwgen/hwgen/golden"
 )
 
@@ -23,13 +24,14 @@ const (
 )
 
 type cli struct {
-	Emit    emitCmd    `cmd:"" help:"Write a design (by default the NPU) as Verilog-2005, one module per file."`
-	Sim     simCmd     `cmd:"" help:"Run a tensor workload on the NPU and check it against the golden model, or simulate a built-in design with seeded random stimulus (--top)."`
-	Run     runCmd     `cmd:"" help:"Run a float ONNX model (e.g. mnist-7) quantized to int8 on the NPU and compare it with float."`
-	Verify  verifyCmd  `cmd:"" help:"Cross-check the Go simulator against Verilator on the built-in designs."`
-	Designs designsCmd `cmd:"" help:"List the built-in designs."`
-	Bench   benchCmd   `cmd:"" help:"Measure simulation speed: Go simulator, Verilator and Icarus side by side."`
-	Config  configCmd  `cmd:"" help:"Print the default block configurations (JSON) or the task-descriptor layout."`
+	Emit        emitCmd        `cmd:"" help:"Write a design (by default the NPU) as Verilog-2005, one module per file."`
+	Sim         simCmd         `cmd:"" help:"Run a tensor workload on the NPU and check it against the golden model, or simulate a built-in design with seeded random stimulus (--top)."`
+	Run         runCmd         `cmd:"" help:"Run a float ONNX model (e.g. mnist-7) quantized to int8 on the NPU and compare it with float."`
+	Conformance conformanceCmd `cmd:"" help:"Run the official ONNX operator tests of the mapped ops on the NPU and tabulate pass, fail and unsupported."`
+	Verify      verifyCmd      `cmd:"" help:"Cross-check the Go simulator against Verilator on the built-in designs."`
+	Designs     designsCmd     `cmd:"" help:"List the built-in designs."`
+	Bench       benchCmd       `cmd:"" help:"Measure simulation speed: Go simulator, Verilator and Icarus side by side."`
+	Config      configCmd      `cmd:"" help:"Print the default block configurations (JSON) or the task-descriptor layout."`
 }
 
 const description = `hwgen builds hardware from Go: it emits lint-clean Verilog and simulates the
@@ -65,7 +67,8 @@ func run(args []string) int {
 	var c cli
 	parser, err := kong.New(&c, kong.Name("hwgen"), kong.Description(description),
 		kong.UsageOnError(), kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Vars{"pool_kinds": strings.Join(golden.PoolKindNames(), ", "), "elt_fns": strings.Join(golden.EltOpNames(), ", ")})
+		kong.Vars{"pool_kinds": strings.Join(golden.PoolKindNames(), ", "), "elt_fns": strings.Join(golden.EltOpNames(), ", "),
+			"onnx_tests": conformance.DefaultDir})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "hwgen: internal error: %v\n", err)
 		return exitFailure

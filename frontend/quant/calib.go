@@ -43,3 +43,17 @@ func (c *Calibrator) Scale() (float64, error) {
 	}
 	return m / QMax, nil
 }
+
+// QuantizeLinear is ONNX's QuantizeLinear of one value: round half to
+// even of x/scale (in float32, as the operator defines it) plus the zero
+// point, saturated to lo..hi (the output type's range).
+func QuantizeLinear(x, scale float32, zp, lo, hi int64) int64 {
+	q := int64(math.RoundToEven(float64(x/scale))) + zp
+	return max(min(q, hi), lo)
+}
+
+// DequantizeLinear is ONNX's DequantizeLinear of one value: (q − zp)·scale
+// in float32.
+func DequantizeLinear(q int64, scale float32, zp int64) float32 {
+	return float32(q-zp) * scale
+}

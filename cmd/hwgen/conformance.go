@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/frontend/conformance"
+	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/host"
+)
+
+type conformanceCmd struct {
+	Dir    string `help:"Folder of ONNX backend node tests (one test_* folder each, with model.onnx and test_data_set_0)." default:"${onnx_tests}" type:"path" placeholder:"DIR"`
+	Engine string `help:"Where the NPU tests run: interp (the compiler's reference machine) or go (the Go simulator of the NPU)." enum:"interp,go" default:"interp"`
+	Out    string `help:"Write the Markdown table to this file (default: standard output)." type:"path" placeholder:"FILE"`
+	blockFlags
+}
+
+func (c *conformanceCmd) Help() string {
+	return `Runs the official ONNX operator tests of the ops hwgen maps (ConvInteger,
+MatMulInteger, QLinearConv, QLinearMatMul, QuantizeLinear, DequantizeLinear,
+and Conv, Gemm, MatMul, Add, Relu, Clip, MaxPool, AveragePool,
+GlobalAveragePool, Flatten, Reshape, Transpose) on the NPU and prints a
+table: pass (the NPU's output equals the expected one exactly), pass (host)
+(QuantizeLinear/DequantizeLinear: the host's conversions at the NPU's
+boundary), fail (how many elements, by how many LSB) or unsupported (why).
+
+Each test runs on the configured NPU (the default, or --config / --set) with
+the element width widened to what its values need (9 bits for uint8 data
+minus a zero point). Float tests run only when all their values are
+integers. The tests come with Debian's libonnx-testdata package:
+
+  apt-get install libonnx-testdata
+  hwgen conformance --out conformance.md
+  hwgen conformance --engine go
+
+Exit status 1 when a test fails.`
+}
+
+func (c *conformanceCmd) Run() error {
+	base, err := npuConfig(c.blockFlags)
+	if err != nil {
+		return err
+	}
+	if base.Engines > 1 {
+		return usagef("engines = %d: the tests run on one neural engine (leave engines at 1)", base.Engines)
+	}
+	dirs, err := conformance.Find(c.Dir)
+	if err != nil {
+		return usageError{fmt.Errorf("--dir: %w (the tests come with Debian's libonnx-testdata)", err)}
+	}
+	if len(dirs) == 0 {
+		return usagef("--dir %s: no ONNX node tests of the mapped ops there", c.Dir)
+	}
+	engine := conformance.Interp
+	if c.Engine == "go" {
+		engine = func(p *compiler.Program) (map[string]*golden.Tensor, error) {
+			res, err := host.Run(p.Config, p)
+			if err != nil {
+				return nil, err
+			}
+			return res.Outputs, nil
+		}
+	}
+	bar := progressbar.NewOptions(len(dirs), progressbar.OptionSetWriter(os.Stderr), progressbar.OptionSetDescription("tests"),
+		progressbar.OptionClearOnFinish())
+	rs := conformance.RunAll(dirs, func(tc *conformance.Case) conformance.Result {
+		defer bar.Add(1)
+		return conformance.Run(tc, base, engine)
+	})
+	bar.Finish()
+	write := func(w io.Writer) error { return conformance.WriteTable(w, rs) }
+	if c.Out == "" {
+		err = write(os.Stdout)
+	} else {
+		err = writeFileAtomic(c.Out, write)
+	}
+	if err != nil {
+		return fmt.Errorf("writing the table: %w", err)
+	}
+	if n := conformance.Counts(rs); n[conformance.Fail] > 0 {
+		return fmt.Errorf("FAIL: %d of %d tests failed", n[conformance.Fail], len(rs))
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hwgen/hwgen/frontend/onnx"
+)
+
+// DefaultDir is where Debian's libonnx-testdata puts the node tests.
+const DefaultDir = "/usr/share/libonnx-testdata/data/node"
+
+// Ops are the operators whose tests the runner takes, in table order.
+var Ops = []string{
+	"ConvInteger", "MatMulInteger", "QLinearConv", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear",
+	"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip", "MaxPool", "AveragePool", "GlobalAveragePool",
+	"Flatten", "Reshape", "Transpose",
+}
+
+// Case is one node test: its model and first data set.
+type Case struct {
+	Name    string // the test directory's name (test_qlinearconv)
+	Op      string
+	Model   *onnx.Model
+	Inputs  []*onnx.Tensor // in graph-input order
+	Outputs []*onnx.Tensor // expected, in graph-output order
+}
+
+// Find lists the test directories under dir whose model is one node of
+// an op in Ops, sorted by op (in Ops order), then name.
+func Find(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: %w", err)
+	}
+	type found struct {
+		op   int
+		path string
+	}
+	var tests []found
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "test_") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		m, err := onnx.LoadFile(filepath.Join(path, "model.onnx"))
+		if err != nil || len(m.Graph.Nodes) == 0 {
+			continue // not a model this reader decodes: not one of our ops' tests
+		}
+		if i := slices.Index(Ops, m.Graph.Nodes[0].OpType); i >= 0 && m.Graph.Nodes[0].Domain == "" {
+			tests = append(tests, found{i, path})
+		}
+	}
+	slices.SortFunc(tests, func(a, b found) int {
+		if a.op != b.op {
+			return a.op - b.op
+		}
+		return strings.Compare(a.path, b.path)
+	})
+	paths := make([]string, len(tests))
+	for i, t := range tests {
+		paths[i] = t.path
+	}
+	return paths, nil
+}
+
+// Load reads the test in dir.
+func Load(dir string) (*Case, error) {
+	m, err := onnx.LoadFile(filepath.Join(dir, "model.onnx"))
+	if err != nil {
+		return nil, err
+	}
+	c := &Case{Name: filepath.Base(dir), Model: m}
+	if len(m.Graph.Nodes) > 0 {
+		c.Op = m.Graph.Nodes[0].OpType
+	}
+	data := filepath.Join(dir, "test_data_set_0")
+	for i := range m.Graph.Inputs {
+		t, err := onnx.LoadTensorFile(filepath.Join(data, fmt.Sprintf("input_%d.pb", i)))
+		if errors.Is(err, fs.ErrNotExist) && m.Graph.Initializer(m.Graph.Inputs[i].Name) != nil {
+			t = m.Graph.Initializer(m.Graph.Inputs[i].Name)
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		c.Inputs = append(c.Inputs, t)
+	}
+	for i := range m.Graph.Outputs {
+		t, err := onnx.LoadTensorFile(filepath.Join(data, fmt.Sprintf("output_%d.pb", i)))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		c.Outputs = append(c.Outputs, t)
+	}
+	return c, nil
+}

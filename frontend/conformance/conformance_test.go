@@ -1,0 +1,91 @@
+package conformance
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/host"
+	"github.com/hwgen/hwgen/internal/tooltest"
+)
+
+// needData skips (fails in CI) when Debian's libonnx-testdata is absent.
+func needData(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(DefaultDir); err != nil {
+		tooltest.Skip(t, tooltest.MissingTool, "the ONNX node tests are not installed (apt-get install libonnx-testdata): "+err.Error())
+	}
+}
+
+// TestIntegerOpsExact: every official test of the integer ops passes
+// exactly on the reference machine (the host conversions exactly on
+// the host).
+func TestIntegerOpsExact(t *testing.T) {
+	needData(t)
+	dirs, err := Find(DefaultDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := map[string]Status{}, map[string]Status{}
+	for _, r := range RunAll(dirs, func(c *Case) Result { return Run(c, npu.DefaultConfig(), Interp) }) {
+		switch r.Op {
+		case "ConvInteger", "MatMulInteger", "QLinearConv", "QLinearMatMul":
+			got[r.Name], want[r.Name] = r.Status, Pass
+		case "QuantizeLinear", "DequantizeLinear":
+			got[r.Name], want[r.Name] = r.Status, Host
+		}
+		if r.Status == Fail {
+			t.Errorf("%s: %s", r.Name, r.Detail)
+		}
+	}
+	if len(want) < 10 {
+		t.Errorf("found %d integer-op tests, want at least the 10 of ONNX 1.12", len(want))
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("integer op tests (-want +got):\n%s", d)
+	}
+}
+
+// TestOnTheSimulator runs the NPU tests of the integer ops and one of
+// each other mapped op kind on the Go simulator of the NPU.
+func TestOnTheSimulator(t *testing.T) {
+	needData(t)
+	sim := func(p *compiler.Program) (map[string]*golden.Tensor, error) {
+		res, err := host.Run(p.Config, p)
+		if err != nil {
+			return nil, err
+		}
+		return res.Outputs, nil
+	}
+	for _, name := range []string{"test_convinteger_with_padding", "test_matmulinteger", "test_qlinearconv",
+		"test_qlinearmatmul_3D", "test_maxpool_2d_uint8", "test_add_uint8", "test_clip_default_int8_min",
+		"test_conv_with_strides_padding"} {
+		c, err := Load(filepath.Join(DefaultDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := Run(c, npu.DefaultConfig(), sim); r.Status != Pass {
+			t.Errorf("%s on the Go simulator: %s: %s", name, r.Status, r.Detail)
+		}
+	}
+}
+
+// TestUnsupportedSaysWhy: every test the NPU does not run names a
+// reason, and no float test with non-integer data is counted as run.
+func TestUnsupportedSaysWhy(t *testing.T) {
+	needData(t)
+	c, err := Load(filepath.Join(DefaultDir, "test_relu"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Run(c, npu.DefaultConfig(), Interp)
+	if r.Status != Unsupported || !strings.Contains(r.Detail, "is not an integer") {
+		t.Errorf("test_relu: %s: %s; want unsupported, data not integers", r.Status, r.Detail)
+	}
+}
