@@ -138,6 +138,8 @@ func TestRunUsageErrors(t *testing.T) {
 		{"timeline without a simulator", []string{"--model", mnistModel, "--engine", "interp", "--timeline", filepath.Join(dir, "t.json")}, []string{"--timeline"}},
 		{"unwritable output", []string{"--model", mnistModel, "--out", filepath.Join(garbage, "res")}, []string{"--out"}},
 		{"bad npu config", []string{"--model", mnistModel, "--set", "cols=64"}, []string{"cols"}},
+		{"model too big for the configuration", []string{"--model", mnistModel, "--engine", "interp", "--set", "state_depth=256"},
+			[]string{"compile mnist-7.onnx", "needs 784 state addresses", "state_depth 256"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
