@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/blocks/npu/isa"
 )
 
@@ -47,16 +46,6 @@ func Batch(p *Program, n int, perInput ...string) (*Program, error) {
 			b.Inputs = append(b.Inputs, in)
 		}
 	}
-	// Odd copies use the upper half of each on-chip buffer the program
-	// fits in the lower half of, so that consecutive copies share fewer
-	// on-chip addresses and overlap further.
-	var odd isa.Offsets
-	foot := Footprint(p)
-	for _, m := range []isa.Mem{isa.MemState, isa.MemPsum, isa.MemWeight} {
-		if half := bufferDepth(cfg, m) / 2; foot[m] <= half {
-			odd[m] = half
-		}
-	}
 	em := newEmitter(cfg.Window, cfg.MaxDeps)
 	for k := 0; k < n; k++ {
 		// The external offset of each varying region in copy k.
@@ -87,9 +76,6 @@ func Batch(p *Program, n int, perInput ...string) (*Program, error) {
 			task, err := codec.Decode(t.Desc)
 			if err != nil {
 				return nil, fmt.Errorf("compiler: batch: %s: %w", t.Label, err)
-			}
-			if k%2 == 1 {
-				task = isa.Move(task, odd)
 			}
 			if ext, ok := extOf(task); ok {
 				for x, off := range moved {
@@ -137,29 +123,4 @@ func extOf(t isa.Task) (int, bool) {
 		return t.Ext, true
 	}
 	return 0, false
-}
-
-// footprint is one past the highest address p's tasks touch in each
-// address space.
-func Footprint(p *Program) isa.Offsets {
-	var f isa.Offsets
-	for _, t := range p.Tasks {
-		for _, s := range append(append([]isa.Span(nil), t.Reads...), t.Writes...) {
-			f[s.Mem] = max(f[s.Mem], s.Hi)
-		}
-	}
-	return f
-}
-
-// bufferDepth is the number of addresses of an on-chip buffer.
-func bufferDepth(cfg npu.Config, m isa.Mem) int {
-	switch m {
-	case isa.MemState:
-		return cfg.StateDepth
-	case isa.MemPsum:
-		return cfg.PsumDepth
-	case isa.MemWeight:
-		return cfg.WeightDepth
-	}
-	return 0
 }

@@ -107,20 +107,3 @@ func Relocate(t Task, o Offsets) Task {
 	}
 	return t
 }
-
-// Move moves every address of t by o, the NE tasks' too: t moves within
-// its engine's slice (a copy of a program placed beside another).
-func Move(t Task, o Offsets) Task {
-	switch c := t.(type) {
-	case Conv:
-		c.Src += o[MemState]
-		c.Weights += o[MemWeight]
-		c.Psum += o[MemPsum]
-		return c
-	case Transpose:
-		c.Src += o[MemState]
-		c.Psum += o[MemPsum]
-		return c
-	}
-	return Relocate(t, o)
-}
