@@ -27,11 +27,9 @@ package host
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math/big"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -194,54 +192,17 @@ func unline(cfg npu.Config, v *big.Int) []int64 {
 // with the error: its Timeline and Stimulus show what happened.
 func Run(cfg npu.Config, prog *compiler.Program, opts ...Option) (*Result, error) {
 	t0 := time.Now()
-	var opt Options
-	for _, o := range opts {
-		o(&opt)
-	}
-	if opt.Every <= 0 {
-		opt.Every = 10000
-	}
-	if prog.Config != cfg {
-		return nil, errors.New("host: the program was compiled for another configuration")
-	}
-	d, err := Design(cfg)
+	s, err := NewSession(cfg, prog, opts...)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := stim.NewRecorder(d)
-	if err != nil {
-		return nil, err
+	defer s.Close()
+	res, err := s.Run(nil)
+	if res != nil {
+		res.LoadCycles = s.loadCycles
+		res.Wall = time.Since(t0)
 	}
-	h := &runner{cfg: cfg, rec: rec, opt: opt, prog: prog}
-	if opt.VCD != "" {
-		f, err := os.Create(opt.VCD)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		if err := rec.Sim.DumpVCD(f); err != nil {
-			return nil, err
-		}
-		defer rec.Sim.CloseVCD()
-	}
-	res := &Result{Design: d, Ideal: prog.Ideal}
-	if err := h.reset(); err != nil {
-		return nil, err
-	}
-	if res.LoadCycles, err = h.load(); err != nil {
-		return nil, err
-	}
-	if err := h.run(res); err != nil {
-		res.Stimulus = rec.Stimulus()
-		return res, err // the timeline so far shows where it hangs
-	}
-	if err := h.read(res); err != nil {
-		return nil, err
-	}
-	rec.Step(1) // one settled cycle after the last read, for replays
-	res.Stimulus = rec.Stimulus()
-	res.Wall = time.Since(t0)
-	return res, nil
+	return res, err
 }
 
 func (h *runner) reset() error {
@@ -268,22 +229,30 @@ func (h *runner) load() (int, error) {
 		if !anyNonZero(l) {
 			continue // the memory starts at zero
 		}
-		if err := h.poke("h_wr_valid", 1); err != nil {
+		if err := h.writeLine(a, l); err != nil {
 			return 0, err
 		}
-		if err := h.poke("h_wr_addr", uint64(a)); err != nil {
-			return 0, err
-		}
-		if err := h.rec.PokeBig("h_wr_data", line(h.cfg, l)); err != nil {
-			return 0, err
-		}
-		h.rec.Step(1)
 		n++
 		if h.opt.Progress != nil && n%h.opt.Every == 0 {
 			h.opt.Progress(Progress{Phase: "load", Cycle: n, Total: len(img)})
 		}
 	}
 	return n, h.poke("h_wr_valid", 0)
+}
+
+// writeLine writes one external line through the host port (one cycle).
+func (h *runner) writeLine(addr int, l []int64) error {
+	if err := h.poke("h_wr_valid", 1); err != nil {
+		return err
+	}
+	if err := h.poke("h_wr_addr", uint64(addr)); err != nil {
+		return err
+	}
+	if err := h.rec.PokeBig("h_wr_data", line(h.cfg, l)); err != nil {
+		return err
+	}
+	h.rec.Step(1)
+	return nil
 }
 
 func anyNonZero(l []int64) bool {
@@ -313,13 +282,25 @@ func (h *runner) counters() (map[string]uint64, error) {
 	return out, nil
 }
 
-// run pushes the descriptors and steps until everything is accepted and
-// the NPU is idle, recording the timeline.
-func (h *runner) run(res *Result) error {
+// run pushes the descriptors, their IDs starting at base, and steps
+// until everything is accepted and the NPU is idle, recording the
+// timeline.
+func (h *runner) run(res *Result, base uint64) error {
 	p := h.prog
-	bits, err := p.Encoded()
-	if err != nil {
-		return err
+	mask := uint64(1)<<p.Layout.Config.IDBits - 1
+	bits := make([]*big.Int, len(p.Tasks))
+	for i := range p.Tasks {
+		d := p.Tasks[i].Desc
+		d.ID = (d.ID + base) & mask
+		d.Deps = append([]uint64(nil), d.Deps...)
+		for k := range d.Deps {
+			d.Deps[k] = (d.Deps[k] + base) & mask
+		}
+		b, err := p.Layout.Encode(d)
+		if err != nil {
+			return err
+		}
+		bits[i] = b
 	}
 	before, err := h.counters()
 	if err != nil {
@@ -362,10 +343,11 @@ func (h *runner) run(res *Result) error {
 				return err
 			}
 			if st == 1 {
-				id, err := h.peek(name + "_start_id")
+				hwid, err := h.peek(name + "_start_id")
 				if err != nil {
 					return err
 				}
+				id := (hwid - base) & mask
 				if int(id) >= len(started) {
 					return fmt.Errorf("host: %s started task %d, the program has %d", name, id, len(started))
 				}

@@ -1,0 +1,147 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/stim"
+)
+
+// Session is one simulated NPU kept alive across runs of one program:
+// the image (weights, parameter tables, the first inputs) is loaded
+// once, and each Run writes only the inputs it is given, pushes the
+// program's descriptors again — their IDs continuing where the previous
+// run's ended, as the task manager requires — and reads the outputs
+// back. The whole session is one recorded stimulus (Stimulus), so it
+// replays on Verilator like a single run.
+//
+//	s, _ := host.NewSession(cfg, prog)
+//	defer s.Close()
+//	for _, x := range images {
+//		res, err := s.Run(map[string]*golden.Tensor{"x": x})
+//		...
+//	}
+type Session struct {
+	h          *runner
+	next       uint64 // the ID of the next run's first task
+	loadCycles int    // loading the image at the start
+	vcd        *os.File
+	design     *hdl.Design
+}
+
+// NewSession resets the NPU of cfg and loads prog's image.
+func NewSession(cfg npu.Config, prog *compiler.Program, opts ...Option) (*Session, error) {
+	var opt Options
+	for _, o := range opts {
+		o(&opt)
+	}
+	if opt.Every <= 0 {
+		opt.Every = 10000
+	}
+	if prog.Config != cfg {
+		return nil, errors.New("host: the program was compiled for another configuration")
+	}
+	d, err := Design(cfg)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := stim.NewRecorder(d)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{h: &runner{cfg: cfg, rec: rec, opt: opt, prog: prog}, design: d}
+	if opt.VCD != "" {
+		if s.vcd, err = os.Create(opt.VCD); err != nil {
+			return nil, err
+		}
+		if err := rec.Sim.DumpVCD(s.vcd); err != nil {
+			s.vcd.Close()
+			return nil, err
+		}
+	}
+	if err := s.h.reset(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if s.loadCycles, err = s.h.load(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Run writes inputs (tensors of the program's input bindings, by name;
+// the others keep what is in external memory), runs the program and
+// reads its outputs. Result.LoadCycles counts the input lines written.
+// A failed run leaves the session unusable; its partial Result shows
+// where it stopped.
+func (s *Session) Run(inputs map[string]*golden.Tensor) (*Result, error) {
+	t0 := time.Now()
+	h := s.h
+	res := &Result{Design: s.design, Ideal: h.prog.Ideal}
+	n, err := s.write(inputs)
+	if err != nil {
+		return nil, err
+	}
+	res.LoadCycles = n
+	if err := h.run(res, s.next); err != nil {
+		res.Stimulus = h.rec.Stimulus()
+		return res, err
+	}
+	s.next += uint64(len(h.prog.Tasks))
+	if err := h.read(res); err != nil {
+		return nil, err
+	}
+	h.rec.Step(1) // one settled cycle after the last read, for replays
+	res.Stimulus = h.rec.Stimulus()
+	res.Wall = time.Since(t0)
+	return res, nil
+}
+
+// write puts the given inputs' lines into external memory through the
+// host port, one line per cycle, in a stable order.
+func (s *Session) write(inputs map[string]*golden.Tensor) (int, error) {
+	names := make([]string, 0, len(inputs))
+	for name := range inputs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	h, n := s.h, 0
+	for _, name := range names {
+		b, ok := h.prog.Input(name)
+		if !ok {
+			return 0, fmt.Errorf("host: the program has no input %q", name)
+		}
+		lines, err := b.ToLines(inputs[name])
+		if err != nil {
+			return 0, err
+		}
+		for l, line := range lines {
+			if err := h.writeLine(b.Base+l, line); err != nil {
+				return 0, err
+			}
+			n++
+		}
+	}
+	return n, h.poke("h_wr_valid", 0)
+}
+
+// Stimulus is everything the session drove so far, for a Verilator
+// replay (verify.CrossCheck).
+func (s *Session) Stimulus() *stim.Stimulus { return s.h.rec.Stimulus() }
+
+// Close ends the waveform, if one is written.
+func (s *Session) Close() {
+	if s.vcd != nil {
+		s.h.rec.Sim.CloseVCD()
+		s.vcd.Close()
+		s.vcd = nil
+	}
+}

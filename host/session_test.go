@@ -1,0 +1,85 @@
+package host
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/internal/tooltest"
+	"github.com/hwgen/hwgen/verify"
+)
+
+// sessionNet is a conv, max pool and FC on input x with fixed weights.
+func sessionNet(x *golden.Tensor) *compiler.Graph {
+	rng := rand.New(rand.NewPCG(21, 22))
+	g := compiler.NewGraph()
+	y := g.Conv2D(g.Input("x", x), randTensor(rng, 4, 2, 3, 3), compiler.Conv{PadH: 1, PadW: 1,
+		Requant: golden.Requant{Scale: 1, Shift: 7, Relu: true}})
+	y = g.Pool2D(y, compiler.Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2})
+	g.Output("y", g.GEMM(g.Flatten(y), randTensor(rng, 4*3*3, 5), golden.Requant{Scale: 1, Shift: 8}))
+	return g
+}
+
+// TestSession runs one compiled program on several inputs in one
+// simulated NPU: every run's output is the golden model's for its input,
+// every run takes the same cycles, and the whole session replays on
+// Verilator.
+func TestSession(t *testing.T) {
+	cfg := small()
+	rng := rand.New(rand.NewPCG(23, 24))
+	xs := make([]*golden.Tensor, 4)
+	for i := range xs {
+		xs[i] = randTensor(rng, 2, 6, 6)
+	}
+	p, err := compiler.Compile(cfg, sessionNet(xs[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSession(cfg, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var cycles []int
+	for i, x := range xs {
+		want, err := sessionNet(x).Reference(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := map[string]*golden.Tensor{"x": x}
+		if i == 0 {
+			in = nil // the image already holds input 0
+		}
+		res, err := s.Run(in)
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if d := cmp.Diff(want["y"], res.Outputs["y"]); d != "" {
+			t.Errorf("run %d (-golden +npu):\n%s", i, d)
+		}
+		if i > 0 && res.LoadCycles != p.Inputs[0].Lines {
+			t.Errorf("run %d wrote %d lines, want the %d of input x only", i, res.LoadCycles, p.Inputs[0].Lines)
+		}
+		cycles = append(cycles, res.Cycles)
+	}
+	if want := []int{cycles[0], cycles[0], cycles[0], cycles[0]}; !cmp.Equal(want, cycles) {
+		t.Errorf("cycles per run %v, want the same every run", cycles)
+	}
+	if _, err := s.Run(map[string]*golden.Tensor{"nope": xs[0]}); err == nil {
+		t.Error("a run with an unknown input name did not fail")
+	}
+	tooltest.Need(t, "verilator")
+	d, err := Design(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := verify.CrossCheck(d, s.Stimulus(), verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Verilator agrees on the session of %d runs: %d outputs over %d cycles", len(xs), cr.Outputs, cr.Cycles)
+}
+
