@@ -82,4 +82,3 @@ func TestSession(t *testing.T) {
 	}
 	t.Logf("Verilator agrees on the session of %d runs: %d outputs over %d cycles", len(xs), cr.Outputs, cr.Cycles)
 }
-
