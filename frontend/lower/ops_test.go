@@ -101,9 +101,9 @@ func lowerModel(t *testing.T, cfg npu.Config, b *onnxtest.Builder, dims ...int64
 }
 
 var (
-	i64  = onnxtest.Int
+	i64   = onnxtest.Int
 	oints = onnxtest.Ints
-	flt  = onnxtest.Float
+	flt   = onnxtest.Float
 )
 
 // conv adds a Conv node x → out with weights [co,ci,3,3] and a bias,
