@@ -47,7 +47,7 @@ Ops (batch 1, int8 with per-channel weights):
   Add                  of two values of one shape (residual), rescaled
   Relu, Clip           alone: a requantization
   Flatten, Reshape, Squeeze, Unsqueeze   of [1,C,H,W] to [1,C·H·W]
-  Transpose            of a matrix (perm [1 0])
+  Transpose            of a Gemm or MatMul result (perm [1 0])
   constant subgraphs   folded: Constant, Shape, Gather, Unsqueeze, Squeeze,
                        Concat, Slice, Cast, Reshape, Transpose of constants
 Anything else is one line naming the node, the op and what is supported

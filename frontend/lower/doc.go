@@ -29,7 +29,7 @@
 //	Relu, Clip alone                      → Requant with ReLU or the clamp
 //	Reshape/Flatten/Squeeze/Unsqueeze of [1,C,H,W] to [1,C·H·W]
 //	                                      → Flatten
-//	Transpose of a matrix (perm [1 0])    → Transpose
+//	Transpose of a Gemm/MatMul result     → Transpose (a view: free)
 //
 // Every activation is symmetric int8 with one scale per tensor; a max pool,
 // a flatten and a transpose keep their input's scale (max commutes with a

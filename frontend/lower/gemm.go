@@ -87,6 +87,7 @@ func (l *lowering) dense(n *onnx.Node, in string, sx float64, w *onnx.Array, bia
 	rq = clip.apply(rq, sy, golden.S(l.cfg.ElemWidth))
 	bt := &golden.Tensor{Shape: []int{k, nc}, Data: transpose(q, nc, k)}
 	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.GEMMPerChannel(x, bt, pc, rq) })
+	l.matrices[out] = true
 	return nil
 }
 

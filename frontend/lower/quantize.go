@@ -49,8 +49,10 @@ type lowering struct {
 	first  map[string]*onnx.Array // every value of the first calibration run
 	uses   map[string][]*onnx.Node
 	scales map[string]float64 // the int8 scale of every lowered value
-	done   map[*onnx.Node]bool
-	net    *Net
+	// matrices are the values that are Gemm or MatMul results.
+	matrices map[string]bool
+	done     map[*onnx.Node]bool
+	net      *Net
 }
 
 // Quantize calibrates m on the calib inputs (values for its one graph
@@ -64,7 +66,7 @@ func Quantize(m *onnx.Model, calib []*onnx.Array, cfg npu.Config) (*Net, error) 
 		return nil, fmt.Errorf("lower: no calibration inputs")
 	}
 	l := &lowering{cfg: cfg, g: g, consts: map[string]*onnx.Array{}, uses: map[string][]*onnx.Node{},
-		scales: map[string]float64{}, done: map[*onnx.Node]bool{},
+		scales: map[string]float64{}, done: map[*onnx.Node]bool{}, matrices: map[string]bool{},
 		net: &Net{input: g.Inputs[0].Name, output: g.Outputs[0].Name}}
 	if err := l.calibrate(calib); err != nil {
 		return nil, err

@@ -105,8 +105,12 @@ func (l *lowering) residual(n *onnx.Node) error {
 	return nil
 }
 
-// transposeData lowers the Transpose of a matrix on the data path (a
-// constant one is folded) to compiler.Graph.Transpose; the scale stays.
+// transposeData lowers the Transpose of a Gemm's or MatMul's result on
+// the data path (a constant one is folded) to compiler.Graph.Transpose, a
+// view of the result, which the NPU stores transposed; the scale stays.
+// The transpose of a flattened feature map is refused: compiler.Graph's
+// Transpose of a Flatten view transposes the map's on-chip [C][H·W]
+// matrix rather than the [1][C·H·W] one, a different order.
 func (l *lowering) transposeData(n *onnx.Node) error {
 	in, s, err := l.input(n)
 	if err != nil {
@@ -115,6 +119,9 @@ func (l *lowering) transposeData(n *onnx.Node) error {
 	shape := l.shapes[in]
 	if perm := n.Ints("perm", []int64{1, 0}); len(shape) != 2 || !slices.Equal(perm, []int64{1, 0}) {
 		return fmt.Errorf("perm %v of a %v value: only the transpose of a matrix (rank 2, perm [1 0]) is supported on the data path", perm, shape)
+	}
+	if !l.matrices[in] {
+		return fmt.Errorf("input %q is not the result of a Gemm or MatMul: only those are transposed on the data path", in)
 	}
 	l.emit(in, n.Outputs[0], s, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Transpose(x) })
 	return nil
