@@ -114,7 +114,7 @@ func (l *lowering) clipBounds(c *onnx.Node) (*clipRange, error) {
 	lo, hi, err := onnx.ClipBounds(c, func(i int) (*onnx.Array, error) {
 		a, ok := l.consts[c.Inputs[i]]
 		if !ok {
-			return nil, fmt.Errorf("bound %q is not a FLOAT constant", c.Inputs[i])
+			return nil, fmt.Errorf("bound %q depends on the data; supported: constant bounds (attributes, initializers or folded constants)", c.Inputs[i])
 		}
 		return a, nil
 	})

@@ -390,11 +390,11 @@ func TestOpsErrors(t *testing.T) {
 			Node("gap", "GlobalAveragePool", []string{"x"}, "p").
 			Node("add", "Add", []string{"c", "p"}, "y"),
 			`node "add" (Add): shapes [1 2 2 2] and [1 2 1 1]: only the Add of two values of one shape`},
-		{"Clip bound computed", base().Node("gap", "GlobalAveragePool", []string{"x"}, "p").
-			Node("flat", "Flatten", []string{"p"}, "f").
-			Node("r", "ReduceMax", []string{"f"}, "m").
-			Node("clip", "Clip", []string{"f", "", "m"}, "y"),
-			`node "r" (ReduceMax): op not supported by the float executor`},
+		{"Clip bound computed", base().Float("w", []int64{1, 2, 3, 3}, wave(0, 1, 1, 2, 3, 3)...).
+			Node("conv", "Conv", []string{"x", "w"}, "c").
+			Node("gap", "GlobalAveragePool", []string{"c"}, "m").
+			Node("clip", "Clip", []string{"c", "", "m"}, "y"),
+			`node "clip" (Clip): bound "m" depends on the data; supported: constant bounds`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
