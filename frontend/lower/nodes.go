@@ -84,8 +84,13 @@ func (l *lowering) flatten(n *onnx.Node) error {
 		return err
 	}
 	from, to := l.shapes[in], l.shapes[n.Outputs[0]]
+	if slices.Equal(from, to) { // e.g. a Flatten of a Gemm's [1,N]: nothing to do
+		l.emit(in, n.Outputs[0], s, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return x })
+		l.matrices[n.Outputs[0]] = l.matrices[in]
+		return nil
+	}
 	if len(from) != 4 || from[0] != 1 || !slices.Equal(to, []int{1, from[1] * from[2] * from[3]}) {
-		return fmt.Errorf("reshape %v to %v: only [1,C,H,W] to [1,C·H·W] is supported", from, to)
+		return fmt.Errorf("reshape %v to %v: only [1,C,H,W] to [1,C·H·W] (or to the same shape) is supported", from, to)
 	}
 	l.emit(in, n.Outputs[0], s, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Flatten(x) })
 	return nil

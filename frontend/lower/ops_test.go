@@ -210,6 +210,14 @@ var opCases = []struct {
 			Float("w", []int64{8, 3}, wave(20, 0.5, 8, 3)...).
 			Node("fc", "MatMul", []string{"f", "w"}, "y")
 	}, []int64{1, 2, 4, 4}, 1.5},
+	{"Flatten of a Gemm result (nothing to do), then its Transpose", func() *onnxtest.Builder {
+		return onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y").
+			Float("w", []int64{32, 3}, wave(29, 0.5, 32, 3)...).
+			Node("flat", "Flatten", []string{"x"}, "f").
+			Node("gemm", "Gemm", []string{"f", "w"}, "g").
+			Node("flat2", "Flatten", []string{"g"}, "g2").
+			Node("tr", "Transpose", []string{"g2"}, "y")
+	}, []int64{1, 2, 4, 4}, 1},
 	{"Squeeze after GlobalAveragePool, then Gemm", func() *onnxtest.Builder {
 		b := onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y")
 		return conv(b, "conv", "x", "c", 4, 2, 24).
@@ -390,6 +398,11 @@ func TestOpsErrors(t *testing.T) {
 			Node("gap", "GlobalAveragePool", []string{"x"}, "p").
 			Node("add", "Add", []string{"c", "p"}, "y"),
 			`node "add" (Add): shapes [1 2 2 2] and [1 2 1 1]: only the Add of two values of one shape`},
+		{"Conv after a GlobalAveragePool reduced to a vector", onnxtest.New(13).Input("x", 1, 2, 10, 10).Output("y").
+			Float("w", []int64{3, 2, 1, 1}, wave(0, 1, 3, 2, 1, 1)...).
+			Node("gap", "GlobalAveragePool", []string{"x"}, "p").
+			Node("cls", "Conv", []string{"p", "w"}, "y"),
+			`node "gap" (GlobalAveragePool): the plane 10x10 is wider than max_kernel = 8, so it is summed per channel into a vector, which "cls" (Conv) cannot read`},
 		{"Clip bound computed", base().Float("w", []int64{1, 2, 3, 3}, wave(0, 1, 1, 2, 3, 3)...).
 			Node("conv", "Conv", []string{"x", "w"}, "c").
 			Node("gap", "GlobalAveragePool", []string{"c"}, "m").
@@ -406,7 +419,11 @@ func TestOpsErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = Quantize(m, []*onnx.Array{input(0, 1, 2, 4, 4)}, npu.DefaultConfig())
+			var dims []int64
+			for _, d := range m.Graph.Inputs[0].Shape {
+				dims = append(dims, d.Size)
+			}
+			_, err = Quantize(m, []*onnx.Array{input(0, dims...)}, npu.DefaultConfig())
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one containing %q", err, tt.want)
 			}

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/onnx"
@@ -95,6 +96,12 @@ func (l *lowering) globalAvgPool(n *onnx.Node) error {
 		p := compiler.Pool{Kind: golden.PoolAvg, KH: h, KW: w, Padding: golden.PadZero, Requant: q}
 		l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Pool2D(x, p) })
 		return nil
+	}
+	for _, u := range l.uses[out] {
+		if !slices.Contains([]string{"Flatten", "Reshape", "Squeeze", "Gemm", "MatMul"}, u.OpType) {
+			return fmt.Errorf("the plane %dx%d is wider than max_kernel = %d, so it is summed per channel into a vector, which %q (%s) cannot read; supported after it: Flatten, Reshape, Squeeze, Gemm, MatMul",
+				h, w, l.cfg.MaxKernel, u.Name, u.OpType)
+		}
 	}
 	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Reduce(x, golden.ReduceSum, q) })
 	return nil
