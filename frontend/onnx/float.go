@@ -69,9 +69,10 @@ func (g *Graph) Run(inputs map[string]*Array) (map[string]*Array, error) {
 }
 
 // Execute evaluates the graph in float and returns every value: the
-// inputs, the initializers and each node's output (integer ones as Ints). It is the
-// framework side that quantized results are checked against, written for
-// clarity rather than speed, and supports only the ops FloatOps lists.
+// inputs, the initializers and each node's output (integer ones as Ints).
+// It is the framework side that quantized results are checked against,
+// written for clarity rather than speed, and supports only the ops
+// FloatOps lists.
 func (g *Graph) Execute(inputs map[string]*Array) (map[string]*Array, error) {
 	env := map[string]*Array{}
 	for _, t := range g.Initializers {
@@ -164,13 +165,20 @@ var floatOps = map[string]opFunc{
 		}
 		return flatten(x, int(n.Int("axis", 1)))
 	},
-	"Reshape": evalReshape,
-	"Gemm":    evalGemm, "Clip": evalClip,
-	"AveragePool": evalAveragePool, "GlobalAveragePool": evalGlobalAveragePool,
-	"Transpose": evalTranspose,
-	"Constant":  evalConstant, "Shape": evalShape, "Gather": evalGather,
-	"Unsqueeze": evalUnsqueeze, "Squeeze": evalSqueeze, "Concat": evalConcat,
-	"Slice": evalSlice, "Cast": evalCast,
+	"Reshape":           evalReshape,
+	"Gemm":              evalGemm,
+	"Clip":              evalClip,
+	"AveragePool":       evalAveragePool,
+	"GlobalAveragePool": evalGlobalAveragePool,
+	"Transpose":         evalTranspose,
+	"Constant":          evalConstant,
+	"Shape":             evalShape,
+	"Gather":            evalGather,
+	"Unsqueeze":         evalUnsqueeze,
+	"Squeeze":           evalSqueeze,
+	"Concat":            evalConcat,
+	"Slice":             evalSlice,
+	"Cast":              evalCast,
 }
 
 func (g *Graph) evalNode(n *Node, env map[string]*Array) (*Array, error) {
