@@ -19,7 +19,7 @@ import (
 )
 
 type runCmd struct {
-	Model    string   `help:"ONNX model file (float32; the ops of mnist-7: Conv, Add, Relu, MaxPool, Reshape, Flatten, MatMul)." type:"path" required:"" placeholder:"FILE"`
+	Model    string   `help:"ONNX model file (float32, opset 7..17; the ops it may hold are listed above)." type:"path" required:"" placeholder:"FILE"`
 	Input    string   `help:"Input tensor: a float32 .npy array of the model input's shape. Default: test_data_set_0/input_0.pb beside the model, as the ONNX Model Zoo ships it." type:"path" placeholder:"FILE"`
 	Calib    []string `help:"Calibration inputs (float32 .npy, the input's shape; comma-separated or repeated): the activation scales are fitted to their ranges. Default: the input alone, which fits the scales to exactly the image being measured." placeholder:"FILE"`
 	Engine   string   `help:"Where the int8 model runs: interp (the compiler's reference machine only), go (the Go simulator of the NPU, checked against the reference machine) or verilator (as go, then the recorded run replayed on a Verilator build, every output of every cycle compared; the first build takes minutes)." enum:"interp,go,verilator" default:"go"`
@@ -32,11 +32,26 @@ type runCmd struct {
 func (c *runCmd) Help() string {
 	return `Runs a float ONNX model quantized to int8 on the NPU. The model is
 calibrated (activation ranges from the float executor on the calibration
-inputs), its weights quantized per output channel, bias and ReLU folded into
-per-channel requantization (frontend/lower), compiled for the configured NPU
-(the default, or --config / --set) and run. Prints the per-layer
+inputs), its weights quantized per output channel, bias, ReLU and Clip folded
+into per-channel requantization (frontend/lower), compiled for the configured
+NPU (the default, or --config / --set) and run. Prints the per-layer
 quantization, the float and the dequantized int8 logits with their top-1
 classes, the largest difference in output steps, cycles and MAC utilization.
+
+Ops (batch 1, int8 with per-channel weights):
+  Conv, Gemm, MatMul   by constant weights (Gemm: transA 0, alpha and beta·C
+                       folded), with a following bias Add, Relu and Clip fused
+  MaxPool, AveragePool symmetric pads, equal strides, ceil_mode 0
+                       (AveragePool: count_include_pad 1, or no pads)
+  GlobalAveragePool    a pool of the whole plane, or a per-channel reduce
+  Add                  of two values of one shape (residual), rescaled
+  Relu, Clip           alone: a requantization
+  Flatten, Reshape, Squeeze, Unsqueeze   of [1,C,H,W] to [1,C·H·W]
+  Transpose            of a Gemm or MatMul result (perm [1 0])
+  constant subgraphs   folded: Constant, Shape, Gather, Unsqueeze, Squeeze,
+                       Concat, Slice, Cast, Reshape, Transpose of constants
+Anything else is one line naming the node, the op and what is supported
+(exit status 2).
 
   hwgen run --model frontend/onnx/testdata/mnist-7.onnx
   hwgen run --model mnist-7.onnx --input digit.npy --calib c1.npy,c2.npy --out res/

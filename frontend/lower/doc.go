@@ -3,21 +3,44 @@
 // machine or the simulators).
 //
 // Quantize calibrates every activation by running the float executor
-// (onnx.Graph.Execute) on caller-given inputs, quantizes each Conv's and
-// MatMul's weights per output channel (package quant), and maps the graph
-// node by node:
+// (onnx.Graph.Execute) on caller-given inputs, folds every value that
+// does not depend on the input's data into a constant taken from that run
+// (initializers, Constant, Shape, and any op all of whose inputs are
+// constant: the Shape/Gather/Unsqueeze/Concat of PyTorch's
+// x.view(x.size(0), -1), Slice, Cast, Squeeze, a Transpose or Reshape of
+// weights), quantizes each Conv's, Gemm's and MatMul's weights per output
+// channel (package quant), and maps the rest node by node:
 //
-//	Conv [+ Add bias] [+ Relu]     → Conv2D, per-channel requantization,
-//	                                 the bias folded into it, the ReLU flag
-//	MaxPool                        → Pool2D max with golden.PadIgnore
-//	Reshape/Flatten to [1, C·H·W]  → Flatten
-//	MatMul [+ Add bias] [+ Relu]   → GEMMPerChannel, likewise
-//	Reshape of a constant          → folded into the constant
+//	Conv [+ Add bias] [+ Relu] [+ Clip]   → Conv2D, per-channel requantization,
+//	                                        the bias folded into it, the ReLU
+//	                                        flag, the Clip as the clamp
+//	MatMul [+ Add] [+ Relu] [+ Clip]      → GEMMPerChannel, likewise
+//	Gemm (transA 0) [+ Add] [+ Relu] [+ Clip]
+//	                                      → GEMMPerChannel, alpha folded into
+//	                                        the weights, beta·C into the bias
+//	MaxPool                               → Pool2D max with golden.PadIgnore
+//	AveragePool                           → Pool2D avg (zero padding): count_include_pad 1,
+//	                                        or 0 without pads
+//	GlobalAveragePool                     → Pool2D avg of the whole plane (up to
+//	                                        max_kernel), else Reduce sum
+//	Add of two values of one shape [+ Relu] [+ Clip]
+//	                                      → Eltwise add, the finer operand first
+//	                                        rescaled to the coarser one's scale
+//	Relu, Clip alone                      → Requant with ReLU or the clamp
+//	Reshape/Flatten/Squeeze/Unsqueeze of [1,C,H,W] to [1,C·H·W]
+//	                                      → Flatten
+//	Transpose of a Gemm/MatMul result     → Transpose (a view: free)
 //
-// Every activation is symmetric int8 with one scale per tensor; a max pool
-// and a flatten keep their input's scale (max commutes with a positive
-// scale). The graph's output stays int8 in units of its own calibrated
-// scale; Net.Dequantize turns it back into floats. Anything else (another
-// op, an Add that is not a constant bias, asymmetric padding, a batch
-// other than 1, a tensor used twice) is an error naming the node and op.
+// Every activation is symmetric int8 with one scale per tensor; a max pool,
+// a flatten and a transpose keep their input's scale (max commutes with a
+// positive scale), every other op rescales to its output's calibrated
+// scale. A Clip's bounds become the post-processor's clamp in output
+// units, round(bound/scale). An average divides through the
+// post-processor: the window sum times Scale, shifted right by Shift with
+// rounding half up, Scale/2^Shift ≈ s_in/(s_out·KH·KW) (see rescale); it
+// can differ from the exactly rounded average by one step. The graph's
+// output stays int8 in units of its own calibrated scale; Net.Dequantize
+// turns it back into floats. Anything else (another op, an attribute value
+// named above as unsupported, asymmetric padding, a batch other than 1) is
+// an error naming the node and op.
 package lower

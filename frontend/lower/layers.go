@@ -9,7 +9,7 @@ import (
 	"github.com/hwgen/hwgen/golden"
 )
 
-// conv lowers Conv [+ Add] [+ Relu] to Conv2D with per-channel
+// conv lowers Conv [+ Add] [+ Relu] [+ Clip] to Conv2D with per-channel
 // requantization.
 func (l *lowering) conv(n *onnx.Node) error {
 	in, sx, err := l.input(n)
@@ -50,6 +50,10 @@ func (l *lowering) conv(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
+	out, clip, err := l.fuseClip(out)
+	if err != nil {
+		return err
+	}
 	q, sw, err := quant.Weights(w.Data, co)
 	if err != nil {
 		return fmt.Errorf("weights %q: %w", n.Inputs[1], err)
@@ -58,14 +62,15 @@ func (l *lowering) conv(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
+	rq = clip.apply(rq, sy, golden.S(l.cfg.ElemWidth))
 	wt := &golden.Tensor{Shape: w.Shape, Data: q}
 	c := compiler.Conv{Stride: stride, PadH: padH, PadW: padW, Requant: rq, PerChannel: pc}
 	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Conv2D(x, wt, c) })
 	return nil
 }
 
-// matMul lowers MatMul by a constant [K,N] [+ Add] [+ Relu] to
-// GEMMPerChannel, one channel per output column.
+// matMul lowers MatMul by a constant [K,N] [+ Add] [+ Relu] [+ Clip] to
+// GEMMPerChannel, one channel per output column (dense).
 func (l *lowering) matMul(n *onnx.Node) error {
 	in, sx, err := l.input(n)
 	if err != nil {
@@ -75,28 +80,10 @@ func (l *lowering) matMul(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
-	xs := l.shapes[in]
-	if len(b.Shape) != 2 || len(xs) != 2 || xs[0] != 1 || xs[1] != b.Shape[0] {
-		return fmt.Errorf("input %v and weights %v: want [1,K] and [K,N]", xs, b.Shape)
+	if len(b.Shape) != 2 {
+		return fmt.Errorf("input %v and weights %v: want [1,K] and [K,N]", l.shapes[in], b.Shape)
 	}
-	k, nc := b.Shape[0], b.Shape[1]
-	bias := make([]float32, nc)
-	out, relu, err := l.fuse(n, bias, 1, 2)
-	if err != nil {
-		return err
-	}
-	// quant.Weights wants the output channel first: quantize Bᵀ.
-	q, sw, err := quant.Weights(transpose(b.Data, k, nc), nc)
-	if err != nil {
-		return fmt.Errorf("weights %q: %w", n.Inputs[1], err)
-	}
-	rq, pc, sy, err := l.requant(n, sx, sw, out, bias, relu)
-	if err != nil {
-		return err
-	}
-	bt := &golden.Tensor{Shape: []int{k, nc}, Data: transpose(q, nc, k)}
-	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.GEMMPerChannel(x, bt, pc, rq) })
-	return nil
+	return l.dense(n, in, sx, b, make([]float32, b.Shape[1]))
 }
 
 // transpose is the transpose of the rows×cols matrix v.
@@ -123,19 +110,16 @@ func (l *lowering) constant(n *onnx.Node, i int) (*onnx.Array, error) {
 }
 
 // fuse absorbs the Add of a constant bias and then the Relu that may
-// follow n's output, each only when it is the value's one user. It adds
+// follow n's output, each only when it is the value's one user (an Add of
+// two feature maps is lowered on its own, residual). It adds
 // the bias into bias and returns the value the layer now defines. The
 // output has rank dims and its channels on axis.
 func (l *lowering) fuse(n *onnx.Node, bias []float32, axis, rank int) (out string, relu bool, err error) {
 	out = n.Outputs[0]
-	if a := l.soleUser(out, "Add"); a != nil {
-		other := a.Inputs[0]
-		if other == out {
-			other = a.Inputs[1]
-		}
-		b, ok := l.consts[other]
-		if !ok {
-			return "", false, fmt.Errorf("the Add %q after it does not add a FLOAT constant", a.Name)
+	if a := l.soleUser(out, "Add"); a != nil && l.addsConst(a, out) {
+		b := l.consts[a.Inputs[0]]
+		if a.Inputs[0] == out {
+			b = l.consts[a.Inputs[1]]
 		}
 		if err := addBias(bias, b, axis, rank); err != nil {
 			return "", false, fmt.Errorf("the Add %q after it: %w", a.Name, err)

@@ -44,6 +44,10 @@ func (n *Net) Graph(x *onnx.Array) (*compiler.Graph, error) {
 	g := compiler.NewGraph()
 	vals := map[string]*compiler.Value{n.input: g.Input(n.input, xq)}
 	for _, s := range n.steps {
+		if s.apply2 != nil {
+			vals[s.out] = s.apply2(g, vals[s.in], vals[s.in2])
+			continue
+		}
 		vals[s.out] = s.apply(g, vals[s.in])
 	}
 	g.Output(n.output, vals[n.output])

@@ -3,6 +3,7 @@ package lower
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/onnx"
@@ -19,10 +20,7 @@ func (l *lowering) node(n *onnx.Node) error {
 	}
 	switch n.OpType {
 	case "Reshape":
-		if x, ok := l.consts[n.Inputs[0]]; ok {
-			return l.foldReshape(n, x)
-		}
-		return l.flatten(n)
+		return l.flatten(n) // a reshape of a constant is folded
 	case "Flatten":
 		if a := n.Int("axis", 1); a != 1 {
 			return fmt.Errorf("axis %d: only 1 is supported", a)
@@ -34,53 +32,48 @@ func (l *lowering) node(n *onnx.Node) error {
 		return l.conv(n)
 	case "MatMul":
 		return l.matMul(n)
-	case "Add", "Relu":
-		return fmt.Errorf("supported only right after a Conv or MatMul (a constant bias, then ReLU)")
+	case "Gemm":
+		return l.gemm(n)
+	case "AveragePool":
+		return l.avgPool(n)
+	case "GlobalAveragePool":
+		return l.globalAvgPool(n)
+	case "Relu", "Clip":
+		return l.requantOnly(n)
+	case "Add":
+		return l.residual(n)
+	case "Transpose":
+		return l.transposeData(n)
+	case "Squeeze", "Unsqueeze":
+		return l.flatten(n)
 	}
-	return fmt.Errorf("op not supported by the lowering (Conv, MatMul, Add, Relu, MaxPool, Reshape, Flatten)")
+	return fmt.Errorf("op not supported by the lowering; supported: %s", strings.Join(Ops, ", "))
 }
+
+// Ops are the ops the lowering maps (constant subgraphs of any FloatOps op
+// are folded before).
+var Ops = []string{"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip", "MaxPool", "AveragePool", "GlobalAveragePool",
+	"Flatten", "Reshape", "Squeeze", "Unsqueeze", "Transpose"}
 
 // input is the lowered value n reads as its data input, with its scale.
 func (l *lowering) input(n *onnx.Node) (string, float64, error) {
-	name := n.Inputs[0]
+	s, err := l.value(n.Inputs[0])
+	return n.Inputs[0], s, err
+}
+
+// value is the scale of the lowered value name.
+func (l *lowering) value(name string) (float64, error) {
 	s, ok := l.scales[name]
 	if !ok {
-		return "", 0, fmt.Errorf("input %q is neither the graph input nor computed on the NPU", name)
+		return 0, fmt.Errorf("input %q is neither the graph input nor computed on the NPU", name)
 	}
-	if u := len(l.uses[name]); u != 1 {
-		return "", 0, fmt.Errorf("input %q has %d users; only chains are supported", name, u)
-	}
-	return name, s, nil
+	return s, nil
 }
 
 // emit appends a step defining out with scale s.
 func (l *lowering) emit(in, out string, s float64, f func(g *compiler.Graph, x *compiler.Value) *compiler.Value) {
 	l.net.steps = append(l.net.steps, step{in: in, out: out, apply: f})
 	l.scales[out] = s
-}
-
-func (l *lowering) foldReshape(n *onnx.Node, x *onnx.Array) error {
-	shape, err := l.intConst(n, 1)
-	if err != nil {
-		return err
-	}
-	dims, err := onnx.ReshapeDims(x.Shape, shape)
-	if err != nil {
-		return err
-	}
-	l.consts[n.Outputs[0]] = &onnx.Array{Shape: dims, Data: x.Data}
-	return nil
-}
-
-func (l *lowering) intConst(n *onnx.Node, i int) ([]int64, error) {
-	if i >= len(n.Inputs) {
-		return nil, fmt.Errorf("input %d missing", i)
-	}
-	t := l.g.Initializer(n.Inputs[i])
-	if t == nil || t.DType != onnx.Int64 {
-		return nil, fmt.Errorf("input %q is not an INT64 initializer", n.Inputs[i])
-	}
-	return t.Int64, nil
 }
 
 // flatten maps a reshape of [1,C,H,W] to [1,C·H·W] (the only reshape of a
@@ -91,8 +84,13 @@ func (l *lowering) flatten(n *onnx.Node) error {
 		return err
 	}
 	from, to := l.shapes[in], l.shapes[n.Outputs[0]]
+	if slices.Equal(from, to) { // e.g. a Flatten of a Gemm's [1,N]: nothing to do
+		l.emit(in, n.Outputs[0], s, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return x })
+		l.matrices[n.Outputs[0]] = l.matrices[in]
+		return nil
+	}
 	if len(from) != 4 || from[0] != 1 || !slices.Equal(to, []int{1, from[1] * from[2] * from[3]}) {
-		return fmt.Errorf("reshape %v to %v: only [1,C,H,W] to [1,C·H·W] is supported", from, to)
+		return fmt.Errorf("reshape %v to %v: only [1,C,H,W] to [1,C·H·W] (or to the same shape) is supported", from, to)
 	}
 	l.emit(in, n.Outputs[0], s, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Flatten(x) })
 	return nil

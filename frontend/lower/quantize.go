@@ -21,7 +21,9 @@ type Net struct {
 	Layers            []Layer // the requantized layers, in order
 }
 
-// Layer reports how one Conv or MatMul was requantized.
+// Layer reports how one layer was requantized: a Conv, Gemm or MatMul,
+// an average pool, a standalone Relu or Clip, an operand or the sum of a
+// residual Add.
 type Layer struct {
 	Node              string
 	InScale, OutScale float64
@@ -29,11 +31,12 @@ type Layer struct {
 	WorstRelErr       float64 // of the per-channel multipliers (quant.LayerMultipliers)
 }
 
-// step adds one operation to the graph: it reads the value named in and
-// defines the one named out.
+// step adds one operation to the graph: it reads the value named in (and
+// in2, for apply2) and defines the one named out.
 type step struct {
-	in, out string
-	apply   func(g *compiler.Graph, x *compiler.Value) *compiler.Value
+	in, in2, out string
+	apply        func(g *compiler.Graph, x *compiler.Value) *compiler.Value
+	apply2       func(g *compiler.Graph, x, y *compiler.Value) *compiler.Value
 }
 
 // lowering is the state while the nodes are mapped.
@@ -43,10 +46,13 @@ type lowering struct {
 	shapes map[string][]int // every value's float shape, from calibration
 	calib  map[string]*quant.Calibrator
 	consts map[string]*onnx.Array // float initializers and folded constants
+	first  map[string]*onnx.Array // every value of the first calibration run
 	uses   map[string][]*onnx.Node
 	scales map[string]float64 // the int8 scale of every lowered value
-	done   map[*onnx.Node]bool
-	net    *Net
+	// matrices are the values that are Gemm or MatMul results.
+	matrices map[string]bool
+	done     map[*onnx.Node]bool
+	net      *Net
 }
 
 // Quantize calibrates m on the calib inputs (values for its one graph
@@ -60,7 +66,7 @@ func Quantize(m *onnx.Model, calib []*onnx.Array, cfg npu.Config) (*Net, error) 
 		return nil, fmt.Errorf("lower: no calibration inputs")
 	}
 	l := &lowering{cfg: cfg, g: g, consts: map[string]*onnx.Array{}, uses: map[string][]*onnx.Node{},
-		scales: map[string]float64{}, done: map[*onnx.Node]bool{},
+		scales: map[string]float64{}, done: map[*onnx.Node]bool{}, matrices: map[string]bool{},
 		net: &Net{input: g.Inputs[0].Name, output: g.Outputs[0].Name}}
 	if err := l.calibrate(calib); err != nil {
 		return nil, err
@@ -94,6 +100,7 @@ func (l *lowering) calibrate(calib []*onnx.Array) error {
 			return fmt.Errorf("lower: calibration input %d: %w", i, err)
 		}
 		if l.shapes == nil {
+			l.first = env
 			l.shapes = map[string][]int{}
 			for name, a := range env {
 				l.shapes[name] = a.Shape
@@ -113,19 +120,14 @@ func (l *lowering) calibrate(calib []*onnx.Array) error {
 	return nil
 }
 
-// prepare records the constants, the users of every value and the input's
-// shape and scale.
+// prepare folds the constants and records the users of every value and
+// the input's shape and scale.
 func (l *lowering) prepare() error {
-	for _, t := range l.g.Initializers {
-		if t.DType == onnx.Float32 {
-			a, err := onnx.ArrayOf(t)
-			if err != nil {
-				return fmt.Errorf("lower: %w", err)
-			}
-			l.consts[t.Name] = a
-		}
-	}
+	l.fold(l.first)
 	for _, n := range l.g.Nodes {
+		if l.done[n] {
+			continue // folded: not a user
+		}
 		for _, in := range n.Inputs {
 			if !slices.Contains(l.uses[in], n) { // a node reading a value twice is one user
 				l.uses[in] = append(l.uses[in], n)

@@ -112,8 +112,8 @@ func TestQuantizeErrors(t *testing.T) {
 		want string
 	}{
 		{"unsupported op", func(m *onnx.Model) {
-			m.Graph.Nodes[2] = &onnx.Node{Name: "flat", OpType: "Transpose", Inputs: []string{"r"}, Outputs: []string{"f"}}
-		}, `node "flat" (Transpose): op not supported`},
+			m.Graph.Nodes[2] = &onnx.Node{Name: "flat", OpType: "Softmax", Inputs: []string{"r"}, Outputs: []string{"f"}}
+		}, `node "flat" (Softmax): op not supported`},
 		{"asymmetric pads", func(m *onnx.Model) {
 			m.Graph.Nodes[0].Attrs["pads"] = ints(1, 1, 0, 0)
 			m.Graph.Initializers[2] = named("fc", ramp(0.2, 18, 3))
@@ -122,9 +122,6 @@ func TestQuantizeErrors(t *testing.T) {
 			m.Graph.Nodes[0].Attrs["strides"] = ints(1, 2)
 			m.Graph.Initializers[2] = named("fc", ramp(0.2, 16, 3))
 		}, `node "conv" (Conv): strides 1x2`},
-		{"add of two activations", func(m *onnx.Model) {
-			m.Graph.Nodes[4].Inputs[1] = "m"
-		}, `node "fc" (MatMul): the Add "bias" after it does not add a FLOAT constant`},
 		{"bias not per channel", func(m *onnx.Model) {
 			m.Graph.Nodes = append(m.Graph.Nodes[:1], append([]*onnx.Node{
 				{Name: "add", OpType: "Add", Inputs: []string{"c", "b"}, Outputs: []string{"c2"}}}, m.Graph.Nodes[1:]...)...)
@@ -132,13 +129,6 @@ func TestQuantizeErrors(t *testing.T) {
 			m.Graph.Nodes[1].Inputs[1] = "b4"
 			m.Graph.Initializers = append(m.Graph.Initializers, named("b4", ramp(0.3, 4)))
 		}, `node "conv" (Conv): the Add "add" after it: bias shape [4] is not per channel`},
-		{"relu alone", func(m *onnx.Model) {
-			m.Graph.Nodes = m.Graph.Nodes[1:]
-			m.Graph.Nodes[0].Inputs[0] = "x"
-		}, `node "relu" (Relu): supported only right after a Conv or MatMul`},
-		{"two users", func(m *onnx.Model) {
-			m.Graph.Nodes = append(m.Graph.Nodes, &onnx.Node{Name: "extra", OpType: "Relu", Inputs: []string{"f"}, Outputs: []string{"z"}})
-		}, `node "fc" (MatMul): input "f" has 2 users`},
 		{"reshape of a feature map", func(m *onnx.Model) {
 			m.Graph.Nodes[2] = &onnx.Node{Name: "flat", OpType: "Reshape", Inputs: []string{"r", "shape"}, Outputs: []string{"f"}}
 			m.Graph.Initializers = append(m.Graph.Initializers, &onnx.Tensor{Name: "shape", DType: onnx.Int64, Dims: []int64{2}, Int64: []int64{2, 16}})

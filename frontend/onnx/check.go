@@ -11,6 +11,7 @@ var SupportedOps = []string{
 	"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip",
 	"MaxPool", "AveragePool", "GlobalAveragePool",
 	"Flatten", "Reshape", "Transpose",
+	"Constant", "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Cast",
 	"QuantizeLinear", "DequantizeLinear",
 	"QLinearConv", "QLinearMatMul", "ConvInteger", "MatMulInteger",
 }

@@ -9,11 +9,16 @@
 // SupportedDTypes), one problem per error line.
 //
 // Graph.Execute and Graph.Run evaluate a graph in float for the ops
-// FloatOps lists (those of mnist-7): a plain, slow reference executor that
+// FloatOps lists (mnist-7's, Gemm, Clip, AveragePool, GlobalAveragePool,
+// Transpose and the shape computations exporters emit: Constant, Shape,
+// Gather, Unsqueeze, Squeeze, Concat, Slice, Cast), after the ONNX
+// operator spec for opsets 7 to 17: a plain, slow reference executor that
 // quantized results are checked against and that calibration runs on.
+// Integer values (shapes, indices) travel as Array.Ints, exactly.
 //
-// What it does not do: quantization and lowering onto the compiler are
-// package lower's; it runs no shape inference or constant folding; it does not
+// What it does not do: quantization, lowering onto the compiler and the
+// folding of constant subgraphs are package lower's; it runs no shape
+// inference (shapes come from running the graph); it does not
 // read external tensor data, sparse initializers, subgraphs or model-local
 // functions (graph attributes are kept only by kind, so Check rejects the
 // ops that carry them). The protobuf types live in package onnxpb and are

@@ -3,14 +3,23 @@ package onnx
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
-// Array is a dense row-major float tensor: a value of the float reference
-// executor.
+// Array is a dense row-major tensor: a value of the float reference
+// executor. A FLOAT value has its elements in Data; an integer value (an
+// INT64, INT32, INT8 or UINT8 tensor: shapes, indices, axes) has them in
+// Ints, exactly, and Data nil. Integer values exist for the shape
+// computations of exported models (Shape, Gather, Concat, ...); the
+// arithmetic ops take FLOAT values only.
 type Array struct {
 	Shape []int
 	Data  []float32
+	Ints  []int64
 }
+
+// IsInt reports whether a is an integer value.
+func (a *Array) IsInt() bool { return a.Ints != nil }
 
 // NewArray is a zero array of the given shape.
 func NewArray(shape ...int) *Array {
@@ -60,16 +69,14 @@ func (g *Graph) Run(inputs map[string]*Array) (map[string]*Array, error) {
 }
 
 // Execute evaluates the graph in float and returns every value: the
-// inputs, the FLOAT initializers and each node's output. It is the
-// framework side that quantized results are checked against, written for
-// clarity rather than speed, and supports only the ops FloatOps lists.
+// inputs, the initializers and each node's output (integer ones as Ints).
+// It is the framework side that quantized results are checked against,
+// written for clarity rather than speed, and supports only the ops
+// FloatOps lists.
 func (g *Graph) Execute(inputs map[string]*Array) (map[string]*Array, error) {
 	env := map[string]*Array{}
 	for _, t := range g.Initializers {
-		if t.DType != Float32 {
-			continue // shapes: read by the ops that take them
-		}
-		a, err := ArrayOf(t)
+		a, err := valueOf(t)
 		if err != nil {
 			return nil, err
 		}
@@ -95,75 +102,178 @@ func (g *Graph) Execute(inputs map[string]*Array) (map[string]*Array, error) {
 	return env, nil
 }
 
-// FloatOps are the ops Execute runs: those of mnist-7.
-var FloatOps = []string{"Conv", "Add", "Relu", "MaxPool", "Reshape", "MatMul", "Flatten"}
+// FloatOps are the ops Execute runs: those of mnist-7, Gemm, Clip, the
+// average pools, Transpose, and the ops of the shape computations that
+// exporters emit (PyTorch's x.view(x.size(0), -1): Shape, Gather,
+// Unsqueeze, Concat, then a Reshape reading the computed shape).
+var FloatOps = []string{
+	"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip",
+	"MaxPool", "AveragePool", "GlobalAveragePool",
+	"Flatten", "Reshape", "Transpose",
+	"Constant", "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Cast",
+}
+
+// opFunc evaluates one node on its operands.
+type opFunc func(n *Node, in operands) (*Array, error)
+
+// floatOps holds the evaluator of every op in FloatOps (a test keeps the
+// two in step).
+var floatOps = map[string]opFunc{
+	"Conv": func(n *Node, in operands) (*Array, error) {
+		x, w, err := in.float2()
+		if err != nil {
+			return nil, err
+		}
+		b, err := in.optFloat(2)
+		if err != nil {
+			return nil, err
+		}
+		return conv(x, w, b, n)
+	},
+	"MatMul": func(n *Node, in operands) (*Array, error) {
+		x, y, err := in.float2()
+		if err != nil {
+			return nil, err
+		}
+		return matMul(x, y)
+	},
+	"Add": func(n *Node, in operands) (*Array, error) {
+		x, y, err := in.float2()
+		if err != nil {
+			return nil, err
+		}
+		return add(x, y)
+	},
+	"Relu": func(n *Node, in operands) (*Array, error) {
+		x, err := in.float(0)
+		if err != nil {
+			return nil, err
+		}
+		return relu(x), nil
+	},
+	"MaxPool": func(n *Node, in operands) (*Array, error) {
+		x, err := in.float(0)
+		if err != nil {
+			return nil, err
+		}
+		return maxPool(x, n)
+	},
+	"Flatten": func(n *Node, in operands) (*Array, error) {
+		x, err := in.get(0)
+		if err != nil {
+			return nil, err
+		}
+		return flatten(x, int(n.Int("axis", 1)))
+	},
+	"Reshape":           evalReshape,
+	"Gemm":              evalGemm,
+	"Clip":              evalClip,
+	"AveragePool":       evalAveragePool,
+	"GlobalAveragePool": evalGlobalAveragePool,
+	"Transpose":         evalTranspose,
+	"Constant":          evalConstant,
+	"Shape":             evalShape,
+	"Gather":            evalGather,
+	"Unsqueeze":         evalUnsqueeze,
+	"Squeeze":           evalSqueeze,
+	"Concat":            evalConcat,
+	"Slice":             evalSlice,
+	"Cast":              evalCast,
+}
 
 func (g *Graph) evalNode(n *Node, env map[string]*Array) (*Array, error) {
 	if n.Domain != "" && n.Domain != "ai.onnx" {
 		return nil, fmt.Errorf("domain %q not supported", n.Domain)
 	}
-	if !slices.Contains(FloatOps, n.OpType) {
-		return nil, fmt.Errorf("op not supported by the float executor (supported: %v)", FloatOps)
+	f, ok := floatOps[n.OpType]
+	if !ok {
+		return nil, fmt.Errorf("op not supported by the float executor; supported: %s", strings.Join(FloatOps, ", "))
 	}
-	in := func(i int) (*Array, error) {
-		if i >= len(n.Inputs) || n.Inputs[i] == "" {
-			return nil, fmt.Errorf("input %d missing", i)
-		}
-		a, ok := env[n.Inputs[i]]
-		if !ok {
-			return nil, fmt.Errorf("input %q is not a computed FLOAT value", n.Inputs[i])
-		}
-		return a, nil
-	}
-	x, err := in(0)
-	if err != nil {
-		return nil, err
-	}
-	switch n.OpType {
-	case "Relu":
-		return relu(x), nil
-	case "Flatten":
-		return flatten(x, int(n.Int("axis", 1)))
-	case "MaxPool":
-		return maxPool(x, n)
-	case "Reshape":
-		shape, err := g.shapeInput(n, 1)
-		if err != nil {
-			return nil, err
-		}
-		return reshape(x, shape)
-	}
-	y, err := in(1)
-	if err != nil {
-		return nil, err
-	}
-	switch n.OpType {
-	case "Add":
-		return add(x, y)
-	case "MatMul":
-		return matMul(x, y)
-	case "Conv":
-		var b *Array
-		if len(n.Inputs) > 2 && n.Inputs[2] != "" {
-			if b, err = in(2); err != nil {
-				return nil, err
-			}
-		}
-		return conv(x, y, b, n)
-	}
-	return nil, fmt.Errorf("op %s is listed in FloatOps but not evaluated", n.OpType)
+	return f(n, operands{n: n, env: env})
 }
 
-// shapeInput reads input i of n, a shape, from an INT64 initializer.
-func (g *Graph) shapeInput(n *Node, i int) ([]int64, error) {
-	if i >= len(n.Inputs) {
-		return nil, fmt.Errorf("shape input %d missing", i)
+// operands reads a node's inputs from the values computed so far.
+type operands struct {
+	n   *Node
+	env map[string]*Array
+}
+
+// given reports whether optional input i is there (not omitted).
+func (in operands) given(i int) bool { return i < len(in.n.Inputs) && in.n.Inputs[i] != "" }
+
+// get is input i, of either element type.
+func (in operands) get(i int) (*Array, error) {
+	if !in.given(i) {
+		return nil, fmt.Errorf("input %d missing", i)
 	}
-	t := g.Initializer(n.Inputs[i])
-	if t == nil || t.DType != Int64 {
-		return nil, fmt.Errorf("shape %q is not an INT64 initializer", n.Inputs[i])
+	a, ok := in.env[in.n.Inputs[i]]
+	if !ok {
+		return nil, fmt.Errorf("input %q is not computed before the node", in.n.Inputs[i])
 	}
-	return t.Int64, nil
+	return a, nil
+}
+
+// float is input i, which must be a FLOAT value.
+func (in operands) float(i int) (*Array, error) {
+	a, err := in.get(i)
+	if err == nil && a.IsInt() {
+		err = fmt.Errorf("input %q is an integer tensor; the op takes FLOAT", in.n.Inputs[i])
+	}
+	return a, err
+}
+
+// float2 is inputs 0 and 1, FLOAT values.
+func (in operands) float2() (*Array, *Array, error) {
+	x, err := in.float(0)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err := in.float(1)
+	return x, y, err
+}
+
+// optFloat is optional input i, a FLOAT value, or nil when omitted.
+func (in operands) optFloat(i int) (*Array, error) {
+	if !in.given(i) {
+		return nil, nil
+	}
+	return in.float(i)
+}
+
+// ints is input i, which must be an integer value.
+func (in operands) ints(i int) ([]int64, error) {
+	a, err := in.get(i)
+	if err != nil {
+		return nil, err
+	}
+	if !a.IsInt() {
+		return nil, fmt.Errorf("input %q is FLOAT; the op wants an integer tensor there", in.n.Inputs[i])
+	}
+	return a.Ints, nil
+}
+
+// intsArg is an integer list given as attribute name (older opsets) or as
+// input i (newer ones), or nil when neither is.
+func (in operands) intsArg(name string, i int) ([]int64, error) {
+	if in.given(i) {
+		return in.ints(i)
+	}
+	return in.n.Ints(name, nil), nil
+}
+
+func evalReshape(n *Node, in operands) (*Array, error) {
+	x, err := in.get(0)
+	if err != nil {
+		return nil, err
+	}
+	shape, err := in.ints(1)
+	if err != nil {
+		return nil, err
+	}
+	if n.Int("allowzero", 0) != 0 && slices.Contains(shape, 0) {
+		return nil, fmt.Errorf("allowzero 1 with a 0 in the shape %v: only allowzero 0 (0 copies the input's dim) is supported", shape)
+	}
+	return reshape(x, shape)
 }
 
 // Argmax is the index of the largest value, the first on ties.

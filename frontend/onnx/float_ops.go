@@ -22,7 +22,7 @@ func flatten(x *Array, axis int) (*Array, error) {
 	if axis < 0 || axis > len(x.Shape) {
 		return nil, fmt.Errorf("axis %d out of range for rank %d", axis, len(x.Shape))
 	}
-	return &Array{Shape: []int{numel(x.Shape[:axis]), numel(x.Shape[axis:])}, Data: x.Data}, nil
+	return &Array{Shape: []int{numel(x.Shape[:axis]), numel(x.Shape[axis:])}, Data: x.Data, Ints: x.Ints}, nil
 }
 
 // ReshapeDims resolves a Reshape target for a tensor of shape in: 0 copies
@@ -62,7 +62,7 @@ func reshape(x *Array, shape []int64) (*Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Array{Shape: dims, Data: x.Data}, nil
+	return &Array{Shape: dims, Data: x.Data, Ints: x.Ints}, nil
 }
 
 // add is elementwise addition with multidirectional (numpy) broadcasting.

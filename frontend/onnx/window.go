@@ -53,7 +53,7 @@ func WindowOf(n *Node, h, w, kh, kw int) (Window, error) {
 		win.Top, win.Bottom = samePads(h, kh, win.SH, ap == "SAME_UPPER")
 		win.Left, win.Right = samePads(w, kw, win.SW, ap == "SAME_UPPER")
 	default:
-		return Window{}, fmt.Errorf("auto_pad %q not supported", ap)
+		return Window{}, fmt.Errorf("auto_pad %q not supported; supported: NOTSET, VALID, SAME_UPPER, SAME_LOWER", ap)
 	}
 	return win, nil
 }

@@ -1,0 +1,108 @@
+package lower
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/frontend/onnx"
+	"github.com/hwgen/hwgen/frontend/quant"
+	"github.com/hwgen/hwgen/golden"
+)
+
+// rescale is the post-processor that takes a sum of div int8 values of
+// scale sx to int8 in units of sy: M = sx/(sy·div) ≈ Scale/2^Shift
+// (quant.Multiplier), so the planar engine computes
+//
+//	out = floor((sum·Scale + 2^(Shift−1)) / 2^Shift)     (round half up)
+//
+// saturated to the element range, an approximation of round(sum·M) whose
+// multiplier is off by at most the relative error recorded in the layer's
+// report. div is the window of an average (1 for a plain rescale).
+func (l *lowering) rescale(name string, sx, sy float64, div int) (golden.Requant, error) {
+	f, rel, err := quant.Multiplier(sx/(sy*float64(div)), l.cfg.Planar().MaxShift(), l.cfg.ScaleWidth)
+	if err != nil {
+		return golden.Requant{}, fmt.Errorf("rescaling %.4g to %.4g over %d values: %w", sx, sy, div, err)
+	}
+	l.net.Layers = append(l.net.Layers, Layer{Node: name, InScale: sx, OutScale: sy, Shift: f.Shift, WorstRelErr: rel})
+	return golden.Requant{Scale: f.Scale, Shift: f.Shift}, nil
+}
+
+// avgPool lowers AveragePool to the planar engine's average pool: the
+// window sum (zero padding), then rescale by 1/(KH·KW) and the change of
+// scale. ONNX divides by KH·KW with count_include_pad 1; with 0 (the
+// default) by the positions inside the plane, which differs at the
+// borders, so that is taken only without padding.
+func (l *lowering) avgPool(n *onnx.Node) error {
+	in, sx, err := l.input(n)
+	if err != nil {
+		return err
+	}
+	shape := l.shapes[in]
+	if len(shape) != 4 {
+		return fmt.Errorf("input shape %v, want [1,C,H,W]", shape)
+	}
+	win, err := onnx.WindowOf(n, shape[2], shape[3], 0, 0)
+	if err != nil {
+		return err
+	}
+	stride, padH, padW, err := symmetric(win)
+	if err != nil {
+		return err
+	}
+	if padH+padW > 0 && n.Int("count_include_pad", 0) == 0 {
+		return fmt.Errorf("count_include_pad 0 with pads %d, %d: the divisor would change at the borders; supported: count_include_pad 1, or no padding", padH, padW)
+	}
+	out := n.Outputs[0]
+	sy, err := l.scaleOf(out)
+	if err != nil {
+		return err
+	}
+	q, err := l.rescale(n.Name, sx, sy, win.KH*win.KW)
+	if err != nil {
+		return err
+	}
+	p := compiler.Pool{Kind: golden.PoolAvg, KH: win.KH, KW: win.KW, Stride: stride, PadH: padH, PadW: padW,
+		Padding: golden.PadZero, Requant: q}
+	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Pool2D(x, p) })
+	return nil
+}
+
+// globalAvgPool lowers GlobalAveragePool [1,C,H,W] → [1,C,1,1]: a pool of
+// the whole plane when it fits the planar engine's window (max_kernel),
+// which keeps the [C,1,1] feature map a Conv can read, else a reduce sum
+// per channel giving [C] (a Flatten, Gemm or MatMul may follow). Either
+// way the sum is rescaled by 1/(H·W) and the change of scale.
+func (l *lowering) globalAvgPool(n *onnx.Node) error {
+	in, sx, err := l.input(n)
+	if err != nil {
+		return err
+	}
+	shape := l.shapes[in]
+	if len(shape) != 4 {
+		return fmt.Errorf("input shape %v, want [1,C,H,W]", shape)
+	}
+	h, w := shape[2], shape[3]
+	out := n.Outputs[0]
+	sy, err := l.scaleOf(out)
+	if err != nil {
+		return err
+	}
+	q, err := l.rescale(n.Name, sx, sy, h*w)
+	if err != nil {
+		return err
+	}
+	if h <= l.cfg.MaxKernel && w <= l.cfg.MaxKernel {
+		p := compiler.Pool{Kind: golden.PoolAvg, KH: h, KW: w, Padding: golden.PadZero, Requant: q}
+		l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Pool2D(x, p) })
+		return nil
+	}
+	for _, u := range l.uses[out] {
+		if !slices.Contains([]string{"Flatten", "Reshape", "Squeeze", "Gemm", "MatMul"}, u.OpType) {
+			return fmt.Errorf("the plane %dx%d is wider than max_kernel = %d, so it is summed per channel into a vector, which %q (%s) cannot read; supported after it: Flatten, Reshape, Squeeze, Gemm, MatMul",
+				h, w, l.cfg.MaxKernel, u.Name, u.OpType)
+		}
+	}
+	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Reduce(x, golden.ReduceSum, q) })
+	return nil
+}

@@ -1,0 +1,128 @@
+package lower
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/frontend/onnx"
+	"github.com/hwgen/hwgen/golden"
+)
+
+// This file lowers the ops that stand on their own on the data path: a
+// Relu or Clip no layer absorbed (a requantization of the int8 value), the
+// Add of two feature maps (an eltwise add) and the transpose of a matrix.
+
+// requantOnly lowers a lone Relu or Clip to compiler.Graph.Requant: the
+// value rescaled to its output's calibrated scale, then ReLU or the clamp.
+func (l *lowering) requantOnly(n *onnx.Node) error {
+	in, sx, err := l.input(n)
+	if err != nil {
+		return err
+	}
+	var clip *clipRange
+	if n.OpType == "Clip" {
+		if clip, err = l.clipBounds(n); err != nil {
+			return err
+		}
+	}
+	out := n.Outputs[0]
+	sy, err := l.scaleOf(out)
+	if err != nil {
+		return err
+	}
+	q, err := l.rescale(n.Name, sx, sy, 1)
+	if err != nil {
+		return err
+	}
+	q.Relu = n.OpType == "Relu"
+	q = clip.apply(q, sy, golden.S(l.cfg.ElemWidth))
+	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Requant(x, q) })
+	return nil
+}
+
+// residual lowers the Add of two feature maps of one shape [+ Relu]
+// [+ Clip] to an eltwise add. The operands have their own scales: the one
+// of the finer scale is first rescaled to the coarser one's units (so it
+// cannot saturate; it loses up to half a step of the coarser scale), then
+// the exact sum is rescaled to the output's scale.
+func (l *lowering) residual(n *onnx.Node) error {
+	if len(n.Inputs) != 2 {
+		return fmt.Errorf("%d inputs, want 2", len(n.Inputs))
+	}
+	var sc [2]float64
+	for i, name := range n.Inputs {
+		if _, ok := l.consts[name]; ok {
+			return fmt.Errorf("adds the constant %q: a constant is added only as the bias right after a Conv, Gemm or MatMul", name)
+		}
+		s, err := l.value(name)
+		if err != nil {
+			return err
+		}
+		sc[i] = s
+	}
+	a, b := n.Inputs[0], n.Inputs[1]
+	if sa, sb := l.shapes[a], l.shapes[b]; !slices.Equal(sa, sb) {
+		return fmt.Errorf("shapes %v and %v: only the Add of two values of one shape (no broadcasting) is supported", sa, sb)
+	}
+	if sc[1] > sc[0] {
+		a, b, sc[0], sc[1] = b, a, sc[1], sc[0]
+	}
+	var qb *golden.Requant
+	if sc[1] != sc[0] {
+		q, err := l.rescale(n.Name+" operand "+b, sc[1], sc[0], 1)
+		if err != nil {
+			return err
+		}
+		qb = &q
+	}
+	out, relu := n.Outputs[0], false
+	if r := l.soleUser(out, "Relu"); r != nil {
+		l.done[r], out, relu = true, r.Outputs[0], true
+	}
+	out, clip, err := l.fuseClip(out)
+	if err != nil {
+		return err
+	}
+	sy, err := l.scaleOf(out)
+	if err != nil {
+		return err
+	}
+	q, err := l.rescale(n.Name, sc[0], sy, 1)
+	if err != nil {
+		return err
+	}
+	q.Relu = relu
+	q = clip.apply(q, sy, golden.S(l.cfg.ElemWidth))
+	l.net.steps = append(l.net.steps, step{in: a, in2: b, out: out,
+		apply2: func(g *compiler.Graph, x, y *compiler.Value) *compiler.Value {
+			if qb != nil {
+				y = g.Requant(y, *qb)
+			}
+			return g.Eltwise(golden.EltAdd, x, y, q)
+		}})
+	l.scales[out] = sy
+	return nil
+}
+
+// transposeData lowers the Transpose of a Gemm's or MatMul's result on
+// the data path (a constant one is folded) to compiler.Graph.Transpose, a
+// view of the result, which the NPU stores transposed; the scale stays.
+// The transpose of a flattened feature map is refused: compiler.Graph's
+// Transpose of a Flatten view transposes the map's on-chip [C][H·W]
+// matrix rather than the [1][C·H·W] one, a different order.
+func (l *lowering) transposeData(n *onnx.Node) error {
+	in, s, err := l.input(n)
+	if err != nil {
+		return err
+	}
+	shape := l.shapes[in]
+	if perm := n.Ints("perm", []int64{1, 0}); len(shape) != 2 || !slices.Equal(perm, []int64{1, 0}) {
+		return fmt.Errorf("perm %v of a %v value: only the transpose of a matrix (rank 2, perm [1 0]) is supported on the data path", perm, shape)
+	}
+	if !l.matrices[in] {
+		return fmt.Errorf("input %q is not the result of a Gemm or MatMul: only those are transposed on the data path", in)
+	}
+	l.emit(in, n.Outputs[0], s, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Transpose(x) })
+	return nil
+}
