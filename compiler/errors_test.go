@@ -39,6 +39,9 @@ func TestErrors(t *testing.T) {
 		{"conv negative pad", small(), func(g *Graph) {
 			g.Output("y", g.Conv2D(g.Input("x", z(2, 3, 3)), z(1, 2, 1, 1), Conv{PadW: -2}))
 		}, "conv2d0: padding 0, -2 must not be negative"},
+		{"transpose of a flattened feature map", small(), func(g *Graph) {
+			g.Output("y", g.Transpose(g.Flatten(g.Pool2D(g.Input("x", z(2, 2, 3)), Pool{Kind: golden.PoolMax, KH: 1, KW: 1}))))
+		}, "transpose0: input [1 12] is a flattened feature map (the 2×6 matrix on chip): transpose is not supported on it"},
 		{"conv kernel wider than max_kernel", small(), func(g *Graph) {
 			g.Output("y", g.Conv2D(g.Input("x", z(1, 3, 12)), z(1, 1, 1, 9), Conv{Taps: TapsDirect}))
 		}, "conv2d0: kernel width kw = 9 exceeds max_kernel = 8"},

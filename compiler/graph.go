@@ -591,6 +591,12 @@ func (g *Graph) Transpose(a *Value) *Value {
 	if a.producer == nil {
 		a.setPlain()
 	}
+	if !a.trans && (a.p != a.shape[0] || a.f != a.shape[1]) {
+		// A flattened feature map is [1][C·H·W] to the user but the
+		// [C][H·W] matrix on chip; the corner turn would transpose the
+		// latter.
+		return g.fail(op, "input %v is a flattened feature map (the %d×%d matrix on chip): transpose is not supported on it", a.shape, a.p, a.f)
+	}
 	out := g.newValue([]int{a.shape[1], a.shape[0]})
 	if a.trans {
 		out.formSet, out.cols, out.p, out.f, out.h, out.w = true, a.cols, a.p, a.f, a.f, 1
