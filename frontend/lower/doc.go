@@ -17,7 +17,11 @@
 // Every activation is symmetric int8 with one scale per tensor; a max pool
 // and a flatten keep their input's scale (max commutes with a positive
 // scale). The graph's output stays int8 in units of its own calibrated
-// scale; Net.Dequantize turns it back into floats. Anything else (another
+// scale, or with the Int32Output option, when the last layer is a Conv or
+// MatMul (bias folded, no Relu), leaves as int32 acc + bias in units of
+// sx·sw[o] per output channel o (compiler.Conv.Int32, GEMMInt32): no
+// saturation at the calibrated range, no int8 step. Net.Dequantize turns
+// either back into floats. Anything else (another
 // op, an Add that is not a constant bias, asymmetric padding, a batch
 // other than 1, a tensor used twice) is an error naming the node and op.
 package lower
