@@ -3,6 +3,7 @@ package compiler
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/hwgen/hwgen/blocks/npu"
@@ -137,6 +138,11 @@ func (c *ctx) run(g *Graph) error {
 			c.live[root(v)]++
 		}
 	}
+	for _, v := range g.values {
+		if v.isInt32 && len(v.outputs) == 0 {
+			return fmt.Errorf("%s: its int32 result is not a graph output; an int32 result can only be one", v.producer.label)
+		}
+	}
 	// External placement of the graph inputs, in creation order.
 	for _, v := range g.values {
 		if v.name == "" || v.invalid {
@@ -243,10 +249,18 @@ func (c *ctx) bindOutputs(v *Value, pl *place) {
 	}
 }
 
-// binding maps v's user tensor onto the lines of its placement.
+// binding maps v's user tensor onto the lines of its placement (an
+// int32 value: onto each of its digit planes, one after another).
 func (c *ctx) binding(name string, v *Value, pl *place) *Binding {
 	lines := pl.tiles * pl.f
 	b := &Binding{Name: name, Shape: v.Shape(), Lines: lines, Rows: c.R, Index: make([]int32, lines*c.R)}
+	if v.isInt32 {
+		b.Digits, b.DigitWidth = c.digits(), c.cfg.ElemWidth
+		defer func() {
+			b.Index = slices.Repeat(b.Index, b.Digits)
+			b.Lines *= b.Digits
+		}()
+	}
 	for i := range b.Index {
 		b.Index[i] = -1
 	}
@@ -406,6 +420,7 @@ func post(t *planar.Task, q golden.Requant) {
 	t.Scale, t.Bias, t.Shift = q.Scale, q.Bias, q.Shift
 	t.RoundEven = q.Rounding == golden.HalfEven
 	t.Relu, t.Clamp, t.Lo, t.Hi = q.Relu, q.Clamp, q.Lo, q.Hi
+	t.Wrap = q.Wrap
 }
 
 // laneMask is the mask of lanes 0..n-1.
@@ -414,6 +429,22 @@ func laneMask(n int) uint64 {
 		return ^uint64(0)
 	}
 	return 1<<uint(n) - 1
+}
+
+// digits is the number of element-wide digits that hold an int32.
+func (c *ctx) digits() int { return ceilDiv(32, c.cfg.ElemWidth) }
+
+// checkInt32 reports a configuration that cannot give layer label an
+// int32 result: accumulators wider than 32 bits (the int32 would drop
+// their top bits), or digits the post-processor cannot shift to.
+func (c *ctx) checkInt32(label string) error {
+	if c.cfg.AccWidth > 32 {
+		return fmt.Errorf("%s: an int32 result needs acc_width ≤ 32 (its accumulators must fit an int32), acc_width = %d", label, c.cfg.AccWidth)
+	}
+	if top := (c.digits() - 1) * c.cfg.ElemWidth; top > c.pcfg.MaxShift() {
+		return fmt.Errorf("%s: an int32 result takes its top digit with shift %d, the post-processor shifts at most %d", label, top, c.pcfg.MaxShift())
+	}
+	return nil
 }
 
 // checkRequant reports a requantization the post-processor cannot do.

@@ -249,11 +249,36 @@ func (e *convEmitter) act(st *convStep, ps int, blk string) error {
 		}
 		at.PerLane, at.Scale, at.Bias = true, 0, 0
 	}
+	if j.digits > 0 {
+		return e.actDigits(at, st, blk)
+	}
 	if err := e.c.planarTask(blk+" act", at); err != nil {
 		return err
 	}
 	if e.p.staged {
 		e.c.store(blk+" store", dst, j.out.ext+st.t*j.out.f+st.o0*j.ow, np, 1, np)
 	}
+	return nil
+}
+
+// actDigits emits the acts of an int32 result's block: digit k of psum +
+// bias (wrap, scale 1, shift k·E) into plane k of the staging slot, then
+// one store of all planes (plane k goes to digit plane k of the output:
+// out.tiles·out.f lines further per digit).
+func (e *convEmitter) actDigits(at planar.Task, st *convStep, blk string) error {
+	j, E := e.j, e.c.cfg.ElemWidth
+	np := (st.o1 - st.o0) * j.ow
+	if !e.p.staged {
+		return fmt.Errorf("%s: internal: an int32 result must be staged", j.label)
+	}
+	base := at.Dst
+	for k := range j.digits {
+		at.Dst, at.Shift = base+k*np, k*E
+		if err := e.c.planarTask(fmt.Sprintf("%s act digit %d", blk, k), at); err != nil {
+			return err
+		}
+	}
+	plane := j.out.tiles * j.out.f
+	e.c.store(blk+" store", base, j.out.ext+st.t*j.out.f+st.o0*j.ow, np, j.digits, plane)
 	return nil
 }

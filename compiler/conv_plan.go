@@ -32,6 +32,7 @@ type convJob struct {
 	pc             *ChannelRequant // per-output-channel scale and bias, else nil
 	out            *place
 	kernelSplitOK  bool // kh may exceed max_kernel (split into row groups)
+	digits         int  // an int32 result: the digit planes (acts and stores per block), else 0
 	userKernelName string
 }
 
@@ -192,7 +193,7 @@ func (p *convPlan) ringSizes(j *convJob, ohb int) (in, out int) {
 		in = p.ct * j.bandRows(ohb) * j.w
 	}
 	if p.staged {
-		out = ohb * j.ow
+		out = ohb * j.ow * max(1, j.digits)
 	}
 	return in, out
 }

@@ -33,6 +33,18 @@
 // as its windows, C·kh·kw rows per output pixel, as a 1×1 conv (taps.go;
 // Conv.Taps).
 //
+// A conv2d (Conv.Int32, with an optional int32 Bias per output channel)
+// or GEMM (GEMMInt32) can instead give int32 results, (acc + bias) mod
+// 2^32, not requantized: each block's psum goes out through four planar
+// acts in wrap mode (scale 1, shift 0, 8, 16, 24: byte k of acc + bias;
+// the bias through the per-lane parameters) into four byte planes, and
+// one store writes them to four planes of the output's external region.
+// The output's Binding says so (Digits, DigitWidth) and FromLines, which
+// every reader of outputs goes through (Program.Results), puts the int32
+// values together. Such a result can only be a graph output (no
+// operation reads it), and needs acc_width ≤ 32 (wider accumulators
+// would not fit an int32: refused).
+//
 // # Layout
 //
 // A value on chip is a matrix X[i][j]: i across state-buffer partitions,

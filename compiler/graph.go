@@ -54,6 +54,7 @@ type Value struct {
 	trans   bool  // user[j][i] = X[i][j]: the user matrix is [f][p] (GEMM operands and results)
 	cols    bool  // channel tiles of Cols partitions (psum write-back results), else Rows
 	formSet bool  // an input's form is fixed by its first consumer
+	isInt32 bool  // an Int32 conv or GEMM result: only a graph output
 
 	name     string         // graph inputs
 	data     *golden.Tensor // graph inputs
@@ -98,6 +99,7 @@ type node struct {
 	q       golden.Requant
 	pc      *ChannelRequant // conv2d, GEMM: per-output-channel scale and bias, else nil
 	viewT   bool            // a view that transposes (of a GEMM result), else a reshape
+	bias    []int64         // an int32 result's bias per output channel, or nil
 }
 
 func (g *Graph) newValue(shape []int) *Value {
@@ -223,6 +225,10 @@ func (g *Graph) check(op string, vs ...*Value) bool {
 		if v.invalid {
 			return false // already reported
 		}
+		if v.isInt32 {
+			g.fail(op, "operand is an int32 result (%s): it can only be a graph output", v.producer.label)
+			return false
+		}
 	}
 	return true
 }
@@ -248,6 +254,12 @@ type Conv struct {
 	// the zero value lets the compiler map the kernel taps onto them
 	// when that takes fewer passes (see taps.go).
 	Taps TapMapping
+	// Int32 makes the result the accumulators plus Bias, as int32
+	// values ((acc + Bias[o]) mod 2^32), instead of elements: Requant
+	// and PerChannel must be unset, and the result can only be a graph
+	// output (it leaves in digit planes, see Binding.Digits).
+	Int32 bool
+	Bias  []int64 // Int32 only: one bias per output channel (nil: none)
 }
 
 // TapMapping is a conv's choice of input layout.
@@ -333,6 +345,9 @@ func (g *Graph) Conv2D(x *Value, weights *golden.Tensor, c Conv) *Value {
 			return g.fail(op, "%v", err)
 		}
 	}
+	if err := checkInt32(c.Int32, c.Bias, co, "output channel Cout", c.Requant, c.PerChannel); err != nil {
+		return g.fail(op, "%v", err)
+	}
 	if x.producer == nil {
 		x.setPlain()
 	}
@@ -351,7 +366,48 @@ func (g *Graph) Conv2D(x *Value, weights *golden.Tensor, c Conv) *Value {
 	n.pc = c.PerChannel.clone()
 	n.conv.PerChannel = n.pc
 	n.wname = n.label + ".w"
+	if c.Int32 {
+		n.setInt32(c.Bias)
+	}
 	return out
+}
+
+// checkInt32 reports an int32 request that cannot be met: a
+// requantization besides it, or biases not one per channel (or without
+// it).
+func checkInt32(i32 bool, bias []int64, channels int, what string, q golden.Requant, pc *ChannelRequant) error {
+	switch {
+	case !i32 && bias != nil:
+		return fmt.Errorf("Bias is given without Int32: the int32 bias is for int32 results (requantized ones take theirs in Requant or PerChannel)")
+	case !i32:
+		return nil
+	case q != (golden.Requant{}):
+		return fmt.Errorf("Int32 with Requant %+v: an int32 result is not requantized, leave Requant zero", q)
+	case pc != nil:
+		return fmt.Errorf("Int32 with PerChannel: an int32 result is not requantized, give its biases in Bias")
+	case bias != nil && len(bias) != channels:
+		return fmt.Errorf("Bias has %d entries, want one per %s (%d)", len(bias), what, channels)
+	}
+	for o, b := range bias {
+		if !Int32.Fits(b) {
+			return fmt.Errorf("Bias[%d] = %d is not an int32 (%d..%d)", o, b, Int32.Min(), Int32.Max())
+		}
+	}
+	return nil
+}
+
+// setInt32 makes n's result int32: its acts wrap (scale 1, shift 8k for
+// byte k) and a bias goes through the per-lane parameters (scale 1).
+func (n *node) setInt32(bias []int64) {
+	n.out.isInt32 = true
+	n.q = golden.Requant{Scale: 1, Wrap: true}
+	if bias != nil {
+		n.bias = slices.Clone(bias)
+		n.pc = &ChannelRequant{Scale: make([]int64, len(bias)), Bias: n.bias}
+		for i := range n.pc.Scale {
+			n.pc.Scale[i] = 1
+		}
+	}
 }
 
 // GEMM is C[M][N] = A[M][K]·B[K][N] with int32 accumulation, requantized
@@ -366,6 +422,17 @@ func (g *Graph) GEMM(a *Value, b *golden.Tensor, q golden.Requant) *Value {
 // one scale and bias per column n of C; nil: GEMM): the shift, rounding,
 // ReLU and clamp stay q's.
 func (g *Graph) GEMMPerChannel(a *Value, b *golden.Tensor, pc *ChannelRequant, q golden.Requant) *Value {
+	return g.gemm(a, b, pc, q, false, nil)
+}
+
+// GEMMInt32 is C[M][N] = A·B + bias as int32 values: (Σ_k A[m][k]·B[k][n]
+// + bias[n]) mod 2^32, bias one per column n (nil: none), not
+// requantized (see Conv.Int32). The result can only be a graph output.
+func (g *Graph) GEMMInt32(a *Value, b *golden.Tensor, bias []int64) *Value {
+	return g.gemm(a, b, nil, golden.Requant{}, true, bias)
+}
+
+func (g *Graph) gemm(a *Value, b *golden.Tensor, pc *ChannelRequant, q golden.Requant, i32 bool, bias []int64) *Value {
 	op := fmt.Sprintf("gemm%d", g.counts[opGEMM])
 	if !g.check(op, a) {
 		return g.bad()
@@ -389,6 +456,9 @@ func (g *Graph) GEMMPerChannel(a *Value, b *golden.Tensor, pc *ChannelRequant, q
 			return g.fail(op, "%v", err)
 		}
 	}
+	if err := checkInt32(i32, bias, nn, "output column N", q, pc); err != nil {
+		return g.fail(op, "%v", err)
+	}
 	if a.producer == nil {
 		a.setTrans()
 	}
@@ -397,6 +467,9 @@ func (g *Graph) GEMMPerChannel(a *Value, b *golden.Tensor, pc *ChannelRequant, q
 	node := g.add(opGEMM, []*Value{a}, out)
 	node.weights, node.q, node.pc = b, identity(q), pc.clone()
 	node.wname = node.label + ".b"
+	if i32 {
+		node.setInt32(bias)
+	}
 	return out
 }
 

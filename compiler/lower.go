@@ -140,6 +140,18 @@ func (c *ctx) storeResident(label string, pl *place) {
 	}
 }
 
+// int32Job gives the layer of an int32 result its digit planes.
+func (c *ctx) int32Job(n *node, j *convJob) error {
+	if !n.out.isInt32 {
+		return nil
+	}
+	if err := c.checkInt32(n.label); err != nil {
+		return err
+	}
+	j.digits = c.digits()
+	return nil
+}
+
 func (c *ctx) lowerConv(n *node) error {
 	x := n.in[0]
 	in := c.operand(x)
@@ -158,6 +170,9 @@ func (c *ctx) lowerConv(n *node) error {
 		// row (c·kh+ky)·kw+kx of output o.
 		j.cin, j.h, j.w, j.kh, j.kw, j.s, j.ph, j.pw = t.rows, t.oh, t.ow, 1, 1, 1, 0, 0
 		j.widx = func(o, r, _, _ int) int { return o*t.rows + r }
+	}
+	if err := c.int32Job(n, j); err != nil {
+		return err
 	}
 	if err := c.runConv(j); err != nil {
 		return err
@@ -184,6 +199,9 @@ func (c *ctx) lowerGEMM(n *node) error {
 		j := &convJob{label: n.label, gemm: true, in: in, cin: a.p, h: f, w: 1, kh: f, kw: 1, s: 1,
 			oh: 1, ow: 1, n: nn, wt: b, wname: n.wname, q: n.q, pc: n.pc, out: out, kernelSplitOK: true,
 			widx: func(o, ch, ky, _ int) int { return (ch*f+ky)*nn + o }}
+		if err := c.int32Job(n, j); err != nil {
+			return err
+		}
 		if err := c.runConv(j); err != nil {
 			return err
 		}
@@ -208,6 +226,9 @@ func (c *ctx) lowerGEMM(n *node) error {
 	j := &convJob{label: n.label, gemm: true, in: in, cin: k, h: m, w: 1, kh: 1, kw: 1, s: 1,
 		oh: m, ow: 1, n: nn, wt: b, wname: n.wname, q: n.q, pc: n.pc, out: out,
 		widx: func(o, ch, _, _ int) int { return ch*nn + o }}
+	if err := c.int32Job(n, j); err != nil {
+		return err
+	}
 	if err := c.runConv(j); err != nil {
 		return err
 	}

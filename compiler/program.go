@@ -49,6 +49,12 @@ type Binding struct {
 	Lines int
 	Rows  int     // elements per line (Config.Rows)
 	Index []int32 // Lines*Rows flat indices, -1 for zero
+	// Digits > 0: the tensor is int32 (an Int32 conv or GEMM result),
+	// each value cut into Digits planes of DigitWidth-bit digits, least
+	// significant first. Plane k is the Lines/Digits lines from Base +
+	// k·Lines/Digits, laid out as an element tensor's lines would be
+	// (Index repeats for every plane); FromLines reassembles the values.
+	Digits, DigitWidth int
 }
 
 // Size is the number of elements of the user tensor.
@@ -84,22 +90,45 @@ func (b *Binding) ToLines(t *golden.Tensor) ([][]int64, error) {
 }
 
 // FromLines gathers the tensor from external memory: line(a) returns
-// line a (Rows elements, signed element values).
+// line a (Rows elements, signed element values). It is the one reader
+// of program outputs (Program.Results): an int32 tensor (Digits > 0) is
+// put together here from its digit planes.
 func (b *Binding) FromLines(line func(addr int) ([]int64, error)) (*golden.Tensor, error) {
 	t := golden.New(b.Shape...)
+	per := b.Lines
+	if b.Digits > 0 {
+		per = b.Lines / b.Digits
+	}
+	digit := golden.U(b.DigitWidth)
 	for l := 0; l < b.Lines; l++ {
 		v, err := line(b.Base + l)
 		if err != nil {
 			return nil, err
 		}
+		k := l / per // the digit plane
 		for p := 0; p < b.Rows && p < len(v); p++ {
-			if i := b.Index[l*b.Rows+p]; i >= 0 {
+			i := b.Index[l*b.Rows+p]
+			switch {
+			case i < 0:
+			case b.Digits == 0:
 				t.Data[i] = v[p]
+			default:
+				t.Data[i] |= digit.Wrap(v[p]) << uint(k*b.DigitWidth)
 			}
+		}
+	}
+	if b.Digits > 0 {
+		// Bit 31 is the sign (two's complement); digits above it (an
+		// element width that does not divide 32) are dropped.
+		for i, x := range t.Data {
+			t.Data[i] = Int32.Wrap(x)
 		}
 	}
 	return t, nil
 }
+
+// Int32 is the type of the Int32 conv and GEMM results.
+var Int32 = golden.S(32)
 
 // Program is a compiled workload: the external-memory image, where every
 // input and output tensor lives in it, and the descriptors for queue 0.

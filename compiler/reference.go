@@ -9,8 +9,9 @@ import (
 
 // Reference evaluates the graph with the golden models (package golden;
 // the convolution is the direct loop nest below): int32 (acc_width)
-// accumulation, then the requantization to elements. It is what a
-// compiled program must produce, on any engine.
+// accumulation, then the requantization to elements, or for an int32
+// result the post-processor's wrap to 32 bits of the sums plus bias. It
+// is what a compiled program must produce, on any engine.
 func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 	if err := g.Err(); err != nil {
 		return nil, err
@@ -22,10 +23,19 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 			val[v] = v.data
 		}
 	}
-	requant := func(t *golden.Tensor, q golden.Requant) *golden.Tensor {
+	// typ is the type of n's result: elements, or int32.
+	typ := func(n *node) golden.Int {
+		if n.out.isInt32 {
+			return Int32
+		}
+		return elem
+	}
+	// sumsOut requantizes a conv's or GEMM's sums with the node's
+	// shared requantization (or wraps them to an int32 result).
+	sumsOut := func(n *node, t *golden.Tensor) *golden.Tensor {
 		out := golden.New(t.Shape...)
 		for i, x := range t.Data {
-			out.Data[i] = q.Apply(x, elem)
+			out.Data[i] = n.q.Apply(x, typ(n))
 		}
 		return out
 	}
@@ -38,7 +48,7 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 		if err := n.pc.check(cfg.Planar()); err != nil {
 			return nil, err
 		}
-		return golden.Activate(sums, n.pc.Scale, n.pc.Bias, n.q, elem)
+		return golden.Activate(sums, n.pc.Scale, n.pc.Bias, n.q, typ(n))
 	}
 	for _, n := range g.nodes {
 		x := val[n.in[0]]
@@ -57,7 +67,7 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 				break
 			}
 			if n.pc == nil {
-				out = reshape(requant(sums, n.q), n.out.shape...)
+				out = reshape(sumsOut(n, sums), n.out.shape...)
 				break
 			}
 			var r *golden.Tensor
@@ -70,7 +80,7 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 				break
 			}
 			if n.pc == nil {
-				out = requant(sums, n.q)
+				out = sumsOut(n, sums)
 				break
 			}
 			// The channels are C's columns: requantize Cᵀ row by row.

@@ -38,6 +38,7 @@ func nameOf[T ~int](names []string, v T, kind string) string {
 //
 //	v = x·Scale + Bias                        (exact)
 //	r = v                                     if Shift = 0
+//	r = floor(v / 2^Shift)                    if Wrap (no rounding)
 //	r = floor(v / 2^Shift) + up               otherwise, with rem = v − floor(v/2^Shift)·2^Shift,
 //	                                          half = 2^(Shift−1) and
 //	    up = rem ≥ half                       (HalfUp)
@@ -45,6 +46,13 @@ func nameOf[T ~int](names []string, v T, kind string) string {
 //	r = max(r, 0)                             if Relu
 //	r = min(max(r, Lo), Hi)                   if Clamp
 //	out = min(max(r, out.Min()), out.Max())   saturation to the output format
+//	out = r mod 2^out.Width                   if Wrap: the low bits of r as an element (out.Wrap)
+//
+// Wrap cuts a wide value into elements: with Scale 1 and Shift k·w, out
+// is digit k (w bits) of x + Bias, and the digits of every k together
+// give x + Bias exactly. Rounding is ignored then, since a rounded digit
+// would carry into the next one. ReLU and clamp still apply (a ReLU
+// before the cut gives the digits of max(x + Bias, 0)).
 //
 // The model computes v in int64: |x·Scale + Bias| must stay below 2^62,
 // which the engine's configuration limits guarantee.
@@ -55,6 +63,7 @@ type Requant struct {
 	Relu        bool
 	Clamp       bool
 	Lo, Hi      int64
+	Wrap        bool
 }
 
 // Identity is the post-processor that only saturates: scale 1, bias 0,
@@ -65,7 +74,9 @@ func Identity() Requant { return Requant{Scale: 1} }
 func (q Requant) Apply(x int64, out Int) int64 {
 	v := x*q.Scale + q.Bias
 	r := v
-	if q.Shift > 0 {
+	if q.Wrap {
+		r = v >> uint(q.Shift) // arithmetic: floor
+	} else if q.Shift > 0 {
 		fl := v >> uint(q.Shift) // arithmetic: floor
 		rem := v - fl<<uint(q.Shift)
 		half := int64(1) << uint(q.Shift-1)
@@ -83,6 +94,9 @@ func (q Requant) Apply(x int64, out Int) int64 {
 	}
 	if q.Clamp {
 		r = max(min(r, q.Hi), q.Lo)
+	}
+	if q.Wrap {
+		return out.Wrap(r)
 	}
 	return max(min(r, out.Max()), out.Min())
 }

@@ -38,7 +38,15 @@ func TestRequantApply(t *testing.T) {
 		{"relu keeps positives", Requant{Scale: 1, Relu: true}, 7, s8, 7},
 		{"clamp low", Requant{Scale: 1, Clamp: true, Lo: -6, Hi: 6}, -100, s8, -6},
 		{"clamp high (relu6)", Requant{Scale: 1, Relu: true, Clamp: true, Lo: 0, Hi: 6}, 1000, s8, 6},
-		{"saturation after rounding", Requant{Scale: 255, Shift: 1}, 1, s8, 127}, // 127.5 -> 128 -> 127
+		{"saturation after rounding", Requant{Scale: 255, Shift: 1}, 1, s8, 127},    // 127.5 -> 128 -> 127
+		{"wrap keeps the low byte", Requant{Scale: 1, Wrap: true}, 300, s8, 44},     // 300 = 256 + 44
+		{"wrap of a negative", Requant{Scale: 1, Wrap: true}, -300, s8, -44},        // -300 = -512 + 212; 212 = -44 as int8
+		{"wrap byte 1 floors", Requant{Scale: 1, Shift: 8, Wrap: true}, -1, s8, -1}, // floor(-1/256) = -1 = 0xff
+		{"wrap byte 1 with bias", Requant{Scale: 1, Bias: 0x1234, Shift: 8, Wrap: true}, 0x100, s8, 0x13},
+		{"wrap byte 3 of -2^31", Requant{Scale: 1, Shift: 24, Wrap: true}, -(1 << 31), s8, -128},
+		{"wrap ignores rounding", Requant{Scale: 1, Shift: 8, Wrap: true, Rounding: HalfEven}, 0x1ff, s8, 1},
+		{"wrap after relu", Requant{Scale: 1, Shift: 8, Wrap: true, Relu: true}, -70000, s8, 0},
+		{"wrap unsigned", Requant{Scale: 1, Wrap: true}, -1, U(8), 255},
 	}
 	for _, tc := range cases {
 		if got := tc.q.Apply(tc.x, tc.out); got != tc.want {

@@ -346,7 +346,7 @@ func build(c Config) *hdl.Module {
 			Connect("bias", hdl.Mux(isWB, hdl.S(c.AccWidth, 0), q["bias"])).
 			Connect("shift", hdl.Mux(isWB, hdl.U(c.shiftWidth(), 0), q["shift"])).
 			Connect("round_even", q["round_even"]).Connect("relu", q["relu"].And(isWBn)).Connect("clamp", q["clamp"].And(isWBn)).
-			Connect("lo", q["lo"]).Connect("hi", q["hi"])
+			Connect("wrap", q["wrap"].And(isWBn)).Connect("lo", q["lo"]).Connect("hi", q["hi"])
 		ln.Connect("o_we", oWe).Connect("o_ri", ori)
 		m.Output(fmt.Sprintf("plw_wdata_%d", p), hdl.UInt(E)).Set(ln.Out("wdata"))
 	}

@@ -81,6 +81,7 @@
 //	round_even      1               round half to even (else half up)
 //	relu, clamp     1               post-processor options; lo, hi (E bits): the clamp bounds
 //	per_lane        1               act: use each lane's loaded scale and bias
+//	wrap            1               floor instead of rounding, the low E bits instead of saturation
 //
 // # Operations
 //
@@ -90,15 +91,23 @@
 //
 //	v   = x·scale + bias                                  exact, Config.VWidth bits
 //	r   = v                                               shift = 0
+//	r   = floor(v / 2^shift)                              wrap (no rounding)
 //	r   = floor(v / 2^shift) + up                         shift > 0, rem = v − floor(v/2^shift)·2^shift, half = 2^(shift−1)
 //	      up = rem ≥ half                                 round half up
 //	      up = rem > half or (rem = half and floor odd)   round half to even
 //	r   = max(r, 0)                                       relu
 //	r   = min(max(r, lo), hi)                             clamp
 //	out = min(max(r, elem min), elem max)                 saturation to the element type
+//	out = r mod 2^E, as an element                        wrap: the low E bits, no saturation
+//
+// Wrap takes a wide result out in digits: with scale 1 and shift k·E an
+// act writes digit k of psum + bias, and AccWidth/E such acts (the
+// compiler's int32 outputs: four byte planes) hold the accumulator and
+// bias exactly. Every operation with a post-processor accepts wrap;
+// writeback forces it off like relu and clamp.
 //
 //	act        x = psum[src+i]; scale/bias from the task or (per_lane) the lane's registers; i < H·W → dst+i
-//	writeback  x = psum[src+i], post-processor forced to saturation only (scale 1, bias 0, shift 0, no relu/clamp)
+//	writeback  x = psum[src+i], post-processor forced to saturation only (scale 1, bias 0, shift 0, no relu/clamp/wrap)
 //	eltwise    x = a op b, a = state[src+i], b = state[src2+i] or scalar; op add, sub, mul, max, min → dst+i
 //	pool       x = the window's values combined (FnPool codes) over the KH×KW window (padding 0, the nearest element, or ignored) → dst + oy·OW + ox;
 //	           OH = (H + 2·pad_h − KH)/stride + 1, OW likewise; average = sum with scale/shift dividing by KH·KW

@@ -34,7 +34,7 @@ func laneName(c Config) string {
 //
 //	input FIFO → S1 (eltwise, reduce, horizontal pool filter, param shift)
 //	           → [Hreg → S2 vertical pool filter over the line buffer]
-//	           → X → V = X·scale + bias → round, ReLU, clamp, saturate → output FIFO
+//	           → X → V = X·scale + bias → round, ReLU, clamp, saturate (or wrap) → output FIFO
 func lane(c Config) *hdl.Module {
 	m := hdl.NewModule(laneName(c))
 	E, A, K := c.ElemWidth, c.AccWidth, c.MaxKernel
@@ -82,6 +82,7 @@ func lane(c Config) *hdl.Module {
 	roundEven := m.Input("round_even", hdl.Bool)
 	relu := m.Input("relu", hdl.Bool)
 	clamp := m.Input("clamp", hdl.Bool)
+	wrap := m.Input("wrap", hdl.Bool)
 	lo := m.Input("lo", hdl.UInt(E))
 	hi := m.Input("hi", hdl.UInt(E))
 	oWe := m.Input("o_we", hdl.UInt(outDepth))
@@ -213,14 +214,14 @@ func lane(c Config) *hdl.Module {
 	vr.SetNext(x.Mul(sc).Add(bi))
 	vr.SetEnable(adv)
 
-	// ---- round, ReLU, clamp, saturate ----
+	// ---- round, ReLU, clamp, saturate (or wrap: floor, then the low bits) ----
 	sw := c.shiftWidth()
 	fl := vr.Shr(shift) // floor(v / 2^shift)
 	ones := hdl.Const(hdl.UInt(vw), hdl.UInt(vw).Mask())
 	rem := vr.AsUInt().And(ones.ShlWrap(shift).Not())
 	half := hdl.U(vw, 1).ShlWrap(shift.Sub(hdl.U(1, 1)).Trunc(sw))
 	gt, eq := rem.Gt(half), rem.Eq(half)
-	up := shift.OrR().And(hdl.Mux(roundEven, gt.Or(eq.And(fl.Bit(0))), gt.Or(eq)))
+	up := shift.OrR().And(wrap.Not()).And(hdl.Mux(roundEven, gt.Or(eq.And(fl.Bit(0))), gt.Or(eq)))
 	r := m.Wire("rounded", hdl.SInt(vw+1))
 	r.Set(fl.Add(up.Ext(2).AsSInt()))
 	zero := hdl.S(vw+1, 0)
@@ -230,7 +231,7 @@ func lane(c Config) *hdl.Module {
 	emin := hdl.Const(hdl.SInt(ew), big.NewInt(minOf(et)))
 	emax := hdl.Const(hdl.SInt(ew), big.NewInt(maxOf(et)))
 	y := m.Wire("y", hdl.UInt(E))
-	y.Set(clampTo(r3, emin, emax).Trunc(E).AsUInt())
+	y.Set(hdl.Mux(wrap, r3, clampTo(r3, emin, emax)).Trunc(E).AsUInt())
 
 	// ---- output FIFO ----
 	var oe [outDepth]*hdl.Signal

@@ -72,7 +72,7 @@ func (t Task) requant() golden.Requant {
 	if t.Op == OpWriteBack {
 		return golden.Identity()
 	}
-	q := golden.Requant{Scale: t.Scale, Bias: t.Bias, Shift: t.Shift, Relu: t.Relu, Clamp: t.Clamp, Lo: t.Lo, Hi: t.Hi}
+	q := golden.Requant{Scale: t.Scale, Bias: t.Bias, Shift: t.Shift, Relu: t.Relu, Clamp: t.Clamp, Lo: t.Lo, Hi: t.Hi, Wrap: t.Wrap}
 	if t.RoundEven {
 		q.Rounding = golden.HalfEven
 	}

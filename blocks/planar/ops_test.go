@@ -35,6 +35,12 @@ func actTasks() []namedTask {
 		{"act per-lane 3x3", Task{Op: OpAct, Mask: 7, Src: 8, Dst: 210, H: 3, W: 3, Shift: 5, PerLane: true}},
 		{"loadparams lanes 0 and 2", Task{Op: OpLoadParams, Mask: 5, Src: 100}},
 		{"act per-lane 2x4 (lane 1 keeps its old parameters)", Task{Op: OpAct, Mask: 7, Src: 40, Dst: 220, H: 2, W: 4, Shift: 9, PerLane: true, Relu: true}},
+		{"act wrap byte 0", Task{Op: OpAct, Mask: 7, Src: 0, Dst: 128, H: 4, W: 8, Scale: 1, Wrap: true}},
+		{"act wrap byte 1 with bias, rounding ignored", Task{Op: OpAct, Mask: 7, Src: 2, Dst: 160, H: 2, W: 8, Scale: 1, Bias: -300, Shift: 8, RoundEven: true, Wrap: true}},
+		{"act wrap top byte, scale and relu", Task{Op: OpAct, Mask: 5, Src: 9, Dst: 176, H: 3, W: 5, Scale: -3, Shift: 14, Relu: true, Wrap: true}},
+		{"loadparams for wrap", Task{Op: OpLoadParams, Mask: all4, Src: 90}},
+		{"act per-lane wrap byte 2", Task{Op: OpAct, Mask: 7, Src: 12, Dst: 200, H: 2, W: 6, Shift: 16, PerLane: true, Wrap: true}},
+		{"writeback ignores wrap", Task{Op: OpWriteBack, Mask: 7, Src: 20, Dst: 230, H: 1, W: 9, Wrap: true}},
 		{"nop", Task{Op: OpNop}},
 	}
 }
@@ -50,6 +56,8 @@ func eltTasks() []namedTask {
 	}
 	return append(ts,
 		namedTask{"mul requantized half-even", Task{Op: OpEltwise, Fn: FnMul, Mask: all4, Src: 0, Src2: 9, Dst: 224, H: 1, W: 11, Scale: 3, Shift: 6, RoundEven: true}},
+		namedTask{"mul wrap low byte", Task{Op: OpEltwise, Fn: FnMul, Mask: all4, Src: 0, Src2: 9, Dst: 212, H: 1, W: 11, Scale: 1, Wrap: true}},
+		namedTask{"mul wrap high byte", Task{Op: OpEltwise, Fn: FnMul, Mask: all4, Src: 0, Src2: 9, Dst: 236, H: 1, W: 4, Scale: 1, Shift: 8, Wrap: true}},
 		namedTask{"sub with relu and bias", Task{Op: OpEltwise, Fn: FnSub, Mask: all4, Src: 50, Src2: 51, Dst: 200, H: 4, W: 3, Scale: 1, Bias: 5, Relu: true}},
 		namedTask{"a + a (both sources the same)", withID(Task{Op: OpEltwise, Fn: FnAdd, Mask: all4, Src: 70, Src2: 70, Dst: 190, H: 2, W: 5})},
 		namedTask{"in place (dst = src)", withID(Task{Op: OpEltwise, Fn: FnMax, Mask: all4, Src: 130, Src2: 0, Dst: 130, H: 2, W: 6})},
@@ -66,6 +74,8 @@ func reduceTasks() []namedTask {
 		{"max 1x7 one lane", withID(Task{Op: OpReduce, Fn: FnRedMax, Mask: 8, Src: 9, Dst: 131, H: 1, W: 7})},
 		{"sum 15x16 (240 elements) half-even", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 239, H: 15, W: 16, Scale: 1, Shift: 7, RoundEven: true}},
 		{"sum saturates", withID(Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 132, H: 2, W: 2})},
+		{"sum wraps: low and high byte", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 133, H: 4, W: 8, Scale: 1, Wrap: true}},
+		{"sum wraps: high byte", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 134, H: 4, W: 8, Scale: 1, Shift: 8, Wrap: true}},
 	}
 }
 

@@ -30,7 +30,7 @@ func randomTask(r *rand.Rand, c Config, maxN int) Task {
 			t.Bias = r.Int64N(201) - 100
 		}
 		t.Shift = []int{0, 1, 2, 4, 7, 11, c.MaxShift()}[r.IntN(7)]
-		t.RoundEven, t.Relu = r.IntN(2) == 1, r.IntN(3) == 0
+		t.RoundEven, t.Relu, t.Wrap = r.IntN(2) == 1, r.IntN(3) == 0, r.IntN(4) == 0
 		if r.IntN(3) == 0 {
 			a, b := elem(), elem()
 			t.Clamp, t.Lo, t.Hi = true, min(a, b), max(a, b)

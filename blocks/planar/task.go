@@ -98,6 +98,10 @@ type Task struct {
 	Lo        int64 `json:"lo"`       // clamp bounds, element values, Lo ≤ Hi
 	Hi        int64 `json:"hi"`       //
 	PerLane   bool  `json:"per_lane"` // act: use each lane's loaded scale and bias instead of Scale and Bias
+	// Wrap: the result is the low element bits of floor(v / 2^shift),
+	// not rounded and not saturated (golden.Requant's Wrap): with scale
+	// 1 and shift 8k, an act writes byte k of the accumulator plus bias.
+	Wrap bool `json:"wrap"`
 }
 
 // ErrCode is the hardware's error status, also carried by the errors of

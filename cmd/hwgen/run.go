@@ -25,7 +25,8 @@ type runCmd struct {
 	Engine   string   `help:"Where the int8 model runs: interp (the compiler's reference machine only), go (the Go simulator of the NPU, checked against the reference machine) or verilator (as go, then the recorded run replayed on a Verilator build, every output of every cycle compared; the first build takes minutes)." enum:"interp,go,verilator" default:"go"`
 	Timeline string   `help:"Write the task timeline as Chrome trace-event JSON (open in https://ui.perfetto.dev); needs a simulator (--engine go or verilator)." type:"path" placeholder:"FILE"`
 	VCD      string   `help:"Write the Go simulator's waveforms to this VCD file; needs a simulator (--engine go or verilator)." type:"path" placeholder:"FILE"`
-	Out      string   `help:"Write logits.npy (float32, dequantized) and logits_int8.npy (the NPU's int8 output) into this directory." type:"path" placeholder:"DIR"`
+	Out      string   `help:"Write logits.npy (float32, dequantized) and logits_int32.npy or logits_int8.npy (the NPU's output) into this directory." type:"path" placeholder:"DIR"`
+	Int8Out  bool     `name:"int8-output" help:"Requantize the model's output to int8 (its calibrated scale) instead of taking the last Conv or MatMul out as int32 accumulators plus bias (the default: no saturation, no int8 step)."`
 	blockFlags
 }
 
@@ -34,9 +35,12 @@ func (c *runCmd) Help() string {
 calibrated (activation ranges from the float executor on the calibration
 inputs), its weights quantized per output channel, bias, ReLU and Clip folded
 into per-channel requantization (frontend/lower), compiled for the configured
-NPU (the default, or --config / --set) and run. Prints the per-layer
-quantization, the float and the dequantized int8 logits with their top-1
-classes, the largest difference in output steps, cycles and MAC utilization.
+NPU (the default, or --config / --set) and run. A last Conv, Gemm or MatMul
+(its bias folded, no Relu or Clip) leaves the NPU as int32 accumulators plus
+bias, dequantized per channel; --int8-output requantizes it to int8 like the
+other layers. Prints the per-layer quantization, the float and the
+dequantized logits with their top-1 classes, the largest difference, cycles
+and MAC utilization.
 
 Ops (batch 1, int8 with per-channel weights):
   Conv, Gemm, MatMul   by constant weights (Gemm: transA 0, alpha and beta·C
@@ -57,7 +61,7 @@ Anything else is one line naming the node, the op and what is supported
   hwgen run --model mnist-7.onnx --input digit.npy --calib c1.npy,c2.npy --out res/
   hwgen run --model mnist-7.onnx --engine verilator --timeline mnist.json
 
-The result is PASS when the NPU's int8 output equals the compiler's reference
+The result is PASS when the NPU's output equals the compiler's reference
 machine's and the golden models' bit for bit, FAIL (exit status 1) with the
 first differing element otherwise. The float comparison is a measurement, not
 a pass criterion: it is one image, not an accuracy on a data set.`
@@ -89,7 +93,11 @@ func (c *runCmd) Run() error {
 	if err != nil {
 		return modelErr(c.Model, fmt.Errorf("float executor: %w", err))
 	}
-	net, err := lower.Quantize(m, calib, cfg)
+	var opts []lower.Option
+	if !c.Int8Out {
+		opts = append(opts, lower.Int32Output())
+	}
+	net, err := lower.Quantize(m, calib, cfg, opts...)
 	if err != nil {
 		return modelErr(c.Model, err)
 	}
@@ -111,7 +119,15 @@ func (c *runCmd) Run() error {
 		return fmt.Errorf("reference machine: %w", err)
 	}
 
+	kind, outType := "int8", golden.S(cfg.ElemWidth)
+	if net.Int32Output() {
+		kind, outType = "int32", compiler.Int32
+	}
 	for _, l := range net.Layers {
+		if l.Int32 {
+			fmt.Printf("layer     %-16s in scale %.4g, out int32 (accumulators plus bias, one scale per channel)\n", l.Node, l.InScale)
+			continue
+		}
 		fmt.Printf("layer     %-16s in scale %.4g, out scale %.4g, shift %d, worst multiplier error %.2g\n", l.Node, l.InScale, l.OutScale, l.Shift, l.WorstRelErr)
 	}
 	fmt.Printf("npu       %s\n", cfg.Name())
@@ -134,23 +150,24 @@ func (c *runCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	compareFloat(float, deq, got, net.OutputScale())
+	compareFloat(kind, float, deq, got, net.OutputScale())
 	if c.Out != "" {
 		if err := writeFloatNPY(filepath.Join(c.Out, "logits.npy"), deq); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
-		if err := writeNPY(filepath.Join(c.Out, "logits_int8.npy"), got, golden.S(cfg.ElemWidth)); err != nil {
+		raw := "logits_" + kind + ".npy"
+		if err := writeNPY(filepath.Join(c.Out, raw), got, outType); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
-		fmt.Printf("results   %s (logits.npy, logits_int8.npy)\n", c.Out)
+		fmt.Printf("results   %s (logits.npy, %s)\n", c.Out, raw)
 	}
 	if err := same(out, "the golden models", ref[out], ran, got); err != nil {
 		return err
 	}
 	if c.Engine == "interp" {
-		fmt.Printf("result    PASS: the reference machine's int8 %s %v equals the golden models' bit for bit\n", out, got.Shape)
+		fmt.Printf("result    PASS: the reference machine's %s %s %v equals the golden models' bit for bit\n", kind, out, got.Shape)
 	} else {
-		fmt.Printf("result    PASS: the NPU's int8 %s %v equals the reference machine's and the golden models' bit for bit\n", out, got.Shape)
+		fmt.Printf("result    PASS: the NPU's %s %s %v equals the reference machine's and the golden models' bit for bit\n", kind, out, got.Shape)
 	}
 	return nil
 }
@@ -314,21 +331,29 @@ func same(name, wantBy string, want *golden.Tensor, gotBy string, got *golden.Te
 	return nil
 }
 
-// compareFloat prints the float and the dequantized int8 logits, their
-// top-1 classes and the largest difference in output steps.
-func compareFloat(float, deq *onnx.Array, q *golden.Tensor, step float64) {
+// compareFloat prints the float and the dequantized (kind: int8 or
+// int32) logits, their top-1 classes and the largest difference in output
+// steps (an int32 output's largest step).
+func compareFloat(kind string, float, deq *onnx.Array, q *golden.Tensor, step float64) {
 	fa, qa := onnx.Argmax(float.Data), onnx.Argmax(deq.Data)
 	fmt.Printf("float     top-1 %d, logits %s\n", fa, floats(float.Data))
-	fmt.Printf("int8      top-1 %d, logits %s (dequantized; int8 %v, step %.4g)\n", qa, floats(deq.Data), q.Data, step)
+	fmt.Printf("%-9s top-1 %d, logits %s (dequantized; %s %v, step %.4g)\n", kind, qa, floats(deq.Data), kind, q.Data, step)
 	agree := "agree"
 	if fa != qa {
 		agree = "DISAGREE"
 	}
-	var worst float64
+	var worst, peak float64
 	for i := range float.Data {
 		worst = max(worst, math.Abs(float64(deq.Data[i]-float.Data[i])))
+		peak = max(peak, math.Abs(float64(float.Data[i])))
 	}
-	fmt.Printf("vs float  top-1 %s; max |int8 − float| = %.3g = %.2f output steps\n", agree, worst, worst/step)
+	// An int32 step is a tiny fraction of the logits: the error is then
+	// put against the largest logit instead.
+	rel := fmt.Sprintf("%.2f output steps", worst/step)
+	if kind == "int32" {
+		rel = fmt.Sprintf("%.2f%% of the largest |float| logit", 100*worst/peak)
+	}
+	fmt.Printf("vs float  top-1 %s; max |%s − float| = %.3g = %s\n", agree, kind, worst, rel)
 }
 
 func floats(v []float32) string {

@@ -71,16 +71,30 @@ func softmaxModel(t *testing.T) []byte {
 }
 
 // mnist-7 on its test image runs on the reference machine and on the Go
-// simulator: PASS, class 2, and --out writes both logits files.
+// simulator: PASS, class 2, and --out writes both logits files (int32
+// logits by default, int8 with --int8-output).
 func TestRunMnist(t *testing.T) {
-	for _, engine := range []string{"interp", "go"} {
-		t.Run(engine, func(t *testing.T) {
+	for _, tc := range []struct {
+		engine string
+		int8   bool
+	}{{"interp", false}, {"go", false}, {"interp", true}} {
+		kind := "int32"
+		if tc.int8 {
+			kind = "int8"
+		}
+		engine := tc.engine
+		t.Run(engine+"/"+kind, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "res")
-			code, stdout, stderr := capture(t, "run", "--model", mnistModel, "--engine", engine, "--out", out)
+			args := []string{"run", "--model", mnistModel, "--engine", engine, "--out", out}
+			if tc.int8 {
+				args = append(args, "--int8-output")
+			}
+			code, stdout, stderr := capture(t, args...)
 			if code != exitOK {
 				t.Fatalf("exit %d, want 0; stderr: %s\nstdout:\n%s", code, stderr, stdout)
 			}
-			for _, want := range []string{"result    PASS", "top-1 2", "top-1 agree", "test_data_set_0", "optimistic", "Convolution28"} {
+			for _, want := range []string{"result    PASS", "top-1 2", "top-1 agree", "test_data_set_0", "optimistic", "Convolution28",
+				"PASS: the " + map[bool]string{true: "reference machine's", false: "NPU's"}[engine == "interp"] + " " + kind + " "} {
 				if !strings.Contains(stdout, want) {
 					t.Errorf("output lacks %q:\n%s", want, stdout)
 				}
@@ -95,7 +109,7 @@ func TestRunMnist(t *testing.T) {
 			if a := onnx.Argmax(logits.Data); a != 2 || len(logits.Data) != 10 {
 				t.Errorf("logits.npy: %d values, argmax %d; want 10 values, argmax 2", len(logits.Data), a)
 			}
-			if _, err := os.Stat(filepath.Join(out, "logits_int8.npy")); err != nil {
+			if _, err := os.Stat(filepath.Join(out, "logits_"+kind+".npy")); err != nil {
 				t.Error(err)
 			}
 		})

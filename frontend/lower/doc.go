@@ -39,8 +39,12 @@
 // post-processor: the window sum times Scale, shifted right by Shift with
 // rounding half up, Scale/2^Shift ≈ s_in/(s_out·KH·KW) (see rescale); it
 // can differ from the exactly rounded average by one step. The graph's
-// output stays int8 in units of its own calibrated scale; Net.Dequantize
-// turns it back into floats. Anything else (another op, an attribute value
+// output stays int8 in units of its own calibrated scale, or with the
+// Int32Output option, when the last layer is a Conv, Gemm or MatMul (bias
+// folded, no Relu or Clip), leaves as int32 acc + bias in units of
+// sx·sw[o] per output channel o (compiler.Conv.Int32, GEMMInt32): no
+// saturation at the calibrated range, no int8 step. Net.Dequantize turns
+// either back into floats. Anything else (another op, an attribute value
 // named above as unsupported, asymmetric padding, a batch other than 1) is
 // an error naming the node and op.
 package lower

@@ -80,12 +80,21 @@ func (l *lowering) dense(n *onnx.Node, in string, sx float64, w *onnx.Array, bia
 	if err != nil {
 		return fmt.Errorf("weights %q: %w", n.Inputs[1], err)
 	}
+	bt := &golden.Tensor{Shape: []int{k, nc}, Data: transpose(q, nc, k)}
+	wide, bq, err := l.int32Out(n, sx, sw, out, bias, relu || clip != nil, 1)
+	if err != nil {
+		return err
+	}
+	if wide {
+		l.emit(in, out, l.net.OutputScale(), func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.GEMMInt32(x, bt, bq) })
+		l.matrices[out] = true
+		return nil
+	}
 	rq, pc, sy, err := l.requant(n, sx, sw, out, bias, relu)
 	if err != nil {
 		return err
 	}
 	rq = clip.apply(rq, sy, golden.S(l.cfg.ElemWidth))
-	bt := &golden.Tensor{Shape: []int{k, nc}, Data: transpose(q, nc, k)}
 	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.GEMMPerChannel(x, bt, pc, rq) })
 	l.matrices[out] = true
 	return nil

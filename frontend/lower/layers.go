@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/onnx"
@@ -58,12 +59,21 @@ func (l *lowering) conv(n *onnx.Node) error {
 	if err != nil {
 		return fmt.Errorf("weights %q: %w", n.Inputs[1], err)
 	}
+	wt := &golden.Tensor{Shape: w.Shape, Data: q}
+	wide, bq, err := l.int32Out(n, sx, sw, out, bias, relu || clip != nil, 1)
+	if err != nil {
+		return err
+	}
+	if wide {
+		c := compiler.Conv{Stride: stride, PadH: padH, PadW: padW, Int32: true, Bias: bq}
+		l.emit(in, out, l.net.OutputScale(), func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Conv2D(x, wt, c) })
+		return nil
+	}
 	rq, pc, sy, err := l.requant(n, sx, sw, out, bias, relu)
 	if err != nil {
 		return err
 	}
 	rq = clip.apply(rq, sy, golden.S(l.cfg.ElemWidth))
-	wt := &golden.Tensor{Shape: w.Shape, Data: q}
 	c := compiler.Conv{Stride: stride, PadH: padH, PadW: padW, Requant: rq, PerChannel: pc}
 	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Conv2D(x, wt, c) })
 	return nil
@@ -171,6 +181,29 @@ func addBias(bias []float32, b *onnx.Array, axis, rank int) error {
 		}
 	}
 	return nil
+}
+
+// int32Out decides whether the layer writing out (its channels on axis)
+// is the int32 output (Int32Output asked for, out is the graph output,
+// no Relu); if so it records the output's per-channel steps sx·sw[o] and
+// returns the bias in accumulator units (nil when it is all zero).
+func (l *lowering) int32Out(n *onnx.Node, sx float64, sw []float64, out string, bias []float32, relu bool, axis int) (bool, []int64, error) {
+	if !l.opt.int32Output || relu || out != l.net.output {
+		return false, nil, nil
+	}
+	bq, err := quant.Bias(bias, sx, sw)
+	if err != nil {
+		return true, nil, fmt.Errorf("bias: %w", err)
+	}
+	if !slices.ContainsFunc(bq, func(b int64) bool { return b != 0 }) {
+		bq = nil
+	}
+	l.net.outSteps, l.net.outAxis = make([]float64, len(sw)), axis
+	for o := range sw {
+		l.net.outSteps[o] = sx * sw[o]
+	}
+	l.net.Layers = append(l.net.Layers, Layer{Node: n.Name, InScale: sx, Int32: true})
+	return true, bq, nil
 }
 
 // requant computes the layer's post-processing: per channel o, the int32

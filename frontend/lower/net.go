@@ -17,9 +17,21 @@ func (n *Net) Input() string  { return n.input }
 func (n *Net) Output() string { return n.output }
 
 // InputScale and OutputScale are the int8 scales of the graph's input and
-// output: real ≈ scale·q.
-func (n *Net) InputScale() float64  { return n.inScale }
-func (n *Net) OutputScale() float64 { return n.outScale }
+// output: real ≈ scale·q. An int32 output has one scale per channel
+// (OutputSteps); OutputScale is then their largest.
+func (n *Net) InputScale() float64 { return n.inScale }
+func (n *Net) OutputScale() float64 {
+	if n.outSteps != nil {
+		return slices.Max(n.outSteps)
+	}
+	return n.outScale
+}
+
+// Int32Output reports whether the graph's output is int32 (Int32Output
+// took effect), and OutputSteps is then its scale per output channel:
+// real ≈ OutputSteps[o]·(acc + bias). Nil for an int8 output.
+func (n *Net) Int32Output() bool      { return n.outSteps != nil }
+func (n *Net) OutputSteps() []float64 { return slices.Clone(n.outSteps) }
 
 // QuantizeInput converts a float input [1,C,H,W] to the int8 feature map
 // [C,H,W] the NPU reads: round half to even of x/scale, clamped to ±127.
@@ -57,15 +69,24 @@ func (n *Net) Graph(x *onnx.Array) (*compiler.Graph, error) {
 	return g, nil
 }
 
-// Dequantize turns the graph's int8 output back into floats of the ONNX
-// output's shape.
+// Dequantize turns the graph's output back into floats of the ONNX
+// output's shape: int8 times the output's scale, or int32 times its
+// channel's scale.
 func (n *Net) Dequantize(t *golden.Tensor) (*onnx.Array, error) {
 	if len(t.Data) != len(onnx.NewArray(n.outShape...).Data) {
 		return nil, fmt.Errorf("lower: output has %d values, want shape %v", len(t.Data), n.outShape)
 	}
 	y := onnx.NewArray(n.outShape...)
+	inner := 1 // elements per channel index step (row-major, after the channel axis)
+	for _, d := range n.outShape[n.outAxis+1:] {
+		inner *= d
+	}
 	for i, v := range t.Data {
-		y.Data[i] = float32(float64(v) * n.outScale)
+		s := n.outScale
+		if n.outSteps != nil {
+			s = n.outSteps[i/inner%len(n.outSteps)]
+		}
+		y.Data[i] = float32(float64(v) * s)
 	}
 	return y, nil
 }

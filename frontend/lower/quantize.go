@@ -19,6 +19,10 @@ type Net struct {
 	steps             []step
 	outShape          []int
 	Layers            []Layer // the requantized layers, in order
+	// An int32 output (Int32Output): output channel o is in units of
+	// outSteps[o] = sx·sw[o]; outAxis is the channel axis of outShape.
+	outSteps []float64
+	outAxis  int
 }
 
 // Layer reports how one layer was requantized: a Conv, Gemm or MatMul,
@@ -29,7 +33,25 @@ type Layer struct {
 	InScale, OutScale float64
 	Shift             int
 	WorstRelErr       float64 // of the per-channel multipliers (quant.LayerMultipliers)
+	// Int32: the layer is the int32 output (acc + bias, not requantized;
+	// OutScale, Shift and WorstRelErr are 0).
+	Int32 bool
 }
+
+// Option changes how Quantize lowers a model.
+type Option func(*options)
+
+type options struct{ int32Output bool }
+
+// Int32Output makes the graph's output leave the NPU as int32 when the
+// last layer allows it: a Conv or MatMul (its bias Add folded, no Relu)
+// whose result is the graph output gives acc + bias, the int32
+// accumulators in units of sx·sw[o] per output channel o, instead of
+// int8 requantized to the output's calibrated scale. Such logits neither
+// saturate nor tie (int8 logits have a step of the whole range / 127).
+// With a Relu or another op last, the output stays int8
+// (Net.Int32Output says which).
+func Int32Output() Option { return func(o *options) { o.int32Output = true } }
 
 // step adds one operation to the graph: it reads the value named in (and
 // in2, for apply2) and defines the one named out.
@@ -45,6 +67,7 @@ type lowering struct {
 	g      *onnx.Graph
 	shapes map[string][]int // every value's float shape, from calibration
 	calib  map[string]*quant.Calibrator
+	opt    options
 	consts map[string]*onnx.Array // float initializers and folded constants
 	first  map[string]*onnx.Array // every value of the first calibration run
 	uses   map[string][]*onnx.Node
@@ -57,7 +80,7 @@ type lowering struct {
 
 // Quantize calibrates m on the calib inputs (values for its one graph
 // input) and lowers it for cfg.
-func Quantize(m *onnx.Model, calib []*onnx.Array, cfg npu.Config) (*Net, error) {
+func Quantize(m *onnx.Model, calib []*onnx.Array, cfg npu.Config, opts ...Option) (*Net, error) {
 	g := &m.Graph
 	if len(g.Inputs) != 1 || len(g.Outputs) != 1 {
 		return nil, fmt.Errorf("lower: %d graph inputs and %d outputs, want one each", len(g.Inputs), len(g.Outputs))
@@ -68,6 +91,9 @@ func Quantize(m *onnx.Model, calib []*onnx.Array, cfg npu.Config) (*Net, error) 
 	l := &lowering{cfg: cfg, g: g, consts: map[string]*onnx.Array{}, uses: map[string][]*onnx.Node{},
 		scales: map[string]float64{}, done: map[*onnx.Node]bool{}, matrices: map[string]bool{},
 		net: &Net{input: g.Inputs[0].Name, output: g.Outputs[0].Name}}
+	for _, o := range opts {
+		o(&l.opt)
+	}
 	if err := l.calibrate(calib); err != nil {
 		return nil, err
 	}

@@ -153,6 +153,6 @@ func (c *Codec) decodePlanar(d Descriptor) planar.Task {
 		PadEdge: p["pad_edge"] == 1, PadIgnore: p["pad_ignore"] == 1, ScalarOperand: p["scalar_operand"] == 1, Scalar: elem("scalar"),
 		Scale: s("scale"), Bias: s("bias"), Shift: i("shift"),
 		RoundEven: p["round_even"] == 1, Relu: p["relu"] == 1, Clamp: p["clamp"] == 1,
-		Lo: elem("lo"), Hi: elem("hi"), PerLane: p["per_lane"] == 1,
+		Lo: elem("lo"), Hi: elem("hi"), PerLane: p["per_lane"] == 1, Wrap: p["wrap"] == 1,
 	}
 }

@@ -65,6 +65,7 @@ func TestRoundTrip(t *testing.T) {
 		Scalar: -7, Scale: -300, Bias: -5, Shift: 4, RoundEven: true}
 	ignoring := poolTask()
 	ignoring.PadIgnore = true
+	wrap := planar.Task{Op: planar.OpAct, Mask: 5, Src: 2, Dst: 9, H: 1, W: 4, Scale: 1, Bias: -70000, Shift: 16, Wrap: true}
 	tasks := []isa.Task{
 		isa.Nop{On: isa.DMAIn}, isa.Nop{On: isa.Planar},
 		isa.Load{Ext: 100, State: 5, Lines: 3, Rows: 2, Stride: 7},
@@ -73,7 +74,7 @@ func TestRoundTrip(t *testing.T) {
 		isa.Transpose{Src: 12, Psum: 3, Rows: 16, Cols: 5},
 		isa.Conv{Src: 4, Weights: 48, Psum: 7, H: 9, W: 8, Tiles: 2, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1, OH: 5, OW: 4, Acc: true},
 		isa.Conv{GEMM: true, Src: 0, Weights: 0, Psum: 0, H: 64, W: 1, Tiles: 4, KH: 1, KW: 1, Stride: 1, OH: 64, OW: 1},
-		isa.PlanarTask{Task: poolTask()}, isa.PlanarTask{Task: ignoring}, isa.PlanarTask{Task: elt},
+		isa.PlanarTask{Task: poolTask()}, isa.PlanarTask{Task: ignoring}, isa.PlanarTask{Task: elt}, isa.PlanarTask{Task: wrap},
 	}
 	for _, engines := range []int{1, 4} {
 		c := codec(engines)
