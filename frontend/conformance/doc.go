@@ -10,8 +10,9 @@
 // (the reference machine, or the Go simulator) and compares with the
 // expected output exactly. What the NPU computes is integer: the
 // integer ops (ConvInteger, MatMulInteger, QLinearConv, QLinearMatMul)
-// run as they are, with the zero points subtracted by the host and an
-// element width that holds the shifted values (9 bits for uint8 data);
+// run as they are, with the zero points subtracted by the host, an
+// element width that holds the shifted values (9 bits for uint8 data)
+// and integer results leaving as int32 (compiler.Conv.Int32, GEMMInt32);
 // float tests run when every value is an integer that fits, and are
 // unsupported otherwise. QuantizeLinear and DequantizeLinear are the
 // host's conversions at the NPU's boundary (it has no float datapath):

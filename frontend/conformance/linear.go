@@ -115,10 +115,10 @@ func linearOperands(c *Case, wAxis int) (*operands, error) {
 		return nil, err
 	}
 	o.elems = [][]int64{x.Data, w.Data}
-	if o.q == nil {
-		o.elems = append(o.elems, o.out.Data) // the result leaves as elements
+	if o.q != nil {
+		o.elems = append(o.elems, []int64{o.q.lo, o.q.hi}) // the result leaves as elements
 	} else {
-		o.elems = append(o.elems, []int64{o.q.lo, o.q.hi})
+		o.note += "; the int32 accumulators plus bias leave as int32"
 	}
 	return o, nil
 }
@@ -247,7 +247,11 @@ func convTest(c *Case, base npu.Config) (*job, *Result, error) {
 	}
 	g := compiler.NewGraph()
 	x := g.Input("x", o.x)
-	g.Output("y", g.Conv2D(x, o.w, compiler.Conv{Stride: win.SH, PadH: win.Top, PadW: win.Left, Requant: q, PerChannel: pc}))
+	conv := compiler.Conv{Stride: win.SH, PadH: win.Top, PadW: win.Left, Requant: q, PerChannel: pc}
+	if o.q == nil {
+		conv = compiler.Conv{Stride: win.SH, PadH: win.Top, PadW: win.Left, Int32: true, Bias: o.bias}
+	}
+	g.Output("y", g.Conv2D(x, o.w, conv))
 	return &job{g: g, cfg: cfg, want: o.out, note: o.note}, nil, nil
 }
 
@@ -287,7 +291,12 @@ func gemmTest(c *Case, base npu.Config) (*job, *Result, error) {
 			b = slice3(o.w, i)
 		}
 		name := fmt.Sprintf("y%d", i)
-		g.Output(name, g.GEMMPerChannel(g.Input(fmt.Sprintf("a%d", i), a), b, pc, q))
+		in := g.Input(fmt.Sprintf("a%d", i), a)
+		if o.q == nil {
+			g.Output(name, g.GEMMInt32(in, b, o.bias))
+		} else {
+			g.Output(name, g.GEMMPerChannel(in, b, pc, q))
+		}
 		outs = append(outs, name)
 	}
 	return &job{g: g, cfg: cfg, want: o.out, note: note, outputs: outs}, nil, nil
