@@ -26,6 +26,11 @@ var roundingNames = [...]string{HalfUp: "half-up", HalfEven: "half-even"}
 
 func (r Rounding) String() string { return nameOf(roundingNames[:], r, "rounding") }
 
+// ParseRounding is the rounding mode called name ("half-up", "half-even").
+func ParseRounding(name string) (Rounding, error) {
+	return parse("rounding", name, roundingNames[:], Rounding(0))
+}
+
 // nameOf is names[v], or kind(v) for a value without a name.
 func nameOf[T ~int](names []string, v T, kind string) string {
 	if v >= 0 && int(v) < len(names) {

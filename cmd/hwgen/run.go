@@ -27,6 +27,7 @@ type runCmd struct {
 	VCD      string   `help:"Write the Go simulator's waveforms to this VCD file; needs a simulator (--engine go or verilator)." type:"path" placeholder:"FILE"`
 	Out      string   `help:"Write logits.npy (float32, dequantized) and logits_int32.npy or logits_int8.npy (the NPU's output) into this directory." type:"path" placeholder:"DIR"`
 	Int8Out  bool     `name:"int8-output" help:"Requantize the model's output to int8 (its calibrated scale) instead of taking the last Conv or MatMul out as int32 accumulators plus bias (the default: no saturation, no int8 step)."`
+	Rounding string   `help:"How every requantization rounds the bits its shift drops: half-up (floor(v/2^s + 1/2)) or half-even (ties to the even integer); the planar engine does both, per task." enum:"half-up,half-even" default:"half-up"`
 	blockFlags
 }
 
@@ -93,7 +94,11 @@ func (c *runCmd) Run() error {
 	if err != nil {
 		return modelErr(c.Model, fmt.Errorf("float executor: %w", err))
 	}
-	var opts []lower.Option
+	rounding, err := golden.ParseRounding(c.Rounding)
+	if err != nil {
+		return usageError{fmt.Errorf("--rounding: %w", err)}
+	}
+	opts := []lower.Option{lower.WithRounding(rounding)}
 	if !c.Int8Out {
 		opts = append(opts, lower.Int32Output())
 	}

@@ -44,7 +44,10 @@
 // folded, no Relu or Clip), leaves as int32 acc + bias in units of
 // sx·sw[o] per output channel o (compiler.Conv.Int32, GEMMInt32): no
 // saturation at the calibrated range, no int8 step. Net.Dequantize turns
-// either back into floats. Anything else (another op, an attribute value
+// either back into floats. Every requantization rounds the bits its shift
+// drops half up, floor(v/2^s + 1/2), or with WithRounding(golden.HalfEven)
+// to the nearest even integer on a tie (golden.Requant has both formulas;
+// the planar engine takes the mode per task, its round_even field). Anything else (another op, an attribute value
 // named above as unsupported, asymmetric padding, a batch other than 1) is
 // an error naming the node and op.
 package lower

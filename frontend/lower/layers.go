@@ -232,5 +232,5 @@ func (l *lowering) requant(n *onnx.Node, sx float64, sw []float64, out string, b
 		return golden.Requant{}, nil, 0, fmt.Errorf("bias: %w", err)
 	}
 	l.net.Layers = append(l.net.Layers, Layer{Node: n.Name, InScale: sx, OutScale: sy, Shift: shift, WorstRelErr: worst})
-	return golden.Requant{Shift: shift, Relu: relu}, &compiler.ChannelRequant{Scale: scales, Bias: folded}, sy, nil
+	return golden.Requant{Shift: shift, Relu: relu, Rounding: l.opt.rounding}, &compiler.ChannelRequant{Scale: scales, Bias: folded}, sy, nil
 }

@@ -16,7 +16,7 @@ import (
 //
 //	out = floor((sum·Scale + 2^(Shift−1)) / 2^Shift)     (round half up)
 //
-// saturated to the element range, an approximation of round(sum·M) whose
+// (or half to even, WithRounding) saturated to the element range, an approximation of round(sum·M) whose
 // multiplier is off by at most the relative error recorded in the layer's
 // report. div is the window of an average (1 for a plain rescale).
 func (l *lowering) rescale(name string, sx, sy float64, div int) (golden.Requant, error) {
@@ -25,7 +25,7 @@ func (l *lowering) rescale(name string, sx, sy float64, div int) (golden.Requant
 		return golden.Requant{}, fmt.Errorf("rescaling %.4g to %.4g over %d values: %w", sx, sy, div, err)
 	}
 	l.net.Layers = append(l.net.Layers, Layer{Node: name, InScale: sx, OutScale: sy, Shift: f.Shift, WorstRelErr: rel})
-	return golden.Requant{Scale: f.Scale, Shift: f.Shift}, nil
+	return golden.Requant{Scale: f.Scale, Shift: f.Shift, Rounding: l.opt.rounding}, nil
 }
 
 // avgPool lowers AveragePool to the planar engine's average pool: the

@@ -8,6 +8,7 @@ import (
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/frontend/quant"
+	"github.com/hwgen/hwgen/golden"
 )
 
 // Net is a quantized model ready to be built into compiler graphs, one
@@ -41,7 +42,16 @@ type Layer struct {
 // Option changes how Quantize lowers a model.
 type Option func(*options)
 
-type options struct{ int32Output bool }
+type options struct {
+	int32Output bool
+	rounding    golden.Rounding
+}
+
+// WithRounding sets how every requantization rounds away the bits its
+// shift drops (golden.Requant has the exact formula): golden.HalfUp, the
+// default, or golden.HalfEven (the planar engine does both, chosen per
+// task by its round_even field).
+func WithRounding(r golden.Rounding) Option { return func(o *options) { o.rounding = r } }
 
 // Int32Output makes the graph's output leave the NPU as int32 when the
 // last layer allows it: a Conv or MatMul (its bias Add folded, no Relu)
