@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"fmt"
+	"io"
 	"strings"
+	"text/tabwriter"
 	"time"
 )
 
@@ -115,15 +117,52 @@ func (s *Stats) Summary() string {
 		w = max(w, len(st.Name))
 	}
 	for _, st := range s.Stages {
-		fmt.Fprintf(&b, "stage     %-*s %d packets, %d failed, busy %v (%.1f/s)\n", w, st.Name, st.Packets, st.Failed, st.Busy, st.Throughput())
+		fmt.Fprintf(&b, "stage     %-*s %d packets, %d failed, busy %v (%.1f/s)\n", w, st.Name, st.Packets, st.Failed, round(st.Busy), st.Throughput())
 	}
 	if s.Mode == LockStep {
 		fmt.Fprintf(&b, "periods   %d for %d packets through %d stages (%d one after the other)\n",
 			len(s.Periods), s.Packets, len(s.Stages), s.Packets*len(s.Stages))
 	}
-	fmt.Fprintf(&b, "wall      %v for %v of stage time: overlap %.2f×, %.1f packets/s", s.Wall, s.Serial(), s.Overlap(), s.Throughput())
+	fmt.Fprintf(&b, "wall      %v for %v of stage time: overlap %.2f×, %.1f packets/s", round(s.Wall), round(s.Serial()), s.Overlap(), s.Throughput())
 	if len(s.Stages) > 0 {
 		fmt.Fprintf(&b, "; bottleneck %s", s.Stages[s.Bottleneck()].Name)
 	}
 	return b.String()
+}
+
+// round keeps about four significant digits of d for printing.
+func round(d time.Duration) time.Duration {
+	for unit := time.Duration(1); unit < time.Hour; unit *= 10 {
+		if d < 10000*unit {
+			return d.Round(unit)
+		}
+	}
+	return d.Round(time.Second)
+}
+
+// WritePeriods writes the period log of a LockStep run as a table: per
+// period its start, its length and the packet each stage held ("-" for an
+// empty slot, "(3)" for packet 3 failed earlier and passed through).
+func (s *Stats) WritePeriods(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "period\tstart\tlength")
+	for _, st := range s.Stages {
+		fmt.Fprintf(tw, "\t%s", st.Name)
+	}
+	fmt.Fprintln(tw)
+	for k, p := range s.Periods {
+		fmt.Fprintf(tw, "%d\t%v\t%v", k, round(p.Start), round(p.Dur))
+		for _, c := range p.Cells {
+			switch {
+			case c.Packet < 0:
+				fmt.Fprint(tw, "\t-")
+			case !c.Ran:
+				fmt.Fprintf(tw, "\t(%d)", c.Packet)
+			default:
+				fmt.Fprintf(tw, "\t%d", c.Packet)
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
 }

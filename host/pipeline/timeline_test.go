@@ -147,3 +147,37 @@ func TestWriteTrace(t *testing.T) {
 		}
 	})
 }
+
+// The period log of two stages (1 ms and 2 ms) on three packets, the
+// second failed by the first stage: it passes the second stage as a
+// bubble, and the period is as long as the first stage alone.
+func TestWritePeriods(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		stage := func(name string, d time.Duration) Stage[int, int] {
+			return NewStage(name, func(ctx context.Context, i int) (int, error) {
+				time.Sleep(d)
+				if name == "a" && i == 1 {
+					return 0, fmt.Errorf("bad")
+				}
+				return i, nil
+			})
+		}
+		_, st, err := Then(New(stage("a", time.Millisecond)), stage("b", 2*time.Millisecond)).Run(t.Context(), []int{0, 1, 2}, Options{Mode: LockStep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := st.WritePeriods(&buf); err != nil {
+			t.Fatal(err)
+		}
+		want := "" +
+			"period  start  length  a  b\n" +
+			"0       0s     1ms     0  -\n" +
+			"1       1ms    2ms     1  0\n" +
+			"2       3ms    1ms     2  (1)\n" +
+			"3       4ms    2ms     -  2\n"
+		if d := cmp.Diff(want, buf.String()); d != "" {
+			t.Errorf("(-want +got):\n%s", d)
+		}
+	})
+}
