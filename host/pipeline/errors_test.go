@@ -184,3 +184,18 @@ func TestThenCopies(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
+
+// Stages of interface types pass nil values on.
+func TestNilInterfaceValues(t *testing.T) {
+	s := NewStage("s", func(ctx context.Context, v any) (error, error) { return nil, nil })
+	u := NewStage("u", func(ctx context.Context, e error) (any, error) { return e, nil })
+	for _, mode := range []Mode{FreeRunning, LockStep} {
+		res, _, err := Then(New(s), u).Run(t.Context(), []any{nil, 1}, Options{Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff([]Result[any]{{Packet: 0}, {Packet: 1}}, res); d != "" {
+			t.Errorf("%v: (-want +got):\n%s", mode, d)
+		}
+	}
+}

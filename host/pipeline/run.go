@@ -88,7 +88,7 @@ func (p *Pipeline[In, Out]) Stream(ctx context.Context, src iter.Seq[In], opt Op
 	deliver := func(pk *packet) {
 		res := Result[Out]{Packet: pk.idx, Err: pk.err}
 		if pk.err == nil {
-			res.Value = pk.v.(Out)
+			res.Value, _ = pk.v.(Out) // not ok only for a nil interface value: the zero Out
 			r.done++
 		} else {
 			r.failed++

@@ -36,7 +36,10 @@ type erased struct {
 func erase[In, Out any](s Stage[In, Out]) erased {
 	e := erased{name: s.Name}
 	if s.Fn != nil {
-		e.fn = func(ctx context.Context, v any) (any, error) { return s.Fn(ctx, v.(In)) }
+		e.fn = func(ctx context.Context, v any) (any, error) {
+			in, _ := v.(In) // not ok only for a nil interface value: the zero In
+			return s.Fn(ctx, in)
+		}
 	}
 	return e
 }

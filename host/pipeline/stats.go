@@ -11,7 +11,7 @@ import (
 // Stats is the accounting of one run.
 type Stats struct {
 	Mode     Mode
-	Capacity int       // channel capacity between stages (FreeRunning)
+	Capacity int       // channel capacity between stages (FreeRunning; 0 in LockStep)
 	Start    time.Time // when the run started; Span and Period times are offsets from it
 	Wall     time.Duration
 	Packets  int // packets taken from the input
