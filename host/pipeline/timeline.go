@@ -3,7 +3,6 @@ package pipeline
 import (
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/hwgen/hwgen/host/trace"
 )
@@ -27,7 +26,7 @@ func (s *Stats) AddTrace(p trace.Process) {
 		if sp.Failed {
 			cat = "error"
 		}
-		tracks[sp.Stage].Slice(fmt.Sprintf("packet %d", sp.Packet), cat, Micros(sp.Start), Micros(sp.End-sp.Start),
+		tracks[sp.Stage].Slice(fmt.Sprintf("packet %d", sp.Packet), cat, trace.Micros(sp.Start), trace.Micros(sp.End-sp.Start),
 			map[string]any{"packet": sp.Packet, "stage": s.Stages[sp.Stage].Name})
 	}
 	if len(s.Periods) == 0 {
@@ -39,7 +38,7 @@ func (s *Stats) AddTrace(p trace.Process) {
 		for i, c := range per.Cells {
 			pk[i] = c.Packet
 		}
-		pt.Slice(fmt.Sprintf("period %d", k), "", Micros(per.Start), Micros(per.Dur), map[string]any{"packets": pk})
+		pt.Slice(fmt.Sprintf("period %d", k), "", trace.Micros(per.Start), trace.Micros(per.Dur), map[string]any{"packets": pk})
 	}
 }
 
@@ -48,10 +47,7 @@ func (s *Stats) AddTrace(p trace.Process) {
 func (s *Stats) WriteTrace(w io.Writer) error {
 	var f trace.File
 	s.AddTrace(f.Process("host"))
-	f.OtherData = map[string]any{"mode": s.Mode.String(), "packets": s.Packets, "wall_us": Micros(s.Wall),
-		"serial_us": Micros(s.Serial()), "overlap": s.Overlap()}
+	f.OtherData = map[string]any{"mode": s.Mode.String(), "packets": s.Packets, "wall_us": trace.Micros(s.Wall),
+		"serial_us": trace.Micros(s.Serial()), "overlap": s.Overlap()}
 	return f.Write(w)
 }
-
-// Micros is d in the trace's unit, microseconds.
-func Micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

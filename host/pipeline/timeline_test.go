@@ -70,7 +70,7 @@ func TestTimelineMerge(t *testing.T) {
 		npu := f.Process("npu")
 		for _, sp := range st.Spans {
 			if names[sp.Stage] == "exec" {
-				dev.AddTrace(npu, Micros(sp.Start), Micros(sp.End-sp.Start)/float64(dev.Cycles))
+				dev.AddTrace(npu, trace.Micros(sp.Start), trace.Micros(sp.End-sp.Start)/float64(dev.Cycles))
 			}
 		}
 		var buf bytes.Buffer
@@ -86,7 +86,7 @@ func TestTimelineMerge(t *testing.T) {
 		starts := make([]float64, len(lens))
 		for k := range lens {
 			if k > 0 {
-				starts[k] = starts[k-1] + Micros(lens[k-1])
+				starts[k] = starts[k-1] + trace.Micros(lens[k-1])
 			}
 		}
 		for s := range ms {
@@ -95,7 +95,7 @@ func TestTimelineMerge(t *testing.T) {
 			}
 		}
 		for k := range cells {
-			want = append(want, slice{"host", PeriodTrack, fmt.Sprintf("period %d", k), starts[k], Micros(lens[k])})
+			want = append(want, slice{"host", PeriodTrack, fmt.Sprintf("period %d", k), starts[k], trace.Micros(lens[k])})
 		}
 		for i := range N {
 			at, per := starts[i+1], us(ms[1])/30 // exec is stage 1

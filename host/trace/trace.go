@@ -16,7 +16,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 )
+
+// Micros is d in the trace's unit, microseconds.
+func Micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 // Event is one trace event. Complete events ("X") carry a duration;
 // metadata events ("M") name processes and threads.
