@@ -50,7 +50,14 @@
 // is cancelled. Every goroutine of the run waits on the context as well
 // as on its channels, so a cancelled context (Ctrl-C) stops the run
 // promptly: Run returns only after all its goroutines have exited, with
-// the context's error wrapped and the results delivered so far.
+// the context's error wrapped and the results delivered so far. A stage
+// function that ignores the context delays that return until it is done
+// (rather than leaving its goroutine behind); no further stage function
+// is called once the context is cancelled.
+//
+// A stage is one goroutine, so a stage function is never called
+// concurrently with itself: a stateful stage (a device session) needs no
+// lock.
 //
 // # Accounting and timeline
 //
