@@ -26,7 +26,6 @@
 package host
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/big"
@@ -40,6 +39,7 @@ import (
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/host/trace"
 	"github.com/hwgen/hwgen/stim"
 )
 
@@ -491,34 +491,28 @@ func (h *runner) read(res *Result) error {
 // Perfetto or chrome://tracing): one track per engine, one complete
 // event per task, 1 µs per cycle.
 func (r *Result) WriteTrace(w io.Writer) error {
-	type event struct {
-		Name string         `json:"name"`
-		Cat  string         `json:"cat,omitempty"`
-		Ph   string         `json:"ph"`
-		Ts   int            `json:"ts"`
-		Dur  *int           `json:"dur,omitempty"`
-		Pid  int            `json:"pid"`
-		Tid  int            `json:"tid"`
-		Args map[string]any `json:"args,omitempty"`
-	}
-	var evs []event
-	evs = append(evs, event{Name: "process_name", Ph: "M", Pid: 1, Args: map[string]any{"name": "npu"}})
-	for e, name := range npu.EngineNames {
-		evs = append(evs, event{Name: "thread_name", Ph: "M", Pid: 1, Tid: e, Args: map[string]any{"name": name}})
-		evs = append(evs, event{Name: "thread_sort_index", Ph: "M", Pid: 1, Tid: e, Args: map[string]any{"sort_index": e}})
-	}
-	tid := map[string]int{}
-	for e, name := range npu.EngineNames {
-		tid[name] = e
+	var f trace.File
+	r.AddTrace(f.Process("npu"), 0, 1)
+	f.OtherData = map[string]any{"cycles": r.Cycles, "ideal_cycles": r.Ideal}
+	return f.Write(w)
+}
+
+// AddTrace adds the timeline to p, one track per engine, with cycle c at
+// at + c·usPerCycle microseconds. Adding several runs to the same process
+// at different offsets lines them up on the same engine tracks: a host
+// pipeline places each packet's run at the start of its exec stage, with
+// usPerCycle either a nominal clock period or the exec span over the run's
+// cycles.
+func (r *Result) AddTrace(p trace.Process, at, usPerCycle float64) {
+	tracks := map[string]trace.Track{}
+	for _, name := range npu.EngineNames {
+		tracks[name] = p.Track(name) // every engine, in order, even an idle one
 	}
 	for _, s := range r.Timeline {
 		dur := max(1, s.End-s.Start+1)
-		evs = append(evs, event{Name: s.Label, Cat: s.Op, Ph: "X", Ts: s.Start, Dur: &dur, Pid: 1, Tid: tid[s.Engine],
-			Args: map[string]any{"id": s.ID, "start_cycle": s.Start, "done_cycle": s.End}})
+		tracks[s.Engine].Slice(s.Label, s.Op, at+float64(s.Start)*usPerCycle, float64(dur)*usPerCycle,
+			map[string]any{"id": s.ID, "start_cycle": s.Start, "done_cycle": s.End})
 	}
-	enc := json.NewEncoder(w)
-	return enc.Encode(map[string]any{"traceEvents": evs, "displayTimeUnit": "ns",
-		"otherData": map[string]any{"cycles": r.Cycles, "ideal_cycles": r.Ideal}})
 }
 
 // Summary is a short report of the run.
