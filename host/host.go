@@ -26,6 +26,7 @@
 package host
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math/big"
@@ -85,10 +86,11 @@ type Progress struct {
 
 // Options tune a run.
 type Options struct {
-	VCD       string         // write a VCD waveform of the whole run here
-	Progress  func(Progress) // called every ProgressEvery cycles
-	Every     int            // progress interval in cycles (default 10000)
-	MaxCycles int            // give up after this many run cycles (default: a bound from the program)
+	VCD       string          // write a VCD waveform of the whole run here
+	Progress  func(Progress)  // called every ProgressEvery cycles
+	Every     int             // progress interval in cycles (default 10000)
+	MaxCycles int             // give up after this many run cycles (default: a bound from the program)
+	Context   context.Context // a run stops with its error when it is cancelled (checked every 1024 cycles)
 }
 
 // Option sets an Options field.
@@ -101,6 +103,9 @@ func WithVCD(path string) Option { return func(o *Options) { o.VCD = path } }
 func WithProgress(n int, f func(Progress)) Option {
 	return func(o *Options) { o.Progress, o.Every = f, n }
 }
+
+// WithContext stops a run when ctx is cancelled (Ctrl-C).
+func WithContext(ctx context.Context) Option { return func(o *Options) { o.Context = ctx } }
 
 // WithMaxCycles bounds the run phase.
 func WithMaxCycles(n int) Option { return func(o *Options) { o.MaxCycles = n } }
@@ -322,6 +327,9 @@ func (h *runner) run(res *Result, base uint64) error {
 		return err
 	}
 	for cycle := 0; ; cycle++ {
+		if ctx := h.opt.Context; ctx != nil && cycle%1024 == 0 && ctx.Err() != nil {
+			return fmt.Errorf("host: run stopped after %d cycles: %w", cycle, ctx.Err())
+		}
 		if cycle > limit {
 			return fmt.Errorf("host: not idle after %d cycles (%d of %d descriptors pushed, %d tasks completed; %s)",
 				limit, next, len(p.Tasks), completed, h.stuck(started, inflight, next))

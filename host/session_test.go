@@ -1,6 +1,8 @@
 package host
 
 import (
+	"context"
+	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -81,4 +83,24 @@ func TestSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("Verilator agrees on the session of %d runs: %d outputs over %d cycles", len(xs), cr.Outputs, cr.Cycles)
+}
+
+// TestSessionCancel: a cancelled context stops a run with its error.
+func TestSessionCancel(t *testing.T) {
+	cfg := small()
+	x := randTensor(rand.New(rand.NewPCG(1, 1)), 2, 6, 6)
+	p, err := compiler.Compile(cfg, sessionNet(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s, err := NewSession(cfg, p, WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Run(nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("run with a cancelled context: %v, want context.Canceled", err)
+	}
 }
