@@ -128,6 +128,12 @@ func (f *File) Write(path string) error {
 		return fmt.Errorf("writing shard result: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
+	// CreateTemp makes the file private; a result is for whoever merges
+	// the shards, often another user of a shared volume.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing shard result %s: %w", path, err)
+	}
 	if _, err := tmp.Write(b); err != nil {
 		tmp.Close()
 		return fmt.Errorf("writing shard result %s: %w", path, err)

@@ -29,6 +29,7 @@ type cli struct {
 	Run         runCmd         `cmd:"" help:"Run a float ONNX model (e.g. mnist-7) quantized to int8 on the NPU and compare it with float."`
 	Conformance conformanceCmd `cmd:"" help:"Run the official ONNX operator tests of the mapped ops on the NPU and tabulate pass, fail and unsupported."`
 	Verify      verifyCmd      `cmd:"" help:"Cross-check the Go simulator against Verilator on the built-in designs."`
+	Merge       mergeCmd       `cmd:"" help:"Print the report of a run spread over shards (--shard, --result) from the shards' result files."`
 	Designs     designsCmd     `cmd:"" help:"List the built-in designs."`
 	Bench       benchCmd       `cmd:"" help:"Measure simulation speed: Go simulator, Verilator and Icarus side by side."`
 	Config      configCmd      `cmd:"" help:"Print the default block configurations (JSON) or the task-descriptor layout."`
