@@ -64,12 +64,17 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
-func run(args []string) int {
-	var c cli
-	parser, err := kong.New(&c, kong.Name("hwgen"), kong.Description(description),
+// newParser is the command line's parser, filling c.
+func newParser(c *cli) (*kong.Kong, error) {
+	return kong.New(c, kong.Name("hwgen"), kong.Description(description),
 		kong.UsageOnError(), kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Vars{"pool_kinds": strings.Join(golden.PoolKindNames(), ", "), "elt_fns": strings.Join(golden.EltOpNames(), ", "),
 			"onnx_tests": conformance.DefaultDir})
+}
+
+func run(args []string) int {
+	var c cli
+	parser, err := newParser(&c)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "hwgen: internal error: %v\n", err)
 		return exitFailure

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -177,4 +178,52 @@ func checkOneLineError(t *testing.T, what string, r procResult, want ...string) 
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
+}
+
+// The job-engine examples run command lines hwgen accepts, and the
+// Kubernetes Job has as many completions as the command has shards.
+func TestShardExamplesParse(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("..", "..", "examples", "shard", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	// hwgenLines are the hwgen command lines of a script, continuations
+	// joined, shell quoting and variables simplified away.
+	hwgenLines := func(text string) [][]string {
+		text = strings.NewReplacer("\\\n", " ", "\n              ", " ", `"`, "", "|| [ $? -eq 1 ]", "").Replace(text)
+		var cmds [][]string
+		for _, l := range strings.Split(text, "\n") {
+			l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "- >-"))
+			if strings.HasPrefix(l, "hwgen ") {
+				cmds = append(cmds, strings.Fields(l)[1:])
+			}
+		}
+		return cmds
+	}
+	k8s, slurm := read("k8s-indexed-job.yaml"), read("slurm-array.sh")
+	cmds := map[string][][]string{"k8s-indexed-job.yaml": hwgenLines(k8s), "slurm-array.sh": hwgenLines(slurm)}
+	for file, lines := range cmds {
+		if len(lines) == 0 {
+			t.Errorf("%s: no hwgen command line found", file)
+		}
+		for _, args := range lines {
+			t.Logf("%s: hwgen %s", file, strings.Join(args, " "))
+			var c cli
+			p, err := newParser(&c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Parse(args); err != nil {
+				t.Errorf("%s: hwgen %s: %v", file, strings.Join(args, " "), err)
+			}
+		}
+	}
+	completions := regexp.MustCompile(`completions: (\d+)`).FindStringSubmatch(k8s)
+	shards := regexp.MustCompile(`--shards (\d+)`).FindStringSubmatch(k8s)
+	if completions == nil || shards == nil || completions[1] != shards[1] {
+		t.Errorf("k8s-indexed-job.yaml: completions %v and --shards %v differ", completions, shards)
+	}
 }
