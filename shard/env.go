@@ -177,13 +177,6 @@ func slurm(o Options, getenv Getenv) (Spec, string, error) {
 	if !ok || err != nil {
 		return Spec{}, "", err
 	}
-	n, ok, err := number(getenv, EnvSlurmCount)
-	if err != nil {
-		return Spec{}, "", err
-	}
-	if !ok {
-		return Spec{}, "", errorf("%s=%d is set but %s is not (not a job array?)", EnvSlurmID, id, EnvSlurmCount)
-	}
 	lo, ok, err := number(getenv, EnvSlurmMin)
 	if err != nil {
 		return Spec{}, "", err
@@ -198,12 +191,24 @@ func slurm(o Options, getenv Getenv) (Spec, string, error) {
 	if !ok {
 		step = 1
 	}
+	hi, haveHi, err := number(getenv, EnvSlurmMax)
+	if err != nil {
+		return Spec{}, "", err
+	}
+	n, ok, err := number(getenv, EnvSlurmCount)
+	if err != nil {
+		return Spec{}, "", err
+	}
+	if !ok && haveHi && step > 0 { // Slurm before 18.08 sets no count
+		n, ok = (hi-lo)/step+1, true
+	}
+	if !ok {
+		return Spec{}, "", errorf("%s=%d is set but neither %s nor %s (not a job array?)", EnvSlurmID, id, EnvSlurmCount, EnvSlurmMax)
+	}
 	if step < 1 || n < 1 {
 		return Spec{}, "", errorf("%s=%d, %s=%d: need a positive count and step", EnvSlurmCount, n, EnvSlurmStep, step)
 	}
-	if hi, ok, err := number(getenv, EnvSlurmMax); err != nil {
-		return Spec{}, "", err
-	} else if ok && ((hi-lo)%step != 0 || (hi-lo)/step+1 != n) {
+	if haveHi && ((hi-lo)%step != 0 || (hi-lo)/step+1 != n) {
 		return Spec{}, "", errorf("%s=%d, %s=%d, %s=%d, %s=%d: the array is not a plain range; use --array=0-%d (or any MIN-MAX[:STEP] range)",
 			EnvSlurmMin, lo, EnvSlurmMax, hi, EnvSlurmStep, step, EnvSlurmCount, n, n-1)
 	}

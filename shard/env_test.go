@@ -59,7 +59,9 @@ func TestResolve(t *testing.T) {
 		{name: "slurm with agreeing --shards", opt: Options{Shards: 4}, env: slurm("1", "4", "1", "4", ""), want: Spec{0, 4}, source: EnvSlurmID},
 		{name: "slurm with other --shards", opt: Options{Shards: 5}, env: slurm("1", "4", "1", "4", ""), wantErr: []string{"--shards 5", EnvSlurmCount, "4 shards"}},
 		{name: "slurm list array", env: slurm("4", "3", "1", "9", ""), wantErr: []string{"not a plain range", "--array=0-2"}},
-		{name: "slurm without count", env: map[string]string{EnvSlurmID: "1"}, wantErr: []string{"SLURM_ARRAY_TASK_ID=1", EnvSlurmCount}},
+		{name: "slurm without count", env: map[string]string{EnvSlurmID: "1"}, wantErr: []string{"SLURM_ARRAY_TASK_ID=1", EnvSlurmCount, EnvSlurmMax}},
+		{name: "old slurm: count from min, max, step", env: map[string]string{EnvSlurmID: "7", EnvSlurmMin: "1", EnvSlurmMax: "9", EnvSlurmStep: "2"},
+			want: Spec{3, 5}, source: EnvSlurmID},
 		{name: "slurm id outside", env: map[string]string{EnvSlurmID: "0", EnvSlurmCount: "4", EnvSlurmMin: "1"}, wantErr: []string{"SLURM_ARRAY_TASK_ID=0", "not in the array 1-4"}},
 
 		{name: "bazel", env: map[string]string{EnvBazelIndex: "1", EnvBazelTotal: "3"}, want: Spec{1, 3}, source: EnvBazelIndex},
