@@ -1,9 +1,12 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/schollz/progressbar/v3"
 
@@ -28,9 +31,21 @@ const conformanceCommand = "conformance"
 
 // conformanceArgs decide the table: the tests, where they run, the NPU.
 type conformanceArgs struct {
-	Dir    string     `json:"dir"`
+	Dir string `json:"dir"`
+	// Tests is a digest of the tests' names, in order: shards that found
+	// other tests in Dir (another libonnx-testdata) do not merge.
+	Tests  string     `json:"tests"`
 	Engine string     `json:"engine"`
 	NPU    npu.Config `json:"npu"`
+}
+
+// testsDigest is the SHA-256 of the base names of dirs, one per line.
+func testsDigest(dirs []string) string {
+	h := sha256.New()
+	for _, d := range dirs {
+		fmt.Fprintln(h, filepath.Base(d))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func (c *conformanceCmd) Help() string {
@@ -81,7 +96,7 @@ func (c *conformanceCmd) Run() error {
 			return res.Outputs, nil
 		}
 	}
-	run, err := c.start(conformanceCommand, conformanceArgs{Dir: c.Dir, Engine: c.Engine, NPU: base}, len(dirs))
+	run, err := c.start(conformanceCommand, conformanceArgs{Dir: c.Dir, Tests: testsDigest(dirs), Engine: c.Engine, NPU: base}, len(dirs))
 	if err != nil {
 		return err
 	}
