@@ -86,7 +86,7 @@ func (fc FuzzCampaign) Run() (*Coverage, error) {
 	total := NewCoverage()
 	for i := 0; i < fc.Count; i++ {
 		seed := fc.Seed + uint64(i)
-		cov, res, err := fc.one(seed, i)
+		cov, res, err := fc.One(i)
 		if err != nil {
 			return total, err
 		}
@@ -98,8 +98,12 @@ func (fc FuzzCampaign) Run() (*Coverage, error) {
 	return total, nil
 }
 
-// one checks the design of seed and returns its coverage.
-func (fc FuzzCampaign) one(seed uint64, index int) (*Coverage, *Result, error) {
+// One checks design index of the campaign alone (seed Seed+index) and
+// returns its own coverage (one design) and Verilator's result (nil with
+// LintOnly), or a *FuzzError. Run is One over 0..Count-1; a sharded
+// campaign runs One over its part of that range.
+func (fc FuzzCampaign) One(index int) (*Coverage, *Result, error) {
+	seed := fc.Seed + uint64(index)
 	fail := func(dir string, err error) error {
 		return &FuzzError{Seed: seed, Cycles: fc.Cycles, Index: index, Design: fc.Design, Dir: dir, Err: err}
 	}

@@ -1,16 +1,21 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/conformance"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
+	"github.com/hwgen/hwgen/shard"
 )
 
 type conformanceCmd struct {
@@ -18,6 +23,29 @@ type conformanceCmd struct {
 	Engine string `help:"Where the NPU tests run: interp (the compiler's reference machine) or go (the Go simulator of the NPU)." enum:"interp,go" default:"interp"`
 	Out    string `help:"Write the Markdown table to this file (default: standard output)." type:"path" placeholder:"FILE"`
 	blockFlags
+	shardFlags
+}
+
+// conformanceCommand names the runner in result files.
+const conformanceCommand = "conformance"
+
+// conformanceArgs decide the table: the tests, where they run, the NPU.
+type conformanceArgs struct {
+	Dir string `json:"dir"`
+	// Tests is a digest of the tests' names, in order: shards that found
+	// other tests in Dir (another libonnx-testdata) do not merge.
+	Tests  string     `json:"tests"`
+	Engine string     `json:"engine"`
+	NPU    npu.Config `json:"npu"`
+}
+
+// testsDigest is the SHA-256 of the base names of dirs, one per line.
+func testsDigest(dirs []string) string {
+	h := sha256.New()
+	for _, d := range dirs {
+		fmt.Fprintln(h, filepath.Base(d))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func (c *conformanceCmd) Help() string {
@@ -38,7 +66,9 @@ integers. The tests come with Debian's libonnx-testdata package:
   hwgen conformance --out conformance.md
   hwgen conformance --engine go
 
-Exit status 1 when a test fails.`
+Exit status 1 when a test fails. --shard i/N (or a job engine's
+environment) runs the i-th of N parts of the tests and --result writes them
+for 'hwgen merge', which prints the whole table.`
 }
 
 func (c *conformanceCmd) Run() error {
@@ -66,6 +96,11 @@ func (c *conformanceCmd) Run() error {
 			return res.Outputs, nil
 		}
 	}
+	run, err := c.start(conformanceCommand, conformanceArgs{Dir: c.Dir, Tests: testsDigest(dirs), Engine: c.Engine, NPU: base}, len(dirs))
+	if err != nil {
+		return err
+	}
+	dirs = dirs[run.items.First:run.items.End]
 	bar := progressbar.NewOptions(len(dirs), progressbar.OptionSetWriter(os.Stderr), progressbar.OptionSetDescription("tests"),
 		progressbar.OptionClearOnFinish())
 	rs := conformance.RunAll(dirs, func(tc *conformance.Case) conformance.Result {
@@ -73,7 +108,15 @@ func (c *conformanceCmd) Run() error {
 		return conformance.Run(tc, base, engine)
 	})
 	bar.Finish()
-	write := func(w io.Writer) error { return conformance.WriteTable(w, rs) }
+	for k, r := range rs {
+		if err := run.add(run.items.First+k, r); err != nil {
+			return err
+		}
+	}
+	write := func(w io.Writer) error {
+		run.banner(w, "tests")
+		return conformance.WriteTable(w, rs)
+	}
 	if c.Out == "" {
 		err = write(os.Stdout)
 	} else {
@@ -82,8 +125,32 @@ func (c *conformanceCmd) Run() error {
 	if err != nil {
 		return fmt.Errorf("writing the table: %w", err)
 	}
+	return run.finish(conformanceVerdict(rs))
+}
+
+// conformanceVerdict is the run's error when a test fails.
+func conformanceVerdict(rs []conformance.Result) error {
 	if n := conformance.Counts(rs); n[conformance.Fail] > 0 {
 		return fmt.Errorf("FAIL: %d of %d tests failed", n[conformance.Fail], len(rs))
 	}
 	return nil
+}
+
+// mergeConformance prints the table of a sharded run.
+func mergeConformance(m *shard.Merged, w io.Writer) error {
+	if gap := m.FirstMissing(); gap >= 0 {
+		return fmt.Errorf("merge: shard %s has no result for test %d: its result is incomplete", m.ShardOf(gap), gap)
+	}
+	var rs []conformance.Result
+	for _, r := range m.Records {
+		var res conformance.Result
+		if err := r.Decode(&res); err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		rs = append(rs, res)
+	}
+	if err := conformance.WriteTable(w, rs); err != nil {
+		return fmt.Errorf("writing the table: %w", err)
+	}
+	return conformanceVerdict(rs)
 }

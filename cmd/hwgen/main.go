@@ -29,6 +29,7 @@ type cli struct {
 	Run         runCmd         `cmd:"" help:"Run a float ONNX model (e.g. mnist-7) quantized to int8 on the NPU and compare it with float."`
 	Conformance conformanceCmd `cmd:"" help:"Run the official ONNX operator tests of the mapped ops on the NPU and tabulate pass, fail and unsupported."`
 	Verify      verifyCmd      `cmd:"" help:"Cross-check the Go simulator against Verilator on the built-in designs."`
+	Merge       mergeCmd       `cmd:"" help:"Print the report of a run spread over shards (--shard, --result) from the shards' result files."`
 	Designs     designsCmd     `cmd:"" help:"List the built-in designs."`
 	Bench       benchCmd       `cmd:"" help:"Measure simulation speed: Go simulator, Verilator and Icarus side by side."`
 	Config      configCmd      `cmd:"" help:"Print the default block configurations (JSON) or the task-descriptor layout."`
@@ -63,12 +64,17 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
-func run(args []string) int {
-	var c cli
-	parser, err := kong.New(&c, kong.Name("hwgen"), kong.Description(description),
+// newParser is the command line's parser, filling c.
+func newParser(c *cli) (*kong.Kong, error) {
+	return kong.New(c, kong.Name("hwgen"), kong.Description(description),
 		kong.UsageOnError(), kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Vars{"pool_kinds": strings.Join(golden.PoolKindNames(), ", "), "elt_fns": strings.Join(golden.EltOpNames(), ", "),
 			"onnx_tests": conformance.DefaultDir})
+}
+
+func run(args []string) int {
+	var c cli
+	parser, err := newParser(&c)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "hwgen: internal error: %v\n", err)
 		return exitFailure

@@ -59,6 +59,13 @@ func TestExitStatus(t *testing.T) {
 		{"emit the task manager", []string{"emit", "verilog", "--top", "taskmgr", "--set", "window=16", "-o", filepath.Join(dir, "tm")}, exitOK},
 		{"output over a foreign directory", []string{"emit", "verilog", "--top", "mac", "-o", dir}, exitUsage},
 		{"output under a file", []string{"emit", "verilog", "--top", "mac", "-o", filepath.Join(file, "rtl")}, exitFailure},
+		{"fuzz: shard out of range", []string{"verify", "fuzz", "--shard", "4/4"}, exitUsage},
+		{"fuzz: --shards without an index", []string{"verify", "fuzz", "--shards", "4"}, exitUsage},
+		{"fuzz: --shard and --shard-from-env", []string{"verify", "fuzz", "--shard", "0/4", "--shard-from-env"}, exitUsage},
+		{"fuzz: result in a missing directory", []string{"verify", "fuzz", "--result", filepath.Join(dir, "no", "r.json")}, exitUsage},
+		{"merge: no files", []string{"merge"}, exitUsage},
+		{"merge: a file that is not a result", []string{"merge", file}, exitFailure},
+		{"merge: a missing file", []string{"merge", filepath.Join(dir, "none.json")}, exitFailure},
 		{"vcd in missing dir", []string{"sim", "--top", "mac", "--cycles", "5", "--vcd", filepath.Join(dir, "no", "such", "x.vcd")}, exitFailure},
 	}
 	for _, tc := range cases {
