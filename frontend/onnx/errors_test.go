@@ -61,7 +61,7 @@ func TestLoadErrors(t *testing.T) {
 	for i := range random {
 		random[i] = byte(rng.UintN(256))
 	}
-	double := &onnxpb.TensorProto{Name: proto.String("w64"), DataType: proto.Int32(int32(onnxpb.TensorProto_DOUBLE)), Dims: []int64{1}, DoubleData: []float64{1}}
+	half := &onnxpb.TensorProto{Name: proto.String("w16"), DataType: proto.Int32(int32(onnxpb.TensorProto_FLOAT16)), Dims: []int64{1}, RawData: []byte{0, 0x3c}}
 	short := floatTensor("short")
 	short.FloatData = short.FloatData[:1]
 	tests := []struct {
@@ -74,8 +74,8 @@ func TestLoadErrors(t *testing.T) {
 		{"empty", nil, []string{"not a valid ONNX model: empty file"}},
 		{"opset 6", tiny(t, 6, onnxpb.TensorProto_FLOAT, nil, nil), []string{"opset_import", "opset 6 not supported", "7 to 17"}},
 		{"opset 18", tiny(t, 18, onnxpb.TensorProto_FLOAT, nil, nil), []string{"opset 18 not supported", "7 to 17"}},
-		{"double initializer", tiny(t, 13, onnxpb.TensorProto_FLOAT, nil, []*onnxpb.TensorProto{floatTensor("ok"), double}),
-			[]string{`initializer 1 "w64"`, "element type DOUBLE not supported", "supported: FLOAT, INT8, UINT8, INT32, INT64"}},
+		{"float16 initializer", tiny(t, 13, onnxpb.TensorProto_FLOAT, nil, []*onnxpb.TensorProto{floatTensor("ok"), half}),
+			[]string{`initializer 1 "w16"`, "element type FLOAT16 not supported", "supported: FLOAT, INT8, UINT8, INT32, INT64, DOUBLE"}},
 		{"data shorter than dims", tiny(t, 13, onnxpb.TensorProto_FLOAT, nil, []*onnxpb.TensorProto{short}),
 			[]string{`initializer 0 "short"`, "1 values of data, dims [2] need 2"}},
 	}

@@ -19,11 +19,12 @@ const (
 	Int8    DType = DType(onnxpb.TensorProto_INT8)
 	Int32   DType = DType(onnxpb.TensorProto_INT32)
 	Int64   DType = DType(onnxpb.TensorProto_INT64)
+	Float64 DType = DType(onnxpb.TensorProto_DOUBLE)
 )
 
 // SupportedDTypes lists the element types the reader decodes, in the
 // order error messages name them.
-var SupportedDTypes = []DType{Float32, Int8, Uint8, Int32, Int64}
+var SupportedDTypes = []DType{Float32, Int8, Uint8, Int32, Int64, Float64}
 
 // String gives the ONNX name (FLOAT, INT8, ...).
 func (d DType) String() string {
@@ -61,6 +62,7 @@ type Tensor struct {
 	Uint8   []uint8
 	Int32   []int32
 	Int64   []int64
+	Float64 []float64
 }
 
 // Len is the number of elements the dims call for.
@@ -146,6 +148,16 @@ func decodeTensor(p *onnxpb.TensorProto, what string) (*Tensor, error) {
 			t.Int64 = p.GetInt64Data()
 		}
 		got = len(t.Int64)
+	case Float64:
+		if raw != nil {
+			t.Float64 = make([]float64, len(raw)/8)
+			for i := range t.Float64 {
+				t.Float64[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+			}
+		} else {
+			t.Float64 = p.GetDoubleData()
+		}
+		got = len(t.Float64)
 	}
 	if raw != nil && len(raw)%elemSize(t.DType) != 0 {
 		return nil, fmt.Errorf("%s: raw data of %d bytes is not a whole number of %s elements", what, len(raw), t.DType)
@@ -160,7 +172,7 @@ func elemSize(d DType) int {
 	switch d {
 	case Int8, Uint8:
 		return 1
-	case Int64:
+	case Int64, Float64:
 		return 8
 	}
 	return 4
