@@ -2,14 +2,15 @@
 # Installs what hwgen needs on a Debian machine: Verilator, Icarus Verilog
 # and Yosys from Debian packages (with the C++ toolchain Verilator builds
 # with), the official ONNX operator tests (libonnx-testdata, for
-# `hwgen conformance`), and the Go modules. Idempotent: tools already present are left
-# alone.
+# `hwgen conformance`), Node.js and npm, the Go modules, and ONNX Runtime
+# for Node in scripts/ort (the check of exported int8 models).
+# Idempotent: tools already present are left alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-declare -A pkg_of=([verilator]=verilator [iverilog]=iverilog [yosys]=yosys [g++]=g++ [make]=make)
+declare -A pkg_of=([verilator]=verilator [iverilog]=iverilog [yosys]=yosys [g++]=g++ [make]=make [node]=nodejs [npm]=npm)
 missing=()
-for tool in verilator iverilog yosys g++ make; do
+for tool in verilator iverilog yosys g++ make node npm; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("${pkg_of[$tool]}")
 done
 [ -d /usr/share/libonnx-testdata/data/node ] || missing+=(libonnx-testdata)
@@ -24,4 +25,13 @@ fi
 
 echo "setup: $(verilator --version | head -n1); $(iverilog -V 2>&1 | head -n1); $(yosys -V)"
 go mod download
-echo "setup: Go modules downloaded; ready"
+echo "setup: Go modules downloaded"
+
+# onnxruntime-node, pinned by scripts/ort/package-lock.json. Its install
+# script only fetches GPU libraries from outside the npm registry, so it
+# is skipped: the CPU runtime ships inside the package.
+if [ ! -f scripts/ort/node_modules/onnxruntime-node/package.json ]; then
+  echo "setup: installing onnxruntime-node in scripts/ort (npm ci)"
+  (cd scripts/ort && ONNXRUNTIME_NODE_INSTALL=skip npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+fi
+echo "setup: node $(node --version), onnxruntime-node $(cd scripts/ort && node -p "require('onnxruntime-node/package.json').version"); ready"
