@@ -1,0 +1,79 @@
+// Package export writes a quantized model as a standard ONNX model whose
+// integer core is the NPU's arithmetic bit for bit, so that ONNX Runtime
+// (or any conforming runtime) reproduces the NPU's int8 results.
+//
+// It translates the compiler graph itself (compiler.Graph.Ops): the
+// weights, the per-channel scales and biases, the shifts and the pooling
+// windows are the graph's, never recomputed. Net wraps the int8 graph of
+// a lower.Net in its float input and output; Graph exports an int8 graph
+// as it stands. Per operation:
+//
+//	input            Cast to double, Div by the input scale, Round, Clip ±127, Cast to INT8
+//	                 (lower.Net.QuantizeInput)
+//	conv2d           ConvInteger (INT8 × INT8 → INT32, zero padding) + post-processor
+//	gemm             MatMulInteger (INT8 × INT8 → INT32) + post-processor
+//	post-processor   golden.Requant.Apply, per output channel:
+//	                 Cast to double, Mul Scale, Add Bias,
+//	                 half-up: Add 2^(Shift−1), Mul 2^−Shift, Floor;
+//	                 half-even: Mul 2^−Shift, Round;
+//	                 Max 0 (ReLU), Min Hi then Max Lo (clamp), Clip −128..127, Cast to INT8
+//	max pool         MaxPool on INT8, whose padding never wins (golden.PadIgnore)
+//	flatten          Flatten (axis 1) or Reshape
+//	output           Cast to double, Mul by the output scale, Cast to float
+//	                 (lower.Net.Dequantize); also the INT8 output "<name>_int8"
+//
+// # Why the double arithmetic is exact
+//
+// The NPU's post-processor works on integers; the exported one computes
+// in IEEE double precision, which represents every integer of magnitude
+// below 2^53 exactly, and the exporter checks per channel that nothing
+// gets that large: |acc| ≤ 128·Σ|w| (int8 inputs) must be below 2^31
+// (so the INT32 sums do not wrap, which ONNX leaves undefined), and
+// 128·Σ|w|·|Scale| + |Bias| + 2^(Shift−1) below 2^53 (with the default
+// 16-bit scales, int32 biases and the planar engine's shifts up to 48 it
+// stays below 2^48). Then:
+//
+//   - acc·Scale, + Bias and + 2^(Shift−1) are sums and products of
+//     integers whose exact results are integers below 2^53: IEEE
+//     arithmetic returns the exact result whenever it is representable.
+//   - Multiplying by 2^−Shift (Shift ≤ 62) changes only the exponent: the
+//     result, a multiple of 2^−Shift no smaller than 2^−62 in magnitude
+//     unless 0, is far above the subnormal range, so it is exact too.
+//   - Floor of an exact value is the exact floor, and
+//     floor(v/2^s) + [v − floor(v/2^s)·2^s ≥ 2^(s−1)] (golden's half-up)
+//     equals floor((v + 2^(s−1))/2^s): write v = q·2^s + r with
+//     0 ≤ r < 2^s; then (v + 2^(s−1))/2^s = q + (r + 2^(s−1))/2^s, and
+//     the fraction is in [0, 2), at least 1 exactly when r ≥ 2^(s−1).
+//   - ONNX Round rounds half to even, which is golden's half-even on the
+//     exact quotient v/2^s.
+//   - Max, Min and Clip return one of their operands; the final Cast
+//     to INT8 converts an integer in −128..127, exactly.
+//
+// The input quantization divides in double precision as Go does; IEEE
+// division is correctly rounded, so the quotient (rounded or not) is the
+// same in both, and Round is math.RoundToEven. The dequantization is one
+// double product, as in Go, then one rounding to float32. Both are
+// exact reproductions, checked on ties and on every int8 value.
+//
+// # What is not used, and why
+//
+// QuantizeLinear and DequantizeLinear compute x/scale and q·scale in
+// float32 with a float32 scale: one more rounding than the Go code, so
+// results can differ near ties. QLinearConv and QLinearMatMul requantize
+// with a float32 multiplier (x_scale·w_scale/y_scale), and how the
+// product is rounded is left to the runtime; it is not the NPU's
+// integer scale, shift and rounding, so it is not exact in general.
+//
+// # Opset
+//
+// The model imports default-domain opset 13. Opset 12 is the least that
+// works: it is the first whose MaxPool takes INT8 (ConvInteger and
+// MatMulInteger date from 10, Round and Clip with min and max inputs
+// from 11). 13 is the opset that gave QuantizeLinear and
+// DequantizeLinear their per-channel axis, so a float model quantized
+// per channel by other tools (ONNX Runtime's own quantizer wants 13 for
+// that) sits in the same opset as the export when the two are compared.
+// The ops used here mean the same in every later opset, the IR version
+// is 7 (opset 13's release), and frontend/onnx reads opsets 7 to 17, so
+// the project's own loader reads the exported files back.
+package export

@@ -1,0 +1,139 @@
+package export
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/golden"
+)
+
+// int8s is a random int8 tensor, a third of it at the extremes −128,
+// −127 and 127 (where products and sums are largest).
+func int8s(rng *rand.Rand, lo, hi int64, shape ...int) *golden.Tensor {
+	t := golden.New(shape...)
+	for i := range t.Data {
+		if lo == -128 && rng.IntN(3) == 0 {
+			t.Data[i] = []int64{-128, -127, 127}[rng.IntN(3)]
+			continue
+		}
+		t.Data[i] = lo + rng.Int64N(hi-lo+1)
+	}
+	return t
+}
+
+func filled(v int64, shape ...int) *golden.Tensor {
+	t := golden.New(shape...)
+	for i := range t.Data {
+		t.Data[i] = v
+	}
+	return t
+}
+
+// weightsFunc gives a layer's weights in lo..hi of a shape.
+type weightsFunc func(lo, hi int64, shape ...int) *golden.Tensor
+
+// graphCase builds a graph on input data x (one graph input, "x").
+type graphCase struct {
+	name  string
+	shape []int
+	lo    int64 // the input range lo..−lo−1 (−128: int8 with extremes)
+	build func(g *compiler.Graph, x *compiler.Value, w weightsFunc, rng *rand.Rand) *compiler.Value
+}
+
+var graphCases = []graphCase{
+	{"conv stride 2 pad 1, half-even, clamp; ignored-padding max pool; per-channel FC with ReLU", []int{3, 7, 9}, -128,
+		func(g *compiler.Graph, x *compiler.Value, w weightsFunc, rng *rand.Rand) *compiler.Value {
+			c := g.Conv2D(x, w(-128, 127, 5, 3, 3, 3), compiler.Conv{Stride: 2, PadH: 1, PadW: 1,
+				Requant: golden.Requant{Scale: -3, Bias: 1000, Shift: 4, Rounding: golden.HalfEven, Clamp: true, Lo: -100, Hi: 90}})
+			p := g.Pool2D(c, compiler.Pool{Kind: golden.PoolMax, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1, Padding: golden.PadIgnore})
+			pc := &compiler.ChannelRequant{}
+			for range 4 {
+				pc.Scale = append(pc.Scale, rng.Int64N(1<<16)-1<<15)
+				pc.Bias = append(pc.Bias, rng.Int64N(1<<22)-1<<21)
+			}
+			return g.GEMMPerChannel(g.Flatten(p), w(-128, 127, 30, 4), pc, golden.Requant{Shift: 12, Relu: true})
+		}},
+	// Small values and shifts of 1 and 2: many sums end exactly half
+	// way, where half-up and half-even differ.
+	{"ties: 1×1 convs with shifts 1 and 2, half-even then half-up with ReLU, then saturation only", []int{2, 5, 6}, -4,
+		func(g *compiler.Graph, x *compiler.Value, w weightsFunc, rng *rand.Rand) *compiler.Value {
+			c := g.Conv2D(x, w(-3, 3, 4, 2, 1, 1), compiler.Conv{Requant: golden.Requant{Scale: 1, Shift: 1, Rounding: golden.HalfEven}})
+			c = g.Conv2D(c, w(-3, 3, 3, 4, 1, 1), compiler.Conv{Requant: golden.Requant{Scale: 3, Bias: -1, Shift: 2, Relu: true}})
+			return g.Conv2D(c, w(-128, 127, 2, 3, 3, 3), compiler.Conv{PadH: 1, PadW: 1})
+		}},
+	{"GEMM of 3 rows, then a GEMM of its result", []int{3, 20}, -128,
+		func(g *compiler.Graph, x *compiler.Value, w weightsFunc, rng *rand.Rand) *compiler.Value {
+			a := g.GEMM(x, w(-128, 127, 20, 6), golden.Requant{Scale: 77, Bias: -5000, Shift: 10})
+			return g.GEMM(a, w(-128, 127, 6, 2), golden.Requant{Scale: 1, Shift: 3, Rounding: golden.HalfEven, Relu: true})
+		}},
+}
+
+// Exported int8 graphs run on ONNX Runtime give the golden models'
+// results (what every compiled program must produce) bit for bit:
+// strides, padding, both roundings, ReLU, clamp, saturation, max pool
+// padding that never wins, per-layer and per-channel requantization, on
+// random inputs and on all −128 inputs with all −128 int8 weights (the
+// largest products, which a saturating 16-bit multiply-add would clip).
+func TestORTGraphs(t *testing.T) {
+	node := needORT(t)
+	cfg := npu.DefaultConfig()
+	for ci, tc := range graphCases {
+		t.Run(tc.name, func(t *testing.T) {
+			random := func(lo, hi int64, shape ...int) *golden.Tensor {
+				return int8s(rand.New(rand.NewPCG(uint64(ci), uint64(len(shape)*1000+shape[0]))), lo, hi, shape...)
+			}
+			extreme := func(lo, hi int64, shape ...int) *golden.Tensor {
+				if lo == -128 {
+					return filled(-128, shape...)
+				}
+				return random(lo, hi, shape...)
+			}
+			var inputs []*golden.Tensor
+			for i := range 3 {
+				inputs = append(inputs, int8s(rand.New(rand.NewPCG(uint64(ci), uint64(i))), tc.lo, -tc.lo-1, tc.shape...))
+			}
+			checkORT(t, node, cfg, tc, random, inputs)
+			checkORT(t, node, cfg, tc, extreme, []*golden.Tensor{filled(tc.lo, tc.shape...)})
+		})
+	}
+}
+
+// checkORT exports tc's graph with weights w and compares ONNX Runtime's
+// result on each input with the golden models'.
+func checkORT(t *testing.T, node string, cfg npu.Config, tc graphCase, w weightsFunc, inputs []*golden.Tensor) {
+	t.Helper()
+	var graphs []*compiler.Graph
+	var files []npyArray
+	for _, x := range inputs {
+		g := compiler.NewGraph()
+		g.Output("y", tc.build(g, g.Input("x", x), w, rand.New(rand.NewPCG(1, 2))))
+		graphs = append(graphs, g)
+		shape := tc.shape
+		if len(shape) == 3 {
+			shape = append([]int{1}, shape...)
+		}
+		files = append(files, int8NPY(shape, x.Data))
+	}
+	m, err := Graph(graphs[0], cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runORT(t, node, m, files)
+	for i, g := range graphs {
+		ref, err := g.Reference(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := res[i]["y"]
+		if got.Type != "int8" {
+			t.Fatalf("output y is %s, want int8", got.Type)
+		}
+		if d := cmp.Diff(ref["y"].Data, ints(got.Data)); d != "" {
+			t.Errorf("input %d: (-golden +ONNX Runtime):\n%s", i, d)
+		}
+	}
+}

@@ -1,0 +1,10 @@
+package lower
+
+import "slices"
+
+// InputShape is the shape of the float input the net takes ([1,C,H,W]).
+func (n *Net) InputShape() []int { return append([]int{1}, n.inShape...) }
+
+// OutputShape is the shape of the float output Dequantize returns (the
+// ONNX graph output's).
+func (n *Net) OutputShape() []int { return slices.Clone(n.outShape) }
