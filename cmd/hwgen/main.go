@@ -27,6 +27,7 @@ type cli struct {
 	Emit        emitCmd        `cmd:"" help:"Write a design (by default the NPU) as Verilog-2005, one module per file."`
 	Sim         simCmd         `cmd:"" help:"Run a tensor workload on the NPU and check it against the golden model, or simulate a built-in design with seeded random stimulus (--top)."`
 	Run         runCmd         `cmd:"" help:"Run a float ONNX model (e.g. mnist-7) quantized to int8 on the NPU and compare it with float."`
+	Quantize    quantizeCmd    `cmd:"" help:"Quantize a float ONNX model as hwgen run does and write it as a standard ONNX model that ONNX Runtime runs with the NPU's integer arithmetic bit for bit."`
 	Conformance conformanceCmd `cmd:"" help:"Run the official ONNX operator tests of the mapped ops on the NPU and tabulate pass, fail and unsupported."`
 	Verify      verifyCmd      `cmd:"" help:"Cross-check the Go simulator against Verilator on the built-in designs."`
 	Merge       mergeCmd       `cmd:"" help:"Print the report of a run spread over shards (--shard, --result) from the shards' result files."`
@@ -47,6 +48,7 @@ Examples:
   hwgen sim --top array16 --cycles 100000     simulate with random stimulus
   hwgen sim --top mac --cycles 50 --vcd mac.vcd --check
   hwgen run --model frontend/onnx/testdata/mnist-7.onnx   mnist-7 in int8 on the NPU
+  hwgen quantize --model frontend/onnx/testdata/mnist-7.onnx -o q.onnx   the same int8 model as ONNX
   hwgen verify                                cross-check every built-in design
 
 Exit status: 0 success, 1 a failed run (mismatch, tool error), 2 a usage or

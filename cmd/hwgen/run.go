@@ -240,7 +240,7 @@ func (c *runCmd) input(want []int) (*onnx.Array, string, error) {
 		}
 		return x, c.Input, nil
 	}
-	path := filepath.Join(filepath.Dir(c.Model), "test_data_set_0", "input_0.pb")
+	path := testInput(c.Model)
 	t, err := onnx.LoadTensorFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", usagef("no input: give --input FILE.npy (float32 %v); there is no %s beside the model", want, path)
@@ -256,6 +256,11 @@ func (c *runCmd) input(want []int) (*onnx.Array, string, error) {
 		return nil, "", usagef("test input %s: shape %v; the model's input needs %v", path, x.Shape, want)
 	}
 	return x, shown(path) + " (the model's test data set; no --input given)", nil
+}
+
+// testInput is the test input the ONNX Model Zoo ships beside a model.
+func testInput(model string) string {
+	return filepath.Join(filepath.Dir(model), "test_data_set_0", "input_0.pb")
 }
 
 // shown is path relative to the working directory when it lies below it

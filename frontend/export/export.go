@@ -38,7 +38,7 @@ func model(g *onnxpb.GraphProto, doc string) *onnxpb.ModelProto {
 // every output an INT8 output, the results those of g.Reference bit for
 // bit. The graph's input data are not part of the model.
 func Graph(g *compiler.Graph, cfg npu.Config) (*onnxpb.ModelProto, error) {
-	if err := checkConfig(cfg); err != nil {
+	if err := CheckConfig(cfg); err != nil {
 		return nil, err
 	}
 	ops, err := g.Ops()
@@ -71,7 +71,7 @@ func Graph(g *compiler.Graph, cfg npu.Config) (*onnxpb.ModelProto, error) {
 // output (the original output's name) the model has the int8 one,
 // "<output>_int8".
 func Net(net *lower.Net, cfg npu.Config) (*onnxpb.ModelProto, error) {
-	if err := checkConfig(cfg); err != nil {
+	if err := CheckConfig(cfg); err != nil {
 		return nil, err
 	}
 	// The graph's ops do not depend on the input: only its data does,

@@ -19,7 +19,7 @@ type translator struct {
 
 // checkConfig refuses configurations whose element or accumulator is not
 // ONNX's int8 and int32.
-func checkConfig(cfg npu.Config) error {
+func CheckConfig(cfg npu.Config) error {
 	if cfg.ElemWidth != 8 {
 		return fmt.Errorf("export: elem_width = %d: the exported model holds elements as INT8, so elem_width must be 8", cfg.ElemWidth)
 	}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/frontend/export"
+	"github.com/hwgen/hwgen/frontend/lower"
+	"github.com/hwgen/hwgen/frontend/onnx"
+	"github.com/hwgen/hwgen/frontend/onnx/onnxpb"
+	"github.com/hwgen/hwgen/golden"
+)
+
+type quantizeCmd struct {
+	Model  string   `help:"ONNX model file (float32; the ops hwgen run takes)." type:"path" required:"" placeholder:"FILE"`
+	Calib  []string `help:"Calibration inputs (float32 .npy, the input's shape; comma-separated or repeated). Default: the input alone, as hwgen run." placeholder:"FILE"`
+	Input  string   `help:"The input: calibrated on without --calib, and the one --ref writes with the NPU's outputs for it (float32 .npy). Default: test_data_set_0/input_0.pb beside the model, as hwgen run." type:"path" placeholder:"FILE"`
+	Output string   `short:"o" help:"Write the quantized ONNX model to this file." type:"path" required:"" placeholder:"FILE"`
+	Ref    string   `help:"Also write into this directory the input (input.npy) and the NPU's outputs for it by the compiler's reference machine (OUTPUT_int8.npy, OUTPUT.npy dequantized), to compare ONNX Runtime with." type:"path" placeholder:"DIR"`
+	blockFlags
+}
+
+func (c *quantizeCmd) Help() string {
+	return `Quantizes a float ONNX model to int8 exactly as hwgen run does (same
+calibration, same per-channel requantization, --config / --set for the NPU)
+and writes it as a standard ONNX model (opset 13) that ONNX Runtime runs with
+the NPU's integer arithmetic bit for bit: float input, quantized as the NPU's
+input is; ConvInteger / MatMulInteger on int8; the NPU's requantization
+(scale, bias, shift, rounding, ReLU, saturation) in exact double-precision
+ops; int8 MaxPool; the output dequantized. Besides the float output it has
+the int8 one, OUTPUT_int8 (frontend/export explains the mapping and why it is
+exact).
+
+  hwgen quantize --model mnist-7.onnx -o mnist-7.int8.onnx --ref ref/
+  node scripts/ort/run.js mnist-7.int8.onnx ref/input.npy \
+      --expect Plus214_Output_0_int8=ref/Plus214_Output_0_int8.npy`
+}
+
+func (c *quantizeCmd) Run() error {
+	cfg, err := npuConfig(c.blockFlags)
+	if err != nil {
+		return err
+	}
+	if cfg.Engines > 1 {
+		return usagef("engines = %d: a model runs on one neural engine (leave engines at 1)", cfg.Engines)
+	}
+	if err := export.CheckConfig(cfg); err != nil {
+		return usageError{err}
+	}
+	if err := checkWritable(filepath.Dir(c.Output)); err != nil {
+		return usageError{fmt.Errorf("-o: %w", err)}
+	}
+	// The model, input and calibration set are read as hwgen run reads
+	// them, so that the scales are the same.
+	r := &runCmd{Model: c.Model, Input: c.Input, Calib: c.Calib, Out: c.Ref}
+	if c.Input == "" && len(c.Calib) > 0 && c.Ref == "" && !exists(testInput(c.Model)) {
+		r.Input = c.Calib[0] // nothing runs on the input then; any will do
+	}
+	m, x, calib, err := r.load()
+	if err != nil {
+		return err
+	}
+	net, err := lower.Quantize(m, calib, cfg)
+	if err != nil {
+		return modelErr(c.Model, err)
+	}
+	for _, l := range net.Layers {
+		fmt.Printf("layer     %-16s in scale %.4g, out scale %.4g, shift %d, worst multiplier error %.2g\n", l.Node, l.InScale, l.OutScale, l.Shift, l.WorstRelErr)
+	}
+	q, err := export.Net(net, cfg)
+	if err != nil {
+		return usageError{fmt.Errorf("--model %s: %w", c.Model, err)}
+	}
+	b, err := proto.Marshal(q)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := writeFileAtomic(c.Output, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
+		return fmt.Errorf("-o: %w", err)
+	}
+	fmt.Printf("exported  %s: opset %d, %d nodes (%s), %d bytes\n", shown(c.Output), export.Opset, len(q.Graph.Node), opCounts(q.Graph), len(b))
+	fmt.Printf("          input %s; outputs %s\n", values(q.Graph.Input), values(q.Graph.Output))
+	if c.Ref == "" {
+		return nil
+	}
+	return c.reference(cfg, net, x)
+}
+
+// reference writes the input and the reference machine's outputs for it
+// into --ref, after checking them against the golden models.
+func (c *quantizeCmd) reference(cfg npu.Config, net *lower.Net, x *onnx.Array) error {
+	g, err := net.Graph(x)
+	if err != nil {
+		return modelErr(c.Model, err)
+	}
+	prog, err := compiler.Compile(cfg, g)
+	if err != nil {
+		return usageError{fmt.Errorf("compile %s for %s: %w", filepath.Base(c.Model), cfg.Name(), err)}
+	}
+	got, _, err := compiler.Interpret(prog)
+	if err != nil {
+		return fmt.Errorf("reference machine: %w", err)
+	}
+	ref, err := g.Reference(cfg)
+	if err != nil {
+		return err
+	}
+	out := net.Output()
+	if err := same(out, "the golden models", ref[out], "the reference machine", got[out]); err != nil {
+		return err
+	}
+	deq, err := net.Dequantize(got[out])
+	if err != nil {
+		return err
+	}
+	int8Out := out + export.Int8Suffix
+	files := []struct {
+		name  string
+		write func(path string) error
+	}{
+		{"input.npy", func(p string) error { return writeFloatNPY(p, x) }},
+		{int8Out + ".npy", func(p string) error { return writeNPY(p, got[out], golden.S(cfg.ElemWidth)) }},
+		{out + ".npy", func(p string) error { return writeFloatNPY(p, deq) }},
+	}
+	var names []string
+	for _, f := range files {
+		if err := f.write(filepath.Join(c.Ref, f.name)); err != nil {
+			return fmt.Errorf("--ref: %w", err)
+		}
+		names = append(names, f.name)
+	}
+	fmt.Printf("npu       int8 %s %v on the input (the compiler's reference machine, equal to the golden models)\n", out, got[out].Data)
+	fmt.Printf("reference %s: %s\n", shown(c.Ref), strings.Join(names, ", "))
+	fmt.Printf("compare   node scripts/ort/run.js %s %s --expect %s=%s\n", shown(c.Output), shown(filepath.Join(c.Ref, "input.npy")),
+		int8Out, shown(filepath.Join(c.Ref, int8Out+".npy")))
+	return nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// opCounts summarizes a graph's ops: "ConvInteger 2, MaxPool 2, ...",
+// most frequent first.
+func opCounts(g *onnxpb.GraphProto) string {
+	n := map[string]int{}
+	for _, node := range g.Node {
+		n[node.GetOpType()]++
+	}
+	ops := make([]string, 0, len(n))
+	for op := range n {
+		ops = append(ops, op)
+	}
+	slices.SortFunc(ops, func(a, b string) int {
+		if n[a] != n[b] {
+			return n[b] - n[a]
+		}
+		return strings.Compare(a, b)
+	})
+	s := make([]string, len(ops))
+	for i, op := range ops {
+		s[i] = fmt.Sprintf("%s %d", op, n[op])
+	}
+	return strings.Join(s, ", ")
+}
+
+// values describes graph inputs or outputs: name, element type, shape.
+func values(vs []*onnxpb.ValueInfoProto) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		tt := v.GetType().GetTensorType()
+		var dims []int64
+		for _, d := range tt.GetShape().GetDim() {
+			dims = append(dims, d.GetDimValue())
+		}
+		s[i] = fmt.Sprintf("%s %s %v", v.GetName(), onnx.DType(tt.GetElemType()), dims)
+	}
+	return strings.Join(s, ", ")
+}
