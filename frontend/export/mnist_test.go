@@ -21,6 +21,12 @@ const (
 // mnist quantizes mnist-7 calibrated on its test image alone (hwgen
 // quantize's default) and returns the net and the image.
 func mnist(t *testing.T, cfg npu.Config) (*lower.Net, *onnx.Array) {
+	return mnistCalibrated(t, cfg, func(x *onnx.Array) []*onnx.Array { return []*onnx.Array{x} })
+}
+
+// mnistCalibrated is mnist calibrated on the set calib makes of the
+// test image.
+func mnistCalibrated(t *testing.T, cfg npu.Config, calib func(x *onnx.Array) []*onnx.Array) (*lower.Net, *onnx.Array) {
 	t.Helper()
 	m, err := onnx.LoadFile(mnistModel)
 	if err != nil {
@@ -34,7 +40,7 @@ func mnist(t *testing.T, cfg npu.Config) (*lower.Net, *onnx.Array) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	net, err := lower.Quantize(m, []*onnx.Array{x}, cfg)
+	net, err := lower.Quantize(m, calib(x), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,13 +114,36 @@ func npuInt8(t *testing.T, cfg npu.Config, net *lower.Net, x *onnx.Array) []int6
 	return got[net.Output()].Data
 }
 
+// shifts is the test image and its shifts by one and two pixels in the
+// four directions (frontend/lower's calibration set).
+func shifts(x *onnx.Array) []*onnx.Array {
+	set := []*onnx.Array{x}
+	for _, d := range []int{1, 2} {
+		set = append(set, shifted(x, d, 0), shifted(x, -d, 0), shifted(x, 0, d), shifted(x, 0, -d))
+	}
+	return set
+}
+
 // THE check: ONNX Runtime runs the exported mnist-7 and its int8 logits
 // equal the NPU's (the compiler's reference machine) bit for bit on
-// every image, and its float logits equal Net.Dequantize's.
+// every image, and its float logits equal Net.Dequantize's; for two
+// calibrations, so two sets of scales and multipliers.
 func TestORTMnist(t *testing.T) {
 	node := needORT(t)
+	for _, tc := range []struct {
+		name  string
+		calib func(x *onnx.Array) []*onnx.Array
+	}{
+		{"calibrated on the test image", func(x *onnx.Array) []*onnx.Array { return []*onnx.Array{x} }},
+		{"calibrated on the test image and its shifts", shifts},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkMnist(t, node, tc.calib) })
+	}
+}
+
+func checkMnist(t *testing.T, node string, calib func(x *onnx.Array) []*onnx.Array) {
 	cfg := npu.DefaultConfig()
-	net, x := mnist(t, cfg)
+	net, x := mnistCalibrated(t, cfg, calib)
 	m, err := Net(net, cfg)
 	if err != nil {
 		t.Fatal(err)
