@@ -52,6 +52,12 @@ type Op struct {
 	// .Bias[o] instead of Requant's Scale and Bias.
 	Requant    golden.Requant
 	PerChannel *ChannelRequant
+	// Int32 marks a conv2d or GEMM whose result is int32, the sums plus
+	// Bias[o] per output channel (nil: none), wrapped to int32 (Requant
+	// and PerChannel then hold the wrapping post-processor that cuts it
+	// into elements on chip).
+	Int32 bool
+	Bias  []int64
 
 	Elt    golden.EltOp // eltwise
 	Scalar *int64       // eltwise with a scalar operand, else nil
@@ -71,7 +77,8 @@ func (g *Graph) Ops() ([]Op, error) {
 	ops := make([]Op, 0, len(g.nodes))
 	for _, n := range g.nodes {
 		op := Op{Kind: OpKind(n.kind), Label: n.label, In: slices.Clone(n.in), Out: n.out,
-			Elt: n.elt, Reduce: n.red, Transposes: n.viewT, PerChannel: n.pc.clone()}
+			Elt: n.elt, Reduce: n.red, Transposes: n.viewT, PerChannel: n.pc.clone(),
+			Int32: n.out.isInt32, Bias: slices.Clone(n.bias)}
 		if n.weights != nil {
 			op.Weights = n.weights.Clone()
 		}

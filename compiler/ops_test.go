@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -81,5 +82,19 @@ func TestOpsBuildError(t *testing.T) {
 	g.GEMM(g.Input("a", golden.New(2, 3)), golden.New(4, 5), golden.Requant{})
 	if _, err := g.Ops(); err == nil {
 		t.Error("no error for a GEMM of mismatched shapes")
+	}
+}
+
+// An int32 result says so, with its bias per channel.
+func TestOpsInt32(t *testing.T) {
+	g := NewGraph()
+	y := g.GEMMInt32(g.Input("a", golden.New(1, 4)), golden.New(4, 2), []int64{7, -8})
+	g.Output("y", y)
+	ops, err := g.Ops()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ops[0].Int32 || !slices.Equal(ops[0].Bias, []int64{7, -8}) {
+		t.Errorf("Int32 %v, Bias %v; want true, [7 -8]", ops[0].Int32, ops[0].Bias)
 	}
 }
