@@ -84,6 +84,15 @@ func (b *builder) int8s(name string, dims []int64, v []int64) string {
 	return b.constant(name, onnxpb.TensorProto_INT8, dims, raw)
 }
 
+// int32s is an INT32 constant; every value must fit int32.
+func (b *builder) int32s(name string, dims []int64, v []int64) string {
+	raw := make([]byte, 0, 4*len(v))
+	for _, x := range v {
+		raw = binary.LittleEndian.AppendUint32(raw, uint32(int32(x)))
+	}
+	return b.constant(name, onnxpb.TensorProto_INT32, dims, raw)
+}
+
 // int64s is an INT64 constant (a shape).
 func (b *builder) int64s(name string, v []int) string {
 	raw := make([]byte, 0, 8*len(v))

@@ -12,15 +12,27 @@
 //	                 (lower.Net.QuantizeInput)
 //	conv2d           ConvInteger (INT8 × INT8 → INT32, zero padding) + post-processor
 //	gemm             MatMulInteger (INT8 × INT8 → INT32) + post-processor
+//	int32 result     of a conv2d or gemm (lower.Int32Output): the INT32 sums, Add the INT32 bias
 //	post-processor   golden.Requant.Apply, per output channel:
 //	                 Cast to double, Mul Scale, Add Bias,
 //	                 half-up: Add 2^(Shift−1), Mul 2^−Shift, Floor;
 //	                 half-even: Mul 2^−Shift, Round;
 //	                 Max 0 (ReLU), Min Hi then Max Lo (clamp), Clip −128..127, Cast to INT8
 //	max pool         MaxPool on INT8, whose padding never wins (golden.PadIgnore)
-//	flatten          Flatten (axis 1) or Reshape
-//	output           Cast to double, Mul by the output scale, Cast to float
-//	                 (lower.Net.Dequantize); also the INT8 output "<name>_int8"
+//	average pool     the window sums: ConvInteger with all-one weights, one group per
+//	                 channel (zero padding) + post-processor (which divides)
+//	eltwise          Cast to double, Add/Sub/Mul/Max/Min (of two values or a scalar)
+//	                 + post-processor (a lone Requant is an add of 0)
+//	reduce           ReduceSum (INT32) or ReduceMax (INT8) over all but the channel axis
+//	                 + post-processor
+//	view             Flatten (axis 1) or Reshape; Transpose of a GEMM result
+//	output           Cast to double, Mul by the output scale (int32: per channel),
+//	                 Cast to float (lower.Net.Dequantize); also the integer output
+//	                 (RawOutput: "<name>_int8" or "<name>_int32")
+//
+// Not exported (an error naming the op): the on-chip transpose of a
+// plain matrix, min pooling, and max or average pooling with edge
+// padding; frontend/lower produces none of them.
 //
 // # Why the double arithmetic is exact
 //
@@ -28,8 +40,10 @@
 // in IEEE double precision, which represents every integer of magnitude
 // below 2^53 exactly, and the exporter checks per channel that nothing
 // gets that large: |acc| ≤ 128·Σ|w| (int8 inputs) must be below 2^31
-// (so the INT32 sums do not wrap, which ONNX leaves undefined), and
-// 128·Σ|w|·|Scale| + |Bias| + 2^(Shift−1) below 2^53 (with the default
+// (so the INT32 sums do not wrap, which ONNX leaves undefined; likewise
+// an int32 result's sums plus bias), and
+// 128·Σ|w|·|Scale| + |Bias| + 2^(Shift−1) below 2^53 (for an eltwise or
+// a reduction the bound of its exact result takes 128·Σ|w|'s place) (with the default
 // 16-bit scales, int32 biases and the planar engine's shifts up to 48 it
 // stays below 2^48). Then:
 //

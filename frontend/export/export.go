@@ -22,9 +22,15 @@ const Opset = 13
 // that every runtime that knows the opset reads the file.
 const irVersion = 7
 
-// Int8Suffix names the extra output of Net: the int8 output before
-// dequantization, "<output>" + Int8Suffix.
-const Int8Suffix = "_int8"
+// RawOutput is the name of Net's second output, the graph's integer
+// output before dequantization: "<output>_int8", or "<output>_int32" when
+// the net's output is int32 (lower.Int32Output).
+func RawOutput(net *lower.Net) string {
+	if net.Int32Output() {
+		return net.Output() + "_int32"
+	}
+	return net.Output() + "_int8"
+}
 
 func model(g *onnxpb.GraphProto, doc string) *onnxpb.ModelProto {
 	return &onnxpb.ModelProto{IrVersion: proto.Int64(irVersion), ProducerName: proto.String("hwgen"),
@@ -45,7 +51,7 @@ func Graph(g *compiler.Graph, cfg npu.Config) (*onnxpb.ModelProto, error) {
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
-	t := &translator{b: newBuilder("hwgen_int8"), names: map[*compiler.Value]string{}, shapes: map[*compiler.Value][]int{}}
+	t := newTranslator("hwgen_int8")
 	for _, v := range graphInputs(ops) {
 		t.b.names[v.InputName()] = true
 		t.input(v, v.InputName())
@@ -60,7 +66,7 @@ func Graph(g *compiler.Graph, cfg npu.Config) (*onnxpb.ModelProto, error) {
 	}
 	for _, o := range outs {
 		y := t.b.exact("Identity", o.name, []string{t.names[o.v]})
-		t.b.g.Output = append(t.b.g.Output, value(y, onnxpb.TensorProto_INT8, t.shapes[o.v]))
+		t.b.g.Output = append(t.b.g.Output, value(y, t.types[o.v], t.shapes[o.v]))
 	}
 	return model(t.b.g, "int8 compiler graph exported by hwgen: the NPU's integer arithmetic"), nil
 }
@@ -68,8 +74,9 @@ func Graph(g *compiler.Graph, cfg npu.Config) (*onnxpb.ModelProto, error) {
 // Net exports a quantized model as a float model: the input quantized as
 // Net.QuantizeInput does, the int8 graph (as Graph), the output
 // dequantized as Net.Dequantize does, each bit for bit. Besides the float
-// output (the original output's name) the model has the int8 one,
-// "<output>_int8".
+// output (the original output's name) the model has the integer one,
+// RawOutput: int8, or int32 (one scale per channel) for a net with
+// lower.Int32Output.
 func Net(net *lower.Net, cfg npu.Config) (*onnxpb.ModelProto, error) {
 	if err := CheckConfig(cfg); err != nil {
 		return nil, err
@@ -85,10 +92,10 @@ func Net(net *lower.Net, cfg npu.Config) (*onnxpb.ModelProto, error) {
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
-	t := &translator{b: newBuilder("hwgen_quantized"), names: map[*compiler.Value]string{}, shapes: map[*compiler.Value][]int{}}
+	t := newTranslator("hwgen_quantized")
 	b := t.b
-	in, out := net.Input(), net.Output()
-	b.names[in], b.names[out], b.names[out+Int8Suffix] = true, true, true
+	in, out, raw := net.Input(), net.Output(), RawOutput(net)
+	b.names[in], b.names[out], b.names[raw] = true, true, true
 	b.g.Input = []*onnxpb.ValueInfoProto{value(in, onnxpb.TensorProto_FLOAT, inShape)}
 
 	ins := graphInputs(ops)
@@ -111,13 +118,30 @@ func Net(net *lower.Net, cfg npu.Config) (*onnxpb.ModelProto, error) {
 		}
 		y = b.node("Reshape", out+"/reshape", []string{y, b.int64s(out+"/shape", outShape)})
 	}
-	q := b.exact("Identity", out+Int8Suffix, []string{y})
-	dequantize(b, q, out, net.OutputScale())
+	typ := t.types[outs[0].v]
+	if (typ == onnxpb.TensorProto_INT32) != net.Int32Output() {
+		return nil, fmt.Errorf("export: the graph's output is %s, the net's int32 output is %v", typ, net.Int32Output())
+	}
+	q := b.exact("Identity", raw, []string{y})
+	// Net.Dequantize: one scale, or an int32 output's scale per channel
+	// (axis 1, the channel axis of [1,C,H,W] and [1,N]).
+	scales, dims := []float64{net.OutputScale()}, []int64{}
+	if steps := net.OutputSteps(); steps != nil {
+		if len(outShape) < 2 || outShape[1] != len(steps) {
+			return nil, fmt.Errorf("export: %d output scales for an output of shape %v", len(steps), outShape)
+		}
+		scales, dims = steps, make([]int64, len(outShape)-1)
+		for i := range dims {
+			dims[i] = 1
+		}
+		dims[0] = int64(len(steps))
+	}
+	dequantize(b, q, out, scales, dims)
 	b.g.Output = []*onnxpb.ValueInfoProto{
 		value(out, onnxpb.TensorProto_FLOAT, outShape),
-		value(out+Int8Suffix, onnxpb.TensorProto_INT8, outShape),
+		value(raw, typ, outShape),
 	}
-	doc := fmt.Sprintf("%s quantized to int8 by hwgen: input scale %.17g, output scale %.17g; the integer core is the NPU's arithmetic bit for bit", in, net.InputScale(), net.OutputScale())
+	doc := fmt.Sprintf("%s quantized to int8 by hwgen: input scale %.17g; the integer core is the NPU's arithmetic bit for bit; %s is the integer output", in, net.InputScale(), raw)
 	return model(b.g, doc), nil
 }
 
@@ -139,8 +163,8 @@ func quantizeInput(b *builder, x string, scale float64) string {
 // dequantize appends Net.Dequantize: float32(float64(q)·scale), the
 // product in double precision, one rounding to float at the end (ONNX's
 // DequantizeLinear multiplies in float32, one more rounding).
-func dequantize(b *builder, q, out string, scale float64) {
+func dequantize(b *builder, q, out string, scales []float64, dims []int64) {
 	v := b.cast(q, out+"/f64", onnxpb.TensorProto_DOUBLE)
-	v = b.node("Mul", out+"/dequantized", []string{v, b.scalar(out+"/scale", scale)})
+	v = b.node("Mul", out+"/dequantized", []string{v, b.doubles(out+"/scale", dims, scales)})
 	b.exact("Cast", out, []string{v}, castTo(onnxpb.TensorProto_FLOAT))
 }

@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/frontend/lower"
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/frontend/quant"
 	"github.com/hwgen/hwgen/golden"
@@ -61,7 +63,7 @@ func TestMnistStructure(t *testing.T) {
 	}
 	wantOut := []onnx.Value{
 		{Name: out, DType: onnx.Float32, Shape: dims(1, 10)},
-		{Name: out + Int8Suffix, DType: onnx.Int8, Shape: dims(1, 10)},
+		{Name: out + "_int8", DType: onnx.Int8, Shape: dims(1, 10)},
 	}
 	if d := cmp.Diff(wantOut, got.Graph.Outputs); d != "" {
 		t.Errorf("outputs (-want +got):\n%s", d)
@@ -177,16 +179,18 @@ func TestExportErrors(t *testing.T) {
 		build func(g *compiler.Graph) *compiler.Value
 		want  string
 	}{
-		{"eltwise", nil, func(g *compiler.Graph) *compiler.Value {
-			x := g.Input("x", fmap(2, 4, 4))
-			return g.Eltwise(golden.EltAdd, x, x, golden.Requant{})
-		}, "eltwise0: eltwise is not exported"},
-		{"average pool", nil, func(g *compiler.Graph) *compiler.Value {
-			return g.Pool2D(g.Input("x", fmap(2, 4, 4)), compiler.Pool{Kind: golden.PoolAvg, KH: 2, KW: 2, Stride: 2, Requant: compiler.AvgRequant(4)})
-		}, "pool0: avg pooling is not exported"},
+		{"on-chip transpose", nil, func(g *compiler.Graph) *compiler.Value {
+			return g.Transpose(g.Input("x", golden.New(3, 5)))
+		}, "transpose0: transpose is not exported"},
+		{"min pool", nil, func(g *compiler.Graph) *compiler.Value {
+			return g.Pool2D(g.Input("x", fmap(2, 4, 4)), compiler.Pool{Kind: golden.PoolMin, KH: 2, KW: 2, Stride: 2})
+		}, "pool0: min pooling with zero padding (pads 0, 0) is not exported"},
 		{"max pool with zero padding", nil, func(g *compiler.Graph) *compiler.Value {
 			return g.Pool2D(g.Input("x", fmap(2, 4, 4)), compiler.Pool{Kind: golden.PoolMax, KH: 3, KW: 3, PadH: 1, PadW: 1})
-		}, "pool0: padding zero with pads 1, 1"},
+		}, "pool0: max pooling with zero padding (pads 1, 1) is not exported"},
+		{"int32 sums plus bias beyond int32", nil, func(g *compiler.Graph) *compiler.Value {
+			return g.GEMMInt32(g.Input("a", golden.New(1, 4)), filled(-128, 4, 1), []int64{1<<31 - 1})
+		}, "gemm0: channel 0: sums plus bias may reach 2147549183, beyond int32"},
 		{"sums beyond int32", nil, func(g *compiler.Graph) *compiler.Value {
 			const k = 1<<31/(128*128) + 1
 			return g.GEMM(g.Input("a", golden.New(1, k)), filled(-128, k, 1), golden.Requant{})
@@ -212,4 +216,40 @@ func TestExportErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// With lower.Int32Output the exported net's integer output is INT32 and
+// the dequantization multiplies each channel by its own step, the net's.
+func TestMnistInt32Structure(t *testing.T) {
+	cfg := npu.DefaultConfig()
+	net, _ := mnistCalibrated(t, cfg, func(x *onnx.Array) []*onnx.Array { return []*onnx.Array{x} }, lower.Int32Output())
+	m, err := Net(net, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := onnx.Load(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := net.Output()
+	var outs []string
+	for _, v := range got.Graph.Outputs {
+		outs = append(outs, fmt.Sprintf("%s %s", v.Name, v.DType))
+	}
+	if d := cmp.Diff([]string{out + " FLOAT", out + "_int32 INT32"}, outs); d != "" {
+		t.Errorf("outputs (-want +got):\n%s", d)
+	}
+	for _, c := range got.Graph.Initializers {
+		if c.Name == out+"/scale" {
+			if d := cmp.Diff(net.OutputSteps(), c.Float64); d != "" {
+				t.Errorf("dequantization scales (-net +model):\n%s", d)
+			}
+			return
+		}
+	}
+	t.Errorf("no constant %q", out+"/scale")
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/frontend/onnx/onnxpb"
 	"github.com/hwgen/hwgen/golden"
 )
 
@@ -14,7 +15,18 @@ import (
 type translator struct {
 	b      *builder
 	names  map[*compiler.Value]string
-	shapes map[*compiler.Value][]int // ONNX shapes
+	shapes map[*compiler.Value][]int                       // ONNX shapes
+	types  map[*compiler.Value]onnxpb.TensorProto_DataType // INT8, or INT32 for int32 results
+}
+
+func newTranslator(graph string) *translator {
+	return &translator{b: newBuilder(graph), names: map[*compiler.Value]string{},
+		shapes: map[*compiler.Value][]int{}, types: map[*compiler.Value]onnxpb.TensorProto_DataType{}}
+}
+
+// define records op's output: its ONNX name and element type.
+func (t *translator) define(v *compiler.Value, name string, typ onnxpb.TensorProto_DataType) {
+	t.names[v], t.shapes[v], t.types[v] = name, onnxShape(v), typ
 }
 
 // checkConfig refuses configurations whose element or accumulator is not
@@ -40,7 +52,7 @@ func onnxShape(v *compiler.Value) []int {
 
 // input binds a graph input to the ONNX value name.
 func (t *translator) input(v *compiler.Value, name string) {
-	t.names[v], t.shapes[v] = name, onnxShape(v)
+	t.define(v, name, onnxpb.TensorProto_INT8)
 }
 
 // graphInputs are the graph inputs that ops read, in order of first use.
@@ -91,8 +103,12 @@ func (t *translator) ops(ops []compiler.Op) error {
 			err = t.pool(op)
 		case compiler.OpView:
 			err = t.view(op)
+		case compiler.OpEltwise:
+			err = t.eltwise(op)
+		case compiler.OpReduce:
+			err = t.reduce(op)
 		default:
-			err = fmt.Errorf("%s: %s is not exported (the exporter translates conv2d, gemm, max pool and flatten, what frontend/lower produces)", op.Label, op.Kind)
+			err = fmt.Errorf("%s: %s is not exported (the exporter translates conv2d, gemm, pool, eltwise, reduce and views)", op.Label, op.Kind)
 		}
 		if err != nil {
 			return fmt.Errorf("export: %w", err)
@@ -116,12 +132,27 @@ func (t *translator) conv(op compiler.Op) error {
 	if err != nil {
 		return err
 	}
-	scale, bias := channelParams(op.Requant, op.PerChannel, co)
-	y, err := t.requant(op.Label, acc, op.Requant, scale, bias, maxAcc, []int64{int64(co), 1, 1})
+	return t.sumsOut(op, acc, co, maxAcc, []int64{int64(co), 1, 1})
+}
+
+// sumsOut ends a conv or GEMM: the int32 result, or the post-processor
+// per channel.
+func (t *translator) sumsOut(op compiler.Op, acc string, channels int, maxAcc, chanDims []int64) error {
+	if op.Int32 {
+		y, err := t.int32Out(op.Label, acc, op.Bias, maxAcc, chanDims)
+		if err != nil {
+			return err
+		}
+		t.define(op.Out, y, onnxpb.TensorProto_INT32)
+		return nil
+	}
+	scale, bias := channelParams(op.Requant, op.PerChannel, channels)
+	x := t.b.cast(acc, op.Label+"/acc_f64", onnxpb.TensorProto_DOUBLE)
+	y, err := t.requant(op.Label, x, op.Requant, scale, bias, maxAcc, chanDims)
 	if err != nil {
 		return err
 	}
-	t.names[op.Out], t.shapes[op.Out] = y, onnxShape(op.Out)
+	t.define(op.Out, y, onnxpb.TensorProto_INT8)
 	return nil
 }
 
@@ -135,13 +166,7 @@ func (t *translator) gemm(op compiler.Op) error {
 	if err != nil {
 		return err
 	}
-	scale, bias := channelParams(op.Requant, op.PerChannel, n)
-	y, err := t.requant(op.Label, acc, op.Requant, scale, bias, maxAcc, []int64{int64(n)})
-	if err != nil {
-		return err
-	}
-	t.names[op.Out], t.shapes[op.Out] = y, onnxShape(op.Out)
-	return nil
+	return t.sumsOut(op, acc, n, maxAcc, []int64{int64(n)})
 }
 
 // sumBounds bounds |Σ x·w| of each of n channels for int8 x (|x| ≤
@@ -160,33 +185,144 @@ func sumBounds(label string, n int, w func(o, i int) int64, per int) ([]int64, e
 	return b, nil
 }
 
-// pool is MaxPool on int8: ONNX pads a max pool with values that never
-// win, golden.PadIgnore. Other padding translates only without pads.
+// pool is MaxPool on INT8 (ONNX pads a max pool with values that never
+// win: golden.PadIgnore) or, for an average, the window sums with zero
+// padding as a grouped ConvInteger with all-one weights; then the
+// post-processor.
 func (t *translator) pool(op compiler.Op) error {
 	p := op.Pool
+	x := op.In[0]
+	c := t.shapes[x][1]
+	pads := attrInts("pads", int64(p.PadH), int64(p.PadW), int64(p.PadH), int64(p.PadW))
+	geometry := []*onnxpb.AttributeProto{attrInts("kernel_shape", int64(p.KH), int64(p.KW)), pads,
+		attrInts("strides", int64(p.Stride), int64(p.Stride))}
+	var sums string
+	bound := int64(128)
 	switch {
-	case p.Kind != golden.PoolMax:
-		return fmt.Errorf("%s: %v pooling is not exported (max only)", op.Label, p.Kind)
-	case p.Padding != golden.PadIgnore && (p.PadH > 0 || p.PadW > 0):
-		return fmt.Errorf("%s: padding %v with pads %d, %d: ONNX's MaxPool padding never wins (ignore)", op.Label, p.Padding, p.PadH, p.PadW)
-	case op.Requant != golden.Identity():
-		return fmt.Errorf("%s: a max pool with requantization %+v is not exported (identity only)", op.Label, op.Requant)
+	case p.Kind == golden.PoolMax && (p.Padding == golden.PadIgnore || p.PadH == 0 && p.PadW == 0):
+		y := t.b.node("MaxPool", op.Label+"/max", []string{t.names[x]}, geometry...)
+		if op.Requant == golden.Identity() {
+			t.define(op.Out, y, onnxpb.TensorProto_INT8)
+			return nil
+		}
+		sums = t.b.cast(y, op.Label+"/max_f64", onnxpb.TensorProto_DOUBLE)
+	case p.Kind == golden.PoolAvg && (p.Padding == golden.PadZero || p.PadH == 0 && p.PadW == 0):
+		ones := golden.New(c, 1, p.KH, p.KW)
+		for i := range ones.Data {
+			ones.Data[i] = 1
+		}
+		acc := t.b.node("ConvInteger", op.Label+"/sum", []string{t.names[x], t.b.int8s(op.Label+"/ones", dims64(ones.Shape), ones.Data)},
+			append(geometry, attrInt("group", int64(c)))...)
+		sums = t.b.cast(acc, op.Label+"/sum_f64", onnxpb.TensorProto_DOUBLE)
+		bound = 128 * int64(p.KH*p.KW)
+	default:
+		return fmt.Errorf("%s: %v pooling with %v padding (pads %d, %d) is not exported: max with ignored padding and average with zero padding are", op.Label, p.Kind, p.Padding, p.PadH, p.PadW)
 	}
-	y := t.b.node("MaxPool", op.Label, []string{t.names[op.In[0]]},
-		attrInts("kernel_shape", int64(p.KH), int64(p.KW)),
-		attrInts("pads", int64(p.PadH), int64(p.PadW), int64(p.PadH), int64(p.PadW)),
-		attrInts("strides", int64(p.Stride), int64(p.Stride)))
-	t.names[op.Out], t.shapes[op.Out] = y, onnxShape(op.Out)
+	y, err := t.requant(op.Label, sums, op.Requant, []int64{op.Requant.Scale}, []int64{op.Requant.Bias}, []int64{bound}, []int64{})
+	if err != nil {
+		return err
+	}
+	t.define(op.Out, y, onnxpb.TensorProto_INT8)
 	return nil
+}
+
+// eltwiseOps are the ONNX ops of golden's elementwise functions.
+var eltwiseOps = map[golden.EltOp]string{golden.EltAdd: "Add", golden.EltSub: "Sub", golden.EltMul: "Mul",
+	golden.EltMax: "Max", golden.EltMin: "Min"}
+
+// eltwise is the function on the exact values (in double: int8 sums and
+// products are small integers), then the post-processor.
+func (t *translator) eltwise(op compiler.Op) error {
+	fn, ok := eltwiseOps[op.Elt]
+	if !ok {
+		return fmt.Errorf("%s: elementwise function %v is not exported", op.Label, op.Elt)
+	}
+	a := t.b.cast(t.names[op.In[0]], op.Label+"/a_f64", onnxpb.TensorProto_DOUBLE)
+	ys := []int64{-128, 127}
+	var b string
+	if op.Scalar != nil {
+		b = t.b.scalar(op.Label+"/scalar", float64(*op.Scalar))
+		ys = []int64{*op.Scalar}
+	} else {
+		b = t.b.cast(t.names[op.In[1]], op.Label+"/b_f64", onnxpb.TensorProto_DOUBLE)
+	}
+	// The function is monotonic or bilinear in each operand: its largest
+	// magnitude is at the corners of the operands' ranges.
+	var bound int64
+	for _, x := range []int64{-128, 127} {
+		for _, y := range ys {
+			v := map[golden.EltOp]int64{golden.EltAdd: x + y, golden.EltSub: x - y, golden.EltMul: x * y,
+				golden.EltMax: max(x, y), golden.EltMin: min(x, y)}[op.Elt]
+			bound = max(bound, v, -v)
+		}
+	}
+	v := t.b.node(fn, op.Label+"/"+op.Elt.String(), []string{a, b})
+	y, err := t.requant(op.Label, v, op.Requant, []int64{op.Requant.Scale}, []int64{op.Requant.Bias}, []int64{bound}, []int64{})
+	if err != nil {
+		return err
+	}
+	t.define(op.Out, y, onnxpb.TensorProto_INT8)
+	return nil
+}
+
+// reduce sums (in INT32) or takes the maximum of every channel plane:
+// all axes but the channel's, then the post-processor.
+func (t *translator) reduce(op compiler.Op) error {
+	x := op.In[0]
+	shape := t.shapes[x]
+	if len(shape) != 4 && len(shape) != 2 {
+		return fmt.Errorf("%s: reduce of a %v value is not exported", op.Label, shape)
+	}
+	ch := 0 // the channel axis: a matrix's rows, a feature map's C
+	if len(shape) == 4 {
+		ch = 1
+	}
+	n := int64(prod(shape) / shape[ch]) // elements per channel
+	var axes []int64
+	for i := range shape {
+		if i != ch {
+			axes = append(axes, int64(i))
+		}
+	}
+	var v string
+	bound := int64(128)
+	switch op.Reduce {
+	case golden.ReduceSum:
+		wide := t.b.cast(t.names[x], op.Label+"/i32", onnxpb.TensorProto_INT32)
+		s := t.b.node("ReduceSum", op.Label+"/sum", []string{wide, t.b.int64s(op.Label+"/axes", int64sToInts(axes))}, attrInt("keepdims", 0))
+		v = t.b.cast(s, op.Label+"/sum_f64", onnxpb.TensorProto_DOUBLE)
+		bound = 128 * n
+	case golden.ReduceMax:
+		m := t.b.node("ReduceMax", op.Label+"/max", []string{t.names[x]}, attrInts("axes", axes...), attrInt("keepdims", 0))
+		v = t.b.cast(m, op.Label+"/max_f64", onnxpb.TensorProto_DOUBLE)
+	default:
+		return fmt.Errorf("%s: reduction %v is not exported", op.Label, op.Reduce)
+	}
+	y, err := t.requant(op.Label, v, op.Requant, []int64{op.Requant.Scale}, []int64{op.Requant.Bias}, []int64{bound}, []int64{})
+	if err != nil {
+		return err
+	}
+	t.define(op.Out, y, onnxpb.TensorProto_INT8)
+	return nil
+}
+
+func int64sToInts(v []int64) []int {
+	r := make([]int, len(v))
+	for i, x := range v {
+		r[i] = int(x)
+	}
+	return r
 }
 
 // view is a reshape (Flatten of a feature map): the data keep their
 // row-major order.
 func (t *translator) view(op compiler.Op) error {
-	if op.Transposes {
-		return fmt.Errorf("%s: a transposing view is not exported", op.Label)
-	}
 	x := op.In[0]
+	if op.Transposes {
+		y := t.b.node("Transpose", op.Label+"/transpose", []string{t.names[x]}, attrInts("perm", 1, 0))
+		t.define(op.Out, y, t.types[x])
+		return nil
+	}
 	from, to := t.shapes[x], onnxShape(op.Out)
 	var y string
 	if to[0] == from[0] && len(to) == 2 && to[1] == prod(from[1:]) {
@@ -194,7 +330,7 @@ func (t *translator) view(op compiler.Op) error {
 	} else {
 		y = t.b.node("Reshape", op.Label+"/reshape", []string{t.names[x], t.b.int64s(op.Label+"/shape", to)})
 	}
-	t.names[op.Out], t.shapes[op.Out] = y, to
+	t.define(op.Out, y, t.types[x])
 	return nil
 }
 

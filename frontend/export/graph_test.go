@@ -41,11 +41,39 @@ type graphCase struct {
 	name  string
 	shape []int
 	lo    int64 // the input range lo..−lo−1 (−128: int8 with extremes)
+	int32 bool  // the output is an int32 result
 	build func(g *compiler.Graph, x *compiler.Value, w weightsFunc, rng *rand.Rand) *compiler.Value
 }
 
 var graphCases = []graphCase{
-	{"conv stride 2 pad 1, half-even, clamp; ignored-padding max pool; per-channel FC with ReLU", []int{3, 7, 9}, -128,
+	{"eltwise: rescale with ReLU, add of two activations, scalar mul with clamp, sub, max", []int{2, 5, 6}, -128, false,
+		func(g *compiler.Graph, x *compiler.Value, w weightsFunc, rng *rand.Rand) *compiler.Value {
+			c := g.Conv2D(x, w(-128, 127, 3, 2, 3, 3), compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 11, Shift: 9}})
+			r := g.Requant(c, golden.Requant{Scale: 3, Shift: 2, Relu: true})
+			e := g.Eltwise(golden.EltAdd, c, r, golden.Requant{Scale: 5, Bias: 3, Shift: 3, Rounding: golden.HalfEven})
+			m := g.EltwiseScalar(golden.EltMul, e, -7, golden.Requant{Scale: 1, Shift: 2, Clamp: true, Lo: -50, Hi: 60})
+			d := g.Eltwise(golden.EltSub, m, e, golden.Requant{})
+			return g.EltwiseScalar(golden.EltMax, d, -20, golden.Requant{})
+		}},
+	{"average pool with zero padding, then a per-channel sum", []int{3, 6, 7}, -128, false,
+		func(g *compiler.Graph, x *compiler.Value, w weightsFunc, rng *rand.Rand) *compiler.Value {
+			p := g.Pool2D(x, compiler.Pool{Kind: golden.PoolAvg, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1, Requant: compiler.AvgRequant(9)})
+			return g.Reduce(p, golden.ReduceSum, golden.Requant{Scale: 3, Bias: -40, Shift: 4})
+		}},
+	{"per-channel max, requantized", []int{4, 3, 5}, -128, false,
+		func(g *compiler.Graph, x *compiler.Value, w weightsFunc, rng *rand.Rand) *compiler.Value {
+			return g.Reduce(x, golden.ReduceMax, golden.Requant{Scale: 9, Shift: 3, Relu: true})
+		}},
+	{"int32 result: conv with a bias per channel", []int{2, 6, 6}, -128, true,
+		func(g *compiler.Graph, x *compiler.Value, w weightsFunc, rng *rand.Rand) *compiler.Value {
+			return g.Conv2D(x, w(-128, 127, 3, 2, 3, 3), compiler.Conv{Stride: 2, PadH: 1, PadW: 1, Int32: true, Bias: []int64{-1 << 30, 7, 1<<31 - 1<<20}})
+		}},
+	{"int32 result: FC on the transposed view of a GEMM result", []int{3, 20}, -128, true,
+		func(g *compiler.Graph, x *compiler.Value, w weightsFunc, rng *rand.Rand) *compiler.Value {
+			a := g.GEMM(x, w(-128, 127, 20, 6), golden.Requant{Scale: 77, Bias: -5000, Shift: 10})
+			return g.GEMMInt32(g.Transpose(a), w(-128, 127, 3, 4), []int64{5, -6, 1 << 20, 0})
+		}},
+	{"conv stride 2 pad 1, half-even, clamp; ignored-padding max pool; per-channel FC with ReLU", []int{3, 7, 9}, -128, false,
 		func(g *compiler.Graph, x *compiler.Value, w weightsFunc, rng *rand.Rand) *compiler.Value {
 			c := g.Conv2D(x, w(-128, 127, 5, 3, 3, 3), compiler.Conv{Stride: 2, PadH: 1, PadW: 1,
 				Requant: golden.Requant{Scale: -3, Bias: 1000, Shift: 4, Rounding: golden.HalfEven, Clamp: true, Lo: -100, Hi: 90}})
@@ -59,13 +87,13 @@ var graphCases = []graphCase{
 		}},
 	// Small values and shifts of 1 and 2: many sums end exactly half
 	// way, where half-up and half-even differ.
-	{"ties: 1×1 convs with shifts 1 and 2, half-even then half-up with ReLU, then saturation only", []int{2, 5, 6}, -4,
+	{"ties: 1×1 convs with shifts 1 and 2, half-even then half-up with ReLU, then saturation only", []int{2, 5, 6}, -4, false,
 		func(g *compiler.Graph, x *compiler.Value, w weightsFunc, rng *rand.Rand) *compiler.Value {
 			c := g.Conv2D(x, w(-3, 3, 4, 2, 1, 1), compiler.Conv{Requant: golden.Requant{Scale: 1, Shift: 1, Rounding: golden.HalfEven}})
 			c = g.Conv2D(c, w(-3, 3, 3, 4, 1, 1), compiler.Conv{Requant: golden.Requant{Scale: 3, Bias: -1, Shift: 2, Relu: true}})
 			return g.Conv2D(c, w(-128, 127, 2, 3, 3, 3), compiler.Conv{PadH: 1, PadW: 1})
 		}},
-	{"GEMM of 3 rows, then a GEMM of its result", []int{3, 20}, -128,
+	{"GEMM of 3 rows, then a GEMM of its result", []int{3, 20}, -128, false,
 		func(g *compiler.Graph, x *compiler.Value, w weightsFunc, rng *rand.Rand) *compiler.Value {
 			a := g.GEMM(x, w(-128, 127, 20, 6), golden.Requant{Scale: 77, Bias: -5000, Shift: 10})
 			return g.GEMM(a, w(-128, 127, 6, 2), golden.Requant{Scale: 1, Shift: 3, Rounding: golden.HalfEven, Relu: true})
@@ -129,8 +157,8 @@ func checkORT(t *testing.T, node string, cfg npu.Config, tc graphCase, w weights
 			t.Fatal(err)
 		}
 		got := res[i]["y"]
-		if got.Type != "int8" {
-			t.Fatalf("output y is %s, want int8", got.Type)
+		if want := map[bool]string{false: "int8", true: "int32"}[tc.int32]; got.Type != want {
+			t.Fatalf("output y is %s, want %s", got.Type, want)
 		}
 		if d := cmp.Diff(ref["y"].Data, ints(got.Data)); d != "" {
 			t.Errorf("input %d: (-golden +ONNX Runtime):\n%s", i, d)

@@ -26,7 +26,7 @@ func mnist(t *testing.T, cfg npu.Config) (*lower.Net, *onnx.Array) {
 
 // mnistCalibrated is mnist calibrated on the set calib makes of the
 // test image.
-func mnistCalibrated(t *testing.T, cfg npu.Config, calib func(x *onnx.Array) []*onnx.Array) (*lower.Net, *onnx.Array) {
+func mnistCalibrated(t *testing.T, cfg npu.Config, calib func(x *onnx.Array) []*onnx.Array, opts ...lower.Option) (*lower.Net, *onnx.Array) {
 	t.Helper()
 	m, err := onnx.LoadFile(mnistModel)
 	if err != nil {
@@ -40,7 +40,7 @@ func mnistCalibrated(t *testing.T, cfg npu.Config, calib func(x *onnx.Array) []*
 	if err != nil {
 		t.Fatal(err)
 	}
-	net, err := lower.Quantize(m, calib(x), cfg)
+	net, err := lower.Quantize(m, calib(x), cfg, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,26 +124,32 @@ func shifts(x *onnx.Array) []*onnx.Array {
 	return set
 }
 
-// THE check: ONNX Runtime runs the exported mnist-7 and its int8 logits
-// equal the NPU's (the compiler's reference machine) bit for bit on
-// every image, and its float logits equal Net.Dequantize's; for two
-// calibrations, so two sets of scales and multipliers.
+// THE check: ONNX Runtime runs the exported mnist-7 and its integer
+// logits equal the NPU's (the compiler's reference machine) bit for bit
+// on every image, and its float logits equal Net.Dequantize's: with an
+// int8 output for two calibrations (two sets of scales and multipliers),
+// with rounding half to even, and with the int32 output hwgen run and
+// hwgen quantize take by default.
 func TestORTMnist(t *testing.T) {
 	node := needORT(t)
+	alone := func(x *onnx.Array) []*onnx.Array { return []*onnx.Array{x} }
 	for _, tc := range []struct {
 		name  string
 		calib func(x *onnx.Array) []*onnx.Array
+		opts  []lower.Option
 	}{
-		{"calibrated on the test image", func(x *onnx.Array) []*onnx.Array { return []*onnx.Array{x} }},
-		{"calibrated on the test image and its shifts", shifts},
+		{"int8 output, calibrated on the test image", alone, nil},
+		{"int8 output, calibrated on the test image and its shifts", shifts, nil},
+		{"int8 output, half-even rounding", shifts, []lower.Option{lower.WithRounding(golden.HalfEven)}},
+		{"int32 output", alone, []lower.Option{lower.Int32Output()}},
 	} {
-		t.Run(tc.name, func(t *testing.T) { checkMnist(t, node, tc.calib) })
+		t.Run(tc.name, func(t *testing.T) { checkMnist(t, node, tc.calib, tc.opts) })
 	}
 }
 
-func checkMnist(t *testing.T, node string, calib func(x *onnx.Array) []*onnx.Array) {
+func checkMnist(t *testing.T, node string, calib func(x *onnx.Array) []*onnx.Array, opts []lower.Option) {
 	cfg := npu.DefaultConfig()
-	net, x := mnistCalibrated(t, cfg, calib)
+	net, x := mnistCalibrated(t, cfg, calib, opts...)
 	m, err := Net(net, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -158,12 +164,12 @@ func checkMnist(t *testing.T, node string, calib func(x *onnx.Array) []*onnx.Arr
 	for i, img := range images {
 		name := img.name
 		want := npuInt8(t, cfg, net, img.x)
-		got := res[i][out+Int8Suffix]
-		if got.Type != "int8" {
-			t.Fatalf("%s: %s is %s, want int8", name, out+Int8Suffix, got.Type)
+		got := res[i][RawOutput(net)]
+		if typ := map[bool]string{false: "int8", true: "int32"}[net.Int32Output()]; got.Type != typ {
+			t.Fatalf("%s: %s is %s, want %s", name, RawOutput(net), got.Type, typ)
 		}
 		if d := cmp.Diff(want, ints(got.Data)); d != "" {
-			t.Errorf("%s: int8 logits (-NPU +ONNX Runtime):\n%s", name, d)
+			t.Errorf("%s: integer logits (-NPU +ONNX Runtime):\n%s", name, d)
 			continue
 		}
 		deq, err := net.Dequantize(&golden.Tensor{Shape: net.OutputShape(), Data: want})
@@ -173,7 +179,7 @@ func checkMnist(t *testing.T, node string, calib func(x *onnx.Array) []*onnx.Arr
 		if d := cmp.Diff(bits32(deq.Data), bits32(floats32(res[i][out].Data))); d != "" {
 			t.Errorf("%s: float logits' bits (-Net.Dequantize +ONNX Runtime):\n%s", name, d)
 		}
-		t.Logf("%-18s int8 logits %v: identical", name, want)
+		t.Logf("%-18s logits %v: identical", name, want)
 	}
 }
 

@@ -97,7 +97,10 @@ func TestORTDequantize(t *testing.T) {
 		want = append(want, bits32(deq.Data))
 	}
 	mod := chainModel(onnxpb.TensorProto_INT8, onnxpb.TensorProto_FLOAT, shape, shape,
-		func(b *builder, q string) string { dequantize(b, q, "deq", net.OutputScale()); return "deq" })
+		func(b *builder, q string) string {
+			dequantize(b, q, "deq", []float64{net.OutputScale()}, []int64{})
+			return "deq"
+		})
 	res := runORT(t, node, mod, inputs)
 	for i := range inputs {
 		if d := cmp.Diff(want[i], bits32(floats32(res[i]["y"].Data))); d != "" {

@@ -13,17 +13,17 @@ import (
 // integer of magnitude below 2^53 is exact in a double.
 const exactLimit = 1 << 53
 
-// requant appends golden.Requant.Apply for int32 sums acc, channel o
-// (along the tensor's axis that chanDims places) requantized with
-// scale[o] and bias[o]; maxAcc[o] bounds |acc| of channel o. It returns
-// the INT8 result.
+// requant appends golden.Requant.Apply to x, a DOUBLE tensor of
+// integers (sums, or an elementwise result), channel o (along the axis
+// that chanDims places) requantized with scale[o] and bias[o]; maxAcc[o]
+// bounds |x| in channel o. It returns the INT8 result.
 //
 // Every step is exact in double precision (see the package doc for the
 // argument): v = acc·Scale + Bias and v + 2^(Shift−1) are integers below
 // 2^53, multiplying by 2^−Shift only moves the exponent, and Floor,
 // Round, Max, Min and Clip return one of their (exact) operands or an
 // exact integer.
-func (t *translator) requant(label, acc string, q golden.Requant, scale, bias, maxAcc []int64, chanDims []int64) (string, error) {
+func (t *translator) requant(label, x string, q golden.Requant, scale, bias, maxAcc []int64, chanDims []int64) (string, error) {
 	known := golden.Requant{Scale: q.Scale, Bias: q.Bias, Shift: q.Shift, Rounding: q.Rounding,
 		Relu: q.Relu, Clamp: q.Clamp, Lo: q.Lo, Hi: q.Hi}
 	switch {
@@ -48,8 +48,7 @@ func (t *translator) requant(label, acc string, q golden.Requant, scale, bias, m
 		s[o], bs[o] = float64(scale[o]), float64(bias[o])
 	}
 	b := t.b
-	v := b.cast(acc, label+"/acc_f64", onnxpb.TensorProto_DOUBLE)
-	v = b.node("Mul", label+"/scaled", []string{v, b.doubles(label+"/scale", chanDims, s)})
+	v := b.node("Mul", label+"/scaled", []string{x, b.doubles(label+"/scale", chanDims, s)})
 	v = b.node("Add", label+"/biased", []string{v, b.doubles(label+"/bias", chanDims, bs)})
 	if q.Shift > 0 {
 		if q.Rounding == golden.HalfUp {
@@ -74,6 +73,22 @@ func (t *translator) requant(label, acc string, q golden.Requant, scale, bias, m
 	v = b.node("Clip", label+"/saturated", []string{v,
 		b.scalar(label+"/int8_min", float64(elem.Min())), b.scalar(label+"/int8_max", float64(elem.Max()))})
 	return b.cast(v, label, onnxpb.TensorProto_INT8), nil
+}
+
+// int32Out appends the int32 result of a conv or GEMM: the sums plus
+// bias[o] per channel o (along the axis chanDims places; nil: none). The
+// NPU wraps acc + bias to int32; ONNX's INT32 Add leaves an overflow
+// undefined, so a bound maxAcc[o] + |bias[o]| beyond int32 is refused.
+func (t *translator) int32Out(label, acc string, bias, maxAcc []int64, chanDims []int64) (string, error) {
+	if bias == nil {
+		return acc, nil
+	}
+	for o, b := range bias {
+		if m := maxAcc[o] + max(b, -b); m > 1<<31-1 {
+			return "", fmt.Errorf("%s: channel %d: sums plus bias may reach %d, beyond int32", label, o, m)
+		}
+	}
+	return t.b.node("Add", label, []string{acc, t.b.int32s(label+"/bias", chanDims, bias)}), nil
 }
 
 // channelParams is the scale and bias of each of n channels: the

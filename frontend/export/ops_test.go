@@ -1,0 +1,155 @@
+package export
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/frontend/lower"
+	"github.com/hwgen/hwgen/frontend/onnx"
+	"github.com/hwgen/hwgen/frontend/onnx/onnxtest"
+	"github.com/hwgen/hwgen/golden"
+)
+
+// wave is a deterministic float tensor with values in ±scale; phase
+// makes different ones.
+func wave(phase, scale float64, dims ...int64) []float32 {
+	n := int64(1)
+	for _, d := range dims {
+		n *= d
+	}
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(scale * math.Sin(float64(3*i+1)+phase))
+	}
+	return v
+}
+
+func waveInput(phase float64, dims ...int64) *onnx.Array {
+	shape := make([]int, len(dims))
+	for i, d := range dims {
+		shape[i] = int(d)
+	}
+	return &onnx.Array{Shape: shape, Data: wave(phase, 1, dims...)}
+}
+
+// convNode adds a Conv x → out with weights [co,ci,3,3], a bias, pads 1.
+func convNode(b *onnxtest.Builder, name, x, out string, co, ci int64, phase float64) *onnxtest.Builder {
+	return b.Float(name+".w", []int64{co, ci, 3, 3}, wave(phase, 0.5, co, ci, 3, 3)...).
+		Float(name+".b", []int64{co}, wave(phase+0.5, 0.2, co)...).
+		Node(name, "Conv", []string{x, name + ".w", name + ".b"}, out, onnxtest.Ints("pads", 1, 1, 1, 1))
+}
+
+// opNets are small float nets with the ops frontend/lower maps beyond
+// mnist-7's, so that their exported forms use every translation:
+// eltwise adds and standalone requantizations, average pools, sums per
+// channel, transposes, clamps, int32 outputs.
+var opNets = []struct {
+	name  string
+	model func() *onnxtest.Builder
+	dims  []int64
+	opts  []lower.Option
+	nodes []string // nodes the export must have: the translations under test
+}{
+	{"residual Add of two feature maps, Relu, AveragePool, int32 output", func() *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 2, 6, 6).Output("y")
+		b = convNode(b, "conv1", "x", "c1", 3, 2, 16).Node("relu1", "Relu", []string{"c1"}, "r1")
+		return convNode(b, "conv2", "r1", "c2", 3, 3, 17).
+			Node("add", "Add", []string{"c2", "r1"}, "s").
+			Node("relu2", "Relu", []string{"s"}, "r2").
+			Node("avg", "AveragePool", []string{"r2"}, "p", onnxtest.Ints("kernel_shape", 3, 3), onnxtest.Ints("pads", 1, 1, 1, 1),
+				onnxtest.Ints("strides", 2, 2), onnxtest.Int("count_include_pad", 1)).
+			Node("flat", "Flatten", []string{"p"}, "f").
+			Float("w", []int64{27, 4}, wave(18, 0.5, 27, 4)...).
+			Node("fc", "MatMul", []string{"f", "w"}, "y")
+	}, []int64{1, 2, 6, 6}, []lower.Option{lower.Int32Output()}, []string{"eltwise0/add", "pool0/sum", "gemm0/acc"}},
+	{"standalone Relu and Clip, GlobalAveragePool of 10x10 as a sum, Gemm with Clip, half-even", func() *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 2, 10, 10).Output("y").
+			Node("relu", "Relu", []string{"x"}, "r").
+			Float("lo", []int64{}, -0.3).Float("hi", []int64{}, 0.4)
+		return convNode(b, "conv", "r", "c", 4, 2, 19).
+			Node("clip", "Clip", []string{"c", "lo", "hi"}, "k").
+			Node("gap", "GlobalAveragePool", []string{"k"}, "p").
+			Node("flat", "Flatten", []string{"p"}, "f").
+			Float("w", []int64{3, 4}, wave(20, 1, 3, 4)...).Float("z", []int64{}, 0).Float("six", []int64{}, 6).
+			Node("gemm", "Gemm", []string{"f", "w"}, "g", onnxtest.Int("transB", 1), onnxtest.Float("alpha", 1.5)).
+			Node("relu6", "Clip", []string{"g", "z", "six"}, "y")
+	}, []int64{1, 2, 10, 10}, []lower.Option{lower.WithRounding(golden.HalfEven)},
+		[]string{"eltwise0/add", "conv2d0/clamp_hi", "reduce0/sum", "gemm0/clamp_hi"}},
+	{"Transpose of a Gemm result", func() *onnxtest.Builder {
+		return onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y").
+			Float("w", []int64{32, 3}, wave(29, 0.5, 32, 3)...).
+			Node("flat", "Flatten", []string{"x"}, "f").
+			Node("gemm", "Gemm", []string{"f", "w"}, "g").
+			Node("tr", "Transpose", []string{"g"}, "y")
+	}, []int64{1, 2, 4, 4}, nil, []string{"view1/transpose"}},
+}
+
+// Nets with the other ops frontend/lower maps, exported and run on ONNX
+// Runtime, give the golden models' integer outputs (what the NPU
+// computes) and Net.Dequantize's floats bit for bit.
+func TestORTOps(t *testing.T) {
+	node := needORT(t)
+	cfg := npu.DefaultConfig()
+	for _, tc := range opNets {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := tc.model().Bytes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := onnx.Load(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dims := tc.dims
+			xs := []*onnx.Array{waveInput(0, dims...), waveInput(1, dims...), waveInput(2, dims...)}
+			net, err := lower.Quantize(m, xs, cfg, tc.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q, err := Net(net, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := map[string]bool{}
+			for _, n := range q.Graph.Node {
+				names[n.GetName()] = true
+			}
+			for _, n := range tc.nodes {
+				if !names[n] {
+					t.Errorf("the export has no node %q", n)
+				}
+			}
+			var inputs []npyArray
+			for _, x := range xs {
+				inputs = append(inputs, float32NPY(x.Shape, x.Data))
+			}
+			res := runORT(t, node, q, inputs)
+			for i, x := range xs {
+				g, err := net.Graph(x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ref, err := g.Reference(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := ref[net.Output()]
+				if d := cmp.Diff(want.Data, ints(res[i][RawOutput(net)].Data)); d != "" {
+					t.Errorf("input %d: %s (-golden +ONNX Runtime):\n%s", i, RawOutput(net), d)
+					continue
+				}
+				deq, err := net.Dequantize(want)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(bits32(deq.Data), bits32(floats32(res[i][net.Output()].Data))); d != "" {
+					t.Errorf("input %d: float output bits (-Net.Dequantize +ONNX Runtime):\n%s", i, d)
+				}
+			}
+		})
+	}
+}
