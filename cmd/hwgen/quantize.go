@@ -20,11 +20,13 @@ import (
 )
 
 type quantizeCmd struct {
-	Model  string   `help:"ONNX model file (float32; the ops hwgen run takes)." type:"path" required:"" placeholder:"FILE"`
-	Calib  []string `help:"Calibration inputs (float32 .npy, the input's shape; comma-separated or repeated). Default: the input alone, as hwgen run." placeholder:"FILE"`
-	Input  string   `help:"The input: calibrated on without --calib, and the one --ref writes with the NPU's outputs for it (float32 .npy). Default: test_data_set_0/input_0.pb beside the model, as hwgen run." type:"path" placeholder:"FILE"`
-	Output string   `short:"o" help:"Write the quantized ONNX model to this file." type:"path" required:"" placeholder:"FILE"`
-	Ref    string   `help:"Also write into this directory the input (input.npy) and the NPU's outputs for it by the compiler's reference machine (OUTPUT_int8.npy, OUTPUT.npy dequantized), to compare ONNX Runtime with." type:"path" placeholder:"DIR"`
+	Model    string   `help:"ONNX model file (float32; the ops hwgen run takes)." type:"path" required:"" placeholder:"FILE"`
+	Calib    []string `help:"Calibration inputs (float32 .npy, the input's shape; comma-separated or repeated). Default: the input alone, as hwgen run." placeholder:"FILE"`
+	Input    string   `help:"The input: calibrated on without --calib, and the one --ref writes with the NPU's outputs for it (float32 .npy). Default: test_data_set_0/input_0.pb beside the model, as hwgen run." type:"path" placeholder:"FILE"`
+	Output   string   `short:"o" help:"Write the quantized ONNX model to this file." type:"path" required:"" placeholder:"FILE"`
+	Ref      string   `help:"Also write into this directory the input (input.npy) and the NPU's outputs for it by the compiler's reference machine (OUTPUT_int32.npy or OUTPUT_int8.npy, OUTPUT.npy dequantized), to compare ONNX Runtime with." type:"path" placeholder:"DIR"`
+	Int8Out  bool     `name:"int8-output" help:"Requantize the model's output to int8, as hwgen run --int8-output, instead of the int32 accumulators plus bias of the last Conv or MatMul (the default, as hwgen run)."`
+	Rounding string   `help:"How every requantization rounds the bits its shift drops, as hwgen run: half-up or half-even." enum:"half-up,half-even" default:"half-up"`
 	blockFlags
 }
 
@@ -36,12 +38,12 @@ the NPU's integer arithmetic bit for bit: float input, quantized as the NPU's
 input is; ConvInteger / MatMulInteger on int8; the NPU's requantization
 (scale, bias, shift, rounding, ReLU, saturation) in exact double-precision
 ops; int8 MaxPool; the output dequantized. Besides the float output it has
-the int8 one, OUTPUT_int8 (frontend/export explains the mapping and why it is
-exact).
+the int8 one, OUTPUT_int32 (with --int8-output OUTPUT_int8; frontend/export explains the
+mapping and why it is exact).
 
   hwgen quantize --model mnist-7.onnx -o mnist-7.int8.onnx --ref ref/
   node scripts/ort/run.js mnist-7.int8.onnx ref/input.npy \
-      --expect Plus214_Output_0_int8=ref/Plus214_Output_0_int8.npy`
+      --expect Plus214_Output_0_int32=ref/Plus214_Output_0_int32.npy`
 }
 
 func (c *quantizeCmd) Run() error {
@@ -68,11 +70,23 @@ func (c *quantizeCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	net, err := lower.Quantize(m, calib, cfg)
+	rounding, err := golden.ParseRounding(c.Rounding)
+	if err != nil {
+		return usageError{fmt.Errorf("--rounding: %w", err)}
+	}
+	opts := []lower.Option{lower.WithRounding(rounding)}
+	if !c.Int8Out {
+		opts = append(opts, lower.Int32Output())
+	}
+	net, err := lower.Quantize(m, calib, cfg, opts...)
 	if err != nil {
 		return modelErr(c.Model, err)
 	}
 	for _, l := range net.Layers {
+		if l.Int32 {
+			fmt.Printf("layer     %-16s in scale %.4g, out int32 (accumulators plus bias, one scale per channel)\n", l.Node, l.InScale)
+			continue
+		}
 		fmt.Printf("layer     %-16s in scale %.4g, out scale %.4g, shift %d, worst multiplier error %.2g\n", l.Node, l.InScale, l.OutScale, l.Shift, l.WorstRelErr)
 	}
 	q, err := export.Net(net, cfg)
@@ -121,13 +135,16 @@ func (c *quantizeCmd) reference(cfg npu.Config, net *lower.Net, x *onnx.Array) e
 	if err != nil {
 		return err
 	}
-	int8Out := out + export.Int8Suffix
+	raw, typ, kind := export.RawOutput(net), golden.S(cfg.ElemWidth), "int8"
+	if net.Int32Output() {
+		typ, kind = compiler.Int32, "int32"
+	}
 	files := []struct {
 		name  string
 		write func(path string) error
 	}{
 		{"input.npy", func(p string) error { return writeFloatNPY(p, x) }},
-		{int8Out + ".npy", func(p string) error { return writeNPY(p, got[out], golden.S(cfg.ElemWidth)) }},
+		{raw + ".npy", func(p string) error { return writeNPY(p, got[out], typ) }},
 		{out + ".npy", func(p string) error { return writeFloatNPY(p, deq) }},
 	}
 	var names []string
@@ -137,10 +154,10 @@ func (c *quantizeCmd) reference(cfg npu.Config, net *lower.Net, x *onnx.Array) e
 		}
 		names = append(names, f.name)
 	}
-	fmt.Printf("npu       int8 %s %v on the input (the compiler's reference machine, equal to the golden models)\n", out, got[out].Data)
+	fmt.Printf("npu       %s %s %v on the input (the compiler's reference machine, equal to the golden models)\n", kind, out, got[out].Data)
 	fmt.Printf("reference %s: %s\n", shown(c.Ref), strings.Join(names, ", "))
 	fmt.Printf("compare   node scripts/ort/run.js %s %s --expect %s=%s\n", shown(c.Output), shown(filepath.Join(c.Ref, "input.npy")),
-		int8Out, shown(filepath.Join(c.Ref, int8Out+".npy")))
+		raw, shown(filepath.Join(c.Ref, raw+".npy")))
 	return nil
 }
 

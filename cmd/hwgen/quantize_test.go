@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/internal/tooltest"
@@ -16,16 +17,31 @@ import (
 // hwgen quantize writes mnist-7 as an int8 ONNX model that the project's
 // loader reads back, and with --ref the input and the NPU's outputs; on
 // ONNX Runtime (when installed) the README's comparison command reports
-// them identical.
+// them identical. The output is int32 by default, as hwgen run's, or int8.
 func TestQuantizeMnist(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		raw  string
+		elem golden.Int
+	}{
+		{"int32 output", nil, "int32", compiler.Int32},
+		{"int8 output, half-even", []string{"--int8-output", "--rounding", "half-even"}, "int8", golden.S(8)},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkQuantize(t, tc.args, tc.raw, tc.elem) })
+	}
+}
+
+func checkQuantize(t *testing.T, args []string, raw string, elem golden.Int) {
 	dir := t.TempDir()
 	model, ref := filepath.Join(dir, "q.onnx"), filepath.Join(dir, "ref")
-	code, stdout, stderr := capture(t, "quantize", "--model", mnistModel, "-o", model, "--ref", ref)
+	code, stdout, stderr := capture(t, append([]string{"quantize", "--model", mnistModel, "-o", model, "--ref", ref}, args...)...)
 	if code != exitOK {
 		t.Fatalf("exit %d, want 0; stderr: %s\nstdout:\n%s", code, stderr, stdout)
 	}
-	for _, want := range []string{"exported", "opset 13", "ConvInteger 2", "MatMulInteger 1", "Plus214_Output_0_int8 INT8 [1 10]",
-		"Convolution28"} {
+	rawName := "Plus214_Output_0_" + raw
+	for _, want := range []string{"exported", "opset 13", "ConvInteger 2", "MatMulInteger 1",
+		rawName + " " + strings.ToUpper(raw) + " [1 10]", "Convolution28"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
@@ -37,12 +53,12 @@ func TestQuantizeMnist(t *testing.T) {
 	if m.Opset != 13 || len(m.Graph.Outputs) != 2 {
 		t.Errorf("opset %d, %d outputs; want 13 and 2", m.Opset, len(m.Graph.Outputs))
 	}
-	q, err := readNPY(filepath.Join(ref, "Plus214_Output_0_int8.npy"), golden.S(8))
+	q, err := readNPY(filepath.Join(ref, rawName+".npy"), elem)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(stdout, "npu       int8 Plus214_Output_0 "+fmt.Sprint(q.Data)) {
-		t.Errorf("Plus214_Output_0_int8.npy %v is not the printed output:\n%s", q.Data, stdout)
+	if !strings.Contains(stdout, "npu       "+raw+" Plus214_Output_0 "+fmt.Sprint(q.Data)) {
+		t.Errorf("%s.npy %v is not the printed output:\n%s", rawName, q.Data, stdout)
 	}
 	for _, f := range []string{"input.npy", "Plus214_Output_0.npy"} {
 		if _, err := readFloatNPY(filepath.Join(ref, f)); err != nil {
@@ -55,7 +71,7 @@ func TestQuantizeMnist(t *testing.T) {
 		tooltest.Skip(t, tooltest.MissingTool, "node or scripts/ort's onnxruntime-node missing; run scripts/setup.sh")
 	}
 	out, err := exec.Command(node, "../../scripts/ort/run.js", model, filepath.Join(ref, "input.npy"),
-		"--expect", "Plus214_Output_0_int8="+filepath.Join(ref, "Plus214_Output_0_int8.npy"),
+		"--expect", rawName+"="+filepath.Join(ref, rawName+".npy"),
 		"--expect", "Plus214_Output_0="+filepath.Join(ref, "Plus214_Output_0.npy")).CombinedOutput()
 	if err != nil {
 		t.Fatalf("run.js: %v\n%s", err, out)
