@@ -50,7 +50,7 @@ func compile(cfg npu.Config, g *Graph, taps bool) (*Program, error) {
 		cfg: cfg, R: cfg.Rows, C: cfg.Cols, pcfg: cfg.Planar(), isa: cfg.Codec(),
 		em:     newEmitter(cfg.Window, cfg.MaxDeps),
 		state:  newAlloc(cfg.StateDepth),
-		prog:   &Program{Config: cfg, Layout: layout},
+		prog:   &Program{Config: cfg, Layout: layout, LayerMACs: map[string]int64{}},
 		loc:    map[*Value]*place{},
 		live:   map[*Value]int{},
 		taps:   map[*Value]*tapInput{},

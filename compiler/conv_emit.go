@@ -49,7 +49,9 @@ func (c *ctx) runConv(j *convJob) error {
 			return err
 		}
 	}
-	c.prog.MACs += int64(j.oh) * int64(j.ow) * int64(j.n) * int64(j.cin) * int64(j.kh) * int64(j.kw)
+	macs := int64(j.oh) * int64(j.ow) * int64(j.n) * int64(j.cin) * int64(j.kh) * int64(j.kw)
+	c.prog.MACs += macs
+	c.prog.LayerMACs[j.label] += macs
 	return nil
 }
 

