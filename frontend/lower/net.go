@@ -41,6 +41,9 @@ func (n *Net) QuantizeInput(x *onnx.Array) (*golden.Tensor, error) {
 	}
 	t := golden.New(n.inShape...)
 	for i, v := range x.Data {
+		if math.IsNaN(float64(v)) {
+			return nil, fmt.Errorf("lower: input element %d is NaN", i)
+		}
 		q := math.RoundToEven(float64(v) / n.inScale)
 		t.Data[i] = int64(max(min(q, quant.QMax), -quant.QMax))
 	}

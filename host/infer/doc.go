@@ -1,0 +1,19 @@
+// Package infer runs a quantized model (frontend/lower.Net) on a stream of
+// float inputs through the host pipeline (host/pipeline), in batches:
+//
+//   - pre: each image of a batch quantized to the NPU's int8 input
+//     (lower.Net.QuantizeInput; a NaN or a wrong shape fails that batch
+//     only);
+//   - exec: the batch on one simulated NPU kept alive across batches
+//     (host.Session) running a batch program (compiler.Batch): the
+//     weights are in device memory once, every image of a batch has its
+//     own input and output region, and the task manager starts the DMA of
+//     image k+1 while image k computes, as far as the dependencies allow;
+//   - post: the outputs dequantized (lower.Net.Dequantize), the top-1
+//     class taken, and, with Options.Check, every output compared with
+//     the compiler's reference machine running the same batch program.
+//
+// Model.Run returns one Result per image, in order, and a Report: the
+// pipeline's stage times and period log, and each batch's device run
+// (cycles, timeline) for the cycles per image in steady state.
+package infer
