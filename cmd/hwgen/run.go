@@ -28,6 +28,7 @@ type runCmd struct {
 	Out      string   `help:"Write logits.npy (float32, dequantized) and logits_int32.npy or logits_int8.npy (the NPU's output) into this directory." type:"path" placeholder:"DIR"`
 	quantFlags
 	dataFlags
+	batchFlags
 	blockFlags
 }
 

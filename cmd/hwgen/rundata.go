@@ -37,11 +37,14 @@ const (
 // checkData rejects data-set flags without --data and one-input flags
 // with it, before anything is read.
 func (c *runCmd) checkData() error {
+	if c.Batch < 0 {
+		return usagef("--batch %d: give a positive batch size (0: no pipeline)", c.Batch)
+	}
 	if c.Data == "" {
 		for _, f := range []struct {
 			flag string
 			set  bool
-		}{{"--data-dir", c.DataDir != ""}, {"--images", c.Images != nil}, {"--calib-images", c.CalibImages != nil}} {
+		}{{"--data-dir", c.DataDir != ""}, {"--images", c.Images != nil}, {"--calib-images", c.CalibImages != nil}, {"--batch", c.Batch != 0}, {"--lockstep", c.LockStep}} {
 			if f.set {
 				return usagef("%s: only with --data mnist", f.flag)
 			}
@@ -138,6 +141,9 @@ func (c *runCmd) runData(cfg npu.Config) error {
 		return modelErr(c.Model, err)
 	}
 	printLayers(net)
+	if c.Batch != 0 {
+		return c.runBatches(cfg, m, net, test)
+	}
 	g, err := net.Graph(test.Input(0))
 	if err != nil {
 		return modelErr(c.Model, err)

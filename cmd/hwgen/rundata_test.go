@@ -17,6 +17,34 @@ import (
 	"github.com/hwgen/hwgen/frontend/onnx"
 )
 
+// TestRunBatches: five images in batches of two through the pipeline in
+// lock step: 3 batches through 3 stages take 5 periods, every image is
+// checked against the reference machine, and the timeline holds the host
+// stages and the NPU.
+func TestRunBatches(t *testing.T) {
+	tl := filepath.Join(t.TempDir(), "t.json")
+	code, stdout, stderr := capture(t, "run", "--model", mnistModel, "--data", "mnist", "--images", "5", "--calib-images", "7",
+		"--batch", "2", "--lockstep", "--timeline", tl)
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0; stderr: %s\nstdout:\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{"compiled  a batch of 2", "periods   5 for 3 packets through 3 stages", "device    3 batches",
+		"result    PASS: on each of the 5 images", "int8 top-1 100.00% (5/5)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	b, err := os.ReadFile(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"host"`, `"npu"`, `"exec"`, `"ne"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("timeline lacks %s", want)
+		}
+	}
+}
+
 // mnist-7 on the first MNIST test images: PASS, accuracies and agreement
 // that are shares of the images run, and with the Go simulator cycles and
 // a utilization for each of the three layers.
@@ -157,6 +185,9 @@ func TestRunDataUsageErrors(t *testing.T) {
 		{"data dir without --data", []string{"--model", mnistModel, "--data-dir", empty}, []string{"--data-dir", "only with --data"}},
 		{"empty data dir", append(data, "--data-dir", empty), []string{"--data-dir", "t10k-images-idx3-ubyte.gz", "GoMNIST"}},
 		{"no module cache", append(data, "--images", "1"), []string{"--data mnist", "go mod download", "--data-dir"}},
+		{"negative batch", append(data, "--batch=-1"), []string{"--batch -1", "positive"}},
+		{"batch without --data", []string{"--model", mnistModel, "--batch", "2"}, []string{"--batch", "only with --data"}},
+		{"batch on the reference machine", append(data, "--images", "2", "--batch", "2", "--engine", "interp"), []string{"--batch 2", "--engine go"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

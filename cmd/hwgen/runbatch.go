@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/frontend/dataset"
+	"github.com/hwgen/hwgen/frontend/lower"
+	"github.com/hwgen/hwgen/frontend/onnx"
+	"github.com/hwgen/hwgen/host/infer"
+	"github.com/hwgen/hwgen/host/pipeline"
+	"github.com/hwgen/hwgen/host/trace"
+)
+
+// batchFlags run a data set through the host pipeline in batches.
+type batchFlags struct {
+	Batch    int  `help:"With --data and --engine go: run the images through the host pipeline (pre: quantize, exec: one simulated NPU kept across batches, post: dequantize and check against the reference machine) in batches of B images per device program (weights in device memory once, each image in its own region). 0: one image at a time, as without the pipeline." default:"0" placeholder:"B"`
+	LockStep bool `name:"lockstep" help:"With --batch: advance the pipeline's stages together, one period at a time, and print the period log (N batches through 3 stages take N+2 periods)."`
+}
+
+// runBatches is runData's pipeline mode: the test images in batches
+// through host/infer, on one device session.
+func (c *runCmd) runBatches(cfg npu.Config, m *onnx.Model, net *lower.Net, test *dataset.Set) error {
+	if c.Engine != "go" {
+		return usagef("--batch %d: needs --engine go (the pipeline's device is the Go simulator)", c.Batch)
+	}
+	if c.VCD != "" {
+		return usagef("--vcd: not with --batch (a session's waveform would hold every batch); use --timeline")
+	}
+	images := make([]*onnx.Array, test.Len())
+	for i := range images {
+		images[i] = test.Input(i)
+	}
+	model, err := infer.Compile(net, images[0], cfg, c.Batch)
+	if err != nil {
+		return usageError{fmt.Errorf("compile a batch of %d for %s: %w", c.Batch, cfg.Name(), err)}
+	}
+	single, err := infer.Compile(net, images[0], cfg, 1)
+	if err != nil {
+		return usageError{fmt.Errorf("compile for %s: %w", cfg.Name(), err)}
+	}
+	fmt.Printf("npu       %s\n", cfg.Name())
+	fmt.Printf("compiled  a batch of %d: %s\n", c.Batch, model.Program.Summary())
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	mode := pipeline.FreeRunning
+	if c.LockStep {
+		mode = pipeline.LockStep
+	}
+	rs, rep, err := model.Run(ctx, images, infer.Options{Check: true, Pipeline: pipeline.Options{Mode: mode}})
+	if err != nil {
+		return err
+	}
+	_, one, err := single.Run(ctx, images[:1], infer.Options{})
+	if err != nil {
+		return err
+	}
+
+	st := &dataStats{}
+	failed := 0
+	for _, r := range rs {
+		if r.Err != nil {
+			failed++
+			fmt.Fprintf(os.Stderr, "hwgen: image %d: %v\n", r.Index, r.Err)
+			continue
+		}
+		f, err := m.Graph.Run(map[string]*onnx.Array{net.Input(): images[r.Index]})
+		if err != nil {
+			return modelErr(c.Model, fmt.Errorf("float executor, test image %d: %w", r.Index, err))
+		}
+		st.addClasses(test.Labels[r.Index], f[net.Output()].Data, r.Logits.Data)
+	}
+	n := st.images
+	fmt.Printf("accuracy  float top-1 %s, int8 top-1 %s (against the labels)\n", share(st.floatOK, n), share(st.int8OK, n))
+	fmt.Printf("agreement int8 and float top-1 agree on %s\n", share(st.agree, n))
+	fmt.Print(rep.Stats.Summary(), "\n")
+	if c.LockStep {
+		if err := rep.Stats.WritePeriods(os.Stdout); err != nil {
+			return err
+		}
+	}
+	full := rep.Runs[0]
+	fmt.Printf("device    %d batches, %d cycles in all; a full batch of %d: %d cycles, %.0f per image; one image alone: %d cycles (batching saves %.1f%%)\n",
+		len(rep.Runs), rep.Cycles(), c.Batch, full.Cycles, float64(full.Cycles)/float64(c.Batch), one.Runs[0].Cycles,
+		100*(1-float64(full.Cycles)/float64(c.Batch*one.Runs[0].Cycles)))
+	if c.Timeline != "" {
+		if err := writeFileAtomic(c.Timeline, func(w io.Writer) error { return batchTrace(w, rep) }); err != nil {
+			return fmt.Errorf("--timeline: %w", err)
+		}
+		fmt.Printf("timeline  %s (host stages and the NPU's engines; open in https://ui.perfetto.dev)\n", c.Timeline)
+	}
+	if failed > 0 {
+		return fmt.Errorf("FAIL: %d of %d images failed", failed, len(rs))
+	}
+	fmt.Printf("result    PASS: on each of the %d images the NPU's %s %s equals the reference machine's bit for bit\n", len(rs), outKind(net), net.Output())
+	return nil
+}
+
+// batchTrace writes the host stages and each batch's device run, drawn
+// over its exec span, as one Chrome trace.
+func batchTrace(w io.Writer, rep *infer.Report) error {
+	f := &trace.File{}
+	rep.Stats.AddTrace(f.Process("host"))
+	npuProc := f.Process("npu")
+	exec := -1
+	for i, s := range rep.Stats.Stages {
+		if s.Name == "exec" {
+			exec = i
+		}
+	}
+	for _, sp := range rep.Stats.Spans {
+		if sp.Stage != exec || sp.Failed || sp.Packet >= len(rep.Runs) || rep.Runs[sp.Packet] == nil {
+			continue
+		}
+		res := rep.Runs[sp.Packet]
+		rep.Runs[sp.Packet].AddTrace(npuProc, trace.Micros(sp.Start), trace.Micros(sp.End-sp.Start)/float64(max(res.Cycles, 1)))
+	}
+	return f.Write(w)
+}
