@@ -77,7 +77,7 @@ func (c *quantizeCmd) Run() error {
 	if err != nil {
 		return modelErr(c.Model, err)
 	}
-	printLayers(net)
+	printLayers(os.Stdout, net)
 	q, err := export.Net(net, cfg)
 	if err != nil {
 		return usageError{fmt.Errorf("--model %s: %w", c.Model, err)}

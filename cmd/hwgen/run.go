@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -29,6 +30,7 @@ type runCmd struct {
 	quantFlags
 	dataFlags
 	batchFlags
+	shardFlags
 	blockFlags
 }
 
@@ -100,13 +102,13 @@ func (c quantFlags) lowerOptions() ([]lower.Option, error) {
 }
 
 // printLayers prints how each layer was quantized.
-func printLayers(net *lower.Net) {
+func printLayers(w io.Writer, net *lower.Net) {
 	for _, l := range net.Layers {
 		if l.Int32 {
-			fmt.Printf("layer     %-16s in scale %.4g, out int32 (accumulators plus bias, one scale per channel)\n", l.Node, l.InScale)
+			fmt.Fprintf(w, "layer     %-16s in scale %.4g, out int32 (accumulators plus bias, one scale per channel)\n", l.Node, l.InScale)
 			continue
 		}
-		fmt.Printf("layer     %-16s in scale %.4g, out scale %.4g, shift %d, worst multiplier error %.2g\n", l.Node, l.InScale, l.OutScale, l.Shift, l.WorstRelErr)
+		fmt.Fprintf(w, "layer     %-16s in scale %.4g, out scale %.4g, shift %d, worst multiplier error %.2g\n", l.Node, l.InScale, l.OutScale, l.Shift, l.WorstRelErr)
 	}
 }
 
@@ -180,7 +182,7 @@ func (c *runCmd) Run() error {
 	if net.Int32Output() {
 		kind, outType = "int32", compiler.Int32
 	}
-	printLayers(net)
+	printLayers(os.Stdout, net)
 	fmt.Printf("npu       %s\n", cfg.Name())
 	fmt.Printf("compiled  %s\n", prog.Summary())
 
@@ -243,7 +245,7 @@ func (c *runCmd) load() (*onnx.Model, *onnx.Array, []*onnx.Array, error) {
 			return nil, nil, nil, usageError{fmt.Errorf("--out: %w", err)}
 		}
 	}
-	printModel(c.Model, m, want)
+	printModel(os.Stdout, c.Model, m, want)
 	fmt.Printf("input     %s\n", source)
 	fmt.Printf("calibrate %s\n", calibNote)
 	return m, x, calib, nil
@@ -265,8 +267,8 @@ func (c *runCmd) loadModel() (*onnx.Model, []int, error) {
 	return m, want, nil
 }
 
-func printModel(path string, m *onnx.Model, shape []int) {
-	fmt.Printf("model     %s: graph %s, opset %d, %d nodes, input %s %v\n", filepath.Base(path), m.Graph.Name, m.Opset, len(m.Graph.Nodes), m.Graph.Inputs[0].Name, shape)
+func printModel(w io.Writer, path string, m *onnx.Model, shape []int) {
+	fmt.Fprintf(w, "model     %s: graph %s, opset %d, %d nodes, input %s %v\n", filepath.Base(path), m.Graph.Name, m.Opset, len(m.Graph.Nodes), m.Graph.Inputs[0].Name, shape)
 }
 
 // inputShape is the shape of the model's one input; a symbolic dimension

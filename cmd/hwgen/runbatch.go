@@ -25,12 +25,6 @@ type batchFlags struct {
 // runBatches is runData's pipeline mode: the test images in batches
 // through host/infer, on one device session.
 func (c *runCmd) runBatches(cfg npu.Config, m *onnx.Model, net *lower.Net, test *dataset.Set) error {
-	if c.Engine != "go" {
-		return usagef("--batch %d: needs --engine go (the pipeline's device is the Go simulator)", c.Batch)
-	}
-	if c.VCD != "" {
-		return usagef("--vcd: not with --batch (a session's waveform would hold every batch); use --timeline")
-	}
 	images := make([]*onnx.Array, test.Len())
 	for i := range images {
 		images[i] = test.Input(i)
@@ -61,7 +55,7 @@ func (c *runCmd) runBatches(cfg npu.Config, m *onnx.Model, net *lower.Net, test 
 		return err
 	}
 
-	st := &dataStats{}
+	st := newDataStats(dataArgs{})
 	failed := 0
 	for _, r := range rs {
 		if r.Err != nil {
@@ -73,7 +67,9 @@ func (c *runCmd) runBatches(cfg npu.Config, m *onnx.Model, net *lower.Net, test 
 		if err != nil {
 			return modelErr(c.Model, fmt.Errorf("float executor, test image %d: %w", r.Index, err))
 		}
-		st.addClasses(test.Labels[r.Index], f[net.Output()].Data, r.Logits.Data)
+		rec := imageRecord{Label: test.Labels[r.Index]}
+		rec.classes(f[net.Output()].Data, r.Logits.Data)
+		st.add(rec)
 	}
 	n := st.images
 	fmt.Printf("accuracy  float top-1 %s, int8 top-1 %s (against the labels)\n", share(st.floatOK, n), share(st.int8OK, n))

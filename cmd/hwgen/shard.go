@@ -89,6 +89,7 @@ func (r *shardRun) finish(runErr error) error {
 var mergers = map[string]func(m *shard.Merged, w io.Writer) error{
 	fuzzCommand:        mergeFuzz,
 	conformanceCommand: mergeConformance,
+	runCommand:         mergeRun,
 }
 
 type mergeCmd struct {

@@ -99,6 +99,8 @@ func TestShardedRunsAsProcesses(t *testing.T) {
 		}, args: []string{"conformance"}},
 		// Lint only: a cross-checked design costs a Verilator build of
 		// half a minute; linting exercises the same records and coverage.
+		{name: "run", need: func(t *testing.T) {},
+			args: []string{"run", "--model", mnistModel, "--data", "mnist", "--images", "6", "--calib-images", "7"}},
 		{name: "fuzz", need: func(t *testing.T) { tooltest.Need(t, "verilator") },
 			args: []string{"verify", "fuzz", "--lint-only", "--count", "5", "--seed", "40"}},
 	} {
