@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"time"
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/frontend/dataset"
@@ -18,8 +19,9 @@ import (
 
 // batchFlags run a data set through the host pipeline in batches.
 type batchFlags struct {
-	Batch    int  `help:"With --data and --engine go: run the images through the host pipeline (pre: quantize, exec: one simulated NPU kept across batches, post: dequantize and check against the reference machine) in batches of B images per device program (weights in device memory once, each image in its own region). 0: one image at a time, as without the pipeline." default:"0" placeholder:"B"`
-	LockStep bool `name:"lockstep" help:"With --batch: advance the pipeline's stages together, one period at a time, and print the period log (N batches through 3 stages take N+2 periods)."`
+	Batch    int     `help:"With --data and --engine go: run the images through the host pipeline (pre: quantize, exec: one simulated NPU kept across batches, post: dequantize and check against the reference machine) in batches of B images per device program (weights in device memory once, each image in its own region). 0: one image at a time, as without the pipeline." default:"0" placeholder:"B"`
+	ClockMHz float64 `name:"clock-mhz" help:"With --batch: the NPU clock at which to state the simulated images per second." default:"1000" placeholder:"MHZ"`
+	LockStep bool    `name:"lockstep" help:"With --batch: advance the pipeline's stages together, one period at a time, and print the period log (N batches through 3 stages take N+2 periods)."`
 }
 
 // runBatches is runData's pipeline mode: the test images in batches
@@ -84,6 +86,11 @@ func (c *runCmd) runBatches(cfg npu.Config, m *onnx.Model, net *lower.Net, test 
 	fmt.Printf("device    %d batches, %d cycles in all; a full batch of %d: %d cycles, %.0f per image; one image alone: %d cycles (batching saves %.1f%%)\n",
 		len(rep.Runs), rep.Cycles(), c.Batch, full.Cycles, float64(full.Cycles)/float64(c.Batch), one.Runs[0].Cycles,
 		100*(1-float64(full.Cycles)/float64(c.Batch*one.Runs[0].Cycles)))
+	imagesPerSec := float64(len(rs)) / rep.Stats.Wall.Seconds()
+	fmt.Printf("speed     %.1f images/s simulated at %.0f MHz (%d cycles for %d images), %.2f images/s on this host (%v wall)\n",
+		c.ClockMHz*1e6*float64(len(rs))/float64(max(rep.Cycles(), 1)), c.ClockMHz, rep.Cycles(), len(rs), imagesPerSec, rep.Stats.Wall.Round(time.Millisecond))
+	hidden, dma := dmaUnderNE(rep)
+	fmt.Printf("overlap   %.1f%% of the DMA-in busy cycles fall while the NE is busy (%d of %d)\n", 100*float64(hidden)/float64(max(dma, 1)), hidden, dma)
 	if c.Timeline != "" {
 		if err := writeFileAtomic(c.Timeline, func(w io.Writer) error { return batchTrace(w, rep) }); err != nil {
 			return fmt.Errorf("--timeline: %w", err)
@@ -117,4 +124,34 @@ func batchTrace(w io.Writer, rep *infer.Report) error {
 		rep.Runs[sp.Packet].AddTrace(npuProc, trace.Micros(sp.Start), trace.Micros(sp.End-sp.Start)/float64(max(res.Cycles, 1)))
 	}
 	return f.Write(w)
+}
+
+// dmaUnderNE counts, over every batch's device run, the cycles the
+// dma_in engine was busy and of those the ones the NE was busy too.
+func dmaUnderNE(rep *infer.Report) (hidden, dma int) {
+	for _, res := range rep.Runs {
+		if res == nil {
+			continue
+		}
+		busy := map[string][]bool{}
+		for _, name := range []string{"dma_in", "ne"} {
+			busy[name] = make([]bool, res.Cycles+1)
+		}
+		for _, s := range res.Timeline {
+			if b, ok := busy[s.Engine]; ok {
+				for c := max(s.Start, 0); c < s.End && c < len(b); c++ {
+					b[c] = true
+				}
+			}
+		}
+		for c, d := range busy["dma_in"] {
+			if d {
+				dma++
+				if busy["ne"][c] {
+					hidden++
+				}
+			}
+		}
+	}
+	return hidden, dma
 }
