@@ -128,6 +128,9 @@ type Span struct {
 	Op     string
 	Start  int
 	End    int
+	// ExtRead and ExtWritten are the bytes of external (device) memory
+	// the task reads and writes, from its declared spans.
+	ExtRead, ExtWritten int
 }
 
 // Result is what a run produced.
@@ -243,6 +246,22 @@ func (h *runner) load() (int, error) {
 		}
 	}
 	return n, h.poke("h_wr_valid", 0)
+}
+
+// extBytes is the external memory t reads and writes, in bytes: its
+// declared external spans, lines of Rows elements.
+func (h *runner) extBytes(t *compiler.Task) (read, written int) {
+	line := (h.cfg.Rows*h.cfg.ElemWidth + 7) / 8
+	count := func(spans []isa.Span) int {
+		n := 0
+		for _, s := range spans {
+			if s.Mem == isa.MemExt {
+				n += (s.Hi - s.Lo) * line
+			}
+		}
+		return n
+	}
+	return count(t.Reads), count(t.Writes)
 }
 
 // writeLine writes one external line through the host port (one cycle).
@@ -373,7 +392,9 @@ func (h *runner) run(res *Result, base uint64) error {
 				id := inflight[e][0]
 				inflight[e] = inflight[e][1:]
 				t := &p.Tasks[id]
-				res.Timeline = append(res.Timeline, Span{ID: id, Engine: name, Label: labels[id], Op: t.OpName(), Start: started[id], End: cycle})
+				rd, wr := h.extBytes(t)
+				res.Timeline = append(res.Timeline, Span{ID: id, Engine: name, Label: labels[id], Op: t.OpName(), Start: started[id], End: cycle,
+					ExtRead: rd, ExtWritten: wr})
 				completed++
 			}
 		}
@@ -519,7 +540,7 @@ func (r *Result) AddTrace(p trace.Process, at, usPerCycle float64) {
 	for _, s := range r.Timeline {
 		dur := max(1, s.End-s.Start+1)
 		tracks[s.Engine].Slice(s.Label, s.Op, at+float64(s.Start)*usPerCycle, float64(dur)*usPerCycle,
-			map[string]any{"id": s.ID, "start_cycle": s.Start, "done_cycle": s.End})
+			map[string]any{"id": s.ID, "start_cycle": s.Start, "done_cycle": s.End, "ext_bytes_read": s.ExtRead, "ext_bytes_written": s.ExtWritten})
 	}
 }
 

@@ -66,6 +66,13 @@ func TestSession(t *testing.T) {
 			t.Errorf("run %d wrote %d lines, want the %d of input x only", i, res.LoadCycles, p.Inputs[0].Lines)
 		}
 		cycles = append(cycles, res.Cycles)
+		written := 0
+		for _, sp := range res.Timeline {
+			written += sp.ExtWritten
+		}
+		if want := p.Outputs[0].Lines * cfg.Rows; written != want { // int8: a byte per element
+			t.Errorf("run %d: the tasks write %d bytes of external memory, want the output's %d lines × %d", i, written, p.Outputs[0].Lines, cfg.Rows)
+		}
 	}
 	if want := []int{cycles[0], cycles[0], cycles[0], cycles[0]}; !cmp.Equal(want, cycles) {
 		t.Errorf("cycles per run %v, want the same every run", cycles)

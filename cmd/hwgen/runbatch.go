@@ -12,9 +12,11 @@ import (
 	"github.com/hwgen/hwgen/frontend/dataset"
 	"github.com/hwgen/hwgen/frontend/lower"
 	"github.com/hwgen/hwgen/frontend/onnx"
+	"github.com/hwgen/hwgen/host"
 	"github.com/hwgen/hwgen/host/infer"
 	"github.com/hwgen/hwgen/host/pipeline"
 	"github.com/hwgen/hwgen/host/trace"
+	"github.com/hwgen/hwgen/verify"
 )
 
 // batchFlags run a data set through the host pipeline in batches.
@@ -99,6 +101,22 @@ func (c *runCmd) runBatches(cfg npu.Config, m *onnx.Model, net *lower.Net, test 
 	}
 	if failed > 0 {
 		return fmt.Errorf("FAIL: %d of %d images failed", failed, len(rs))
+	}
+	if c.Engine == "verilator" {
+		// The session is one recorded stimulus: every batch, with the
+		// image load, replays at once.
+		d, err := host.Design(cfg)
+		if err != nil {
+			return err
+		}
+		st := rep.Session.Stimulus()
+		fmt.Printf("verilator building and replaying the whole session: %d cycles...\n", len(st.Rows))
+		cr, err := verify.CrossCheck(d, st, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
+		if err != nil {
+			return fmt.Errorf("verilator: %w", err)
+		}
+		fmt.Printf("verilator identical: %d outputs in each of %d cycles (build %v, run %v)\n", cr.Outputs, cr.Cycles,
+			cr.BuildTime.Round(time.Millisecond), cr.VerilatorRun.Round(time.Millisecond))
 	}
 	fmt.Printf("result    PASS: on each of the %d images the NPU's %s %s equals the reference machine's bit for bit\n", len(rs), outKind(net), net.Output())
 	return nil

@@ -51,8 +51,8 @@ func (c *runCmd) checkData() error {
 		}
 		return nil
 	}
-	if c.Batch != 0 && c.Engine != "go" {
-		return usagef("--batch %d: needs --engine go (the pipeline's device is the Go simulator)", c.Batch)
+	if c.Batch != 0 && c.Engine == "interp" {
+		return usagef("--batch %d: needs --engine go or verilator (the pipeline's device is the Go simulator)", c.Batch)
 	}
 	if c.Batch != 0 && c.VCD != "" {
 		return usagef("--vcd: not with --batch (a session's waveform would hold every batch); use --timeline")
