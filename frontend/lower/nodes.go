@@ -96,20 +96,26 @@ func (l *lowering) flatten(n *onnx.Node) error {
 	return nil
 }
 
-func (l *lowering) maxPool(n *onnx.Node) error {
-	in, s, err := l.input(n)
-	if err != nil {
-		return err
+// poolWindow reads a pooling node's input and its window, which must be
+// symmetric with one stride.
+func (l *lowering) poolWindow(n *onnx.Node) (in string, scale float64, win onnx.Window, stride, padH, padW int, err error) {
+	if in, scale, err = l.input(n); err != nil {
+		return
 	}
 	shape := l.shapes[in]
 	if len(shape) != 4 {
-		return fmt.Errorf("input shape %v, want [1,C,H,W]", shape)
+		err = fmt.Errorf("input shape %v, want [1,C,H,W]", shape)
+		return
 	}
-	win, err := onnx.WindowOf(n, shape[2], shape[3], 0, 0)
-	if err != nil {
-		return err
+	if win, err = onnx.WindowOf(n, shape[2], shape[3], 0, 0); err != nil {
+		return
 	}
-	stride, padH, padW, err := symmetric(win)
+	stride, padH, padW, err = symmetric(win)
+	return
+}
+
+func (l *lowering) maxPool(n *onnx.Node) error {
+	in, s, win, stride, padH, padW, err := l.poolWindow(n)
 	if err != nil {
 		return err
 	}

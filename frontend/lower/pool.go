@@ -34,19 +34,7 @@ func (l *lowering) rescale(name string, sx, sy float64, div int) (golden.Requant
 // default) by the positions inside the plane, which differs at the
 // borders, so that is taken only without padding.
 func (l *lowering) avgPool(n *onnx.Node) error {
-	in, sx, err := l.input(n)
-	if err != nil {
-		return err
-	}
-	shape := l.shapes[in]
-	if len(shape) != 4 {
-		return fmt.Errorf("input shape %v, want [1,C,H,W]", shape)
-	}
-	win, err := onnx.WindowOf(n, shape[2], shape[3], 0, 0)
-	if err != nil {
-		return err
-	}
-	stride, padH, padW, err := symmetric(win)
+	in, sx, win, stride, padH, padW, err := l.poolWindow(n)
 	if err != nil {
 		return err
 	}
