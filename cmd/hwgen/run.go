@@ -29,6 +29,7 @@ type runCmd struct {
 	Out      string   `help:"Write logits.npy (float32, dequantized) and logits_int32.npy or logits_int8.npy (the NPU's output) into this directory." type:"path" placeholder:"DIR"`
 	quantFlags
 	dataFlags
+	inputsFlags
 	batchFlags
 	shardFlags
 	blockFlags
@@ -140,6 +141,9 @@ func (c *runCmd) Run() error {
 	if c.Engine == "interp" && (c.Timeline != "" || c.VCD != "") {
 		return usagef("--timeline and --vcd record a simulation: use --engine go or verilator, not interp")
 	}
+	if err := c.checkInputs(); err != nil {
+		return err
+	}
 	if err := c.checkData(); err != nil {
 		return err
 	}
@@ -152,6 +156,9 @@ func (c *runCmd) Run() error {
 	}
 	if c.Data != "" {
 		return c.runData(cfg)
+	}
+	if c.Inputs != "" {
+		return c.runInputs(cfg)
 	}
 	m, x, calib, err := c.load()
 	if err != nil {

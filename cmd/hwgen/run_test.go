@@ -152,6 +152,8 @@ func TestRunUsageErrors(t *testing.T) {
 		{"timeline without a simulator", []string{"--model", mnistModel, "--engine", "interp", "--timeline", filepath.Join(dir, "t.json")}, []string{"--timeline"}},
 		{"unwritable output", []string{"--model", mnistModel, "--out", filepath.Join(garbage, "res")}, []string{"--out"}},
 		{"bad npu config", []string{"--model", mnistModel, "--set", "cols=64"}, []string{"cols"}},
+		{"inputs with --data", []string{"--model", mnistModel, "--inputs", dir, "--data", "mnist"}, []string{"--inputs", "not with --data"}},
+		{"inputs of a wrong shape", []string{"--model", mnistModel, "--inputs", dir}, []string{"--inputs", "wrong.npy", "[1 28 28]", "[1 1 28 28]"}},
 		{"model too big for the configuration", []string{"--model", mnistModel, "--engine", "interp", "--set", "state_depth=256"},
 			[]string{"compile mnist-7.onnx", "needs 784 state addresses", "state_depth 256"}},
 	}

@@ -27,38 +27,16 @@ type batchFlags struct {
 }
 
 // runBatches is runData's pipeline mode: the test images in batches
-// through host/infer, on one device session.
+// through host/infer, on one device session, with their accuracy.
 func (c *runCmd) runBatches(cfg npu.Config, m *onnx.Model, net *lower.Net, test *dataset.Set) error {
 	images := make([]*onnx.Array, test.Len())
 	for i := range images {
 		images[i] = test.Input(i)
 	}
-	model, err := infer.Compile(net, images[0], cfg, c.Batch)
-	if err != nil {
-		return usageError{fmt.Errorf("compile a batch of %d for %s: %w", c.Batch, cfg.Name(), err)}
-	}
-	single, err := infer.Compile(net, images[0], cfg, 1)
-	if err != nil {
-		return usageError{fmt.Errorf("compile for %s: %w", cfg.Name(), err)}
-	}
-	fmt.Printf("npu       %s\n", cfg.Name())
-	fmt.Printf("compiled  a batch of %d: %s\n", c.Batch, model.Program.Summary())
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	mode := pipeline.FreeRunning
-	if c.LockStep {
-		mode = pipeline.LockStep
-	}
-	rs, rep, err := model.Run(ctx, images, infer.Options{Check: true, Pipeline: pipeline.Options{Mode: mode}})
+	rs, err := c.pipelineRun(cfg, net, images)
 	if err != nil {
 		return err
 	}
-	_, one, err := single.Run(ctx, images[:1], infer.Options{})
-	if err != nil {
-		return err
-	}
-
 	st := newDataStats(dataArgs{})
 	failed := 0
 	for _, r := range rs {
@@ -75,50 +53,98 @@ func (c *runCmd) runBatches(cfg npu.Config, m *onnx.Model, net *lower.Net, test 
 		rec.classes(f[net.Output()].Data, r.Logits.Data)
 		st.add(rec)
 	}
-	n := st.images
-	fmt.Printf("accuracy  float top-1 %s, int8 top-1 %s (against the labels)\n", share(st.floatOK, n), share(st.int8OK, n))
-	fmt.Printf("agreement int8 and float top-1 agree on %s\n", share(st.agree, n))
+	st.report(os.Stdout)
+	return c.verdict(net, len(rs), failed)
+}
+
+// pipelineRun compiles net for batches of --batch images and runs images
+// through the host pipeline on one device session; it prints the
+// pipeline's and the device's figures and returns every image's result
+// (a failed batch's images carry its error).
+func (c *runCmd) pipelineRun(cfg npu.Config, net *lower.Net, images []*onnx.Array) ([]infer.Result, error) {
+	model, err := infer.Compile(net, images[0], cfg, c.Batch)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("compile a batch of %d for %s: %w", c.Batch, cfg.Name(), err)}
+	}
+	single, err := infer.Compile(net, images[0], cfg, 1)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("compile for %s: %w", cfg.Name(), err)}
+	}
+	fmt.Printf("npu       %s\n", cfg.Name())
+	fmt.Printf("compiled  a batch of %d: %s\n", c.Batch, model.Program.Summary())
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	mode := pipeline.FreeRunning
+	if c.LockStep {
+		mode = pipeline.LockStep
+	}
+	rs, rep, err := model.Run(ctx, images, infer.Options{Check: true, Pipeline: pipeline.Options{Mode: mode}})
+	if err != nil {
+		return nil, err
+	}
+	_, one, err := single.Run(ctx, images[:1], infer.Options{})
+	if err != nil {
+		return nil, err
+	}
 	fmt.Print(rep.Stats.Summary(), "\n")
 	if c.LockStep {
 		if err := rep.Stats.WritePeriods(os.Stdout); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	full := rep.Runs[0]
-	fmt.Printf("device    %d batches, %d cycles in all; a full batch of %d: %d cycles, %.0f per image; one image alone: %d cycles (batching saves %.1f%%)\n",
-		len(rep.Runs), rep.Cycles(), c.Batch, full.Cycles, float64(full.Cycles)/float64(c.Batch), one.Runs[0].Cycles,
-		100*(1-float64(full.Cycles)/float64(c.Batch*one.Runs[0].Cycles)))
-	imagesPerSec := float64(len(rs)) / rep.Stats.Wall.Seconds()
+	if full := firstRun(rep); full != nil && len(one.Runs) > 0 && one.Runs[0] != nil {
+		alone := one.Runs[0].Cycles
+		fmt.Printf("device    %d batches, %d cycles in all; a full batch of %d: %d cycles, %.0f per image; one image alone: %d cycles (batching saves %.1f%%)\n",
+			len(rep.Runs), rep.Cycles(), c.Batch, full.Cycles, float64(full.Cycles)/float64(c.Batch), alone,
+			100*(1-float64(full.Cycles)/float64(c.Batch*alone)))
+	}
 	fmt.Printf("speed     %.1f images/s simulated at %.0f MHz (%d cycles for %d images), %.2f images/s on this host (%v wall)\n",
-		c.ClockMHz*1e6*float64(len(rs))/float64(max(rep.Cycles(), 1)), c.ClockMHz, rep.Cycles(), len(rs), imagesPerSec, rep.Stats.Wall.Round(time.Millisecond))
+		c.ClockMHz*1e6*float64(len(rs))/float64(max(rep.Cycles(), 1)), c.ClockMHz, rep.Cycles(), len(rs),
+		float64(len(rs))/rep.Stats.Wall.Seconds(), rep.Stats.Wall.Round(time.Millisecond))
 	hidden, dma := dmaUnderNE(rep)
 	fmt.Printf("overlap   %.1f%% of the DMA-in busy cycles fall while the NE is busy (%d of %d)\n", 100*float64(hidden)/float64(max(dma, 1)), hidden, dma)
 	if c.Timeline != "" {
 		if err := writeFileAtomic(c.Timeline, func(w io.Writer) error { return batchTrace(w, rep) }); err != nil {
-			return fmt.Errorf("--timeline: %w", err)
+			return nil, fmt.Errorf("--timeline: %w", err)
 		}
 		fmt.Printf("timeline  %s (host stages and the NPU's engines; open in https://ui.perfetto.dev)\n", c.Timeline)
-	}
-	if failed > 0 {
-		return fmt.Errorf("FAIL: %d of %d images failed", failed, len(rs))
 	}
 	if c.Engine == "verilator" {
 		// The session is one recorded stimulus: every batch, with the
 		// image load, replays at once.
 		d, err := host.Design(cfg)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		st := rep.Session.Stimulus()
 		fmt.Printf("verilator building and replaying the whole session: %d cycles...\n", len(st.Rows))
 		cr, err := verify.CrossCheck(d, st, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
 		if err != nil {
-			return fmt.Errorf("verilator: %w", err)
+			return nil, fmt.Errorf("verilator: %w", err)
 		}
 		fmt.Printf("verilator identical: %d outputs in each of %d cycles (build %v, run %v)\n", cr.Outputs, cr.Cycles,
 			cr.BuildTime.Round(time.Millisecond), cr.VerilatorRun.Round(time.Millisecond))
 	}
-	fmt.Printf("result    PASS: on each of the %d images the NPU's %s %s equals the reference machine's bit for bit\n", len(rs), outKind(net), net.Output())
+	return rs, nil
+}
+
+// firstRun is the first full batch's device run, or nil.
+func firstRun(rep *infer.Report) *host.Result {
+	for _, r := range rep.Runs {
+		if r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// verdict is the end of a pipeline run: FAIL when an image failed.
+func (c *runCmd) verdict(net *lower.Net, images, failed int) error {
+	if failed > 0 {
+		return fmt.Errorf("FAIL: %d of %d images failed (their batches; the others completed)", failed, images)
+	}
+	fmt.Printf("result    PASS: on each of the %d images the NPU's %s %s equals the reference machine's bit for bit\n", images, outKind(net), net.Output())
 	return nil
 }
 

