@@ -5,10 +5,11 @@
 //     (lower.Net.QuantizeInput; a NaN or a wrong shape fails that batch
 //     only);
 //   - exec: the batch on one simulated NPU kept alive across batches
-//     (host.Session) running a batch program (compiler.Batch): the
+//     (host.Session) running a batch program (compiler.CompileBatch): the
 //     weights are in device memory once, every image of a batch has its
-//     own input and output region, and the task manager starts the DMA of
-//     image k+1 while image k computes, as far as the dependencies allow;
+//     own input and output region and, when the net fits half of each
+//     on-chip buffer, its own half, so the images' tasks interleave on
+//     the engines (through the task manager's dependencies);
 //   - post: the outputs dequantized (lower.Net.Dequantize), the top-1
 //     class taken, and, with Options.Check, every output compared with
 //     the compiler's reference machine running the same batch program.

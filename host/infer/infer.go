@@ -29,11 +29,7 @@ func Compile(net *lower.Net, sample *onnx.Array, cfg npu.Config, batch int) (*Mo
 	if err != nil {
 		return nil, err
 	}
-	p, err := compiler.Compile(cfg, g)
-	if err != nil {
-		return nil, err
-	}
-	bp, err := compiler.Batch(p, batch, net.Input())
+	bp, err := compiler.CompileBatch(cfg, g, batch, net.Input())
 	if err != nil {
 		return nil, err
 	}
