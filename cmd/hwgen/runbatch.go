@@ -21,7 +21,7 @@ import (
 
 // batchFlags run a data set through the host pipeline in batches.
 type batchFlags struct {
-	Batch    int     `help:"With --data and --engine go: run the images through the host pipeline (pre: quantize, exec: one simulated NPU kept across batches, post: dequantize and check against the reference machine) in batches of B images per device program (weights in device memory once, each image in its own region). 0: one image at a time, as without the pipeline." default:"0" placeholder:"B"`
+	Batch    int     `help:"With --data or --inputs, and --engine go or verilator (which then replays the whole session): run the images through the host pipeline (pre: quantize, exec: one simulated NPU kept across batches, post: dequantize and check against the reference machine) in batches of B images per device program (weights in device memory once, each image in its own region, consecutive images interleaved). 0: with --data, one image at a time without the pipeline; with --inputs, batches of 1." default:"0" placeholder:"B"`
 	ClockMHz float64 `name:"clock-mhz" help:"With --batch: the NPU clock at which to state the simulated images per second." default:"1000" placeholder:"MHZ"`
 	LockStep bool    `name:"lockstep" help:"With --batch: advance the pipeline's stages together, one period at a time, and print the period log (N batches through 3 stages take N+2 periods)."`
 }
