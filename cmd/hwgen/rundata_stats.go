@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -46,7 +47,7 @@ func newDataArgs(c *runCmd, cfg npu.Config, prog *compiler.Program, net *lower.N
 	model := c.Model
 	if b, err := os.ReadFile(c.Model); err == nil {
 		sum := sha256.Sum256(b)
-		model = fmt.Sprintf("%s sha256:%s", shown(c.Model), hex.EncodeToString(sum[:8]))
+		model = fmt.Sprintf("%s sha256:%s", filepath.Base(c.Model), hex.EncodeToString(sum[:8]))
 	}
 	a := dataArgs{Model: model, Images: c.images(), CalibImages: c.calibImages(), Engine: c.Engine, NPU: cfg.Name(),
 		Rounding: c.Rounding, Int8Output: c.Int8Out, Header: header, Ideal: prog.Ideal,
