@@ -46,40 +46,7 @@ func TestBatch(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := map[string]*golden.Tensor{}
-				for k, x := range xs {
-					if err := b.SetInput(BatchName("x", k), x); err != nil {
-						t.Fatal(err)
-					}
-					ref, err := smallNet(x, 3).Reference(cfg)
-					if err != nil {
-						t.Fatal(err)
-					}
-					want[BatchName("y", k)] = ref["y"]
-				}
-				got, _, err := Interpret(b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := cmp.Diff(want, got); d != "" {
-					t.Fatalf("batch outputs (-golden +interpreter):\n%s", d)
-				}
-				acc, err := TraceAccesses(b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := CheckDeps(b, acc); err != nil {
-					t.Fatalf("traced accesses: %v", err)
-				}
-				for i := 0; i < 3; i++ {
-					got, _, err := InterpretOrder(b, RandomOrder(b, rng))
-					if err != nil {
-						t.Fatal(err)
-					}
-					if d := cmp.Diff(want, got); d != "" {
-						t.Fatalf("random order %d (-golden +interpreter):\n%s", i, d)
-					}
-				}
+				checkBatch(t, cfg, b, xs, rng, 3)
 				if n == 1 {
 					// One copy is the program itself: same descriptors.
 					if d := cmp.Diff(p.Descriptors(), b.Descriptors()); d != "" {
@@ -142,41 +109,50 @@ func TestCompileBatch(t *testing.T) {
 				if reloads == 0 {
 					t.Fatal("no per-lane act got its own loadparams: the batch was not interleaved")
 				}
-				want := map[string]*golden.Tensor{}
-				for k, x := range xs {
-					if err := b.SetInput(BatchName("x", k), x); err != nil {
-						t.Fatal(err)
-					}
-					ref, err := smallNet(x, 3).Reference(cfg)
-					if err != nil {
-						t.Fatal(err)
-					}
-					want[BatchName("y", k)] = ref["y"]
-				}
-				got, _, err := Interpret(b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := cmp.Diff(want, got); d != "" {
-					t.Fatalf("batch outputs (-golden +interpreter):\n%s", d)
-				}
-				acc, err := TraceAccesses(b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := CheckDeps(b, acc); err != nil {
-					t.Fatalf("traced accesses: %v", err)
-				}
-				for i := 0; i < 5; i++ {
-					got, _, err := InterpretOrder(b, RandomOrder(b, rng))
-					if err != nil {
-						t.Fatal(err)
-					}
-					if d := cmp.Diff(want, got); d != "" {
-						t.Fatalf("random order %d (-golden +interpreter):\n%s", i, d)
-					}
-				}
+				checkBatch(t, cfg, b, xs, rng, 5)
 			})
+		}
+	}
+}
+
+// checkBatch sets input k of batch program b to xs[k] and checks that
+// every copy's output is smallNet's golden one, in program order and in
+// random legal orders, and that the dependencies cover every
+// traced conflict.
+func checkBatch(t *testing.T, cfg npu.Config, b *Program, xs []*golden.Tensor, rng *rand.Rand, orders int) {
+	t.Helper()
+	want := map[string]*golden.Tensor{}
+	for k, x := range xs {
+		if err := b.SetInput(BatchName("x", k), x); err != nil {
+			t.Fatal(err)
+		}
+		ref, err := smallNet(x, 3).Reference(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[BatchName("y", k)] = ref["y"]
+	}
+	got, _, err := Interpret(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("batch outputs (-golden +interpreter):\n%s", d)
+	}
+	acc, err := TraceAccesses(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckDeps(b, acc); err != nil {
+		t.Fatalf("traced accesses: %v", err)
+	}
+	for i := 0; i < orders; i++ {
+		got, _, err := InterpretOrder(b, RandomOrder(b, rng))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("random order %d (-golden +interpreter):\n%s", i, d)
 		}
 	}
 }
