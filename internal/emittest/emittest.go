@@ -4,6 +4,7 @@
 package emittest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,4 +56,38 @@ func Synth(t testing.TB, m *hdl.Module) string {
 		t.Fatal(err)
 	}
 	return stat
+}
+
+// LogicCells synthesizes m with its SRAM macros as black boxes (Yosys
+// synth, with its checks: no latch, loop or driver conflict) and returns
+// the cells of m's logic, macros left out, and their types.
+func LogicCells(t testing.TB, m *hdl.Module) (int, string) {
+	t.Helper()
+	tooltest.Need(t, "yosys")
+	dir, d, files := Dir(t, m)
+	var script strings.Builder
+	var own []string
+	for _, f := range files {
+		if strings.HasPrefix(filepath.Base(f), "hwgen_sram_") {
+			fmt.Fprintf(&script, "read_verilog -lib %s; ", f)
+		} else {
+			own = append(own, f)
+		}
+	}
+	fmt.Fprintf(&script, "read_verilog %s; synth -flatten -top %s; check -assert; tee -q -o logic_stat.txt stat", strings.Join(own, " "), d.Top.Name)
+	if _, err := toolchain.Run(dir, "yosys", "-q", "-p", script.String()); err != nil {
+		t.Fatal(err)
+	}
+	stat, err := os.ReadFile(filepath.Join(dir, "logic_stat.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.ToLower(string(stat)), "latch") {
+		t.Fatalf("yosys synthesis of %s inferred a latch:\n%s", d.Top.Name, stat)
+	}
+	total, types := toolchain.CellSummary(string(stat), "hwgen_sram_")
+	if total == 0 {
+		t.Fatalf("no cells found for %s", d.Top.Name)
+	}
+	return total, types
 }
