@@ -33,9 +33,17 @@ type Workload struct {
 	Shift  int               `json:"shift,omitempty"`  // requantization shift of the results (0: chosen from the reduction size)
 	Relu   bool              `json:"relu,omitempty"`   // ReLU in the requantization
 	Zeros  int               `json:"zeros,omitempty"`  // percent of zeros in random inputs (zero skipping)
+	Spread string            `json:"spread,omitempty"` // where the zeros go: all (default), input or skewed (see Spreads)
 	Seed   uint64            `json:"seed,omitempty"`   // seed of the random tensors
 	Inputs map[string]string `json:"inputs,omitempty"` // tensor name -> .npy file (read by the CLI)
 }
+
+// Spreads are the ways Zeros spreads: "all" puts them uniformly in every
+// random tensor; "input" only in the conv2d input x (weights dense);
+// "skewed" only in x, with the density growing linearly from its top row
+// to its bottom row (from 0 up to at most 0.9), the same share overall —
+// the uneven maps that sparsity-balanced partitioning is for.
+var Spreads = []string{"all", "input", "skewed"}
 
 // Ops lists the operations a Workload names.
 var Ops = []string{"gemm", "conv2d", "transpose", "pool", "eltwise", "net"}
@@ -123,6 +131,12 @@ func (w Workload) Validate() error {
 	if w.Zeros < 0 || w.Zeros > 100 {
 		return fmt.Errorf("workload: zeros = %d is not allowed: a percentage 0..100", w.Zeros)
 	}
+	if w.Spread != "" && !slices.Contains(Spreads, w.Spread) {
+		return fmt.Errorf("workload: spread = %q is not allowed: want %s", w.Spread, strings.Join(Spreads, ", "))
+	}
+	if w.Spread != "" && w.Spread != "all" && w.Op != "conv2d" {
+		return fmt.Errorf("workload: spread = %q is not allowed for %s: input and skewed spread the zeros of a conv2d's x (want all)", w.Spread, w.Op)
+	}
 	if w.Op == "pool" {
 		if _, err := golden.ParsePoolKind(w.Pool); err != nil {
 			return fmt.Errorf("workload: pool = %q is not allowed: want %s", w.Pool, strings.Join(golden.PoolKindNames(), ", "))
@@ -176,8 +190,9 @@ func (w Workload) RandomInputs(given map[string]*golden.Tensor) map[string]*gold
 	for _, name := range w.InputNames() { // sorted: the same seed gives the same tensors
 		shape := w.InputShapes()[name]
 		t := golden.New(shape...)
+		zeros := w.zeroShare(name, shape)
 		for i := range t.Data {
-			if rng.IntN(100) >= w.Zeros {
+			if float64(rng.IntN(100)) >= zeros(i) {
 				t.Data[i] = int64(rng.IntN(256) - 128)
 			}
 		}
@@ -187,6 +202,31 @@ func (w Workload) RandomInputs(given map[string]*golden.Tensor) map[string]*gold
 		out[name] = t
 	}
 	return out
+}
+
+// zeroShare is the percentage of zeros around element i of tensor name.
+func (w Workload) zeroShare(name string, shape []int) func(i int) float64 {
+	z := float64(w.Zeros)
+	switch {
+	case w.Spread == "" || w.Spread == "all":
+		return func(int) float64 { return z }
+	case name != "x":
+		return func(int) float64 { return 0 }
+	case w.Spread == "input":
+		return func(int) float64 { return z }
+	}
+	d := 1 - z/100
+	// skewed: from lo at the top row to hi at the bottom, mean d.
+	h, wd := shape[1], shape[2]
+	hi := min(0.9, 2*d)
+	if d > 0.45 {
+		hi = min(1, d+0.4)
+	}
+	lo := 2*d - hi
+	return func(i int) float64 {
+		y := i / wd % h
+		return 100 * (1 - lo - (hi-lo)*float64(y)/float64(max(h-1, 1)))
+	}
 }
 
 // autoShift is a requantization shift that brings a sum of n int8

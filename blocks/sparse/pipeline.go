@@ -33,7 +33,7 @@ func (u *unit) fetch(conv *hdl.Expr, entries, table, weights *hdl.Memory) (done,
 	f2v := m.Reg("f2_valid", hdl.Bool, 0)
 	inFlight := occ.Add(f1v).Add(f2v)
 	f0 := m.Wire("f0_issue", hdl.Bool)
-	f0.Set(conv.And(ptr.Lt(u.count)).And(inFlight.Lt(hdl.U(3, queueDepth))))
+	f0.Set(conv.And(ptr.Lt(u.count)).And(ptr.Lt(u.fill)).And(inFlight.Lt(hdl.U(3, queueDepth))))
 	ptr.SetNext(hdl.Mux(u.start, hdl.U(cw, 0), hdl.Mux(f0, ptr.Add(hdl.U(1, 1)).Trunc(cw), ptr)))
 	f1v.SetNext(f0)
 

@@ -20,6 +20,7 @@ type unit struct {
 
 	running, isConv  *hdl.Signal
 	start            *hdl.Expr
+	fill             *hdl.Expr // entries loaded into the running task's set
 	set, tbase, oh   *hdl.Signal
 	ow, shift, count *hdl.Signal
 }
@@ -79,7 +80,20 @@ func (u *unit) build() {
 	table.Write(m.Input("t_wr_addr", hdl.UInt(c.tableAddrWidth())), m.Input("t_wr_data", hdl.UInt(u.tab.Width)), m.Input("t_wr_en", hdl.Bool))
 
 	conv := u.running.And(u.isConv)
-	inReady.Set(conv.And(inSet.Eq(u.set)).Not())
+	// Fill levels: a load writes a set from address 0 up; the running
+	// conv task never fetches past its set's level, so it may start as
+	// soon as its load has begun and run behind it. Into the set it reads
+	// only the next entry of that load may be written.
+	cw := u.count.Width()
+	var fill []*hdl.Signal
+	for s := range 2 {
+		f := m.Reg(fmt.Sprintf("fill%d", s), hdl.UInt(cw), 0)
+		f.SetNext(inAddr.Add(hdl.U(1, 1)).Resize(cw))
+		f.SetEnable(inEn.And(inReady).And(inSet.Eq(hdl.U(1, uint64(s)))))
+		fill = append(fill, f)
+	}
+	u.fill = hdl.Mux(u.set.Eq(hdl.U(1, 1)), fill[1], fill[0])
+	inReady.Set(conv.And(inSet.Eq(u.set)).And(inAddr.Resize(cw).Ne(u.fill)).Not())
 	fetchDone, issue, w := u.fetch(conv, entries, table, weights)
 	acc := u.scatter(w)
 	clearDone := u.clear(acc)

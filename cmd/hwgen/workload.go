@@ -47,7 +47,10 @@ type workloadFlags struct {
 	Engine   string   `help:"Simulator: go, or verilator (the Go run replayed on Verilator, every output of every cycle compared)." enum:"go,verilator" default:"go"`
 	Timeline string   `help:"Write the task timeline as Chrome trace-event JSON (open in https://ui.perfetto.dev or chrome://tracing)." type:"path" placeholder:"FILE"`
 	Engines  int      `help:"Neural engines (overrides the configuration's engines). With more than one, a conv2d is split into row bands, one per engine (compiler/multi)." placeholder:"N"`
-	Split    string   `help:"How a conv2d is split among several engines: equal-area (equal row bands: fastest here, as an engine's time follows its rows, zero skipping saves energy, not cycles) or balanced (equal non-zero counts within 3%)." enum:"balanced,equal-area" default:"equal-area"`
+	Split    string   `help:"How a conv2d is split among several engines or sparse units: equal-area (equal row bands: fastest on the dense NE, whose time follows its rows; zero skipping saves it energy, not cycles) or balanced (equal non-zero counts within 3%: what the sparse engine's units, whose time follows their non-zeros, need). Default: equal-area on the NPU, balanced on the sparse engine." enum:"balanced,equal-area," default:""`
+	Spread   string   `help:"Where --zeros goes: all (every random tensor, uniformly), input (only a conv2d's x; dense weights) or skewed (only x, density growing linearly from its top row to its bottom row, the same share overall)." enum:"all,input,skewed," default:""`
+	Accel    string   `help:"Run a conv2d on: npu (the dense NE) or sparse (the sparse engine: units fed only the non-zero inputs, time following the non-zeros; configured with --set units=, lanes=, entries=, acc_depth=, …: docs/engines.md, \"Sparse engine\")." enum:"npu,sparse" default:"npu"`
+	Units    int      `help:"With --accel sparse: compute units (overrides the sparse configuration's units)." placeholder:"N"`
 }
 
 // workload assembles the workload from the file and the flags.
@@ -99,6 +102,9 @@ func (c *simCmd) workload() (compiler.Workload, error) {
 		w.Fn = f.Fn
 	}
 	w.Relu = w.Relu || f.Relu
+	if f.Spread != "" {
+		w.Spread = f.Spread
+	}
 	if c.Seed != 1 || w.Seed == 0 {
 		w.Seed = c.Seed
 	}
@@ -126,6 +132,15 @@ func (c *simCmd) workload() (compiler.Workload, error) {
 }
 
 func (c *simCmd) runWorkload() error {
+	if c.Accel == "sparse" {
+		return c.runSparse()
+	}
+	if c.Units != 0 {
+		return usagef("--units %d: units are the sparse engine's (add --accel sparse)", c.Units)
+	}
+	if c.Split == "" {
+		c.Split = "equal-area"
+	}
 	cfg, err := npuConfig(c.blockFlags)
 	if err != nil {
 		return err

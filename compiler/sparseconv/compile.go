@@ -94,13 +94,8 @@ func Compile(cfg hw.Config, conv Conv, x, w []int64, split Split) (*Program, err
 	if opt.Rows > oh {
 		return nil, fmt.Errorf("units = %d is not allowed for this conv: more units than its %d output rows", cfg.Units, oh)
 	}
-	var plan *partition.Plan
-	if split == EqualArea {
-		plan, err = partition.EqualArea(m, opt)
-	} else {
-		plan, err = partition.Partition(m, opt)
-	}
-	if err != nil && !errors.Is(err, partition.ErrUnbalanced) {
+	plan, err := cut(m, opt, split)
+	if err != nil {
 		return nil, err
 	}
 	p := &Program{Config: cfg, Conv: conv, Plan: plan, Passes: (conv.Cout + cfg.Lanes - 1) / cfg.Lanes}
@@ -115,6 +110,36 @@ func Compile(cfg hw.Config, conv Conv, x, w []int64, split Split) (*Program, err
 		p.Units = append(p.Units, u)
 	}
 	return p, nil
+}
+
+// cut partitions the map: equal-area row bands, or, balanced, the grid
+// of Rows × Cols = Units (row bands first) whose heaviest partition has the
+// fewest non-zeros — a unit's time follows its non-zeros, and rows alone
+// are often too coarse a step to balance them.
+func cut(m *partition.Map, opt partition.Options, split Split) (*partition.Plan, error) {
+	if split == EqualArea {
+		return partition.EqualArea(m, opt)
+	}
+	units := opt.Rows
+	var best *partition.Plan
+	for cols := 1; cols <= units; cols++ {
+		if units%cols != 0 {
+			continue
+		}
+		o := opt
+		o.Rows, o.Cols = units/cols, cols
+		p, err := partition.Partition(m, o)
+		if err != nil && !errors.Is(err, partition.ErrUnbalanced) {
+			if best != nil {
+				continue // too narrow a map for this many strips
+			}
+			return nil, err
+		}
+		if best == nil || p.Balance.MaxNNZ < best.Balance.MaxNNZ {
+			best = p
+		}
+	}
+	return best, nil
 }
 
 func checkConv(cfg hw.Config, c Conv, nx, nw int) error {

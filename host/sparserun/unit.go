@@ -47,7 +47,7 @@ type unitDriver struct {
 	reading       bool
 	readAddr, due int // next address to read; the address read last cycle (−1: none)
 
-	ld, at, loaded int // the load in progress, its next entry, loads complete
+	ld, at int // the load in progress and its next entry
 	planes         sparseconv.Planes
 	end            int
 }
@@ -124,7 +124,7 @@ func (d *unitDriver) step(weightsIn bool) {
 		d.readAddr++
 	case o.kind == opClear:
 		d.start(r.p.ClearTask(d.i))
-	case o.kind == opConv && weightsIn && d.loaded > o.load:
+	case o.kind == opConv && weightsIn && d.begun(o.load):
 		d.start(r.p.ConvTask(d.i, o.pass, o.chunk, o.set))
 	}
 }
@@ -146,9 +146,6 @@ func (d *unitDriver) stepLoad() {
 	if l.after >= 0 && d.next <= l.after {
 		return // its set is still read
 	}
-	if r.peek(d.port("in_wr_ready")) == 0 {
-		return // never, by the rule above; the hardware would drop it
-	}
 	ch := d.u.Chunks[l.chunk]
 	r.poke(d.port("in_wr_en"), 1)
 	r.poke(d.port("in_wr_set"), uint64(l.set))
@@ -156,9 +153,11 @@ func (d *unitDriver) stepLoad() {
 	r.pokeBig(d.port("in_wr_data"), d.u.Entries[ch.Lo+d.at])
 	d.at++
 	if ch.Lo+d.at == ch.Hi {
-		// Written at this cycle's edge: a conv task offered now reads it
-		// no earlier than the next cycle.
 		d.ld, d.at = d.ld+1, 0
-		d.loaded++
 	}
 }
+
+// begun says load n has written (at the latest at this cycle's edge) its
+// first entry, which resets its set's fill level: a conv task offered now
+// runs behind the load.
+func (d *unitDriver) begun(n int) bool { return d.ld > n || d.ld == n && d.at > 0 }
