@@ -14,22 +14,32 @@ import (
 	"github.com/hwgen/hwgen/verify"
 )
 
-// runSparse runs a conv2d workload on the sparse engine.
-func (c *simCmd) runSparse() error {
-	for flag, set := range map[string]bool{"--engines": c.Engines != 0, "--timeline": c.Timeline != "", "--vcd": c.VCD != "", "--out": c.Out != "", "--in": len(c.In) > 0} {
-		if set {
-			return usagef("%s does not apply to --accel sparse (it runs random conv2d tensors from --seed, --zeros and --spread)", flag)
-		}
-	}
+// sparseConfig is the sparse engine's configuration: its defaults, then
+// --config, --set and --units.
+func (c *simCmd) sparseConfig() (sparse.Config, error) {
 	cfg, err := configure(sparse.DefaultConfig, c.blockFlags)
 	if err != nil {
-		return err
+		return cfg, err
 	}
 	if c.Units != 0 {
 		cfg.Units = c.Units
 	}
 	if err := cfg.Validate(); err != nil {
-		return usageError{err}
+		return cfg, usageError{err}
+	}
+	return cfg, nil
+}
+
+// runSparse runs a conv2d workload on the sparse engine.
+func (c *simCmd) runSparse() error {
+	for flag, set := range map[string]bool{"--engines": c.Engines != 0, "--timeline": c.Timeline != "", "--vcd": c.VCD != "", "--out": c.Out != ""} {
+		if set {
+			return usagef("%s does not apply to --accel sparse", flag)
+		}
+	}
+	cfg, err := c.sparseConfig()
+	if err != nil {
+		return err
 	}
 	w, err := c.workload()
 	if err != nil {
@@ -38,24 +48,48 @@ func (c *simCmd) runSparse() error {
 	if w.Op != "conv2d" {
 		return usagef("--accel sparse: the sparse engine runs conv2d, not %s", w.Op)
 	}
+	in, err := workloadInputs(w, golden.S(cfg.ValueWidth))
+	if err != nil {
+		return err
+	}
+	prog, err := c.compileSparse(cfg, w, in)
+	if err != nil {
+		return err
+	}
+	return c.runSparseProgram(w, prog, in)
+}
+
+// compileSparse compiles the conv2d workload w with inputs in for cfg.
+func (c *simCmd) compileSparse(cfg sparse.Config, w compiler.Workload, in map[string]*golden.Tensor) (*sparseconv.Program, error) {
 	split := sparseconv.Balanced
 	if c.Split != "" {
+		var err error
 		if split, err = sparseconv.ParseSplit(c.Split); err != nil {
-			return usageError{err}
+			return nil, usageError{err}
 		}
 	}
-	in := w.RandomInputs(nil)
 	conv := sparseconv.Conv{C: w.C, H: w.H, W: w.W, Cout: w.Cout, KH: w.Kernel, KW: w.Kernel, Stride: w.Stride, PadH: *w.Pad, PadW: *w.Pad}
 	prog, err := sparseconv.Compile(cfg, conv, in["x"].Data, in["w"].Data, split)
 	if err != nil {
-		return usageError{fmt.Errorf("compile conv2d for the sparse engine: %w", err)}
+		return nil, usageError{fmt.Errorf("compile conv2d for the sparse engine: %w", err)}
 	}
+	return prog, nil
+}
+
+// runSparseProgram runs prog, reports and checks it against the golden
+// model.
+func (c *simCmd) runSparseProgram(w compiler.Workload, prog *sparseconv.Program, in map[string]*golden.Tensor) error {
+	cfg, conv := prog.Config, prog.Conv
 	want, err := compiler.Conv2DRef(in["x"], in["w"], conv.Stride, conv.PadH, conv.PadW, golden.S(cfg.AccWidth))
 	if err != nil {
 		return err
 	}
 	fmt.Printf("workload  %s; zeros %d%% (%s)\n", describe(w), w.Zeros, spreadName(w.Spread))
-	fmt.Printf("engine    %s: %d units × %d multipliers, %d passes of %d output channels\n", sparse.Name(cfg), cfg.Units, cfg.Lanes, prog.Passes, cfg.Lanes)
+	fmt.Printf("engine    %s: %d units × %d multipliers, %d pass(es) of %d output channels\n", sparse.Name(cfg), cfg.Units, cfg.Lanes, prog.Passes, cfg.Lanes)
+	split := sparseconv.Balanced
+	if c.Split == "equal-area" {
+		split = sparseconv.EqualArea
+	}
 	reportSparseSplit(prog, split)
 
 	t0 := time.Now()
@@ -124,4 +158,46 @@ func reportSparse(p *sparseconv.Program, r *sparserun.Result, wall time.Duration
 		fmt.Printf("          the counters differ from the expected count\n")
 	}
 	fmt.Printf("speed     %v wall, %.0f simulated cycles/s\n", wall.Round(time.Millisecond), float64(r.Cycles)/wall.Seconds())
+}
+
+// pickSparse decides --accel auto for a conv2d compiled for the NE as
+// dense: the sparse program when its estimated cycles (each unit's
+// non-zero inputs times the weight records they meet, plus read-outs)
+// are below the NE program's ideal cycles (its MACs over the array's),
+// nil otherwise. It prints the reason either way.
+func (c *simCmd) pickSparse(w compiler.Workload, in map[string]*golden.Tensor, dense *compiler.Program) (*sparseconv.Program, error) {
+	if w.Op != "conv2d" || c.Engines > 1 {
+		fmt.Printf("accel     auto: npu (only a single-engine conv2d may go to the sparse engine)\n")
+		return nil, nil
+	}
+	cfg := sparse.DefaultConfig()
+	if c.Units != 0 {
+		cfg.Units = c.Units
+		if err := cfg.Validate(); err != nil {
+			return nil, usageError{fmt.Errorf("--units: %w", err)}
+		}
+	}
+	var nnz int
+	for _, v := range in["x"].Data {
+		if v != 0 {
+			nnz++
+		}
+	}
+	density := 100 * float64(nnz) / float64(max(len(in["x"].Data), 1))
+	sp, err := c.compileSparse(cfg, w, in)
+	if err != nil {
+		fmt.Printf("accel     auto: npu (the conv does not map onto the sparse engine: %v)\n", err)
+		return nil, nil
+	}
+	est := sp.Cycles()
+	pick, cmpWord := "npu", "not below"
+	if est < dense.Ideal {
+		pick, cmpWord = "sparse", "below"
+	}
+	fmt.Printf("accel     auto: %s (input density %.1f%%: an estimated %d cycles on the sparse engine %s, %d×%d, %s the NE's ideal %d)\n",
+		pick, density, est, sparse.Name(cfg), cfg.Units, cfg.Lanes, cmpWord, dense.Ideal)
+	if pick == "npu" {
+		return nil, nil
+	}
+	return sp, nil
 }

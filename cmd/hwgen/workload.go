@@ -49,7 +49,7 @@ type workloadFlags struct {
 	Engines  int      `help:"Neural engines (overrides the configuration's engines). With more than one, a conv2d is split into row bands, one per engine (compiler/multi)." placeholder:"N"`
 	Split    string   `help:"How a conv2d is split among several engines or sparse units: equal-area (equal row bands: fastest on the dense NE, whose time follows its rows; zero skipping saves it energy, not cycles) or balanced (equal non-zero counts within 3%: what the sparse engine's units, whose time follows their non-zeros, need). Default: equal-area on the NPU, balanced on the sparse engine." enum:"balanced,equal-area," default:""`
 	Spread   string   `help:"Where --zeros goes: all (every random tensor, uniformly), input (only a conv2d's x; dense weights) or skewed (only x, density growing linearly from its top row to its bottom row, the same share overall)." enum:"all,input,skewed," default:""`
-	Accel    string   `help:"Run a conv2d on: npu (the dense NE) or sparse (the sparse engine: units fed only the non-zero inputs, time following the non-zeros; configured with --set units=, lanes=, entries=, acc_depth=, …: docs/engines.md, \"Sparse engine\")." enum:"npu,sparse" default:"npu"`
+	Accel    string   `help:"Run a conv2d on: npu (the dense NE), auto (the sparse engine when its estimated cycles for this input's non-zeros are below the NE's ideal, with the reason printed; --set then configures the NPU) or sparse (the sparse engine: units fed only the non-zero inputs, time following the non-zeros; configured with --set units=, lanes=, entries=, acc_depth=, …: docs/engines.md, \"Sparse engine\")." enum:"npu,sparse,auto" default:"npu"`
 	Units    int      `help:"With --accel sparse: compute units (overrides the sparse configuration's units)." placeholder:"N"`
 }
 
@@ -135,11 +135,12 @@ func (c *simCmd) runWorkload() error {
 	if c.Accel == "sparse" {
 		return c.runSparse()
 	}
-	if c.Units != 0 {
-		return usagef("--units %d: units are the sparse engine's (add --accel sparse)", c.Units)
+	if c.Units != 0 && c.Accel != "auto" {
+		return usagef("--units %d: units are the sparse engine's (add --accel sparse or auto)", c.Units)
 	}
-	if c.Split == "" {
-		c.Split = "equal-area"
+	npuSplit := c.Split // the NE's default: equal-area
+	if npuSplit == "" {
+		npuSplit = "equal-area"
 	}
 	cfg, err := npuConfig(c.blockFlags)
 	if err != nil {
@@ -159,18 +160,10 @@ func (c *simCmd) runWorkload() error {
 		return usagef("--engines %d: only a conv2d is split among several engines (%s runs on one: leave engines at 1)", cfg.Engines, w.Op)
 	}
 	elem := golden.S(cfg.ElemWidth)
-	given := map[string]*golden.Tensor{}
-	for name, path := range w.Inputs {
-		t, err := readNPY(path, elem)
-		if err != nil {
-			return usageError{fmt.Errorf("--in %s: %w", name, err)}
-		}
-		if want := w.InputShapes()[name]; !slices.Equal(t.Shape, want) {
-			return usagef("--in %s: %s has shape %v; %s with these flags needs %v", name, path, t.Shape, w.Op, want)
-		}
-		given[name] = t
+	in, err := workloadInputs(w, elem)
+	if err != nil {
+		return err
 	}
-	in := w.RandomInputs(given)
 	g, err := w.Graph(in)
 	if err != nil {
 		return usageError{err}
@@ -178,7 +171,7 @@ func (c *simCmd) runWorkload() error {
 	var prog *compiler.Program
 	var mp *multi.Program
 	if cfg.Engines > 1 {
-		mp, err = multi.Conv2D(cfg, in["x"], in["w"], w.ConvParams(), multi.Options{EqualArea: c.Split == "equal-area"})
+		mp, err = multi.Conv2D(cfg, in["x"], in["w"], w.ConvParams(), multi.Options{EqualArea: npuSplit == "equal-area"})
 		if err == nil {
 			prog = mp.Program
 		}
@@ -188,6 +181,15 @@ func (c *simCmd) runWorkload() error {
 	if err != nil {
 		return usageError{fmt.Errorf("compile %s: %w", w.Op, err)}
 	}
+	if c.Accel == "auto" {
+		sp, err := c.pickSparse(w, in, prog)
+		if err != nil || sp != nil {
+			if err != nil {
+				return err
+			}
+			return c.runSparseProgram(w, sp, in)
+		}
+	}
 	want, err := g.Reference(cfg.Slice())
 	if err != nil {
 		return err
@@ -196,7 +198,7 @@ func (c *simCmd) runWorkload() error {
 	fmt.Printf("npu       %s\n", cfg.Name())
 	fmt.Printf("compiled  %s\n", prog.Summary())
 	if mp != nil {
-		reportSplit(mp, c.Split)
+		reportSplit(mp, npuSplit)
 	}
 
 	var opts []host.Option
@@ -247,6 +249,22 @@ func (c *simCmd) runWorkload() error {
 		fmt.Printf("results   %s\n", c.Out)
 	}
 	return verdict(want, res.Outputs)
+}
+
+// workloadInputs reads the workload's --in tensors and draws the others.
+func workloadInputs(w compiler.Workload, elem golden.Int) (map[string]*golden.Tensor, error) {
+	given := map[string]*golden.Tensor{}
+	for name, path := range w.Inputs {
+		t, err := readNPY(path, elem)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--in %s: %w", name, err)}
+		}
+		if want := w.InputShapes()[name]; !slices.Equal(t.Shape, want) {
+			return nil, usagef("--in %s: %s has shape %v; %s with these flags needs %v", name, path, t.Shape, w.Op, want)
+		}
+		given[name] = t
+	}
+	return w.RandomInputs(given), nil
 }
 
 // verdict compares every output with the golden model: PASS, or FAIL

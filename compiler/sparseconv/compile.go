@@ -62,6 +62,9 @@ type Program struct {
 	// output channels at input channel c (the multiplications one
 	// non-zero input of channel c costs in pass t).
 	WeightNNZ [][]int64
+	// Records[t][c] is the length of pass t's weight list of channel c:
+	// the cycles one non-zero input of channel c takes in pass t.
+	Records [][]int64
 }
 
 // Unit is one unit's share.
@@ -169,8 +172,10 @@ func (p *Program) weights(w []int64) error {
 	cfg, c := p.Config, p.Conv
 	wl := cfg.Weight()
 	p.WeightNNZ = make([][]int64, p.Passes)
+	p.Records = make([][]int64, p.Passes)
 	for t := range p.Passes {
 		p.WeightNNZ[t] = make([]int64, c.C)
+		p.Records[t] = make([]int64, c.C)
 		for ch := range c.C {
 			start := len(p.Weights)
 			for ky := range c.KH {
@@ -198,6 +203,7 @@ func (p *Program) weights(w []int64) error {
 					p.Weights = append(p.Weights, rec)
 				}
 			}
+			p.Records[t][ch] = int64(len(p.Weights) - start)
 			rec, err := cfg.Table().Pack(int64(start), int64(len(p.Weights)-start))
 			if err != nil && len(p.Weights) <= cfg.WeightDepth {
 				return fmt.Errorf("channel table: %w", err)
@@ -262,4 +268,29 @@ func (p *Program) Mults(i int) int64 {
 		}
 	}
 	return n
+}
+
+// UnitCycles estimates unit i's cycles: one per weight record each entry
+// meets (one for an entry whose channel has none), plus reading every
+// pass's plane out; the pipeline's fill and the loads behind which a conv
+// task starts are left out.
+func (p *Program) UnitCycles(i int) int64 {
+	u := p.Units[i]
+	var n int64
+	for t := range p.Passes {
+		for ch, k := range u.NNZPerChannel {
+			n += k * max(p.Records[t][ch], 1)
+		}
+		n += int64(u.OH * u.OW)
+	}
+	return n
+}
+
+// Cycles estimates the run: the weight lists' load, then the slowest unit.
+func (p *Program) Cycles() int64 {
+	var slowest int64
+	for i := range p.Units {
+		slowest = max(slowest, p.UnitCycles(i))
+	}
+	return int64(max(len(p.Weights), len(p.Table))) + slowest
 }
