@@ -48,8 +48,8 @@ type unitDriver struct {
 	readAddr, due int // next address to read; the address read last cycle (−1: none)
 
 	ld, at int // the load in progress and its next entry
-	planes         sparseconv.Planes
-	end            int
+	planes sparseconv.Planes
+	end    int
 }
 
 func newUnitDriver(r *runner, i int) *unitDriver {
