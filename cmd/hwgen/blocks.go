@@ -11,6 +11,7 @@ import (
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/blocks/planar"
+	"github.com/hwgen/hwgen/blocks/sparse"
 	"github.com/hwgen/hwgen/blocks/sram"
 	"github.com/hwgen/hwgen/blocks/systolic"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
@@ -43,6 +44,8 @@ var blocks = map[string]block{
 		configured(planar.DefaultConfig, planar.Build)},
 	"taskmgr": {"task manager: priority queues, dependency scoreboard, per-engine in-order dispatch (--config, --set)",
 		configured(taskmgr.DefaultConfig, taskmgr.Build)},
+	"sparse": {"sparse engine: compute units fed by double-buffered memory units of non-zero (value, index) entries, weight lists, scatter accumulators (--config, --set)",
+		configured(sparse.DefaultConfig, sparse.Build)},
 	"psumbuf": {"psum (accumulator) buffer: overwrite/accumulate writes, read-out, region clear (--config, --set)",
 		configured(func() psumBlock { return psumBlock{PsumConfig: sram.DefaultConfig().Psum} }, psumBlock.build)},
 }
