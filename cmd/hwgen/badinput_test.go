@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -131,4 +132,69 @@ func TestNPYOrders(t *testing.T) {
 			t.Errorf("%s order: y differs from the C-order run (-c +%s):\n%s", name, name, diff)
 		}
 	}
+}
+
+// Explicit zeros, flags a run would ignore, workloads too large for the
+// external memory, wrongly typed --set values: one line, exit status 2,
+// before anything runs.
+func TestBadSimFlags(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain")
+	os.WriteFile(plain, []byte("x"), 0o644)
+	wl := filepath.Join(dir, "w.json")
+	os.WriteFile(wl, []byte(`{"op": "gemm", "fn": "mul"}`), 0o644)
+	checkBad(t, []badCase{
+		{"zero m", []string{"sim", "--m", "0"}, []string{"--m 0 is not allowed"}},
+		{"zero stride", []string{"sim", "--op", "pool", "--stride", "0"}, []string{"--stride 0 is not allowed"}},
+		{"zero kernel", []string{"sim", "--op", "conv2d", "--kernel", "0"}, []string{"--kernel 0 is not allowed"}},
+		{"zero engines", []string{"sim", "--engines", "0"}, []string{"--engines 0 is not allowed"}},
+		{"top with out", []string{"sim", "--top", "mac", "--out", filepath.Join(dir, "o")}, []string{"--out does not apply to --top"}},
+		{"top with timeline", []string{"sim", "--top", "mac", "--timeline", filepath.Join(dir, "t.json")}, []string{"--timeline does not apply to --top"}},
+		{"top with in", []string{"sim", "--top", "mac", "--in", "a=" + plain}, []string{"--in does not apply to --top"}},
+		{"top with op", []string{"sim", "--top", "mac", "--op", "gemm"}, []string{"--op does not apply to --top"}},
+		{"top with a shape", []string{"sim", "--top", "mac", "--m", "8"}, []string{"--m does not apply to --top"}},
+		{"check without top", []string{"sim", "--check"}, []string{"--check applies to --top only"}},
+		{"cycles without top", []string{"sim", "--cycles", "10"}, []string{"--cycles applies to --top only"}},
+		{"fn with gemm", []string{"sim", "--fn", "add"}, []string{"--fn add does not apply to --op gemm"}},
+		{"relu with pool", []string{"sim", "--op", "pool", "--relu"}, []string{"--relu does not apply to --op pool"}},
+		{"shift with eltwise", []string{"sim", "--op", "eltwise", "--shift", "3"}, []string{"--shift 3 does not apply to --op eltwise"}},
+		{"field of another op in the file", []string{"sim", "--workload", wl}, []string{wl, "fn = mul does not apply to gemm"}},
+		{"too large for the memory", []string{"sim", "--m", "8000", "--k", "8000", "--n", "8000"}, []string{"gemm 8000×8000×8000", "8000000 lines of external memory", "ext_addr_width = 16 gives 65536 lines"}},
+		{"a billion rows", []string{"sim", "--m", "1000000000"}, []string{"4000000256 lines of external memory"}},
+		{"kernel larger than the input", []string{"sim", "--op", "conv2d", "--h", "4", "--kernel", "7", "--pad", "0"}, []string{"kernel height kh = 7"}},
+		{"bool set to a number", []string{"sim", "--set", "zero_skip=1"}, []string{"--set zero_skip=1: zero_skip = 1 is not allowed: want true or false"}},
+		{"int set to a word", []string{"sim", "--set", "rows=many"}, []string{"rows = many is not allowed: want an integer"}},
+		{"out is a file", []string{"sim", "--out", plain}, []string{"--out " + plain, "not a directory"}},
+		{"timeline is a directory", []string{"sim", "--timeline", dir}, []string{"--timeline " + dir, "is a directory"}},
+		{"timeline in a missing directory", []string{"sim", "--timeline", filepath.Join(dir, "no", "t.json")}, []string{"--timeline", "no such file"}},
+		{"run out is a file", []string{"run", "--model", mnistModel, "--out", plain}, []string{"--out " + plain, "not a directory"}},
+	})
+	if runtime.GOOS == "linux" { // /proc takes no new files, even from root
+		checkBad(t, []badCase{
+			{"out not writable", []string{"sim", "--out", "/proc/hwgen-out"}, []string{"--out /proc/hwgen-out: cannot create the directory"}},
+			{"timeline not writable", []string{"sim", "--timeline", "/proc/t.json"}, []string{"--timeline /proc/t.json: cannot write to /proc"}},
+		})
+	}
+	// Nothing was written by the refused runs.
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if diff := cmp.Diff([]string{"plain", "w.json"}, names); diff != "" {
+		t.Errorf("files after the refused runs (-want +got):\n%s", diff)
+	}
+}
+
+// Tensors given as files need no shape flags: the shapes come from them.
+func TestSimShapesFromFiles(t *testing.T) {
+	dir := t.TempDir()
+	a := npyFile(t, filepath.Join(dir, "a.npy"), "|i1", false, []int{8, 16}, ramp(8*16))
+	b := npyFile(t, filepath.Join(dir, "b.npy"), "|i1", false, []int{16, 4}, ramp(16*4))
+	code, stdout, stderr := capture(t, "sim", "--in", "a="+a, "--in", "b="+b)
+	if code != exitOK || !strings.Contains(stdout, "gemm 8×16×4") || !strings.Contains(stdout, "y [8 4]") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	// A shape flag that disagrees with the file is still an error.
+	checkBad(t, []badCase{{"disagreeing flag", []string{"sim", "--k", "12", "--in", "a=" + a}, []string{"--in a", "has shape [8 16]", "needs [8 12]"}}})
 }

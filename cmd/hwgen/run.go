@@ -144,6 +144,9 @@ func (c *runCmd) Run() error {
 	if err := c.checkInputs(); err != nil {
 		return err
 	}
+	if err := checkOutputs(c.Out, c.Timeline, c.VCD); err != nil {
+		return err
+	}
 	if err := c.checkData(); err != nil {
 		return err
 	}
@@ -258,11 +261,6 @@ func (c *runCmd) load() (*onnx.Model, *onnx.Array, []*onnx.Array, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if c.Out != "" {
-		if err := checkWritable(c.Out); err != nil {
-			return nil, nil, nil, usageError{fmt.Errorf("--out: %w", err)}
-		}
-	}
 	printModel(os.Stdout, c.Model, m, want)
 	fmt.Printf("input     %s\n", source)
 	fmt.Printf("calibrate %s\n", calibNote)
@@ -372,20 +370,6 @@ func (c *runCmd) calibration(x *onnx.Array, want []int) ([]*onnx.Array, string, 
 		set = append(set, a)
 	}
 	return set, fmt.Sprintf("on %d inputs (%s)", len(set), strings.Join(c.Calib, ", ")), nil
-}
-
-// checkWritable makes dir and proves a file can be created in it, so that
-// a run is not wasted on an output that cannot be written.
-func checkWritable(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".hwgen-run-")
-	if err != nil {
-		return err
-	}
-	f.Close()
-	return os.Remove(f.Name())
 }
 
 // simulate runs prog on the Go simulator, and with --engine verilator

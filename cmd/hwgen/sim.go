@@ -18,7 +18,7 @@ type simCmd struct {
 	workloadFlags
 	Top string `help:"Simulate this built-in design or block with seeded random stimulus instead of running a workload on the NPU (see 'hwgen designs')." placeholder:"DESIGN"`
 	blockFlags
-	Cycles int    `help:"With --top: clock cycles to run (the first two hold reset)." default:"1000"`
+	Cycles *int   `help:"With --top: clock cycles to run (the first two hold reset). Default 1000." placeholder:"N"`
 	Seed   uint64 `help:"Seed of the random tensors (workload) or the random stimulus (--top); the same seed gives the same run." default:"1"`
 	VCD    string `help:"Write waveforms to this VCD file (written whole at the end, or not at all)." type:"path"`
 	Check  bool   `help:"With --top: also run the same stimulus on Verilator and compare every output every cycle."`
@@ -45,6 +45,12 @@ With --top, simulates any built-in design with seeded random stimulus instead.`
 }
 
 func (c *simCmd) Run() error {
+	if err := c.checkFlags(); err != nil {
+		return err
+	}
+	if err := checkOutputs(c.Out, c.Timeline, c.VCD); err != nil {
+		return err
+	}
 	if c.Top == "" {
 		return c.runWorkload()
 	}
@@ -53,8 +59,9 @@ func (c *simCmd) Run() error {
 
 // runRandom simulates a built-in design with seeded random stimulus.
 func (c *simCmd) runRandom() error {
-	if c.Cycles < 1 {
-		return usagef("--cycles: %d is not allowed; give a positive number of cycles", c.Cycles)
+	cycles := 1000
+	if c.Cycles != nil {
+		cycles = *c.Cycles
 	}
 	d, err := elaborateWith(c.Top, c.blockFlags)
 	if err != nil {
@@ -83,9 +90,9 @@ func (c *simCmd) runRandom() error {
 
 	inputs, outputs := stim.Ports(d)
 	src := stim.NewRandomSource(inputs, c.Seed)
-	bar := progress(c.Cycles)
+	bar := progress(cycles)
 	t0 = time.Now()
-	for cyc := 0; cyc < c.Cycles; cyc++ {
+	for cyc := 0; cyc < cycles; cyc++ {
 		for i, v := range src.Next() {
 			if err := s.PokeBig(inputs[i].Name, v); err != nil {
 				return err
@@ -116,9 +123,9 @@ func (c *simCmd) runRandom() error {
 	st := s.Stats()
 	fmt.Printf("design    %s (%s): %d nodes, %d registers, %d levels; compiled in %v\n",
 		d.Top.Name, c.Top, st.Nodes, st.Registers, st.Levels, compile.Round(time.Microsecond))
-	fmt.Printf("cycles    %d, random stimulus seed %d\n", c.Cycles, c.Seed)
+	fmt.Printf("cycles    %d, random stimulus seed %d\n", cycles, c.Seed)
 	fmt.Printf("speed     %v, %.0f cycles/s, %.1f node evaluations per cycle\n",
-		elapsed.Round(time.Microsecond), float64(c.Cycles)/elapsed.Seconds(), float64(st.Evals)/float64(c.Cycles))
+		elapsed.Round(time.Microsecond), float64(cycles)/elapsed.Seconds(), float64(st.Evals)/float64(cycles))
 	fmt.Println("outputs after the last cycle:")
 	for _, p := range outputs {
 		v, err := s.PeekSigned(p.Name)
@@ -131,7 +138,7 @@ func (c *simCmd) runRandom() error {
 		fmt.Printf("waveforms %s\n", c.VCD)
 	}
 	if c.Check {
-		res, err := verify.CrossCheck(d, stim.Random(d, c.Cycles, c.Seed), verify.Options{})
+		res, err := verify.CrossCheck(d, stim.Random(d, cycles, c.Seed), verify.Options{})
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Output paths are checked before a run, so that a run of minutes is not
+// wasted on a file that cannot be written; the errors are the caller's
+// (exit status 2) and name the flag and the path, not a temporary file.
+
+// checkOutDir makes dir (an output directory of flag) and proves a file
+// can be created in it.
+func checkOutDir(flag, dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return usagef("%s %s: exists and is not a directory", flag, dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usagef("%s %s: cannot create the directory: %v", flag, dir, cause(err))
+	}
+	if err := probe(dir); err != nil {
+		return usagef("%s %s: cannot write there: %v", flag, dir, err)
+	}
+	return nil
+}
+
+// checkOutFile proves that path (an output file of flag) can be written:
+// it is not a directory and its directory exists and is writable.
+func checkOutFile(flag, path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return usagef("%s %s: is a directory; give a file name", flag, path)
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return usagef("%s %s: directory %s: %v", flag, path, dir, cause(err))
+	}
+	if !st.IsDir() {
+		return usagef("%s %s: %s is not a directory", flag, path, dir)
+	}
+	if err := probe(dir); err != nil {
+		return usagef("%s %s: cannot write to %s: %v", flag, path, dir, err)
+	}
+	return nil
+}
+
+// checkOutputs checks the --out directory and the --timeline and --vcd
+// files of hwgen sim and run, those given.
+func checkOutputs(out, timeline, vcd string) error {
+	if out != "" {
+		if err := checkOutDir("--out", out); err != nil {
+			return err
+		}
+	}
+	for _, f := range []struct{ flag, path string }{{"--timeline", timeline}, {"--vcd", vcd}} {
+		if f.path != "" {
+			if err := checkOutFile(f.flag, f.path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// probe creates and removes a file in dir.
+func probe(dir string) error {
+	f, err := os.CreateTemp(dir, ".hwgen-probe-")
+	if err != nil {
+		return cause(err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// cause is the operating system's reason without the path (which may be
+// a temporary name the user never gave).
+func cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// outputMode is the mode of every file hwgen writes: readable by all,
+// as a file created by os.Create under the usual umask 022.
+const outputMode = 0o644
