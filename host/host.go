@@ -204,11 +204,13 @@ func Run(cfg npu.Config, prog *compiler.Program, opts ...Option) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
 	res, err := s.Run(nil)
 	if res != nil {
 		res.LoadCycles = s.loadCycles
 		res.Wall = time.Since(t0)
+	}
+	if cerr := s.Close(); err == nil && cerr != nil {
+		return nil, cerr
 	}
 	return res, err
 }

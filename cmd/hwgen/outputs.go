@@ -1,10 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
+
+	"github.com/hwgen/hwgen/host"
 )
 
 // Output paths are checked before a run, so that a run of minutes is not
@@ -82,6 +87,20 @@ func cause(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// interrupted is a context cancelled by Ctrl-C (SIGINT) or SIGTERM:
+// a run then stops with an error and removes its temporary files (a
+// waveform is written whole or not at all) instead of being killed.
+// stop restores the default handling.
+func interrupted() (context.Context, func()) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// interruptible is the host option of a run that interrupted stops.
+func interruptible() (host.Option, func()) {
+	ctx, stop := interrupted()
+	return host.WithContext(ctx), stop
 }
 
 // outputMode is the mode of every file hwgen writes: readable by all,

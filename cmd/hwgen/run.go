@@ -379,7 +379,9 @@ func (c *runCmd) simulate(cfg npu.Config, prog *compiler.Program) (*host.Result,
 	if c.VCD != "" {
 		opts = append(opts, host.WithVCD(c.VCD))
 	}
-	res, err := host.Run(cfg, prog, opts...)
+	intr, stop := interruptible()
+	defer stop()
+	res, err := host.Run(cfg, prog, append(opts, intr)...)
 	if err != nil {
 		return nil, fmt.Errorf("simulation: %w", err)
 	}

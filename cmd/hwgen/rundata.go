@@ -264,7 +264,9 @@ func (c *runCmd) runImage(cfg npu.Config, m *onnx.Model, net *lower.Net, prog *c
 			opts = append(opts, host.WithVCD(c.VCD))
 		}
 		t = time.Now()
-		res, err := host.Run(cfg, prog, opts...)
+		intr, stop := interruptible()
+		res, err := host.Run(cfg, prog, append(opts, intr)...)
+		stop()
 		if err != nil {
 			return rec, fmt.Errorf("simulation of test image %d: %w", i, err)
 		}

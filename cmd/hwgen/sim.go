@@ -83,16 +83,24 @@ func (c *simCmd) runRandom() error {
 			return fmt.Errorf("--vcd: %w", err)
 		}
 		defer os.Remove(vcdFile.Name())
+		if err := vcdFile.Chmod(outputMode); err != nil {
+			return fmt.Errorf("--vcd: %w", err)
+		}
 		if err := s.DumpVCD(vcdFile); err != nil {
 			return err
 		}
 	}
 
+	ctx, stop := interrupted()
+	defer stop()
 	inputs, outputs := stim.Ports(d)
 	src := stim.NewRandomSource(inputs, c.Seed)
 	bar := progress(cycles)
 	t0 = time.Now()
 	for cyc := 0; cyc < cycles; cyc++ {
+		if cyc%1024 == 0 && ctx.Err() != nil {
+			return fmt.Errorf("stopped after %d cycles: %w", cyc, ctx.Err())
+		}
 		for i, v := range src.Next() {
 			if err := s.PokeBig(inputs[i].Name, v); err != nil {
 				return err

@@ -320,7 +320,9 @@ func (c *simCmd) runWorkload() error {
 			}
 		}))
 	}
-	res, err := host.Run(cfg, prog, opts...)
+	intr, stop := interruptible()
+	res, err := host.Run(cfg, prog, append(opts, intr)...)
+	stop()
 	if bar != nil {
 		bar.Finish()
 		fmt.Fprintln(os.Stderr)
