@@ -12,6 +12,7 @@ import (
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/stim"
 )
 
@@ -73,10 +74,17 @@ func NewSession(cfg npu.Config, prog *compiler.Program, opts ...Option) (*Sessio
 			s.Close()
 			return nil, err
 		}
-		if err := rec.Sim.DumpVCD(s.vcd); err != nil {
+		var filter []sim.VCDFilter
+		if opt.VCDFilter != nil {
+			filter = append(filter, *opt.VCDFilter)
+		}
+		if err := rec.Sim.DumpVCD(s.vcd, filter...); err != nil {
 			s.failed = true
 			s.Close()
 			return nil, err
+		}
+		if opt.VCDTraced != nil {
+			opt.VCDTraced(rec.Sim.VCDTraced())
 		}
 	}
 	if err := s.h.reset(); err != nil {

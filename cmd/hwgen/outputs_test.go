@@ -133,3 +133,39 @@ func TestInterruptedVCD(t *testing.T) {
 		})
 	}
 }
+
+// --vcd-scope and --vcd-depth narrow a waveform; its bound is printed
+// before the run and its size after.
+func TestVCDFilterFlags(t *testing.T) {
+	dir := t.TempDir()
+	size := func(args ...string) int64 {
+		t.Helper()
+		vcd := filepath.Join(dir, "w.vcd")
+		code, stdout, stderr := capture(t, append([]string{"sim", "--m", "16", "--k", "16", "--n", "16", "--vcd", vcd}, args...)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		for _, w := range []string{"vcd       tracing ", " MB per 1000 cycles", "waveforms " + vcd + " ("} {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("%v: output lacks %q:\n%s", args, w, stdout)
+			}
+		}
+		st, err := os.Stat(vcd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Size()
+	}
+	all, top, npu := size(), size("--vcd-depth", "0"), size("--vcd-scope", "npu", "--vcd-depth", "1")
+	if !(top < npu && npu < all) {
+		t.Errorf("sizes: whole %d, top only %d, npu and one level below %d; want top < npu < whole", all, top, npu)
+	}
+	checkBad(t, []badCase{
+		{"unknown scope", []string{"sim", "--vcd", filepath.Join(dir, "x.vcd"), "--vcd-scope", "nope"}, []string{"--vcd-scope", `"nope" is not an instance`, "npu"}},
+		{"depth without vcd", []string{"sim", "--vcd-depth", "1"}, []string{"--vcd-depth 1 applies to --vcd only"}},
+		{"scope without vcd", []string{"sim", "--top", "mac", "--vcd-scope", "x"}, []string{"--vcd-scope x applies to --vcd only"}},
+	})
+	if _, err := os.Stat(filepath.Join(dir, "x.vcd")); err == nil {
+		t.Error("a refused run left x.vcd")
+	}
+}

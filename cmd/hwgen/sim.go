@@ -20,8 +20,9 @@ type simCmd struct {
 	blockFlags
 	Cycles *int   `help:"With --top: clock cycles to run (the first two hold reset). Default 1000." placeholder:"N"`
 	Seed   uint64 `help:"Seed of the random tensors (workload) or the random stimulus (--top); the same seed gives the same run." default:"1"`
-	VCD    string `help:"Write waveforms to this VCD file (written whole at the end, or not at all)." type:"path"`
-	Check  bool   `help:"With --top: also run the same stimulus on Verilator and compare every output every cycle."`
+	VCD    string `help:"Write waveforms to this VCD file (written whole at the end, or not at all: a failed or interrupted run leaves none). The size it may take is printed before the run." type:"path" placeholder:"FILE"`
+	vcdFilterFlags
+	Check bool `help:"With --top: also run the same stimulus on Verilator and compare every output every cycle."`
 }
 
 func (c *simCmd) Help() string {
@@ -49,6 +50,9 @@ func (c *simCmd) Run() error {
 		return err
 	}
 	if err := checkOutputs(c.Out, c.Timeline, c.VCD); err != nil {
+		return err
+	}
+	if err := c.vcdFilterFlags.check(c.VCD); err != nil {
 		return err
 	}
 	if c.Top == "" {
@@ -86,9 +90,11 @@ func (c *simCmd) runRandom() error {
 		if err := vcdFile.Chmod(outputMode); err != nil {
 			return fmt.Errorf("--vcd: %w", err)
 		}
-		if err := s.DumpVCD(vcdFile); err != nil {
-			return err
+		if err := s.DumpVCD(vcdFile, c.filter()); err != nil {
+			return usageError{fmt.Errorf("--vcd-scope: %w", err)} // the only error DumpVCD has
 		}
+		signals, bits := s.VCDTraced()
+		printVCDPlan(signals, bits, int64(cycles), "the")
 	}
 
 	ctx, stop := interrupted()
@@ -143,7 +149,7 @@ func (c *simCmd) runRandom() error {
 		fmt.Printf("  %-10s %-10s %d\n", p.Name, p.Type, v)
 	}
 	if c.VCD != "" {
-		fmt.Printf("waveforms %s\n", c.VCD)
+		vcdWritten(c.VCD)
 	}
 	if c.Check {
 		res, err := verify.CrossCheck(d, stim.Random(d, cycles, c.Seed), verify.Options{})

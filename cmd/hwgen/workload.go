@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/hwgen/hwgen/compiler/multi"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
+	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/verify"
 )
 
@@ -307,10 +309,7 @@ func (c *simCmd) runWorkload() error {
 		reportSplit(mp, c.Split)
 	}
 
-	var opts []host.Option
-	if c.VCD != "" {
-		opts = append(opts, host.WithVCD(c.VCD))
-	}
+	opts := c.hostOptions(c.VCD, prog.Ideal)
 	bar := newRunBar(prog.Ideal)
 	if bar != nil {
 		opts = append(opts, host.WithProgress(4096, func(p host.Progress) {
@@ -326,6 +325,9 @@ func (c *simCmd) runWorkload() error {
 	if bar != nil {
 		bar.Finish()
 		fmt.Fprintln(os.Stderr)
+	}
+	if errors.Is(err, sim.ErrVCDScope) {
+		return usageError{fmt.Errorf("--vcd-scope: %w", err)}
 	}
 	if err != nil {
 		return fmt.Errorf("simulation: %w", err)
@@ -535,7 +537,7 @@ func afterRun(res *host.Result, timeline, vcd string, verilator bool) error {
 		fmt.Printf("timeline  %s (%d tasks; open in https://ui.perfetto.dev)\n", timeline, len(res.Timeline))
 	}
 	if vcd != "" {
-		fmt.Printf("waveforms %s\n", vcd)
+		vcdWritten(vcd)
 	}
 	if !verilator {
 		return nil
