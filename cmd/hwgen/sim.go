@@ -39,6 +39,12 @@ the first wrong element, total cycles, MAC utilization against the ideal
   hwgen sim --op gemm --in a=a.npy --in b=b.npy --out results/
   hwgen sim --workload layer.json --engine verilator --vcd run.vcd
 
+The net (--op net) on x [C,H,W]: conv 3×3, pad 1, C→Cout, ReLU; max pool
+2×2, stride 2; conv 3×3, pad 1, Cout→Cout, ReLU; flatten; FC
+Cout·(H/2)·(W/2)→N (tensors w1 [Cout,C,3,3], w2 [Cout,Cout,3,3], fc
+[Cout·(H/2)·(W/2),N]). Every requantization rounds half up and saturates
+to int8; the shifts are chosen from the reduction sizes as --shift says.
+
 With --engine verilator the run is recorded on the Go simulator and replayed
 on a Verilator build of the emitted Verilog: every output port of every cycle
 must be identical (results, counters and cycle counts included).
