@@ -59,6 +59,11 @@ func (c *quantizeCmd) Run() error {
 	if err := checkOutDir("-o", filepath.Dir(c.Output)); err != nil {
 		return err
 	}
+	if c.Ref != "" {
+		if err := checkOutDir("--ref", c.Ref); err != nil {
+			return err
+		}
+	}
 	// The model, input and calibration set are read as hwgen run reads
 	// them, so that the scales are the same.
 	r := &runCmd{Model: c.Model, Input: c.Input, Calib: c.Calib, Out: c.Ref}
