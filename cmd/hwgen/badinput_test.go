@@ -147,6 +147,7 @@ func TestBadSimFlags(t *testing.T) {
 		{"zero m", []string{"sim", "--m", "0"}, []string{"--m 0 is not allowed"}},
 		{"zero stride", []string{"sim", "--op", "pool", "--stride", "0"}, []string{"--stride 0 is not allowed"}},
 		{"zero kernel", []string{"sim", "--op", "conv2d", "--kernel", "0"}, []string{"--kernel 0 is not allowed"}},
+		{"negative pad", []string{"sim", "--op", "pool", "--pad=-5"}, []string{"--pad -5 is not allowed"}},
 		{"zero engines", []string{"sim", "--engines", "0"}, []string{"--engines 0 is not allowed"}},
 		{"top with out", []string{"sim", "--top", "mac", "--out", filepath.Join(dir, "o")}, []string{"--out does not apply to --top"}},
 		{"top with timeline", []string{"sim", "--top", "mac", "--timeline", filepath.Join(dir, "t.json")}, []string{"--timeline does not apply to --top"}},

@@ -31,7 +31,7 @@ func FuzzWorkloadJSON(f *testing.F) {
 			t.Fatal(err)
 		}
 		c := &simCmd{Seed: 1}
-		c.Workload, c.Pad, c.Engine = path, -1, "go"
+		c.Workload, c.Engine = path, "go"
 		w, given, err := c.workload()
 		if err != nil {
 			return

@@ -38,7 +38,7 @@ type workloadFlags struct {
 	Cout     *int     `help:"Output channels (conv2d, net). Default 16." placeholder:"N"`
 	Kernel   *int     `help:"Square kernel (conv2d, default 3) or pooling window (pool, default 2)." placeholder:"N"`
 	Stride   *int     `help:"Stride (conv2d default 1, pool default 2)." placeholder:"N"`
-	Pad      int      `help:"Padding on every side (conv2d default 1, pool 0). Padded positions hold 0, for max pooling too (a max over a window that reaches into the padding is at least 0); an avg pool sums them as 0 and divides by the whole window." default:"-1" placeholder:"N"`
+	Pad      *int     `help:"Padding on every side (conv2d default 1, pool 0). Padded positions hold 0, for max pooling too (a max over a window that reaches into the padding is at least 0); an avg pool sums them as 0 and divides by the whole window." placeholder:"N"`
 	Pool     string   `help:"Pooling (pool only): ${pool_kinds} (default max). An avg pool divides the window sum by n = kernel² as sum·round(2^14/n) / 2^14, rounded half up." placeholder:"KIND"`
 	Fn       string   `help:"Elementwise function (eltwise only): ${elt_fns} (default add). mul requantizes its int16 product by a fixed shift of 7 (round half up, saturate to int8); the others saturate; --shift does not apply." placeholder:"FN"`
 	Shift    int      `help:"Requantization shift of the int32 results to int8 (gemm, conv2d, net): y = sat8(floor(acc/2^shift + 1/2)), rounding half up. 0: chosen from the reduction size n (K, or C·kernel² for a conv) as 6 + (bitlen(n)+1)/2 (integer division), which brings a sum of n random int8 products back to int8 range." placeholder:"N"`
@@ -61,8 +61,8 @@ func (f workloadFlags) given() map[string]any {
 			g[name] = *p
 		}
 	}
-	if f.Pad >= 0 {
-		g["pad"] = f.Pad
+	if f.Pad != nil {
+		g["pad"] = *f.Pad
 	}
 	if f.Shift != 0 {
 		g["shift"] = f.Shift
@@ -98,6 +98,9 @@ func (c *simCmd) checkFlags() error {
 	for _, name := range sorted(given) {
 		if v, ok := given[name].(int); ok && v <= 0 && name != "pad" {
 			return usagef("--%s %d is not allowed: give a positive size, or leave the flag out for the default", name, v)
+		}
+		if v, ok := given[name].(int); ok && v < 0 {
+			return usagef("--%s %d is not allowed: give 0 or more, or leave the flag out for the default", name, v)
 		}
 	}
 	if f.Engines != nil && *f.Engines <= 0 {
@@ -184,8 +187,8 @@ func (c *simCmd) workload() (compiler.Workload, map[string]*golden.Tensor, error
 	over(&w.Cout, f.Cout)
 	over(&w.Kernel, f.Kernel)
 	over(&w.Stride, f.Stride)
-	if f.Pad >= 0 {
-		w.Pad = &f.Pad
+	if f.Pad != nil {
+		w.Pad = f.Pad
 	}
 	if f.Shift != 0 {
 		w.Shift = f.Shift
