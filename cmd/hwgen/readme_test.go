@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,5 +77,46 @@ func TestReadmeLintCommand(t *testing.T) {
 	}
 	if out, err := exec.Command("sh", "-c", lint).CombinedOutput(); err != nil {
 		t.Errorf("%s: %v\n%s", lint, err, out)
+	}
+}
+
+// The go-module step of scripts/setup.sh (go mod download) leaves go.sum
+// as committed: a fresh clone stays clean after the set-up. It runs on
+// copies of go.mod and go.sum, from the module cache only.
+func TestSetupKeepsGoSum(t *testing.T) {
+	setup, err := os.ReadFile(filepath.Join("..", "..", "scripts", "setup.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(setup), "\ngo mod download\n") {
+		t.Fatal("scripts/setup.sh no longer runs go mod download: update this test")
+	}
+	dir := t.TempDir()
+	var sum []byte
+	for _, f := range []string{"go.mod", "go.sum"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "go.sum" {
+			sum = b
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// -modfile: the module's packages, the copied go.mod and go.sum.
+	cmd := exec.Command("go", "mod", "download", "-modfile="+filepath.Join(dir, "go.mod"))
+	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tooltest.Skip(t, tooltest.MissingTool, fmt.Sprintf("go mod download from the module cache: %v\n%s", err, out))
+	}
+	after, err := os.ReadFile(filepath.Join(dir, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(strings.Split(string(sum), "\n"), strings.Split(string(after), "\n")); diff != "" {
+		t.Errorf("go mod download changes go.sum (-committed +after):\n%s", diff)
 	}
 }
