@@ -156,7 +156,7 @@ func TestBadSimFlags(t *testing.T) {
 		{"top with a shape", []string{"sim", "--top", "mac", "--m", "8"}, []string{"--m does not apply to --top"}},
 		{"check without top", []string{"sim", "--check"}, []string{"--check applies to --top only"}},
 		{"cycles without top", []string{"sim", "--cycles", "10"}, []string{"--cycles applies to --top only"}},
-		{"fn with gemm", []string{"sim", "--fn", "add"}, []string{"--fn add does not apply to --op gemm"}},
+		{"fn with gemm", []string{"sim", "--fn", "add", "--out", filepath.Join(dir, "new")}, []string{"--fn add does not apply to --op gemm"}},
 		{"relu with pool", []string{"sim", "--op", "pool", "--relu"}, []string{"--relu does not apply to --op pool"}},
 		{"shift with eltwise", []string{"sim", "--op", "eltwise", "--shift", "3"}, []string{"--shift 3 does not apply to --op eltwise"}},
 		{"field of another op in the file", []string{"sim", "--workload", wl}, []string{wl, "fn = mul does not apply to gemm"}},

@@ -18,16 +18,36 @@ import (
 // wasted on a file that cannot be written; the errors are the caller's
 // (exit status 2) and name the flag and the path, not a temporary file.
 
-// checkOutDir makes dir (an output directory of flag) and proves a file
-// can be created in it.
+// checkOutDir proves that dir (an output directory of flag) can be
+// written, or made: an existing directory is probed, else its nearest
+// existing ancestor. Nothing is made yet (writeFileAtomic makes it), so
+// a run refused later leaves no empty directory behind.
 func checkOutDir(flag, dir string) error {
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return usagef("%s %s: exists and is not a directory", flag, dir)
+	at := dir
+	for {
+		st, err := os.Stat(at)
+		if err == nil {
+			if !st.IsDir() {
+				if at == dir {
+					return usagef("%s %s: exists and is not a directory", flag, dir)
+				}
+				return usagef("%s %s: cannot create the directory: %s is not a directory", flag, dir, at)
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return usagef("%s %s: %v", flag, dir, cause(err))
+		}
+		up := filepath.Dir(at)
+		if up == at {
+			break
+		}
+		at = up
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usagef("%s %s: cannot create the directory: %v", flag, dir, cause(err))
-	}
-	if err := probe(dir); err != nil {
+	if err := probe(at); err != nil {
+		if at != dir {
+			return usagef("%s %s: cannot create the directory in %s: %v", flag, dir, at, err)
+		}
 		return usagef("%s %s: cannot write there: %v", flag, dir, err)
 	}
 	return nil
@@ -113,6 +133,9 @@ const outputMode = 0o644
 func writeFileAtomic(path string, write func(w io.Writer) error) error {
 	var buf bytes.Buffer
 	if err := write(&buf); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil { // an --out directory not made yet
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
