@@ -84,6 +84,8 @@ func (c *simCmd) runRandom() error {
 	}
 	compile := time.Since(t0)
 
+	ctx, stop := interrupted() // from before the waveform exists to its rename
+	defer stop()
 	var vcdFile *os.File
 	if c.VCD != "" {
 		// Write next to the target and rename at the end, so a failed
@@ -103,8 +105,6 @@ func (c *simCmd) runRandom() error {
 		printVCDPlan(signals, bits, int64(cycles), "the")
 	}
 
-	ctx, stop := interrupted()
-	defer stop()
 	inputs, outputs := stim.Ports(d)
 	src := stim.NewRandomSource(inputs, c.Seed)
 	bar := progress(cycles)
