@@ -55,7 +55,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		f.Add(seed(d))
 	}
-	f.Add([]byte{9, 200})                          // no such engine
+	f.Add([]byte{9, 200})                         // no such engine
 	f.Add([]byte{byte(isa.NE), byte(isa.NEGEMM)}) // no param words
 	f.Add([]byte{byte(isa.Planar), 1})
 	f.Fuzz(func(t *testing.T, b []byte) {
