@@ -156,6 +156,9 @@ func (g *Graph) Input(name string, t *golden.Tensor) *Value {
 // Output marks v as a result: it is written to external memory and read
 // back under name.
 func (g *Graph) Output(name string, v *Value) {
+	if v != nil && v.invalid && v.g == g {
+		return // the error that made it invalid is reported
+	}
 	if v == nil || v.invalid || v.g != g {
 		g.fail("output "+name, "not a value of this graph")
 		return

@@ -41,6 +41,7 @@ import (
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/host/trace"
+	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/stim"
 )
 
@@ -86,11 +87,13 @@ type Progress struct {
 
 // Options tune a run.
 type Options struct {
-	VCD       string          // write a VCD waveform of the whole run here
-	Progress  func(Progress)  // called every ProgressEvery cycles
-	Every     int             // progress interval in cycles (default 10000)
-	MaxCycles int             // give up after this many run cycles (default: a bound from the program)
-	Context   context.Context // a run stops with its error when it is cancelled (checked every 1024 cycles)
+	VCD       string                  // write a VCD waveform of the whole run here
+	VCDFilter *sim.VCDFilter          // trace part of the hierarchy only (nil: all of it)
+	VCDTraced func(signals, bits int) // told how much the waveform traces, before the run
+	Progress  func(Progress)          // called every ProgressEvery cycles
+	Every     int                     // progress interval in cycles (default 10000)
+	MaxCycles int                     // give up after this many run cycles (default: a bound from the program)
+	Context   context.Context         // a run stops with its error when it is cancelled (checked every 1024 cycles)
 }
 
 // Option sets an Options field.
@@ -98,6 +101,13 @@ type Option func(*Options)
 
 // WithVCD writes the run's waveform to path.
 func WithVCD(path string) Option { return func(o *Options) { o.VCD = path } }
+
+// WithVCDFilter traces part of the hierarchy only (see sim.VCDFilter).
+func WithVCDFilter(f sim.VCDFilter) Option { return func(o *Options) { o.VCDFilter = &f } }
+
+// WithVCDTraced tells f, before the run, how many signals and bits the
+// waveform traces.
+func WithVCDTraced(f func(signals, bits int)) Option { return func(o *Options) { o.VCDTraced = f } }
 
 // WithProgress reports progress every n cycles (0: 10000).
 func WithProgress(n int, f func(Progress)) Option {
@@ -204,11 +214,13 @@ func Run(cfg npu.Config, prog *compiler.Program, opts ...Option) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
 	res, err := s.Run(nil)
 	if res != nil {
 		res.LoadCycles = s.loadCycles
 		res.Wall = time.Since(t0)
+	}
+	if cerr := s.Close(); err == nil && cerr != nil {
+		return nil, cerr
 	}
 	return res, err
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/stim"
 )
 
@@ -30,9 +32,11 @@ import (
 //	}
 type Session struct {
 	h          *runner
-	next       uint64 // the ID of the next run's first task
-	loadCycles int    // loading the image at the start
-	vcd        *os.File
+	next       uint64   // the ID of the next run's first task
+	loadCycles int      // loading the image at the start
+	vcd        *os.File // the waveform, under a temporary name until Close
+	vcdPath    string   // its name once the session ends well
+	failed     bool     // a run failed: the waveform is not kept
 	design     *hdl.Design
 }
 
@@ -58,19 +62,38 @@ func NewSession(cfg npu.Config, prog *compiler.Program, opts ...Option) (*Sessio
 	}
 	s := &Session{h: &runner{cfg: cfg, rec: rec, opt: opt, prog: prog}, design: d}
 	if opt.VCD != "" {
-		if s.vcd, err = os.Create(opt.VCD); err != nil {
+		// Written next to its name and renamed when the session ends
+		// well, so that an interrupted or failed run leaves no partial
+		// waveform.
+		s.vcdPath = opt.VCD
+		if s.vcd, err = os.CreateTemp(filepath.Dir(opt.VCD), "."+filepath.Base(opt.VCD)+".tmp-"); err != nil {
 			return nil, err
 		}
-		if err := rec.Sim.DumpVCD(s.vcd); err != nil {
-			s.vcd.Close()
+		if err := s.vcd.Chmod(0o644); err != nil {
+			s.failed = true
+			s.Close()
 			return nil, err
+		}
+		var filter []sim.VCDFilter
+		if opt.VCDFilter != nil {
+			filter = append(filter, *opt.VCDFilter)
+		}
+		if err := rec.Sim.DumpVCD(s.vcd, filter...); err != nil {
+			s.failed = true
+			s.Close()
+			return nil, err
+		}
+		if opt.VCDTraced != nil {
+			opt.VCDTraced(rec.Sim.VCDTraced())
 		}
 	}
 	if err := s.h.reset(); err != nil {
+		s.failed = true
 		s.Close()
 		return nil, err
 	}
 	if s.loadCycles, err = s.h.load(); err != nil {
+		s.failed = true
 		s.Close()
 		return nil, err
 	}
@@ -88,15 +111,18 @@ func (s *Session) Run(inputs map[string]*golden.Tensor) (*Result, error) {
 	res := &Result{Design: s.design, Ideal: h.prog.Ideal}
 	n, err := s.write(inputs)
 	if err != nil {
+		s.failed = true
 		return nil, err
 	}
 	res.LoadCycles = n
 	if err := h.run(res, s.next); err != nil {
+		s.failed = true
 		res.Stimulus = h.rec.Stimulus()
 		return res, err
 	}
 	s.next += uint64(len(h.prog.Tasks))
 	if err := h.read(res); err != nil {
+		s.failed = true
 		return nil, err
 	}
 	h.rec.Step(1) // one settled cycle after the last read, for replays
@@ -137,11 +163,27 @@ func (s *Session) write(inputs map[string]*golden.Tensor) (int, error) {
 // replay (verify.CrossCheck).
 func (s *Session) Stimulus() *stim.Stimulus { return s.h.rec.Stimulus() }
 
-// Close ends the waveform, if one is written.
-func (s *Session) Close() {
-	if s.vcd != nil {
-		s.h.rec.Sim.CloseVCD()
-		s.vcd.Close()
-		s.vcd = nil
+// Close ends the waveform, if one is written: it appears under its name
+// whole when every run of the session succeeded, and not at all
+// otherwise.
+func (s *Session) Close() error {
+	if s.vcd == nil {
+		return nil
 	}
+	tmp := s.vcd.Name()
+	err := s.h.rec.Sim.CloseVCD()
+	if cerr := s.vcd.Close(); err == nil {
+		err = cerr
+	}
+	s.vcd = nil
+	if err == nil && !s.failed {
+		err = os.Rename(tmp, s.vcdPath)
+	}
+	if err != nil || s.failed {
+		os.Remove(tmp)
+	}
+	if err != nil {
+		return fmt.Errorf("host: waveform %s: %w", s.vcdPath, err)
+	}
+	return nil
 }

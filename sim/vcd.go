@@ -2,9 +2,11 @@ package sim
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/hwgen/hwgen/hdl"
 )
@@ -19,6 +21,92 @@ type vcd struct {
 	clk   uint64
 	clkID string
 	buf   []byte
+	bits  int // traced bits, clk and rst included
+	n     int // traced identifier codes
+}
+
+// VCDFilter narrows a trace to part of the hierarchy, for waveforms of a
+// large design that would otherwise take hundreds of megabytes.
+type VCDFilter struct {
+	// Scope is the dotted instance path of the part to trace, below the
+	// top ("ne0", "ne0.array"); the top module's name may lead it. Empty:
+	// the whole design.
+	Scope string
+	// Depth is how many levels of instances below Scope are traced: 0
+	// the scope's own signals only. Negative: every level.
+	Depth int
+}
+
+// ErrVCDScope marks a VCDFilter scope that is not in the design.
+var ErrVCDScope = errors.New("vcd scope not in the design")
+
+type scopeError string
+
+func (e scopeError) Error() string        { return string(e) }
+func (e scopeError) Is(target error) bool { return target == ErrVCDScope }
+
+// scopePaths are the dotted instance paths below the top ("" for the
+// top) and each scope's depth.
+func (s *Sim) scopePaths() ([]string, []int) {
+	paths := make([]string, len(s.scopes))
+	depth := make([]int, len(s.scopes))
+	for i, sc := range s.scopes { // parents come first
+		if sc.parent < 0 {
+			continue
+		}
+		p := paths[sc.parent]
+		if p != "" {
+			p += "."
+		}
+		paths[i], depth[i] = p+sc.name, depth[sc.parent]+1
+	}
+	return paths, depth
+}
+
+// traced marks the scopes f selects; an unknown scope is an error naming
+// the top's instances.
+func (s *Sim) traced(f VCDFilter) ([]bool, error) {
+	paths, depth := s.scopePaths()
+	sel := f.Scope
+	if top := s.scopes[0].name; sel == top {
+		sel = ""
+	} else if strings.HasPrefix(sel, top+".") {
+		sel = sel[len(top)+1:]
+	}
+	base := -1
+	for i, p := range paths {
+		if p == sel {
+			base = i
+		}
+	}
+	if base < 0 {
+		var kids []string
+		for i, sc := range s.scopes {
+			if sc.parent == 0 {
+				kids = append(kids, paths[i])
+			}
+		}
+		if len(kids) == 0 {
+			return nil, scopeError(fmt.Sprintf("%q is not an instance of %s: it has none, so only the whole design is traced", f.Scope, s.scopes[0].name))
+		}
+		return nil, scopeError(fmt.Sprintf("%q is not an instance of %s: want a dotted path of instances, e.g. one of %s", f.Scope, s.scopes[0].name, strings.Join(kids, ", ")))
+	}
+	on := make([]bool, len(s.scopes))
+	for i, p := range paths {
+		in := sel == "" || p == sel || strings.HasPrefix(p, sel+".")
+		on[i] = in && (f.Depth < 0 || depth[i]-depth[base] <= f.Depth)
+	}
+	return on, nil
+}
+
+// VCDTraced is the number of signals (identifier codes) and bits the
+// current trace records, 0 without one: each cycle writes at most
+// about bits plus the codes' length.
+func (s *Sim) VCDTraced() (signals, bits int) {
+	if s.tr == nil {
+		return 0, 0
+	}
+	return s.tr.n, s.tr.bits
 }
 
 func (t *vcd) mark(id int32) {
@@ -47,7 +135,18 @@ func vcdID(n int) string {
 // (see the package documentation for the timing). Memories are not
 // traced. Call FlushVCD or CloseVCD to finish; a new DumpVCD closes the
 // previous trace.
-func (s *Sim) DumpVCD(w io.Writer) error {
+//
+// A filter (at most one) traces part of the hierarchy only; clk and rst
+// are always traced.
+func (s *Sim) DumpVCD(w io.Writer, filter ...VCDFilter) error {
+	f := VCDFilter{Depth: -1}
+	if len(filter) > 0 {
+		f = filter[0]
+	}
+	on, err := s.traced(f)
+	if err != nil {
+		return err
+	}
 	if s.tr != nil {
 		if err := s.CloseVCD(); err != nil {
 			return err
@@ -59,12 +158,26 @@ func (s *Sim) DumpVCD(w io.Writer) error {
 	next := func() string { n++; return vcdID(n - 1) }
 	t.clkID = next()
 	hasRst := len(s.inputs) > 0 && s.inputs[0].Name == "rst"
+	t.bits = 1
 	if hasRst {
 		t.ids[s.rstSlot] = next()
+		t.bits++
 	}
 	for _, g := range s.sigs {
-		if t.ids[g.slot] == "" {
+		if on[g.scope] && t.ids[g.slot] == "" {
 			t.ids[g.slot] = next()
+			t.bits += g.typ.Width
+		}
+	}
+	t.n = n
+	// A scope is written when it or one of its descendants is traced.
+	shown := make([]bool, len(s.scopes))
+	shown[0] = true
+	for i := range s.scopes {
+		if on[i] {
+			for j := int32(i); j >= 0 && !shown[j]; j = s.scopes[j].parent {
+				shown[j] = true
+			}
 		}
 	}
 	if s.cycle > 0 {
@@ -75,14 +188,16 @@ func (s *Sim) DumpVCD(w io.Writer) error {
 	fmt.Fprintf(b, "$version hwgen sim $end\n$timescale 1ns $end\n")
 	kids := make([][]int, len(s.scopes))
 	for i, sc := range s.scopes {
-		if sc.parent >= 0 {
+		if sc.parent >= 0 && shown[i] {
 			kids[sc.parent] = append(kids[sc.parent], i)
 		}
 	}
 	bySc := make([][]*sigInfo, len(s.scopes))
 	for i := range s.sigs {
 		g := &s.sigs[i]
-		bySc[g.scope] = append(bySc[g.scope], g)
+		if on[g.scope] {
+			bySc[g.scope] = append(bySc[g.scope], g)
+		}
 	}
 	var scope func(i int)
 	scope = func(i int) {

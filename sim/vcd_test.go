@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -155,5 +156,53 @@ func TestVCDWide(t *testing.T) {
 	want := []string{"#30", val(3), "#35", "#40", val(4), "#45", "#50", val(5), "#55"}
 	if diff := cmp.Diff(want, lines); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// A filtered trace holds the selected part of the hierarchy only (and
+// clk, rst); an unknown scope is an error naming the instances.
+func TestVCDFilter(t *testing.T) {
+	cases := []struct {
+		name   string
+		filter VCDFilter
+		want   []string
+		err    string
+	}{
+		{"instance", VCDFilter{Scope: "u_inc", Depth: -1}, []string{"counter.clk", "counter.rst", "counter.u_inc.x", "counter.u_inc.y"}, ""},
+		{"top name leads", VCDFilter{Scope: "counter.u_inc", Depth: -1}, []string{"counter.clk", "counter.rst", "counter.u_inc.x", "counter.u_inc.y"}, ""},
+		{"top only", VCDFilter{Depth: 0}, []string{"counter.clk", "counter.cnt", "counter.en", "counter.q", "counter.rst", "counter.u_inc_y"}, ""},
+		{"unknown", VCDFilter{Scope: "nope"}, nil, `"nope" is not an instance of counter: want a dotted path of instances, e.g. one of u_inc`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := mustSim(t, counterWithChild())
+			var buf bytes.Buffer
+			err := s.DumpVCD(&buf, tc.filter)
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, _ := s.VCDTraced()
+			s.Step(2)
+			if err := s.CloseVCD(); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for name := range parseVCD(t, buf.String()) {
+				got = append(got, name)
+			}
+			sort.Strings(got)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("traced signals (-want +got):\n%s", diff)
+			}
+			if n > len(got) || n == 0 {
+				t.Errorf("VCDTraced %d identifier codes for %d names", n, len(got))
+			}
+		})
 	}
 }

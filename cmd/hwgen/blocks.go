@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -97,11 +98,11 @@ func configured[C any](def func() C, build func(C) (*hdl.Module, error)) func(bl
 // builder's).
 func configure[C any](def func() C, f blockFlags) (C, error) {
 	cfg := def()
-	overlay := func(src string, data []byte) error {
+	overlay := func(src, value string, data []byte) error {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&cfg); err != nil {
-			return usageError{fmt.Errorf("%s: %w", src, err)}
+			return usageError{fmt.Errorf("%s: %w", src, jsonFieldError(err, value))}
 		}
 		return nil
 	}
@@ -110,7 +111,7 @@ func configure[C any](def func() C, f blockFlags) (C, error) {
 		if err != nil {
 			return cfg, usageError{fmt.Errorf("--config: %w", err)}
 		}
-		if err := overlay("--config "+f.Config, data); err != nil {
+		if err := overlay("--config "+f.Config, "", data); err != nil {
 			return cfg, err
 		}
 	}
@@ -124,9 +125,37 @@ func configure[C any](def func() C, f blockFlags) (C, error) {
 			v, _ = json.Marshal(value) // a bare word is a string
 		}
 		obj, _ := json.Marshal(map[string]json.RawMessage{name: v})
-		if err := overlay("--set "+s, obj); err != nil {
+		if err := overlay("--set "+s, value, obj); err != nil {
 			return cfg, err
 		}
 	}
 	return cfg, nil
+}
+
+// jsonFieldError says what a wrongly typed field allows, in the words of
+// the configuration ("zero_skip = 1 is not allowed: want true or false")
+// rather than Go's ("cannot unmarshal number into Go struct field").
+// value is the value as given, when known.
+func jsonFieldError(err error, value string) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	want := "a " + te.Type.String()
+	switch te.Type.Kind() {
+	case reflect.Bool:
+		want = "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		want = "an integer"
+	case reflect.String:
+		want = "a string"
+	case reflect.Struct, reflect.Map:
+		want = "a JSON object"
+	case reflect.Slice, reflect.Array:
+		want = "a JSON array"
+	}
+	if value == "" {
+		value = "a " + te.Value
+	}
+	return fmt.Errorf("%s = %s is not allowed: want %s", te.Field, value, want)
 }

@@ -15,7 +15,7 @@ type emitCmd struct {
 type emitVerilogCmd struct {
 	Top string `help:"Built-in design or configurable block to emit (see 'hwgen designs'); the default NPU when not given." default:"npu"`
 	blockFlags
-	Out string `short:"o" help:"Output directory, replaced as a whole and atomically (a failed run leaves it untouched). An existing directory must be empty or an earlier hwgen output." default:"rtl" type:"path"`
+	Out string `short:"o" help:"Output directory: empty, new, or an earlier hwgen output. The files of the earlier output are replaced (or removed when this one no longer has them); files hwgen did not write are kept, never overwritten; a failed run leaves the directory as it was." default:"rtl" type:"path"`
 }
 
 func (c *emitVerilogCmd) Run() error {

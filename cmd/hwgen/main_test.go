@@ -66,7 +66,7 @@ func TestExitStatus(t *testing.T) {
 		{"merge: no files", []string{"merge"}, exitUsage},
 		{"merge: a file that is not a result", []string{"merge", file}, exitFailure},
 		{"merge: a missing file", []string{"merge", filepath.Join(dir, "none.json")}, exitFailure},
-		{"vcd in missing dir", []string{"sim", "--top", "mac", "--cycles", "5", "--vcd", filepath.Join(dir, "no", "such", "x.vcd")}, exitFailure},
+		{"vcd in missing dir", []string{"sim", "--top", "mac", "--cycles", "5", "--vcd", filepath.Join(dir, "no", "such", "x.vcd")}, exitUsage},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,58 +10,26 @@ import (
 
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/golden"
+	npyread "github.com/hwgen/hwgen/internal/npy"
 )
 
-// readNPY reads an integer .npy array as a tensor of elem (the NPU's
-// element type): every value must fit it.
+// readNPY reads an integer .npy array (either byte order, C or Fortran
+// order) as a tensor of elem (the NPU's element type): every value must
+// fit it.
 func readNPY(path string, elem golden.Int) (*golden.Tensor, error) {
-	f, r, err := openNPY(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	shape := r.Header.Descr.Shape
-	if len(shape) == 0 {
-		return nil, fmt.Errorf("%s: a scalar, want an array", path)
-	}
-	t := golden.New(shape...)
-	var vals []int64
-	switch typ := r.Header.Descr.Type; typ {
-	case "|i1", "<i1", "i1":
-		var v []int8
-		err = r.Read(&v)
-		for _, x := range v {
-			vals = append(vals, int64(x))
-		}
-	case "|u1", "<u1", "u1":
-		var v []uint8
-		err = r.Read(&v)
-		for _, x := range v {
-			vals = append(vals, int64(x))
-		}
-	case "<i2":
-		var v []int16
-		err = r.Read(&v)
-		for _, x := range v {
-			vals = append(vals, int64(x))
-		}
-	case "<i4":
-		var v []int32
-		err = r.Read(&v)
-		for _, x := range v {
-			vals = append(vals, int64(x))
-		}
-	case "<i8":
-		err = r.Read(&vals)
-	default:
-		return nil, fmt.Errorf("%s: dtype %s is not allowed: want an integer array (int8, uint8, int16, int32 or int64)", path, typ)
-	}
+	h, vals, err := npyread.ReadInts(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(vals) != len(t.Data) {
-		return nil, fmt.Errorf("%s: %d values for shape %v", path, len(vals), shape)
+	if len(h.Shape) == 0 {
+		return nil, fmt.Errorf("%s: a scalar, want an array", path)
 	}
+	t := golden.New(h.Shape...)
 	for i, v := range vals {
 		if !elem.Fits(v) {
 			return nil, fmt.Errorf("%s: element %d = %d does not fit the NPU's %s elements (%d..%d)", path, i, v, elem, elem.Min(), elem.Max())
@@ -69,6 +37,20 @@ func readNPY(path string, elem golden.Int) (*golden.Tensor, error) {
 		t.Data[i] = v
 	}
 	return t, nil
+}
+
+// npyShape is the shape in a .npy file's header.
+func npyShape(path string) ([]int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h, err := npyread.ReadHeader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return h.Shape, nil
 }
 
 // writeNPY writes t as an int8 (or, for wider elements, int32) .npy
@@ -112,25 +94,16 @@ func nest[T int64 | float32](shape []int, data []T, elem reflect.Type) any {
 
 // readFloatNPY reads a float32 .npy array (an ONNX model's input).
 func readFloatNPY(path string) (*onnx.Array, error) {
-	f, r, err := openNPY(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if typ := r.Header.Descr.Type; typ != "<f4" {
-		return nil, fmt.Errorf("%s: dtype %s is not allowed: want float32 (<f4), the model's input type", path, typ)
-	}
-	if r.Header.Descr.Fortran {
-		return nil, fmt.Errorf("%s: Fortran (column-major) order is not allowed: save a C-order array", path)
-	}
-	a := onnx.NewArray(r.Header.Descr.Shape...)
-	var v []float32
-	if err := r.Read(&v); err != nil {
+	h, v, err := npyread.ReadFloat32s(f)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(v) != len(a.Data) {
-		return nil, fmt.Errorf("%s: %d values for shape %v", path, len(v), a.Shape)
-	}
+	a := onnx.NewArray(h.Shape...)
 	copy(a.Data, v)
 	return a, nil
 }
@@ -143,18 +116,4 @@ func writeFloatNPY(path string, a *onnx.Array) error {
 		}
 		return nil
 	})
-}
-
-// openNPY opens a .npy file and reads its header; the caller closes f.
-func openNPY(path string) (*os.File, *npy.Reader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	r, err := npy.NewReader(f)
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("%s: not a .npy array: %w", path, err)
-	}
-	return f, r, nil
 }

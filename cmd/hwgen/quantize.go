@@ -56,8 +56,13 @@ func (c *quantizeCmd) Run() error {
 	if err := export.CheckConfig(cfg); err != nil {
 		return usageError{err}
 	}
-	if err := checkWritable(filepath.Dir(c.Output)); err != nil {
-		return usageError{fmt.Errorf("-o: %w", err)}
+	if err := checkOutDir("-o", filepath.Dir(c.Output)); err != nil {
+		return err
+	}
+	if c.Ref != "" {
+		if err := checkOutDir("--ref", c.Ref); err != nil {
+			return err
+		}
 	}
 	// The model, input and calibration set are read as hwgen run reads
 	// them, so that the scales are the same.

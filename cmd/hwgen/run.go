@@ -17,6 +17,7 @@ import (
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
+	"github.com/hwgen/hwgen/sim"
 )
 
 type runCmd struct {
@@ -25,8 +26,9 @@ type runCmd struct {
 	Calib    []string `help:"Calibration inputs (float32 .npy, the input's shape; comma-separated or repeated): the activation scales are fitted to their ranges. Default: the input alone, which fits the scales to exactly the image being measured." placeholder:"FILE"`
 	Engine   string   `help:"Where the int8 model runs: interp (the compiler's reference machine only), go (the Go simulator of the NPU, checked against the reference machine) or verilator (as go, then the recorded run replayed on a Verilator build, every output of every cycle compared; the first build takes minutes)." enum:"interp,go,verilator" default:"go"`
 	Timeline string   `help:"Write the task timeline as Chrome trace-event JSON (open in https://ui.perfetto.dev); needs a simulator (--engine go or verilator)." type:"path" placeholder:"FILE"`
-	VCD      string   `help:"Write the Go simulator's waveforms to this VCD file; needs a simulator (--engine go or verilator)." type:"path" placeholder:"FILE"`
-	Out      string   `help:"Write logits.npy (float32, dequantized) and logits_int32.npy or logits_int8.npy (the NPU's output) into this directory." type:"path" placeholder:"DIR"`
+	VCD      string   `help:"Write the Go simulator's waveforms to this VCD file (written whole at the end, or not at all); needs a simulator (--engine go or verilator). The size it may take is printed before the run." type:"path" placeholder:"FILE"`
+	vcdFilterFlags
+	Out string `help:"Write logits.npy (float32, dequantized) and logits_int32.npy or logits_int8.npy (the NPU's output) into this directory." type:"path" placeholder:"DIR"`
 	quantFlags
 	dataFlags
 	inputsFlags
@@ -144,6 +146,12 @@ func (c *runCmd) Run() error {
 	if err := c.checkInputs(); err != nil {
 		return err
 	}
+	if err := checkOutputs(c.Out, c.Timeline, c.VCD); err != nil {
+		return err
+	}
+	if err := c.vcdFilterFlags.check(c.VCD); err != nil {
+		return err
+	}
 	if err := c.checkData(); err != nil {
 		return err
 	}
@@ -258,11 +266,6 @@ func (c *runCmd) load() (*onnx.Model, *onnx.Array, []*onnx.Array, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if c.Out != "" {
-		if err := checkWritable(c.Out); err != nil {
-			return nil, nil, nil, usageError{fmt.Errorf("--out: %w", err)}
-		}
-	}
 	printModel(os.Stdout, c.Model, m, want)
 	fmt.Printf("input     %s\n", source)
 	fmt.Printf("calibrate %s\n", calibNote)
@@ -374,28 +377,16 @@ func (c *runCmd) calibration(x *onnx.Array, want []int) ([]*onnx.Array, string, 
 	return set, fmt.Sprintf("on %d inputs (%s)", len(set), strings.Join(c.Calib, ", ")), nil
 }
 
-// checkWritable makes dir and proves a file can be created in it, so that
-// a run is not wasted on an output that cannot be written.
-func checkWritable(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".hwgen-run-")
-	if err != nil {
-		return err
-	}
-	f.Close()
-	return os.Remove(f.Name())
-}
-
 // simulate runs prog on the Go simulator, and with --engine verilator
 // replays the recorded run on Verilator.
 func (c *runCmd) simulate(cfg npu.Config, prog *compiler.Program) (*host.Result, error) {
-	var opts []host.Option
-	if c.VCD != "" {
-		opts = append(opts, host.WithVCD(c.VCD))
+	opts := c.hostOptions(c.VCD, prog.Ideal)
+	intr, stop := interruptible()
+	defer stop()
+	res, err := host.Run(cfg, prog, append(opts, intr)...)
+	if errors.Is(err, sim.ErrVCDScope) {
+		return nil, usageError{fmt.Errorf("--vcd-scope: %w", err)}
 	}
-	res, err := host.Run(cfg, prog, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("simulation: %w", err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/hwgen/hwgen/frontend/lower"
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/host"
+	"github.com/hwgen/hwgen/sim"
 )
 
 // dataFlags run a model on a data set instead of one input.
@@ -260,11 +262,16 @@ func (c *runCmd) runImage(cfg npu.Config, m *onnx.Model, net *lower.Net, prog *c
 	ran := "the reference machine"
 	if c.Engine != "interp" {
 		var opts []host.Option
-		if i == 0 && c.VCD != "" {
-			opts = append(opts, host.WithVCD(c.VCD))
+		if i == 0 {
+			opts = c.hostOptions(c.VCD, prog.Ideal)
 		}
 		t = time.Now()
-		res, err := host.Run(cfg, prog, opts...)
+		intr, stop := interruptible()
+		res, err := host.Run(cfg, prog, append(opts, intr)...)
+		stop()
+		if errors.Is(err, sim.ErrVCDScope) {
+			return rec, usageError{fmt.Errorf("--vcd-scope: %w", err)}
+		}
 		if err != nil {
 			return rec, fmt.Errorf("simulation of test image %d: %w", i, err)
 		}

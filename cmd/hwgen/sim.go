@@ -18,10 +18,11 @@ type simCmd struct {
 	workloadFlags
 	Top string `help:"Simulate this built-in design or block with seeded random stimulus instead of running a workload on the NPU (see 'hwgen designs')." placeholder:"DESIGN"`
 	blockFlags
-	Cycles int    `help:"With --top: clock cycles to run (the first two hold reset)." default:"1000"`
+	Cycles *int   `help:"With --top: clock cycles to run (the first two hold reset). Default 1000." placeholder:"N"`
 	Seed   uint64 `help:"Seed of the random tensors (workload) or the random stimulus (--top); the same seed gives the same run." default:"1"`
-	VCD    string `help:"Write waveforms to this VCD file (written whole at the end, or not at all)." type:"path"`
-	Check  bool   `help:"With --top: also run the same stimulus on Verilator and compare every output every cycle."`
+	VCD    string `help:"Write waveforms to this VCD file (written whole at the end, or not at all: a failed or interrupted run leaves none). The size it may take is printed before the run." type:"path" placeholder:"FILE"`
+	vcdFilterFlags
+	Check bool `help:"With --top: also run the same stimulus on Verilator and compare every output every cycle."`
 }
 
 func (c *simCmd) Help() string {
@@ -38,6 +39,12 @@ the first wrong element, total cycles, MAC utilization against the ideal
   hwgen sim --op gemm --in a=a.npy --in b=b.npy --out results/
   hwgen sim --workload layer.json --engine verilator --vcd run.vcd
 
+The net (--op net) on x [C,H,W]: conv 3×3, pad 1, C→Cout, ReLU; max pool
+2×2, stride 2; conv 3×3, pad 1, Cout→Cout, ReLU; flatten; FC
+Cout·(H/2)·(W/2)→N (tensors w1 [Cout,C,3,3], w2 [Cout,Cout,3,3], fc
+[Cout·(H/2)·(W/2),N]). Every requantization rounds half up and saturates
+to int8; the shifts are chosen from the reduction sizes as --shift says.
+
 With --engine verilator the run is recorded on the Go simulator and replayed
 on a Verilator build of the emitted Verilog: every output port of every cycle
 must be identical (results, counters and cycle counts included).
@@ -45,6 +52,15 @@ With --top, simulates any built-in design with seeded random stimulus instead.`
 }
 
 func (c *simCmd) Run() error {
+	if err := c.checkFlags(); err != nil {
+		return err
+	}
+	if err := checkOutputs(c.Out, c.Timeline, c.VCD); err != nil {
+		return err
+	}
+	if err := c.vcdFilterFlags.check(c.VCD); err != nil {
+		return err
+	}
 	if c.Top == "" {
 		return c.runWorkload()
 	}
@@ -53,8 +69,9 @@ func (c *simCmd) Run() error {
 
 // runRandom simulates a built-in design with seeded random stimulus.
 func (c *simCmd) runRandom() error {
-	if c.Cycles < 1 {
-		return usagef("--cycles: %d is not allowed; give a positive number of cycles", c.Cycles)
+	cycles := 1000
+	if c.Cycles != nil {
+		cycles = *c.Cycles
 	}
 	d, err := elaborateWith(c.Top, c.blockFlags)
 	if err != nil {
@@ -67,6 +84,8 @@ func (c *simCmd) runRandom() error {
 	}
 	compile := time.Since(t0)
 
+	ctx, stop := interrupted() // from before the waveform exists to its rename
+	defer stop()
 	var vcdFile *os.File
 	if c.VCD != "" {
 		// Write next to the target and rename at the end, so a failed
@@ -76,16 +95,24 @@ func (c *simCmd) runRandom() error {
 			return fmt.Errorf("--vcd: %w", err)
 		}
 		defer os.Remove(vcdFile.Name())
-		if err := s.DumpVCD(vcdFile); err != nil {
-			return err
+		if err := vcdFile.Chmod(outputMode); err != nil {
+			return fmt.Errorf("--vcd: %w", err)
 		}
+		if err := s.DumpVCD(vcdFile, c.filter()); err != nil {
+			return usageError{fmt.Errorf("--vcd-scope: %w", err)} // the only error DumpVCD has
+		}
+		signals, bits := s.VCDTraced()
+		printVCDPlan(signals, bits, int64(cycles), "the")
 	}
 
 	inputs, outputs := stim.Ports(d)
 	src := stim.NewRandomSource(inputs, c.Seed)
-	bar := progress(c.Cycles)
+	bar := progress(cycles)
 	t0 = time.Now()
-	for cyc := 0; cyc < c.Cycles; cyc++ {
+	for cyc := 0; cyc < cycles; cyc++ {
+		if cyc%1024 == 0 && ctx.Err() != nil {
+			return fmt.Errorf("stopped after %d cycles: %w", cyc, ctx.Err())
+		}
 		for i, v := range src.Next() {
 			if err := s.PokeBig(inputs[i].Name, v); err != nil {
 				return err
@@ -116,9 +143,9 @@ func (c *simCmd) runRandom() error {
 	st := s.Stats()
 	fmt.Printf("design    %s (%s): %d nodes, %d registers, %d levels; compiled in %v\n",
 		d.Top.Name, c.Top, st.Nodes, st.Registers, st.Levels, compile.Round(time.Microsecond))
-	fmt.Printf("cycles    %d, random stimulus seed %d\n", c.Cycles, c.Seed)
+	fmt.Printf("cycles    %d, random stimulus seed %d\n", cycles, c.Seed)
 	fmt.Printf("speed     %v, %.0f cycles/s, %.1f node evaluations per cycle\n",
-		elapsed.Round(time.Microsecond), float64(c.Cycles)/elapsed.Seconds(), float64(st.Evals)/float64(c.Cycles))
+		elapsed.Round(time.Microsecond), float64(cycles)/elapsed.Seconds(), float64(st.Evals)/float64(cycles))
 	fmt.Println("outputs after the last cycle:")
 	for _, p := range outputs {
 		v, err := s.PeekSigned(p.Name)
@@ -128,10 +155,10 @@ func (c *simCmd) runRandom() error {
 		fmt.Printf("  %-10s %-10s %d\n", p.Name, p.Type, v)
 	}
 	if c.VCD != "" {
-		fmt.Printf("waveforms %s\n", c.VCD)
+		vcdWritten(c.VCD)
 	}
 	if c.Check {
-		res, err := verify.CrossCheck(d, stim.Random(d, c.Cycles, c.Seed), verify.Options{})
+		res, err := verify.CrossCheck(d, stim.Random(d, cycles, c.Seed), verify.Options{})
 		if err != nil {
 			return err
 		}

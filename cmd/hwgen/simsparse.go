@@ -32,7 +32,7 @@ func (c *simCmd) sparseConfig() (sparse.Config, error) {
 
 // runSparse runs a conv2d workload on the sparse engine.
 func (c *simCmd) runSparse() error {
-	for flag, set := range map[string]bool{"--engines": c.Engines != 0, "--timeline": c.Timeline != "", "--vcd": c.VCD != "", "--out": c.Out != ""} {
+	for flag, set := range map[string]bool{"--engines": c.Engines != nil, "--timeline": c.Timeline != "", "--vcd": c.VCD != "", "--out": c.Out != ""} {
 		if set {
 			return usagef("%s does not apply to --accel sparse", flag)
 		}
@@ -41,17 +41,14 @@ func (c *simCmd) runSparse() error {
 	if err != nil {
 		return err
 	}
-	w, err := c.workload()
+	w, given, err := c.workload()
 	if err != nil {
 		return err
 	}
 	if w.Op != "conv2d" {
 		return usagef("--accel sparse: the sparse engine runs conv2d, not %s", w.Op)
 	}
-	in, err := workloadInputs(w, golden.S(cfg.ValueWidth))
-	if err != nil {
-		return err
-	}
+	in := w.RandomInputs(given)
 	prog, err := c.compileSparse(cfg, w, in)
 	if err != nil {
 		return err
@@ -166,7 +163,7 @@ func reportSparse(p *sparseconv.Program, r *sparserun.Result, wall time.Duration
 // are below the NE program's ideal cycles (its MACs over the array's),
 // nil otherwise. It prints the reason either way.
 func (c *simCmd) pickSparse(w compiler.Workload, in map[string]*golden.Tensor, dense *compiler.Program) (*sparseconv.Program, error) {
-	if w.Op != "conv2d" || c.Engines > 1 {
+	if w.Op != "conv2d" || c.Engines != nil && *c.Engines > 1 {
 		fmt.Printf("accel     auto: npu (only a single-engine conv2d may go to the sparse engine)\n")
 		return nil, nil
 	}

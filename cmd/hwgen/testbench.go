@@ -14,7 +14,7 @@ type emitTestbenchCmd struct {
 	blockFlags
 	Cycles int    `help:"Cycles of random stimulus (the first two hold reset)." default:"200"`
 	Seed   uint64 `help:"Seed of the random stimulus; the same seed gives the same testbench." default:"1"`
-	Out    string `short:"o" help:"Output directory, replaced as a whole and atomically (a failed run leaves it untouched). An existing directory must be empty or an earlier hwgen output." default:"tb" type:"path"`
+	Out    string `short:"o" help:"Output directory: empty, new, or an earlier hwgen output. The files of the earlier output are replaced (or removed when this one no longer has them); files hwgen did not write are kept, never overwritten; a failed run leaves the directory as it was." default:"tb" type:"path"`
 }
 
 func (c *emitTestbenchCmd) Help() string {

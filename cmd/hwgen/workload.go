@@ -3,8 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,33 +20,34 @@ import (
 	"github.com/hwgen/hwgen/compiler/multi"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
+	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/verify"
 )
 
 // workloadFlags describe the tensor workload of `hwgen sim`.
 type workloadFlags struct {
-	Op       string   `help:"Operation: gemm, conv2d, transpose, pool, eltwise or net (conv→ReLU→pool→conv→FC). Shapes not given take the operation's defaults." default:"gemm"`
-	Workload string   `help:"JSON workload file: {\"op\": \"conv2d\", \"c\": 16, \"h\": 28, ...} with the same fields as the shape flags, plus \"inputs\": {\"x\": \"x.npy\"}; flags given on the command line override it." type:"existingfile" placeholder:"FILE"`
-	M        int      `help:"GEMM rows of A (transpose: rows)." placeholder:"N"`
-	K        int      `help:"GEMM reduction size." placeholder:"N"`
-	N        int      `help:"GEMM columns of B (transpose: columns; net: classes)." placeholder:"N"`
-	C        int      `help:"Input channels (conv2d, pool, eltwise, net)." placeholder:"N"`
-	H        int      `help:"Input height." placeholder:"N"`
-	W        int      `help:"Input width." placeholder:"N"`
-	Cout     int      `help:"Output channels (conv2d, net)." placeholder:"N"`
-	Kernel   int      `help:"Square kernel or pooling window." placeholder:"N"`
-	Stride   int      `help:"Stride (conv2d, pool)." placeholder:"N"`
-	Pad      int      `help:"Padding on every side (conv2d default 1, pool 0)." default:"-1" placeholder:"N"`
-	Pool     string   `help:"Pooling: ${pool_kinds}." placeholder:"KIND"`
-	Fn       string   `help:"Elementwise function: ${elt_fns}." placeholder:"FN"`
-	Shift    int      `help:"Requantization shift of the int32 results to int8 (0: chosen from the reduction size)." placeholder:"N"`
-	Relu     bool     `help:"ReLU in the output requantization."`
+	Op       string   `help:"Operation: gemm (the default), conv2d, transpose, pool, eltwise or net (conv→ReLU→pool→conv→FC). Shapes not given come from the --in files, else the operation's defaults; a flag the operation does not read is an error." placeholder:"OP"`
+	Workload string   `help:"JSON workload file: {\"op\": \"conv2d\", \"c\": 16, \"h\": 28, ...} with the same fields as the shape flags (a field left out or 0 takes the default), plus \"inputs\": {\"x\": \"x.npy\"}; flags given on the command line override it." type:"existingfile" placeholder:"FILE"`
+	M        *int     `help:"GEMM rows of A (transpose: rows). Default 64 (transpose 40)." placeholder:"N"`
+	K        *int     `help:"GEMM reduction size. Default 64." placeholder:"N"`
+	N        *int     `help:"GEMM columns of B (transpose: columns; net: classes). Default 64 (transpose 24, net 10)." placeholder:"N"`
+	C        *int     `help:"Input channels (conv2d, pool, eltwise, net). Default 16 (net 3)." placeholder:"N"`
+	H        *int     `help:"Input height. Default 16." placeholder:"N"`
+	W        *int     `help:"Input width. Default 16." placeholder:"N"`
+	Cout     *int     `help:"Output channels (conv2d, net). Default 16." placeholder:"N"`
+	Kernel   *int     `help:"Square kernel (conv2d, default 3) or pooling window (pool, default 2)." placeholder:"N"`
+	Stride   *int     `help:"Stride (conv2d default 1, pool default 2)." placeholder:"N"`
+	Pad      *int     `help:"Padding on every side (conv2d default 1, pool 0). Padded positions hold 0, for max pooling too (a max over a window that reaches into the padding is at least 0); an avg pool sums them as 0 and divides by the whole window." placeholder:"N"`
+	Pool     string   `help:"Pooling (pool only): ${pool_kinds} (default max). An avg pool divides the window sum by n = kernel² as sum·round(2^14/n) / 2^14, rounded half up." placeholder:"KIND"`
+	Fn       string   `help:"Elementwise function (eltwise only): ${elt_fns} (default add). mul requantizes its int16 product by a fixed shift of 7 (round half up, saturate to int8); the others saturate; --shift does not apply." placeholder:"FN"`
+	Shift    int      `help:"Requantization shift of the int32 results to int8 (gemm, conv2d, net): y = sat8(floor(acc/2^shift + 1/2)), rounding half up. 0: chosen from the reduction size n (K, or C·kernel² for a conv) as 6 + (bitlen(n)+1)/2 (integer division), which brings a sum of n random int8 products back to int8 range." placeholder:"N"`
+	Relu     bool     `help:"ReLU in the output requantization (gemm, conv2d, eltwise; net: its FC output; its convolutions always have ReLU)."`
 	Zeros    int      `help:"Percent of zeros in the random tensors (exercises zero skipping)." placeholder:"PCT"`
-	In       []string `help:"Take a tensor from a .npy file instead of random values: NAME=FILE (names per op: gemm a,b; conv2d x,w; transpose a; pool x; eltwise a,b; net x,w1,w2,fc)." placeholder:"NAME=FILE"`
-	Out      string   `help:"Write the result (y.npy) and the golden result (y.golden.npy) into this directory." type:"path" placeholder:"DIR"`
+	In       []string `help:"Take a tensor from a .npy file instead of random values: NAME=FILE (names per op: gemm a,b; conv2d x,w; transpose a; pool x; eltwise a,b; net x,w1,w2,fc). Integer dtypes of either byte order, C or Fortran order; the shape flags not given are taken from the files." placeholder:"NAME=FILE"`
+	Out      string   `help:"Write the result (y.npy) and the golden result (y.golden.npy) into this directory (checked before the run)." type:"path" placeholder:"DIR"`
 	Engine   string   `help:"Simulator: go, or verilator (the Go run replayed on Verilator, every output of every cycle compared)." enum:"go,verilator" default:"go"`
 	Timeline string   `help:"Write the task timeline as Chrome trace-event JSON (open in https://ui.perfetto.dev or chrome://tracing)." type:"path" placeholder:"FILE"`
-	Engines  int      `help:"Neural engines (overrides the configuration's engines). With more than one, a conv2d is split into row bands, one per engine (compiler/multi)." placeholder:"N"`
+	Engines  *int     `help:"Neural engines (overrides the configuration's engines). With more than one, a conv2d is split into row bands, one per engine (compiler/multi)." placeholder:"N"`
 	Split    string   `help:"How a conv2d is split among several engines or sparse units: equal-area (equal row bands: fastest on the dense NE, whose time follows its rows; zero skipping saves it energy, not cycles) or balanced (equal non-zero counts within 3%: what the sparse engine's units, whose time follows their non-zeros, need). Default: equal-area on the NPU, balanced on the sparse engine." enum:"balanced,equal-area," default:""`
 	Spread   string   `help:"Where --zeros goes: all (every random tensor, uniformly), input (only a conv2d's x; dense weights) or skewed (only x, density growing linearly from its top row to its bottom row, the same share overall)." enum:"all,input,skewed," default:""`
 	Accel    string   `help:"Run a conv2d on: npu (the dense NE), auto (the sparse engine when its estimated cycles for this input's non-zeros are below the NE's ideal, with the reason printed; --set then configures the NPU) or sparse (the sparse engine: units fed only the non-zero inputs, time following the non-zeros; configured with --set units=, lanes=, entries=, acc_depth=, …: docs/engines.md, \"Sparse engine\")." enum:"npu,sparse,auto" default:"npu"`
@@ -54,17 +55,17 @@ type workloadFlags struct {
 }
 
 // workload assembles the workload from the file and the flags.
-func (c *simCmd) workload() (compiler.Workload, error) {
+func (c *simCmd) workload() (compiler.Workload, map[string]*golden.Tensor, error) {
 	var w compiler.Workload
 	if c.Workload != "" {
 		data, err := os.ReadFile(c.Workload)
 		if err != nil {
-			return w, usageError{fmt.Errorf("--workload: %w", err)}
+			return w, nil, usageError{fmt.Errorf("--workload: %w", err)}
 		}
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&w); err != nil {
-			return w, usagef("--workload %s: %v", c.Workload, err)
+			return w, nil, usagef("--workload %s: %v", c.Workload, err)
 		}
 		for name, p := range w.Inputs { // file paths relative to the workload file
 			if !filepath.IsAbs(p) {
@@ -73,12 +74,15 @@ func (c *simCmd) workload() (compiler.Workload, error) {
 		}
 	}
 	f := c.workloadFlags
-	if w.Op == "" || f.Op != "gemm" {
+	if f.Op != "" {
 		w.Op = f.Op
 	}
-	over := func(dst *int, v int) {
-		if v != 0 {
-			*dst = v
+	if w.Op == "" {
+		w.Op = "gemm"
+	}
+	over := func(dst *int, v *int) {
+		if v != nil {
+			*dst = *v
 		}
 	}
 	over(&w.M, f.M)
@@ -90,11 +94,15 @@ func (c *simCmd) workload() (compiler.Workload, error) {
 	over(&w.Cout, f.Cout)
 	over(&w.Kernel, f.Kernel)
 	over(&w.Stride, f.Stride)
-	if f.Pad >= 0 {
-		w.Pad = &f.Pad
+	if f.Pad != nil {
+		w.Pad = f.Pad
 	}
-	over(&w.Shift, f.Shift)
-	over(&w.Zeros, f.Zeros)
+	if f.Shift != 0 {
+		w.Shift = f.Shift
+	}
+	if f.Zeros != 0 {
+		w.Zeros = f.Zeros
+	}
 	if f.Pool != "" {
 		w.Pool = f.Pool
 	}
@@ -111,24 +119,63 @@ func (c *simCmd) workload() (compiler.Workload, error) {
 	for _, kv := range f.In {
 		name, path, ok := strings.Cut(kv, "=")
 		if !ok || name == "" || path == "" {
-			return w, usagef("--in %q: want NAME=FILE.npy", kv)
+			return w, nil, usagef("--in %q: want NAME=FILE.npy", kv)
 		}
 		if w.Inputs == nil {
 			w.Inputs = map[string]string{}
 		}
 		w.Inputs[name] = path
 	}
-	w = w.WithDefaults()
-	if err := w.Validate(); err != nil {
-		return w, usageError{err}
+	if err := w.CheckFields(); err != nil {
+		return w, nil, usagef("--workload %s: %v", c.Workload, err) // the flags were checked before
 	}
-	shapes := w.InputShapes()
+	if !slices.Contains(compiler.Ops, w.Op) {
+		src := "--op " + w.Op
+		if f.Op == "" {
+			src = fmt.Sprintf("--workload %s: op = %q", c.Workload, w.Op)
+		}
+		return w, nil, usagef("%s is not allowed: want one of %s", src, strings.Join(compiler.Ops, ", "))
+	}
+	names := (compiler.Workload{Op: w.Op}).InputNames()
 	for name := range w.Inputs {
-		if _, ok := shapes[name]; !ok {
-			return w, usagef("--in %s: %s has no tensor %q (it has %s)", name, w.Op, name, strings.Join(w.InputNames(), ", "))
+		if !slices.Contains(names, name) {
+			return w, nil, usagef("--in %s: %s has no tensor %q (it has %s)", name, w.Op, name, strings.Join(names, ", "))
 		}
 	}
-	return w, nil
+	// The files first: shapes not given come from them. With --accel
+	// sparse, --set configures the sparse engine, not the NPU.
+	cfg := npu.DefaultConfig()
+	if c.Accel != "sparse" {
+		var err error
+		if cfg, err = npuConfig(c.blockFlags); err != nil {
+			return w, nil, err
+		}
+	}
+	elem := golden.S(cfg.ElemWidth)
+	given := map[string]*golden.Tensor{}
+	shapes := map[string][]int{}
+	for name, path := range w.Inputs {
+		t, err := readNPY(path, elem)
+		if err != nil {
+			return w, nil, usageError{fmt.Errorf("--in %s: %w", name, err)}
+		}
+		given[name], shapes[name] = t, t.Shape
+	}
+	w.ShapesFrom(shapes)
+	w = w.WithDefaults()
+	if err := w.Validate(); err != nil {
+		return w, nil, usageError{err}
+	}
+	for name, t := range given {
+		if want := w.InputShapes()[name]; !slices.Equal(t.Shape, want) {
+			return w, nil, usagef("--in %s: %s has shape %v; %s needs %v (%s)", name, w.Inputs[name], t.Shape, w.Op, want, describe(w))
+		}
+	}
+	if need, have := w.MinExtLines(cfg.Rows), int64(1)<<cfg.ExtAddrWidth; need > have && c.Accel != "sparse" {
+		return w, nil, usagef("%s: its input tensors alone need at least %d lines of external memory (%d int%d elements a line); ext_addr_width = %d gives %d lines (allowed: up to 24, --set ext_addr_width=N)",
+			describe(w), need, cfg.Rows, cfg.ElemWidth, cfg.ExtAddrWidth, have)
+	}
+	return w, given, nil
 }
 
 func (c *simCmd) runWorkload() error {
@@ -146,13 +193,13 @@ func (c *simCmd) runWorkload() error {
 	if err != nil {
 		return err
 	}
-	if c.Engines != 0 {
-		cfg.Engines = c.Engines
+	if c.Engines != nil {
+		cfg.Engines = *c.Engines
 		if err := cfg.Validate(); err != nil {
 			return usageError{fmt.Errorf("--engines: %w", err)}
 		}
 	}
-	w, err := c.workload()
+	w, given, err := c.workload()
 	if err != nil {
 		return err
 	}
@@ -160,10 +207,7 @@ func (c *simCmd) runWorkload() error {
 		return usagef("--engines %d: only a conv2d is split among several engines (%s runs on one: leave engines at 1)", cfg.Engines, w.Op)
 	}
 	elem := golden.S(cfg.ElemWidth)
-	in, err := workloadInputs(w, elem)
-	if err != nil {
-		return err
-	}
+	in := w.RandomInputs(given)
 	g, err := w.Graph(in)
 	if err != nil {
 		return usageError{err}
@@ -201,10 +245,7 @@ func (c *simCmd) runWorkload() error {
 		reportSplit(mp, npuSplit)
 	}
 
-	var opts []host.Option
-	if c.VCD != "" {
-		opts = append(opts, host.WithVCD(c.VCD))
-	}
+	opts := c.hostOptions(c.VCD, prog.Ideal)
 	bar := newRunBar(prog.Ideal)
 	if bar != nil {
 		opts = append(opts, host.WithProgress(4096, func(p host.Progress) {
@@ -214,10 +255,15 @@ func (c *simCmd) runWorkload() error {
 			}
 		}))
 	}
-	res, err := host.Run(cfg, prog, opts...)
+	intr, stop := interruptible()
+	res, err := host.Run(cfg, prog, append(opts, intr)...)
+	stop()
 	if bar != nil {
 		bar.Finish()
 		fmt.Fprintln(os.Stderr)
+	}
+	if errors.Is(err, sim.ErrVCDScope) {
+		return usageError{fmt.Errorf("--vcd-scope: %w", err)}
 	}
 	if err != nil {
 		return fmt.Errorf("simulation: %w", err)
@@ -249,22 +295,6 @@ func (c *simCmd) runWorkload() error {
 		fmt.Printf("results   %s\n", c.Out)
 	}
 	return verdict(want, res.Outputs)
-}
-
-// workloadInputs reads the workload's --in tensors and draws the others.
-func workloadInputs(w compiler.Workload, elem golden.Int) (map[string]*golden.Tensor, error) {
-	given := map[string]*golden.Tensor{}
-	for name, path := range w.Inputs {
-		t, err := readNPY(path, elem)
-		if err != nil {
-			return nil, usageError{fmt.Errorf("--in %s: %w", name, err)}
-		}
-		if want := w.InputShapes()[name]; !slices.Equal(t.Shape, want) {
-			return nil, usagef("--in %s: %s has shape %v; %s with these flags needs %v", name, path, t.Shape, w.Op, want)
-		}
-		given[name] = t
-	}
-	return w.RandomInputs(given), nil
 }
 
 // verdict compares every output with the golden model: PASS, or FAIL
@@ -355,27 +385,6 @@ func newRunBar(ideal int64) *progressbar.ProgressBar {
 		progressbar.OptionThrottle(100*time.Millisecond))
 }
 
-// writeFileAtomic writes path through a temporary file in its directory.
-func writeFileAtomic(path string, write func(w io.Writer) error) error {
-	var buf bytes.Buffer
-	if err := write(&buf); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
 // npuConfig is the default NPU configuration with --config and --set laid over it.
 func npuConfig(f blockFlags) (npu.Config, error) {
 	cfg, err := configure(npu.DefaultConfig, f)
@@ -439,7 +448,7 @@ func afterRun(res *host.Result, timeline, vcd string, verilator bool) error {
 		fmt.Printf("timeline  %s (%d tasks; open in https://ui.perfetto.dev)\n", timeline, len(res.Timeline))
 	}
 	if vcd != "" {
-		fmt.Printf("waveforms %s\n", vcd)
+		vcdWritten(vcd)
 	}
 	if !verilator {
 		return nil
