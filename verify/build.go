@@ -153,7 +153,9 @@ func BuildVerilator(d *hdl.Design, opt BuildOptions) (*Build, error) {
 // BuildOptions tune the Verilator build.
 type BuildOptions struct {
 	// OptLevel is the C++ optimisation level (default 1: builds are slow on
-	// small machines and -O1 runs nearly as fast for test-sized designs).
+	// small machines and -O1 runs nearly as fast for test-sized designs);
+	// negative means -O0 (the fastest build, for models that run only a
+	// few hundred cycles, as fuzz packs do).
 	OptLevel int
 	// NoTrace leaves out VCD support, for benchmarks.
 	NoTrace bool
@@ -167,8 +169,11 @@ type BuildOptions struct {
 
 func (o BuildOptions) flags() []string {
 	lvl := o.OptLevel
-	if lvl == 0 {
+	switch {
+	case lvl == 0:
 		lvl = 1
+	case lvl < 0:
+		lvl = 0
 	}
 	f := []string{
 		"-MAKEFLAGS", fmt.Sprintf("OPT_FAST=-O%d", lvl),

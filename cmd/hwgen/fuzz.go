@@ -13,10 +13,12 @@ import (
 )
 
 type verifyFuzzCmd struct {
-	Seed     uint64 `help:"Seed of the first random design; design i uses seed+i for its netlist and its stimulus." default:"1"`
-	Count    int    `help:"Number of random designs to check." default:"10"`
-	Cycles   int    `help:"Cycles of random stimulus per design." default:"1000"`
-	LintOnly bool   `help:"Only emit each design and run verilator --lint-only -Wall on it: no Verilator build, no simulation (hundreds of designs a minute)."`
+	Seed        uint64 `help:"Seed of the first random design; design i uses seed+i for its netlist and its stimulus." default:"1"`
+	Count       int    `help:"Number of random designs to check." default:"10"`
+	Cycles      int    `help:"Cycles of random stimulus per design." default:"1000"`
+	LintOnly    bool   `help:"Only emit each design and run verilator --lint-only -Wall on it: no Verilator build, no simulation (hundreds of designs a minute)."`
+	SubCircuits int    `help:"Random sub-circuits in each design's top module (each ending in an output port); fewer make smaller designs, more of them per build." default:"14" name:"subcircuits"`
+	Pack        int    `help:"Check this many designs side by side in one Verilator build (one lint, one build, one run; a difference names its design). A build costs far more than a design's run, so packing multiplies the designs checked per hour." default:"1"`
 	shardFlags
 }
 
@@ -40,6 +42,9 @@ see 'Sharding long runs' in the README):
 prints what 'hwgen verify fuzz --count 1000' prints.`
 }
 
+// defaultSubCircuits is verify.FuzzOptions' default.
+const defaultSubCircuits = 14
+
 // fuzzCommand names the campaign in result files.
 const fuzzCommand = "verify fuzz"
 
@@ -49,6 +54,9 @@ type fuzzArgs struct {
 	Count    int    `json:"count"`
 	Cycles   int    `json:"cycles"`
 	LintOnly bool   `json:"lint_only"`
+	// SubCircuits is left out of the result when it is the default, so
+	// result files of earlier campaigns still merge.
+	SubCircuits int `json:"subcircuits,omitempty"`
 }
 
 // fuzzRecord is one design's result: what its report line says, its
@@ -70,7 +78,16 @@ func (c *verifyFuzzCmd) Run() error {
 	if c.Cycles < 1 {
 		return usagef("--cycles: %d is not allowed; give a positive number of cycles", c.Cycles)
 	}
+	if c.Pack < 1 {
+		return usagef("--pack: %d is not allowed; give a positive number of designs per build", c.Pack)
+	}
+	if c.SubCircuits < 1 {
+		return usagef("--subcircuits: %d is not allowed; give a positive number", c.SubCircuits)
+	}
 	args := fuzzArgs{Seed: c.Seed, Count: c.Count, Cycles: c.Cycles, LintOnly: c.LintOnly}
+	if c.SubCircuits != defaultSubCircuits {
+		args.SubCircuits = c.SubCircuits
+	}
 	run, err := c.start(fuzzCommand, args, c.Count)
 	if err != nil {
 		return err
@@ -79,10 +96,17 @@ func (c *verifyFuzzCmd) Run() error {
 		return err
 	}
 	t0 := time.Now()
-	camp := verify.FuzzCampaign{Seed: c.Seed, Count: c.Count, Cycles: c.Cycles, LintOnly: c.LintOnly}
+	camp := verify.FuzzCampaign{Seed: c.Seed, Count: c.Count, Cycles: c.Cycles, LintOnly: c.LintOnly,
+		Design: verify.FuzzOptions{SubCircuits: args.SubCircuits}}
 	run.banner(os.Stdout, "designs")
 	var recs []fuzzRecord
-	for i := run.items.First; i < run.items.End; i++ {
+	if c.Pack > 1 {
+		recs, err = c.runPacks(camp, args, run)
+		if err != nil {
+			return err
+		}
+	}
+	for i := run.items.First; i < run.items.End && c.Pack == 1; i++ {
 		cov, res, err := camp.One(i)
 		rec := fuzzRecord{Seed: c.Seed + uint64(i), Design: verify.FuzzTopName(c.Seed + uint64(i))}
 		if err != nil {
@@ -115,6 +139,50 @@ func (c *verifyFuzzCmd) Run() error {
 	err = fuzzSummary(os.Stdout, args, run.spec, run.items, recs)
 	fmt.Fprintf(os.Stderr, "fuzz: %v\n", time.Since(t0).Round(time.Second))
 	return run.finish(err)
+}
+
+// runPacks checks the shard's designs c.Pack at a time. A failing pack
+// is recorded at its first design (so a merged report stops there) with
+// the failing design's seed and error.
+func (c *verifyFuzzCmd) runPacks(camp verify.FuzzCampaign, args fuzzArgs, run *shardRun) ([]fuzzRecord, error) {
+	var recs []fuzzRecord
+	for i := run.items.First; i < run.items.End; i += c.Pack {
+		n := min(c.Pack, run.items.End-i)
+		pr, err := camp.Pack(i, n)
+		if err != nil {
+			var fe *verify.FuzzError
+			if !errors.As(err, &fe) {
+				return nil, err
+			}
+			rec := fuzzRecord{Seed: fe.Seed, Design: verify.FuzzTopName(fe.Seed), Error: err.Error()}
+			if err := run.add(i, rec); err != nil {
+				return nil, err
+			}
+			printFuzzLine(os.Stdout, args, i, rec)
+			return append(recs, rec), nil
+		}
+		if res := pr.Result; res != nil {
+			cached := ""
+			if res.Cached {
+				cached = ", cached"
+			}
+			fmt.Fprintf(os.Stderr, "  pack of %d from %s: build %v%s; run verilator %v, go %v\n", n, verify.FuzzTopName(c.Seed+uint64(i)),
+				res.BuildTime.Round(time.Millisecond), cached, res.VerilatorRun.Round(time.Millisecond), res.GoRun.Round(time.Millisecond))
+		}
+		for j := range n {
+			seed := c.Seed + uint64(i+j)
+			rec := fuzzRecord{Seed: seed, Design: verify.FuzzTopName(seed), Nodes: pr.Coverage[j].Nodes, Coverage: pr.Coverage[j], Outputs: pr.Outputs[j]}
+			if pr.Result != nil {
+				rec.Cycles = pr.Result.Cycles
+			}
+			if err := run.add(i+j, rec); err != nil {
+				return nil, err
+			}
+			recs = append(recs, rec)
+			printFuzzLine(os.Stdout, args, i+j, rec)
+		}
+	}
+	return recs, nil
 }
 
 // printFuzzLine is the report line of design i.
