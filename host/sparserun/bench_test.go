@@ -1,11 +1,8 @@
 package sparserun
 
 import (
-	"context"
 	"fmt"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	hw "github.com/hwgen/hwgen/blocks/sparse"
@@ -29,27 +26,7 @@ func benchWorkload(zeros int, spread string) (compiler.Workload, map[string]*gol
 func sparseRun(t *testing.T, cfg hw.Config, w compiler.Workload, in map[string]*golden.Tensor, split sparseconv.Split) (*sparseconv.Program, *Result) {
 	t.Helper()
 	conv := sparseconv.Conv{C: w.C, H: w.H, W: w.W, Cout: w.Cout, KH: w.Kernel, KW: w.Kernel, Stride: w.Stride, PadH: *w.Pad, PadW: *w.Pad}
-	p, err := sparseconv.Compile(cfg, conv, in["x"].Data, in["w"].Data, split)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := compiler.Conv2DRef(in["x"], in["w"], conv.Stride, conv.PadH, conv.PadW, golden.S(cfg.AccWidth))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(want.Data, res.Output); d != "" {
-		t.Fatalf("sparse engine differs from the golden model:\n%s", d)
-	}
-	for i, u := range res.Units {
-		if u.Mults != uint64(p.Mults(i)) {
-			t.Fatalf("unit %d: %d multiplications, want %d", i, u.Mults, p.Mults(i))
-		}
-	}
-	return p, res
+	return checkedRun(t, cfg, conv, in["x"].Data, in["w"].Data, split)
 }
 
 func engine(units, lanes int) hw.Config {

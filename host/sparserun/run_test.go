@@ -44,6 +44,34 @@ func small(units, lanes, entries int) hw.Config {
 	return c
 }
 
+// checkedRun compiles and runs conv on x and w, and checks the result
+// against the dense golden model and every unit's multiplication counter
+// against its non-zero inputs times the non-zero weights of their
+// channels.
+func checkedRun(t *testing.T, cfg hw.Config, c sparseconv.Conv, x, w []int64, split sparseconv.Split) (*sparseconv.Program, *Result) {
+	t.Helper()
+	p, err := sparseconv.Compile(cfg, c, x, w, split)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(dense(t, c, x, w), res.Output); d != "" {
+		t.Fatalf("differs from the dense golden model (-want +got):\n%s", d)
+	}
+	for u, st := range res.Units {
+		if want := uint64(p.Mults(u)); st.Mults != want {
+			t.Errorf("unit %d: %d multiplications, want %d", u, st.Mults, want)
+		}
+		if st.Busy == 0 || st.Stall > st.Busy {
+			t.Errorf("unit %d: busy %d, stall %d", u, st.Busy, st.Stall)
+		}
+	}
+	return p, res
+}
+
 type runCase struct {
 	name          string
 	cfg           hw.Config
@@ -72,25 +100,7 @@ func TestRunMatchesDense(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(i), 11))
 			c := tc.conv
 			x, w := draw(r, c.C*c.H*c.W, tc.zeros), draw(r, c.Cout*c.C*c.KH*c.KW, tc.wzeros)
-			p, err := sparseconv.Compile(tc.cfg, c, x, w, tc.split)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := Run(context.Background(), p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(dense(t, c, x, w), res.Output); d != "" {
-				t.Fatalf("differs from the dense golden model (-want +got):\n%s", d)
-			}
-			for u, st := range res.Units {
-				if want := uint64(p.Mults(u)); st.Mults != want {
-					t.Errorf("unit %d: %d multiplications, want %d", u, st.Mults, want)
-				}
-				if st.Busy == 0 || st.Stall > st.Busy {
-					t.Errorf("unit %d: busy %d, stall %d", u, st.Busy, st.Stall)
-				}
-			}
+			_, res := checkedRun(t, tc.cfg, c, x, w, tc.split)
 			t.Logf("%d cycles (weights %d), units %+v", res.Cycles, res.WeightCycles, res.Units)
 		})
 	}
@@ -112,17 +122,7 @@ func TestRunCrossCheck(t *testing.T) {
 		r := rand.New(rand.NewPCG(uint64(i), 11))
 		c := tc.conv
 		x, w := draw(r, c.C*c.H*c.W, tc.zeros), draw(r, c.Cout*c.C*c.KH*c.KW, tc.wzeros)
-		p, err := sparseconv.Compile(cfg, c, x, w, sparseconv.Balanced)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Run(context.Background(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(dense(t, c, x, w), res.Output); d != "" {
-			t.Fatalf("differs from the dense golden model (-want +got):\n%s", d)
-		}
+		_, res := checkedRun(t, cfg, c, x, w, sparseconv.Balanced)
 		vr, err := verify.CrossCheck(res.Design, res.Stimulus, verify.Options{CompareMemories: true})
 		if err != nil {
 			t.Fatal(fmt.Errorf("cross-check: %w", err))
