@@ -91,6 +91,10 @@ func (c Config) Validate() error {
 		s.Add(&check.FieldError{Field: "cols", Value: c.Cols,
 			Allowed: fmt.Sprintf("must be at most rows (%d): a weight row and a psum write-back fit one state-buffer vector", c.Rows)})
 	}
+	if s.OK("rows", "weight_depth") && c.WeightDepth < c.Rows {
+		s.Add(&check.FieldError{Field: "weight_depth", Value: c.WeightDepth,
+			Allowed: fmt.Sprintf("must be at least rows (%d): one pass of the array loads rows weight rows", c.Rows)})
+	}
 	if s.OK("state_depth", "line_depth") && c.LineDepth > c.StateDepth {
 		s.Add(&check.FieldError{Field: "line_depth", Value: c.LineDepth,
 			Allowed: fmt.Sprintf("must be at most state_depth (%d): a pooling output row lies in one partition", c.StateDepth)})

@@ -185,7 +185,9 @@ func neController(c Config) (*hdl.Module, error) {
 	// Taking a prefetched task keeps lbase (its pass 1, or its pass 0 if
 	// the prefetch still runs) and counts pass 0 once its last row is in.
 	takeFresh := accept.And(pre.Not())
-	lbase.SetNext(hdl.Mux(takeFresh.Or(pstart), tAux, lbase.Add(hdl.U(ww, uint64(R))).Trunc(ww)))
+	// The next pass's rows follow R rows on, modulo the buffer (R itself
+	// does not fit ww bits when weight_depth = rows).
+	lbase.SetNext(hdl.Mux(takeFresh.Or(pstart), tAux, lbase.Add(hdl.U(ww, uint64(R)&(1<<uint(ww)-1))).Trunc(ww)))
 	lbase.SetEnable(takeFresh.Or(pstart).Or(lend))
 	preDone := lend.Or(lactive.Not()) // the prefetched pass is (now) complete
 	lcount.SetNext(hdl.Mux(accept, hdl.Mux(pre.And(preDone), hdl.U(24, 1), hdl.U(24, 0)), lcount.Add(hdl.U(1, 1)).Trunc(24)))
@@ -330,7 +332,12 @@ func neController(c Config) (*hdl.Module, error) {
 		m.Output(fmt.Sprintf("out_psum_%d", cc), sc.PsumType()).Set(a.Out(fmt.Sprintf("out_psum_%d", cc)))
 	}
 	m.Output("mac_count", hdl.UInt(sc.CounterWidth)).Set(a.Out("mac_count"))
-	m.Output("skip_count", hdl.UInt(sc.CounterWidth)).Set(a.Out("skip_count"))
+	// Without zero skipping the array has no skip counter: nothing is skipped.
+	skips := hdl.U(sc.CounterWidth, 0)
+	if sc.ZeroSkip {
+		skips = &a.Out("skip_count").Expr
+	}
+	m.Output("skip_count", hdl.UInt(sc.CounterWidth)).Set(skips)
 
 	// Vectors inside the array: done waits until they have all left.
 	outV := a.Out("out_valid")

@@ -47,7 +47,9 @@ func (u *unit) scatter(w *weightStage) *accumulator {
 	ok = ok.And(oky).And(okx).And(oy.Lt(u.oh)).And(ox.Lt(u.ow))
 	aaw := c.accAddrWidth()
 	addr := m.Wire("m1_addr", hdl.UInt(aaw))
-	addr.Set(oy.Mul(u.ow).Add(ox).Trunc(aaw))
+	// Resize: with small index widths the product is narrower than the
+	// accumulator address (it fits, acc_depth bounds it from above).
+	addr.Set(oy.Mul(u.ow).Add(ox).Resize(aaw))
 
 	m2v := m.Reg("m2_valid", hdl.Bool, 0)
 	m2v.SetNext(ok)
