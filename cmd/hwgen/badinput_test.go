@@ -199,3 +199,13 @@ func TestSimShapesFromFiles(t *testing.T) {
 	// A shape flag that disagrees with the file is still an error.
 	checkBad(t, []badCase{{"disagreeing flag", []string{"sim", "--k", "12", "--in", "a=" + a}, []string{"--in a", "has shape [8 16]", "needs [8 12]"}}})
 }
+
+func TestBadPPAFlags(t *testing.T) {
+	checkBad(t, []badCase{
+		{"unknown target", []string{"ppa", "--top", "mac", "--target", "ice40-lp1k"}, []string{"--target", "ice40-lp1k", "ice40-hx8k"}},
+		{"no seeds", []string{"ppa", "--top", "mac", "--target", "ice40-hx8k", "--seeds", "0"}, []string{"--seeds", "0", "1..32"}},
+		{"negative frequency", []string{"ppa", "--top", "mac", "--freq", "-5"}, []string{"--freq", "-5"}},
+		{"unknown design", []string{"ppa", "--top", "nope"}, []string{"nope"}},
+		{"bad block field", []string{"ppa", "--top", "systolic", "--set", "rows=0"}, []string{"rows", "0"}},
+	})
+}

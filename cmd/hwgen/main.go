@@ -33,6 +33,7 @@ type cli struct {
 	Merge       mergeCmd       `cmd:"" help:"Print the report of a run spread over shards (--shard, --result) from the shards' result files."`
 	Designs     designsCmd     `cmd:"" help:"List the built-in designs."`
 	Bench       benchCmd       `cmd:"" help:"Measure simulation speed: Go simulator, Verilator and Icarus side by side."`
+	PPA         ppaCmd         `cmd:"" name:"ppa" help:"Measure timing and area of a design with Yosys and nextpnr-ice40: cells, flip-flops, BRAM, DSP, logic depth, Fmax and the critical path."`
 	Config      configCmd      `cmd:"" help:"Print the default block configurations (JSON) or the task-descriptor layout."`
 }
 
@@ -50,6 +51,7 @@ Examples:
   hwgen run --model frontend/onnx/testdata/mnist-7.onnx   mnist-7 in int8 on the NPU
   hwgen quantize --model frontend/onnx/testdata/mnist-7.onnx -o q.onnx   the same int8 model as ONNX
   hwgen verify                                cross-check every built-in design
+  hwgen ppa --top mac --target ice40-hx8k     area, Fmax and critical path on an iCE40
 
 Exit status: 0 success, 1 a failed run (mismatch, tool error), 2 a usage or
 configuration error.`

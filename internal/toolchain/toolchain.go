@@ -18,7 +18,7 @@ import (
 const RequireEnv = "HWGEN_REQUIRE_VERILATOR"
 
 // InstallHint tells a user how to get the tools.
-const InstallHint = "install with scripts/setup.sh (apt-get install verilator iverilog yosys)"
+const InstallHint = "install with scripts/setup.sh (apt-get install verilator iverilog yosys nextpnr-ice40 fpga-icestorm)"
 
 // Find returns the path of tool or an error that says how to install it.
 func Find(tool string) (string, error) {

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/hwgen/hwgen/internal/toolchain"
+	"github.com/hwgen/hwgen/ppa"
+)
+
+type ppaCmd struct {
+	Top string `help:"Built-in design or configurable block to measure (see 'hwgen designs')." required:""`
+	blockFlags
+	Target  string  `help:"generic (Yosys cells and logic depth), ice40-hx8k or ice40-up5k (Yosys synth_ice40, then nextpnr-ice40 place and route)." default:"generic"`
+	Seeds   int     `help:"FPGA targets: place and route with placer seeds 1..N and report the median Fmax." default:"4"`
+	Freq    float64 `help:"FPGA targets: the frequency (MHz) nextpnr's timing-driven placement aims at; Fmax is what it achieved." default:"100"`
+	JSON    bool    `name:"json" help:"Print the figures as JSON."`
+	WorkDir string  `help:"Keep Yosys's and nextpnr's files (Verilog, netlists, logs, reports) in this directory instead of a temporary one." type:"path"`
+}
+
+func (c *ppaCmd) Run() error {
+	if c.Target != ppa.Generic {
+		if _, ok := ppa.Devices[c.Target]; !ok {
+			return usagef("--target %q is not a target (allowed: %s)", c.Target, strings.Join(ppa.Targets(), ", "))
+		}
+	}
+	if c.Seeds < 1 || c.Seeds > 32 {
+		return usagef("--seeds %d is not allowed: want 1..32", c.Seeds)
+	}
+	if c.Freq <= 0 || c.Freq > 1000 {
+		return usagef("--freq %g is not allowed: want a frequency in MHz, above 0 and at most 1000", c.Freq)
+	}
+	tools := []string{"yosys"}
+	if c.Target != ppa.Generic {
+		tools = append(tools, "nextpnr-ice40")
+	}
+	for _, t := range tools {
+		if _, err := toolchain.Find(t); err != nil {
+			return fmt.Errorf("ppa: %w", err)
+		}
+	}
+	d, err := elaborateWith(c.Top, c.blockFlags)
+	if err != nil {
+		return err
+	}
+	dir := c.WorkDir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "hwgen-ppa-"); err != nil {
+			return fmt.Errorf("ppa: %w", err)
+		}
+		defer os.RemoveAll(dir)
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usageError{fmt.Errorf("--work-dir: %w", err)}
+	}
+	r, err := ppa.Measure(d, ppa.Options{Target: c.Target, Seeds: c.Seeds, FreqMHz: c.Freq, Dir: dir})
+	var nf *ppa.NotFitError
+	if errors.As(err, &nf) {
+		return fmt.Errorf("%s %w", d.Top.Name, err)
+	}
+	if err != nil {
+		return fmt.Errorf("ppa %s: %w", d.Top.Name, err)
+	}
+	if c.JSON {
+		b, _ := json.MarshalIndent(r, "", "  ")
+		fmt.Println(string(b))
+		return nil
+	}
+	printPPA(r)
+	return nil
+}
+
+func printPPA(r *ppa.Result) {
+	fmt.Printf("%s on %s\n", r.Design, r.Target)
+	if r.Target == ppa.Generic {
+		fmt.Printf("  cells %d, flip-flops %d, memories %d (%d bits)\n", r.Cells, r.FFs, r.Memories, r.MemoryBits)
+		fmt.Printf("  logic depth %d gates\n", r.LogicDepth)
+	} else {
+		fmt.Printf("  LUT4 %d, carries %d, flip-flops %d, BRAM %d, DSP %d (the design's own)\n", r.LUTs, r.Carries, r.FFs, r.BRAM, r.DSP)
+		fmt.Printf("  logic cells placed %d of %d (with the wrapper)\n", r.LCsUsed, r.LCsAvailable)
+		seeds := make([]string, len(r.SeedFmaxMHz))
+		for i, f := range r.SeedFmaxMHz {
+			seeds[i] = fmt.Sprintf("%.1f", f)
+		}
+		fmt.Printf("  Fmax %.1f MHz (median over seeds 1..%d: %s)\n", r.FmaxMHz, len(r.SeedFmaxMHz), strings.Join(seeds, ", "))
+	}
+	if p := r.Critical; p != nil {
+		fmt.Printf("  critical path %s -> %s, %d logic levels", p.From, p.To, p.Levels)
+		if p.DelayNS > 0 {
+			fmt.Printf(", %.2f ns", p.DelayNS)
+		}
+		if p.Description != "" {
+			fmt.Printf(" (%s)", p.Description)
+		}
+		fmt.Println()
+	}
+}
