@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hwgen/hwgen/internal/toolchain"
@@ -132,11 +134,22 @@ func nextpnr(dev Device, opt Options, nl *netlist, seed int) (seedRun, error) {
 	return run, nil
 }
 
+// expandRE is the placer's complaint that a cell type overflows the
+// device ("Failed to expand region (0, 0) |_> (33, 33) of 7895
+// ICESTORM_LCs").
+var expandRE = regexp.MustCompile(`Failed to expand region .* of (\d+) (ICESTORM_\w+?)s?$`)
+
 // notFit turns nextpnr's complaint about a full device into a NotFitError.
 func notFit(dev Device, dir, logName, out string) error {
 	b, _ := os.ReadFile(filepath.Join(dir, logName))
 	text := string(b) + "\n" + out
 	for _, l := range strings.Split(text, "\n") {
+		if m := expandRE.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+			need, _ := strconv.Atoi(m[1])
+			if has, ok := map[string]int{"ICESTORM_LC": dev.LCs, "ICESTORM_RAM": dev.BRAMs, "ICESTORM_DSP": dev.DSPs}[m[2]]; ok {
+				return &NotFitError{Device: dev.Name, Resource: m[2] + " (with the wrapper)", Needed: need, Available: has}
+			}
+		}
 		if strings.Contains(l, "ERROR:") && (strings.Contains(l, "BELs remaining") || strings.Contains(l, "too many") ||
 			strings.Contains(l, "Unable to place") || strings.Contains(l, "does not fit")) {
 			return &NotFitError{Device: dev.Name, Detail: strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "ERROR:"))}

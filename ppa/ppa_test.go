@@ -1,6 +1,8 @@
 package ppa
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -140,6 +142,34 @@ func TestWrapper(t *testing.T) {
 	} {
 		if !strings.Contains(w, want) {
 			t.Errorf("wrapper lacks %q:\n%s", want, w)
+		}
+	}
+}
+
+// TestNotFitLog: nextpnr's placer overflow names the resource and the
+// count; other errors are not taken for it.
+func TestNotFitLog(t *testing.T) {
+	dev := Devices["ice40-hx8k"]
+	cases := []struct {
+		log  string
+		want string // "" for not a NotFitError
+	}{
+		{"Info: x\nERROR: Failed to expand region (0, 0) |_> (33, 33) of 7895 ICESTORM_LCs\n", "does not fit ice40-hx8k: needs 7895 ICESTORM_LC (with the wrapper), the device has 7680 (over by 215)"},
+		{"ERROR: Failed to expand region (0, 0) |_> (33, 33) of 40 ICESTORM_RAMs\n", "does not fit ice40-hx8k: needs 40 ICESTORM_RAM (with the wrapper), the device has 32 (over by 8)"},
+		{"ERROR: Unable to place cell 'x', no BELs remaining to implement cell type 'SB_IO'\n", "does not fit ice40-hx8k: Unable to place cell 'x', no BELs remaining to implement cell type 'SB_IO'"},
+		{"ERROR: net 'x' has multiple drivers\n", ""},
+	}
+	for _, tc := range cases {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "pnr.log"), []byte(tc.log), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if err := notFit(dev, dir, "pnr.log", ""); err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("log %q: got %q, want %q", tc.log, got, tc.want)
 		}
 	}
 }
