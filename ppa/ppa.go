@@ -48,6 +48,7 @@ type Options struct {
 	Seeds   int     // nextpnr placer seeds 1..Seeds (FPGA targets)
 	FreqMHz float64 // the target frequency nextpnr's timing-driven placement aims at
 	Dir     string  // work directory: Verilog, netlists, logs
+	NoDSP   bool    // map multipliers to LUTs even on a device with DSP blocks
 }
 
 // Path is a critical path.
@@ -92,13 +93,18 @@ type NotFitError struct {
 	Resource          string
 	Needed, Available int
 	Detail            string
+	Hint              string // what to try instead
 }
 
 func (e *NotFitError) Error() string {
 	if e.Detail != "" {
 		return fmt.Sprintf("does not fit %s: %s", e.Device, e.Detail)
 	}
-	return fmt.Sprintf("does not fit %s: needs %d %s, the device has %d (over by %d)", e.Device, e.Needed, e.Resource, e.Available, e.Needed-e.Available)
+	msg := fmt.Sprintf("does not fit %s: needs %d %s, the device has %d (over by %d)", e.Device, e.Needed, e.Resource, e.Available, e.Needed-e.Available)
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
+	return msg
 }
 
 // ErrUnknownTarget is returned for a target not in Targets.

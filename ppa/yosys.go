@@ -169,7 +169,7 @@ func fpga(d *hdl.Design, files []string, dev Device, opt Options, r *Result) err
 		return fmt.Errorf("ppa: %w", err)
 	}
 	synth := "synth_ice40 -top " + WrapperName
-	if dev.synthDSP {
+	if dev.synthDSP && !opt.NoDSP {
 		synth += " -dsp"
 	}
 	script := []string{
@@ -203,7 +203,11 @@ func fpga(d *hdl.Design, files []string, dev Device, opt Options, r *Result) err
 		{"DSP blocks (SB_MAC16)", r.DSP, dev.DSPs},
 	} {
 		if c.need > c.has {
-			return &NotFitError{Device: dev.Name, Resource: c.what, Needed: c.need, Available: c.has}
+			nf := &NotFitError{Device: dev.Name, Resource: c.what, Needed: c.need, Available: c.has}
+			if strings.HasPrefix(c.what, "DSP") {
+				nf.Hint = "--no-dsp maps the multipliers to LUTs"
+			}
+			return nf
 		}
 	}
 	nl, err := readNetlist(opt.Dir, "net.json", WrapperName, "dut.")

@@ -17,6 +17,7 @@ type ppaCmd struct {
 	Target  string  `help:"generic (Yosys cells and logic depth), ice40-hx8k or ice40-up5k (Yosys synth_ice40, then nextpnr-ice40 place and route)." default:"generic"`
 	Seeds   int     `help:"FPGA targets: place and route with placer seeds 1..N and report the median Fmax." default:"4"`
 	Freq    float64 `help:"FPGA targets: the frequency (MHz) nextpnr's timing-driven placement aims at; Fmax is what it achieved." default:"100"`
+	NoDSP   bool    `name:"no-dsp" help:"ice40-up5k: map multipliers to LUTs instead of its 8 SB_MAC16 DSP blocks."`
 	JSON    bool    `name:"json" help:"Print the figures as JSON."`
 	WorkDir string  `help:"Keep Yosys's and nextpnr's files (Verilog, netlists, logs, reports) in this directory instead of a temporary one." type:"path"`
 }
@@ -55,7 +56,7 @@ func (c *ppaCmd) Run() error {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return usageError{fmt.Errorf("--work-dir: %w", err)}
 	}
-	r, err := ppa.Measure(d, ppa.Options{Target: c.Target, Seeds: c.Seeds, FreqMHz: c.Freq, Dir: dir})
+	r, err := ppa.Measure(d, ppa.Options{Target: c.Target, Seeds: c.Seeds, FreqMHz: c.Freq, Dir: dir, NoDSP: c.NoDSP})
 	var nf *ppa.NotFitError
 	if errors.As(err, &nf) {
 		return fmt.Errorf("%s %w", d.Top.Name, err)
