@@ -33,6 +33,11 @@ func TestExitStatus(t *testing.T) {
 		{"unknown design emit", []string{"emit", "verilog", "--top", "nope", "-o", filepath.Join(dir, "x")}, exitUsage},
 		{"zero cycles", []string{"sim", "--top", "mac", "--cycles", "0"}, exitUsage},
 		{"workload: default gemm on the default NPU", []string{"sim", "--m", "20", "--k", "40", "--n", "24", "--timeline", filepath.Join(dir, "tl.json")}, exitOK},
+		// The smallest weight buffer (one pass: the loader's base wraps) and
+		// the array without zero skipping still compute the golden result.
+		{"workload: weight_depth = rows", []string{"sim", "--set", "rows=4", "--set", "cols=4", "--set", "weight_depth=4", "--m", "8", "--k", "12", "--n", "8"}, exitOK},
+		{"workload: no zero skipping", []string{"sim", "--set", "zero_skip=false", "--m", "20", "--k", "40", "--n", "24"}, exitOK},
+		{"workload: weight_depth below rows", []string{"sim", "--set", "weight_depth=8"}, exitUsage},
 		{"workload: unknown op", []string{"sim", "--op", "fft"}, exitUsage},
 		{"workload: unknown tensor", []string{"sim", "--in", "q=" + file}, exitUsage},
 		{"workload: not an npy file", []string{"sim", "--in", "a=" + file}, exitUsage},
