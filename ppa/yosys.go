@@ -37,9 +37,12 @@ func lastLines(err error, out string) error {
 
 func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
-// readVerilog reads the design's files (and more) into Yosys.
+// readVerilog reads the design's files (and more) into Yosys. State
+// registers keep the design's encoding and so its names (fsm_encoding
+// none): Yosys would otherwise re-encode them under names of its own,
+// and a critical path would end at "$abc$…fsm_map…".
 func readVerilog(files ...string) string {
-	return "read_verilog -sv " + strings.Join(files, " ")
+	return "read_verilog -sv " + strings.Join(files, " ") + "\n" + `setattr -set fsm_encoding "none" w:*`
 }
 
 // stat is Yosys's stat -json for one module.
@@ -79,7 +82,10 @@ func (s stat) flipFlops() int {
 }
 
 var ltpRE = regexp.MustCompile(`Longest topological path in \S+ \(length=(\d+)\):`)
-var ltpNodeRE = regexp.MustCompile(`^\s*\d+: (.*)$`)
+
+// ltpNodeRE is a node of ltp's path: "12: \\acc [3] (via $abc$…)", and
+// "ff: \\nec.phase [0] (via …)" for the flip-flop it ends at.
+var ltpNodeRE = regexp.MustCompile(`^\s*(\d+|ff): (.*)$`)
 
 // generic is the technology-independent synthesis: the fine stages of
 // synth without memory_map, so memories stay memory cells.
@@ -130,20 +136,28 @@ func generic(d *hdl.Design, files []string, opt Options, r *Result) error {
 		}
 		r.LogicDepth, _ = strconv.Atoi(m[1])
 		var nodes []string
+		ends := false
 		for _, n := range lines[i+1:] {
 			nm := ltpNodeRE.FindStringSubmatch(n)
 			if nm == nil {
 				break
 			}
-			node, _, _ := strings.Cut(nm[1], " (via ")
+			node, _, _ := strings.Cut(nm[2], " (via ")
 			nodes = append(nodes, yosysName(node))
+			ends = nm[1] == "ff"
 		}
 		if len(nodes) > 0 {
 			if bit, ok := nl.netBit(nodes[0]); ok {
-				nodes[0] = nl.bitName(bit)
+				if n := nl.bitName(bit); n != "" {
+					nodes[0] = n
+				}
 			}
-			if bit, ok := nl.netBit(nodes[len(nodes)-1]); ok {
-				nodes[len(nodes)-1] = nl.endName(bit)
+			// Without the flip-flop line the last net is the D input of
+			// the register the path ends at.
+			if bit, ok := nl.netBit(nodes[len(nodes)-1]); ok && !ends {
+				if n := nl.endName(bit); n != "" {
+					nodes[len(nodes)-1] = n
+				}
 			}
 		}
 		if len(nodes) > 0 {
