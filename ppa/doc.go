@@ -16,6 +16,9 @@
 //     named by the design's own signals (the registers it starts and ends
 //     at, found in Yosys's netlist).
 //
+// On both, state registers keep the design's own encoding (Yosys's FSM
+// re-encoding is turned off) and so their names.
+//
 // The wrapper. A design has hundreds of ports and a package has a few
 // dozen pins, so for place and route the design is wrapped (Wrapper):
 // every input bit is a flip-flop of one shift register fed by the pin
