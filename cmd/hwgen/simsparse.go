@@ -32,9 +32,15 @@ func (c *simCmd) sparseConfig() (sparse.Config, error) {
 
 // runSparse runs a conv2d workload on the sparse engine.
 func (c *simCmd) runSparse() error {
-	for flag, set := range map[string]bool{"--engines": c.Engines != nil, "--timeline": c.Timeline != "", "--vcd": c.VCD != "", "--out": c.Out != ""} {
-		if set {
-			return usagef("%s does not apply to --accel sparse", flag)
+	// The sparse engine's results are the int32 sums: nothing requantizes
+	// them, so --shift and --relu would be ignored.
+	for _, f := range []struct {
+		flag string
+		set  bool
+	}{{"--engines", c.Engines != nil}, {"--timeline", c.Timeline != ""}, {"--vcd", c.VCD != ""}, {"--out", c.Out != ""},
+		{"--shift", c.Shift != 0}, {"--relu", c.Relu}} {
+		if f.set {
+			return usagef("%s does not apply to --accel sparse (its results are the int32 sums of the convolution)", f.flag)
 		}
 	}
 	cfg, err := c.sparseConfig()
@@ -165,6 +171,10 @@ func reportSparse(p *sparseconv.Program, r *sparserun.Result, wall time.Duration
 func (c *simCmd) pickSparse(w compiler.Workload, in map[string]*golden.Tensor, dense *compiler.Program) (*sparseconv.Program, error) {
 	if w.Op != "conv2d" || c.Engines != nil && *c.Engines > 1 {
 		fmt.Printf("accel     auto: npu (only a single-engine conv2d may go to the sparse engine)\n")
+		return nil, nil
+	}
+	if c.Shift != 0 || c.Relu {
+		fmt.Printf("accel     auto: npu (--shift or --relu asks for requantized int8 results; the sparse engine gives the int32 sums)\n")
 		return nil, nil
 	}
 	cfg := sparse.DefaultConfig()

@@ -58,6 +58,8 @@ func TestSimSparseUsage(t *testing.T) {
 		{[]string{"sim", "--op", "conv2d", "--accel", "sparse", "--set", "lanes=0"}, "lanes = 0"},
 		{[]string{"sim", "--op", "conv2d", "--accel", "sparse", "--stride", "3"}, "stride = 3"},
 		{[]string{"sim", "--op", "pool", "--spread", "skewed"}, "spread"},
+		{[]string{"sim", "--op", "conv2d", "--accel", "sparse", "--relu"}, "--relu"},
+		{[]string{"sim", "--op", "conv2d", "--accel", "sparse", "--shift", "9"}, "--shift"},
 	}
 	for _, tc := range cases {
 		code, out, errs := capture(t, tc.args...)
