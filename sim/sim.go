@@ -187,6 +187,25 @@ func (s *Sim) PokeBig(port string, v *big.Int) error {
 	return nil
 }
 
+// PokeWords sets a top-level input from its bit pattern in 64-bit words,
+// least significant first (one word per 64 bits of the port's width): the
+// allocation-free Poke for wide ports and long random runs.
+func (s *Sim) PokeWords(port string, w []uint64) error {
+	id, t, err := s.input("PokeWords", port)
+	if err != nil {
+		return err
+	}
+	n := s.nw(id)
+	if len(w) != n {
+		return fmt.Errorf("sim: PokeWords %q: %d words for %s, want %d", port, len(w), t, n)
+	}
+	if rem := t.Width % 64; rem != 0 && w[n-1]>>uint(rem) != 0 {
+		return fmt.Errorf("sim: PokeWords %q: value is too wide for %s", port, t)
+	}
+	s.set(id, w)
+	return nil
+}
+
 // fitsBits accepts anything that has a w-bit pattern without wrapping:
 // unsigned values below 2^w and negative values down to -2^(w-1).
 func fitsBits(v *big.Int, w int) bool {

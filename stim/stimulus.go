@@ -145,6 +145,56 @@ func (s *RandomSource) Next() []*big.Int {
 	return row
 }
 
+// NextWords is Next without the allocations, for long simulations: it
+// writes the same bit patterns into row[i] as 64-bit words, least
+// significant first (row[i] must hold (width+63)/64 words).
+func (s *RandomSource) NextWords(row [][]uint64) {
+	for i, p := range s.inputs {
+		w := row[i]
+		clear(w)
+		if p.Name == "rst" {
+			if s.cycle < 2 || s.r.IntN(64) == 0 {
+				w[0] = 1
+			}
+			continue
+		}
+		randomWords(s.r, p.Type, w)
+	}
+	s.cycle++
+}
+
+// randomWords draws what RandomValue draws, into w (zeroed by the caller).
+func randomWords(r *rand.Rand, t hdl.Type, w []uint64) {
+	if t.Width == 1 {
+		w[0] = uint64(r.IntN(2))
+		return
+	}
+	top := len(w) - 1
+	switch r.IntN(8) {
+	case 0:
+		return
+	case 1:
+		w[0] = 1
+		return
+	case 2:
+		for i := range w {
+			w[i] = ^uint64(0)
+		}
+	case 3:
+		w[top] = 1 << uint((t.Width-1)%64)
+		return
+	default:
+		// RandomValue shifts each draw in from the bottom: the first draw
+		// ends up in the most significant word.
+		for i := top; i >= 0; i-- {
+			w[i] = r.Uint64()
+		}
+	}
+	if rem := t.Width % 64; rem != 0 {
+		w[top] &= ^uint64(0) >> uint(64-rem)
+	}
+}
+
 // RandomValue draws a bit pattern for t, biased towards corner cases.
 func RandomValue(r *rand.Rand, t hdl.Type) *big.Int {
 	v := new(big.Int)

@@ -106,22 +106,19 @@ func (c *simCmd) runRandom() error {
 	}
 
 	inputs, outputs := stim.Ports(d)
-	src := stim.NewRandomSource(inputs, c.Seed)
 	bar := progress(cycles)
 	t0 = time.Now()
-	for cyc := 0; cyc < cycles; cyc++ {
-		if cyc%1024 == 0 && ctx.Err() != nil {
-			return fmt.Errorf("stopped after %d cycles: %w", cyc, ctx.Err())
+	err = stim.RunRandom(s, inputs, c.Seed, cycles, func(done int) error {
+		if ctx.Err() != nil {
+			return fmt.Errorf("stopped after %d cycles: %w", done, ctx.Err())
 		}
-		for i, v := range src.Next() {
-			if err := s.PokeBig(inputs[i].Name, v); err != nil {
-				return err
-			}
+		if bar != nil && done%4096 == 0 {
+			bar.Set(done)
 		}
-		s.Step(1)
-		if bar != nil && cyc%4096 == 4095 {
-			bar.Add(4096)
-		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	elapsed := time.Since(t0)
 	if bar != nil {
