@@ -15,8 +15,8 @@ import (
 // the row: a zero element skips all C PEs of the row, a non-zero element
 // skips as many as the row has zero weights, a number counted once when
 // the row's weights are loaded and swapped with them. The totals are the
-// same as counting PE by PE; they are complete R cycles after a vector is
-// taken, before its output leaves the array.
+// same as counting PE by PE; they are complete R+1 cycles after a vector
+// is taken, before its output leaves the array.
 func counters(m *hdl.Module, cfg Config, valid *hdl.Expr, tv, ts chain, rowZ, wzPort, rowLd []*hdl.Expr) {
 	R, C, n := cfg.Rows, cfg.Cols, cfg.CounterWidth
 	macs := m.Reg("mac_cnt", hdl.UInt(n), 0)
@@ -42,8 +42,14 @@ func counters(m *hdl.Module, cfg Config, valid *hdl.Expr, tv, ts chain, rowZ, wz
 		term := hdl.Mux(rowZ[r], all, zw)
 		terms[r] = hdl.Mux(tv.at(r), term, hdl.U(cw, 0))
 	}
+	// The cycle's skips are registered before they are added: the sum
+	// starts at the feeder's zero flags, and the 48-bit carry chain after
+	// it was the zero-skipping array's critical path.
+	sum := sumTree(terms)
+	pending := m.Reg("skip_add", sum.Type, 0)
+	pending.SetNext(sum)
 	skips := m.Reg("skip_cnt", hdl.UInt(n), 0)
-	skips.SetNext(skips.Add(sumTree(terms)).Trunc(n))
+	skips.SetNext(skips.Add(pending).Trunc(n))
 	m.Output("skip_count", hdl.UInt(n)).Set(skips)
 }
 
