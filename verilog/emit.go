@@ -49,12 +49,16 @@ type moduleWriter struct {
 	usage *usage
 	fold  *folder
 	temps int
+	// same maps a temporary's declaration (type and right-hand side) to
+	// its name, so an expression built twice is declared once.
+	same  map[string]string
+	fresh bool         // the last operand call declared a new temporary
 	logic bytes.Buffer // temporary wires and assigns, in dependency order
 }
 
 func newModuleWriter(m *hdl.Module, info map[*hdl.Module]*hdl.ModuleInfo) *moduleWriter {
 	w := &moduleWriter{m: m, info: info, self: info[m], names: map[*hdl.Expr]string{},
-		uses: map[*hdl.Expr]int{}, usage: newUsage(), fold: newFolder()}
+		uses: map[*hdl.Expr]int{}, usage: newUsage(), fold: newFolder(), same: map[string]string{}}
 	for _, s := range m.Signals {
 		w.names[&s.Expr] = s.Name
 		if s.Kind != hdl.Output {
@@ -382,55 +386,64 @@ func (w *moduleWriter) instances() []byte {
 
 // operand returns a name or literal for x, declaring a temporary wire for
 // an operator node the first time it is needed.
-func (w *moduleWriter) operand(x *hdl.Expr) string {
+func (w *moduleWriter) operand(x *hdl.Expr) string { return w.operandUse(x, true) }
+
+// operandUse is operand; mark says whether to mark every bit of the name
+// as read (part marks only the bits it selects).
+func (w *moduleWriter) operandUse(x *hdl.Expr, mark bool) string {
 	if n, ok := w.names[x]; ok {
-		w.usage.useAll(n)
+		if mark {
+			w.usage.useAll(n)
+		}
 		return n
 	}
 	if c, ok := w.fold.value(x); ok {
 		return literal(x.Type, c)
 	}
-	text := w.rhs(x)
-	w.temps++
-	name := fmt.Sprintf("_%s%d", x.Op, w.temps)
-	fmt.Fprintf(&w.logic, "  wire %s%s = %s;\n", declType(x.Type), name, text)
+	return w.temp(x, "_"+x.Op.String(), w.rhs(x), mark)
+}
+
+// temp declares a wire for x with the right-hand side text, or reuses the
+// wire already declared with the same type and text.
+func (w *moduleWriter) temp(x *hdl.Expr, prefix, text string, mark bool) string {
+	key := declType(x.Type) + "= " + text
+	name, ok := w.same[key]
+	if !ok {
+		w.temps++
+		name = fmt.Sprintf("%s%d", prefix, w.temps)
+		fmt.Fprintf(&w.logic, "  wire %s%s = %s;\n", declType(x.Type), name, text)
+		w.same[key] = name
+		w.usage.track(name, x.Type.Width)
+	}
 	w.names[x] = name
-	w.usage.track(name, x.Type.Width)
-	w.usage.useAll(name)
+	if mark {
+		w.usage.useAll(name)
+	}
 	return name
 }
 
 // part returns a name for x whose bits hi..lo are read, marking only those.
 func (w *moduleWriter) part(x *hdl.Expr, hi, lo int) string {
-	if n, ok := w.names[x]; ok {
-		w.usage.use(n, hi, lo)
-		return n
-	}
-	n := w.named(x)
-	// A fresh temporary was marked fully used; narrow that to the bits read.
-	w.usage.reset(n)
+	n := w.namedUse(x, false)
 	w.usage.use(n, hi, lo)
 	return n
 }
 
 // named is operand for places that select bits: a constant gets a wire of
 // its own, since Verilog cannot select bits of a literal.
-func (w *moduleWriter) named(x *hdl.Expr) string {
+func (w *moduleWriter) named(x *hdl.Expr) string { return w.namedUse(x, true) }
+
+func (w *moduleWriter) namedUse(x *hdl.Expr, mark bool) string {
 	if n, ok := w.names[x]; ok {
-		w.usage.useAll(n)
+		if mark {
+			w.usage.useAll(n)
+		}
 		return n
 	}
-	c, ok := w.fold.value(x)
-	if !ok {
-		return w.operand(x)
+	if c, ok := w.fold.value(x); ok {
+		return w.temp(x, "_const", literal(x.Type, c), mark)
 	}
-	w.temps++
-	name := fmt.Sprintf("_const%d", w.temps)
-	fmt.Fprintf(&w.logic, "  wire %s%s = %s;\n", declType(x.Type), name, literal(x.Type, c))
-	w.names[x] = name
-	w.usage.track(name, x.Type.Width)
-	w.usage.useAll(name)
-	return name
+	return w.operandUse(x, mark)
 }
 
 var binaryOps = map[hdl.Op]string{

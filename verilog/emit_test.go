@@ -434,3 +434,35 @@ func TestFoldsKnownZeros(t *testing.T) {
 		}
 	}
 }
+
+// An expression built twice is declared once: the second reader uses the
+// first one's wire, and so does everything built on the twins.
+func TestTwinExpressionsShareAWire(t *testing.T) {
+	m := hdl.NewModule("twins")
+	x, y := m.Input("x", hdl.UInt(8)), m.Input("y", hdl.UInt(8))
+	a, b := x.Add(y), x.Add(y)
+	m.Output("p", hdl.UInt(9)).Set(a.Xor(x.Ext(9)))
+	m.Output("q", hdl.UInt(9)).Set(b.Xor(x.Ext(9)))
+	m.Output("r", hdl.UInt(9)).Set(b.Or(y.Ext(9)))
+	d, err := hdl.Elaborate(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(verilog.Emit(d)[0].Data)
+	got := map[string]int{}
+	for _, line := range strings.Split(text, "\n") {
+		if rhs, ok := strings.CutPrefix(strings.TrimSpace(line), "wire "); ok && strings.Contains(rhs, " = ") {
+			got[rhs[strings.Index(rhs, " = ")+3:]]++
+		}
+	}
+	// x+y once (over the zero-extended x and y), each extension once.
+	want := map[string]int{"{{1{1'b0}}, x};": 1, "{{1{1'b0}}, y};": 1, "_ext1 + _ext2;": 1}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("temporary wires by right-hand side (-want +got):\n%s\n%s", diff, text)
+	}
+	for _, line := range []string{"assign p = _add3 ^ _ext1;", "assign q = _add3 ^ _ext1;", "assign r = _add3 | _ext2;"} {
+		if !strings.Contains(text, line) {
+			t.Errorf("no %q in:\n%s", line, text)
+		}
+	}
+}

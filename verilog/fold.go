@@ -24,11 +24,12 @@ type folder struct {
 	done  map[*hdl.Expr]bool
 	zeros map[*hdl.Expr]*big.Int // bits known to be 0 of a node that is not constant
 	busy  map[*hdl.Signal]bool   // signals whose driver is being folded
+	twins map[[2]*hdl.Expr]bool  // same's answers
 }
 
 func newFolder() *folder {
 	return &folder{memo: map[*hdl.Expr]*big.Int{}, done: map[*hdl.Expr]bool{},
-		zeros: map[*hdl.Expr]*big.Int{}, busy: map[*hdl.Signal]bool{}}
+		zeros: map[*hdl.Expr]*big.Int{}, busy: map[*hdl.Signal]bool{}, twins: map[[2]*hdl.Expr]bool{}}
 }
 
 // value returns the bits of x if x is constant.
@@ -122,6 +123,16 @@ func (f *folder) eval(x *hdl.Expr) *big.Int {
 			return new(big.Int)
 		}
 		if args[1] != nil && args[1].Cmp(bigInt(t.Width)) >= 0 && !(x.Op == hdl.OpShr && x.Args[0].Type.Signed) {
+			return new(big.Int)
+		}
+	}
+	if len(x.Args) == 2 && f.same(x.Args[0], x.Args[1], 0) {
+		// Verilator folds an operation of a value with itself (then warns
+		// about what it compares the result with): x == x, x - x, x ^ x.
+		switch x.Op {
+		case hdl.OpEq, hdl.OpLe, hdl.OpGe:
+			return big.NewInt(1)
+		case hdl.OpNe, hdl.OpLt, hdl.OpGt, hdl.OpSub, hdl.OpXor:
 			return new(big.Int)
 		}
 	}
@@ -325,4 +336,52 @@ func rangeEndCompare(f *folder, x *hdl.Expr) (*big.Int, bool) {
 		return big.NewInt(1), true
 	}
 	return nil, false
+}
+
+// sameDepth bounds the structural comparison of same.
+const sameDepth = 16
+
+// same reports whether a and b are the same value by construction: one
+// node, one signal (a wire or output seen through to its driver), or the
+// same operator of the same type and parameters on operands that are the
+// same. The emitter writes such twins as one wire, so the comparison of
+// two of them reads one name twice.
+func (f *folder) same(a, b *hdl.Expr, depth int) bool {
+	a, b = f.through(a), f.through(b)
+	if a == b {
+		return true
+	}
+	if depth > sameDepth || a.Op != b.Op || a.Type != b.Type || len(a.Args) != len(b.Args) ||
+		a.Amount != b.Amount || a.Hi != b.Hi || a.Lo != b.Lo {
+		return false
+	}
+	switch a.Op {
+	case hdl.OpSignal:
+		return a.Sig == b.Sig
+	case hdl.OpConst:
+		return a.Const.Cmp(b.Const) == 0
+	}
+	key := [2]*hdl.Expr{a, b}
+	if v, ok := f.twins[key]; ok {
+		return v
+	}
+	v := true
+	for i := range a.Args {
+		if !f.same(a.Args[i], b.Args[i], depth+1) {
+			v = false
+			break
+		}
+	}
+	f.twins[key] = v
+	return v
+}
+
+// through returns the driver of a wire or output signal (as signal
+// folds), x otherwise.
+func (f *folder) through(x *hdl.Expr) *hdl.Expr {
+	for i := 0; i < sameDepth && x.Op == hdl.OpSignal && x.Sig != nil &&
+		(x.Sig.Kind == hdl.Wire || x.Sig.Kind == hdl.Output) && x.Sig.Driver != nil; i++ {
+		x = x.Sig.Driver
+	}
+	return x
 }

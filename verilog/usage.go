@@ -36,14 +36,6 @@ func (u *usage) useAll(name string) {
 	}
 }
 
-func (u *usage) reset(name string) {
-	if b, ok := u.bits[name]; ok {
-		for i := range b {
-			b[i] = false
-		}
-	}
-}
-
 // unusedParts spells every run of unread bits, in declaration order.
 func (u *usage) unusedParts() []string {
 	var parts []string
