@@ -21,8 +21,8 @@ type exploreCmd struct {
 	Config string   `help:"Start every point from this JSON NPU configuration instead of the defaults (fields left out keep their defaults)." type:"existingfile" placeholder:"FILE"`
 	Set    []string `help:"Sweep one field of the NPU configuration (see 'hwgen config') over comma-separated values, e.g. --set rows=4,8,16; one value just sets the field. Repeat for more fields: the sweep is the product of all lists." sep:"none" placeholder:"FIELD=V1,V2,..."`
 	Target string   `help:"Where area and timing are measured: generic (Yosys cells, flip-flops, memory bits, logic depth), ice40-hx8k or ice40-up5k (LUT4, flip-flops, BRAM, DSP, median Fmax after nextpnr-ice40)." default:"generic"`
-	Seeds  int      `help:"FPGA targets: place and route with placer seeds 1..N and report the median Fmax." default:"4"`
-	Freq   float64  `help:"FPGA targets: the frequency (MHz) nextpnr's timing-driven placement aims at." default:"100"`
+	Seeds  *int     `help:"FPGA targets: place and route with placer seeds 1..N and report the median Fmax. Default 4." placeholder:"N"`
+	Freq   *float64 `help:"FPGA targets: the frequency (MHz) nextpnr's timing-driven placement aims at. Default 100." placeholder:"MHZ"`
 	NoPPA  bool     `name:"no-ppa" help:"Only simulate: cycles and MAC utilization, no synthesis (seconds instead of minutes)."`
 	JSON   bool     `name:"json" help:"Print the points as a JSON array with all their figures instead of the table."`
 	shardFlags
@@ -91,7 +91,22 @@ func (c *exploreCmd) Run() error {
 	if c.NoPPA && c.Target != ppa.Generic {
 		return usagef("--target %s: not with --no-ppa (the target is where the area is measured)", c.Target)
 	}
-	if err := checkPPAFlags(c.Target, c.Seeds, c.Freq); err != nil {
+	seeds, freq := 4, 100.0 // hwgen ppa's defaults
+	for _, f := range []struct {
+		flag string
+		set  bool
+	}{{"--seeds", c.Seeds != nil}, {"--freq", c.Freq != nil}} {
+		if f.set && (c.NoPPA || c.Target == ppa.Generic) {
+			return usagef("%s: only with an FPGA --target (allowed: %s)", f.flag, strings.Join(ppa.Targets()[1:], ", "))
+		}
+	}
+	if c.Seeds != nil {
+		seeds = *c.Seeds
+	}
+	if c.Freq != nil {
+		freq = *c.Freq
+	}
+	if err := checkPPAFlags(c.Target, seeds, freq); err != nil {
 		return err
 	}
 	sw, err := parseSweep(c.Set)
@@ -116,9 +131,9 @@ func (c *exploreCmd) Run() error {
 		}
 	}
 	valid := slices.IndexFunc(points, func(p explorePoint) bool { return p.w.Op != "" }) // resolved: the same workload at every point
-	args := exploreArgs{Workload: points[valid].w, Base: base, Sweep: sw, Target: c.Target, Seeds: c.Seeds, FreqMHz: c.Freq, NoPPA: c.NoPPA, JSON: c.JSON}
-	if args.NoPPA {
-		args.Seeds, args.FreqMHz = 0, 0 // they decide nothing then
+	args := exploreArgs{Workload: points[valid].w, Base: base, Sweep: sw, Target: c.Target, NoPPA: c.NoPPA, JSON: c.JSON}
+	if !c.NoPPA && c.Target != ppa.Generic { // elsewhere they decide nothing
+		args.Seeds, args.FreqMHz = seeds, freq
 	}
 	run, err := c.start(exploreCommand, args, len(points))
 	if err != nil {

@@ -57,6 +57,8 @@ func TestExploreBadInput(t *testing.T) {
 		{"no valid point", []string{"explore", "--no-ppa", "--set", "rows=4,8"}, []string{"no point", "rows=4", "cols = 16"}},
 		{"unknown target", []string{"explore", "--target", "asic", "--set", "rows=16"}, []string{`--target "asic"`, "generic"}},
 		{"target without ppa", []string{"explore", "--no-ppa", "--target", "ice40-hx8k"}, []string{"--target ice40-hx8k", "--no-ppa"}},
+		{"seeds on the generic target", []string{"explore", "--seeds", "2"}, []string{"--seeds", "FPGA", "ice40-hx8k"}},
+		{"seeds out of range", []string{"explore", "--target", "ice40-up5k", "--seeds", "0"}, []string{"--seeds 0", "1..32"}},
 		{"shape flag of another op", []string{"explore", "--no-ppa", "--op", "gemm", "--kernel", "3"}, []string{"--kernel 3", "--op gemm"}},
 		{"zero size", []string{"explore", "--no-ppa", "--m", "0"}, []string{"--m 0", "positive"}},
 	})
