@@ -246,7 +246,11 @@ func (a exploreArgs) runPoint(p explorePoint) (exploreRecord, error) {
 		return rec, err
 	}
 	rec.PPA = r
-	fmt.Fprintf(os.Stderr, "  %s: %s (measured in %v)\n", a.Target, strings.Join(rec.ppaCells(a.Target), ", "), time.Since(t0).Round(time.Second))
+	var figs []string
+	for i, c := range rec.ppaCells(a.Target) {
+		figs = append(figs, ppaHeads(a.Target)[i]+" "+c)
+	}
+	fmt.Fprintf(os.Stderr, "  %s: %s (measured in %v)\n", a.Target, strings.Join(figs, ", "), time.Since(t0).Round(time.Second))
 	return rec, nil
 }
 

@@ -150,23 +150,11 @@ func TestExplorePPAGeneric(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	// The row of the table: the columns by their heads.
-	var heads, row []string
-	for _, l := range strings.Split(stdout, "\n") {
-		if !strings.HasPrefix(l, "|") || strings.HasPrefix(l, "|-") {
-			continue
-		}
-		cells := strings.Split(strings.Trim(l, "|"), "|")
-		for i := range cells {
-			cells[i] = strings.TrimSpace(cells[i])
-		}
-		if heads == nil {
-			heads = cells
-		} else if row == nil {
-			row = cells
-		} else {
-			t.Fatalf("more than one row:\n%s", stdout)
-		}
+	table := tableCells(stdout)
+	if len(table) != 2 {
+		t.Fatalf("want a head and one row:\n%s", stdout)
 	}
+	heads, row := table[0], table[1]
 	cell := func(head string) int {
 		for i, h := range heads {
 			if h == head && i < len(row) {
@@ -198,5 +186,45 @@ func TestExplorePPAGeneric(t *testing.T) {
 	}
 	if rec.PPA == nil || rec.PPA.Cells != cells || rec.PPA.LogicDepth != depth || rec.Cycles != cycles {
 		t.Errorf("the row says cells %d, logic depth %d, cycles %d; the record %+v (ppa %+v)", cells, depth, cycles, rec, rec.PPA)
+	}
+}
+
+// tableCells are the cells of the Markdown table rows in out, the head
+// first, without the rule.
+func tableCells(out string) [][]string {
+	var rows [][]string
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(l, "|") || strings.HasPrefix(l, "|-") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(l, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		rows = append(rows, cells)
+	}
+	return rows
+}
+
+// The README's sample sweep has the cycles and MAC utilization that its
+// command prints (run here without synthesis: the ppa columns are
+// checked by TestExplorePPAGeneric).
+func TestReadmeExploreOutput(t *testing.T) {
+	cmdLines := readmeBlock(t, "so sweep cycles with")
+	args := strings.Fields(strings.ReplaceAll(strings.Join(cmdLines, "\n"), "\\\n", " "))
+	if len(args) < 2 || args[0] != "hwgen" || args[1] != "explore" {
+		t.Fatalf("README command %q is not hwgen explore", args)
+	}
+	code, stdout, stderr := capture(t, append(args[1:], "--no-ppa")...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sample := readmeBlock(t, "--set state_depth=64 --set psum_depth=64 --set weight_depth=64\n```")
+	var want [][]string
+	for _, r := range tableCells(strings.Join(sample, "\n")) {
+		want = append(want, r[:3]) // the point, cycles, MAC util
+	}
+	if diff := cmp.Diff(want, tableCells(stdout)); diff != "" {
+		t.Errorf("README sample (-readme +hwgen explore --no-ppa):\n%s", diff)
 	}
 }
