@@ -32,28 +32,40 @@ func (c *exploreCmd) Help() string {
 	return `Sweeps NPU configurations for one workload and tabulates, per point, the
 cycles and MAC utilization of the workload on the Go simulator (checked
 against the golden model, as hwgen sim does) beside the area and timing of
-the NPU from hwgen ppa's synthesis. Each --set FIELD=V1,V2,... lists the
-values of one configuration field; the points are the product of the lists,
-the first --set varying slowest, the last fastest. A field may be given in
-one --set only and each value once. The workload flags are hwgen sim's.
+the NPU from hwgen ppa's synthesis (hwgen ppa --top npu).
+
+What is swept: each --set FIELD=V1,V2,... lists values of one field of the
+NPU configuration (see 'hwgen config'); one value just sets the field. The
+points are the product of the lists, the first --set varying slowest, the
+last fastest. A field goes in one --set only and each value once (a repeat is
+an error). --config FILE is the base every point starts from. The workload
+flags are hwgen sim's; every point runs the same seeded tensors, and a conv2d
+on several engines (--set engines=2,4) is split into equal row bands.
 
   hwgen explore --op gemm --m 64 --k 64 --n 64 --set rows=4,8,16 --set cols=4,8,16 --no-ppa
-  hwgen explore --m 16 --k 16 --n 16 --set rows=2,4 --set cols=2 --set state_depth=64 \
-      --set psum_depth=64 --set weight_depth=64 --target ice40-hx8k
+  hwgen explore --m 16 --k 16 --n 16 --set rows=2,4 --set cols=2 \
+      --set state_depth=64 --set psum_depth=64 --set weight_depth=64
 
-A point whose configuration is not valid (cols above rows, a buffer too
-small for the workload, ...) stays in the table as "invalid: why"; a design
-that does not fit the FPGA is "does not fit: why" in its row. A result that
-differs from the golden model stops the sweep with the point named (exit
-status 1). The table goes to standard output, progress to standard error.
+The table has a column per field that varies, cycles, MAC utilization and
+the target's figures: generic: cells, flip-flops, memory bits, logic depth;
+ice40-hx8k, ice40-up5k: LUT4, flip-flops, BRAM, DSP, median Fmax. A point
+whose configuration the NPU rejects (cols above rows, a line buffer deeper
+than the state buffer, too little external memory for the inputs, ...) stays
+in the table as "invalid: why"; when no point is valid the sweep is refused
+(exit status 2). A design too large for the FPGA keeps its synthesis counts
+and says "does not fit ..." (even a 2×1 NPU with 16-deep buffers does not
+fit an iCE40). A result that differs from the golden model stops the sweep
+naming the point (exit status 1). The table goes to standard output,
+progress to standard error; --json prints every figure instead.
 
-Cost: simulating a point takes well under a second for small workloads. Synthesis
-is what takes time: about 30 s per point on the generic target for a 2×2
-NPU with 16-deep buffers, and far longer for the default 16×16 NPU with its
-deep buffers (minutes; FPGA place and route adds a run per seed). Use
---no-ppa for quick cycle sweeps, small buffer depths with ppa, and --shard
-i/N --result FILE to spread the points over processes ('hwgen merge' prints
-the whole table).`
+Cost: simulating a small workload takes well under a second a point.
+Synthesis is what takes time: about 35 s of CPU per point on the generic
+target for a 2×2 NPU with 16-deep buffers (50 s with 64-deep ones), and
+much longer for the default 16×16 NPU with its 4096-deep state buffer
+(minutes a point; FPGA targets add synth_ice40 and a place-and-route run per
+seed). Sweep cycles with --no-ppa first, keep buffers small with ppa, and
+spread a long sweep over processes with --shard i/N --result FILE ('hwgen
+merge' of the files prints the table of the whole sweep).`
 }
 
 // exploreCommand names the sweep in result files.
@@ -239,6 +251,9 @@ func (a exploreArgs) runPoint(p explorePoint) (exploreRecord, error) {
 	var nf *ppa.NotFitError
 	if errors.As(err, &nf) {
 		rec.NotFit = nf.Error()
+		if r != nil && r.Cells > 0 { // synthesized: its counts are still figures of the point
+			rec.PPA = r
+		}
 		fmt.Fprintf(os.Stderr, "  %s (%v)\n", rec.NotFit, time.Since(t0).Round(time.Second))
 		return rec, nil
 	}
@@ -255,7 +270,8 @@ func (a exploreArgs) runPoint(p explorePoint) (exploreRecord, error) {
 }
 
 // measure synthesizes the NPU of cfg on the target in a directory of its
-// own, removed afterwards.
+// own, removed afterwards. With a ppa.NotFitError the result holds what
+// synthesis counted before place and route gave up.
 func (a exploreArgs) measure(cfg npu.Config) (*ppa.Result, error) {
 	m, err := npu.Build(cfg)
 	if err != nil {
@@ -272,7 +288,7 @@ func (a exploreArgs) measure(cfg npu.Config) (*ppa.Result, error) {
 	defer os.RemoveAll(dir)
 	r, err := ppa.Measure(d, ppa.Options{Target: a.Target, Seeds: a.Seeds, FreqMHz: a.FreqMHz, Dir: dir})
 	if err != nil {
-		return nil, fmt.Errorf("ppa %s: %w", d.Top.Name, err)
+		return r, fmt.Errorf("ppa %s: %w", d.Top.Name, err)
 	}
 	return r, nil
 }

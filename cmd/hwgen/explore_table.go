@@ -27,8 +27,8 @@ type exploreRecord struct {
 	Utilization float64                    `json:"utilization,omitempty"` // ideal / cycles
 	MACs        uint64                     `json:"macs,omitempty"`
 	Skipped     uint64                     `json:"skipped,omitempty"` // MACs skipped by zero skipping
-	PPA         *ppa.Result                `json:"ppa,omitempty"`
-	NotFit      string                     `json:"not_fit,omitempty"`
+	PPA         *ppa.Result                `json:"ppa,omitempty"`     // with NotFit: synthesis's counts, no Fmax
+	NotFit      string                     `json:"not_fit,omitempty"` // the design does not fit the FPGA: why
 }
 
 // utilization is the MAC utilization as hwgen sim prints it, or "—"
@@ -58,7 +58,11 @@ func (r exploreRecord) ppaCells(target string) []string {
 	if target == ppa.Generic {
 		return []string{fmt.Sprint(p.Cells), fmt.Sprint(p.FFs), fmt.Sprint(p.MemoryBits), fmt.Sprint(p.LogicDepth)}
 	}
-	return []string{fmt.Sprint(p.LUTs), fmt.Sprint(p.FFs), fmt.Sprint(p.BRAM), fmt.Sprint(p.DSP), fmt.Sprintf("%.1f", p.FmaxMHz)}
+	fmax := "—" // not placed: the design does not fit
+	if p.FmaxMHz > 0 {
+		fmax = fmt.Sprintf("%.1f", p.FmaxMHz)
+	}
+	return []string{fmt.Sprint(p.LUTs), fmt.Sprint(p.FFs), fmt.Sprint(p.BRAM), fmt.Sprint(p.DSP), fmax}
 }
 
 // note is what the row says besides its figures.
