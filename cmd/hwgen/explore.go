@@ -62,10 +62,10 @@ Cost: simulating a small workload takes well under a second a point.
 Synthesis is what takes time: about 35 s of CPU per point on the generic
 target for a 2×2 NPU with 16-deep buffers (50 s with 64-deep ones), and
 about 6 min of CPU and over 2 GB of memory for the default 16×16 NPU
-(400,000 cells);
-FPGA targets add synth_ice40 and a place-and-route run per seed. Sweep cycles with --no-ppa first, keep buffers small with ppa, and
-spread a long sweep over processes with --shard i/N --result FILE ('hwgen
-merge' of the files prints the table of the whole sweep).`
+(400,000 cells); FPGA targets add synth_ice40 and a place-and-route run
+per seed. Sweep cycles with --no-ppa first, keep buffers small with ppa,
+and spread a long sweep over processes with --shard i/N --result FILE
+('hwgen merge' of the files prints the table of the whole sweep).`
 }
 
 // exploreCommand names the sweep in result files.
