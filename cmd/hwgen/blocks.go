@@ -120,16 +120,22 @@ func configure[C any](def func() C, f blockFlags) (C, error) {
 		if !ok || name == "" {
 			return cfg, usagef("--set %q: want FIELD=VALUE", s)
 		}
-		v := json.RawMessage(value)
-		if !json.Valid(v) {
-			v, _ = json.Marshal(value) // a bare word is a string
-		}
-		obj, _ := json.Marshal(map[string]json.RawMessage{name: v})
+		obj, _ := json.Marshal(map[string]json.RawMessage{name: setValue(value)})
 		if err := overlay("--set "+s, value, obj); err != nil {
 			return cfg, err
 		}
 	}
 	return cfg, nil
+}
+
+// setValue is the JSON value of --set FIELD=VALUE: VALUE itself when it
+// is JSON, else VALUE as a string (a bare word is a string).
+func setValue(value string) json.RawMessage {
+	if v := json.RawMessage(value); json.Valid(v) {
+		return v
+	}
+	v, _ := json.Marshal(value)
+	return v
 }
 
 // jsonFieldError says what a wrongly typed field allows, in the words of

@@ -35,6 +35,7 @@ type cli struct {
 	Bench       benchCmd       `cmd:"" help:"Measure simulation speed: Go simulator, Verilator and Icarus side by side."`
 	PPA         ppaCmd         `cmd:"" name:"ppa" help:"Measure timing and area of a design with Yosys and nextpnr-ice40: cells, flip-flops, BRAM, DSP, logic depth, Fmax and the critical path."`
 	Config      configCmd      `cmd:"" help:"Print the default block configurations (JSON) or the task-descriptor layout."`
+	Explore     exploreCmd     `cmd:"" help:"Sweep NPU configurations (--set rows=4,8,16 ...) for one workload: cycles and MAC utilization on the Go simulator beside area and Fmax."`
 }
 
 const description = `hwgen builds hardware from Go: it emits lint-clean Verilog and simulates the
@@ -52,6 +53,7 @@ Examples:
   hwgen quantize --model frontend/onnx/testdata/mnist-7.onnx -o q.onnx   the same int8 model as ONNX
   hwgen verify                                cross-check every built-in design
   hwgen ppa --top mac --target ice40-hx8k     area, Fmax and critical path on an iCE40
+  hwgen explore --set rows=4,8,16 --set cols=4,8 --no-ppa   cycles of a GEMM per configuration
 
 Exit status: 0 success, 1 a failed run (mismatch, tool error), 2 a usage or
 configuration error.`

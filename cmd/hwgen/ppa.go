@@ -23,25 +23,11 @@ type ppaCmd struct {
 }
 
 func (c *ppaCmd) Run() error {
-	if c.Target != ppa.Generic {
-		if _, ok := ppa.Devices[c.Target]; !ok {
-			return usagef("--target %q is not a target (allowed: %s)", c.Target, strings.Join(ppa.Targets(), ", "))
-		}
+	if err := checkPPAFlags(c.Target, c.Seeds, c.Freq); err != nil {
+		return err
 	}
-	if c.Seeds < 1 || c.Seeds > 32 {
-		return usagef("--seeds %d is not allowed: want 1..32", c.Seeds)
-	}
-	if c.Freq <= 0 || c.Freq > 1000 {
-		return usagef("--freq %g is not allowed: want a frequency in MHz, above 0 and at most 1000", c.Freq)
-	}
-	tools := []string{"yosys"}
-	if c.Target != ppa.Generic {
-		tools = append(tools, "nextpnr-ice40")
-	}
-	for _, t := range tools {
-		if _, err := toolchain.Find(t); err != nil {
-			return fmt.Errorf("ppa: %w", err)
-		}
+	if err := findPPATools(c.Target); err != nil {
+		return err
 	}
 	d, err := elaborateWith(c.Top, c.blockFlags)
 	if err != nil {
@@ -97,4 +83,36 @@ func printPPA(r *ppa.Result) {
 		}
 		fmt.Println()
 	}
+}
+
+// checkPPAFlags rejects a target, a number of placer seeds or a target
+// frequency that ppa.Measure cannot take (hwgen ppa, hwgen explore).
+func checkPPAFlags(target string, seeds int, freq float64) error {
+	if target != ppa.Generic {
+		if _, ok := ppa.Devices[target]; !ok {
+			return usagef("--target %q is not a target (allowed: %s)", target, strings.Join(ppa.Targets(), ", "))
+		}
+	}
+	if seeds < 1 || seeds > 32 {
+		return usagef("--seeds %d is not allowed: want 1..32", seeds)
+	}
+	if freq <= 0 || freq > 1000 {
+		return usagef("--freq %g is not allowed: want a frequency in MHz, above 0 and at most 1000", freq)
+	}
+	return nil
+}
+
+// findPPATools fails when a tool that measuring on target needs is not
+// installed: Yosys, and nextpnr-ice40 on an FPGA.
+func findPPATools(target string) error {
+	tools := []string{"yosys"}
+	if target != ppa.Generic {
+		tools = append(tools, "nextpnr-ice40")
+	}
+	for _, t := range tools {
+		if _, err := toolchain.Find(t); err != nil {
+			return fmt.Errorf("ppa: %w", err)
+		}
+	}
+	return nil
 }

@@ -90,6 +90,7 @@ var mergers = map[string]func(m *shard.Merged, w io.Writer) error{
 	fuzzCommand:        mergeFuzz,
 	conformanceCommand: mergeConformance,
 	runCommand:         mergeRun,
+	exploreCommand:     mergeExplore,
 }
 
 type mergeCmd struct {

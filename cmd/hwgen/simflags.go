@@ -15,7 +15,7 @@ import (
 
 // given lists the workload flags given on the command line, by their
 // workload field name, with their values.
-func (f workloadFlags) given() map[string]any {
+func (f tensorFlags) given() map[string]any {
 	g := map[string]any{}
 	for name, p := range map[string]*int{"m": f.M, "k": f.K, "n": f.N, "c": f.C, "h": f.H, "w": f.W, "cout": f.Cout, "kernel": f.Kernel, "stride": f.Stride} {
 		if p != nil {
@@ -46,26 +46,59 @@ func (f workloadFlags) given() map[string]any {
 	return g
 }
 
-// checkFlags rejects explicit zeros and flags that the run would ignore,
-// naming the flag.
-func (c *simCmd) checkFlags() error {
-	f := c.workloadFlags
-	given := f.given()
-	sorted := func(m map[string]any) []string {
-		var n []string
-		for k := range m {
-			n = append(n, k)
-		}
-		sort.Strings(n)
-		return n
+// sortedKeys are the keys of m, sorted.
+func sortedKeys(m map[string]any) []string {
+	var n []string
+	for k := range m {
+		n = append(n, k)
 	}
-	for _, name := range sorted(given) {
+	sort.Strings(n)
+	return n
+}
+
+// checkSizes rejects sizes of 0 or less (a padding below 0), naming the
+// flag.
+func (f tensorFlags) checkSizes() error {
+	given := f.given()
+	for _, name := range sortedKeys(given) {
 		if v, ok := given[name].(int); ok && v <= 0 && name != "pad" {
 			return usagef("--%s %d is not allowed: give a positive size, or leave the flag out for the default", name, v)
 		}
 		if v, ok := given[name].(int); ok && v < 0 {
 			return usagef("--%s %d is not allowed: give 0 or more, or leave the flag out for the default", name, v)
 		}
+	}
+	return nil
+}
+
+// checkOp rejects the shape flags the operation does not read.
+func (f tensorFlags) checkOp() error {
+	given := f.given()
+	op := f.Op
+	if op == "" {
+		op = "gemm"
+	}
+	if fields := compiler.Fields(op); fields != nil {
+		for _, name := range sortedKeys(given) {
+			if !slices.Contains(fields, name) {
+				flag := fmt.Sprintf("--%s %v", name, given[name])
+				if given[name] == true {
+					flag = "--" + name
+				}
+				return usagef("%s does not apply to --op %s: it takes --%s", flag, op, strings.Join(fields, ", --"))
+			}
+		}
+	}
+	return nil
+}
+
+// checkFlags rejects explicit zeros and flags that the run would ignore,
+// naming the flag.
+func (c *simCmd) checkFlags() error {
+	f := c.workloadFlags
+	given := f.given()
+	if err := f.checkSizes(); err != nil {
+		return err
 	}
 	if f.Engines != nil && *f.Engines <= 0 {
 		return usagef("--engines %d is not allowed: give a positive number of engines, or leave the flag out for the configuration's", *f.Engines)
@@ -74,7 +107,7 @@ func (c *simCmd) checkFlags() error {
 		return usagef("--cycles %d is not allowed: give a positive number of cycles", *c.Cycles)
 	}
 	if c.Top != "" {
-		ignored := sorted(given)
+		ignored := sortedKeys(given)
 		for flag, set := range map[string]bool{"op": f.Op != "", "workload": f.Workload != "", "in": len(f.In) > 0, "out": f.Out != "",
 			"timeline": f.Timeline != "", "engines": f.Engines != nil, "engine": f.Engine != "go",
 			"accel": f.Accel != "npu", "units": f.Units != 0} {
@@ -94,20 +127,5 @@ func (c *simCmd) checkFlags() error {
 	if c.Cycles != nil {
 		return usagef("--cycles applies to --top only (a workload runs until its tasks are done)")
 	}
-	op := f.Op
-	if op == "" {
-		op = "gemm"
-	}
-	if fields := compiler.Fields(op); fields != nil {
-		for _, name := range sorted(given) {
-			if !slices.Contains(fields, name) {
-				flag := fmt.Sprintf("--%s %v", name, given[name])
-				if given[name] == true {
-					flag = "--" + name
-				}
-				return usagef("%s does not apply to --op %s: it takes --%s", flag, op, strings.Join(fields, ", --"))
-			}
-		}
-	}
-	return nil
+	return f.checkOp()
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -24,8 +23,9 @@ import (
 	"github.com/hwgen/hwgen/verify"
 )
 
-// workloadFlags describe the tensor workload of `hwgen sim`.
-type workloadFlags struct {
+// tensorFlags describe a tensor workload: its operation, shapes and
+// inputs (hwgen sim, hwgen explore).
+type tensorFlags struct {
 	Op       string   `help:"Operation: gemm (the default), conv2d, transpose, pool, eltwise or net (conv→ReLU→pool→conv→FC). Shapes not given come from the --in files, else the operation's defaults; a flag the operation does not read is an error." placeholder:"OP"`
 	Workload string   `help:"JSON workload file: {\"op\": \"conv2d\", \"c\": 16, \"h\": 28, ...} with the same fields as the shape flags (a field left out or 0 takes the default), plus \"inputs\": {\"x\": \"x.npy\"}; flags given on the command line override it." type:"existingfile" placeholder:"FILE"`
 	M        *int     `help:"GEMM rows of A (transpose: rows). Default 64 (transpose 40)." placeholder:"N"`
@@ -44,36 +44,64 @@ type workloadFlags struct {
 	Relu     bool     `help:"ReLU in the output requantization (gemm, conv2d, eltwise; net: its FC output; its convolutions always have ReLU)."`
 	Zeros    int      `help:"Percent of zeros in the random tensors (exercises zero skipping)." placeholder:"PCT"`
 	In       []string `help:"Take a tensor from a .npy file instead of random values: NAME=FILE (names per op: gemm a,b; conv2d x,w; transpose a; pool x; eltwise a,b; net x,w1,w2,fc). Integer dtypes of either byte order, C or Fortran order; the shape flags not given are taken from the files." placeholder:"NAME=FILE"`
-	Out      string   `help:"Write the result (y.npy) and the golden result (y.golden.npy) into this directory (checked before the run)." type:"path" placeholder:"DIR"`
-	Engine   string   `help:"Simulator: go, or verilator (the Go run replayed on Verilator, every output of every cycle compared)." enum:"go,verilator" default:"go"`
-	Timeline string   `help:"Write the task timeline as Chrome trace-event JSON (open in https://ui.perfetto.dev or chrome://tracing)." type:"path" placeholder:"FILE"`
-	Engines  *int     `help:"Neural engines (overrides the configuration's engines). With more than one, a conv2d is split into row bands, one per engine (compiler/multi)." placeholder:"N"`
-	Split    string   `help:"How a conv2d is split among several engines or sparse units: equal-area (equal row bands: fastest on the dense NE, whose time follows its rows; zero skipping saves it energy, not cycles) or balanced (equal non-zero counts within 3%: what the sparse engine's units, whose time follows their non-zeros, need). Default: equal-area on the NPU, balanced on the sparse engine." enum:"balanced,equal-area," default:""`
 	Spread   string   `help:"Where --zeros goes: all (every random tensor, uniformly), input (only a conv2d's x; dense weights) or skewed (only x, density growing linearly from its top row to its bottom row, the same share overall)." enum:"all,input,skewed," default:""`
-	Accel    string   `help:"Run a conv2d on: npu (the dense NE), auto (the sparse engine when its estimated cycles for this input's non-zeros are below the NE's ideal, with the reason printed; --set then configures the NPU) or sparse (the sparse engine: units fed only the non-zero inputs, time following the non-zeros; configured with --set units=, lanes=, entries=, acc_depth=, …: docs/engines.md, \"Sparse engine\")." enum:"npu,sparse,auto" default:"npu"`
-	Units    int      `help:"With --accel sparse: compute units (overrides the sparse configuration's units)." placeholder:"N"`
 }
 
-// workload assembles the workload from the file and the flags.
+// workloadFlags describe the tensor workload of `hwgen sim` and how it runs.
+type workloadFlags struct {
+	tensorFlags
+	Out      string `help:"Write the result (y.npy) and the golden result (y.golden.npy) into this directory (checked before the run)." type:"path" placeholder:"DIR"`
+	Engine   string `help:"Simulator: go, or verilator (the Go run replayed on Verilator, every output of every cycle compared)." enum:"go,verilator" default:"go"`
+	Timeline string `help:"Write the task timeline as Chrome trace-event JSON (open in https://ui.perfetto.dev or chrome://tracing)." type:"path" placeholder:"FILE"`
+	Engines  *int   `help:"Neural engines (overrides the configuration's engines). With more than one, a conv2d is split into row bands, one per engine (compiler/multi)." placeholder:"N"`
+	Split    string `help:"How a conv2d is split among several engines or sparse units: equal-area (equal row bands: fastest on the dense NE, whose time follows its rows; zero skipping saves it energy, not cycles) or balanced (equal non-zero counts within 3%: what the sparse engine's units, whose time follows their non-zeros, need). Default: equal-area on the NPU, balanced on the sparse engine." enum:"balanced,equal-area," default:""`
+	Accel    string `help:"Run a conv2d on: npu (the dense NE), auto (the sparse engine when its estimated cycles for this input's non-zeros are below the NE's ideal, with the reason printed; --set then configures the NPU) or sparse (the sparse engine: units fed only the non-zero inputs, time following the non-zeros; configured with --set units=, lanes=, entries=, acc_depth=, …: docs/engines.md, \"Sparse engine\")." enum:"npu,sparse,auto" default:"npu"`
+	Units    int    `help:"With --accel sparse: compute units (overrides the sparse configuration's units)." placeholder:"N"`
+}
+
+// workload assembles the workload from the file and the flags; unless
+// it runs on the sparse engine, it must fit the configured NPU's external
+// memory.
 func (c *simCmd) workload() (compiler.Workload, map[string]*golden.Tensor, error) {
+	w, err := c.tensorFlags.assemble(c.Seed)
+	if err != nil {
+		return w, nil, err
+	}
+	// The files first: shapes not given come from them. With --accel
+	// sparse, --set configures the sparse engine, not the NPU.
+	cfg := npu.DefaultConfig()
+	if c.Accel != "sparse" {
+		if cfg, err = npuConfig(c.blockFlags); err != nil {
+			return w, nil, err
+		}
+	}
+	w, given, err := c.tensorFlags.resolve(w, cfg)
+	if err != nil || c.Accel == "sparse" {
+		return w, given, err
+	}
+	return w, given, fitsExtMem(w, cfg)
+}
+
+// assemble is the workload of the --workload file with the flags laid
+// over it (shapes not given still 0: resolve fills them).
+func (f tensorFlags) assemble(seed uint64) (compiler.Workload, error) {
 	var w compiler.Workload
-	if c.Workload != "" {
-		data, err := os.ReadFile(c.Workload)
+	if f.Workload != "" {
+		data, err := os.ReadFile(f.Workload)
 		if err != nil {
-			return w, nil, usageError{fmt.Errorf("--workload: %w", err)}
+			return w, usageError{fmt.Errorf("--workload: %w", err)}
 		}
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&w); err != nil {
-			return w, nil, usagef("--workload %s: %v", c.Workload, err)
+			return w, usagef("--workload %s: %v", f.Workload, err)
 		}
 		for name, p := range w.Inputs { // file paths relative to the workload file
 			if !filepath.IsAbs(p) {
-				w.Inputs[name] = filepath.Join(filepath.Dir(c.Workload), p)
+				w.Inputs[name] = filepath.Join(filepath.Dir(f.Workload), p)
 			}
 		}
 	}
-	f := c.workloadFlags
 	if f.Op != "" {
 		w.Op = f.Op
 	}
@@ -113,13 +141,13 @@ func (c *simCmd) workload() (compiler.Workload, map[string]*golden.Tensor, error
 	if f.Spread != "" {
 		w.Spread = f.Spread
 	}
-	if c.Seed != 1 || w.Seed == 0 {
-		w.Seed = c.Seed
+	if seed != 1 || w.Seed == 0 {
+		w.Seed = seed
 	}
 	for _, kv := range f.In {
 		name, path, ok := strings.Cut(kv, "=")
 		if !ok || name == "" || path == "" {
-			return w, nil, usagef("--in %q: want NAME=FILE.npy", kv)
+			return w, usagef("--in %q: want NAME=FILE.npy", kv)
 		}
 		if w.Inputs == nil {
 			w.Inputs = map[string]string{}
@@ -127,30 +155,27 @@ func (c *simCmd) workload() (compiler.Workload, map[string]*golden.Tensor, error
 		w.Inputs[name] = path
 	}
 	if err := w.CheckFields(); err != nil {
-		return w, nil, usagef("--workload %s: %v", c.Workload, err) // the flags were checked before
+		return w, usagef("--workload %s: %v", f.Workload, err) // the flags were checked before
 	}
 	if !slices.Contains(compiler.Ops, w.Op) {
 		src := "--op " + w.Op
 		if f.Op == "" {
-			src = fmt.Sprintf("--workload %s: op = %q", c.Workload, w.Op)
+			src = fmt.Sprintf("--workload %s: op = %q", f.Workload, w.Op)
 		}
-		return w, nil, usagef("%s is not allowed: want one of %s", src, strings.Join(compiler.Ops, ", "))
+		return w, usagef("%s is not allowed: want one of %s", src, strings.Join(compiler.Ops, ", "))
 	}
 	names := (compiler.Workload{Op: w.Op}).InputNames()
 	for name := range w.Inputs {
 		if !slices.Contains(names, name) {
-			return w, nil, usagef("--in %s: %s has no tensor %q (it has %s)", name, w.Op, name, strings.Join(names, ", "))
+			return w, usagef("--in %s: %s has no tensor %q (it has %s)", name, w.Op, name, strings.Join(names, ", "))
 		}
 	}
-	// The files first: shapes not given come from them. With --accel
-	// sparse, --set configures the sparse engine, not the NPU.
-	cfg := npu.DefaultConfig()
-	if c.Accel != "sparse" {
-		var err error
-		if cfg, err = npuConfig(c.blockFlags); err != nil {
-			return w, nil, err
-		}
-	}
+	return w, nil
+}
+
+// resolve reads the --in files as cfg's elements, takes the shapes not
+// given from them, else the defaults, and checks the whole workload.
+func (f tensorFlags) resolve(w compiler.Workload, cfg npu.Config) (compiler.Workload, map[string]*golden.Tensor, error) {
 	elem := golden.S(cfg.ElemWidth)
 	given := map[string]*golden.Tensor{}
 	shapes := map[string][]int{}
@@ -171,11 +196,17 @@ func (c *simCmd) workload() (compiler.Workload, map[string]*golden.Tensor, error
 			return w, nil, usagef("--in %s: %s has shape %v; %s needs %v (%s)", name, w.Inputs[name], t.Shape, w.Op, want, describe(w))
 		}
 	}
-	if need, have := w.MinExtLines(cfg.Rows), int64(1)<<cfg.ExtAddrWidth; need > have && c.Accel != "sparse" {
-		return w, nil, usagef("%s: its input tensors alone need at least %d lines of external memory (%d int%d elements a line); ext_addr_width = %d gives %d lines (allowed: up to 24, --set ext_addr_width=N)",
+	return w, given, nil
+}
+
+// fitsExtMem says whether the input tensors of w fit the external memory
+// of cfg (a usage error when not).
+func fitsExtMem(w compiler.Workload, cfg npu.Config) error {
+	if need, have := w.MinExtLines(cfg.Rows), int64(1)<<cfg.ExtAddrWidth; need > have {
+		return usagef("%s: its input tensors alone need at least %d lines of external memory (%d int%d elements a line); ext_addr_width = %d gives %d lines (allowed: up to 24, --set ext_addr_width=N)",
 			describe(w), need, cfg.Rows, cfg.ElemWidth, cfg.ExtAddrWidth, have)
 	}
-	return w, given, nil
+	return nil
 }
 
 func (c *simCmd) runWorkload() error {
@@ -203,38 +234,22 @@ func (c *simCmd) runWorkload() error {
 	if err != nil {
 		return err
 	}
-	if cfg.Engines > 1 && w.Op != "conv2d" {
-		return usagef("--engines %d: only a conv2d is split among several engines (%s runs on one: leave engines at 1)", cfg.Engines, w.Op)
-	}
 	elem := golden.S(cfg.ElemWidth)
-	in := w.RandomInputs(given)
-	g, err := w.Graph(in)
+	job, err := compileJob(cfg, w, given, npuSplit == "equal-area")
 	if err != nil {
-		return usageError{err}
+		return err
 	}
-	var prog *compiler.Program
-	var mp *multi.Program
-	if cfg.Engines > 1 {
-		mp, err = multi.Conv2D(cfg, in["x"], in["w"], w.ConvParams(), multi.Options{EqualArea: npuSplit == "equal-area"})
-		if err == nil {
-			prog = mp.Program
-		}
-	} else {
-		prog, err = compiler.Compile(cfg, g)
-	}
-	if err != nil {
-		return usageError{fmt.Errorf("compile %s: %w", w.Op, err)}
-	}
+	prog, mp := job.prog, job.mp
 	if c.Accel == "auto" {
-		sp, err := c.pickSparse(w, in, prog)
+		sp, err := c.pickSparse(w, job.in, prog)
 		if err != nil || sp != nil {
 			if err != nil {
 				return err
 			}
-			return c.runSparseProgram(w, sp, in)
+			return c.runSparseProgram(w, sp, job.in)
 		}
 	}
-	want, err := g.Reference(cfg.Slice())
+	want, err := job.golden()
 	if err != nil {
 		return err
 	}
@@ -256,7 +271,7 @@ func (c *simCmd) runWorkload() error {
 		}))
 	}
 	intr, stop := interruptible()
-	res, err := host.Run(cfg, prog, append(opts, intr)...)
+	res, err := job.run(append(opts, intr)...)
 	stop()
 	if bar != nil {
 		bar.Finish()
@@ -271,11 +286,6 @@ func (c *simCmd) runWorkload() error {
 	report(cfg, res)
 	if mp != nil {
 		reportEngines(res)
-		y, err := mp.Stitch(res.Outputs)
-		if err != nil {
-			return fmt.Errorf("stitch: %w", err)
-		}
-		res.Outputs = map[string]*golden.Tensor{mp.Name: y}
 	}
 	if err := afterRun(res, c.Timeline, c.VCD, c.Engine == "verilator"); err != nil {
 		return err
@@ -300,22 +310,11 @@ func (c *simCmd) runWorkload() error {
 // verdict compares every output with the golden model: PASS, or FAIL
 // with the first wrong element (exit status 1).
 func verdict(want, got map[string]*golden.Tensor) error {
-	var names []string
-	for n := range want {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		w, g := want[n], got[n]
-		if g == nil || !slices.Equal(w.Shape, g.Shape) {
-			return fmt.Errorf("FAIL: output %s missing or of the wrong shape", n)
+	for _, n := range outputNames(want) {
+		if err := compareOutput(n, want, got); err != nil {
+			return err
 		}
-		for i := range w.Data {
-			if w.Data[i] != g.Data[i] {
-				return fmt.Errorf("FAIL: %s%v = %d, golden model %d", n, unflatten(w.Shape, i), g.Data[i], w.Data[i])
-			}
-		}
-		fmt.Printf("result    PASS: %s %v equals the golden model (%d elements)\n", n, w.Shape, len(w.Data))
+		fmt.Printf("result    PASS: %s %v equals the golden model (%d elements)\n", n, want[n].Shape, len(want[n].Data))
 	}
 	return nil
 }
