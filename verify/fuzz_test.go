@@ -529,8 +529,8 @@ func regMem(name string, w, depth int, f func(m *hdl.Module, mem *hdl.Memory, a,
 }
 
 // lintEmitted runs verilator --lint-only -Wall on d's Verilog. (CrossCheck
-// builds with -Wall too, but adds --public-flat-rw for designs with
-// memories, which silences unused-signal warnings.)
+// builds with -Wall too, but makes the memories of a design public, which
+// silences unused-signal warnings about them.)
 func lintEmitted(t *testing.T, d *hdl.Design) error {
 	dir := t.TempDir()
 	var vs []string
