@@ -37,7 +37,7 @@ func TestPackIndex(t *testing.T) {
 // compare of an output it reads back; 5000052 did not compile (a memory
 // write's delayed value declared as a byte and indexed as an array, in
 // its child module). Packs keep --flatten. The first pack also needs
-// -fno-expand once only the memories are public (memoryAccessFlags).
+// -fno-subst-const once only the memories are public (memoryAccessFlags).
 func TestPackAgainstVerilator(t *testing.T) {
 	tooltest.Need(t, "verilator")
 	small := FuzzOptions{SubCircuits: 1}

@@ -494,6 +494,14 @@ var fuzzRegressions = []struct {
 		name: "compare_of_a_value_with_itself", seed: 300112, cycles: 50, lint: true,
 		reduced: selfCompareTop,
 	},
+	{
+		// verify: built with -fno-expand (and only the memories public),
+		// Verilator 5.006 left bits above the width of a 33-bit signed
+		// output sum set (0xfffffffff for -1) from cycle 0, and read 0
+		// for a 4-bit output of 100002727 at cycle 1. The build flags
+		// changed to -fno-subst-const (memoryAccessFlags).
+		name: "verilator_output_bits_above_width", seed: 100002328, also: []uint64{100002727}, cycles: 20,
+	},
 }
 
 func selfCompareTop() *hdl.Module {
