@@ -159,17 +159,14 @@ func newDMAFIFO(m *hdl.Module, prefix string, depth, width int, push, data, pop 
 	head.SetNext(wrap(head))
 	head.SetEnable(pop)
 	count.SetNext(count.Add(push).Sub(pop).Trunc(cw))
-	var out *hdl.Expr
+	entries := make([]hdl.Value, depth)
 	for i := range depth {
 		e := m.Reg(fmt.Sprintf("%s_%d", prefix, i), hdl.UInt(width), 0)
 		e.SetNext(data)
 		e.SetEnable(push.And(tail.Eq(hdl.U(pw, uint64(i)))))
-		if out == nil {
-			out = &e.Expr
-		} else {
-			out = hdl.Mux(head.Eq(hdl.U(pw, uint64(i))), e, out)
-		}
+		entries[i] = e
 	}
+	out := hdl.Pick(head, entries, entries[0])
 	return dmaFIFO{head: out, nonEmpty: count.Ne(hdl.U(cw, 0))}
 }
 

@@ -74,11 +74,11 @@ func (r *route) finish(valid *hdl.Expr, grants []*hdl.Expr) {
 // pick is the response lane of the slice read in the previous cycle (0
 // when it was no slice).
 func (r *route) pick(lanes []*hdl.Expr) *hdl.Expr {
-	out := hdl.Const(lanes[0].Type, new(big.Int))
+	vs := make([]hdl.Value, len(lanes))
 	for i, l := range lanes {
-		out = hdl.Mux(r.rslice.Eq(hdl.U(r.rslice.Width(), uint64(i))), l, out)
+		vs[i] = l
 	}
-	return out
+	return hdl.Pick(r.rslice, vs, hdl.Const(lanes[0].Type, new(big.Int)))
 }
 
 // routeState joins a shared client (DMA or planar, port prefix on en) to
@@ -210,24 +210,25 @@ func (b *top) dispatch(engine *hdl.Expr) (*hdl.Expr, *hdl.Expr) {
 		}
 		return hdl.Mux(p.Eq(hdl.U(pw, uint64(depth-1))), hdl.U(pw, 0), inc)
 	}
-	head := hdl.U(iw, 0)
+	order := make([]hdl.Value, depth)
 	for k := range slots {
 		slots[k] = m.Reg(fmt.Sprintf("ne_order_%d", k), hdl.UInt(iw), 0)
 		slots[k].SetNext(target)
 		slots[k].SetEnable(fire.And(wp.Eq(hdl.U(pw, uint64(k)))))
-		head = hdl.Mux(rp.Eq(hdl.U(pw, uint64(k))), slots[k], head)
+		order[k] = slots[k]
 	}
+	head := hdl.Pick(rp, order, hdl.U(iw, 0))
 	nonEmpty := cnt.OrR()
 
 	// Done pulses not yet passed on, per engine.
-	var avail *hdl.Expr = hdl.U(1, 0)
 	pend := make([]*hdl.Signal, N)
 	cw := hdl.ClogWidth(depth + 1)
+	has := make([]hdl.Value, N)
 	for i, ne := range b.nes {
 		pend[i] = m.Reg(fmt.Sprintf("ne%d_done_pending", i), hdl.UInt(cw), 0)
-		has := pend[i].OrR().Or(ne.Out("done"))
-		avail = hdl.Mux(head.Eq(hdl.U(iw, uint64(i))), has, avail)
+		has[i] = pend[i].OrR().Or(ne.Out("done"))
 	}
+	avail := hdl.Pick(head, has, hdl.U(1, 0))
 	done := m.Wire("ne_done_inorder", hdl.Bool)
 	done.Set(nonEmpty.And(avail))
 	for i, ne := range b.nes {

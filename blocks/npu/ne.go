@@ -317,10 +317,11 @@ func neController(c Config) (*hdl.Module, error) {
 	a.Connect("ld_row", hdl.Mux(tload, trow, ldR))
 	for cc := range C {
 		w := wbData.Slice(cc*E+E-1, cc*E)
-		g := &grid[0][cc].Expr
-		for r := 1; r < R; r++ {
-			g = hdl.Mux(trow.Eq(hdl.U(trow.Width(), uint64(r))), grid[r][cc], g)
+		col := make([]hdl.Value, R)
+		for r := range R {
+			col[r] = grid[r][cc]
 		}
+		g := hdl.Pick(trow, col, grid[0][cc])
 		a.Connect(fmt.Sprintf("ld_w_%d", cc), hdl.Mux(tload, g, w).AsSInt())
 	}
 	trGo := trStart.And(a.Out("tr_ready"))

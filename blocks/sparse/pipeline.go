@@ -57,10 +57,11 @@ func (u *unit) fetch(conv *hdl.Expr, entries, table, weights *hdl.Memory) (done,
 		slots = append(slots, s)
 	}
 	wp.SetNext(hdl.Mux(f2v, wp.Add(hdl.U(1, 1)).Trunc(2), wp))
-	head := &slots[queueDepth-1].Expr
-	for i := queueDepth - 2; i >= 0; i-- {
-		head = hdl.Mux(rp.Eq(hdl.U(2, uint64(i))), slots[i], head)
+	vs := make([]hdl.Value, len(slots))
+	for i, s := range slots {
+		vs[i] = s
 	}
+	head := hdl.Pick(rp, vs, slots[queueDepth-1])
 	hEntry := head.Slice(u.entry.Width-1, 0)
 	hTab := head.Slice(qw-1, u.entry.Width)
 	hStart, hCount := u.tab.Get(hTab, "start"), u.tab.Get(hTab, "count")

@@ -305,11 +305,11 @@ func (b *builder) depsDone(h map[string]*hdl.Expr) *hdl.Expr {
 	c := b.cfg
 	hq := h["queue"]
 	pickQ := func(xs []*hdl.Signal) *hdl.Expr {
-		var r *hdl.Expr = &xs[len(xs)-1].Expr
-		for q := len(xs) - 2; q >= 0; q-- {
-			r = hdl.Mux(hq.Eq(hdl.U(b.qb, uint64(q))), xs[q], r)
+		vs := make([]hdl.Value, len(xs))
+		for q, x := range xs {
+			vs[q] = x
 		}
-		return r
+		return hdl.Pick(hq, vs, xs[len(xs)-1])
 	}
 	base, bits := pickQ(b.base), pickQ(b.bits)
 	var ok *hdl.Expr = hdl.U(1, 1)
