@@ -127,9 +127,12 @@ func neController(c Config) (*hdl.Module, error) {
 	hw.Set(H.Mul(W).Trunc(aw))
 	rowStep := m.Wire("row_step", hdl.UInt(aw)) // stride·W: the address step between output rows
 	rowStep.Set(stride.Mul(W).Resize(aw))
-	passes := m.Wire("passes", hdl.UInt(24))
+	// The pass count is registered: its two multiplies were the NE's
+	// longest path into the phase logic. Every reader waits for fresh to
+	// fall, by which time the register holds the latched task's count.
+	passes := m.Reg("passes", hdl.UInt(24), 0)
 	empty := OH.OrR().Not().Or(OW.OrR().Not())
-	passes.Set(hdl.Mux(empty, hdl.U(24, 0), CT.Mul(KH).Mul(KW)))
+	passes.SetNext(hdl.Mux(empty, hdl.U(24, 0), CT.Mul(KH).Mul(KW)))
 	sH := H.Ext(sw).AsSInt()
 	sW := W.Ext(sw).AsSInt()
 	sStride := stride.Ext(sw).AsSInt()
