@@ -27,45 +27,18 @@ var VerilatorFlags = []string{"-Wall", "--x-assign", "0", "--x-initial", "0", "-
 
 // memoryAccessFlags let the stimulus harness reach every memory array
 // directly, as the root class member top__DOT__inst__DOT__mem (see
-// verilatorName). The control file memoryControlFile writes makes exactly
-// the memory arrays public (--public-flat-rw would make every signal
-// public, which doubles the generated C++ and its compile time); only a
-// module Verilator inlines has its variables in the root class, and it
-// leaves a large module with several instances on its own (the harness
-// then does not compile), so --flatten inlines every module, however deep
-// and however often instanced. -fno-subst-const: with only the memories
-// public, Verilator 5.006 mis-schedules a wide compare of an output read
-// back inside a flattened pack (seed 6000022, TestPackAgainstVerilator);
-// without constant substitution it does not. (-fno-expand fixed that too,
-// but left an output's bits above its width set: fuzz seed 100002328.)
-var memoryAccessFlags = []string{"--flatten", "-fno-subst-const"}
-
-// memoryControlFile is the Verilator control file that makes the memory
-// arrays of d public, one line per memory of each module.
-const memoryControlFile = "memories.vlt"
-
-func memoryControl(d *hdl.Design) []byte {
-	var b strings.Builder
-	b.WriteString("`verilator_config\n")
-	seen := map[string]bool{}
-	line := func(module, array string) {
-		l := fmt.Sprintf("public_flat_rw -module %q -var %q\n", module, array)
-		if !seen[l] {
-			seen[l] = true
-			b.WriteString(l)
-		}
-	}
-	for _, m := range d.Modules {
-		for _, mem := range m.Mems {
-			if mem.Macro {
-				line(mem.MacroName(), verilog.MacroMemoryName)
-			} else {
-				line(m.Name, mem.Name)
-			}
-		}
-	}
-	return []byte(b.String())
-}
+// verilatorName). --public-flat-rw makes the arrays public, but only a
+// module Verilator inlines has its variables in the root class; it leaves a
+// large module with several instances on its own (the harness then does not
+// compile), so --flatten inlines every module, however deep and however
+// often instanced.
+//
+// Making only the memory arrays public (a control file of public_flat_rw
+// lines) halves the generated C++, but then Verilator 5.006 optimises
+// more and got four fuzz designs wrong under every flag set tried
+// (BENCHMARKS.md, "Making only the memories public: tried, not kept";
+// TestFuzzRegressions verilator_with_only_memories_public).
+var memoryAccessFlags = []string{"--public-flat-rw", "--flatten"}
 
 // Build is a compiled Verilator model of a design with the stimulus harness.
 type Build struct {
@@ -115,8 +88,6 @@ func BuildVerilator(d *hdl.Design, opt BuildOptions) (*Build, error) {
 		}
 		if len(mems) > 0 {
 			flags = append(flags, memoryAccessFlags...)
-			// Control files apply to the files read after them: first.
-			files = append([]verilog.File{{Name: memoryControlFile, Data: memoryControl(d)}}, files...)
 		}
 	}
 	harness := harnessCPP(d.Top.Name, d.Info[d.Top].UsesClock, inputs, outputs, mems)
@@ -164,7 +135,7 @@ func BuildVerilator(d *hdl.Design, opt BuildOptions) (*Build, error) {
 		if err := os.WriteFile(filepath.Join(tmp, f.Name), f.Data, 0o644); err != nil {
 			return nil, err
 		}
-		if strings.HasSuffix(f.Name, ".v") || strings.HasSuffix(f.Name, ".vlt") {
+		if strings.HasSuffix(f.Name, ".v") {
 			vfiles = append(vfiles, f.Name)
 		}
 	}

@@ -123,8 +123,8 @@ func (fc FuzzCampaign) One(index int) (*Coverage, *Result, error) {
 	} else if opt.Dir, err = os.MkdirTemp("", "hwgen-fuzz-"); err != nil {
 		return nil, nil, err
 	}
-	// CrossCheck builds with -Wall, but designs with memories make their
-	// arrays public, and Verilator stays quiet about unused public
+	// CrossCheck builds with -Wall, but designs with memories also get
+	// --public-flat-rw, under which Verilator stays quiet about unused
 	// signals: lint separately so every warning counts.
 	if err := lintDesign(d, filepath.Join(opt.Dir, "rtl")); err != nil {
 		return nil, nil, fail(opt.Dir, err)

@@ -36,8 +36,7 @@ func TestPackIndex(t *testing.T) {
 // Verilator's own flattened model) at cycle 1, design 6000022's 166-bit
 // compare of an output it reads back; 5000052 did not compile (a memory
 // write's delayed value declared as a byte and indexed as an array, in
-// its child module). Packs keep --flatten. The first pack also needs
-// -fno-subst-const once only the memories are public (memoryAccessFlags).
+// its child module). Packs keep --flatten.
 func TestPackAgainstVerilator(t *testing.T) {
 	tooltest.Need(t, "verilator")
 	small := FuzzOptions{SubCircuits: 1}

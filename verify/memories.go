@@ -44,7 +44,7 @@ func Memories(d *hdl.Design) []Memory {
 }
 
 // verilatorName is the member of the Verilator root class that holds a
-// memory made public by the control file and flattened (memoryAccessFlags).
+// memory under --public-flat-rw and --flatten (memoryAccessFlags).
 func verilatorName(top string, m Memory) string {
 	name := top + "__DOT__" + strings.ReplaceAll(m.Path, ".", "__DOT__")
 	if m.Macro {
