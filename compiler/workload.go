@@ -185,6 +185,15 @@ func (w Workload) InputNames() []string {
 // RandomInputs draws every tensor the workload needs (int8, Zeros percent
 // of them zero) from its seed, except the ones given.
 func (w Workload) RandomInputs(given map[string]*golden.Tensor) map[string]*golden.Tensor {
+	return w.RandomInputsOf(8, given)
+}
+
+// RandomInputsOf is RandomInputs for elements of elemWidth bits (signed):
+// an NPU with narrower elements keeps only their low bits, so wider random
+// values would not be the tensors it computes on. At 8 bits it draws what
+// RandomInputs draws.
+func (w Workload) RandomInputsOf(elemWidth int, given map[string]*golden.Tensor) map[string]*golden.Tensor {
+	span := 1 << elemWidth
 	rng := rand.New(rand.NewPCG(w.Seed, 0x68776765))
 	out := map[string]*golden.Tensor{}
 	for _, name := range w.InputNames() { // sorted: the same seed gives the same tensors
@@ -193,7 +202,7 @@ func (w Workload) RandomInputs(given map[string]*golden.Tensor) map[string]*gold
 		zeros := w.zeroShare(name, shape)
 		for i := range t.Data {
 			if float64(rng.IntN(100)) >= zeros(i) {
-				t.Data[i] = int64(rng.IntN(256) - 128)
+				t.Data[i] = int64(rng.IntN(span) - span/2)
 			}
 		}
 		if g, ok := given[name]; ok {

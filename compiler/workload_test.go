@@ -68,3 +68,23 @@ func TestWorkloadErrors(t *testing.T) {
 		t.Errorf("wrong shape: err = %v", err)
 	}
 }
+
+// Random inputs stay in the element range of the width asked for, and at
+// 8 bits they are RandomInputs' tensors.
+func TestRandomInputsOfWidth(t *testing.T) {
+	w := Workload{Op: "gemm", M: 16, K: 16, N: 16, Seed: 5}
+	if diff := cmp.Diff(w.RandomInputs(nil), w.RandomInputsOf(8, nil)); diff != "" {
+		t.Errorf("8-bit draws differ from RandomInputs (-want +got):\n%s", diff)
+	}
+	for _, ew := range []int{2, 4, 6} {
+		lo, hi := int64(0), int64(0)
+		for _, tn := range w.RandomInputsOf(ew, nil) {
+			for _, v := range tn.Data {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+		}
+		if lo != -(1<<(ew-1)) || hi != 1<<(ew-1)-1 {
+			t.Errorf("elem width %d: values span %d..%d, want exactly %d..%d", ew, lo, hi, -(1 << (ew - 1)), 1<<(ew-1)-1)
+		}
+	}
+}

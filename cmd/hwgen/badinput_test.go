@@ -86,7 +86,15 @@ func TestBadNPYInputs(t *testing.T) {
 	cut := p("cut.npy")
 	b, _ := os.ReadFile(full)
 	os.WriteFile(cut, b[:40], 0o644)
+	wide := make([]byte, 4*8*8)
+	binary.LittleEndian.PutUint32(wide[4*9:], 200) // element [1 1]
+	i4 := npyFile(t, p("i4.npy"), "<i4", false, []int{8, 8}, wide)
+	i1 := npyFile(t, p("i1.npy"), "|i1", false, []int{8, 8}, ramp(64))
 	checkBad(t, []badCase{
+		{"value wider than the elements", []string{"sim", "--m", "8", "--k", "8", "--n", "8", "--in", "a=" + i4},
+			[]string{"--in a", i4, "element 9 = 200", "int8 elements (-128..127)"}},
+		{"int8 values on 4-bit elements", []string{"sim", "--m", "8", "--k", "8", "--n", "8", "--set", "elem_width=4", "--in", "a=" + i1},
+			[]string{"--in a", i1, "int4 elements (-8..7)"}},
 		{"truncated data", []string{"sim", "--in", "a=" + trunc}, []string{"--in a", trunc, "needs 4096 elements", "100 elements"}},
 		{"header only", []string{"sim", "--in", "a=" + header}, []string{header, "needs 4096 elements", "0 elements"}},
 		{"shape larger than the data", []string{"sim", "--k", "99", "--in", "a=" + k99}, []string{k99, "needs 6336 elements", "4096 elements"}},
@@ -208,4 +216,15 @@ func TestBadPPAFlags(t *testing.T) {
 		{"unknown design", []string{"ppa", "--top", "nope"}, []string{"nope"}},
 		{"bad block field", []string{"ppa", "--top", "systolic", "--set", "rows=0"}, []string{"rows", "0"}},
 	})
+}
+
+// Random tensors are drawn at the configured element width, so a narrower
+// NPU computes on the values the golden model is given.
+func TestNarrowElementsPass(t *testing.T) {
+	for _, ew := range []string{"4", "6"} {
+		code, stdout, stderr := capture(t, "sim", "--m", "8", "--k", "8", "--n", "8", "--set", "elem_width="+ew)
+		if code != 0 || !strings.Contains(stdout, "PASS") {
+			t.Errorf("elem_width=%s: exit %d\n%s%s", ew, code, stdout, stderr)
+		}
+	}
 }

@@ -31,7 +31,7 @@ func compileJob(cfg npu.Config, w compiler.Workload, given map[string]*golden.Te
 	if cfg.Engines > 1 && w.Op != "conv2d" {
 		return nil, usagef("--engines %d: only a conv2d is split among several engines (%s runs on one: leave engines at 1)", cfg.Engines, w.Op)
 	}
-	j := &npuJob{cfg: cfg, w: w, in: w.RandomInputs(given)}
+	j := &npuJob{cfg: cfg, w: w, in: w.RandomInputsOf(cfg.ElemWidth, given)}
 	var err error
 	if j.g, err = w.Graph(j.in); err != nil {
 		return nil, usageError{err}

@@ -54,7 +54,9 @@ func (c *simCmd) runSparse() error {
 	if w.Op != "conv2d" {
 		return usagef("--accel sparse: the sparse engine runs conv2d, not %s", w.Op)
 	}
-	in := w.RandomInputs(given)
+	// Random tensors at the narrower of the value and weight widths (at
+	// most int8, as on the NPU), so both fit the engine's records.
+	in := w.RandomInputsOf(min(cfg.ValueWidth, cfg.WeightWidth, 8), given)
 	prog, err := c.compileSparse(cfg, w, in)
 	if err != nil {
 		return err
