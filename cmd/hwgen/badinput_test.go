@@ -173,6 +173,7 @@ func TestBadSimFlags(t *testing.T) {
 		{"kernel larger than the input", []string{"sim", "--op", "conv2d", "--h", "4", "--kernel", "7", "--pad", "0"}, []string{"kernel height kh = 7"}},
 		{"bool set to a number", []string{"sim", "--set", "zero_skip=1"}, []string{"--set zero_skip=1: zero_skip = 1 is not allowed: want true or false"}},
 		{"int set to a word", []string{"sim", "--set", "rows=many"}, []string{"rows = many is not allowed: want an integer"}},
+		{"a list given to sim", []string{"sim", "--set", "rows=4,8"}, []string{"rows = 4,8 is not allowed: want an integer", "hwgen explore --set rows=4,8"}},
 		{"out is a file", []string{"sim", "--out", plain}, []string{"--out " + plain, "not a directory"}},
 		{"timeline is a directory", []string{"sim", "--timeline", dir}, []string{"--timeline " + dir, "is a directory"}},
 		{"timeline in a missing directory", []string{"sim", "--timeline", filepath.Join(dir, "no", "t.json")}, []string{"--timeline", "no such file"}},

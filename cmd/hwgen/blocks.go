@@ -24,7 +24,7 @@ import (
 // overlaid by --config FILE, overlaid by each --set.
 type blockFlags struct {
 	Config string   `help:"JSON configuration of a configurable block (e.g. --top systolic); fields left out keep their defaults." type:"existingfile"`
-	Set    []string `help:"Set one configuration field: JSON field name = JSON value, e.g. --set rows=8 --set zero_skip=false." placeholder:"FIELD=VALUE"`
+	Set    []string `help:"Set one configuration field: JSON field name = JSON value, e.g. --set rows=8 --set zero_skip=false." sep:"none" placeholder:"FIELD=VALUE"`
 }
 
 type block struct {
@@ -162,6 +162,10 @@ func jsonFieldError(err error, value string) error {
 	}
 	if value == "" {
 		value = "a " + te.Value
+	}
+	if strings.Contains(value, ",") {
+		// A list is what hwgen explore takes; sim and emit build one design.
+		return fmt.Errorf("%s = %s is not allowed: want %s (to sweep several values, use hwgen explore --set %s=%s)", te.Field, value, want, te.Field, value)
 	}
 	return fmt.Errorf("%s = %s is not allowed: want %s", te.Field, value, want)
 }
