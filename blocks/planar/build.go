@@ -279,16 +279,22 @@ func build(c Config) *hdl.Module {
 	fwd.SetNext(lbWe.And(s2ox.Eq(ox)))
 	fwd.SetEnable(adv)
 
-	// ---- X, V valid bits and the output FIFO ----
+	// ---- X, P, V, R valid bits and the output FIFO ----
 	emit := hdl.Mux(isPool, s2v.And(s2out),
 		fire.And(hdl.Mux(isElt, two.Not().Or(phase), hdl.Mux(isRed, lastPop, isAct.Or(isWB)))))
 	xv := m.Reg("xv", hdl.Bool, 0)
 	xv.SetNext(emit)
 	xv.SetEnable(adv)
+	pv := m.Reg("pv", hdl.Bool, 0)
+	pv.SetNext(xv)
+	pv.SetEnable(adv)
 	vv := m.Reg("vv", hdl.Bool, 0)
-	vv.SetNext(xv)
+	vv.SetNext(pv)
 	vv.SetEnable(adv)
-	opush := vv.And(adv)
+	rv := m.Reg("rv", hdl.Bool, 0)
+	rv.SetNext(vv)
+	rv.SetEnable(adv)
+	opush := rv.And(adv)
 	plwValid := ocount.OrR()
 	plwReady := m.Input("plw_ready", hdl.Bool)
 	opop := plwValid.And(plwReady)

@@ -16,9 +16,9 @@ func (t Task) Cycles(c Config) int {
 		return t.Reads(c) + 5
 	case OpPool:
 		steps, last := t.PoolSteps()
-		return max(steps+5, last+10)
+		return max(steps+5, last+12)
 	}
-	return t.Reads(c) + 8
+	return t.Reads(c) + 10
 }
 
 // PoolSteps is the plane walker's work for a pooling task: steps, one

@@ -143,17 +143,19 @@
 // in T+2 and its error code, having touched no memory); reads start in
 // T+2. Pipeline: read accepted (t) → response into the input FIFO (t+1)
 // → step S1 (t+2) → [pooling: vertical filter S2] → X (exact result) →
-// V (gain and bias) → rounding and saturation into the output FIFO →
-// write. Without contention the done pulse comes in cycle T + Cycles:
+// P (X·scale) → V (+ bias) → R (floor of the shift, round-up bit) →
+// increment, ReLU, clamp and saturation into the output FIFO → write.
+// The gain, the bias and the rounding take a stage each so no stage
+// holds a wide multiplier and a wide adder in series. Without contention the done pulse comes in cycle T + Cycles:
 //
 //	nop                       3
 //	bad task                  2
-//	act, writeback            N + 8          N = H·W (one element per lane per cycle)
-//	eltwise with a scalar     N + 8
-//	eltwise on two tensors    2N + 8         (two reads per element from the same bank port)
-//	reduce                    N + 8
+//	act, writeback            N + 10         N = H·W (one element per lane per cycle)
+//	eltwise with a scalar     N + 10
+//	eltwise on two tensors    2N + 10        (two reads per element from the same bank port)
+//	reduce                    N + 10
 //	loadparams                ParamWords + 5
-//	pool                      max(steps + 5, last + 10)
+//	pool                      max(steps + 5, last + 12)
 //	    steps = H·max(W, c+1) + V·OW, c = (OW−1)·stride − pad_w + KW − 1 (last window column),
 //	    V = max(0, r − (H−1)) bottom-padding rows, r = (OH−1)·stride − pad_h + KH − 1 (last window row),
 //	    last = steps−1 if V > 0, else r·max(W, c+1) + c

@@ -34,7 +34,8 @@ func laneName(c Config) string {
 //
 //	input FIFO → S1 (eltwise, reduce, horizontal pool filter, param shift)
 //	           → [Hreg → S2 vertical pool filter over the line buffer]
-//	           → X → V = X·scale + bias → round, ReLU, clamp, saturate (or wrap) → output FIFO
+//	           → X → P = X·scale → V = P + bias → R = floor(V / 2^shift), round up?
+//	           → +1, ReLU, clamp, saturate (or wrap) → output FIFO
 func lane(c Config) *hdl.Module {
 	m := hdl.NewModule(laneName(c))
 	E, A, K := c.ElemWidth, c.AccWidth, c.MaxKernel
@@ -210,8 +211,14 @@ func lane(c Config) *hdl.Module {
 	// ---- V: gain and bias ----
 	sc := hdl.Mux(perLane, pScale, scale)
 	bi := hdl.Mux(perLane, pBias, bias)
+	// The product is registered before the bias is added: multiplier
+	// and adder in one cycle would be the lane's longest path.
+	prod := x.Mul(sc)
+	pr2 := m.Reg("prod", prod.Type, 0)
+	pr2.SetNext(prod)
+	pr2.SetEnable(adv)
 	vr := m.Reg("v", hdl.SInt(vw), 0)
-	vr.SetNext(x.Mul(sc).Add(bi))
+	vr.SetNext(pr2.Add(bi))
 	vr.SetEnable(adv)
 
 	// ---- round, ReLU, clamp, saturate (or wrap: floor, then the low bits) ----
@@ -222,16 +229,29 @@ func lane(c Config) *hdl.Module {
 	half := hdl.U(vw, 1).ShlWrap(shift.Sub(hdl.U(1, 1)).Trunc(sw))
 	gt, eq := rem.Gt(half), rem.Eq(half)
 	up := shift.OrR().And(wrap.Not()).And(hdl.Mux(roundEven, gt.Or(eq.And(fl.Bit(0))), gt.Or(eq)))
+	// R: the floor and the rounding decision are registered, so the
+	// variable shift and the remainder's compare are one stage and the
+	// increment, ReLU, clamp and saturation the next.
+	flR := m.Reg("fl", fl.Type, 0)
+	flR.SetNext(fl)
+	flR.SetEnable(adv)
+	upR := m.Reg("up", hdl.Bool, 0)
+	upR.SetNext(up)
+	upR.SetEnable(adv)
 	r := m.Wire("rounded", hdl.SInt(vw+1))
-	r.Set(fl.Add(up.Ext(2).AsSInt()))
+	r.Set(flR.Add(upR.Ext(2).AsSInt()))
 	zero := hdl.S(vw+1, 0)
-	r2 := hdl.Mux(relu.And(r.Lt(zero)), zero, r)
+	r2 := m.Wire("relued", hdl.SInt(vw+1))
+	r2.Set(hdl.Mux(relu.And(r.Bit(vw)), zero, r))
+	// Saturate first, by the bits above the element (no wide compare),
+	// then clamp at the element's width: lo and hi are element values,
+	// so clamp(saturate(r)) = saturate(clamp(r)) = clamp(r), and the
+	// wrap mode's low bits are the unsaturated value's.
+	sat := m.Wire("saturated", hdl.SInt(ew))
+	sat.Set(ext(saturate(&r2.Expr, et)))
 	loS, hiS := ext(&lo.Expr), ext(&hi.Expr)
-	r3 := hdl.Mux(clamp, clampTo(r2, loS, hiS), r2)
-	emin := hdl.Const(hdl.SInt(ew), big.NewInt(minOf(et)))
-	emax := hdl.Const(hdl.SInt(ew), big.NewInt(maxOf(et)))
 	y := m.Wire("y", hdl.UInt(E))
-	y.Set(hdl.Mux(wrap, r3, clampTo(r3, emin, emax)).Trunc(E).AsUInt())
+	y.Set(hdl.Mux(clamp, clampTo(&sat.Expr, loS, hiS).Trunc(E), hdl.Mux(wrap, r2.Trunc(E), sat.Trunc(E))).AsUInt())
 
 	// ---- output FIFO ----
 	var oe [outDepth]*hdl.Signal
@@ -265,6 +285,25 @@ func lineBuffer(c Config) *hdl.Module {
 	return m
 }
 
+// saturate is v (signed, wider than t) limited to t's range, as t.Width
+// element bits: v is in range when the bits above t's (its sign bit included
+// for a signed t) all equal v's sign.
+func saturate(v *hdl.Expr, t hdl.Type) *hdl.Expr {
+	w, E := v.Type.Width, t.Width
+	low := E
+	if t.Signed {
+		low = E - 1
+	}
+	top := v.Slice(w-1, low)
+	inRange := top.OrR().Not()
+	if t.Signed {
+		inRange = inRange.Or(top.AndR())
+	}
+	lo := hdl.Const(hdl.SInt(E+1), big.NewInt(minOf(t))).Trunc(E)
+	hi := hdl.Const(hdl.SInt(E+1), big.NewInt(maxOf(t))).Trunc(E)
+	return hdl.Mux(inRange, v.Trunc(E), hdl.Mux(v.Bit(w-1), lo, hi)).AsUInt()
+}
+
 // clampTo is min(max(v, lo), hi).
 func clampTo(v, lo, hi *hdl.Expr) *hdl.Expr {
 	a := hdl.Mux(v.Lt(lo), lo, v)
@@ -272,32 +311,44 @@ func clampTo(v, lo, hi *hdl.Expr) *hdl.Expr {
 }
 
 // windowSum is the sum of the first k slots (k ≥ 1 at run time), w bits.
+// The slots past k count as 0; the sum is a balanced tree of adders, so
+// the window's depth grows with log2 of its size, not with its size
+// (sums modulo 2^w do not depend on the order).
 func windowSum(slots []*hdl.Expr, k *hdl.Signal, w int) *hdl.Expr {
-	var s *hdl.Expr
+	terms := make([]*hdl.Expr, len(slots))
 	for i, v := range slots {
-		t := v.Ext(w)
+		terms[i] = v.Ext(w)
 		if i > 0 {
-			t = hdl.Mux(k.Gt(hdl.U(k.Width(), uint64(i))), t, hdl.S(w, 0))
-		}
-		if s == nil {
-			s = t
-		} else {
-			s = s.Add(t).Trunc(w)
+			terms[i] = hdl.Mux(k.Gt(hdl.U(k.Width(), uint64(i))), terms[i], hdl.S(w, 0))
 		}
 	}
-	return s
+	return balanced(terms, func(a, b *hdl.Expr) *hdl.Expr { return a.Add(b).Trunc(w) })
 }
 
 // windowPick is the maximum of the first k slots (k ≥ 1 at run time), or
-// their minimum when least is 1.
+// their minimum when least is 1. A slot past k stands in as slot 0, which
+// is in every window, so it never changes the result; the comparisons
+// form a balanced tree (log2 of the window deep, not the window).
 func windowPick(slots []*hdl.Expr, k *hdl.Signal, least *hdl.Expr) *hdl.Expr {
-	m := slots[0]
-	for i := 1; i < len(slots); i++ {
-		better := hdl.Mux(least, slots[i].Lt(m), slots[i].Gt(m))
-		use := k.Gt(hdl.U(k.Width(), uint64(i))).And(better)
-		m = hdl.Mux(use, slots[i], m)
+	cands := make([]*hdl.Expr, len(slots))
+	for i, v := range slots {
+		cands[i] = v
+		if i > 0 {
+			cands[i] = hdl.Mux(k.Gt(hdl.U(k.Width(), uint64(i))), v, slots[0])
+		}
 	}
-	return m
+	return balanced(cands, func(a, b *hdl.Expr) *hdl.Expr {
+		return hdl.Mux(hdl.Mux(least, b.Lt(a), b.Gt(a)), b, a)
+	})
+}
+
+// balanced combines xs pairwise, halves first: a tree ceil(log2 n) deep.
+func balanced(xs []*hdl.Expr, f func(a, b *hdl.Expr) *hdl.Expr) *hdl.Expr {
+	if len(xs) == 1 {
+		return xs[0]
+	}
+	h := (len(xs) + 1) / 2
+	return f(balanced(xs[:h], f), balanced(xs[h:], f))
 }
 
 func minOf(t hdl.Type) int64 {
