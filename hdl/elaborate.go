@@ -19,7 +19,7 @@ type Design struct {
 // ModuleInfo is what elaboration derived about a module.
 type ModuleInfo struct {
 	UsesClock bool // the module or a descendant has a register or memory
-	UsesReset bool // the module or a descendant has a register
+	UsesReset bool // the module or a descendant has a register with a reset value
 	// CombDeps[o] lists the indices (into Inputs) of the inputs that output
 	// port o depends on combinationally.
 	CombDeps    map[string][]int
@@ -108,7 +108,8 @@ func (e *elab) checkModule(m *Module) {
 			inf.Inputs = append(inf.Inputs, s)
 		}
 		if s.Kind == Reg {
-			inf.UsesClock, inf.UsesReset = true, true
+			inf.UsesClock = true
+			inf.UsesReset = inf.UsesReset || s.Init != nil
 		}
 	}
 	if len(m.Mems) > 0 {

@@ -49,7 +49,7 @@ type Signal struct {
 
 	Next   *Expr    // Reg: value at the next edge (nil: holds)
 	Enable *Expr    // Reg: when 0 the register holds (nil: always enabled)
-	Init   *big.Int // Reg: reset value bits
+	Init   *big.Int // Reg: reset value bits (nil: no reset, see RegNoReset)
 
 	ReadPort *ReadPort // MemRead
 
@@ -219,6 +219,15 @@ func (m *Module) Wire(name string, t Type) *Signal {
 // with SetNext and optionally an enable with SetEnable.
 func (m *Module) Reg(name string, t Type, init int64) *Signal {
 	return m.RegBig(name, t, big.NewInt(init))
+}
+
+// RegNoReset declares a register that rst does not touch: it keeps
+// clocking its next value while rst is high and powers up unknown (0 in
+// the Go simulator and in Verilator's default, X in Icarus). It is for
+// datapath registers whose value is never used before a valid one is
+// written: on an ASIC the reset costs a gate per bit.
+func (m *Module) RegNoReset(name string, t Type) *Signal {
+	return m.declare(callerPos(), name, Reg, t)
 }
 
 // RegBig is Reg with a reset value of any width.

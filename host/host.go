@@ -94,6 +94,7 @@ type Options struct {
 	Every     int                     // progress interval in cycles (default 10000)
 	MaxCycles int                     // give up after this many run cycles (default: a bound from the program)
 	Context   context.Context         // a run stops with its error when it is cancelled (checked every 1024 cycles)
+	PowerOn   *uint64                 // seed of random power-on values of the registers without reset (nil: zeros)
 }
 
 // Option sets an Options field.
@@ -116,6 +117,13 @@ func WithProgress(n int, f func(Progress)) Option {
 
 // WithContext stops a run when ctx is cancelled (Ctrl-C).
 func WithContext(ctx context.Context) Option { return func(o *Options) { o.Context = ctx } }
+
+// WithPowerOn gives the registers without a reset (Config.NoDatapathReset)
+// random power-on values drawn from seed instead of zeros, to show that no
+// result depends on them. Verilator starts them at zero, so such a run's
+// recording replays on Verilator only with the same zeros: leave this out
+// for a cross-check.
+func WithPowerOn(seed uint64) Option { return func(o *Options) { o.PowerOn = &seed } }
 
 // WithMaxCycles bounds the run phase.
 func WithMaxCycles(n int) Option { return func(o *Options) { o.MaxCycles = n } }
@@ -226,6 +234,9 @@ func Run(cfg npu.Config, prog *compiler.Program, opts ...Option) (*Result, error
 }
 
 func (h *runner) reset() error {
+	if h.opt.PowerOn != nil {
+		h.rec.Sim.RandomizeUnreset(*h.opt.PowerOn)
+	}
 	for _, p := range []struct {
 		n string
 		v uint64

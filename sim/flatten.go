@@ -56,9 +56,10 @@ func (b *builder) scopeBody(sc *scope) {
 		}
 		id := sc.sig[sig]
 		k := sink{kind: sinkReg, slot: id, off: b.off(id), nw: int32(nwords(sig.Type.Width)), next: -1, en: -1}
-		k.init = int32(len(s.inits))
-		s.inits = append(s.inits, make([]uint64, k.nw)...)
+		k.init = -1 // no reset: rst does not touch it
 		if sig.Init != nil {
+			k.init = int32(len(s.inits))
+			s.inits = append(s.inits, make([]uint64, k.nw)...)
 			bigToWords(s.inits[k.init:k.init+k.nw], sig.Init, sig.Type.Width)
 		}
 		// Not the register's own slot: holding yields what the last visit

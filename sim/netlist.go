@@ -79,7 +79,7 @@ type sink struct {
 	en   int32     // offset of the enable, -1 = always
 	addr int32     // read: offset of the address
 	mem  int32     // read, write: memory index
-	init int32     // reg: offset of the reset value in Sim.inits
+	init int32     // reg: offset of the reset value in Sim.inits; -1: no reset
 	mk   markRange // fan-out marks
 	// staged: on a cycle of direct state reads (see orderSinks), so the
 	// new value is committed after all other sinks.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/rand/v2"
 	"os"
 	"sort"
 	"strings"
@@ -391,4 +392,30 @@ func (s *Sim) Stats() Stats {
 		}
 	}
 	return st
+}
+
+// RandomizeUnreset gives every register without a reset value
+// (hdl.Module.RegNoReset) random bits, as a chip powers up, and returns
+// how many it set. Rst never touches these registers, so a design whose
+// outputs still match its golden model after this proves it never uses
+// such a register before writing it. Call it before the first edge.
+func (s *Sim) RandomizeUnreset(seed uint64) int {
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	n := 0
+	for i := range s.sinks {
+		k := &s.sinks[i]
+		if k.kind != sinkReg || k.init >= 0 {
+			continue
+		}
+		w := make([]uint64, k.nw)
+		for j := range w {
+			w[j] = r.Uint64()
+		}
+		if top := uint64(s.slots[k.slot].w) % 64; top != 0 {
+			w[len(w)-1] &= mask(top)
+		}
+		s.set(k.slot, w)
+		n++
+	}
+	return n
 }

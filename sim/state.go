@@ -90,7 +90,7 @@ func (s *Sim) visit(j int32, k *sink, rst bool) {
 	switch k.kind {
 	case sinkReg:
 		switch {
-		case rst:
+		case rst && k.init >= 0:
 			s.update(j, k, s.inits[k.init:k.init+k.nw])
 		case k.next < 0 || k.en >= 0 && v[k.en] == 0:
 			// holds

@@ -256,20 +256,25 @@ func (w *moduleWriter) sequential() []byte {
 			regs = append(regs, s)
 		}
 	}
-	if len(regs) > 0 {
-		var resets, updates bytes.Buffer
-		for _, r := range regs {
+	var resets, updates, free bytes.Buffer
+	for _, r := range regs {
+		update, indent := &updates, "      "
+		if r.Init == nil { // no reset: its own always block, rst not read
+			update, indent = &free, "    "
+		} else {
 			fmt.Fprintf(&resets, "      %s <= %s;\n", r.Name, literal(r.Type, r.Init))
-			if r.Next == nil {
-				continue
-			}
-			next := w.operand(r.Next)
-			if r.Enable != nil {
-				fmt.Fprintf(&updates, "      if (%s) %s <= %s;\n", w.operand(r.Enable), r.Name, next)
-			} else {
-				fmt.Fprintf(&updates, "      %s <= %s;\n", r.Name, next)
-			}
 		}
+		if r.Next == nil {
+			continue
+		}
+		next := w.operand(r.Next)
+		if r.Enable != nil {
+			fmt.Fprintf(update, "%sif (%s) %s <= %s;\n", indent, w.operand(r.Enable), r.Name, next)
+		} else {
+			fmt.Fprintf(update, "%s%s <= %s;\n", indent, r.Name, next)
+		}
+	}
+	if resets.Len() > 0 {
 		b.WriteString("  always @(posedge clk) begin\n    if (rst) begin\n")
 		b.Write(resets.Bytes())
 		if updates.Len() > 0 {
@@ -277,6 +282,11 @@ func (w *moduleWriter) sequential() []byte {
 			b.Write(updates.Bytes())
 		}
 		b.WriteString("    end\n  end\n")
+	}
+	if free.Len() > 0 {
+		b.WriteString("  always @(posedge clk) begin\n")
+		b.Write(free.Bytes())
+		b.WriteString("  end\n")
 	}
 	for _, mem := range w.m.Mems {
 		if !mem.Macro {

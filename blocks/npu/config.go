@@ -28,6 +28,9 @@ type Config struct {
 	WeightDepth int  `json:"weight_depth"` // rows of the weight buffer (power of two); a row is C weights
 	ZeroSkip    bool `json:"zero_skip"`    // PE operand isolation and the skipped-MAC counter
 	Macros      bool `json:"macros"`       // buffers as black-box SRAM macros plus models
+	// NoDatapathReset leaves the PE array's and the planar lanes' data
+	// registers without a reset (ASIC area; see systolic.Config).
+	NoDatapathReset bool `json:"no_datapath_reset"`
 
 	ScaleWidth int `json:"scale_width"` // planar post-processor scale bits
 	MaxKernel  int `json:"max_kernel"`  // largest pooling window and stride (planar) and conv kernel (NE)
@@ -124,7 +127,7 @@ func (c Config) Validate() error {
 func (c Config) Systolic() systolic.Config {
 	return systolic.Config{Rows: c.Rows, Cols: c.Cols, InputWidth: c.ElemWidth, InputSigned: true,
 		WeightWidth: c.ElemWidth, WeightSigned: true, PsumWidth: c.AccWidth, EntryWidth: log2(c.PsumDepth),
-		CounterWidth: c.CounterWidth, ZeroSkip: c.ZeroSkip}
+		CounterWidth: c.CounterWidth, ZeroSkip: c.ZeroSkip, NoDatapathReset: c.NoDatapathReset}
 }
 
 // SRAM is the state and psum buffers' configuration: one engine's slice
@@ -146,7 +149,7 @@ func (c Config) Planar() planar.Config {
 	s := uint(c.SliceBits())
 	return planar.Config{Lanes: c.Rows, PsumLanes: c.Cols, ElemWidth: c.ElemWidth, ElemSigned: true,
 		AccWidth: c.AccWidth, ScaleWidth: c.ScaleWidth, StateDepth: c.StateDepth << s, PsumDepth: c.PsumDepth << s,
-		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth}
+		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth, NoDatapathReset: c.NoDatapathReset}
 }
 
 // TaskMgr is the task manager's configuration: the operand widths are
@@ -192,6 +195,9 @@ func (c Config) Name() string {
 		fmt.Sprintf("s%dp%dw%d", c.StateDepth, c.PsumDepth, c.WeightDepth)}
 	if c.Engines > 1 {
 		parts = append(parts, fmt.Sprintf("n%d", c.Engines))
+	}
+	if c.NoDatapathReset {
+		parts = append(parts, "nr")
 	}
 	return hdl.Name("npu", parts...)
 }

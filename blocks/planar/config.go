@@ -36,6 +36,10 @@ type Config struct {
 	PsumDepth  int  `json:"psum_depth"`  // entries per psum partition (a power of two)
 	MaxKernel  int  `json:"max_kernel"`  // largest pooling KH, KW and stride
 	LineDepth  int  `json:"line_depth"`  // line-buffer entries per lane: the widest pooling output row
+	// NoDatapathReset leaves the lanes' data registers (FIFO entries,
+	// windows, the post-processor's stages) without a reset; valid bits,
+	// counters and the per-lane parameters keep theirs.
+	NoDatapathReset bool `json:"no_datapath_reset"`
 }
 
 // DefaultConfig matches the default state buffer (16 × 4096 × int8) and

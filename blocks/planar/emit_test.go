@@ -32,7 +32,9 @@ func TestLint(t *testing.T) {
 		StateDepth: 2, PsumDepth: 2, MaxKernel: 2, LineDepth: 1}
 	wide := Config{Lanes: 3, PsumLanes: 2, ElemWidth: 16, ElemSigned: true, AccWidth: 40, ScaleWidth: 20,
 		StateDepth: 64, PsumDepth: 1024, MaxKernel: 5, LineDepth: 100}
-	for _, c := range []Config{smallConfig(), unsignedConfig(), one, wide, DefaultConfig()} {
+	noReset := smallConfig()
+	noReset.NoDatapathReset = true
+	for _, c := range []Config{smallConfig(), unsignedConfig(), one, wide, noReset, DefaultConfig()} {
 		t.Run(Name(c), func(t *testing.T) {
 			dir, d, files := emitDir(t, c)
 			if err := toolchain.Lint(dir, d.Top.Name, files); err != nil {
@@ -52,15 +54,17 @@ func TestLint(t *testing.T) {
 // combinational loop or a driver conflict.
 func TestSynth(t *testing.T) {
 	tooltest.Need(t, "yosys")
-	c := Config{Lanes: 2, PsumLanes: 2, ElemWidth: 4, ElemSigned: true, AccWidth: 8, ScaleWidth: 4,
-		StateDepth: 16, PsumDepth: 8, MaxKernel: 3, LineDepth: 4}
-	dir, _, files := emitDir(t, c)
-	stat, err := toolchain.Synth(dir, Name(c), files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(stat, laneName(c)) {
-		t.Errorf("no lane module in the synthesis report:\n%s", stat)
+	for _, noReset := range []bool{false, true} {
+		c := Config{Lanes: 2, PsumLanes: 2, ElemWidth: 4, ElemSigned: true, AccWidth: 8, ScaleWidth: 4,
+			StateDepth: 16, PsumDepth: 8, MaxKernel: 3, LineDepth: 4, NoDatapathReset: noReset}
+		dir, _, files := emitDir(t, c)
+		stat, err := toolchain.Synth(dir, Name(c), files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(stat, laneName(c)) {
+			t.Errorf("no lane module in the synthesis report:\n%s", stat)
+		}
 	}
 }
 

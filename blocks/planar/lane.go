@@ -22,8 +22,8 @@ func laneName(c Config) string {
 	if c.ElemSigned {
 		sign = "s"
 	}
-	return hdl.Name("planar_lane", fmt.Sprintf("%s%d", sign, c.ElemWidth), fmt.Sprintf("a%d", c.AccWidth),
-		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("k%d", c.MaxKernel))
+	return resetTag(hdl.Name("planar_lane", fmt.Sprintf("%s%d", sign, c.ElemWidth), fmt.Sprintf("a%d", c.AccWidth),
+		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("k%d", c.MaxKernel)), c.NoDatapathReset)
 }
 
 // lane is one partition's datapath; the controller drives every select
@@ -38,6 +38,12 @@ func laneName(c Config) string {
 //	           → +1, ReLU, clamp, saturate (or wrap) → output FIFO
 func lane(c Config) *hdl.Module {
 	m := hdl.NewModule(laneName(c))
+	data := func(name string, t hdl.Type) *hdl.Signal { // a register no valid output reads before writing
+		if c.NoDatapathReset {
+			return m.RegNoReset(name, t)
+		}
+		return m.Reg(name, t, 0)
+	}
 	E, A, K := c.ElemWidth, c.AccWidth, c.MaxKernel
 	ew, iw, hw, pw := c.extWidth(), c.inWidth(), c.hsumWidth(), c.poolWidth()
 	xw, vw := c.XWidth(), c.VWidth()
@@ -93,7 +99,7 @@ func lane(c Config) *hdl.Module {
 	in := hdl.Mux(inPsum, rp.Ext(iw), ext(&rs.Expr).Ext(iw))
 	var fe [inDepth]*hdl.Signal
 	for i := range fe {
-		fe[i] = m.Reg(fmt.Sprintf("fifo_%d", i), hdl.SInt(iw), 0)
+		fe[i] = data(fmt.Sprintf("fifo_%d", i), hdl.SInt(iw))
 		fe[i].SetNext(in)
 		fe[i].SetEnable(fWe.Bit(i))
 	}
@@ -103,7 +109,7 @@ func lane(c Config) *hdl.Module {
 	e.Set(head.Trunc(ew))
 
 	// ---- S1: eltwise ----
-	hold := m.Reg("hold", hdl.SInt(ew), 0)
+	hold := data("hold", hdl.SInt(ew))
 	hold.SetNext(e)
 	hold.SetEnable(eltHold)
 	a := hdl.Mux(eltScalar, e, hold)
@@ -119,7 +125,7 @@ func lane(c Config) *hdl.Module {
 
 	// ---- S1: reduction accumulator ----
 	rw := c.redWidth()
-	acc := m.Reg("acc", hdl.SInt(rw), 0)
+	acc := data("acc", hdl.SInt(rw))
 	accNext := m.Wire("acc_next", hdl.SInt(rw))
 	accNext.Set(hdl.Mux(redFirst, e.Ext(rw),
 		hdl.Mux(redMax, hdl.Mux(e.Gt(acc), e.Ext(rw), acc), acc.Add(e).Trunc(rw))))
@@ -152,7 +158,7 @@ func lane(c Config) *hdl.Module {
 	hpadC.Set(hdl.Mux(padIgnore, extreme(ew), hdl.S(ew, 0)))
 	prev := make([]*hdl.Signal, K-1)
 	for j := range prev {
-		prev[j] = m.Reg(fmt.Sprintf("hwin_%d", j), hdl.SInt(ew), 0)
+		prev[j] = data(fmt.Sprintf("hwin_%d", j), hdl.SInt(ew))
 	}
 	v := m.Wire("hin", hdl.SInt(ew))
 	v.Set(hdl.Mux(hVirt, hdl.Mux(padEdge, prev[0], hpadC), e))
@@ -166,7 +172,7 @@ func lane(c Config) *hdl.Module {
 		prev[j].SetEnable(hEn)
 	}
 	hval := hdl.Mux(avg, windowSum(slots, kw, hw), windowPick(slots, kw, poolMin).Ext(hw))
-	hreg := m.Reg("hreg", hdl.SInt(hw), 0)
+	hreg := data("hreg", hdl.SInt(hw))
 	hreg.SetNext(hval)
 	hreg.SetEnable(adv)
 
@@ -177,7 +183,7 @@ func lane(c Config) *hdl.Module {
 	// read of the word written in the same cycle (it returns the old one).
 	ww := lineWidth(c)
 	q := m.Input("lb_q", hdl.UInt(ww))
-	last := m.Reg("lb_last", hdl.UInt(ww), 0)
+	last := data("lb_last", hdl.UInt(ww))
 	word := hdl.Mux(lbFwd, last, q)
 	w := func(j int) *hdl.Expr { return word.Slice((j+1)*hw-1, j*hw).AsSInt() }
 	// The vertical padding is the horizontal one at the hsum width: a
@@ -202,7 +208,7 @@ func lane(c Config) *hdl.Module {
 	vres := hdl.Mux(avg, windowSum(vs, kh, pw), windowPick(vs, kh, poolMin).Ext(pw))
 
 	// ---- X: the exact result of the operation ----
-	x := m.Reg("x", hdl.SInt(xw), 0)
+	x := data("x", hdl.SInt(xw))
 	x.SetNext(hdl.Mux(xSel.Bit(1),
 		hdl.Mux(xSel.Bit(0), vres.Ext(xw), accNext.Ext(xw)),
 		hdl.Mux(xSel.Bit(0), elt.Ext(xw), head.Ext(xw))))
@@ -214,10 +220,10 @@ func lane(c Config) *hdl.Module {
 	// The product is registered before the bias is added: multiplier
 	// and adder in one cycle would be the lane's longest path.
 	prod := x.Mul(sc)
-	pr2 := m.Reg("prod", prod.Type, 0)
+	pr2 := data("prod", prod.Type)
 	pr2.SetNext(prod)
 	pr2.SetEnable(adv)
-	vr := m.Reg("v", hdl.SInt(vw), 0)
+	vr := data("v", hdl.SInt(vw))
 	vr.SetNext(pr2.Add(bi))
 	vr.SetEnable(adv)
 
@@ -232,10 +238,10 @@ func lane(c Config) *hdl.Module {
 	// R: the floor and the rounding decision are registered, so the
 	// variable shift and the remainder's compare are one stage and the
 	// increment, ReLU, clamp and saturation the next.
-	flR := m.Reg("fl", fl.Type, 0)
+	flR := data("fl", fl.Type)
 	flR.SetNext(fl)
 	flR.SetEnable(adv)
-	upR := m.Reg("up", hdl.Bool, 0)
+	upR := data("up", hdl.Bool)
 	upR.SetNext(up)
 	upR.SetEnable(adv)
 	r := m.Wire("rounded", hdl.SInt(vw+1))
@@ -256,7 +262,7 @@ func lane(c Config) *hdl.Module {
 	// ---- output FIFO ----
 	var oe [outDepth]*hdl.Signal
 	for i := range oe {
-		oe[i] = m.Reg(fmt.Sprintf("out_%d", i), hdl.UInt(E), 0)
+		oe[i] = data(fmt.Sprintf("out_%d", i), hdl.UInt(E))
 		oe[i].SetNext(y)
 		oe[i].SetEnable(oWe.Bit(i))
 	}

@@ -10,8 +10,8 @@ import (
 // Name is the module name of the array for cfg: every parameter that
 // changes the hardware is in it.
 func Name(cfg Config) string {
-	return hdl.Name("systolic", fmt.Sprintf("%dx%d", cfg.Rows, cfg.Cols), cfg.InputType(), cfg.WeightType(),
-		cfg.PsumType(), fmt.Sprintf("e%d", cfg.EntryWidth), fmt.Sprintf("n%d", cfg.CounterWidth), skipTag(cfg.ZeroSkip))
+	return resetTag(hdl.Name("systolic", fmt.Sprintf("%dx%d", cfg.Rows, cfg.Cols), cfg.InputType(), cfg.WeightType(),
+		cfg.PsumType(), fmt.Sprintf("e%d", cfg.EntryWidth), fmt.Sprintf("n%d", cfg.CounterWidth), skipTag(cfg.ZeroSkip)), cfg.NoDatapathReset)
 }
 
 // Build validates cfg and builds the PE array (ports and timing in the

@@ -27,6 +27,11 @@ type Config struct {
 	EntryWidth   int  `json:"entry_width"`   // bits of a psum entry address (log2 of the psum buffer depth)
 	CounterWidth int  `json:"counter_width"` // bits of the MAC and skipped-MAC counters (they wrap)
 	ZeroSkip     bool `json:"zero_skip"`     // operand isolation and the skipped-MAC counter
+	// NoDatapathReset leaves the PEs' operand, weight and psum registers
+	// without a reset (hdl.Module.RegNoReset): on an ASIC a reset costs a
+	// gate per bit, and no valid output ever depends on their power-on
+	// value. Control and zero flags keep theirs.
+	NoDatapathReset bool `json:"no_datapath_reset"`
 }
 
 // DefaultConfig is a 16×16 array of int8 × int8 → int32 with zero

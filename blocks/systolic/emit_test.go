@@ -40,6 +40,8 @@ func TestLint(t *testing.T) {
 		func(c *Config) { c.Rows, c.Cols, c.WeightSigned, c.CounterWidth, c.PsumWidth = 5, 2, false, 64, 64 },
 		func(c *Config) { c.Rows, c.Cols, c.InputWidth, c.WeightWidth, c.PsumWidth = 128, 2, 32, 32, 64 },
 		func(c *Config) { c.Rows, c.Cols = 2, 128 },
+		func(c *Config) { c.Rows, c.Cols, c.NoDatapathReset = 4, 4, true },
+		func(c *Config) { c.Rows, c.Cols, c.ZeroSkip, c.NoDatapathReset = 3, 2, false, true },
 		func(c *Config) {},
 	}
 	for _, mod := range cases {
@@ -66,9 +68,9 @@ func TestLint(t *testing.T) {
 // a driver conflict (check -assert).
 func TestSynth(t *testing.T) {
 	tooltest.Need(t, "yosys")
-	for _, zs := range []bool{true, false} {
+	for _, v := range []struct{ zs, noReset bool }{{true, false}, {false, false}, {true, true}} {
 		cfg := DefaultConfig()
-		cfg.Rows, cfg.Cols, cfg.ZeroSkip = 3, 4, zs
+		cfg.Rows, cfg.Cols, cfg.ZeroSkip, cfg.NoDatapathReset = 3, 4, v.zs, v.noReset
 		t.Run(Name(cfg), func(t *testing.T) {
 			dir, d, files := emitDir(t, cfg)
 			stat, err := toolchain.Synth(dir, d.Top.Name, files)

@@ -23,7 +23,8 @@ import (
 // element arrives: the weight used one cycle later is already the new one.
 func PE(cfg Config) *hdl.Module {
 	it, wt, pt := cfg.InputType(), cfg.WeightType(), cfg.PsumType()
-	m := hdl.NewModule(hdl.Name("sa_pe", it, wt, pt, skipTag(cfg.ZeroSkip)))
+	m := hdl.NewModule(resetTag(hdl.Name("sa_pe", it, wt, pt, skipTag(cfg.ZeroSkip)), cfg.NoDatapathReset))
+	data := func(name string, t hdl.Type) *hdl.Signal { return dataReg(m, cfg.NoDatapathReset, name, t) }
 	x := m.Input("x_in", it)
 	s := m.Input("s_in", hdl.Bool)
 	p := m.Input("p_in", pt)
@@ -32,13 +33,13 @@ func PE(cfg Config) *hdl.Module {
 
 	// Shadow weight: written by the load wavefront while the active weight
 	// computes; copied to the active weight when the swap flag passes.
-	wsh := m.Reg("wsh", wt, 0)
+	wsh := data("wsh", wt)
 	wsh.SetNext(wld)
 	wsh.SetEnable(ld)
-	wa := m.Reg("wa", wt, 0)
+	wa := data("wa", wt)
 	wa.SetNext(wsh)
 
-	xf := m.Reg("xf", it, 0)
+	xf := data("xf", it)
 	xf.SetNext(x)
 	sf := m.Reg("sf", hdl.Bool, 0)
 	sf.SetNext(s)
@@ -71,7 +72,7 @@ func PE(cfg Config) *hdl.Module {
 		// multiply it (element and weight non-zero); otherwise both
 		// multiplier operands hold and the multiplier does not toggle.
 		wzNext := hdl.Mux(s, wzs, wza) // weight-zero flag in the next cycle
-		xm := m.Reg("xm", it, 0)
+		xm := data("xm", it)
 		xm.SetNext(x)
 		xm.SetEnable(z.Not().And(wzNext.Not()))
 		xop = &xm.Expr
@@ -85,7 +86,7 @@ func PE(cfg Config) *hdl.Module {
 		// The adder adds 0 instead of the held operands' stale product.
 		prod = hdl.Mux(skip, hdl.Const(prod.Type, big.NewInt(0)), prod)
 	}
-	pr := m.Reg("p", pt, 0)
+	pr := data("p", pt)
 	pr.SetNext(wrapAdd(&p.Expr, prod, pt))
 
 	m.Output("x_out", it).Set(xf)
@@ -122,6 +123,22 @@ func wrapAdd(a, b *hdl.Expr, t hdl.Type) *hdl.Expr {
 		return sum.AsSInt()
 	}
 	return sum
+}
+
+// dataReg is a datapath register: reset to 0, or with noReset not reset.
+func dataReg(m *hdl.Module, noReset bool, name string, t hdl.Type) *hdl.Signal {
+	if noReset {
+		return m.RegNoReset(name, t)
+	}
+	return m.Reg(name, t, 0)
+}
+
+// resetTag marks the module name of a variant without datapath reset.
+func resetTag(name string, noReset bool) string {
+	if noReset {
+		return name + "_nr"
+	}
+	return name
 }
 
 func skipTag(on bool) string {
