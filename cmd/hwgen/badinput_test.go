@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/internal/tooltest"
 )
 
 // npyFile writes a .npy file from its header fields and raw data, as
@@ -227,5 +228,18 @@ func TestNarrowElementsPass(t *testing.T) {
 		if code != 0 || !strings.Contains(stdout, "PASS") {
 			t.Errorf("elem_width=%s: exit %d\n%s%s", ew, code, stdout, stderr)
 		}
+	}
+}
+
+// A design too big for the device is one line with exit status 1 that
+// also says what synthesis counted, so every resource's need is visible.
+func TestPPADoesNotFit(t *testing.T) {
+	tooltest.Need(t, "yosys")
+	code, stdout, stderr := capture(t, "ppa", "--top", "array4", "--target", "ice40-up5k")
+	want := "hwgen: ws_array_4x4_s8_s32 does not fit ice40-up5k: needs 16 DSP blocks (SB_MAC16), the device has 8 (over by 8); " +
+		"--no-dsp maps the multipliers to LUTs (synthesized: LUT4 "
+	if code != exitFailure || stdout != "" || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 ||
+		!strings.Contains(stderr, "DSP 16)") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and one line starting %q, ending with DSP 16)", code, stdout, stderr, exitFailure, want)
 	}
 }

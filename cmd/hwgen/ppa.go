@@ -45,7 +45,7 @@ func (c *ppaCmd) Run() error {
 	r, err := ppa.Measure(d, ppa.Options{Target: c.Target, Seeds: c.Seeds, FreqMHz: c.Freq, Dir: dir, NoDSP: c.NoDSP})
 	var nf *ppa.NotFitError
 	if errors.As(err, &nf) {
-		return fmt.Errorf("%s %w", d.Top.Name, err)
+		return fmt.Errorf("%s %w%s", d.Top.Name, err, synthesized(r))
 	}
 	if err != nil {
 		return fmt.Errorf("ppa %s: %w", d.Top.Name, err)
@@ -57,6 +57,16 @@ func (c *ppaCmd) Run() error {
 	}
 	printPPA(r)
 	return nil
+}
+
+// synthesized is what synthesis counted before place and route found
+// the device too small, for the one-line "does not fit" error: the user
+// sees how far off each resource is, not only the one that ran out.
+func synthesized(r *ppa.Result) string {
+	if r == nil || r.LUTs == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (synthesized: LUT4 %d, carries %d, flip-flops %d, BRAM %d, DSP %d)", r.LUTs, r.Carries, r.FFs, r.BRAM, r.DSP)
 }
 
 func printPPA(r *ppa.Result) {
