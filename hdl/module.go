@@ -223,11 +223,21 @@ func (m *Module) Reg(name string, t Type, init int64) *Signal {
 
 // RegNoReset declares a register that rst does not touch: it keeps
 // clocking its next value while rst is high and powers up unknown (0 in
-// the Go simulator and in Verilator's default, X in Icarus). It is for
-// datapath registers whose value is never used before a valid one is
-// written: on an ASIC the reset costs a gate per bit.
+// the Go simulator and in hwgen's Verilator builds, X in a four-state
+// simulator). It is for datapath registers whose value is never used
+// before a valid one is written: on an ASIC the reset costs a gate per bit.
 func (m *Module) RegNoReset(name string, t Type) *Signal {
 	return m.declare(callerPos(), name, Reg, t)
+}
+
+// DataReg is a datapath register: reset to 0 when reset is true, else
+// without a reset (RegNoReset), as a block's configuration chooses.
+func (m *Module) DataReg(name string, t Type, reset bool) *Signal {
+	s := m.declare(callerPos(), name, Reg, t)
+	if reset {
+		s.Init = s.Type.Bits(new(big.Int)) // 0 fits every type
+	}
+	return s
 }
 
 // RegBig is Reg with a reset value of any width.

@@ -39,10 +39,7 @@ func laneName(c Config) string {
 func lane(c Config) *hdl.Module {
 	m := hdl.NewModule(laneName(c))
 	data := func(name string, t hdl.Type) *hdl.Signal { // a register no valid output reads before writing
-		if c.NoDatapathReset {
-			return m.RegNoReset(name, t)
-		}
-		return m.Reg(name, t, 0)
+		return m.DataReg(name, t, !c.NoDatapathReset)
 	}
 	E, A, K := c.ElemWidth, c.AccWidth, c.MaxKernel
 	ew, iw, hw, pw := c.extWidth(), c.inWidth(), c.hsumWidth(), c.poolWidth()
@@ -220,11 +217,11 @@ func lane(c Config) *hdl.Module {
 	// The product is registered before the bias is added: multiplier
 	// and adder in one cycle would be the lane's longest path.
 	prod := x.Mul(sc)
-	pr2 := data("prod", prod.Type)
-	pr2.SetNext(prod)
-	pr2.SetEnable(adv)
+	prodR := data("prod", prod.Type)
+	prodR.SetNext(prod)
+	prodR.SetEnable(adv)
 	vr := data("v", hdl.SInt(vw))
-	vr.SetNext(pr2.Add(bi))
+	vr.SetNext(prodR.Add(bi))
 	vr.SetEnable(adv)
 
 	// ---- round, ReLU, clamp, saturate (or wrap: floor, then the low bits) ----

@@ -24,7 +24,7 @@ import (
 func PE(cfg Config) *hdl.Module {
 	it, wt, pt := cfg.InputType(), cfg.WeightType(), cfg.PsumType()
 	m := hdl.NewModule(resetTag(hdl.Name("sa_pe", it, wt, pt, skipTag(cfg.ZeroSkip)), cfg.NoDatapathReset))
-	data := func(name string, t hdl.Type) *hdl.Signal { return dataReg(m, cfg.NoDatapathReset, name, t) }
+	data := func(name string, t hdl.Type) *hdl.Signal { return m.DataReg(name, t, !cfg.NoDatapathReset) }
 	x := m.Input("x_in", it)
 	s := m.Input("s_in", hdl.Bool)
 	p := m.Input("p_in", pt)
@@ -123,14 +123,6 @@ func wrapAdd(a, b *hdl.Expr, t hdl.Type) *hdl.Expr {
 		return sum.AsSInt()
 	}
 	return sum
-}
-
-// dataReg is a datapath register: reset to 0, or with noReset not reset.
-func dataReg(m *hdl.Module, noReset bool, name string, t hdl.Type) *hdl.Signal {
-	if noReset {
-		return m.RegNoReset(name, t)
-	}
-	return m.Reg(name, t, 0)
 }
 
 // resetTag marks the module name of a variant without datapath reset.
