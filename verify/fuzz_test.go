@@ -504,6 +504,15 @@ var fuzzRegressions = []struct {
 		name: "verilator_with_only_memories_public", seed: 100002328,
 		also: []uint64{100002727, 100002433, 100002682}, cycles: 20,
 	},
+	{
+		// Verilator 5.006's DFG optimizer rejects a valid design even
+		// under --lint-only: "Unsupported: 4-state numbers in this
+		// context" at "wire _trunc58 = _sub57[0];", the low bit of a
+		// 9-bit difference compared with a 1-bit value. Found by the
+		// 10,000-design campaign (design 4445); with -fno-dfg, as every
+		// build already has it, the design lints clean and agrees.
+		name: "verilator_dfg_rejects_a_valid_design", seed: 100004445, cycles: 50, lint: true,
+	},
 }
 
 func selfCompareTop() *hdl.Module {

@@ -43,10 +43,11 @@ func Run(dir, name string, args ...string) (string, error) {
 	return out.String(), nil
 }
 
-// Lint runs verilator --lint-only -Wall on the files (in dependency order)
-// and returns an error with the warnings if there are any.
-func Lint(dir, top string, files []string) error {
-	args := append([]string{"--lint-only", "-Wall", "--top-module", top}, files...)
+// Lint runs verilator --lint-only -Wall (and flags) on the files (in
+// dependency order) and returns an error with the warnings if there are any.
+func Lint(dir, top string, files []string, flags ...string) error {
+	args := append(append([]string{"--lint-only", "-Wall"}, flags...), "--top-module", top)
+	args = append(args, files...)
 	out, err := Run(dir, "verilator", args...)
 	if err != nil {
 		return err
