@@ -110,6 +110,9 @@ func (e *elab) checkModule(m *Module) {
 		if s.Kind == Reg {
 			inf.UsesClock = true
 			inf.UsesReset = inf.UsesReset || s.Init != nil
+			if s.Init == nil && s.Next == nil {
+				e.fail(s.Pos, s.Path(), "register without reset and without a next value never holds a value: give it one with SetNext, or a reset value with Reg")
+			}
 		}
 	}
 	if len(m.Mems) > 0 {

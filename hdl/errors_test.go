@@ -76,6 +76,13 @@ var errCases = []errCase{
 		m.Output("y", hdl.UInt(8)).Set(w)
 		return m, []wantErr{{pos, "top.w", "undriven wire"}}
 	}},
+	{"register without reset or next value", func() (*hdl.Module, []wantErr) {
+		m := hdl.NewModule("top")
+		var r *hdl.Signal
+		pos := mark(func() { r = m.RegNoReset("r", hdl.UInt(8)) })
+		m.Output("y", hdl.UInt(8)).Set(r)
+		return m, []wantErr{{pos, "top.r", "register without reset and without a next value"}}
+	}},
 	{"set twice", func() (*hdl.Module, []wantErr) {
 		m := hdl.NewModule("top")
 		a := m.Input("a", hdl.UInt(8))
