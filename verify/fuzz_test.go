@@ -513,6 +513,14 @@ var fuzzRegressions = []struct {
 		// build already has it, the design lints clean and agrees.
 		name: "verilator_dfg_rejects_a_valid_design", seed: 100004445, cycles: 50, lint: true,
 	},
+	{
+		// Verilator 5.006 stops --lint-only of a valid design with
+		// "Internal Error: V3EmitCFunc.h:1194: Wide Constant w/ no temp"
+		// at a 150-bit register's reset to all ones; -fno-split avoids it,
+		// and the build (--public-flat-rw --flatten) never hit it. Found
+		// by the campaign (design 4872).
+		name: "verilator_split_crashes_lint", seed: 100004872, cycles: 50, lint: true,
+	},
 }
 
 func selfCompareTop() *hdl.Module {

@@ -16,7 +16,7 @@ type verifyFuzzCmd struct {
 	Seed        uint64 `help:"Seed of the first random design; design i uses seed+i for its netlist and its stimulus." default:"1"`
 	Count       int    `help:"Number of random designs to check." default:"10"`
 	Cycles      int    `help:"Cycles of random stimulus per design." default:"1000"`
-	LintOnly    bool   `help:"Only emit each design and run verilator --lint-only -Wall -fno-dfg on it: no Verilator build, no simulation (hundreds of designs a minute)."`
+	LintOnly    bool   `help:"Only emit each design and run verilator --lint-only -Wall -fno-dfg -fno-split on it: no Verilator build, no simulation (hundreds of designs a minute)."`
 	SubCircuits int    `help:"Random sub-circuits in each design's top module (each ending in an output port); fewer make smaller designs, more of them per build." default:"14" name:"subcircuits"`
 	Pack        int    `help:"Check this many designs side by side in one Verilator build (one lint, one build, one run; a difference names its design). A build costs far more than a design's run, so packing multiplies the designs checked per hour." default:"1"`
 	shardFlags
@@ -220,7 +220,7 @@ func fuzzSummary(w io.Writer, a fuzzArgs, spec shard.Spec, items shard.Range, re
 	}
 	verdict := fmt.Sprintf("all %d random designs agree with Verilator", cov.Designs)
 	if a.LintOnly {
-		verdict = fmt.Sprintf("all %d random designs are lint-clean (verilator --lint-only -Wall -fno-dfg; not simulated)", cov.Designs)
+		verdict = fmt.Sprintf("all %d random designs are lint-clean (verilator --lint-only -Wall -fno-dfg -fno-split; not simulated)", cov.Designs)
 	}
 	if spec.Sharded() {
 		verdict = fmt.Sprintf("shard %s: %s", spec, verdict)
