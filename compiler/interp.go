@@ -358,56 +358,63 @@ func (m *Machine) touchPlanar(t planar.Task) {
 }
 
 // RandomOrder is a random legal execution order of p: every task after
-// the previous task of its engine, after its dependencies, and after
-// every task window or more IDs before it (the scoreboard window). Any
-// such order must give the same results if the dependencies are right.
+// the previous task of its engine in its queue, after its dependencies,
+// and after every task of its queue window or more IDs before it (the
+// scoreboard window). Any such order must give the same results if the
+// dependencies are right.
 func RandomOrder(p *Program, rng *rand.Rand) []int {
 	n := len(p.Tasks)
+	qt := p.QueueTasks()
 	done := make([]bool, n)
-	var queues [isa.NumEngines][]int
+	type lane struct{ q, e int }
+	var lanes []lane
+	heads := map[lane][]int{}
 	for i := range p.Tasks {
-		e := p.Tasks[i].Desc.Engine
-		queues[e] = append(queues[e], i)
+		l := lane{p.Tasks[i].Queue, int(p.Tasks[i].Desc.Engine)}
+		if heads[l] == nil {
+			lanes = append(lanes, l)
+		}
+		heads[l] = append(heads[l], i)
 	}
-	var head [isa.NumEngines]int
-	oldest := 0 // lowest ID not done
+	oldest := make([]int, len(qt)) // per queue: lowest ID not done
 	order := make([]int, 0, n)
 	win := p.Config.Window
 	for len(order) < n {
-		var ready []int
-		for e := range queues {
-			if head[e] >= len(queues[e]) {
+		var ready []lane
+		for _, l := range lanes {
+			if len(heads[l]) == 0 {
 				continue
 			}
-			t := queues[e][head[e]]
-			ok := t < oldest+win
+			t := heads[l][0]
+			ok := int(p.Tasks[t].Desc.ID) < oldest[l.q]+win
 			for _, d := range p.Tasks[t].Desc.Deps {
-				ok = ok && done[d]
+				ok = ok && done[qt[l.q][d]]
 			}
 			if ok {
-				ready = append(ready, e)
+				ready = append(ready, l)
 			}
 		}
 		if len(ready) == 0 {
 			panic("compiler: RandomOrder: no task is ready (dependency on a later task?)")
 		}
-		e := ready[rng.IntN(len(ready))]
-		t := queues[e][head[e]]
-		head[e]++
+		l := ready[rng.IntN(len(ready))]
+		t := heads[l][0]
+		heads[l] = heads[l][1:]
 		done[t] = true
 		order = append(order, t)
-		for oldest < n && done[oldest] {
-			oldest++
+		for q := l.q; oldest[q] < len(qt[q]) && done[qt[q][oldest[q]]]; {
+			oldest[q]++
 		}
 	}
 	return order
 }
 
-// CheckDeps verifies p's dependencies statically: IDs in sequence, every
-// dependency an earlier task within the window, at most max_deps, and
-// every pair of tasks of different engines that touch the same address
-// (one of them writing) ordered by dependencies, engine order or the
-// window.
+// CheckDeps verifies p's dependencies statically: IDs in sequence per
+// queue, every dependency an earlier task of its queue within the
+// window, at most max_deps, and every pair of tasks that touch the same
+// address (one of them writing) ordered by dependencies, engine order in
+// one queue or the window. Tasks of different queues are ordered by
+// nothing, so they must not share an address that one of them writes.
 func CheckDeps(p *Program, acc []Access) error {
 	if acc == nil {
 		acc = make([]Access, len(p.Tasks))
@@ -416,26 +423,33 @@ func CheckDeps(p *Program, acc []Access) error {
 		}
 	}
 	n := len(p.Tasks)
+	qt := p.QueueTasks()
 	win := p.Config.Window
 	words := (n + 63) / 64
 	anc := make([][]uint64, n)
-	last := [isa.NumEngines]int{-1, -1, -1, -1}
+	type lane struct{ q, e int }
+	last := map[lane]int{}
+	pos := make([]int, len(qt)) // per queue: the next ID
 	for t := range p.Tasks {
 		d := &p.Tasks[t].Desc
-		if d.ID != uint64(t) {
-			return fmt.Errorf("task %d has ID %d", t, d.ID)
+		q := p.Tasks[t].Queue
+		id := pos[q]
+		pos[q]++
+		if d.ID != uint64(id) {
+			return fmt.Errorf("task %d (queue %d) has ID %d, want %d", t, q, d.ID, id)
 		}
 		if len(d.Deps) > p.Config.MaxDeps {
 			return fmt.Errorf("task %d has %d dependencies, max_deps %d", t, len(d.Deps), p.Config.MaxDeps)
 		}
 		a := make([]uint64, words)
-		preds := idsOf(d.Deps)
-		for _, u := range preds {
-			if u >= t || t-u >= win {
-				return fmt.Errorf("task %d depends on task %d: not one of the %d before it", t, u, win-1)
+		var preds []int
+		for _, u := range idsOf(d.Deps) {
+			if u >= id || id-u >= win {
+				return fmt.Errorf("task %d depends on task %d of queue %d: not one of the %d before it", t, u, q, win-1)
 			}
+			preds = append(preds, qt[q][u])
 		}
-		if l := last[d.Engine]; l >= 0 {
+		if l, ok := last[lane{q, int(d.Engine)}]; ok {
 			preds = append(preds, l)
 		}
 		for _, u := range preds {
@@ -444,17 +458,17 @@ func CheckDeps(p *Program, acc []Access) error {
 				a[i] |= anc[u][i]
 			}
 		}
-		if t >= win { // all tasks up to t-win have completed
-			for u := 0; u <= t-win; u++ {
-				a[u/64] |= 1 << uint(u%64)
-			}
+		for u := 0; u <= id-win; u++ { // all tasks of the queue up to id-win have completed
+			g := qt[q][u]
+			a[g/64] |= 1 << uint(g%64)
 		}
 		anc[t] = a
-		last[d.Engine] = t
+		last[lane{q, int(d.Engine)}] = t
 	}
 	for t := range p.Tasks {
 		for u := 0; u < t; u++ {
-			if p.Tasks[u].Desc.Engine == p.Tasks[t].Desc.Engine || anc[t][u/64]>>uint(u%64)&1 == 1 {
+			same := p.Tasks[u].Queue == p.Tasks[t].Queue && p.Tasks[u].Desc.Engine == p.Tasks[t].Desc.Engine
+			if same || anc[t][u/64]>>uint(u%64)&1 == 1 {
 				continue
 			}
 			x, y := &acc[t], &acc[u]

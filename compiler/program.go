@@ -16,10 +16,29 @@ import (
 // about it: a label for traces, and the addresses it reads and writes
 // (from which its dependencies were derived).
 type Task struct {
-	Desc   isa.Descriptor
+	Desc isa.Descriptor
+	// Queue is the task queue the host pushes it to (0: the highest
+	// priority). Each queue carries its own program: Desc.ID counts the
+	// queue's tasks from 0 in the order they appear, and dependencies
+	// name IDs of the same queue.
+	Queue  int
 	Label  string
 	Reads  []isa.Span
 	Writes []isa.Span
+}
+
+// QueueTasks lists, per queue, the indices of its tasks in order: task
+// QueueTasks()[q][id] is the one of queue q with ID id.
+func (p *Program) QueueTasks() [][]int {
+	var out [][]int
+	for i := range p.Tasks {
+		q := p.Tasks[i].Queue
+		for len(out) <= q {
+			out = append(out, nil)
+		}
+		out[q] = append(out[q], i)
+	}
+	return out
 }
 
 // Engine is the engine that runs the task.

@@ -21,7 +21,7 @@
 // and the NPU is idle. Engine busy and stall cycles, completed counts
 // and the MAC counters are the differences of the NPU's counters over
 // that interval. The timeline comes from <e>_start (the engine takes a
-// task; <e>_start_id is its ID) and <e>_done (its oldest unfinished task
+// task; <e>_start_id and <e>_start_queue say which) and <e>_done (its oldest unfinished task
 // completes: engines complete in order): a task spans [start, done].
 package host
 
@@ -95,6 +95,10 @@ type Options struct {
 	MaxCycles int                     // give up after this many run cycles (default: a bound from the program)
 	Context   context.Context         // a run stops with its error when it is cancelled (checked every 1024 cycles)
 	PowerOn   *uint64                 // seed of random power-on values of the registers without reset (nil: zeros)
+	// Release holds back a queue's descriptors: queue q's are offered
+	// from run cycle Release[q] on (a network submitted while another
+	// runs). Queues it does not name start at cycle 0.
+	Release map[int]int
 }
 
 // Option sets an Options field.
@@ -124,6 +128,16 @@ func WithContext(ctx context.Context) Option { return func(o *Options) { o.Conte
 // recording replays on Verilator only with the same zeros: leave this out
 // for a cross-check.
 func WithPowerOn(seed uint64) Option { return func(o *Options) { o.PowerOn = &seed } }
+
+// WithRelease offers queue q's descriptors only from run cycle cycle on.
+func WithRelease(q, cycle int) Option {
+	return func(o *Options) {
+		if o.Release == nil {
+			o.Release = map[int]int{}
+		}
+		o.Release[q] = cycle
+	}
+}
 
 // WithMaxCycles bounds the run phase.
 func WithMaxCycles(n int) Option { return func(o *Options) { o.MaxCycles = n } }
@@ -329,19 +343,26 @@ func (h *runner) counters() (map[string]uint64, error) {
 	return out, nil
 }
 
-// run pushes the descriptors, their IDs starting at base, and steps
-// until everything is accepted and the NPU is idle, recording the
-// timeline.
-func (h *runner) run(res *Result, base uint64) error {
+// run pushes the descriptors, the IDs of queue q starting at base[q],
+// and steps until everything is accepted and the NPU is idle, recording
+// the timeline. Each cycle it offers the earliest task (in program order)
+// not yet pushed among the queues with room, so a queue that waits does
+// not hold back the others' descriptors.
+func (h *runner) run(res *Result, base []uint64) error {
 	p := h.prog
 	mask := uint64(1)<<p.Layout.Config.IDBits - 1
+	qt := p.QueueTasks()
+	if q := len(qt) - 1; q >= p.Config.Queues {
+		return fmt.Errorf("host: the program pushes to queue %d, the NPU has %d queues (npu config field queues)", q, p.Config.Queues)
+	}
 	bits := make([]*big.Int, len(p.Tasks))
 	for i := range p.Tasks {
 		d := p.Tasks[i].Desc
-		d.ID = (d.ID + base) & mask
+		b0 := base[p.Tasks[i].Queue]
+		d.ID = (d.ID + b0) & mask
 		d.Deps = append([]uint64(nil), d.Deps...)
 		for k := range d.Deps {
-			d.Deps[k] = (d.Deps[k] + base) & mask
+			d.Deps[k] = (d.Deps[k] + b0) & mask
 		}
 		b, err := p.Layout.Encode(d)
 		if err != nil {
@@ -364,26 +385,54 @@ func (h *runner) run(res *Result, base uint64) error {
 	}
 	var inflight [isa.NumEngines][]int
 	completed := 0
-	next := 0
-	if err := h.poke("cmd_queue", 0); err != nil {
-		return err
+	pushed := 0
+	nextOf := make([]int, len(qt)) // per queue: its next task to push
+	// offer puts the earliest unpushed task of a queue with room on the
+	// command port and returns it (-1: none, cmd_valid low). cmd_ready
+	// answers for the queue on cmd_queue, so each candidate is tried in
+	// turn; the last poke is what the cycle keeps.
+	cycle := 0
+	offer := func() (int, error) {
+		var cands []int
+		for q, n := range nextOf {
+			if n < len(qt[q]) && cycle >= h.opt.Release[q] {
+				cands = append(cands, qt[q][n])
+			}
+		}
+		sort.Ints(cands)
+		for k, t := range cands {
+			if err := h.poke("cmd_valid", 1); err != nil {
+				return -1, err
+			}
+			if err := h.poke("cmd_queue", uint64(p.Tasks[t].Queue)); err != nil {
+				return -1, err
+			}
+			if err := h.rec.PokeBig("cmd_desc", bits[t]); err != nil {
+				return -1, err
+			}
+			if k == len(cands)-1 {
+				return t, nil
+			}
+			ready, err := h.peek("cmd_ready")
+			if err != nil {
+				return -1, err
+			}
+			if ready == 1 {
+				return t, nil
+			}
+		}
+		return -1, h.poke("cmd_valid", 0)
 	}
-	for cycle := 0; ; cycle++ {
+	for ; ; cycle++ {
 		if ctx := h.opt.Context; ctx != nil && cycle%1024 == 0 && ctx.Err() != nil {
 			return fmt.Errorf("host: run stopped after %d cycles: %w", cycle, ctx.Err())
 		}
 		if cycle > limit {
 			return fmt.Errorf("host: not idle after %d cycles (%d of %d descriptors pushed, %d tasks completed; %s)",
-				limit, next, len(p.Tasks), completed, h.stuck(started, inflight, next))
+				limit, pushed, len(p.Tasks), completed, h.stuck(started, inflight, qt, nextOf))
 		}
-		if next < len(bits) {
-			if err := h.poke("cmd_valid", 1); err != nil {
-				return err
-			}
-			if err := h.rec.PokeBig("cmd_desc", bits[next]); err != nil {
-				return err
-			}
-		} else if err := h.poke("cmd_valid", 0); err != nil {
+		offered, err := offer()
+		if err != nil {
 			return err
 		}
 		// Sample this cycle's outputs (settled) before the edge.
@@ -397,10 +446,18 @@ func (h *runner) run(res *Result, base uint64) error {
 				if err != nil {
 					return err
 				}
-				id := (hwid - base) & mask
-				if int(id) >= len(started) {
-					return fmt.Errorf("host: %s started task %d, the program has %d", name, id, len(started))
+				q, err := h.peek(name + "_start_queue")
+				if err != nil {
+					return err
 				}
+				if int(q) >= len(qt) {
+					return fmt.Errorf("host: %s started a task of queue %d, the program uses %d queues", name, q, len(qt))
+				}
+				local := (hwid - base[q]) & mask
+				if int(local) >= len(qt[q]) {
+					return fmt.Errorf("host: %s started task %d of queue %d, the program has %d there", name, local, q, len(qt[q]))
+				}
+				id := qt[q][local]
 				started[id] = cycle
 				inflight[e] = append(inflight[e], int(id))
 			}
@@ -421,7 +478,7 @@ func (h *runner) run(res *Result, base uint64) error {
 				completed++
 			}
 		}
-		if next == len(bits) {
+		if pushed == len(bits) {
 			idle, err := h.peek("idle")
 			if err != nil {
 				return err
@@ -431,13 +488,14 @@ func (h *runner) run(res *Result, base uint64) error {
 				break
 			}
 		}
-		if next < len(bits) {
+		if offered >= 0 {
 			ready, err := h.peek("cmd_ready")
 			if err != nil {
 				return err
 			}
 			if ready == 1 {
-				next++
+				nextOf[p.Tasks[offered].Queue]++
+				pushed++
 			}
 		}
 		h.rec.Step(1)
@@ -482,17 +540,19 @@ func (h *runner) run(res *Result, base uint64) error {
 
 // stuck describes where a run that does not finish hangs: per engine,
 // the tasks started and not done, or the next pushed task not started.
-func (h *runner) stuck(started []int, inflight [isa.NumEngines][]int, pushed int) string {
+func (h *runner) stuck(started []int, inflight [isa.NumEngines][]int, qt [][]int, pushed []int) string {
 	var parts []string
 	for e, name := range npu.EngineNames {
 		if len(inflight[e]) > 0 {
 			parts = append(parts, fmt.Sprintf("%s running %v", name, inflight[e]))
 			continue
 		}
-		for id := 0; id < pushed; id++ {
-			if int(h.prog.Tasks[id].Desc.Engine) == e && started[id] < 0 {
-				parts = append(parts, fmt.Sprintf("%s waits to start %d (deps %v)", name, id, h.prog.Tasks[id].Desc.Deps))
-				break
+		for q, tasks := range qt {
+			for _, id := range tasks[:pushed[q]] {
+				if int(h.prog.Tasks[id].Desc.Engine) == e && started[id] < 0 {
+					parts = append(parts, fmt.Sprintf("%s waits to start %d (deps %v)", name, id, h.prog.Tasks[id].Desc.Deps))
+					break
+				}
 			}
 		}
 	}

@@ -32,7 +32,7 @@ import (
 //	}
 type Session struct {
 	h          *runner
-	next       uint64   // the ID of the next run's first task
+	next       []uint64 // per queue: the ID of the next run's first task
 	loadCycles int      // loading the image at the start
 	vcd        *os.File // the waveform, under a temporary name until Close
 	vcdPath    string   // its name once the session ends well
@@ -115,12 +115,18 @@ func (s *Session) Run(inputs map[string]*golden.Tensor) (*Result, error) {
 		return nil, err
 	}
 	res.LoadCycles = n
+	qt := h.prog.QueueTasks()
+	for len(s.next) < len(qt) {
+		s.next = append(s.next, 0)
+	}
 	if err := h.run(res, s.next); err != nil {
 		s.failed = true
 		res.Stimulus = h.rec.Stimulus()
 		return res, err
 	}
-	s.next += uint64(len(h.prog.Tasks))
+	for q, tasks := range qt {
+		s.next[q] += uint64(len(tasks))
+	}
 	if err := h.read(res); err != nil {
 		s.failed = true
 		return nil, err

@@ -40,6 +40,9 @@ type Config struct {
 	QueueDepth int `json:"queue_depth"` // descriptors per queue
 	Window     int `json:"window"`      // scoreboard window: how far a dependency may reach back
 	MaxDeps    int `json:"max_deps"`    // dependency fields per descriptor
+	// QueueRoundRobin serves the queues in turn instead of by priority
+	// (for the parts of one network in several queues).
+	QueueRoundRobin bool `json:"queue_round_robin"`
 
 	ExtAddrWidth int `json:"ext_addr_width"` // external memory: 2^ext_addr_width lines of rows×elem_width bits
 	ExtLatency   int `json:"ext_latency"`    // cycles from an accepted external read to its data (simulation memory model)
@@ -168,7 +171,7 @@ func (c Config) TaskMgr() taskmgr.Config {
 	}
 	return taskmgr.Config{Queues: c.Queues, QueueDepth: c.QueueDepth, Window: c.Window, MaxDeps: c.MaxDeps,
 		EngineSlots: 2, Outstanding: outstanding, IDBits: 16, AddrBits: addr, DimBits: 16,
-		ParamBits: c.paramBits(), FlagBits: 4}
+		ParamBits: c.paramBits(), FlagBits: 4, RoundRobin: c.QueueRoundRobin, NETargets: c.Engines, NETargetOffset: c.neTargetOffset()}
 }
 
 // SliceBits is the number of high address bits that name an engine's

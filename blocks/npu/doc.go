@@ -98,7 +98,9 @@
 // that engine, N (Config.AnyEngine) or more on the lowest-numbered
 // engine that can take a task this cycle (its operands must then be in
 // every slice it may land on). The task manager still sees one "ne"
-// engine (in program order per its slots); a dispatcher in the top
+// engine (in program order per queue), told by ne_free which engines can
+// take a task (so a queue's task for a busy engine lets another queue's
+// task for a free one go); a dispatcher in the top
 // raises ne_ready when the named (or any) engine can take the task,
 // hands it to that engine, and turns the engines' done pulses into the
 // task manager's in-order ones: a FIFO of the engine index of every
@@ -129,7 +131,7 @@
 //	mac_count, skip_count                                   the PE array's counters (the totals with several engines)
 //	ne<i>_start, ne<i>_done, ne<i>_busy_cycles, ne<i>_stall_cycles, ne<i>_mac_count, ne<i>_skip_count
 //	                                                        per neural engine (several engines only)
-//	<e>_start, <e>_start_id, <e>_done                       dispatch and completion, for the task timeline
+//	<e>_start, <e>_start_id, <e>_start_queue, <e>_done      dispatch (the task's ID and queue) and completion, for the task timeline
 //
 // # The simulation top (BuildSim)
 //

@@ -243,6 +243,16 @@ func (b *top) dispatch(engine *hdl.Expr) (*hdl.Expr, *hdl.Expr) {
 	return &ready.Expr, &done.Expr
 }
 
+// neFree is the task manager's ne_free: which engines can take a task
+// now (engine 0 in bit 0).
+func (b *top) neFree() *hdl.Expr {
+	free := make([]hdl.Value, len(b.nes))
+	for i, ne := range b.nes {
+		free[len(b.nes)-1-i] = ne.Out("t_ready")
+	}
+	return hdl.Cat(free...)
+}
+
 // engineCounters adds the per-engine ports ne<i>_start, ne<i>_done,
 // ne<i>_busy_cycles, ne<i>_stall_cycles, ne<i>_mac_count,
 // ne<i>_skip_count and the totals mac_count and skip_count.

@@ -183,7 +183,12 @@ func neController(c Config) (*hdl.Module, error) {
 	pstart := run.And(lactive.Not()).And(wr.Not()).And(sfree).And(lcount.Ge(passes)).And(fresh.Not()).
 		And(pre.Not()).And(nextConv)
 	lend := lactive.And(lrow.Eq(lastRow))
-	lactive.SetNext(hdl.Mux(idle, hdl.U(1, 0), hdl.Mux(lstart.Or(pstart), hdl.U(1, 1), hdl.Mux(lend, hdl.U(1, 0), lactive))))
+	// Going idle ends a load, except a prefetch: the task manager may
+	// withdraw an offer for a while (its outstanding FIFO is full) but
+	// offers this engine that same task next, so the prefetched weights
+	// stay for it.
+	dropLoad := idle.And(pre.Not())
+	lactive.SetNext(hdl.Mux(dropLoad, hdl.U(1, 0), hdl.Mux(lstart.Or(pstart), hdl.U(1, 1), hdl.Mux(lend, hdl.U(1, 0), lactive))))
 	lrow.SetNext(hdl.Mux(lactive.And(lend.Not()), lrow.Add(hdl.U(1, 1)).Trunc(lrow.Width()), hdl.U(lrow.Width(), 0)))
 	// Taking a prefetched task keeps lbase (its pass 1, or its pass 0 if
 	// the prefetch still runs) and counts pass 0 once its last row is in.
@@ -268,7 +273,7 @@ func neController(c Config) (*hdl.Module, error) {
 
 	// The shadow weights: consumed by a swap, refilled by the loader.
 	swapIssued := issue.And(first)
-	wr.SetNext(hdl.Mux(idle.Or(swapIssued), hdl.U(1, 0), hdl.Mux(loaded, hdl.U(1, 1), wr)))
+	wr.SetNext(hdl.Mux(dropLoad.Or(swapIssued), hdl.U(1, 0), hdl.Mux(loaded, hdl.U(1, 1), wr)))
 	sfree.SetNext(hdl.Mux(takeFresh, hdl.U(1, 1), hdl.Mux(lstart.Or(pstart), hdl.U(1, 0), hdl.Mux(s1Valid.And(s1Swap), hdl.U(1, 1), sfree))))
 
 	// ---- transpose: the corner-turn grid ----

@@ -128,6 +128,7 @@ func (b *top) build() error {
 		if e == int(isa.NE) && N > 1 {
 			ready, done := b.dispatch(np[isa.EngineField])
 			tm.Connect(name+"_ready", ready)
+			tm.Connect("ne_free", b.neFree())
 			tm.Connect(name+"_done", done)
 			starts[e] = tm.Out(name + "_valid").And(ready)
 			dones[e] = done
@@ -304,6 +305,7 @@ func (b *top) build() error {
 		m.Output(name+"_completed", tm.Out(name+"_completed").Type).Set(tm.Out(name + "_completed"))
 		m.Output(name+"_start", hdl.Bool).Set(starts[e])
 		m.Output(name+"_start_id", tm.Out(name+"_id").Type).Set(tm.Out(name + "_id"))
+		m.Output(name+"_start_queue", tm.Out(name+"_queue").Type).Set(tm.Out(name + "_queue"))
 		m.Output(name+"_done", hdl.Bool).Set(dones[e])
 	}
 	if N == 1 {

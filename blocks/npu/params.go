@@ -33,3 +33,15 @@ func sliceParams(l isa.ParamLayout, param *hdl.Expr) map[string]*hdl.Expr {
 	}
 	return out
 }
+
+// neTargetOffset is the bit offset of the NE param's engine field, which
+// the task manager reads to prefer a task whose engine is free (0 with
+// one engine: there is no such field).
+func (c Config) neTargetOffset() int {
+	for _, f := range c.NEParams().Fields {
+		if f.Name == isa.EngineField {
+			return f.Offset
+		}
+	}
+	return 0
+}

@@ -40,6 +40,21 @@ type Config struct {
 	ParamBits int `json:"param_bits"`
 	// FlagBits is the width of the debug flags handed to the engine.
 	FlagBits int `json:"flag_bits"`
+	// RoundRobin gives every queue the same priority: the arbiters (issue,
+	// and dispatch per engine) take turns, starting after the queue they
+	// served last, instead of preferring the lowest-numbered queue. For
+	// queues that carry parts of one network (a band per queue).
+	RoundRobin bool `json:"round_robin"`
+	// NETargets is how many PE arrays stand behind the "ne" engine. With
+	// 1, ne_ready alone says whether the offered task is taken. With more,
+	// the NE param's target field (NETargetOffset, clog2(NETargets+1)
+	// bits; NETargets or more: any array) names the array, the ne_free
+	// input says which arrays can take a task, and the dispatch prefers a
+	// queue whose task names a free array, so one queue's task for a busy
+	// array does not hold back another queue's task for an idle one.
+	NETargets int `json:"ne_targets"`
+	// NETargetOffset is the bit offset of the target field in param.
+	NETargetOffset int `json:"ne_target_offset"`
 }
 
 // MaxParamBits bounds the param operand; wider than 64 bits it is carried
@@ -61,6 +76,7 @@ func DefaultConfig() Config {
 		DimBits:     16,
 		ParamBits:   32,
 		FlagBits:    4,
+		NETargets:   1,
 	}
 }
 
@@ -83,6 +99,11 @@ func (c Config) Check(path string) error {
 		check.Range(f("dim_bits"), c.DimBits, 1, 64),
 		check.Range(f("param_bits"), c.ParamBits, 1, MaxParamBits),
 		check.Range(f("flag_bits"), c.FlagBits, 1, 16),
+		check.Range(f("ne_targets"), c.NETargets, 1, 8),
+	}
+	if c.NETargets > 1 && c.ParamBits >= 1 && (c.NETargetOffset < 0 || c.NETargetOffset+c.targetBits() > c.ParamBits) {
+		errs = append(errs, &check.FieldError{Field: f("ne_target_offset"), Value: c.NETargetOffset,
+			Allowed: fmt.Sprintf("must be in 0..%d: the %d-bit target field must lie inside the %d param bits", c.ParamBits-c.targetBits(), c.targetBits(), c.ParamBits)})
 	}
 	// A task ID must tell apart two tasks of a window, and a dependency
 	// distance must be able to fall outside it: IDs need at least
@@ -98,8 +119,22 @@ func (c Config) Check(path string) error {
 	return check.All(errs...)
 }
 
+// targetBits is the width of the NE param's target field.
+func (c Config) targetBits() int { return hdl.ClogWidth(c.NETargets + 1) }
+
 // name is the module name: every parameter that changes the structure.
 func (c Config) name() string {
+	n := c.baseName()
+	if c.RoundRobin {
+		n = hdl.Name(n, "rr")
+	}
+	if c.NETargets > 1 {
+		n = hdl.Name(n, fmt.Sprintf("t%dat%d", c.NETargets, c.NETargetOffset))
+	}
+	return n
+}
+
+func (c Config) baseName() string {
 	return hdl.Name("taskmgr", fmt.Sprintf("q%dx%d", c.Queues, c.QueueDepth), fmt.Sprintf("w%d", c.Window),
 		fmt.Sprintf("k%d", c.MaxDeps), fmt.Sprintf("s%do%d", c.EngineSlots, c.Outstanding),
 		fmt.Sprintf("i%da%dd%dp%df%d", c.IDBits, c.AddrBits, c.DimBits, c.ParamBits, c.FlagBits))

@@ -36,6 +36,9 @@ func TestConfigValidate(t *testing.T) {
 		{"several at once", func(c *taskmgr.Config) { c.EngineSlots, c.Outstanding, c.AddrBits, c.FlagBits = 0, 9, 65, 0 },
 			[]string{"engine_slots = 0", "outstanding = 9", "addr_bits = 65", "flag_bits = 0"}},
 		{"operand widths", func(c *taskmgr.Config) { c.DimBits, c.ParamBits = 0, 1000 }, []string{"dim_bits = 0", "param_bits = 1000"}},
+		{"ne targets", func(c *taskmgr.Config) { c.NETargets = 9 }, []string{"ne_targets = 9 is not allowed: must be in 1..8"}},
+		{"target field outside param", func(c *taskmgr.Config) { c.NETargets, c.NETargetOffset = 4, 30 },
+			[]string{"ne_target_offset = 30 is not allowed: must be in 0..29: the 3-bit target field must lie inside the 32 param bits"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,7 +80,7 @@ func TestConfigJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"queues":2,"queue_depth":16,"window":64,"max_deps":4,"engine_slots":2,"outstanding":2,"id_bits":16,"addr_bits":32,"dim_bits":16,"param_bits":32,"flag_bits":4}`
+	want := `{"queues":2,"queue_depth":16,"window":64,"max_deps":4,"engine_slots":2,"outstanding":2,"id_bits":16,"addr_bits":32,"dim_bits":16,"param_bits":32,"flag_bits":4,"round_robin":false,"ne_targets":1,"ne_target_offset":0}`
 	if string(data) != want {
 		t.Errorf("JSON %s\nwant %s", data, want)
 	}
@@ -167,7 +170,7 @@ func TestLintSynth(t *testing.T) {
 // simulator idle and ready.
 func TestBuildExtremes(t *testing.T) {
 	maxCfg := taskmgr.Config{Queues: 8, QueueDepth: 1024, Window: 1024, MaxDeps: 8, EngineSlots: 8, Outstanding: 8,
-		IDBits: 32, AddrBits: 64, DimBits: 64, ParamBits: 64, FlagBits: 16}
+		IDBits: 32, AddrBits: 64, DimBits: 64, ParamBits: 64, FlagBits: 16, NETargets: 8, NETargetOffset: 60}
 	for _, cfg := range []taskmgr.Config{minimalConfig(), maxCfg} {
 		m, err := taskmgr.Build(cfg)
 		if err != nil {

@@ -17,16 +17,37 @@
 // # Pipeline
 //
 //	cmd port -> queue[cmd_queue] (Q queues, memory FIFOs)
-//	         -> arbiter: the highest-priority (lowest-numbered) non-empty queue
+//	         -> arbiter: the highest-priority (lowest-numbered) queue whose head can issue
 //	         -> check: ID, engine, op, ndeps, dependency window   (malformed: retire, error)
-//	         -> engine slots (engine_slots per engine, in program order)
-//	         -> dispatch when every dependency has completed
+//	         -> engine slots (engine_slots per engine and queue, in program order)
+//	         -> dispatch: per engine, the highest-priority queue whose oldest slot has
+//	            every dependency completed
 //	         -> outstanding (outstanding per engine) until the engine's done pulse
 //
-// Each engine receives its tasks in program order (its slots are a FIFO);
-// tasks of different engines overtake each other freely. One descriptor is
-// issued per cycle. A strictly higher-priority queue wins every cycle, so
-// an arriving high-priority program takes the next free slot.
+// Each engine receives each queue's tasks in that queue's program order
+// (its slots are FIFOs); tasks of different engines, and of different
+// queues, overtake each other freely. One descriptor is issued per cycle.
+//
+// Priority without stalls: a head can issue unless its queue's window is
+// full or its engine's slots for that queue are full (a skipping queue
+// retires without a slot); the highest queue whose head can issue does.
+// At dispatch, the highest queue whose oldest slot for the engine has its
+// dependencies wins. So queue 0 wins whenever both are ready, and a queue
+// that waits never holds back a lower queue's ready task.
+//
+// An offer stands: a task offered to an engine (valid high, ready low)
+// stays offered until that engine takes it, even if a higher queue's task
+// becomes ready meanwhile (the NE prefetches the offered task's first
+// weights while it drains the one before). valid itself may drop while
+// the engine's outstanding FIFO is full; the same task comes back.
+//
+// Several PE arrays (NETargets > 1): the NE's param names an array (the
+// target field at NETargetOffset; NETargets or more means any), and the
+// ne_free input says which arrays can take a task now. The dispatch
+// prefers a queue whose task's array can take it, so a queue's task for a
+// busy array does not hold back another queue's task for an idle one; an
+// offer stands per array (a task offered to array i holds array i, not
+// the others).
 //
 // # Programs, IDs and the window
 //
@@ -43,8 +64,9 @@
 // runs ahead of its oldest unfinished task: with the default 64, up to 63
 // tasks may overtake a long one (the worked example of docs/sources.md §3
 // needs 5).
-// Cost: Q x window done bits and, per dependency field and engine, a
-// window:1 bit select.
+// Cost: Q x window done bits and, per dependency field, engine and queue,
+// a window:1 bit select (each queue's slot head is checked against its
+// own queue's scoreboard).
 //
 // # Errors
 //
@@ -71,6 +93,7 @@
 //	cmd_desc          in   Layout.Width   the descriptor
 //	cmd_ready         out  1              the queue has room (valid && ready: accepted)
 //	err_clear         in   1              clears the error status and ends skipping
+//	ne_free           in   NETargets      (NETargets > 1 only) which PE arrays can take a task now
 //	<e>_ready         in   1              the engine takes a task this cycle
 //	<e>_done          in   1              the engine finished its oldest task (in order)
 //	<e>_valid         out  1              a task is offered to the engine

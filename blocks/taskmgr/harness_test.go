@@ -20,14 +20,14 @@ import (
 // queues (so back-pressure happens).
 func smallConfig() taskmgr.Config {
 	return taskmgr.Config{Queues: 2, QueueDepth: 4, Window: 16, MaxDeps: 2, EngineSlots: 2, Outstanding: 2,
-		IDBits: 8, AddrBits: 12, DimBits: 6, ParamBits: 5, FlagBits: 2}
+		IDBits: 8, AddrBits: 12, DimBits: 6, ParamBits: 5, FlagBits: 2, NETargets: 1}
 }
 
 // minimalConfig is the smallest legal configuration: every width at its
 // lower bound, IDs that wrap every 8 tasks.
 func minimalConfig() taskmgr.Config {
 	return taskmgr.Config{Queues: 1, QueueDepth: 2, Window: 4, MaxDeps: 1, EngineSlots: 1, Outstanding: 1,
-		IDBits: 3, AddrBits: 1, DimBits: 1, ParamBits: 1, FlagBits: 1}
+		IDBits: 3, AddrBits: 1, DimBits: 1, ParamBits: 1, FlagBits: 1, NETargets: 1}
 }
 
 // task is one descriptor of a test program.
@@ -58,6 +58,13 @@ type engineModel struct {
 	lastDone int
 	order    []*task // dispatch order
 	ready    bool
+	// offers: per target (array; 0 for a plain engine), the task offered
+	// and not taken, which must stay on the port until taken.
+	offers map[int]key
+	// arrays, for an NE with several targets (Config.NETargets > 1): the
+	// last cycle of each array's task. An array takes a task only when
+	// idle; done pulses still come in dispatch order.
+	arrays []int
 }
 
 // bench drives the task manager on the Go simulator closed-loop, through a
@@ -107,6 +114,13 @@ func newBench(t *testing.T, cfg taskmgr.Config, seed uint64) *bench {
 		byKey: map[key][]*task{}, maxErrors: 10}
 	for e := range b.eng {
 		b.eng[e] = &engineModel{depth: 2, lastDone: -1}
+	}
+	if cfg.NETargets > 1 {
+		m := b.eng[isa.NE]
+		m.depth = cfg.Outstanding
+		for range cfg.NETargets {
+			m.arrays = append(m.arrays, -1)
+		}
 	}
 	b.dr.Reset(2)
 	b.cycle = 2
@@ -159,9 +173,15 @@ func (b *bench) step() {
 	// engines
 	for e, m := range b.eng {
 		name := isa.Engines[e].Name
-		done := len(m.inside) > 0 && m.inside[0].done == b.cycle
+		done := len(m.inside) > 0 && m.inside[0].done <= b.cycle
+		if done {
+			m.inside[0].done = b.cycle // when the task manager learns of it
+		}
 		b.dr.PokeBool(name+"_done", done)
 		m.ready = len(m.inside) < m.depth && b.rng.Float64() >= m.stall
+		if m.arrays != nil && b.arrayFor(m) < 0 {
+			m.ready = false
+		}
 		b.dr.PokeBool(name+"_ready", m.ready)
 	}
 	// handshakes
@@ -176,10 +196,13 @@ func (b *bench) step() {
 	}
 	for e, m := range b.eng {
 		name := isa.Engines[e].Name
-		if b.dr.Peek(name+"_valid") == 0 || !m.ready {
+		if b.dr.Peek(name+"_valid") == 0 {
 			continue
 		}
-		b.dispatched(isa.Engine(e), m)
+		b.checkOffer(isa.Engine(e), m)
+		if m.ready {
+			b.dispatched(isa.Engine(e), m)
+		}
 	}
 	b.dr.Step(1)
 	for _, m := range b.eng {
@@ -220,11 +243,72 @@ func (b *bench) dispatched(e isa.Engine, m *engineModel) {
 			b.errorf("task %v (%s) dispatched before its dependency %s completed", k, tk.name, dep.name)
 		}
 	}
-	tk.start = max(b.cycle+1, m.lastDone+1)
-	tk.done = tk.start + tk.lat - 1
-	m.lastDone = tk.done
+	if m.arrays != nil {
+		a := b.arrayFor(m)
+		tk.start = b.cycle + 1
+		tk.done = tk.start + tk.lat - 1
+		m.arrays[a] = tk.done
+	} else {
+		tk.start = max(b.cycle+1, m.lastDone+1)
+		tk.done = tk.start + tk.lat - 1
+		m.lastDone = tk.done
+	}
 	m.inside = append(m.inside, tk)
 	m.order = append(m.order, tk)
+}
+
+// checkOffer asserts the dispatch port's contract: a task offered to an
+// engine (with several NE arrays: to the array it names) and not taken
+// stays offered, unchanged, until that engine takes it.
+func (b *bench) checkOffer(e isa.Engine, m *engineModel) {
+	name := e.String()
+	k := key{int(b.dr.Peek(name + "_queue")), int(b.dr.Peek(name + "_id"))}
+	t := 0
+	if m.arrays != nil {
+		tw := hdl.ClogWidth(b.cfg.NETargets + 1)
+		if t = int(b.dr.Peek("ne_param") >> b.cfg.NETargetOffset & (1<<tw - 1)); t >= b.cfg.NETargets {
+			return // any array: offered only to a free one
+		}
+	}
+	if m.offers == nil {
+		m.offers = map[int]key{}
+	}
+	if was, ok := m.offers[t]; ok && was != k {
+		b.errorf("%s (target %d) was offered task %v, now %v before taking it", name, t, was, k)
+	}
+	if m.ready {
+		delete(m.offers, t)
+	} else {
+		m.offers[t] = k
+	}
+}
+
+// arrayFor is the array that takes the NE task offered now (the one its
+// param's target field names, or for a target of NETargets or more the
+// first idle one), -1 if that array is busy. It also drives ne_free,
+// which the task manager reads before it offers.
+func (b *bench) arrayFor(m *engineModel) int {
+	c := b.cfg
+	free := uint64(0)
+	first := -1
+	for i, last := range m.arrays {
+		if last < b.cycle {
+			free |= 1 << i
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	b.dr.Poke("ne_free", free)
+	tw := hdl.ClogWidth(c.NETargets + 1)
+	target := int(b.dr.Peek("ne_param") >> c.NETargetOffset & (1<<tw - 1))
+	if target >= c.NETargets {
+		return first
+	}
+	if free>>target&1 == 0 {
+		return -1
+	}
+	return target
 }
 
 // run steps until every task has been pushed and completed and the task

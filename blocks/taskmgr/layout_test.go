@@ -39,7 +39,7 @@ func TestDefaultLayout(t *testing.T) {
 // Every configuration's fields tile the descriptor without gaps or overlaps.
 func TestLayoutTiles(t *testing.T) {
 	for _, cfg := range []taskmgr.Config{taskmgr.DefaultConfig(), smallConfig(), minimalConfig(),
-		{Queues: 8, QueueDepth: 1024, Window: 1024, MaxDeps: 8, EngineSlots: 8, Outstanding: 8, IDBits: 32, AddrBits: 64, DimBits: 64, ParamBits: 64, FlagBits: 16}} {
+		{Queues: 8, QueueDepth: 1024, Window: 1024, MaxDeps: 8, EngineSlots: 8, Outstanding: 8, IDBits: 32, AddrBits: 64, DimBits: 64, ParamBits: 64, FlagBits: 16, NETargets: 1}} {
 		lay, err := taskmgr.NewLayout(cfg)
 		if err != nil {
 			t.Fatal(err)

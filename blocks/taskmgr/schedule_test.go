@@ -37,6 +37,9 @@ func TestRandomGraphs(t *testing.T) {
 		{"long tasks fill the window", smallConfig(), []int{200, 200}, -3, 2, 0, 0, 5},
 		{"minimal config: one queue, window 4, 3-bit IDs, one dependency", minimalConfig(), []int{200}, 4, 2, 0.1, 0.1, 7},
 		{"default config", taskmgr.DefaultConfig(), []int{300, 300}, -6, 2, 0.1, 0.1, 6},
+		// Random params name array 0, 1 or any (2, 3).
+		{"two NE arrays", twoArrays(), []int{150, 150}, 8, 2, 0.1, 0.1, 8},
+		{"round-robin", roundRobin(), []int{150, 150}, 6, 2, 0.2, 0.1, 9},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,6 +80,55 @@ func TestRandomGraphs(t *testing.T) {
 			b.crossCheck()
 		})
 	}
+}
+
+// roundRobin is smallConfig with the queues served in turn.
+func roundRobin() taskmgr.Config {
+	c := smallConfig()
+	c.RoundRobin = true
+	return c
+}
+
+// twoArrays is smallConfig with two PE arrays behind the "ne" engine,
+// named by param bits 1:0, and room for 6 NE tasks in flight (their done
+// pulses come in dispatch order, so a long task holds the later ones
+// outstanding).
+func twoArrays() taskmgr.Config {
+	c := smallConfig()
+	c.NETargets, c.Outstanding = 2, 6
+	return c
+}
+
+// With two PE arrays behind the ne engine, queue 0's task for a busy
+// array does not hold back queue 1's tasks for the idle one: they all run
+// on array 1 while array 0 works through queue 0's long task.
+func TestBusyArrayLetsOtherQueueGo(t *testing.T) {
+	b := newBench(t, twoArrays(), 21)
+	mk := func(q, target int, lats ...int) []*task {
+		prog := chain(len(lats), func(i int) int { return lats[i] }, func(int) isa.Engine { return isa.NE }, false)
+		for _, tk := range prog {
+			tk.queue, tk.name = q, fmt.Sprintf("q%d.%s", q, tk.name)
+			tk.desc.Param = []uint64{uint64(target)}
+		}
+		return prog
+	}
+	for _, tk := range append(mk(0, 0, 40, 3, 3), mk(1, 1, 3, 3, 3, 3)...) {
+		b.add(tk)
+	}
+	b.run(1000)
+	b.check()
+	var got []string
+	for _, tk := range b.eng[isa.NE].order {
+		got = append(got, tk.name)
+	}
+	want := []string{"q0.t0", "q1.t0", "q1.t1", "q1.t2", "q1.t3", "q0.t1", "q0.t2"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("NE dispatch order (-want +got):\n%s", diff)
+	}
+	if long := b.tasks[0]; b.tasks[6].dispatch > long.done {
+		t.Errorf("q1's last task dispatched at %d, after q0's long task ended at %d", b.tasks[6].dispatch, long.done)
+	}
+	b.crossCheck()
 }
 
 // workedExample is the network of docs/sources.md §3: convolutions on the
@@ -258,39 +310,75 @@ func TestWindowFull(t *testing.T) {
 	b.crossCheck()
 }
 
-// Fixed priority: with both queues holding tasks for a busy engine, every
-// free slot goes to queue 0 (the highest priority) until it is empty.
+// Arbitration: when tasks of both queues are ready, queue 0 (the higher
+// priority) wins, except over a task already offered to the engine (an
+// offer stands until taken: q1.t0, offered while the engines refused work
+// and before queue 0 had tasks); when queue 0's tasks wait for a
+// dependency (and, with three of them, its head waits for a full engine
+// slot as well), queue 1's ready tasks go past them.
 func TestPriority(t *testing.T) {
-	b := newBench(t, smallConfig(), 13)
-	for _, m := range b.eng {
-		m.stall = 1 // engines refuse work until the queues are loaded
-	}
-	mk := func(q int) []*task {
-		prog := chain(4, func(int) int { return 3 }, func(int) isa.Engine { return isa.NE }, false)
+	named := func(q int, prog []*task) []*task {
 		for _, tk := range prog {
 			tk.queue, tk.name = q, fmt.Sprintf("q%d.%s", q, tk.name)
 		}
 		return prog
 	}
-	for _, tk := range append(mk(1), mk(0)...) { // queue 1 first: it gets the engine slots before queue 0 arrives
-		b.add(tk)
+	independent := func(q int) []*task {
+		return named(q, chain(4, func(int) int { return 3 }, func(int) isa.Engine { return isa.NE }, false))
 	}
-	for b.next < len(b.tasks) {
-		b.step()
+	// q0: a long load, three NE tasks that need it, a store after them.
+	waiting := func() []*task {
+		prog := chain(5, func(i int) int { return []int{30, 3, 3, 3, 2}[i] },
+			func(i int) isa.Engine { return []isa.Engine{isa.DMAIn, isa.NE, isa.NE, isa.NE, isa.DMAOut}[i] }, false)
+		for i := 1; i < 5; i++ {
+			dep := prog[0]
+			if i == 4 {
+				dep = prog[3]
+			}
+			prog[i].deps, prog[i].desc.Deps = []*task{dep}, []uint64{dep.desc.ID}
+		}
+		return named(0, prog)
 	}
-	b.step()
-	for _, m := range b.eng {
-		m.stall = 0
+	cases := []struct {
+		name  string
+		cfg   taskmgr.Config
+		stall bool // engines refuse work until every task is pushed
+		push  []*task
+		want  []string // NE dispatch order
+	}{
+		{"both ready: priority wins", smallConfig(), true, append(independent(1), independent(0)...),
+			[]string{"q1.t0", "q0.t0", "q0.t1", "q0.t2", "q0.t3", "q1.t1", "q1.t2", "q1.t3"}},
+		{"a waiting queue lets the lower one go", smallConfig(), false, append(waiting(), independent(1)...),
+			[]string{"q1.t0", "q1.t1", "q1.t2", "q1.t3", "q0.t1", "q0.t2", "q0.t3"}},
+		{"round-robin: the queues take turns", roundRobin(), true, append(independent(1), independent(0)...),
+			[]string{"q1.t0", "q0.t0", "q1.t1", "q0.t1", "q1.t2", "q0.t2", "q1.t3", "q0.t3"}},
 	}
-	b.run(1000)
-	b.check()
-	var got []string
-	for _, tk := range b.eng[isa.NE].order {
-		got = append(got, tk.name)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBench(t, tc.cfg, 13)
+			for _, m := range b.eng {
+				m.stall = map[bool]float64{true: 1}[tc.stall]
+			}
+			for _, tk := range tc.push {
+				b.add(tk)
+			}
+			for b.next < len(b.tasks) {
+				b.step()
+			}
+			b.step()
+			for _, m := range b.eng {
+				m.stall = 0
+			}
+			b.run(1000)
+			b.check()
+			var got []string
+			for _, tk := range b.eng[isa.NE].order {
+				got = append(got, tk.name)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("NE dispatch order (-want +got):\n%s", diff)
+			}
+			b.crossCheck()
+		})
 	}
-	want := []string{"q1.t0", "q1.t1", "q0.t0", "q0.t1", "q0.t2", "q0.t3", "q1.t2", "q1.t3"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("NE dispatch order (-want +got):\n%s", diff)
-	}
-	b.crossCheck()
 }

@@ -2,6 +2,7 @@ package taskmgr
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/hdl"
@@ -47,14 +48,16 @@ type builder struct {
 	// check and the scoreboard update)
 	comp          []*hdl.Expr
 	compQ, compIx []*hdl.Expr
+	// the engine being built: its offers not yet taken (keepPromises)
+	promises []promise
 }
 
-// slotRecord is what waits in front of an engine: the engine fields, the
-// queue, which dependency fields are used and the low l bits of each
-// dependency ID (enough to place it relative to the scoreboard base).
+// slotRecord is what waits in front of an engine: the engine fields,
+// which dependency fields are used and the low l bits of each dependency
+// ID (enough to place it relative to the scoreboard base). The queue is
+// the slot FIFO's own.
 func (b *builder) slotRecord() *record {
 	r := newRecord()
-	r.add("queue", b.qb)
 	for _, f := range b.lay.EngineFields() {
 		r.add(f.Name, f.Width)
 	}
@@ -112,14 +115,37 @@ func (b *builder) build() {
 		b.skip = append(b.skip, m.Reg(fmt.Sprintf("skip%d", q), hdl.Bool, 0))
 	}
 
-	// ---- arbiter: the highest-priority non-empty queue ----
-	sel := make([]*hdl.Expr, c.Queues)
+	// ---- engine slots: issued tasks waiting for their dependencies ----
+	// One FIFO per engine and queue, so a queue's task waiting for its
+	// dependencies never holds back another queue's task.
+	rec := b.slotRecord()
+	slotMod := shiftFIFO("taskmgr_slots", c.EngineSlots, rec.width)
+	slots := make([][]*hdl.Instance, isa.NumEngines)
+	for e, def := range isa.Engines {
+		for q := range queues {
+			slots[e] = append(slots[e], m.Instance(fmt.Sprintf("slots_%s_%d", def.Name, q), slotMod))
+		}
+	}
+
+	// ---- arbiter: the highest-priority queue whose head can issue ----
+	// A head can issue unless its queue's window is full or the slot FIFO
+	// of its engine is (a queue that skips retires without a slot). A
+	// head naming no engine is malformed and retires.
+	cans := make([]*hdl.Expr, c.Queues)
 	var anyValid *hdl.Expr = hdl.U(1, 0)
 	for q := range queues {
-		v := &queues[q].Out("valid").Expr
-		sel[q] = v.And(anyValid.Not())
-		anyValid = anyValid.Or(v)
+		hf := b.lay.Slice(queues[q].Out("head"))
+		var slotFull *hdl.Expr = hdl.U(1, 0)
+		for e := range isa.Engines {
+			slotFull = slotFull.Or(hf["engine"].Eq(hdl.U(isa.EngineBits, uint64(e))).And(slots[e][q].Out("full")))
+		}
+		windowFull := b.seq[q].Trunc(b.l).Sub(b.base[q]).Trunc(b.l).Eq(hdl.U(b.l, uint64(c.Window)))
+		can := m.Wire(fmt.Sprintf("can_issue%d", q), hdl.Bool)
+		can.Set(queues[q].Out("valid").And(windowFull.Not()).And(b.skip[q].Or(slotFull.Not())))
+		cans[q] = &can.Expr
+		anyValid = anyValid.Or(can)
 	}
+	sel, lastIssued := b.choose("issue", cans)
 	pick := func(xs []hdl.Value) *hdl.Expr { // the selected queue's x (one-hot select)
 		r := exprOf(xs[len(xs)-1])
 		for q := len(xs) - 2; q >= 0; q-- {
@@ -138,7 +164,6 @@ func (b *builder) build() {
 	head := m.Wire("issue_desc", hdl.UInt(b.lay.Width))
 	head.Set(pick(vals(c.Queues, func(q int) hdl.Value { return queues[q].Out("head") })))
 	seqSel := pick(vals(c.Queues, func(q int) hdl.Value { return b.seq[q] }))
-	baseSel := pick(vals(c.Queues, func(q int) hdl.Value { return b.base[q] }))
 	skipSel := pick(vals(c.Queues, func(q int) hdl.Value { return b.skip[q] }))
 
 	// ---- decode and check the selected head ----
@@ -174,31 +199,24 @@ func (b *builder) build() {
 	malformed := m.Wire("malformed", hdl.Bool)
 	malformed.Set(code.Ne(hdl.U(errBits, ErrNone)))
 
-	// The selected queue has window tasks issued and not all completed:
-	// the scoreboard slot of its next ID is still taken.
-	windowFull := seqSel.Trunc(b.l).Sub(baseSel).Trunc(b.l).Eq(hdl.U(b.l, uint64(c.Window)))
-
-	// ---- engine slots: issued tasks waiting for their dependencies ----
-	rec := b.slotRecord()
-	slotMod := shiftFIFO("taskmgr_slots", c.EngineSlots, rec.width)
-	slots := make([]*hdl.Instance, isa.NumEngines)
-	var targetFull *hdl.Expr = hdl.U(1, 0)
 	isEngine := make([]*hdl.Expr, isa.NumEngines)
-	for e, def := range isa.Engines {
-		slots[e] = m.Instance("slots_"+def.Name, slotMod)
+	for e := range isa.Engines {
 		isEngine[e] = engine.Eq(hdl.U(isa.EngineBits, uint64(e)))
-		targetFull = targetFull.Or(isEngine[e].And(slots[e].Out("full")))
 	}
 	retireMode := malformed.Or(skipSel)
 	issue := m.Wire("issue", hdl.Bool)
-	issue.Set(anyValid.And(windowFull.Not()).And(retireMode.Or(targetFull.Not())))
+	issue.Set(anyValid)
 	for q := range queues {
 		pops[q].Set(issue.And(sel[q]))
+	}
+	if lastIssued != nil {
+		lastIssued.SetNext(selIdx)
+		lastIssued.SetEnable(issue)
 	}
 	retire := m.Wire("retire", hdl.Bool)
 	retire.Set(issue.And(retireMode))
 
-	entry := map[string]hdl.Value{"queue": selIdx}
+	entry := map[string]hdl.Value{}
 	for _, fl := range b.lay.EngineFields() {
 		entry[fl.Name] = f[fl.Name]
 	}
@@ -242,20 +260,70 @@ func (b *builder) build() {
 		b.compQ = append(b.compQ, oh.Slice(b.qb+b.n-1, b.n))
 		b.compIx = append(b.compIx, oh.Slice(b.n-1, 0))
 	}
-	var idle *hdl.Expr = anyValid.Not()
+	var idle *hdl.Expr = hdl.U(1, 1)
+	for q := range queues {
+		idle = idle.And(queues[q].Out("valid").Not())
+	}
 	for e, def := range isa.Engines {
 		p := def.Name + "_"
-		s, o := slots[e], outs[e]
-		h := rec.slice(s.Out("head"))
-		depsOK := b.depsDone(h)
+		o := outs[e]
+		// Each queue's oldest slot of this engine is a candidate once its
+		// dependencies have completed; the highest-priority candidate is
+		// offered (with several NE targets: the highest whose target can
+		// take it, if any can).
+		hs := make([]map[string]*hdl.Expr, c.Queues)
+		cand := make([]*hdl.Expr, c.Queues)
+		for q, s := range slots[e] {
+			hs[q] = rec.slice(s.Out("head"))
+			ok := m.Wire(fmt.Sprintf("%sready%d", p, q), hdl.Bool)
+			ok.Set(s.Out("valid").And(b.depsDone(hs[q], q)))
+			cand[q] = &ok.Expr
+			idle = idle.And(s.Out("valid").Not())
+		}
+		multi := isa.Engine(e) == isa.NE && c.NETargets > 1
+		tg := b.targets(hs, multi)
+		nt := 1
+		if multi {
+			nt = c.NETargets
+		}
+		cand = b.keepPromises(p, nt, tg, cand)
+		if multi {
+			cand = b.preferFree(m.Input("ne_free", hdl.UInt(c.NETargets)), tg, cand)
+		}
+		dsel, lastServed := b.choose(p+"served", cand)
+		var any *hdl.Expr = hdl.U(1, 0)
+		for _, x := range cand {
+			any = any.Or(x)
+		}
+		dpick := func(f func(q int) hdl.Value) *hdl.Expr {
+			r := exprOf(f(c.Queues - 1))
+			for q := c.Queues - 2; q >= 0; q-- {
+				r = hdl.Mux(dsel[q], f(q), r)
+			}
+			return r
+		}
+		h := map[string]*hdl.Expr{}
+		for _, fl := range b.lay.EngineFields() {
+			name := fl.Name
+			h[name] = dpick(func(q int) hdl.Value { return hs[q][name] })
+		}
+		dq := dpick(func(q int) hdl.Value { return hdl.U(b.qb, uint64(q)) })
 		valid := m.Wire(p+"dispatch", hdl.Bool)
-		valid.Set(s.Out("valid").And(depsOK).And(o.Out("full").Not()))
+		valid.Set(any.And(o.Out("full").Not()))
 		fire := valid.And(ready[e])
-		s.Connect("push", issue.And(retireMode.Not()).And(isEngine[e])).Connect("data", slotData).Connect("pop", fire)
-		o.Connect("push", fire).Connect("data", hdl.Cat(h["queue"], h["id"].Trunc(b.n))).Connect("pop", b.comp[e])
+		b.updatePromises(tg, dpick, &valid.Expr, fire, dq)
+		if lastServed != nil {
+			lastServed.SetNext(dq)
+			lastServed.SetEnable(fire)
+		}
+		for q, s := range slots[e] {
+			s.Connect("push", issue.And(retireMode.Not()).And(isEngine[e]).And(sel[q])).Connect("data", slotData).
+				Connect("pop", fire.And(dsel[q]))
+		}
+		o.Connect("push", fire).Connect("data", hdl.Cat(dq, h["id"].Trunc(b.n))).Connect("pop", b.comp[e])
 
 		m.Output(p+"valid", hdl.Bool).Set(valid)
-		m.Output(p+"queue", hdl.UInt(b.qb)).Set(h["queue"])
+		m.Output(p+"queue", hdl.UInt(b.qb)).Set(dq)
 		for _, fl := range b.lay.EngineFields() {
 			m.Output(p+fl.Name, hdl.UInt(fl.Width)).Set(h[fl.Name])
 		}
@@ -264,7 +332,7 @@ func (b *builder) build() {
 		completed.SetNext(completed.Add(hdl.U(1, 1)).Trunc(CounterBits))
 		completed.SetEnable(b.comp[e])
 		m.Output(p+"completed", hdl.UInt(CounterBits)).Set(completed)
-		idle = idle.And(s.Out("valid").Not()).And(o.Out("valid").Not())
+		idle = idle.And(o.Out("valid").Not())
 	}
 
 	// ---- scoreboard update ----
@@ -297,21 +365,14 @@ func (b *builder) build() {
 	m.Output("idle", hdl.Bool).Set(idle)
 }
 
-// depsDone is 1 when every used dependency of the slot head h has
-// completed: it is older than its queue's scoreboard base, or its done bit
-// is set, or an engine reports it done in this very cycle (the bypass that
-// makes dispatch overhead zero cycles).
-func (b *builder) depsDone(h map[string]*hdl.Expr) *hdl.Expr {
+// depsDone is 1 when every used dependency of h, a slot head of queue q,
+// has completed: it is older than the queue's scoreboard base, or its done
+// bit is set, or an engine reports it done in this very cycle (the bypass
+// that makes dispatch overhead zero cycles).
+func (b *builder) depsDone(h map[string]*hdl.Expr, q int) *hdl.Expr {
 	c := b.cfg
-	hq := h["queue"]
-	pickQ := func(xs []*hdl.Signal) *hdl.Expr {
-		vs := make([]hdl.Value, len(xs))
-		for q, x := range xs {
-			vs[q] = x
-		}
-		return hdl.Pick(hq, vs, xs[len(xs)-1])
-	}
-	base, bits := pickQ(b.base), pickQ(b.bits)
+	qc := hdl.U(b.qb, uint64(q))
+	base, bits := b.base[q], b.bits[q]
 	var ok *hdl.Expr = hdl.U(1, 1)
 	for i := 0; i < c.MaxDeps; i++ {
 		dl := h[fmt.Sprintf("dl%d", i)]
@@ -321,9 +382,145 @@ func (b *builder) depsDone(h map[string]*hdl.Expr) *hdl.Expr {
 		older := dl.Sub(base).Trunc(b.l).Bit(b.l - 1)
 		d := older.Or(bits.Shr(ix).Bit(0))
 		for e := 0; e < isa.NumEngines; e++ {
-			d = d.Or(b.comp[e].And(b.compQ[e].Eq(hq)).And(b.compIx[e].Eq(ix)))
+			d = d.Or(b.comp[e].And(b.compQ[e].Eq(qc)).And(b.compIx[e].Eq(ix)))
 		}
 		ok = ok.And(h["depmask"].Bit(i).Not().Or(d))
 	}
 	return ok
+}
+
+// target is where a slot head goes: for the NE with several arrays the
+// array its param names (named false: any array), else the one engine
+// (index 0).
+type target struct {
+	named *hdl.Expr
+	index *hdl.Expr
+}
+
+// promise is an offer an engine (or one NE array) has seen and not yet
+// taken. The offer must not change until it is taken: the NE prefetches
+// the offered task's first weights while it finishes the one before, so
+// it must get exactly that task next.
+type promise struct {
+	held  *hdl.Signal // an offer is pending
+	queue *hdl.Signal // whose
+}
+
+// targets gives each queue's slot head its target.
+func (b *builder) targets(hs []map[string]*hdl.Expr, multi bool) []target {
+	c := b.cfg
+	out := make([]target, len(hs))
+	for q, h := range hs {
+		if !multi {
+			out[q] = target{hdl.U(1, 1), hdl.U(1, 0)}
+			continue
+		}
+		tw := c.targetBits()
+		var words []hdl.Value // the param words, the first at the bottom
+		for _, fl := range b.lay.EngineFields() {
+			if strings.HasPrefix(fl.Name, "param") {
+				words = append([]hdl.Value{h[fl.Name]}, words...)
+			}
+		}
+		t := hdl.Cat(words...).Slice(c.NETargetOffset+tw-1, c.NETargetOffset)
+		out[q] = target{t.Lt(hdl.U(tw, uint64(c.NETargets))), t.Resize(hdl.ClogWidth(c.NETargets))}
+	}
+	return out
+}
+
+// keepPromises drops the candidates that name a target promised to
+// another queue; it creates the promise registers (one per target) and
+// keeps them on the builder for updatePromises.
+func (b *builder) keepPromises(prefix string, n int, tg []target, cand []*hdl.Expr) []*hdl.Expr {
+	b.promises = make([]promise, n)
+	for t := range b.promises {
+		b.promises[t] = promise{
+			held:  b.m.Reg(fmt.Sprintf("%soffer%d", prefix, t), hdl.Bool, 0),
+			queue: b.m.Reg(fmt.Sprintf("%soffer%d_queue", prefix, t), hdl.UInt(b.qb), 0),
+		}
+	}
+	out := make([]*hdl.Expr, len(cand))
+	for q := range cand {
+		var blocked *hdl.Expr = hdl.U(1, 0)
+		for t, pr := range b.promises {
+			other := pr.held.And(pr.queue.Ne(hdl.U(b.qb, uint64(q))))
+			blocked = blocked.Or(tg[q].named.And(b.isTarget(tg[q].index, t)).And(other))
+		}
+		out[q] = cand[q].And(blocked.Not())
+	}
+	return out
+}
+
+func (b *builder) isTarget(index *hdl.Expr, t int) *hdl.Expr {
+	if len(b.promises) == 1 {
+		return hdl.U(1, 1)
+	}
+	return index.Eq(hdl.U(index.Width(), uint64(t)))
+}
+
+// updatePromises: an offer to a named target that is not taken becomes
+// that target's promise; taking the promised queue's task ends it.
+func (b *builder) updatePromises(tg []target, dpick func(func(int) hdl.Value) *hdl.Expr, valid, fire *hdl.Expr, dq *hdl.Expr) {
+	named := dpick(func(q int) hdl.Value { return tg[q].named })
+	index := dpick(func(q int) hdl.Value { return tg[q].index })
+	for t, pr := range b.promises {
+		offered := valid.And(named).And(b.isTarget(index, t))
+		taken := fire.And(dq.Eq(pr.queue))
+		pr.held.SetNext(hdl.Mux(pr.held, taken.Not(), offered.And(fire.Not())))
+		pr.queue.SetNext(dq)
+		pr.queue.SetEnable(pr.held.Not().And(offered))
+	}
+}
+
+// preferFree narrows the NE candidates to those whose target array can
+// take a task now (free, or any array for a target of NETargets or more),
+// unless none can: then every candidate stays, and the highest-priority
+// one waits for its array.
+func (b *builder) preferFree(free *hdl.Signal, tg []target, cand []*hdl.Expr) []*hdl.Expr {
+	anyFree := free.OrR()
+	takes := make([]*hdl.Expr, len(cand))
+	var someTakes *hdl.Expr = hdl.U(1, 0)
+	for q := range cand {
+		named := hdl.Mux(tg[q].named, free.Shr(tg[q].index).Bit(0), anyFree)
+		takes[q] = cand[q].And(named)
+		someTakes = someTakes.Or(takes[q])
+	}
+	out := make([]*hdl.Expr, len(cand))
+	for q := range cand {
+		out[q] = hdl.Mux(someTakes, takes[q], cand[q])
+	}
+	return out
+}
+
+// choose is an arbiter's one-hot pick among the candidates: the lowest
+// queue (fixed priority), or with RoundRobin the first after the queue
+// it served last (the returned register, which the caller updates).
+func (b *builder) choose(name string, cand []*hdl.Expr) ([]*hdl.Expr, *hdl.Signal) {
+	if !b.cfg.RoundRobin || len(cand) == 1 {
+		return firstOf(cand), nil
+	}
+	last := b.m.Reg(name+"_last", hdl.UInt(b.qb), 0)
+	after := make([]*hdl.Expr, len(cand))
+	var anyAfter *hdl.Expr = hdl.U(1, 0)
+	for q, x := range cand {
+		after[q] = x.And(last.Lt(hdl.U(b.qb, uint64(q))))
+		anyAfter = anyAfter.Or(after[q])
+	}
+	first, wrapped := firstOf(after), firstOf(cand)
+	out := make([]*hdl.Expr, len(cand))
+	for q := range cand {
+		out[q] = hdl.Mux(anyAfter, first[q], wrapped[q])
+	}
+	return out, last
+}
+
+// firstOf is the one-hot select of the first true x.
+func firstOf(xs []*hdl.Expr) []*hdl.Expr {
+	out := make([]*hdl.Expr, len(xs))
+	var before *hdl.Expr = hdl.U(1, 0)
+	for i, x := range xs {
+		out[i] = x.And(before.Not())
+		before = before.Or(x)
+	}
+	return out
 }

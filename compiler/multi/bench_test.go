@@ -128,3 +128,62 @@ func densityMap(rng *rand.Rand, c, h, w int, d func(y int) float64) *golden.Tens
 	}
 	return t
 }
+
+// TestQueuePerBandTable measures the BENCHMARKS.md table "A queue per
+// band": the conv of TestSpeedupTable (50% zeros, uniform; equal-area
+// bands) on 2 and 4 engines, as one merged program for queue 0 and with
+// band i's program in queue i (queues = engines), the queues served by
+// fixed priority and round-robin. Every run must be bit-identical to the
+// single-engine run.
+//
+//	QUEUE_BENCH=1 go test ./compiler/multi -run TestQueuePerBandTable -v -timeout 1h
+func TestQueuePerBandTable(t *testing.T) {
+	tooltest.SkipUnlessEnv(t, "QUEUE_BENCH", "run the queue-per-band table (minutes)")
+	C, H, W, CO := 32, 48, 48, 32
+	rng := rand.New(rand.NewPCG(1, 10))
+	w := golden.New(CO, C, 3, 3)
+	for i := range w.Data {
+		w.Data[i] = int64(rng.IntN(255) - 127)
+	}
+	conv := compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 10, Relu: true}}
+	x := densityMap(rng, C, H, W, func(int) float64 { return 0.5 })
+	g := compiler.NewGraph()
+	g.Output("y", g.Conv2D(g.Input("x", x), w, conv))
+	p1, err := compiler.Compile(npu.DefaultConfig(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, err := host.Run(npu.DefaultConfig(), p1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("conv %d×%d×%d → %d, 3×3, pad 1, 50%% zeros, equal-area bands; one engine: %d cycles\n\n", C, H, W, CO, r1.Cycles)
+	fmt.Println("| engines | merged program (queue 0) | a queue per band, fixed priority | / merged | a queue per band, round-robin | / merged | planar stalled (merged / round-robin) |")
+	fmt.Println("|---:|---:|---:|---:|---:|---:|---|")
+	for _, n := range []int{2, 4} {
+		var cycles [3]int
+		var stall [3]uint64
+		for k, mode := range []struct{ perQueue, rr bool }{{false, false}, {true, false}, {true, true}} {
+			cfg := npu.DefaultConfig()
+			cfg.Engines, cfg.Queues, cfg.QueueRoundRobin = n, n, mode.rr
+			mp, err := Conv2D(cfg, x, w, conv, Options{EqualArea: true, QueuePerBand: mode.perQueue})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := host.Run(cfg, mp.Program)
+			if err != nil {
+				t.Fatal(err)
+			}
+			y, err := mp.Stitch(r.Outputs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i, ok := equal(r1.Outputs["y"], y); !ok {
+				t.Fatalf("%d engines, %+v: differs from the single-engine run at %d", n, mode, i)
+			}
+			cycles[k], stall[k] = r.Cycles, r.Engines[2].Stall
+		}
+		fmt.Printf("| %d | %d | %d | %.3f | %d | %.3f | %.0f%% / %.0f%% |\n", n, cycles[0], cycles[1], float64(cycles[1])/float64(cycles[0]),
+			cycles[2], float64(cycles[2])/float64(cycles[0]), pct(stall[0], cycles[0]), pct(stall[2], cycles[2]))
+	}
+}

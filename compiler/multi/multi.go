@@ -15,20 +15,24 @@
 // bit-identical to the single-engine run: every output pixel is computed
 // by one band from the same inputs, weights and requantization.
 //
-// # Merge
+// # Merge, or a queue per band
 //
-// The task manager arbitrates its queues by fixed priority (the highest
-// non-empty queue issues, even when its head waits for a full engine
-// slot) and keeps one slot FIFO per engine in issue order, so band
-// programs in separate queues would run one after the other: queue 1
-// issues only when queue 0 is empty. The bands are therefore merged into
-// one program: the tasks of each band keep their order, and the next
-// task comes from the band whose NE work emitted so far is the least
-// (estimated NE cycles: passes × output pixels), so the NE tasks reach
-// the task manager's ne slots in about the order the engines can run
-// them. Dependencies are renumbered; one that ends up a scoreboard
-// window or more back is dropped (it has always completed, as in a
-// single program).
+// By default the bands are merged into one program for queue 0: the
+// tasks of each band keep their order, and the next task comes from the
+// band whose NE work emitted so far is the least (estimated NE cycles:
+// passes × output pixels), so the NE tasks reach the task manager's ne
+// slots in about the order the engines can run them. Dependencies are
+// renumbered; one that ends up a scoreboard window or more back is
+// dropped (it has always completed, as in a single program).
+//
+// With Options.QueuePerBand band i's program goes to task queue i
+// unchanged (its own IDs; the NPU needs queues ≥ engines), pushed in the
+// same interleaved order. The task manager keeps slots per engine and
+// queue and lets a queue's ready task go while another waits, and the
+// NPU's ne_free tells it which engines are free, so the bands run side by
+// side; with queue_round_robin the shared engines (DMA, planar) take the
+// bands in turn instead of by queue priority. BENCHMARKS.md ("A queue per
+// band") compares the two.
 //
 // # Zero skipping and time
 //
@@ -63,6 +67,12 @@ type Options struct {
 	// Threshold is the balance threshold (partition.Options.Threshold;
 	// 0 means partition.DefaultThreshold).
 	Threshold float64
+	// QueuePerBand puts band i's program in task queue i (band-local IDs;
+	// the NPU needs queues ≥ engines) instead of merging the bands into
+	// one program for queue 0. The task manager lets a queue's ready task
+	// go while a higher queue's head waits, so both run the bands side by
+	// side.
+	QueuePerBand bool
 }
 
 // Program is a convolution compiled for several engines.
@@ -162,7 +172,7 @@ func Conv2D(cfg npu.Config, x, w *golden.Tensor, conv compiler.Conv, opt Options
 		}
 		bands = append(bands, bp)
 	}
-	prog, ext, err := Merge(cfg, bands)
+	prog, ext, err := merge(cfg, bands, opt.QueuePerBand)
 	if err != nil {
 		return nil, err
 	}
@@ -192,8 +202,28 @@ func (p *Program) Stitch(outs map[string]*golden.Tensor) (*golden.Tensor, error)
 // into one program for cfg (package documentation). It returns the
 // program and each band's first external line.
 func Merge(cfg npu.Config, bands []*compiler.Program) (*compiler.Program, []int, error) {
+	return merge(cfg, bands, false)
+}
+
+// Networks runs independent programs side by side: program i (compiled
+// for cfg.Slice()) is relocated into engine i's slice and its own
+// external-memory region, as a band is, and goes to task queue i with
+// its own IDs (queue 0 has the highest priority unless the NPU serves
+// its queues round-robin). Its inputs and outputs are named
+// BandName(name, i). The NPU needs engines and queues ≥ len(progs).
+func Networks(cfg npu.Config, progs []*compiler.Program) (*compiler.Program, error) {
+	p, _, err := merge(cfg, progs, true)
+	return p, err
+}
+
+// merge is Merge; with perQueue band i keeps its IDs and goes to queue
+// i, in the same push order.
+func merge(cfg npu.Config, bands []*compiler.Program, perQueue bool) (*compiler.Program, []int, error) {
 	if len(bands) > cfg.Engines {
 		return nil, nil, fmt.Errorf("multi: %d bands for %d engines", len(bands), cfg.Engines)
+	}
+	if perQueue && len(bands) > cfg.Queues {
+		return nil, nil, fmt.Errorf("multi: a queue per band needs %d queues, the NPU has %d (npu config field queues)", len(bands), cfg.Queues)
 	}
 	if len(bands) > 1 {
 		for _, b := range bands {
@@ -258,6 +288,13 @@ func Merge(cfg npu.Config, bands []*compiler.Program) (*compiler.Program, []int,
 		id := len(out.Tasks)
 		ids[bi] = append(ids[bi], id)
 		next[bi]++
+		if perQueue {
+			t.Queue = bi
+			t.Label = fmt.Sprintf("e%d %s", bi, t.Label)
+			out.Tasks = append(out.Tasks, t)
+			work[bi] += neCycles(slice, bands[bi].Tasks[next[bi]-1].Desc)
+			continue
+		}
 		var deps []uint64
 		for _, d := range t.Desc.Deps {
 			nd := ids[bi][d]

@@ -62,9 +62,10 @@ func equal(a, b *golden.Tensor) (int, bool) {
 }
 
 // A conv split among 2 and 3 engines (balanced and equal-area, uniform
-// and skewed zeros, stride 1 and 2) runs on the multi-engine NPU and,
-// stitched, is bit-identical to the single-engine run and the golden
-// model; every engine does work and skips MACs.
+// and skewed zeros, stride 1 and 2, one merged program or a queue per
+// band) runs on the multi-engine NPU and, stitched, is bit-identical to
+// the single-engine run and the golden model; every engine does work and
+// skips MACs.
 func TestConvEngines(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 10))
 	q := golden.Requant{Scale: 1, Shift: 8, Relu: true}
@@ -76,17 +77,23 @@ func TestConvEngines(t *testing.T) {
 		conv      compiler.Conv
 		skew      bool
 		equalArea bool
+		perQueue  bool
 	}{
-		{"2 engines balanced skewed", 2, 8, 12, 8, 8, 3, compiler.Conv{PadH: 1, PadW: 1, Requant: q}, true, false},
-		{"2 engines equal-area skewed", 2, 8, 12, 8, 8, 3, compiler.Conv{PadH: 1, PadW: 1, Requant: q}, true, true},
-		{"3 engines uniform stride 2", 3, 4, 15, 7, 4, 3, compiler.Conv{Stride: 2, PadH: 1, PadW: 1, Requant: q}, false, false},
+		{"2 engines balanced skewed", 2, 8, 12, 8, 8, 3, compiler.Conv{PadH: 1, PadW: 1, Requant: q}, true, false, false},
+		{"2 engines equal-area skewed", 2, 8, 12, 8, 8, 3, compiler.Conv{PadH: 1, PadW: 1, Requant: q}, true, true, false},
+		{"3 engines uniform stride 2", 3, 4, 15, 7, 4, 3, compiler.Conv{Stride: 2, PadH: 1, PadW: 1, Requant: q}, false, false, false},
+		{"3 engines, a queue per band", 3, 8, 12, 8, 8, 3, compiler.Conv{PadH: 1, PadW: 1, Requant: q}, true, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := sparseMap(rng, tc.c, tc.h, tc.w, 0.5, tc.skew)
 			w := weights(rng, tc.cout, tc.c, tc.k)
 			cfg := small(tc.engines)
-			mp, err := Conv2D(cfg, x, w, tc.conv, Options{EqualArea: tc.equalArea})
+			cfg.Queues = max(cfg.Queues, tc.engines)
+			mp, err := Conv2D(cfg, x, w, tc.conv, Options{EqualArea: tc.equalArea, QueuePerBand: tc.perQueue})
 			if err != nil {
+				t.Fatal(err)
+			}
+			if err := compiler.CheckDeps(mp.Program, nil); err != nil {
 				t.Fatal(err)
 			}
 			res, err := host.Run(cfg, mp.Program)
@@ -152,18 +159,37 @@ func busy(r *host.Result) []uint64 {
 	return b
 }
 
-// The compiled two-engine conv replays identically on Verilator.
+// The compiled two-engine conv, as one merged program and with a queue
+// per band, and two networks at two priorities (the same hardware, one
+// Verilator build), replay identically on Verilator.
 func TestConvEnginesVerilator(t *testing.T) {
 	tooltest.Need(t, "verilator")
 	rng := rand.New(rand.NewPCG(10, 11))
 	x := sparseMap(rng, 4, 8, 6, 0.5, false)
 	w := weights(rng, 4, 4, 3)
 	cfg := small(2)
-	mp, err := Conv2D(cfg, x, w, compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 7}}, Options{})
+	for _, perQueue := range []bool{false, true} {
+		mp, err := Conv2D(cfg, x, w, compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 7}}, Options{QueuePerBand: perQueue})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := host.Run(cfg, mp.Program)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cr, err := verify.CrossCheck(res.Design, res.Stimulus, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("queue per band %v: Verilator agrees on %d outputs over %d cycles", perQueue, cr.Outputs, cr.Cycles)
+	}
+	// Two networks at two priorities, the high one submitted mid-run.
+	n := newTwoNetworks(t, cfg, rng, [4]int{4, 8, 6, 4}, [4]int{4, 4, 4, 4})
+	p, err := Networks(cfg, n.progs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := host.Run(cfg, mp.Program)
+	res, err := host.Run(cfg, p, host.WithRelease(0, 150))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +197,7 @@ func TestConvEnginesVerilator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("Verilator agrees on %d outputs over %d cycles", cr.Outputs, cr.Cycles)
+	t.Logf("two networks: Verilator agrees on %d outputs over %d cycles", cr.Outputs, cr.Cycles)
 }
 
 // Relocation: band i's DMA, NE and planar operands land in slice i and

@@ -1,0 +1,146 @@
+package multi
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/host"
+	"github.com/hwgen/hwgen/internal/tooltest"
+)
+
+// twoNetworks is a low-priority network (a long conv) and a
+// high-priority one (a short conv) for cfg's two slices, with their
+// golden outputs: networks[0] goes to queue 0 (the high priority).
+type twoNetworks struct {
+	progs []*compiler.Program
+	want  []*golden.Tensor
+}
+
+func newTwoNetworks(t *testing.T, cfg npu.Config, rng *rand.Rand, low, high [4]int) twoNetworks {
+	t.Helper()
+	var n twoNetworks
+	q := golden.Requant{Scale: 1, Shift: 9, Relu: true}
+	for _, s := range [][4]int{high, low} { // C, H, W, Cout
+		x := sparseMap(rng, s[0], s[1], s[2], 0.3, false)
+		w := weights(rng, s[3], s[0], 3)
+		g := compiler.NewGraph()
+		g.Output("y", g.Conv2D(g.Input("x", x), w, compiler.Conv{PadH: 1, PadW: 1, Requant: q}))
+		p, err := compiler.Compile(cfg.Slice(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := g.Reference(cfg.Slice())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.progs = append(n.progs, p)
+		n.want = append(n.want, ref["y"])
+	}
+	return n
+}
+
+// queueSpan is the first start and the last end of queue q's tasks.
+func queueSpan(p *compiler.Program, r *host.Result, q int) (first, last int) {
+	first = -1
+	for _, s := range r.Timeline {
+		if p.Tasks[s.ID].Queue != q {
+			continue
+		}
+		if first < 0 || s.Start < first {
+			first = s.Start
+		}
+		last = max(last, s.End)
+	}
+	return first, last
+}
+
+// A high-priority network submitted while a low-priority one runs: its
+// tasks overtake the running network's at task boundaries on the shared
+// engines (it starts within one task of the other network's, and ends
+// first), and both results stay bit-exact.
+func TestTwoNetworksTwoPriorities(t *testing.T) {
+	cfg := small(2)
+	rng := rand.New(rand.NewPCG(30, 1))
+	n := newTwoNetworks(t, cfg, rng, [4]int{8, 16, 12, 8}, [4]int{4, 6, 6, 4})
+	p, err := Networks(cfg, n.progs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := compiler.CheckDeps(p, nil); err != nil {
+		t.Fatal(err)
+	}
+	const release = 300
+	r, err := host.Run(cfg, p, host.WithRelease(0, release))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range n.want {
+		if k, ok := equal(want, r.Outputs[BandName("y", i)]); !ok {
+			t.Fatalf("network %d differs from the golden model at %d", i, k)
+		}
+	}
+	hiFirst, hiLast := queueSpan(p, r, 0)
+	_, loLast := queueSpan(p, r, 1)
+	// The longest task of the low-priority network running on a shared
+	// engine bounds the wait for a task boundary.
+	longest := 0
+	for _, s := range r.Timeline {
+		if p.Tasks[s.ID].Queue == 1 && s.Engine != "ne" {
+			longest = max(longest, s.End-s.Start+1)
+		}
+	}
+	if hiFirst < release || hiFirst-release > longest {
+		t.Errorf("the high-priority network starts at %d, released at %d (a low-priority task lasts up to %d)", hiFirst, release, longest)
+	}
+	if hiLast >= loLast {
+		t.Errorf("the high-priority network ends at %d, the low-priority one at %d", hiLast, loLast)
+	}
+	t.Logf("released at %d, first task at %d (+%d), done at %d; low-priority network done at %d", release, hiFirst, hiFirst-release, hiLast, loLast)
+}
+
+// TestTwoPrioritiesTable measures the BENCHMARKS.md table "Two networks
+// at two priorities" on the default NPU with two engines: a 16×16×16
+// conv (high priority, queue 0, engine 0) submitted while a 32×48×48
+// conv (low priority, queue 1, engine 1) runs.
+//
+//	QUEUE_BENCH=1 go test ./compiler/multi -run TestTwoPrioritiesTable -v
+func TestTwoPrioritiesTable(t *testing.T) {
+	tooltest.SkipUnlessEnv(t, "QUEUE_BENCH", "run the two-priority table")
+	cfg := npu.DefaultConfig()
+	cfg.Engines = 2
+	rng := rand.New(rand.NewPCG(31, 1))
+	n := newTwoNetworks(t, cfg, rng, [4]int{32, 48, 48, 32}, [4]int{16, 16, 16, 16})
+	alone := make([]int, 2)
+	for i, p := range n.progs {
+		r, err := host.Run(cfg.Slice(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone[i] = r.Cycles
+	}
+	p, err := Networks(cfg, n.progs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("high priority: conv 16×16×16 → 16 alone %d cycles; low priority: conv 32×48×48 → 32 alone %d cycles\n\n", alone[0], alone[1])
+	fmt.Println("| high-priority network submitted at | its first task starts | latency | it completes after | low-priority network completes at |")
+	fmt.Println("|---:|---:|---:|---:|---:|")
+	for _, release := range []int{0, 5000, 20000, 40000} {
+		r, err := host.Run(cfg, p, host.WithRelease(0, release))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range n.want {
+			if k, ok := equal(want, r.Outputs[BandName("y", i)]); !ok {
+				t.Fatalf("network %d differs from the golden model at %d", i, k)
+			}
+		}
+		hiFirst, hiLast := queueSpan(p, r, 0)
+		_, loLast := queueSpan(p, r, 1)
+		fmt.Printf("| %d | %d | %d | %d (alone %d) | %d (alone %d) |\n", release, hiFirst, hiFirst-release, hiLast-release+1, alone[0], loLast+1, alone[1])
+	}
+}
