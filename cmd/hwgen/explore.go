@@ -10,6 +10,7 @@ import (
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/compiler/multi"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/ppa"
@@ -219,7 +220,7 @@ func (a exploreArgs) runPoint(p explorePoint) (exploreRecord, error) {
 		fmt.Fprintf(os.Stderr, "  invalid: %s\n", p.invalid)
 		return rec, nil
 	}
-	job, err := compileJob(p.cfg, p.w, p.given, true)
+	job, err := compileJob(p.cfg, p.w, p.given, multi.Options{EqualArea: true})
 	var ue usageError
 	if errors.As(err, &ue) { // this configuration cannot run the workload
 		rec.Invalid = err.Error()

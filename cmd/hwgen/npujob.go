@@ -24,12 +24,15 @@ type npuJob struct {
 }
 
 // compileJob draws the inputs not given and compiles w for cfg: a conv2d
-// on several engines is split into row bands (equal areas, or balanced
-// non-zero counts). A workload the configuration cannot run is a usage
-// error.
-func compileJob(cfg npu.Config, w compiler.Workload, given map[string]*golden.Tensor, equalArea bool) (*npuJob, error) {
+// on several engines is split into row bands as split says (equal areas
+// or balanced non-zero counts; merged into one queue, or a queue per
+// band). A workload the configuration cannot run is a usage error.
+func compileJob(cfg npu.Config, w compiler.Workload, given map[string]*golden.Tensor, split multi.Options) (*npuJob, error) {
 	if cfg.Engines > 1 && w.Op != "conv2d" {
 		return nil, usagef("--engines %d: only a conv2d is split among several engines (%s runs on one: leave engines at 1)", cfg.Engines, w.Op)
+	}
+	if split.QueuePerBand && cfg.Engines > 1 && cfg.Queues < cfg.Engines {
+		return nil, usagef("--queue-per-band: %d bands need %d task queues, queues = %d (add --set queues=%d)", cfg.Engines, cfg.Engines, cfg.Queues, cfg.Engines)
 	}
 	j := &npuJob{cfg: cfg, w: w, in: w.RandomInputsOf(cfg.ElemWidth, given)}
 	var err error
@@ -37,7 +40,7 @@ func compileJob(cfg npu.Config, w compiler.Workload, given map[string]*golden.Te
 		return nil, usageError{err}
 	}
 	if cfg.Engines > 1 {
-		j.mp, err = multi.Conv2D(cfg, j.in["x"], j.in["w"], w.ConvParams(), multi.Options{EqualArea: equalArea})
+		j.mp, err = multi.Conv2D(cfg, j.in["x"], j.in["w"], w.ConvParams(), split)
 		if err == nil {
 			j.prog = j.mp.Program
 		}

@@ -50,13 +50,14 @@ type tensorFlags struct {
 // workloadFlags describe the tensor workload of `hwgen sim` and how it runs.
 type workloadFlags struct {
 	tensorFlags
-	Out      string `help:"Write the result (y.npy) and the golden result (y.golden.npy) into this directory (checked before the run)." type:"path" placeholder:"DIR"`
-	Engine   string `help:"Simulator: go, or verilator (the Go run replayed on Verilator, every output of every cycle compared)." enum:"go,verilator" default:"go"`
-	Timeline string `help:"Write the task timeline as Chrome trace-event JSON (open in https://ui.perfetto.dev or chrome://tracing)." type:"path" placeholder:"FILE"`
-	Engines  *int   `help:"Neural engines (overrides the configuration's engines). With more than one, a conv2d is split into row bands, one per engine (compiler/multi)." placeholder:"N"`
-	Split    string `help:"How a conv2d is split among several engines or sparse units: equal-area (equal row bands: fastest on the dense NE, whose time follows its rows; zero skipping saves it energy, not cycles) or balanced (equal non-zero counts within 3%: what the sparse engine's units, whose time follows their non-zeros, need). Default: equal-area on the NPU, balanced on the sparse engine." enum:"balanced,equal-area," default:""`
-	Accel    string `help:"Run a conv2d on: npu (the dense NE), auto (the sparse engine when its estimated cycles for this input's non-zeros are below the NE's ideal, with the reason printed; --set then configures the NPU) or sparse (the sparse engine: units fed only the non-zero inputs, time following the non-zeros; configured with --set units=, lanes=, entries=, acc_depth=, …: docs/engines.md, \"Sparse engine\")." enum:"npu,sparse,auto" default:"npu"`
-	Units    int    `help:"With --accel sparse: compute units (overrides the sparse configuration's units)." placeholder:"N"`
+	Out          string `help:"Write the result (y.npy) and the golden result (y.golden.npy) into this directory (checked before the run)." type:"path" placeholder:"DIR"`
+	Engine       string `help:"Simulator: go, or verilator (the Go run replayed on Verilator, every output of every cycle compared)." enum:"go,verilator" default:"go"`
+	Timeline     string `help:"Write the task timeline as Chrome trace-event JSON (open in https://ui.perfetto.dev or chrome://tracing)." type:"path" placeholder:"FILE"`
+	Engines      *int   `help:"Neural engines (overrides the configuration's engines). With more than one, a conv2d is split into row bands, one per engine (compiler/multi)." placeholder:"N"`
+	Split        string `help:"How a conv2d is split among several engines or sparse units: equal-area (equal row bands: fastest on the dense NE, whose time follows its rows; zero skipping saves it energy, not cycles) or balanced (equal non-zero counts within 3%: what the sparse engine's units, whose time follows their non-zeros, need). Default: equal-area on the NPU, balanced on the sparse engine." enum:"balanced,equal-area," default:""`
+	QueuePerBand bool   `help:"With several engines: each band's program goes to its own task queue (band i to queue i; needs --set queues=N for N engines) instead of one merged program in queue 0. Add --set queue_round_robin=true to serve the bands in turn rather than by queue priority." name:"queue-per-band"`
+	Accel        string `help:"Run a conv2d on: npu (the dense NE), auto (the sparse engine when its estimated cycles for this input's non-zeros are below the NE's ideal, with the reason printed; --set then configures the NPU) or sparse (the sparse engine: units fed only the non-zero inputs, time following the non-zeros; configured with --set units=, lanes=, entries=, acc_depth=, …: docs/engines.md, \"Sparse engine\")." enum:"npu,sparse,auto" default:"npu"`
+	Units        int    `help:"With --accel sparse: compute units (overrides the sparse configuration's units)." placeholder:"N"`
 }
 
 // workload assembles the workload from the file and the flags; unless
@@ -235,7 +236,7 @@ func (c *simCmd) runWorkload() error {
 		return err
 	}
 	elem := golden.S(cfg.ElemWidth)
-	job, err := compileJob(cfg, w, given, npuSplit == "equal-area")
+	job, err := compileJob(cfg, w, given, multi.Options{EqualArea: npuSplit == "equal-area", QueuePerBand: c.QueuePerBand})
 	if err != nil {
 		return err
 	}
@@ -405,6 +406,9 @@ func reportSplit(mp *multi.Program, how string) {
 	fmt.Printf("split     %s: %s; non-zero imbalance %.1f%%", how, strings.Join(parts, ", "), 100*mp.Metrics.Imbalance)
 	if mp.Unbalanced != nil {
 		fmt.Printf(" (the 3%% threshold is not met)")
+	}
+	if len(mp.QueueTasks()) > 1 {
+		fmt.Printf("; a task queue per band")
 	}
 	fmt.Println()
 }
