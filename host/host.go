@@ -6,6 +6,12 @@
 // waiting for cmd_ready), waits until the NPU is idle, and reads the
 // outputs back (h_rd_addr → h_rd_data one cycle later).
 //
+// A program may use several task queues (compiler.Task.Queue): each cycle
+// the host offers the earliest task, in program order, of a queue that
+// has room, so a full queue does not hold back the others; WithRelease
+// submits a queue's tasks from a later cycle (a second network arriving
+// while the first runs).
+//
 // The Go simulator is driven through a stim.Recorder, so every run is a
 // recorded stimulus: verify.CrossCheck(res.Design, res.Stimulus, opt)
 // replays it on Verilator, and equal outputs in every cycle mean equal

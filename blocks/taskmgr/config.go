@@ -101,7 +101,7 @@ func (c Config) Check(path string) error {
 		check.Range(f("flag_bits"), c.FlagBits, 1, 16),
 		check.Range(f("ne_targets"), c.NETargets, 1, 8),
 	}
-	if c.NETargets > 1 && c.ParamBits >= 1 && (c.NETargetOffset < 0 || c.NETargetOffset+c.targetBits() > c.ParamBits) {
+	if c.ParamBits >= 1 && c.NETargets >= 1 && (c.NETargetOffset < 0 || c.NETargetOffset+c.targetBits() > c.ParamBits) {
 		errs = append(errs, &check.FieldError{Field: f("ne_target_offset"), Value: c.NETargetOffset,
 			Allowed: fmt.Sprintf("must be in 0..%d: the %d-bit target field must lie inside the %d param bits", c.ParamBits-c.targetBits(), c.targetBits(), c.ParamBits)})
 	}
