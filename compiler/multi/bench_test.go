@@ -77,21 +77,7 @@ func TestSpeedupTable(t *testing.T) {
 			cfg := npu.DefaultConfig()
 			cfg.Engines = n
 			for _, eq := range []bool{true, false} {
-				mp, err := Conv2D(cfg, mc.x, w, conv, Options{EqualArea: eq})
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := host.Run(cfg, mp.Program)
-				if err != nil {
-					t.Fatal(err)
-				}
-				y, err := mp.Stitch(r.Outputs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if i, ok := equal(r1.Outputs["y"], y); !ok {
-					t.Fatalf("%s, %d engines: differs from the single-engine run at %d", mc.name, n, i)
-				}
+				mp, r := runSplit(t, cfg, mc.x, w, conv, Options{EqualArea: eq}, r1.Outputs["y"], fmt.Sprintf("%s, %d engines", mc.name, n))
 				split := "balanced"
 				if eq {
 					split = "equal-area"
@@ -109,6 +95,28 @@ func TestSpeedupTable(t *testing.T) {
 			}
 		}
 	}
+}
+
+// runSplit compiles the conv for cfg's engines as opt says, runs it and
+// fails unless the stitched output equals want (the single-engine run).
+func runSplit(t *testing.T, cfg npu.Config, x, w *golden.Tensor, conv compiler.Conv, opt Options, want *golden.Tensor, what string) (*Program, *host.Result) {
+	t.Helper()
+	mp, err := Conv2D(cfg, x, w, conv, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := host.Run(cfg, mp.Program)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := mp.Stitch(r.Outputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i, ok := equal(want, y); !ok {
+		t.Fatalf("%s: differs from the single-engine run at %d", what, i)
+	}
+	return mp, r
 }
 
 func pct(a uint64, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
@@ -166,21 +174,7 @@ func TestQueuePerBandTable(t *testing.T) {
 		for k, mode := range []struct{ perQueue, rr bool }{{false, false}, {true, false}, {true, true}} {
 			cfg := npu.DefaultConfig()
 			cfg.Engines, cfg.Queues, cfg.QueueRoundRobin = n, n, mode.rr
-			mp, err := Conv2D(cfg, x, w, conv, Options{EqualArea: true, QueuePerBand: mode.perQueue})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := host.Run(cfg, mp.Program)
-			if err != nil {
-				t.Fatal(err)
-			}
-			y, err := mp.Stitch(r.Outputs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if i, ok := equal(r1.Outputs["y"], y); !ok {
-				t.Fatalf("%d engines, %+v: differs from the single-engine run at %d", n, mode, i)
-			}
+			_, r := runSplit(t, cfg, x, w, conv, Options{EqualArea: true, QueuePerBand: mode.perQueue}, r1.Outputs["y"], fmt.Sprintf("%d engines, %+v", n, mode))
 			cycles[k], stall[k] = r.Cycles, r.Engines[2].Stall
 		}
 		fmt.Printf("| %d | %d | %d | %.3f | %d | %.3f | %.0f%% / %.0f%% |\n", n, cycles[0], cycles[1], float64(cycles[1])/float64(cycles[0]),

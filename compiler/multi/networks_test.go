@@ -43,6 +43,16 @@ func newTwoNetworks(t *testing.T, cfg npu.Config, rng *rand.Rand, low, high [4]i
 	return n
 }
 
+// check fails unless both networks' outputs equal their golden models.
+func (n twoNetworks) check(t *testing.T, r *host.Result) {
+	t.Helper()
+	for i, want := range n.want {
+		if k, ok := equal(want, r.Outputs[BandName("y", i)]); !ok {
+			t.Fatalf("network %d differs from the golden model at %d", i, k)
+		}
+	}
+}
+
 // queueSpan is the first start and the last end of queue q's tasks.
 func queueSpan(p *compiler.Program, r *host.Result, q int) (first, last int) {
 	first = -1
@@ -78,11 +88,7 @@ func TestTwoNetworksTwoPriorities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range n.want {
-		if k, ok := equal(want, r.Outputs[BandName("y", i)]); !ok {
-			t.Fatalf("network %d differs from the golden model at %d", i, k)
-		}
-	}
+	n.check(t, r)
 	hiFirst, hiLast := queueSpan(p, r, 0)
 	_, loLast := queueSpan(p, r, 1)
 	// The longest task of the low-priority network running on a shared
@@ -134,11 +140,7 @@ func TestTwoPrioritiesTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, want := range n.want {
-			if k, ok := equal(want, r.Outputs[BandName("y", i)]); !ok {
-				t.Fatalf("network %d differs from the golden model at %d", i, k)
-			}
-		}
+		n.check(t, r)
 		hiFirst, hiLast := queueSpan(p, r, 0)
 		_, loLast := queueSpan(p, r, 1)
 		fmt.Printf("| %d | %d | %d | %d (alone %d) | %d (alone %d) |\n", release, hiFirst, hiFirst-release, hiLast-release+1, alone[0], loLast+1, alone[1])
