@@ -40,6 +40,12 @@ type Config struct {
 	QueueDepth int `json:"queue_depth"` // descriptors per queue
 	Window     int `json:"window"`      // scoreboard window: how far a dependency may reach back
 	MaxDeps    int `json:"max_deps"`    // dependency fields per descriptor
+	// EngineSlots is the depth of each engine's configuration queue (per
+	// task queue): how many issued tasks wait, decoded, in front of an
+	// engine. Tasks issue in program order, so a deeper one lets the
+	// issue run further ahead of a busy engine and reach the tasks of
+	// the others.
+	EngineSlots int `json:"engine_slots"`
 	// QueueRoundRobin serves the queues in turn instead of by priority
 	// (for the parts of one network in several queues).
 	QueueRoundRobin bool `json:"queue_round_robin"`
@@ -63,7 +69,7 @@ func DefaultConfig() Config {
 		Rows: 16, Cols: 16, ElemWidth: 8, AccWidth: 32,
 		StateDepth: 4096, PsumDepth: 512, WeightDepth: 1024, ZeroSkip: true,
 		ScaleWidth: 16, MaxKernel: 8, LineDepth: 64,
-		Queues: 2, QueueDepth: 16, Window: 64, MaxDeps: 4,
+		Queues: 2, QueueDepth: 16, Window: 64, MaxDeps: 4, EngineSlots: 2,
 		ExtAddrWidth: 16, ExtLatency: 4, CounterWidth: 48, Engines: 1,
 	}
 }
@@ -86,6 +92,7 @@ func (c Config) Validate() error {
 		check.PowerOfTwo("queue_depth", c.QueueDepth, 2, 1024, "queue pointers wrap by bit width"),
 		check.PowerOfTwo("window", c.Window, 4, 1024, "the scoreboard is indexed by the low bits of a task ID"),
 		check.Range("max_deps", c.MaxDeps, 1, 8),
+		check.Range("engine_slots", c.EngineSlots, 1, 8),
 		check.Range("ext_addr_width", c.ExtAddrWidth, 4, 24),
 		check.Range("ext_latency", c.ExtLatency, 1, 16),
 		check.Range("counter_width", c.CounterWidth, 16, 64),
@@ -170,7 +177,7 @@ func (c Config) TaskMgr() taskmgr.Config {
 		outstanding = min(c.Engines+1, 8)
 	}
 	return taskmgr.Config{Queues: c.Queues, QueueDepth: c.QueueDepth, Window: c.Window, MaxDeps: c.MaxDeps,
-		EngineSlots: 2, Outstanding: outstanding, IDBits: 16, AddrBits: addr, DimBits: 16,
+		EngineSlots: c.EngineSlots, Outstanding: outstanding, IDBits: 16, AddrBits: addr, DimBits: 16,
 		ParamBits: c.paramBits(), FlagBits: 4, RoundRobin: c.QueueRoundRobin, NETargets: c.Engines, NETargetOffset: c.neTargetOffset()}
 }
 

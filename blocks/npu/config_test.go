@@ -77,6 +77,7 @@ func TestConfigErrors(t *testing.T) {
 		{"acc width", func(c *Config) { c.AccWidth = 8 }, []string{"acc_width = 8", "16..64"}},
 		{"line depth", func(c *Config) { c.StateDepth, c.LineDepth = 32, 64 }, []string{"line_depth = 64", "state_depth (32)"}},
 		{"latency", func(c *Config) { c.ExtLatency = 0 }, []string{"ext_latency = 0", "1..16"}},
+		{"engine slots", func(c *Config) { c.EngineSlots = 9 }, []string{"engine_slots = 9", "1..8"}},
 		{"several", func(c *Config) { c.Queues, c.Window = 0, 3 }, []string{"queues = 0", "window = 3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
