@@ -119,8 +119,8 @@ func (e *elab) checkModule(m *Module) {
 		inf.UsesClock = true
 	}
 	for _, mem := range m.Mems {
-		if mem.Macro && (len(mem.Writes) > 1 || len(mem.Reads) > 1) {
-			e.fail(mem.Pos, m.Name+"."+mem.Name, "an SRAM macro has one write and one read port; this memory has %d and %d", len(mem.Writes), len(mem.Reads))
+		if mem.Macro && (len(mem.Writes) > 1 || len(mem.Reads) > MaxMacroReads) {
+			e.fail(mem.Pos, m.Name+"."+mem.Name, "an SRAM macro has one write port and at most %d read ports; this memory has %d and %d", MaxMacroReads, len(mem.Writes), len(mem.Reads))
 		}
 		if mem.Macro && mem.Name == MacroArrayName {
 			e.fail(mem.Pos, m.Name+"."+mem.Name, "an SRAM macro memory may not be named %q: that is the array inside the macro model, and Verilator -Wall rejects the instance hiding it; rename the memory", MacroArrayName)

@@ -87,19 +87,27 @@ type Memory struct {
 // instance named like a signal declared inside it.
 const MacroArrayName = "mem"
 
+// MaxMacroReads is the most read ports an SRAM macro has (a 2R1W macro,
+// or a duplicated array behind one write port).
+const MaxMacroReads = 2
+
 // AsMacro emits the memory as an SRAM macro instance. A macro has one
-// write port (optionally masked) and at most one read port.
+// write port (optionally masked) and at most MaxMacroReads read ports.
 func (mem *Memory) AsMacro() *Memory {
 	mem.Macro = true
 	return mem
 }
 
 // MacroName is the module name of the macro for mem: hwgen_sram_<depth>x<width>,
-// with suffix _m when the write port has a bit mask.
+// with suffix _m when the write port has a bit mask and _r2 when it has
+// two read ports.
 func (mem *Memory) MacroName() string {
 	name := fmt.Sprintf("hwgen_sram_%dx%d", mem.Depth, mem.Type.Width)
 	if len(mem.Writes) > 0 && mem.Writes[0].Mask != nil {
 		name += "_m"
+	}
+	if len(mem.Reads) > 1 {
+		name += fmt.Sprintf("_r%d", len(mem.Reads))
 	}
 	return name
 }

@@ -15,6 +15,16 @@ import (
 	"github.com/hwgen/hwgen/verify"
 )
 
+// roomy is the small NPU with room for the worked example: a weight
+// buffer where C3's weights load while C2 still computes, configuration
+// queues six deep, and the DMA's own state-buffer read port (so this
+// one Verilator build also serves TestDMAReadPort).
+func roomy() npu.Config {
+	c := small()
+	c.WeightDepth, c.EngineSlots, c.DMAReadPort = 256, 6, true
+	return c
+}
+
 // workedExampleNet is the network of the task-order worked example
 // (docs/sources.md §3) as a real workload: conv C1, pool P1, then two
 // branches on P1's output: C2 → P2 → P3 → P4 → P5, and the long C3 (20
@@ -101,10 +111,8 @@ func startOrderOf(tasks map[string]*exampleTask) []string {
 // With the default two the issue stops behind the planar tasks and C3
 // starts only after TP2: the contrast shows what the order comes from.
 func TestWorkedExampleOnNPU(t *testing.T) {
-	base := small()
-	base.WeightDepth = 256 // C3's weights load while C2 still computes
 	run := func(t *testing.T, slots int) (*Result, map[string]*exampleTask) {
-		cfg := base
+		cfg := roomy()
 		cfg.EngineSlots = slots
 		g, names := workedExampleNet(rand.New(rand.NewPCG(8, 8)))
 		want, err := g.Reference(cfg)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -278,16 +279,49 @@ func TestMacroMemory(t *testing.T) {
 	}
 }
 
-func TestMacroNeedsOnePortEach(t *testing.T) {
-	m := hdl.NewModule("two_writes")
-	a := m.Input("a", hdl.UInt(2))
-	mem := m.Memory("ram", 4, hdl.UInt(8)).AsMacro()
-	mem.Write(a, hdl.U(8, 1), hdl.U(1, 1))
-	mem.Write(a, hdl.U(8, 2), hdl.U(1, 1))
-	m.Output("q", hdl.UInt(8)).Set(mem.Read("rd", a))
-	_, err := hdl.Elaborate(m)
-	if err == nil || !strings.Contains(err.Error(), "two_writes.ram: an SRAM macro has one write and one read port; this memory has 2 and 1") {
-		t.Errorf("error = %v", err)
+// A macro has one write port and at most two read ports; more is an
+// elaboration error naming the memory and its port counts.
+func TestMacroPorts(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		writes, reads int
+		want          string // "" for no error
+	}{
+		{"two_writes", 2, 1, "two_writes.ram: an SRAM macro has one write port and at most 2 read ports; this memory has 2 and 1"},
+		{"three_reads", 1, 3, "three_reads.ram: an SRAM macro has one write port and at most 2 read ports; this memory has 1 and 3"},
+		{"two_reads", 1, 2, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := hdl.NewModule(tc.name)
+			a := m.Input("a", hdl.UInt(2))
+			mem := m.Memory("ram", 4, hdl.UInt(8)).AsMacro()
+			for k := range tc.writes {
+				mem.Write(a, hdl.U(8, uint64(k+1)), hdl.U(1, 1))
+			}
+			for k := range tc.reads {
+				m.Output(fmt.Sprintf("q%d", k), hdl.UInt(8)).Set(mem.Read(fmt.Sprintf("rd%d", k), a))
+			}
+			d, err := hdl.Elaborate(m)
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("error = %v, want %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			files := verilog.Emit(d)
+			var all string
+			for _, f := range files {
+				all += string(f.Data)
+			}
+			for _, s := range []string{"module hwgen_sram_4x8_r2", ".raddr2(a)", ".rdata2(", "2 independent"} {
+				if !strings.Contains(all, s) {
+					t.Errorf("emitted Verilog lacks %q:\n%s", s, all)
+				}
+			}
+		})
 	}
 }
 

@@ -28,17 +28,32 @@ func macroModel(mem *hdl.Memory) *hdl.Module {
 	} else {
 		array.Write(waddr, wdata, we)
 	}
-	re := m.Input("re", hdl.Bool)
-	raddr := m.Input("raddr", aw)
-	m.Output("rdata", data).Set(array.ReadEnabled("rd", raddr, re))
+	for k := range max(len(mem.Reads), 1) {
+		sfx := macroReadSuffix(k)
+		re := m.Input("re"+sfx, hdl.Bool)
+		raddr := m.Input("raddr"+sfx, aw)
+		m.Output("rdata"+sfx, data).Set(array.ReadEnabled("rd"+sfx, raddr, re))
+	}
 	return m
+}
+
+// macroReadSuffix names read port k of a macro: re, raddr, rdata for
+// the first, re2, raddr2, rdata2 for the second.
+func macroReadSuffix(k int) string {
+	if k == 0 {
+		return ""
+	}
+	return fmt.Sprint(k + 1)
 }
 
 // macroHeader tells a reader what the model file is for.
 func macroHeader(mem *hdl.Memory) string {
-	return fmt.Sprintf("// Behavioural model of an SRAM macro: %d words x %d bits, one write port, one synchronous\n"+
-		"// read port (data the cycle after the address; a read of the address being written returns the\n"+
-		"// old word). Replace this file with a foundry macro of the same name and ports.\n", mem.Depth, mem.Type.Width)
+	reads := "one synchronous\n// read port"
+	if n := len(mem.Reads); n > 1 {
+		reads = fmt.Sprintf("%d independent\n// synchronous read ports", n)
+	}
+	return fmt.Sprintf("// Behavioural model of an SRAM macro: %d words x %d bits, one write port, %s (data the cycle after the address; a read of the address being\n"+
+		"// written returns the old word). Replace this file with a foundry macro of the same name and ports.\n", mem.Depth, mem.Type.Width, reads)
 }
 
 // macroInstance renders the instance of mem's macro inside its module.
@@ -55,13 +70,14 @@ func (w *moduleWriter) macroInstance(mem *hdl.Memory) string {
 	} else {
 		conns = append(conns, ".we(1'b0)", ".waddr("+zeroA+")", ".wdata("+zeroD+")")
 	}
-	if len(mem.Reads) == 1 {
-		p := mem.Reads[0]
-		en := "1'b1"
-		if p.En != nil {
-			en = w.operand(p.En)
+	if len(mem.Reads) > 0 {
+		for k, p := range mem.Reads {
+			en, sfx := "1'b1", macroReadSuffix(k)
+			if p.En != nil {
+				en = w.operand(p.En)
+			}
+			conns = append(conns, ".re"+sfx+"("+en+")", ".raddr"+sfx+"("+w.operand(p.Addr)+")", ".rdata"+sfx+"("+p.Data.Name+")")
 		}
-		conns = append(conns, ".re("+en+")", ".raddr("+w.operand(p.Addr)+")", ".rdata("+p.Data.Name+")")
 	} else {
 		conns = append(conns, ".re(1'b0)", ".raddr("+zeroA+")", ".rdata("+w.unreadMacroData(mem)+")")
 	}

@@ -28,6 +28,11 @@ type Config struct {
 	WeightDepth int  `json:"weight_depth"` // rows of the weight buffer (power of two); a row is C weights
 	ZeroSkip    bool `json:"zero_skip"`    // PE operand isolation and the skipped-MAC counter
 	Macros      bool `json:"macros"`       // buffers as black-box SRAM macros plus models
+	// DMAReadPort gives the DMA's store reads a state-buffer read port of
+	// their own in every bank, so stores no longer take read cycles from
+	// the PE array's input stream (a second read port per bank: see
+	// sram.StateConfig).
+	DMAReadPort bool `json:"dma_read_port"`
 	// NoDatapathReset leaves the PE array's and the planar lanes' data
 	// registers without a reset (ASIC area; see systolic.Config).
 	NoDatapathReset bool `json:"no_datapath_reset"`
@@ -145,7 +150,7 @@ func (c Config) Systolic() systolic.Config {
 // writes have priority over read-outs: the array cannot stall.
 func (c Config) SRAM() sram.Config {
 	return sram.Config{
-		State:  sram.StateConfig{Partitions: c.Rows, Depth: c.StateDepth, ElemWidth: c.ElemWidth},
+		State:  sram.StateConfig{Partitions: c.Rows, Depth: c.StateDepth, ElemWidth: c.ElemWidth, DMAReadPort: c.DMAReadPort},
 		Psum:   sram.PsumConfig{Partitions: c.Cols, Depth: c.PsumDepth, AccWidth: c.AccWidth, WritePriority: true},
 		Macros: c.Macros,
 	}
@@ -208,6 +213,9 @@ func (c Config) Name() string {
 	}
 	if c.NoDatapathReset {
 		parts = append(parts, "nr")
+	}
+	if c.DMAReadPort {
+		parts = append(parts, "dr")
 	}
 	return hdl.Name("npu", parts...)
 }

@@ -20,6 +20,24 @@ type StateConfig struct {
 	Partitions int `json:"partitions"` // P
 	Depth      int `json:"depth"`      // D, a power of two
 	ElemWidth  int `json:"elem_width"` // E, bits per element (uninterpreted: int8 is 8)
+	// DMAReadPort gives the DMA read client (dmar) a read port of its own
+	// in every bank (a two-read-port array), so stores never take a read
+	// cycle from the PE array's input stream. It costs a second read
+	// port per bank: in ASIC terms a 2R1W macro or a duplicated array.
+	DMAReadPort bool `json:"dma_read_port"`
+}
+
+// readPorts splits the read clients into those sharing the banks' first
+// read port (arbitrated) and those with a port of their own.
+func (c StateConfig) readPorts() (shared, own []string) {
+	for _, name := range StateReadClients {
+		if c.DMAReadPort && name == "dmar" {
+			own = append(own, name)
+		} else {
+			shared = append(shared, name)
+		}
+	}
+	return shared, own
 }
 
 // PsumConfig sizes the psum (accumulator) buffer: Partitions banks (one

@@ -16,7 +16,7 @@ func TestDefaultConfig(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatalf("default configuration invalid: %v", err)
 	}
-	want := Config{State: StateConfig{16, 4096, 8}, Psum: PsumConfig{Partitions: 16, Depth: 512, AccWidth: 32}}
+	want := Config{State: StateConfig{Partitions: 16, Depth: 4096, ElemWidth: 8}, Psum: PsumConfig{Partitions: 16, Depth: 512, AccWidth: 32}}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("default (-want +got):\n%s", diff)
 	}
@@ -27,7 +27,7 @@ func TestConfigJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"state":{"partitions":16,"depth":4096,"elem_width":8},"psum":{"partitions":16,"depth":512,"acc_width":32,"write_priority":false},"macros":false}`
+	const want = `{"state":{"partitions":16,"depth":4096,"elem_width":8,"dma_read_port":false},"psum":{"partitions":16,"depth":512,"acc_width":32,"write_priority":false},"macros":false}`
 	if diff := cmp.Diff(want, string(b)); diff != "" {
 		t.Errorf("JSON (-want +got):\n%s", diff)
 	}

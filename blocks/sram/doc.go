@@ -77,6 +77,13 @@
 // engine forever; round robin among the clients that actually conflict
 // keeps the bound without costing throughput when they do not.
 //
+// With StateConfig.DMAReadPort every bank has a second read port used by
+// dmar alone: dmar is granted whenever it asks (ready = valid after
+// reset), the other three read clients share the first port under the
+// same round robin (a wait of at most 2 cycles), and a store never takes
+// a read cycle from the PE array's row stream. A bank is then a
+// two-read-port array (macro hwgen_sram_<d>x<w>_r2).
+//
 // # Psum buffer
 //
 // C partitions, one per PE-array column, each D signed accumulators of A

@@ -24,14 +24,19 @@ func TestMeasure(t *testing.T) {
 	fmt.Fprintf(&out, "| module | what | cells | by type |\n|---|---|---:|---|\n")
 	state := build(t, "state", cfg.State, cfg.Psum, true)
 	psum := build(t, "psum", cfg.State, cfg.Psum, true)
+	own := cfg.State
+	own.DMAReadPort = true
 	sdir, _ := writeVerilog(t, state)
 	pdir, _ := writeVerilog(t, psum)
+	odir, _ := writeVerilog(t, build(t, "state", own, cfg.Psum, true))
 	rows := []struct{ dir, module, what string }{
 		{sdir, "sb_bank_4096x8_r4w2_macro", "one state-buffer bank: port steering for 4 read and 2 write clients, response lanes"},
 		{sdir, "sram_arb_4_16", "state-buffer read arbiter (4 clients x 16 banks, shared by all banks)"},
 		{sdir, "sram_arb_2_16", "state-buffer write arbiter (2 clients x 16 banks)"},
 		{pdir, "psum_lane_512_s32_macro", "one psum partition: accumulate path (forwarding, 32-bit add, write-back), read-out"},
 		{pdir, "sram_arb_2_16", "psum read-port arbiter (accumulate vs read-out x 16 partitions)"},
+		{odir, "sb_bank_4096x8_r3w2o1_macro", "with dma_read_port: one bank, 3 read clients on the shared port, dmar on its own (a 2R1W macro)"},
+		{odir, "sram_arb_3_16", "with dma_read_port: the read arbiter of the 3 remaining clients"},
 	}
 	for _, r := range rows {
 		total, types := synthCells(t, r.dir, r.module)

@@ -47,7 +47,8 @@ type stateModel struct {
 }
 
 func newStateModel(cfg StateConfig) *stateModel {
-	s := &stateModel{cfg: cfg, rarb: rrModel{n: len(StateReadClients)}, warb: rrModel{n: len(StateWriteClients)}}
+	shared, _ := cfg.readPorts()
+	s := &stateModel{cfg: cfg, rarb: rrModel{n: len(shared)}, warb: rrModel{n: len(StateWriteClients)}}
 	for range cfg.Partitions {
 		s.mem = append(s.mem, make([]uint64, cfg.Depth))
 	}

@@ -30,8 +30,12 @@ func StateBuffer(c StateConfig, macros bool) (*hdl.Module, error) {
 	}
 	P, E := c.Partitions, c.ElemWidth
 	aw := hdl.ClogWidth(c.Depth)
-	m := hdl.NewModule(hdl.Name("state_buffer", fmt.Sprintf("%dx%dx%d", P, c.Depth, E), form(macros)))
-	nr, nw := len(StateReadClients), len(StateWriteClients)
+	size := fmt.Sprintf("%dx%dx%d", P, c.Depth, E)
+	if c.DMAReadPort {
+		size += "_dr" // the DMA's own read port
+	}
+	m := hdl.NewModule(hdl.Name("state_buffer", size, form(macros)))
+	nw := len(StateWriteClients)
 
 	// up is a registered "not in reset": low from the second reset cycle
 	// through the first cycle after reset, so no request is accepted (and
@@ -65,57 +69,79 @@ func StateBuffer(c StateConfig, macros bool) (*hdl.Module, error) {
 			cl.gnt = a.Out(fmt.Sprintf("gnt_%d", i))
 		}
 	}
-	readers := make([]*client, nr)
-	for i, name := range StateReadClients {
-		readers[i] = declare(name, false)
+	readers := map[string]*client{}
+	for _, name := range StateReadClients {
+		readers[name] = declare(name, false)
 	}
 	writers := make([]*client, nw)
 	for i, name := range StateWriteClients {
 		writers[i] = declare(name, true)
 	}
-	arbitrate("rarb", readers, StateReadClients)
+	shared, own := c.readPorts()
+	var sharedCls []*client
+	for _, name := range shared {
+		sharedCls = append(sharedCls, readers[name])
+	}
+	arbitrate("rarb", sharedCls, shared)
 	arbitrate("warb", writers, StateWriteClients)
+	for _, name := range own {
+		// Nobody else uses this port: every request is granted at once.
+		cl := readers[name]
+		ready := cl.valid.And(up)
+		m.Output(name+"_ready", hdl.Bool).Set(ready)
+		cl.gnt = m.Wire(name+"_gnt", hdl.UInt(P))
+		cl.gnt.Set(hdl.Mux(ready, cl.mask, hdl.U(P, 0)))
+	}
 
-	bank := stateBank(c.Depth, E, nr, nw, macros)
-	rdata := make([][]*hdl.Signal, nr) // rdata[i][p]
+	bank := stateBank(c.Depth, E, len(shared), len(own), nw, macros)
+	rdata := map[string][]*hdl.Signal{} // rdata[client][p]
 	for p := range P {
 		b := m.Instance(fmt.Sprintf("bank_%d", p), bank)
-		for i, cl := range readers {
+		for i, name := range append(append([]string(nil), shared...), own...) {
+			cl := readers[name]
 			b.Connect(fmt.Sprintf("rg_%d", i), cl.gnt.Bit(p)).Connect(fmt.Sprintf("raddr_%d", i), cl.addr)
-			rdata[i] = append(rdata[i], b.Out(fmt.Sprintf("rdata_%d", i)))
+			rdata[name] = append(rdata[name], b.Out(fmt.Sprintf("rdata_%d", i)))
 		}
 		for j, cl := range writers {
 			b.Connect(fmt.Sprintf("wg_%d", j), cl.gnt.Bit(p)).Connect(fmt.Sprintf("waddr_%d", j), cl.addr).
 				Connect(fmt.Sprintf("wdata_%d", j), cl.data[p])
 		}
 	}
-	for i, name := range StateReadClients {
+	for _, name := range StateReadClients {
 		// The response follows acceptance by exactly one cycle.
 		rv := m.Reg(name+"_rv", hdl.Bool, 0)
 		rv.SetNext(m.Port(name + "_ready"))
 		m.Output(name+"_rvalid", hdl.Bool).Set(rv)
 		for p := range P {
-			m.Output(fmt.Sprintf("%s_rdata_%d", name, p), hdl.UInt(E)).Set(rdata[i][p])
+			m.Output(fmt.Sprintf("%s_rdata_%d", name, p), hdl.UInt(E)).Set(rdata[name][p])
 		}
 	}
 	return m, nil
 }
 
 // stateBank is one partition of the state buffer: the array with one
-// read and one write port, and the per-bank steering. The arbiter grants
+// shared read port (its nr clients arbitrated), one read port per client
+// that has its own (nown), one write port, and the per-bank steering.
+// Read clients are numbered shared first, then own. The arbiter grants
 // each port of the bank to at most one client per cycle (rg_i, wg_j are
 // one-hot or zero), so the address and data selection is an AND-OR.
-// rdata_i is the bank's word in the cycle after client i was granted the
+// rdata_i is the bank's word in the cycle after client i was granted its
 // read port, and 0 otherwise.
-func stateBank(depth, width, nr, nw int, macros bool) *hdl.Module {
-	m := hdl.NewModule(hdl.Name("sb_bank", fmt.Sprintf("%dx%d", depth, width), fmt.Sprintf("r%dw%d", nr, nw), form(macros)))
+func stateBank(depth, width, nr, nown, nw int, macros bool) *hdl.Module {
+	ports := fmt.Sprintf("r%dw%d", nr, nw)
+	if nown > 0 {
+		ports += fmt.Sprintf("o%d", nown)
+	}
+	m := hdl.NewModule(hdl.Name("sb_bank", fmt.Sprintf("%dx%d", depth, width), ports, form(macros)))
 	at, dt := hdl.UInt(hdl.ClogWidth(depth)), hdl.UInt(width)
 	var rg, wg []*hdl.Signal
 	var raddr, waddr, wdata *hdl.Expr
-	for i := range nr {
+	for i := range nr + nown {
 		g := m.Input(fmt.Sprintf("rg_%d", i), hdl.Bool)
-		a := hdl.Mux(g, m.Input(fmt.Sprintf("raddr_%d", i), at), hdl.U(at.Width, 0))
-		raddr = orOf(raddr, a)
+		a := m.Input(fmt.Sprintf("raddr_%d", i), at)
+		if i < nr {
+			raddr = orOf(raddr, hdl.Mux(g, a, hdl.U(at.Width, 0)))
+		}
 		rg = append(rg, g)
 	}
 	for j := range nw {
@@ -129,11 +155,16 @@ func stateBank(depth, width, nr, nw int, macros bool) *hdl.Module {
 		mem.AsMacro()
 	}
 	mem.Write(waddr, wdata, anyOf(wg))
-	q := mem.ReadEnabled("q", raddr, anyOf(rg))
+	q := mem.ReadEnabled("q", raddr, anyOf(rg[:nr]))
 	for i, g := range rg {
+		word := q
+		if i >= nr {
+			k := i - nr + 1
+			word = mem.ReadEnabled(fmt.Sprintf("q%d", k), m.Port(fmt.Sprintf("raddr_%d", i)), g)
+		}
 		got := m.Reg(fmt.Sprintf("got_%d", i), hdl.Bool, 0)
 		got.SetNext(g)
-		m.Output(fmt.Sprintf("rdata_%d", i), dt).Set(hdl.Mux(got, q, hdl.U(width, 0)))
+		m.Output(fmt.Sprintf("rdata_%d", i), dt).Set(hdl.Mux(got, word, hdl.U(width, 0)))
 	}
 	return m
 }

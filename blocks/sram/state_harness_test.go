@@ -3,6 +3,7 @@ package sram
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/hwgen/hwgen/hdl"
@@ -22,6 +23,7 @@ type stateSource func(r *rand.Rand, c, t int) (req stReq, ok bool)
 
 // stateResult summarises a run.
 type stateResult struct {
+	cfg        StateConfig
 	drv        *simtest.Driver
 	upCycles   int   // cycles in which the buffer could accept
 	accepted   []int // requests accepted per client
@@ -47,7 +49,12 @@ func runState(t *testing.T, d *hdl.Design, cfg StateConfig, cycles int, seed uin
 	model := newStateModel(cfg)
 	names := stateClientNames()
 	n, nr, P := len(names), len(StateReadClients), cfg.Partitions
-	res := &stateResult{drv: dr, accepted: make([]int, n), maxWait: make([]int, n),
+	shared, own := readGroups(cfg)
+	writes := make([]int, 0, n-nr)
+	for c := nr; c < n; c++ {
+		writes = append(writes, c)
+	}
+	res := &stateResult{cfg: cfg, drv: dr, accepted: make([]int, n), maxWait: make([]int, n),
 		acceptedAt: make([][]int, n), responses: make([][][]uint64, nr)}
 	pend := make([]*stReq, n)
 	wait := make([]int, n)
@@ -98,8 +105,11 @@ func runState(t *testing.T, d *hdl.Design, cfg StateConfig, cycles int, seed uin
 		// correct arbitration has.
 		want := make([]bool, n)
 		if up {
-			copy(want, model.rarb.grant(valid[:nr], mask[:nr]))
-			copy(want[nr:], model.warb.grant(valid[nr:], mask[nr:]))
+			scatter(want, shared, model.rarb.grant(gatherB(valid, shared), gatherU(mask, shared)))
+			scatter(want, writes, model.warb.grant(gatherB(valid, writes), gatherU(mask, writes)))
+			for _, c := range own { // a port of its own: granted at once
+				want[c] = valid[c]
+			}
 		}
 		got := make([]bool, n)
 		for c, name := range names {
@@ -108,10 +118,10 @@ func runState(t *testing.T, d *hdl.Design, cfg StateConfig, cycles int, seed uin
 				t.Fatalf("cycle %d: %s_ready = %v, reference arbitration says %v (valid %v, masks %x)", cyc, name, got[c], want[c], valid, mask)
 			}
 		}
-		for _, grp := range [][2]int{{0, nr}, {nr, n}} {
+		for _, grp := range [][]int{shared, writes} {
 			var used uint64
 			anyValid, anyGranted := false, false
-			for c := grp[0]; c < grp[1]; c++ {
+			for _, c := range grp {
 				anyValid = anyValid || valid[c]
 				if got[c] {
 					anyGranted = true
@@ -124,13 +134,13 @@ func runState(t *testing.T, d *hdl.Design, cfg StateConfig, cycles int, seed uin
 					used |= mask[c]
 				}
 			}
-			for c := grp[0]; c < grp[1]; c++ {
+			for _, c := range grp {
 				if up && valid[c] && !got[c] && mask[c]&used == 0 {
 					t.Fatalf("cycle %d: %s refused although its banks %x are free", cyc, names[c], mask[c])
 				}
 			}
 			if up && anyValid && !anyGranted {
-				t.Fatalf("cycle %d: clients %v valid, none granted", cyc, names[grp[0]:grp[1]])
+				t.Fatalf("cycle %d: clients %v valid, none granted", cyc, grp)
 			}
 		}
 
@@ -168,8 +178,8 @@ func runState(t *testing.T, d *hdl.Design, cfg StateConfig, cycles int, seed uin
 		}
 		if up {
 			res.upCycles++
-			model.rarb.advance(valid[:nr], got[:nr])
-			model.warb.advance(valid[nr:], got[nr:])
+			model.rarb.advance(gatherB(valid, shared), gatherB(got, shared))
+			model.warb.advance(gatherB(valid, writes), gatherB(got, writes))
 		}
 		for c := range n {
 			switch {
@@ -269,5 +279,41 @@ func stateScript(queues map[int][]stTimed) stateSource {
 		}
 		queues[c] = q[1:]
 		return q[0].req, true
+	}
+}
+
+// readGroups are the indices (into stateClientNames) of the read clients
+// sharing the arbitrated port and of those with a port of their own.
+func readGroups(cfg StateConfig) (shared, own []int) {
+	sh, ow := cfg.readPorts()
+	for i, name := range StateReadClients {
+		if slices.Contains(ow, name) {
+			own = append(own, i)
+		} else if slices.Contains(sh, name) {
+			shared = append(shared, i)
+		}
+	}
+	return shared, own
+}
+
+func gatherB(xs []bool, idx []int) []bool {
+	out := make([]bool, len(idx))
+	for k, i := range idx {
+		out[k] = xs[i]
+	}
+	return out
+}
+
+func gatherU(xs []uint64, idx []int) []uint64 {
+	out := make([]uint64, len(idx))
+	for k, i := range idx {
+		out[k] = xs[i]
+	}
+	return out
+}
+
+func scatter(dst []bool, idx []int, src []bool) {
+	for k, i := range idx {
+		dst[i] = src[k]
 	}
 }

@@ -3,6 +3,7 @@ package sram
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/hwgen/hwgen/internal/tooltest"
@@ -14,6 +15,7 @@ import (
 var smallStates = []StateConfig{
 	{Partitions: 4, Depth: 16, ElemWidth: 8},
 	{Partitions: 3, Depth: 8, ElemWidth: 5},
+	{Partitions: 4, Depth: 16, ElemWidth: 8, DMAReadPort: true},
 }
 
 // Long random traffic from every client at once, on the Go simulator,
@@ -22,7 +24,7 @@ func TestStateRandomTraffic(t *testing.T) {
 	for _, cfg := range smallStates {
 		for _, macros := range []bool{false, true} {
 			for _, rate := range []float64{0.3, 1} {
-				t.Run(fmt.Sprintf("%dx%dx%d/%s/rate%.1f", cfg.Partitions, cfg.Depth, cfg.ElemWidth, form(macros), rate), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%dx%dx%d/dr%v/%s/rate%.1f", cfg.Partitions, cfg.Depth, cfg.ElemWidth, cfg.DMAReadPort, form(macros), rate), func(t *testing.T) {
 					m, err := StateBuffer(cfg, macros)
 					d := elaborate(t, m, err)
 					res := runState(t, d, cfg, 3000, 1, randomState(cfg, rate), 1500)
@@ -38,10 +40,14 @@ func TestStateRandomTraffic(t *testing.T) {
 func checkStateRun(t *testing.T, res *stateResult) {
 	t.Helper()
 	names := stateClientNames()
+	shared, own := readGroups(res.cfg)
 	for c, name := range names {
-		bound := len(StateReadClients) - 1
-		if c >= len(StateReadClients) {
+		bound := len(shared) - 1
+		switch {
+		case c >= len(StateReadClients):
 			bound = len(StateWriteClients) - 1
+		case slices.Contains(own, c):
+			bound = 0
 		}
 		if res.accepted[c] == 0 {
 			t.Errorf("%s never served", name)
@@ -65,12 +71,20 @@ func TestStateRandomTrafficDefault(t *testing.T) {
 }
 
 // The same random traffic, recorded on the Go simulator, replays on
-// Verilator with identical outputs every cycle and identical arrays.
+// Verilator with identical outputs every cycle and identical arrays
+// (also with the DMA's own read port, as two-read-port macros).
 func TestStateRandomTrafficVerilator(t *testing.T) {
 	tooltest.Need(t, "verilator")
-	cfg := smallStates[0]
-	for _, macros := range []bool{false, true} {
-		t.Run(form(macros), func(t *testing.T) {
+	for _, tc := range []struct {
+		cfg    StateConfig
+		macros bool
+	}{{smallStates[0], false}, {smallStates[0], true}, {smallStates[2], true}} {
+		cfg, macros := tc.cfg, tc.macros
+		name := form(macros)
+		if cfg.DMAReadPort {
+			name += "/dma_read_port"
+		}
+		t.Run(name, func(t *testing.T) {
 			m, err := StateBuffer(cfg, macros)
 			d := elaborate(t, m, err)
 			res := runState(t, d, cfg, 3000, 2, randomState(cfg, 0.6), 1000, 2000)
