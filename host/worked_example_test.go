@@ -17,11 +17,11 @@ import (
 
 // roomy is the small NPU with room for the worked example: a weight
 // buffer where C3's weights load while C2 still computes, configuration
-// queues six deep, and the DMA's own state-buffer read port (so this
-// one Verilator build also serves TestDMAReadPort).
+// queues six deep, and the buffers' extra read ports (so this one
+// Verilator build also serves TestOwnReadPorts).
 func roomy() npu.Config {
 	c := small()
-	c.WeightDepth, c.EngineSlots, c.DMAReadPort = 256, 6, true
+	c.WeightDepth, c.EngineSlots, c.DMAReadPort, c.PsumReadPort = 256, 6, true, true
 	return c
 }
 

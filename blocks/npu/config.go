@@ -33,6 +33,11 @@ type Config struct {
 	// the PE array's input stream (a second read port per bank: see
 	// sram.StateConfig).
 	DMAReadPort bool `json:"dma_read_port"`
+	// PsumReadPort gives the planar engine's psum read-outs a read port of
+	// their own in every psum partition, so an act no longer waits while
+	// the PE array accumulates (a second read port per partition: see
+	// sram.PsumConfig).
+	PsumReadPort bool `json:"psum_read_port"`
 	// NoDatapathReset leaves the PE array's and the planar lanes' data
 	// registers without a reset (ASIC area; see systolic.Config).
 	NoDatapathReset bool `json:"no_datapath_reset"`
@@ -151,7 +156,7 @@ func (c Config) Systolic() systolic.Config {
 func (c Config) SRAM() sram.Config {
 	return sram.Config{
 		State:  sram.StateConfig{Partitions: c.Rows, Depth: c.StateDepth, ElemWidth: c.ElemWidth, DMAReadPort: c.DMAReadPort},
-		Psum:   sram.PsumConfig{Partitions: c.Cols, Depth: c.PsumDepth, AccWidth: c.AccWidth, WritePriority: true},
+		Psum:   sram.PsumConfig{Partitions: c.Cols, Depth: c.PsumDepth, AccWidth: c.AccWidth, WritePriority: true, ReadOutPort: c.PsumReadPort},
 		Macros: c.Macros,
 	}
 }
@@ -216,6 +221,9 @@ func (c Config) Name() string {
 	}
 	if c.DMAReadPort {
 		parts = append(parts, "dr")
+	}
+	if c.PsumReadPort {
+		parts = append(parts, "pr")
 	}
 	return hdl.Name("npu", parts...)
 }

@@ -51,6 +51,11 @@ type PsumConfig struct {
 	// wr_ready is high whenever no clear runs (after reset). The NPU sets
 	// it because the PE array cannot stall.
 	WritePriority bool `json:"write_priority"`
+	// ReadOutPort gives the read-out (rd) a read port of its own in every
+	// partition (a two-read-port array), so read-outs never wait for
+	// accumulating writes and vice versa: rd_ready is high whenever rd
+	// asks (after reset), and WritePriority has nothing left to decide.
+	ReadOutPort bool `json:"read_out_port"`
 }
 
 // Config is the on-chip memory configuration of the NPU. Macros emits

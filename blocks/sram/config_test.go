@@ -27,7 +27,7 @@ func TestConfigJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"state":{"partitions":16,"depth":4096,"elem_width":8,"dma_read_port":false},"psum":{"partitions":16,"depth":512,"acc_width":32,"write_priority":false},"macros":false}`
+	const want = `{"state":{"partitions":16,"depth":4096,"elem_width":8,"dma_read_port":false},"psum":{"partitions":16,"depth":512,"acc_width":32,"write_priority":false,"read_out_port":false},"macros":false}`
 	if diff := cmp.Diff(want, string(b)); diff != "" {
 		t.Errorf("JSON (-want +got):\n%s", diff)
 	}

@@ -104,12 +104,15 @@ func TestLintSynth(t *testing.T) {
 	tooltest.Need(t, "iverilog")
 	st := StateConfig{Partitions: 3, Depth: 8, ElemWidth: 4}
 	ps := PsumConfig{Partitions: 2, Depth: 8, AccWidth: 10}
-	for _, block := range []string{"state", "psum", "state_dma_port"} {
+	for _, block := range []string{"state", "psum", "state_dma_port", "psum_read_out_port"} {
 		for _, macros := range []bool{false, true} {
 			t.Run(block+"/"+form(macros), func(t *testing.T) {
-				st := st
-				if block == "state_dma_port" {
+				st, ps := st, ps
+				switch block {
+				case "state_dma_port":
 					block, st.DMAReadPort = "state", true
+				case "psum_read_out_port":
+					block, ps.ReadOutPort, ps.WritePriority = "psum", true, true
 				}
 				d := build(t, block, st, ps, macros)
 				dir, vs := writeVerilog(t, d)

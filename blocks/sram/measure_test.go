@@ -29,6 +29,9 @@ func TestMeasure(t *testing.T) {
 	sdir, _ := writeVerilog(t, state)
 	pdir, _ := writeVerilog(t, psum)
 	odir, _ := writeVerilog(t, build(t, "state", own, cfg.Psum, true))
+	ro := cfg.Psum
+	ro.WritePriority, ro.ReadOutPort = true, true
+	rdir, _ := writeVerilog(t, build(t, "psum", cfg.State, ro, true))
 	rows := []struct{ dir, module, what string }{
 		{sdir, "sb_bank_4096x8_r4w2_macro", "one state-buffer bank: port steering for 4 read and 2 write clients, response lanes"},
 		{sdir, "sram_arb_4_16", "state-buffer read arbiter (4 clients x 16 banks, shared by all banks)"},
@@ -37,6 +40,7 @@ func TestMeasure(t *testing.T) {
 		{pdir, "sram_arb_2_16", "psum read-port arbiter (accumulate vs read-out x 16 partitions)"},
 		{odir, "sb_bank_4096x8_r3w2o1_macro", "with dma_read_port: one bank, 3 read clients on the shared port, dmar on its own (a 2R1W macro)"},
 		{odir, "sram_arb_3_16", "with dma_read_port: the read arbiter of the 3 remaining clients"},
+		{rdir, "psum_lane_512_s32_macro_ro", "with read_out_port: one psum partition, the read-out on its own read port (a 2R1W macro)"},
 	}
 	for _, r := range rows {
 		total, types := synthCells(t, r.dir, r.module)

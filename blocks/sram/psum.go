@@ -20,6 +20,9 @@ func PsumBuffer(c PsumConfig, macros bool) (*hdl.Module, error) {
 	if c.WritePriority {
 		name += "_wp"
 	}
+	if c.ReadOutPort {
+		name += "_ro"
+	}
 	m := hdl.NewModule(name)
 
 	up := m.Reg("up", hdl.Bool, 0) // registered "not in reset", as in StateBuffer
@@ -59,17 +62,28 @@ func PsumBuffer(c PsumConfig, macros bool) (*hdl.Module, error) {
 	// accumulating write (client 0) and the read-out port (client 1).
 	accWant := wrValid.And(wrAcc).And(running.Not())
 	outWant := &rdValid.Expr
-	if c.WritePriority {
+	if c.WritePriority && !c.ReadOutPort {
 		// A read-out does not even ask for a port an accumulating write
 		// wants, so the write is always granted.
 		outWant = outWant.And(accWant.And(rdMask.And(wrMask).OrR()).Not())
 	}
-	arb := m.Instance("rarb", arbiter(2, C)).Connect("en", up).
-		Connect("valid_0", accWant).Connect("mask_0", wrMask).
-		Connect("valid_1", outWant).Connect("mask_1", rdMask)
-	wrReady := up.And(running.Not()).And(hdl.Mux(wrAcc, arb.Out("ready_0"), hdl.U(1, 1)))
+	var accReady, accGnt, outReady, outGnt *hdl.Expr
+	if c.ReadOutPort {
+		// Each client has its own port: nothing to arbitrate.
+		accReady, outReady = &up.Expr, outWant.And(up)
+		accGnt = hdl.Mux(accWant.And(up), wrMask, hdl.U(C, 0))
+		outGnt = hdl.Mux(outReady, rdMask, hdl.U(C, 0))
+	} else {
+		arb := m.Instance("rarb", arbiter(2, C)).Connect("en", up).
+			Connect("valid_0", accWant).Connect("mask_0", wrMask).
+			Connect("valid_1", outWant).Connect("mask_1", rdMask)
+		accReady, outReady = &arb.Out("ready_0").Expr, &arb.Out("ready_1").Expr
+		accGnt, outGnt = &arb.Out("gnt_0").Expr, &arb.Out("gnt_1").Expr
+	}
+	wrReady := up.And(running.Not()).And(hdl.Mux(wrAcc, accReady, hdl.U(1, 1)))
 	m.Output("wr_ready", hdl.Bool).Set(wrReady)
-	m.Output("rd_ready", hdl.Bool).Set(arb.Out("ready_1"))
+	rdReady := m.Output("rd_ready", hdl.Bool)
+	rdReady.Set(outReady)
 	wrGo := wrValid.And(wrReady)
 
 	// Stage 0 (acceptance): the write is a PE write or a clear's zero write.
@@ -83,15 +97,15 @@ func PsumBuffer(c PsumConfig, macros bool) (*hdl.Module, error) {
 	rqAddr := m.Reg("rq_addr", at, 0)
 	rqAddr.SetNext(rdAddr)
 	rv := m.Reg("rd_rv", hdl.Bool, 0)
-	rv.SetNext(arb.Out("ready_1"))
+	rv.SetNext(rdReady)
 	m.Output("rd_rvalid", hdl.Bool).Set(rv)
 	fwdW := lwAddr.Eq(s1Addr)
 	fwdR := lwAddr.Eq(rqAddr)
 
-	lane := psumLane(c.Depth, A, macros)
+	lane := psumLane(c.Depth, A, c.ReadOutPort, macros)
 	for k := range C {
 		l := m.Instance(fmt.Sprintf("lane_%d", k), lane)
-		l.Connect("acc_rd", arb.Out("gnt_0").Bit(k)).Connect("out_rd", arb.Out("gnt_1").Bit(k))
+		l.Connect("acc_rd", accGnt.Bit(k)).Connect("out_rd", outGnt.Bit(k))
 		l.Connect("waddr0", wrAddr).Connect("oaddr0", rdAddr)
 		l.Connect("wen0", running.Or(wrGo.And(wrMask.Bit(k)))).Connect("wclr0", running).
 			Connect("wacc0", wrAcc.And(running.Not())).Connect("wdata0", wrData[k])
@@ -107,9 +121,14 @@ func PsumBuffer(c PsumConfig, macros bool) (*hdl.Module, error) {
 // written at the end of t-1 is not yet in the array when t reads it, so it
 // is kept in lw_data and forwarded when the top reports the same address
 // (fwd_w for the accumulation, fwd_r for the read-out): back-to-back
-// accumulations to one entry see each other's sums.
-func psumLane(depth, width int, macros bool) *hdl.Module {
-	m := hdl.NewModule(hdl.Name("psum_lane", depth, hdl.SInt(width), form(macros)))
+// accumulations to one entry see each other's sums. With outPort the
+// read-out reads through a second read port of its own.
+func psumLane(depth, width int, outPort, macros bool) *hdl.Module {
+	name := hdl.Name("psum_lane", depth, hdl.SInt(width), form(macros))
+	if outPort {
+		name += "_ro"
+	}
+	m := hdl.NewModule(name)
 	at, st := hdl.UInt(hdl.ClogWidth(depth)), hdl.SInt(width)
 	accRd := m.Input("acc_rd", hdl.Bool)
 	outRd := m.Input("out_rd", hdl.Bool)
@@ -127,7 +146,14 @@ func psumLane(depth, width int, macros bool) *hdl.Module {
 	if macros {
 		mem.AsMacro()
 	}
-	q := mem.ReadEnabled("q", hdl.Mux(accRd, waddr0, oaddr0), accRd.Or(outRd)).AsSInt()
+	var q, qOut *hdl.Expr
+	if outPort {
+		q = mem.ReadEnabled("q", waddr0, accRd).AsSInt()
+		qOut = mem.ReadEnabled("q_out", oaddr0, outRd).AsSInt()
+	} else {
+		q = mem.ReadEnabled("q", hdl.Mux(accRd, waddr0, oaddr0), accRd.Or(outRd)).AsSInt()
+		qOut = q
+	}
 
 	s1En := m.Reg("s1_en", hdl.Bool, 0)
 	s1En.SetNext(wen0)
@@ -150,6 +176,6 @@ func psumLane(depth, width int, macros bool) *hdl.Module {
 
 	got := m.Reg("got", hdl.Bool, 0)
 	got.SetNext(outRd)
-	m.Output("rdata", st).Set(hdl.Mux(got, hdl.Mux(lwV.And(fwdR), lwData, q), hdl.S(width, 0)))
+	m.Output("rdata", st).Set(hdl.Mux(got, hdl.Mux(lwV.And(fwdR), lwData, qOut), hdl.S(width, 0)))
 	return m
 }

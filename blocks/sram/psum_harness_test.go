@@ -117,15 +117,18 @@ func runPsum(t *testing.T, d *hdl.Design, cfg PsumConfig, cycles int, seed uint6
 				masks[i] = pend[c].mask
 			}
 		}
-		if cfg.WritePriority && v[0] && masks[0]&masks[1] != 0 {
+		if cfg.WritePriority && !cfg.ReadOutPort && v[0] && masks[0]&masks[1] != 0 {
 			v[1] = false // the read-out yields to the accumulating write
 		}
 		g := make([]bool, 2)
-		if up {
+		switch {
+		case up && cfg.ReadOutPort: // a port each: both granted
+			copy(g, v)
+		case up:
 			g = model.arb.grant(v, masks)
 		}
 		want := [psClients]bool{
-			psWr:  up && !running && (!wrAcc || g[0]),
+			psWr:  up && !running && (!wrAcc || g[0] || cfg.ReadOutPort), // with its own port an accumulation could always go
 			psRd:  g[1],
 			psClr: up && !running,
 		}
@@ -137,7 +140,7 @@ func runPsum(t *testing.T, d *hdl.Design, cfg PsumConfig, cycles int, seed uint6
 			}
 			accepted[c] = got[c] && pend[c] != nil
 		}
-		if accepted[psWr] && accepted[psRd] && pend[psWr].acc && pend[psWr].mask&pend[psRd].mask != 0 {
+		if !cfg.ReadOutPort && accepted[psWr] && accepted[psRd] && pend[psWr].acc && pend[psWr].mask&pend[psRd].mask != 0 {
 			t.Fatalf("cycle %d: accumulate and read-out share a bank read port", cyc)
 		}
 
@@ -191,7 +194,9 @@ func runPsum(t *testing.T, d *hdl.Design, cfg PsumConfig, cycles int, seed uint6
 		}
 		if up {
 			res.upCycles++
-			model.arb.advance(v, g)
+			if !cfg.ReadOutPort {
+				model.arb.advance(v, g)
+			}
 		}
 		for c := range psClients {
 			switch {

@@ -11,13 +11,14 @@ import (
 var smallPsums = []PsumConfig{
 	{Partitions: 4, Depth: 16, AccWidth: 32},
 	{Partitions: 3, Depth: 8, AccWidth: 12},
+	{Partitions: 4, Depth: 16, AccWidth: 32, WritePriority: true, ReadOutPort: true},
 }
 
 func TestPsumRandomTraffic(t *testing.T) {
 	for _, cfg := range smallPsums {
 		for _, macros := range []bool{false, true} {
 			for _, rate := range []float64{0.4, 1} {
-				t.Run(fmt.Sprintf("%dx%d_s%d/%s/rate%.1f", cfg.Partitions, cfg.Depth, cfg.AccWidth, form(macros), rate), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%dx%d_s%d/ro%v/%s/rate%.1f", cfg.Partitions, cfg.Depth, cfg.AccWidth, cfg.ReadOutPort, form(macros), rate), func(t *testing.T) {
 					res := runPsum(t, psumDesign(t, cfg, macros), cfg, 3000, 1, randomPsum(cfg, rate), 1500)
 					checkPsumRun(t, res)
 				})
@@ -51,9 +52,16 @@ func TestPsumRandomTrafficDefault(t *testing.T) {
 
 func TestPsumRandomTrafficVerilator(t *testing.T) {
 	tooltest.Need(t, "verilator")
-	cfg := smallPsums[0]
-	for _, macros := range []bool{false, true} {
-		t.Run(form(macros), func(t *testing.T) {
+	for _, tc := range []struct {
+		cfg    PsumConfig
+		macros bool
+	}{{smallPsums[0], false}, {smallPsums[0], true}, {smallPsums[2], true}} {
+		cfg, macros := tc.cfg, tc.macros
+		name := form(macros)
+		if cfg.ReadOutPort {
+			name += "/read_out_port"
+		}
+		t.Run(name, func(t *testing.T) {
 			d := psumDesign(t, cfg, macros)
 			res := runPsum(t, d, cfg, 3000, 2, randomPsum(cfg, 0.7), 1000, 2000)
 			res.drv.CrossCheck(verify.Options{Dir: t.TempDir(), CompareMemories: true})
