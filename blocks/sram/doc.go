@@ -133,6 +133,12 @@
 // partitions an accumulating write wants does not ask for them that
 // cycle, so wr_ready is high whenever no clear runs and read-outs wait.
 //
+// With PsumConfig.ReadOutPort every partition has a second read port
+// used by the read-out alone: both clients are granted whenever they ask
+// (rd_ready = rd_valid after reset), and the ordering rules above hold
+// unchanged (the read-out still forwards the word committed in the cycle
+// before). A partition is then a two-read-port array.
+//
 // Timing note: ready and the bank address and data selection are
 // combinational from the clients' valid, mask and address inputs (the
 // arbitration for 4 clients is 4 greedy steps deep), which keeps the
