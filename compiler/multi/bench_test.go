@@ -166,18 +166,25 @@ func TestQueuePerBandTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Printf("conv %d×%d×%d → %d, 3×3, pad 1, 50%% zeros, equal-area bands; one engine: %d cycles\n\n", C, H, W, CO, r1.Cycles)
-	fmt.Println("| engines | merged program (queue 0) | a queue per band, fixed priority | / merged | a queue per band, round-robin | / merged | planar stalled (merged / round-robin) |")
-	fmt.Println("|---:|---:|---:|---:|---:|---:|---|")
+	fmt.Println("| engines | read ports | merged program (queue 0) | a queue per band, fixed priority | / merged | a queue per band, round-robin | / merged | planar stalled (merged / round-robin) |")
+	fmt.Println("|---:|---|---:|---:|---:|---:|---:|---|")
 	for _, n := range []int{2, 4} {
-		var cycles [3]int
-		var stall [3]uint64
-		for k, mode := range []struct{ perQueue, rr bool }{{false, false}, {true, false}, {true, true}} {
-			cfg := npu.DefaultConfig()
-			cfg.Engines, cfg.Queues, cfg.QueueRoundRobin = n, n, mode.rr
-			_, r := runSplit(t, cfg, x, w, conv, Options{EqualArea: true, QueuePerBand: mode.perQueue}, r1.Outputs["y"], fmt.Sprintf("%d engines, %+v", n, mode))
-			cycles[k], stall[k] = r.Cycles, r.Engines[2].Stall
+		for _, own := range []bool{false, true} {
+			var cycles [3]int
+			var stall [3]uint64
+			for k, mode := range []struct{ perQueue, rr bool }{{false, false}, {true, false}, {true, true}} {
+				cfg := npu.DefaultConfig()
+				cfg.Engines, cfg.Queues, cfg.QueueRoundRobin = n, n, mode.rr
+				cfg.DMAReadPort, cfg.PsumReadPort = own, own
+				_, r := runSplit(t, cfg, x, w, conv, Options{EqualArea: true, QueuePerBand: mode.perQueue}, r1.Outputs["y"], fmt.Sprintf("%d engines, own ports %v, %+v", n, own, mode))
+				cycles[k], stall[k] = r.Cycles, r.Engines[2].Stall
+			}
+			ports := "shared"
+			if own {
+				ports = "`dma_read_port`, `psum_read_port`"
+			}
+			fmt.Printf("| %d | %s | %d | %d | %.3f | %d | %.3f | %.0f%% / %.0f%% |\n", n, ports, cycles[0], cycles[1], float64(cycles[1])/float64(cycles[0]),
+				cycles[2], float64(cycles[2])/float64(cycles[0]), pct(stall[0], cycles[0]), pct(stall[2], cycles[2]))
 		}
-		fmt.Printf("| %d | %d | %d | %.3f | %d | %.3f | %.0f%% / %.0f%% |\n", n, cycles[0], cycles[1], float64(cycles[1])/float64(cycles[0]),
-			cycles[2], float64(cycles[2])/float64(cycles[0]), pct(stall[0], cycles[0]), pct(stall[2], cycles[2]))
 	}
 }
