@@ -91,7 +91,7 @@ func Batch(p *Program, n int, perInput ...string) (*Program, error) {
 			}
 			d.Engine, d.Deps = t.Desc.Engine, nil
 			rd, wr := codec.Access(task)
-			em.emit(Task{Label: BatchName(t.Label, k), Desc: d, Reads: rd, Writes: wr})
+			em.emit(Task{Label: BatchName(t.Label, k), Layer: t.Layer, Desc: d, Reads: rd, Writes: wr})
 		}
 	}
 	b.Tasks, b.Joins, b.ExtLines = em.tasks, em.nops, len(b.Image)

@@ -73,7 +73,7 @@ func interleaveBatch(cfg npu.Config, b *Program, n int) (*Program, error) {
 			}
 			d.Engine, d.Deps = t.Desc.Engine, nil
 			rd, wr := to.Access(task)
-			return Task{Label: label, Desc: d, Reads: rd, Writes: wr}, nil
+			return Task{Label: label, Layer: t.Layer, Desc: d, Reads: rd, Writes: wr}, nil
 		}
 		if pt, ok := task.(isa.PlanarTask); ok && pt.Task.Op == planar.OpLoadParams {
 			lastLP[k] = pt // loaded again right before each act that uses it

@@ -162,9 +162,13 @@ func (c *ctx) run(g *Graph) error {
 		pl.ext = c.bindInput(b, v.data)
 		c.loc[v] = pl
 	}
-	for _, n := range g.nodes {
+	for i, n := range g.nodes {
+		first := len(c.em.tasks)
 		if err := c.lower(n); err != nil {
 			return err
+		}
+		for k := first; k < len(c.em.tasks); k++ {
+			c.em.tasks[k].Layer = i
 		}
 		if n.kind == opView {
 			continue

@@ -21,7 +21,10 @@ type Task struct {
 	// priority). Each queue carries its own program: Desc.ID counts the
 	// queue's tasks from 0 in the order they appear, and dependencies
 	// name IDs of the same queue.
-	Queue  int
+	Queue int
+	// Layer is the graph operation that emitted the task (its index in
+	// build order): a layer's tasks share it.
+	Layer  int
 	Label  string
 	Reads  []isa.Span
 	Writes []isa.Span
@@ -39,6 +42,26 @@ func (p *Program) QueueTasks() [][]int {
 		out[q] = append(out[q], i)
 	}
 	return out
+}
+
+// HoldLayers makes layer ends the only task-switch points of the given
+// queues (all of them if none is given): every task whose queue's next
+// task belongs to the same layer gets the hold flag, so another queue's
+// task issues (and, on a shared engine, dispatches) only between layers,
+// never inside one. The default, no hold, lets a higher-priority network
+// take over at any task boundary. Call it on the final program: the
+// steps that rewrite descriptors (batches, relocation) keep Layer, not
+// the flag.
+func (p *Program) HoldLayers(queues ...int) {
+	for q, idx := range p.QueueTasks() {
+		if len(queues) > 0 && !slices.Contains(queues, q) {
+			continue
+		}
+		for k, i := range idx {
+			t := &p.Tasks[i]
+			t.Desc.Hold = k+1 < len(idx) && p.Tasks[idx[k+1]].Layer == t.Layer
+		}
+	}
 }
 
 // Engine is the engine that runs the task.

@@ -11,8 +11,8 @@
 // bits (the compiler makes descriptors with isa.Codec), Layout.Slice
 // is the hardware decoder, Layout.Markdown the documentation (LAYOUT.md
 // holds it for the default configuration). Fields, bit 0 first: id,
-// engine, op, flags, ndeps, dep0..dep{max_deps-1}, src, aux, dst, d0, d1,
-// d2, param; 270 bits by default, the width follows the config.
+// engine, op, flags, hold, ndeps, dep0..dep{max_deps-1}, src, aux, dst,
+// d0, d1, d2, param; 271 bits by default, the width follows the config.
 //
 // # Pipeline
 //
@@ -48,6 +48,17 @@
 // busy array does not hold back another queue's task for an idle one; an
 // offer stands per array (a task offered to array i holds array i, not
 // the others).
+//
+// Task-switch points (the hold flag): a task with hold set makes the end
+// of this task no switch point. From its issue until its queue issues a
+// task without hold (the run's closing task), only that queue issues,
+// and on every engine the run's issued tasks dispatch before any other
+// queue's (while one waits in the engine's slots, ready or not). A run
+// starts only while every other queue is idle (nothing to issue, nothing
+// waiting in a slot), so it never passes another queue's waiting task;
+// and a held queue that runs empty lets the others issue, so a program
+// ending on hold cannot lock them out. Without hold (the default) every
+// task boundary is a switch point.
 //
 // # Programs, IDs and the window
 //

@@ -27,6 +27,13 @@ type fieldSpec struct {
 
 func fixed(w int) func(Config) int { return func(Config) int { return w } }
 
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // paramWords is the number of 64-bit words of the param operand.
 func paramWords(c Config) int { return (c.ParamBits + 63) / 64 }
 
@@ -49,6 +56,9 @@ var descriptorSpec = []fieldSpec{
 	{name: "flags", width: func(c Config) int { return c.FlagBits }, engine: true,
 		doc: "debug flags, passed to the engine unchanged",
 		get: func(d *isa.Descriptor, _ int) uint64 { return d.Flags }, set: func(d *isa.Descriptor, _ int, v uint64) { d.Flags = v }},
+	{name: "hold", width: fixed(1),
+		doc: "the task-switch flag, inverted: 1 keeps the issue arbiter on this queue after this task (its end is not a switch point), so no other queue's task issues before this queue's next one (unless this queue runs empty); 0 lets a higher-priority queue take over",
+		get: func(d *isa.Descriptor, _ int) uint64 { return b2u(d.Hold) }, set: func(d *isa.Descriptor, _ int, v uint64) { d.Hold = v == 1 }},
 	{name: "ndeps", width: ndepsBits,
 		doc: "number of valid dependency fields, 0..max_deps; more is malformed",
 		get: func(d *isa.Descriptor, _ int) uint64 { return uint64(len(d.Deps)) },

@@ -25,14 +25,14 @@ func TestDefaultLayout(t *testing.T) {
 	for _, f := range lay.Fields {
 		got = append(got, fw{f.Name, f.Offset, f.Width})
 	}
-	want := []fw{{"id", 0, 16}, {"engine", 16, 3}, {"op", 19, 4}, {"flags", 23, 4}, {"ndeps", 27, 3},
-		{"dep0", 30, 16}, {"dep1", 46, 16}, {"dep2", 62, 16}, {"dep3", 78, 16},
-		{"src", 94, 32}, {"aux", 126, 32}, {"dst", 158, 32}, {"d0", 190, 16}, {"d1", 206, 16}, {"d2", 222, 16}, {"param", 238, 32}}
+	want := []fw{{"id", 0, 16}, {"engine", 16, 3}, {"op", 19, 4}, {"flags", 23, 4}, {"hold", 27, 1}, {"ndeps", 28, 3},
+		{"dep0", 31, 16}, {"dep1", 47, 16}, {"dep2", 63, 16}, {"dep3", 79, 16},
+		{"src", 95, 32}, {"aux", 127, 32}, {"dst", 159, 32}, {"d0", 191, 16}, {"d1", 207, 16}, {"d2", 223, 16}, {"param", 239, 32}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("default layout (-want +got):\n%s", diff)
 	}
-	if lay.Width != 270 {
-		t.Errorf("width %d, want 270", lay.Width)
+	if lay.Width != 271 {
+		t.Errorf("width %d, want 271", lay.Width)
 	}
 }
 

@@ -317,6 +317,12 @@ func TestWindowFull(t *testing.T) {
 // dependency (and, with three of them, its head waits for a full engine
 // slot as well), queue 1's ready tasks go past them.
 func TestPriority(t *testing.T) {
+	held := func(prog []*task, idx ...int) []*task {
+		for _, i := range idx {
+			prog[i].desc.Hold = true
+		}
+		return prog
+	}
 	named := func(q int, prog []*task) []*task {
 		for _, tk := range prog {
 			tk.queue, tk.name = q, fmt.Sprintf("q%d.%s", q, tk.name)
@@ -352,6 +358,10 @@ func TestPriority(t *testing.T) {
 			[]string{"q1.t0", "q1.t1", "q1.t2", "q1.t3", "q0.t1", "q0.t2", "q0.t3"}},
 		{"round-robin: the queues take turns", roundRobin(), true, append(independent(1), independent(0)...),
 			[]string{"q1.t0", "q0.t0", "q1.t1", "q0.t1", "q1.t2", "q0.t2", "q1.t3", "q0.t3"}},
+		// q1's t0 and t1 carry the hold flag: its next switch point is
+		// after t2, so q0 overtakes there instead of after t0.
+		{"hold: the lower queue runs to its switch point", smallConfig(), true, append(held(independent(1), 0, 1), independent(0)...),
+			[]string{"q1.t0", "q1.t1", "q1.t2", "q0.t0", "q0.t1", "q0.t2", "q0.t3", "q1.t3"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -61,6 +61,9 @@ func (b *builder) slotRecord() *record {
 	for _, f := range b.lay.EngineFields() {
 		r.add(f.Name, f.Width)
 	}
+	if b.cfg.Queues > 1 {
+		r.add("run", 1) // issued in a hold run: dispatched before other queues' tasks
+	}
 	r.add("depmask", b.cfg.MaxDeps)
 	for i := 0; i < b.cfg.MaxDeps; i++ {
 		r.add(fmt.Sprintf("dl%d", i), b.l)
@@ -143,6 +146,41 @@ func (b *builder) build() {
 		can := m.Wire(fmt.Sprintf("can_issue%d", q), hdl.Bool)
 		can.Set(queues[q].Out("valid").And(windowFull.Not()).And(b.skip[q].Or(slotFull.Not())))
 		cans[q] = &can.Expr
+	}
+	// A task issued with the hold flag keeps the issue on its queue: only
+	// that queue may issue next, while it has a task waiting (a queue run
+	// empty lets the others go, so a program ending on hold cannot lock
+	// them out).
+	// A run starts only while every other queue is idle (nothing left to
+	// issue, nothing issued and waiting in a slot), so a run never passes
+	// another queue's waiting task, not even one of lower priority.
+	var held, heldQ *hdl.Signal
+	if c.Queues > 1 {
+		held, heldQ = m.Reg("held", hdl.Bool, 0), m.Reg("held_q", hdl.UInt(b.qb), 0)
+		var heldWaits *hdl.Expr = hdl.U(1, 0)
+		pending := make([]*hdl.Expr, c.Queues)
+		for q := range queues {
+			heldWaits = heldWaits.Or(heldQ.Eq(hdl.U(b.qb, uint64(q))).And(queues[q].Out("valid")))
+			pending[q] = &queues[q].Out("valid").Expr
+			for e := range isa.Engines {
+				pending[q] = pending[q].Or(slots[e][q].Out("valid"))
+			}
+		}
+		holding := m.Wire("holding", hdl.Bool)
+		holding.Set(held.And(heldWaits))
+		for q := range cans {
+			isHeld := held.And(heldQ.Eq(hdl.U(b.qb, uint64(q))))
+			var othersBusy *hdl.Expr = hdl.U(1, 0)
+			for o := range pending {
+				if o != q {
+					othersBusy = othersBusy.Or(pending[o])
+				}
+			}
+			startsRun := b.lay.Slice(queues[q].Out("head"))["hold"].And(isHeld.Not())
+			cans[q] = cans[q].And(holding.Not().Or(isHeld)).And(startsRun.And(othersBusy).Not())
+		}
+	}
+	for _, can := range cans {
 		anyValid = anyValid.Or(can)
 	}
 	sel, lastIssued := b.choose("issue", cans)
@@ -213,6 +251,12 @@ func (b *builder) build() {
 		lastIssued.SetNext(selIdx)
 		lastIssued.SetEnable(issue)
 	}
+	if held != nil {
+		held.SetNext(f["hold"])
+		held.SetEnable(issue)
+		heldQ.SetNext(selIdx)
+		heldQ.SetEnable(issue)
+	}
 	retire := m.Wire("retire", hdl.Bool)
 	retire.Set(issue.And(retireMode))
 
@@ -226,6 +270,11 @@ func (b *builder) build() {
 		entry[fmt.Sprintf("dl%d", i)] = f[fmt.Sprintf("dep%d", i)].Trunc(b.l)
 	}
 	entry["depmask"] = hdl.Cat(mask...)
+	if held != nil {
+		// Part of a hold run: it starts one, or issues while one is held
+		// (the run's closing task too).
+		entry["run"] = held.Or(f["hold"])
+	}
 	slotData := rec.pack(entry)
 
 	// ---- per-queue bookkeeping of issue ----
@@ -289,6 +338,13 @@ func (b *builder) build() {
 		cand = b.keepPromises(p, nt, tg, cand)
 		if multi {
 			cand = b.preferFree(m.Input("ne_free", hdl.UInt(c.NETargets)), tg, cand)
+		}
+		if c.Queues > 1 { // after the promises: an offer still stands until taken
+			waiting := make([]*hdl.Expr, c.Queues)
+			for q, sl := range slots[e] {
+				waiting[q] = sl.Out("valid").And(hs[q]["run"])
+			}
+			cand = preferRun(waiting, cand)
 		}
 		dsel, lastServed := b.choose(p+"served", cand)
 		var any *hdl.Expr = hdl.U(1, 0)
@@ -488,6 +544,24 @@ func (b *builder) preferFree(free *hdl.Signal, tg []target, cand []*hdl.Expr) []
 	out := make([]*hdl.Expr, len(cand))
 	for q := range cand {
 		out[q] = hdl.Mux(someTakes, takes[q], cand[q])
+	}
+	return out
+}
+
+// preferRun keeps a hold run's place on the engines, not only at issue:
+// while a run's task waits in this engine's slots (run[q], ready or not),
+// only its queue may dispatch here, so another queue's task starts on
+// this engine only after the run's tasks for it have. A run's tasks
+// depend only on earlier tasks of their own queue, which are all issued,
+// so the wait ends.
+func preferRun(run, cand []*hdl.Expr) []*hdl.Expr {
+	var some *hdl.Expr = hdl.U(1, 0)
+	for _, r := range run {
+		some = some.Or(r)
+	}
+	out := make([]*hdl.Expr, len(cand))
+	for q := range cand {
+		out[q] = cand[q].And(some.Not().Or(run[q]))
 	}
 	return out
 }

@@ -356,8 +356,8 @@ func relocate(cfg npu.Config, b *compiler.Program, i, ext int) ([]compiler.Task,
 			return nil, fmt.Errorf("multi: band %d: %s: %w", i, t.Label, err)
 		}
 		d.Deps = append([]uint64(nil), t.Desc.Deps...)
-		d.ID, d.Flags = t.Desc.ID, t.Desc.Flags
-		out[k] = compiler.Task{Desc: d, Label: t.Label, Reads: spans(t.Reads), Writes: spans(t.Writes)}
+		d.ID, d.Flags, d.Hold = t.Desc.ID, t.Desc.Flags, t.Desc.Hold
+		out[k] = compiler.Task{Desc: d, Label: t.Label, Layer: t.Layer, Reads: spans(t.Reads), Writes: spans(t.Writes)}
 	}
 	return out, nil
 }

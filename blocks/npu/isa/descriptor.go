@@ -5,16 +5,20 @@ package isa
 // of the task types (Codec.Encode, Codec.Decode); the task manager's
 // layout turns a Descriptor into bits and back.
 type Descriptor struct {
-	ID     uint64   // task ID: the queue's previous task ID + 1 (mod 2^id_bits)
-	Engine Engine   // which engine runs it
-	Op     Op       // operation code of that engine (Engines[Engine].Ops)
-	Flags  uint64   // debug flags, handed to the engine unchanged
-	Deps   []uint64 // IDs of earlier tasks of the same queue this one waits for
-	Src    uint64   // address operands (meaning per engine and op)
-	Aux    uint64
-	Dst    uint64
-	D0     uint64 // size operands
-	D1     uint64
-	D2     uint64
-	Param  []uint64 // packed op parameters, 64 bits per word, least significant word first
+	ID     uint64 // task ID: the queue's previous task ID + 1 (mod 2^id_bits)
+	Engine Engine // which engine runs it
+	Op     Op     // operation code of that engine (Engines[Engine].Ops)
+	Flags  uint64 // debug flags, handed to the engine unchanged
+	// Hold keeps the task manager's issue on this task's queue: the next
+	// task of the queue issues before any other queue's (the inverse of
+	// a task-switch flag; false, a switch point, is the default).
+	Hold  bool
+	Deps  []uint64 // IDs of earlier tasks of the same queue this one waits for
+	Src   uint64   // address operands (meaning per engine and op)
+	Aux   uint64
+	Dst   uint64
+	D0    uint64 // size operands
+	D1    uint64
+	D2    uint64
+	Param []uint64 // packed op parameters, 64 bits per word, least significant word first
 }
