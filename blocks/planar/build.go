@@ -71,7 +71,8 @@ func build(c Config) *hdl.Module {
 	is := func(o Op) *hdl.Expr { return op.Eq(hdl.U(3, uint64(o))) }
 	isNop, isAct, isWB, isElt, isPool, isRed, isLP := is(OpNop), is(OpAct), is(OpWriteBack), is(OpEltwise), is(OpPool), is(OpReduce), is(OpLoadParams)
 	psumOp := isAct.Or(isWB)
-	two := isElt.And(q["scalar_operand"].Not())
+	isAbs := q["fn"].Eq(hdl.U(3, uint64(FnAbs)))
+	two := isElt.And(q["scalar_operand"].Not()).And(isAbs.Not()) // Task.twoTensors
 	H, W := q["h"], q["w"]
 
 	// ---- checks (in the CHECK cycle, from the registered task) ----

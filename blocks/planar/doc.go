@@ -65,7 +65,7 @@
 //
 //	field           type            meaning
 //	op              UInt(3)         Op: nop, act, writeback, eltwise, pool, reduce, loadparams
-//	fn              UInt(3)         eltwise add/sub/mul/max/min; pool: an FnPool code; reduce sum/max
+//	fn              UInt(3)         eltwise add/sub/mul/max/min/abs; pool: an FnPool code; reduce sum/max
 //	mask            UInt(L)         lanes (partitions) worked on
 //	src, src2, dst  addresses       sources (src: psum entry for act/writeback) and destination
 //	h, w            UInt(dw)        the plane (act, writeback, eltwise: H·W elements in any split)
@@ -109,6 +109,8 @@
 //	act        x = psum[src+i]; scale/bias from the task or (per_lane) the lane's registers; i < H·W → dst+i
 //	writeback  x = psum[src+i], post-processor forced to saturation only (scale 1, bias 0, shift 0, no relu/clamp/wrap)
 //	eltwise    x = a op b, a = state[src+i], b = state[src2+i] or scalar; op add, sub, mul, max, min → dst+i
+//	           abs: x = |a|, unary (neither src2 nor scalar is read); |min| = 2^(E−1) is exact in x,
+//	           so saturation makes it the element maximum (127 for int8) and wrap its low bits
 //	pool       x = the window's values combined (FnPool codes) over the KH×KW window (padding 0, the nearest element, or ignored) → dst + oy·OW + ox;
 //	           OH = (H + 2·pad_h − KH)/stride + 1, OW likewise; average = sum with scale/shift dividing by KH·KW
 //	reduce     x = sum or max of the H·W plane → dst
@@ -152,6 +154,7 @@
 //	bad task                  2
 //	act, writeback            N + 10         N = H·W (one element per lane per cycle)
 //	eltwise with a scalar     N + 10
+//	eltwise abs               N + 10
 //	eltwise on two tensors    2N + 10        (two reads per element from the same bank port)
 //	reduce                    N + 10
 //	loadparams                ParamWords + 5

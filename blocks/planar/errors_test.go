@@ -24,7 +24,7 @@ func badTasks() []struct {
 		msg  string
 	}{
 		{"unknown op", Task{Op: 7, Mask: 1}, ErrOp, "op = 7 is not allowed: must be one of 0..6"},
-		{"unknown eltwise function", Task{Op: OpEltwise, Fn: 5, Mask: 1, H: 1, W: 1, Dst: 9}, ErrFn, "fn = 5 is not allowed: an eltwise function is 0..4"},
+		{"unknown eltwise function", Task{Op: OpEltwise, Fn: 6, Mask: 1, H: 1, W: 1, Dst: 9}, ErrFn, "fn = 6 is not allowed: an eltwise function is 0..5 (add, sub, mul, max, min, abs)"},
 		{"unknown pooling function", with(func(t *Task) { t.Fn = 3 }), ErrFn, "fn = 3 is not allowed: a pooling function is 0..2 (the FnPool codes)"},
 		{"empty mask", Task{Op: OpReduce, H: 1, W: 1}, ErrMask, "mask = 0x0 is not allowed: must name at least one lane"},
 		{"act on a lane without psum", Task{Op: OpAct, Mask: 8, H: 1, W: 1, Dst: 128, Scale: 1}, ErrMask,

@@ -112,11 +112,13 @@ func lane(c Config) *hdl.Module {
 	a := hdl.Mux(eltScalar, e, hold)
 	b := hdl.Mux(eltScalar, ext(&scalar.Expr), e)
 	eltW := c.eltWidth()
+	// |e| of an extended element fits its E+1 bits: |min| = 2^(E−1).
+	absE := hdl.Mux(e.Lt(hdl.S(ew, 0)), e.Neg().Trunc(ew), e)
 	var elt *hdl.Expr = a.Mul(b) // FnMul; the others are narrower and extended
 	for _, f := range []struct {
 		fn Fn
 		v  *hdl.Expr
-	}{{FnAdd, a.Add(b)}, {FnSub, a.Sub(b)}, {FnMax, hdl.Mux(a.Gt(b), a, b)}, {FnMin, hdl.Mux(a.Lt(b), a, b)}} {
+	}{{FnAdd, a.Add(b)}, {FnSub, a.Sub(b)}, {FnMax, hdl.Mux(a.Gt(b), a, b)}, {FnMin, hdl.Mux(a.Lt(b), a, b)}, {FnAbs, absE}} {
 		elt = hdl.Mux(fn.Eq(hdl.U(3, uint64(f.fn))), f.v.Ext(eltW), elt)
 	}
 

@@ -101,6 +101,9 @@ func (t Task) result(c Config, m *Memories, lanes []int) (*golden.Tensor, error)
 		}
 		return golden.Activate(plane(m.Psum, t.Src), sc, bi, q, out)
 	case OpEltwise:
+		if t.Fn == FnAbs {
+			return eachElement(plane(m.State, t.Src), q, out, func(a int64) int64 { return max(a, -a) })
+		}
 		op, ok := eltOps[t.Fn]
 		if !ok {
 			return nil, fmt.Errorf("no elementwise function %d", t.Fn)
@@ -132,6 +135,16 @@ func (t Task) result(c Config, m *Memories, lanes []int) (*golden.Tensor, error)
 		return golden.Reduce(plane(m.State, t.Src), kind, q, out)
 	}
 	return nil, fmt.Errorf("unknown op %d", t.Op)
+}
+
+// eachElement is out = Requant(f(a)) element by element: a unary
+// function's exact value through the post-processor.
+func eachElement(a *golden.Tensor, q golden.Requant, out golden.Int, f func(int64) int64) (*golden.Tensor, error) {
+	res := golden.New(a.Shape...)
+	for i, v := range a.Data {
+		res.Data[i] = q.Apply(f(v), out)
+	}
+	return res, nil
 }
 
 // loadParams sets each lane's scale and bias from ParamWords elements at

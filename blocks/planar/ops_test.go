@@ -63,6 +63,9 @@ func eltTasks() []namedTask {
 		namedTask{"in place (dst = src)", withID(Task{Op: OpEltwise, Fn: FnMax, Mask: all4, Src: 130, Src2: 0, Dst: 130, H: 2, W: 6})},
 		namedTask{"dst below an overlapping src", withID(Task{Op: OpEltwise, Fn: FnAdd, Mask: all4, Src: 140, Src2: 20, Dst: 136, H: 4, W: 4})},
 		namedTask{"scalar in place", withID(Task{Op: OpEltwise, Fn: FnSub, Mask: 6, Src: 180, Dst: 180, H: 3, W: 3, ScalarOperand: true, Scalar: 100})},
+		namedTask{"abs requantized half-even with bias", Task{Op: OpEltwise, Fn: FnAbs, Mask: all4, Src: 20, Dst: 140, H: 3, W: 7, Scale: 5, Bias: -9, Shift: 2, RoundEven: true}},
+		namedTask{"abs wrap: |min| keeps its low bits", Task{Op: OpEltwise, Fn: FnAbs, Mask: all4, Src: 0, Dst: 170, H: 2, W: 8, Scale: 1, Wrap: true}},
+		namedTask{"abs relu clamp, src2 ignored", Task{Op: OpEltwise, Fn: FnAbs, Mask: 5, Src: 60, Src2: 250, Dst: 60, H: 1, W: 9, Scale: -1, Relu: true, Clamp: true, Lo: 0, Hi: 50}},
 	)
 }
 

@@ -41,6 +41,11 @@ const (
 	FnMul
 	FnMax
 	FnMin
+	// FnAbs is |a|, unary: the second operand (src2, scalar) is not
+	// read. The exact value goes to the post-processor, so with the
+	// identity |min| (2^(E−1) for a signed type) saturates to the
+	// element maximum, and wrap gives its low bits like any result.
+	FnAbs
 	numEltFns
 )
 
@@ -62,7 +67,7 @@ const (
 // H×W elements lies row-major at consecutive addresses from its base.
 type Task struct {
 	Op   Op     `json:"op"`
-	Fn   Fn     `json:"fn"`   // eltwise: FnAdd..FnMin; pool: the FnPool codes; reduce: FnSum/FnRedMax
+	Fn   Fn     `json:"fn"`   // eltwise: FnAdd..FnAbs; pool: the FnPool codes; reduce: FnSum/FnRedMax
 	Mask uint64 `json:"mask"` // partitions (lanes) worked on; bit p = partition p
 
 	Src  int `json:"src"`  // first source: psum entry (act, writeback) or state address
@@ -201,7 +206,7 @@ func (t Task) Reads(c Config) int {
 	case OpAct, OpWriteBack, OpPool, OpReduce:
 		return t.H * t.W
 	case OpEltwise:
-		if t.ScalarOperand {
+		if !t.twoTensors() {
 			return t.H * t.W
 		}
 		return 2 * t.H * t.W
@@ -223,4 +228,10 @@ func (t Task) Writes() int {
 		return 1
 	}
 	return 0
+}
+
+// twoTensors reports whether an eltwise task reads its second operand
+// from a tensor at src2, element by element (interleaved with src).
+func (t Task) twoTensors() bool {
+	return t.Op == OpEltwise && !t.ScalarOperand && t.Fn != FnAbs
 }

@@ -29,7 +29,7 @@ func (t Task) Validate(c Config) error {
 	}
 	switch {
 	case t.Op == OpEltwise && t.Fn >= numEltFns:
-		bad(ErrFn, "fn", uint8(t.Fn), "an eltwise function is 0..4 (add, sub, mul, max, min)")
+		bad(ErrFn, "fn", uint8(t.Fn), "an eltwise function is 0..%d (add, sub, mul, max, min, abs)", numEltFns-1)
 	case t.Op == OpPool && t.Fn >= numPoolFns:
 		bad(ErrFn, "fn", uint8(t.Fn), "a pooling function is 0..%d (the FnPool codes)", numPoolFns-1)
 	case t.Op == OpReduce && t.Fn >= numRedFns:
@@ -98,7 +98,7 @@ func (t Task) Validate(c Config) error {
 	if t.Src+nsrc > srcDepth {
 		bad(ErrSrc, "src", t.Src, "the %d elements read from it must lie in the %s buffer: at most %d", nsrc, srcName, srcDepth-nsrc)
 	}
-	two := t.Op == OpEltwise && !t.ScalarOperand
+	two := t.twoTensors()
 	if two && t.Src2+n > c.StateDepth {
 		bad(ErrSrc2, "src2", t.Src2, "the %d elements read from it must lie in the state buffer: at most %d", n, c.StateDepth-n)
 	}
