@@ -72,14 +72,16 @@ func build(c Config) *hdl.Module {
 	isNop, isAct, isWB, isElt, isPool, isRed, isLP := is(OpNop), is(OpAct), is(OpWriteBack), is(OpEltwise), is(OpPool), is(OpReduce), is(OpLoadParams)
 	psumOp := isAct.Or(isWB)
 	isAbs := q["fn"].Eq(hdl.U(3, uint64(FnAbs)))
-	two := isElt.And(q["scalar_operand"].Not()).And(isAbs.Not()) // Task.twoTensors
+	binary := isElt.And(q["scalar_operand"].Not()).And(isAbs.Not())
+	two := binary.And(q["broadcast"].Not()) // Task.twoTensors
+	bcast := binary.And(q["broadcast"])     // Task.broadcasts: src2 read once, first
 	H, W := q["h"], q["w"]
 
 	// ---- checks (in the CHECK cycle, from the registered task) ----
 	n := m.Wire("n", hdl.UInt(2*dw))
 	n.Set(H.Mul(W))
 	nLP := hdl.U(cw, uint64(c.ParamWords()))
-	nIn := hdl.Mux(isLP, nLP.Ext(2*dw+1), hdl.Mux(two, n.ShlConst(1), n.Ext(2*dw+1)))
+	nIn := hdl.Mux(isLP, nLP.Ext(2*dw+1), hdl.Mux(two, n.ShlConst(1), n.Add(bcast)))
 	oh, ow := q["oh"], q["ow"]
 	nPool := oh.Mul(ow)
 	nOut := hdl.Mux(isPool, nPool,
@@ -129,7 +131,8 @@ func build(c Config) *hdl.Module {
 		{ErrOutShape, isPool.And(outOK(oh, kh, stride, paddedH).And(outOK(ow, kw, stride, paddedW)).Not())},
 		{ErrLine, isPool.And(ow.Gt(hdl.U(dw, uint64(c.LineDepth))))},
 		{ErrSrc, srcEnd.Gt(srcLimit)},
-		{ErrSrc2, two.And(src2.Add(n).Gt(hdl.U(dw, uint64(c.StateDepth))))},
+		{ErrSrc2, two.And(src2.Add(n).Gt(hdl.U(dw, uint64(c.StateDepth)))).
+			Or(isElt.And(q["broadcast"]).And(q["scalar_operand"]))},
 		{ErrDst, nOut.OrR().And(dst.Add(nOut).Gt(hdl.U(dw, uint64(c.StateDepth))))},
 		{ErrOverlap, isElt.And(dstE.Gt(srcS).And(dstE.Lt(srcS.Add(n)))).
 			Or(two.And(dstE.Gt(src2.Ext(dw)).And(dstE.Lt(src2.Add(n))))).
@@ -192,8 +195,10 @@ func build(c Config) *hdl.Module {
 	rk.SetEnable(checking.Or(rdAcc))
 	pend.SetNext(rdAcc)
 	held.SetNext(reqValid.And(memReady.Not()))
-	sel := two.And(rk.Bit(0))
-	idx := hdl.Mux(two, rk.ShrConst(1).Ext(cw), rk)
+	// Two tensors: a at src+k/2 for even k, b at src2+k/2 for odd k.
+	// Broadcast: b at src2 first, then a at src+k-1.
+	sel := two.And(rk.Bit(0)).Or(bcast.And(rk.OrR().Not()))
+	idx := hdl.Mux(two, rk.ShrConst(1).Ext(cw), hdl.Mux(bcast.And(rk.OrR()), rk.Sub(one).Trunc(cw), rk))
 	base := hdl.Mux(sel, src2.Resize(c.srcWidth()), src)
 	raddr := base.Add(idx)
 	m.Output("plr_valid", hdl.Bool).Set(reqValid.And(psumOp.Not()))
@@ -290,7 +295,7 @@ func build(c Config) *hdl.Module {
 
 	// ---- X, P, V, R valid bits and the output FIFO ----
 	emit := hdl.Mux(isPool, s2v.And(s2out),
-		fire.And(hdl.Mux(isElt, two.Not().Or(phase), hdl.Mux(isRed, lastPop, isAct.Or(isWB)))))
+		fire.And(hdl.Mux(isElt, hdl.Mux(bcast, ck.OrR(), two.Not().Or(phase)), hdl.Mux(isRed, lastPop, isAct.Or(isWB)))))
 	xv := m.Reg("xv", hdl.Bool, 0)
 	xv.SetNext(emit)
 	xv.SetEnable(adv)
@@ -345,8 +350,8 @@ func build(c Config) *hdl.Module {
 			ln.Connect("rp", hdl.S(c.AccWidth, 0))
 		}
 		ln.Connect("in_psum", psumOp).Connect("f_we", fWe).Connect("f_ri", fri)
-		ln.Connect("elt_hold", fire.And(two).And(phase.Not())).Connect("fn", q["fn"]).
-			Connect("elt_scalar", q["scalar_operand"]).Connect("scalar", q["scalar"])
+		ln.Connect("elt_hold", fire.And(two.And(phase.Not()).Or(bcast.And(ck.OrR().Not())))).Connect("fn", q["fn"]).
+			Connect("elt_scalar", q["scalar_operand"]).Connect("elt_bcast", bcast).Connect("scalar", q["scalar"])
 		ln.Connect("red_en", fire.And(isRed)).Connect("red_first", ck.Eq(hdl.U(cw, 0))).Connect("red_max", q["fn"].Bit(0))
 		ln.Connect("lp_en", fire.And(isLP).And(mask.Bit(p)))
 		ln.Connect("h_en", walk.And(vrow.Not())).Connect("h_fill", px.Eq(hdl.U(dw+1, 0))).Connect("h_virt", px.Ge(W)).

@@ -82,6 +82,7 @@
 //	relu, clamp     1               post-processor options; lo, hi (E bits): the clamp bounds
 //	per_lane        1               act: use each lane's loaded scale and bias
 //	wrap            1               floor instead of rounding, the low E bits instead of saturation
+//	broadcast       1               eltwise: the second operand is one element per lane at src2 (not with scalar_operand)
 //
 // # Operations
 //
@@ -109,6 +110,8 @@
 //	act        x = psum[src+i]; scale/bias from the task or (per_lane) the lane's registers; i < H·W → dst+i
 //	writeback  x = psum[src+i], post-processor forced to saturation only (scale 1, bias 0, shift 0, no relu/clamp/wrap)
 //	eltwise    x = a op b, a = state[src+i], b = state[src2+i] or scalar; op add, sub, mul, max, min → dst+i
+//	           broadcast: b = state[src2] for every i, the lane's own element (a per-channel bias or
+//	           scale), read once before the plane
 //	           abs: x = |a|, unary (neither src2 nor scalar is read); |min| = 2^(E−1) is exact in x,
 //	           so saturation makes it the element maximum (127 for int8) and wrap its low bits
 //	pool       x = the window's values combined (FnPool codes) over the KH×KW window (padding 0, the nearest element, or ignored) → dst + oy·OW + ox;
@@ -155,6 +158,7 @@
 //	act, writeback            N + 10         N = H·W (one element per lane per cycle)
 //	eltwise with a scalar     N + 10
 //	eltwise abs               N + 10
+//	eltwise with broadcast    N + 11         (the one src2 read first)
 //	eltwise on two tensors    2N + 10        (two reads per element from the same bank port)
 //	reduce                    N + 10
 //	loadparams                ParamWords + 5
@@ -180,7 +184,7 @@
 //
 //	1 op        unknown operation          9  line       OW > line_depth
 //	2 fn        unknown function           10 src        source past the end of its buffer
-//	3 mask      empty, or psum lane ≥ C    11 src2       second source past the end
+//	3 mask      empty, or psum lane ≥ C    11 src2       second source past the end (**)
 //	4 shape     H or W zero                12 dst        destination past the end
 //	5 kernel    KH, KW, stride ∉ 1..max    13 overlap    destination over a source where the op cannot allow it
 //	6 pad       pad ≥ window (*)           14 shift      shift > MaxShift
@@ -188,9 +192,11 @@
 //	8 out_shape OH/OW inconsistent
 //
 // (*) also pad_ignore with average pooling or with pad_edge.
+// (**) also broadcast with scalar_operand.
 //
 // Overlap: eltwise writes lag its reads, so dst ≤ src (in place included)
-// or dst ≥ src+N, for each source; pooling output may not overlap its
+// or dst ≥ src+N, for each source read per element (a broadcast's src2 is
+// read before any write: no restriction); pooling output may not overlap its
 // input at all (with padding it can run ahead of the reads); act,
 // writeback and reduce have no restriction (different buffer, or one
 // write after all reads).

@@ -48,6 +48,8 @@ func badTasks() []struct {
 			"src = 253 is not allowed: the 5 elements read from it must lie in the state buffer: at most 251"},
 		{"second source past the end", Task{Op: OpEltwise, Mask: 1, Src: 0, Src2: 250, Dst: 128, H: 2, W: 4, Scale: 1}, ErrSrc2,
 			"src2 = 250 is not allowed: the 8 elements read from it must lie in the state buffer: at most 248"},
+		{"broadcast with a scalar operand", Task{Op: OpEltwise, Mask: 1, Src: 0, Src2: 5, Dst: 128, H: 2, W: 4, Scale: 1, ScalarOperand: true, Broadcast: true}, ErrSrc2,
+			"broadcast = true is not allowed: scalar_operand is set too: the second operand is either the scalar or one element per lane at src2"},
 		{"destination past the end", with(func(t *Task) { t.Dst = 253 }), ErrDst,
 			"dst = 253 is not allowed: the 4 elements written must lie in the state buffer: at most 252"},
 		{"eltwise writes ahead of its reads", Task{Op: OpEltwise, Mask: 1, Src: 10, Src2: 100, Dst: 11, H: 2, W: 4, Scale: 1}, ErrOverlap,

@@ -60,6 +60,7 @@ func lane(c Config) *hdl.Module {
 	eltHold := m.Input("elt_hold", hdl.Bool)
 	fn := m.Input("fn", hdl.UInt(3))
 	eltScalar := m.Input("elt_scalar", hdl.Bool)
+	eltBcast := m.Input("elt_bcast", hdl.Bool)
 	scalar := m.Input("scalar", hdl.UInt(E))
 	redEn := m.Input("red_en", hdl.Bool)
 	redFirst := m.Input("red_first", hdl.Bool)
@@ -109,8 +110,10 @@ func lane(c Config) *hdl.Module {
 	hold := data("hold", hdl.SInt(ew))
 	hold.SetNext(e)
 	hold.SetEnable(eltHold)
-	a := hdl.Mux(eltScalar, e, hold)
-	b := hdl.Mux(eltScalar, ext(&scalar.Expr), e)
+	// hold keeps a (two tensors: a is read first) or the broadcast b
+	// (read once, before the plane).
+	a := hdl.Mux(eltScalar.Or(eltBcast), e, hold)
+	b := hdl.Mux(eltScalar, ext(&scalar.Expr), hdl.Mux(eltBcast, hold, e))
 	eltW := c.eltWidth()
 	// |e| of an extended element fits its E+1 bits: |min| = 2^(E−1).
 	absE := hdl.Mux(e.Lt(hdl.S(ew, 0)), e.Neg().Trunc(ew), e)

@@ -111,6 +111,15 @@ func (t Task) result(c Config, m *Memories, lanes []int) (*golden.Tensor, error)
 		if t.ScalarOperand {
 			return golden.EltwiseScalar(op, plane(m.State, t.Src), t.Scalar, q, out)
 		}
+		if t.Broadcast {
+			b := golden.New(len(lanes), n)
+			for i, p := range lanes {
+				for j := range n {
+					b.Data[i*n+j] = m.State[p][t.Src2]
+				}
+			}
+			return golden.Eltwise(op, plane(m.State, t.Src), b, q, out)
+		}
 		return golden.Eltwise(op, plane(m.State, t.Src), plane(m.State, t.Src2), q, out)
 	case OpPool:
 		kind, ok := poolKinds[t.Fn]

@@ -52,6 +52,7 @@ func eltTasks() []namedTask {
 			namedTask{fmt.Sprintf("fn %d two tensors 3x5", fn), withID(Task{Op: OpEltwise, Fn: fn, Mask: all4, Src: 0, Src2: 64, Dst: 128, H: 3, W: 5})},
 			namedTask{fmt.Sprintf("fn %d scalar 1x1", fn), withID(Task{Op: OpEltwise, Fn: fn, Mask: 9, Src: 7, Dst: 150, H: 1, W: 1, ScalarOperand: true, Scalar: -77})},
 			namedTask{fmt.Sprintf("fn %d scalar 8x8", fn), withID(Task{Op: OpEltwise, Fn: fn, Mask: all4, Src: 30, Dst: 160, H: 8, W: 8, ScalarOperand: true, Scalar: 101})},
+			namedTask{fmt.Sprintf("fn %d broadcast 3x4", fn), withID(Task{Op: OpEltwise, Fn: fn, Mask: all4, Src: 12, Src2: 99, Dst: 200, H: 3, W: 4, Broadcast: true})},
 		)
 	}
 	return append(ts,
@@ -63,6 +64,10 @@ func eltTasks() []namedTask {
 		namedTask{"in place (dst = src)", withID(Task{Op: OpEltwise, Fn: FnMax, Mask: all4, Src: 130, Src2: 0, Dst: 130, H: 2, W: 6})},
 		namedTask{"dst below an overlapping src", withID(Task{Op: OpEltwise, Fn: FnAdd, Mask: all4, Src: 140, Src2: 20, Dst: 136, H: 4, W: 4})},
 		namedTask{"scalar in place", withID(Task{Op: OpEltwise, Fn: FnSub, Mask: 6, Src: 180, Dst: 180, H: 3, W: 3, ScalarOperand: true, Scalar: 100})},
+		namedTask{"broadcast 1x1", withID(Task{Op: OpEltwise, Fn: FnSub, Mask: 2, Src: 40, Src2: 41, Dst: 150, H: 1, W: 1, Broadcast: true})},
+		namedTask{"broadcast mul requantized (per-channel scale)", Task{Op: OpEltwise, Fn: FnMul, Mask: all4, Src: 0, Src2: 127, Dst: 128, H: 5, W: 9, Scale: 3, Shift: 5, Bias: 7, Broadcast: true}},
+		namedTask{"broadcast in place, dst over src2 (read before any write)", withID(Task{Op: OpEltwise, Fn: FnAdd, Mask: 13, Src: 160, Src2: 165, Dst: 160, H: 2, W: 6, Broadcast: true})},
+		namedTask{"broadcast wrap, src2 inside the plane", Task{Op: OpEltwise, Fn: FnMul, Mask: all4, Src: 20, Src2: 25, Dst: 20, H: 4, W: 4, Scale: 1, Shift: 8, Wrap: true, Broadcast: true}},
 		namedTask{"abs requantized half-even with bias", Task{Op: OpEltwise, Fn: FnAbs, Mask: all4, Src: 20, Dst: 140, H: 3, W: 7, Scale: 5, Bias: -9, Shift: 2, RoundEven: true}},
 		namedTask{"abs wrap: |min| keeps its low bits", Task{Op: OpEltwise, Fn: FnAbs, Mask: all4, Src: 0, Dst: 170, H: 2, W: 8, Scale: 1, Wrap: true}},
 		namedTask{"abs relu clamp, src2 ignored", Task{Op: OpEltwise, Fn: FnAbs, Mask: 5, Src: 60, Src2: 250, Dst: 60, H: 1, W: 9, Scale: -1, Relu: true, Clamp: true, Lo: 0, Hi: 50}},

@@ -51,6 +51,7 @@ func randomTask(r *rand.Rand, c Config, maxN int) Task {
 			}
 		case 2, 3:
 			t = Task{Op: OpEltwise, Fn: Fn(r.IntN(int(numEltFns))), Mask: mask(c.Lanes), ScalarOperand: r.IntN(3) == 0, Scalar: elem()}
+			t.Broadcast = !t.ScalarOperand && r.IntN(2) == 0
 			t.H, t.W = shape(min(half, outEnd-half))
 			n := t.H * t.W
 			t.Src, t.Src2, t.Dst = r.IntN(half-n+1), r.IntN(half-n+1), half+r.IntN(outEnd-half-n+1)

@@ -90,6 +90,11 @@ type Task struct {
 
 	ScalarOperand bool  `json:"scalar_operand"` // eltwise: the second operand is Scalar
 	Scalar        int64 `json:"scalar"`         // an element value
+	// Broadcast (eltwise): the second operand is one element per lane,
+	// at Src2, read once and used for every element of the plane (a
+	// per-channel bias or scale). Not with ScalarOperand; ignored by
+	// FnAbs and by the other operations.
+	Broadcast bool `json:"broadcast"`
 
 	// The post-processor, applied to every result (see the package
 	// documentation): for act, eltwise, pool and reduce. Writeback
@@ -206,10 +211,7 @@ func (t Task) Reads(c Config) int {
 	case OpAct, OpWriteBack, OpPool, OpReduce:
 		return t.H * t.W
 	case OpEltwise:
-		if !t.twoTensors() {
-			return t.H * t.W
-		}
-		return 2 * t.H * t.W
+		return t.H*t.W + t.Src2Elements()
 	case OpLoadParams:
 		return c.ParamWords()
 	}
@@ -233,5 +235,28 @@ func (t Task) Writes() int {
 // twoTensors reports whether an eltwise task reads its second operand
 // from a tensor at src2, element by element (interleaved with src).
 func (t Task) twoTensors() bool {
-	return t.Op == OpEltwise && !t.ScalarOperand && t.Fn != FnAbs
+	return t.Op == OpEltwise && !t.ScalarOperand && t.Fn != FnAbs && !t.Broadcast
+}
+
+// broadcasts reports whether an eltwise task reads one second operand
+// per lane at src2 (Broadcast, for a binary function).
+func (t Task) broadcasts() bool {
+	return t.Op == OpEltwise && !t.ScalarOperand && t.Fn != FnAbs && t.Broadcast
+}
+
+// ReadsSrc2 reports whether src2 is an operand address of the task
+// (an eltwise on two tensors or broadcasting).
+func (t Task) ReadsSrc2() bool { return t.twoTensors() || t.broadcasts() }
+
+// Src2Elements is the number of elements a task reads from src2 in each
+// lane: H·W for an eltwise on two tensors, 1 when it broadcasts, else 0
+// (src2 is not read: any value is fine).
+func (t Task) Src2Elements() int {
+	switch {
+	case t.twoTensors():
+		return t.H * t.W
+	case t.broadcasts():
+		return 1
+	}
+	return 0
 }

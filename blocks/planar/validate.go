@@ -99,8 +99,11 @@ func (t Task) Validate(c Config) error {
 		bad(ErrSrc, "src", t.Src, "the %d elements read from it must lie in the %s buffer: at most %d", nsrc, srcName, srcDepth-nsrc)
 	}
 	two := t.twoTensors()
-	if two && t.Src2+n > c.StateDepth {
-		bad(ErrSrc2, "src2", t.Src2, "the %d elements read from it must lie in the state buffer: at most %d", n, c.StateDepth-n)
+	if n2 := t.Src2Elements(); n2 > 0 && t.Src2+n2 > c.StateDepth {
+		bad(ErrSrc2, "src2", t.Src2, "the %d elements read from it must lie in the state buffer: at most %d", n2, c.StateDepth-n2)
+	}
+	if t.Op == OpEltwise && t.Broadcast && t.ScalarOperand {
+		bad(ErrSrc2, "broadcast", true, "scalar_operand is set too: the second operand is either the scalar or one element per lane at src2")
 	}
 	nout := 0
 	switch t.Op {
