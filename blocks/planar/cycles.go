@@ -17,6 +17,10 @@ func (t Task) Cycles(c Config) int {
 	case OpPool:
 		steps, last := t.PoolSteps()
 		return max(steps+5, last+12)
+	case OpReduce:
+		if t.acrossRows() { // the pooling walk of a 1×1 window: one stage more than a plane's reduction
+			return t.Reads(c) + 11
+		}
 	}
 	return t.Reads(c) + 10
 }

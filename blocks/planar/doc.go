@@ -65,7 +65,7 @@
 //
 //	field           type            meaning
 //	op              UInt(3)         Op: nop, act, writeback, eltwise, pool, reduce, loadparams
-//	fn              UInt(3)         eltwise add/sub/mul/max/min/abs; pool: an FnPool code; reduce sum/max
+//	fn              UInt(3)         eltwise add/sub/mul/max/min/abs; pool: an FnPool code; reduce sum/max/rowsum/rowmax
 //	mask            UInt(L)         lanes (partitions) worked on
 //	src, src2, dst  addresses       sources (src: psum entry for act/writeback) and destination
 //	h, w            UInt(dw)        the plane (act, writeback, eltwise: H·W elements in any split)
@@ -116,7 +116,9 @@
 //	           so saturation makes it the element maximum (127 for int8) and wrap its low bits
 //	pool       x = the window's values combined (FnPool codes) over the KH×KW window (padding 0, the nearest element, or ignored) → dst + oy·OW + ox;
 //	           OH = (H + 2·pad_h − KH)/stride + 1, OW likewise; average = sum with scale/shift dividing by KH·KW
-//	reduce     x = sum or max of the H·W plane → dst
+//	reduce     x = sum or max of the H·W plane → dst (fn 0, 1)
+//	           across rows (fn 2 rowsum, 3 rowmax): x_j = sum or max over y of state[src + y·W + j] → dst+j,
+//	           j < W: the H rows combined element by element into one row, W ≤ line_depth
 //	loadparams reads ParamWords elements from src in every lane of the mask: scale, then bias, each
 //	           little-endian in whole elements; they are the lane's per-partition parameters until reloaded
 //	nop        nothing; done three cycles after acceptance
@@ -142,6 +144,14 @@
 // read). A word read in the cycle it is being written is forwarded.
 // line_depth bounds OW; W itself is not bounded by it.
 //
+// A reduction across rows walks the plane like a 1×1 pooling with one
+// output row: each column's running sum or max is its line-buffer word,
+// read, combined with the element (the plane reduction's adder and
+// comparison, shared) and written back in the same pass; the first row
+// starts the word, the last row's results go to the post-processor. A
+// word is max((max_kernel−1)·hsum, E+1+log2(state_depth)) bits, so a
+// column's sum is exact whatever H.
+//
 // # Timing and cycle counts
 //
 // A task accepted in cycle T is checked in T+1 (a bad one ends with done
@@ -161,6 +171,7 @@
 //	eltwise with broadcast    N + 11         (the one src2 read first)
 //	eltwise on two tensors    2N + 10        (two reads per element from the same bank port)
 //	reduce                    N + 10
+//	reduce across rows        N + 11         (the walker's extra stage)
 //	loadparams                ParamWords + 5
 //	pool                      max(steps + 5, last + 12)
 //	    steps = H·max(W, c+1) + V·OW, c = (OW−1)·stride − pad_w + KW − 1 (last window column),
@@ -182,7 +193,7 @@
 // allowed range, in the order of the hardware's checks; the hardware
 // reports the first failing one as err_code and ends the task at once:
 //
-//	1 op        unknown operation          9  line       OW > line_depth
+//	1 op        unknown operation          9  line       OW (pool) or W (across rows) > line_depth
 //	2 fn        unknown function           10 src        source past the end of its buffer
 //	3 mask      empty, or psum lane ≥ C    11 src2       second source past the end (**)
 //	4 shape     H or W zero                12 dst        destination past the end
@@ -197,7 +208,9 @@
 // Overlap: eltwise writes lag its reads, so dst ≤ src (in place included)
 // or dst ≥ src+N, for each source read per element (a broadcast's src2 is
 // read before any write: no restriction); pooling output may not overlap its
-// input at all (with padding it can run ahead of the reads); act,
-// writeback and reduce have no restriction (different buffer, or one
-// write after all reads).
+// input at all (with padding it can run ahead of the reads); a reduction
+// across rows writes column j after reading the last row's element j,
+// so dst ≤ src+(H−1)·W (its first row, in place, included) or dst ≥
+// src+N; act, writeback and the plane reduction have no restriction
+// (different buffer, or one write after all reads).
 package planar

@@ -65,6 +65,7 @@ func lane(c Config) *hdl.Module {
 	redEn := m.Input("red_en", hdl.Bool)
 	redFirst := m.Input("red_first", hdl.Bool)
 	redMax := m.Input("red_max", hdl.Bool)
+	redRows := m.Input("red_rows", hdl.Bool)
 	lpEn := m.Input("lp_en", hdl.Bool)
 	hEn := m.Input("h_en", hdl.Bool)
 	hFill := m.Input("h_fill", hdl.Bool)
@@ -124,15 +125,6 @@ func lane(c Config) *hdl.Module {
 	}{{FnAdd, a.Add(b)}, {FnSub, a.Sub(b)}, {FnMax, hdl.Mux(a.Gt(b), a, b)}, {FnMin, hdl.Mux(a.Lt(b), a, b)}, {FnAbs, absE}} {
 		elt = hdl.Mux(fn.Eq(hdl.U(3, uint64(f.fn))), f.v.Ext(eltW), elt)
 	}
-
-	// ---- S1: reduction accumulator ----
-	rw := c.redWidth()
-	acc := data("acc", hdl.SInt(rw))
-	accNext := m.Wire("acc_next", hdl.SInt(rw))
-	accNext.Set(hdl.Mux(redFirst, e.Ext(rw),
-		hdl.Mux(redMax, hdl.Mux(e.Gt(acc), e.Ext(rw), acc), acc.Add(e).Trunc(rw))))
-	acc.SetNext(accNext)
-	acc.SetEnable(redEn)
 
 	// ---- S1: per-lane parameters, shifted in little-endian ----
 	nlp := c.ParamWords()
@@ -204,10 +196,27 @@ func lane(c Config) *hdl.Module {
 		parts = append(parts, vs[j].AsUInt())
 	}
 	newWord := m.Output("lb_wdata", hdl.UInt(ww))
-	newWord.Set(hdl.Cat(parts...))
 	last.SetNext(newWord)
 	last.SetEnable(lbWe)
 	vres := hdl.Mux(avg, windowSum(vs, kh, pw), windowPick(vs, kh, poolMin).Ext(pw))
+
+	// ---- reduction: S1 over the plane, or S2 down the columns ----
+	// One adder and one comparison serve both: a plane reduction
+	// combines each element (S1) with acc; a reduction across rows
+	// combines the element (hreg: a 1×1 window) with its column's
+	// value from the line buffer (S2) and writes the result back.
+	rw := c.redWidth()
+	acc := data("acc", hdl.SInt(rw))
+	rin := m.Wire("red_in", hdl.SInt(ew))
+	rin.Set(hdl.Mux(redRows, hreg.Trunc(ew), e))
+	racc := m.Wire("red_acc", hdl.SInt(rw))
+	racc.Set(hdl.Mux(redRows, word.Slice(rw-1, 0).AsSInt(), acc))
+	accNext := m.Wire("acc_next", hdl.SInt(rw))
+	accNext.Set(hdl.Mux(hdl.Mux(redRows, vFill, redFirst), rin.Ext(rw),
+		hdl.Mux(redMax, hdl.Mux(rin.Gt(racc), rin.Ext(rw), racc), racc.Add(rin).Trunc(rw))))
+	acc.SetNext(accNext)
+	acc.SetEnable(redEn)
+	newWord.Set(hdl.Mux(redRows, accNext.AsUInt().Ext(ww), hdl.Cat(parts...).Ext(ww)))
 
 	// ---- X: the exact result of the operation ----
 	x := data("x", hdl.SInt(xw))
@@ -272,8 +281,10 @@ func lane(c Config) *hdl.Module {
 	return m
 }
 
-// lineWidth is a line-buffer word: MaxKernel-1 horizontal results.
-func lineWidth(c Config) int { return (c.MaxKernel - 1) * c.hsumWidth() }
+// lineWidth is a line-buffer word: MaxKernel-1 horizontal results, or
+// a column's running sum for a reduction across rows (wider only for
+// deep state buffers and small windows).
+func lineWidth(c Config) int { return max((c.MaxKernel-1)*c.hsumWidth(), c.redWidth()) }
 
 // lineBuffer is one lane's line buffer: LineDepth words, one write and
 // one read port, the read held while en is 0 (a stalled pipeline keeps

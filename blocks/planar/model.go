@@ -15,6 +15,8 @@ var (
 		FnMax: golden.EltMax, FnMin: golden.EltMin}
 	poolKinds   = map[Fn]golden.PoolKind{FnPoolMax: golden.PoolMax, FnPoolAvg: golden.PoolAvg, FnPoolMin: golden.PoolMin}
 	reduceKinds = map[Fn]golden.ReduceKind{FnSum: golden.ReduceSum, FnRedMax: golden.ReduceMax}
+	// rowKinds: the reductions across rows, column by column.
+	rowKinds = map[Fn]golden.ReduceKind{FnRowSum: golden.ReduceSum, FnRowMax: golden.ReduceMax}
 )
 
 // EltFn, PoolFn and ReduceFn are the function codes of golden operations.
@@ -137,6 +139,9 @@ func (t Task) result(c Config, m *Memories, lanes []int) (*golden.Tensor, error)
 		}
 		return golden.Pool(x, p, q, out)
 	case OpReduce:
+		if kind, ok := rowKinds[t.Fn]; ok {
+			return golden.Reduce(columns(plane(m.State, t.Src), t.H, t.W), kind, q, out)
+		}
 		kind, ok := reduceKinds[t.Fn]
 		if !ok {
 			return nil, fmt.Errorf("no reduction %d", t.Fn)
@@ -144,6 +149,21 @@ func (t Task) result(c Config, m *Memories, lanes []int) (*golden.Tensor, error)
 		return golden.Reduce(plane(m.State, t.Src), kind, q, out)
 	}
 	return nil, fmt.Errorf("unknown op %d", t.Op)
+}
+
+// columns regroups planes (one H×W plane per row of x) by column: row
+// p·W+j of the result is column j of plane p, H values.
+func columns(x *golden.Tensor, h, w int) *golden.Tensor {
+	planes := x.Shape[0]
+	res := golden.New(planes*w, h)
+	for p := range planes {
+		for y := range h {
+			for j := range w {
+				res.Data[(p*w+j)*h+y] = x.Data[(p*h+y)*w+j]
+			}
+		}
+	}
+	return res
 }
 
 // eachElement is out = Requant(f(a)) element by element: a unary

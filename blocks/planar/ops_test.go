@@ -84,6 +84,18 @@ func reduceTasks() []namedTask {
 		{"sum saturates", withID(Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 132, H: 2, W: 2})},
 		{"sum wraps: low and high byte", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 133, H: 4, W: 8, Scale: 1, Wrap: true}},
 		{"sum wraps: high byte", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 134, H: 4, W: 8, Scale: 1, Shift: 8, Wrap: true}},
+		{"rowsum 1x1", withID(Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 5, Dst: 140, H: 1, W: 1})},
+		{"rowsum 1x9 (one row: the row itself)", withID(Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 5, Dst: 141, H: 1, W: 9})},
+		{"rowsum 9x1 (one column: every word forwarded)", Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 30, Dst: 150, H: 9, W: 1, Scale: 1, Shift: 3}},
+		{"rowmax 9x1", withID(Task{Op: OpReduce, Fn: FnRowMax, Mask: all4, Src: 30, Dst: 151, H: 9, W: 1})},
+		{"rowsum 3x5 mean-ish half-even", Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 0, Dst: 152, H: 3, W: 5, Scale: 85, Shift: 8, RoundEven: true}},
+		{"rowsum 2x2 (a column of two)", withID(Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 70, Dst: 157, H: 2, W: 2})},
+		{"rowmax 8x8 one lane", withID(Task{Op: OpReduce, Fn: FnRowMax, Mask: 4, Src: 40, Dst: 160, H: 8, W: 8})},
+		{"rowsum 7x16 (line_depth columns) relu clamp", Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 3, Dst: 170, H: 7, W: 16, Scale: -1, Shift: 2, Relu: true, Clamp: true, Lo: 0, Hi: 90}},
+		{"rowsum 15x16 (240 elements): the widest column sum, wrap", Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 0, Dst: 190, H: 15, W: 16, Scale: 1, Wrap: true}},
+		{"rowsum 15x16 saturates", withID(Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 0, Dst: 206, H: 15, W: 16})},
+		{"rowmax in place over the plane's first row", withID(Task{Op: OpReduce, Fn: FnRowMax, Mask: all4, Src: 100, Dst: 100, H: 4, W: 6})},
+		{"rowsum into the plane's last row (dst = src+(h−1)·w)", withID(Task{Op: OpReduce, Fn: FnRowSum, Mask: 3, Src: 80, Dst: 95, H: 6, W: 3})},
 	}
 }
 

@@ -66,9 +66,9 @@ func randomTask(r *rand.Rand, c Config, maxN int) Task {
 				t.Scale, t.Bias, t.Shift = 1, 0, 0
 			}
 		case 7:
-			t = Task{Op: OpReduce, Fn: Fn(r.IntN(2)), Mask: mask(c.Lanes)}
+			t = Task{Op: OpReduce, Fn: Fn(r.IntN(int(numRedFns))), Mask: mask(c.Lanes)}
 			t.H, t.W = shape(half)
-			t.Src, t.Dst = r.IntN(half-t.H*t.W+1), half+r.IntN(outEnd-half)
+			t.Src, t.Dst = r.IntN(half-t.H*t.W+1), half+r.IntN(outEnd-half-t.Writes()+1)
 			post(&t)
 		case 8:
 			t = Task{Op: OpLoadParams, Mask: mask(c.Lanes), Src: r.IntN(half - c.ParamWords())}

@@ -57,8 +57,21 @@ const (
 	numPoolFns    = FnPoolMin + 1
 	FnSum      Fn = 0 // reduce: plane sum
 	FnRedMax   Fn = 1 // reduce: plane maximum
-	numRedFns     = FnRedMax + 1
+	// FnRowSum and FnRowMax reduce across rows: the H rows of the plane
+	// combine element by element into one row of W values at dst, one
+	// per column (the column sums or maxima), accumulated in the line
+	// buffer, so W ≤ line_depth. Bit 0 of a reduction's code is max,
+	// bit 1 is across rows.
+	FnRowSum  Fn = 2
+	FnRowMax  Fn = 3
+	numRedFns    = FnRowMax + 1
 )
+
+// acrossRows reports whether t is a reduction across rows (FnRowSum,
+// FnRowMax): W results, not one.
+func (t Task) acrossRows() bool {
+	return t.Op == OpReduce && (t.Fn == FnRowSum || t.Fn == FnRowMax)
+}
 
 // Task is one planar-engine task: every field the compiler sets, in one
 // struct, which the NPU maps onto the task manager's descriptor (the
@@ -67,7 +80,7 @@ const (
 // H×W elements lies row-major at consecutive addresses from its base.
 type Task struct {
 	Op   Op     `json:"op"`
-	Fn   Fn     `json:"fn"`   // eltwise: FnAdd..FnAbs; pool: the FnPool codes; reduce: FnSum/FnRedMax
+	Fn   Fn     `json:"fn"`   // eltwise: FnAdd..FnAbs; pool: the FnPool codes; reduce: FnSum..FnRowMax
 	Mask uint64 `json:"mask"` // partitions (lanes) worked on; bit p = partition p
 
 	Src  int `json:"src"`  // first source: psum entry (act, writeback) or state address
@@ -227,6 +240,9 @@ func (t Task) Writes() int {
 		oh, ow := t.PoolOut()
 		return oh * ow
 	case OpReduce:
+		if t.acrossRows() {
+			return t.W
+		}
 		return 1
 	}
 	return 0

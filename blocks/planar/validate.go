@@ -33,7 +33,7 @@ func (t Task) Validate(c Config) error {
 	case t.Op == OpPool && t.Fn >= numPoolFns:
 		bad(ErrFn, "fn", uint8(t.Fn), "a pooling function is 0..%d (the FnPool codes)", numPoolFns-1)
 	case t.Op == OpReduce && t.Fn >= numRedFns:
-		bad(ErrFn, "fn", uint8(t.Fn), "a reduction is 0 (sum) or 1 (max)")
+		bad(ErrFn, "fn", uint8(t.Fn), "a reduction is 0..%d (sum, max, rowsum, rowmax)", numRedFns-1)
 	}
 	psum := t.Op == OpAct || t.Op == OpWriteBack
 	switch {
@@ -86,6 +86,9 @@ func (t Task) Validate(c Config) error {
 			}
 		}
 	}
+	if t.acrossRows() && t.W > c.LineDepth {
+		bad(ErrLine, "w", t.W, "a reduction across rows keeps one sum per column in the line buffer: at most %d columns (line_depth)", c.LineDepth)
+	}
 	n := t.H * t.W
 	srcDepth, srcName := c.StateDepth, "state"
 	if psum {
@@ -112,7 +115,7 @@ func (t Task) Validate(c Config) error {
 	case OpPool:
 		nout = oh * ow
 	case OpReduce:
-		nout = 1
+		nout = t.Writes()
 	}
 	if nout > 0 && t.Dst+nout > c.StateDepth {
 		bad(ErrDst, "dst", t.Dst, "the %d elements written must lie in the state buffer: at most %d", nout, c.StateDepth-nout)
@@ -122,6 +125,8 @@ func (t Task) Validate(c Config) error {
 		bad(ErrOverlap, "dst", t.Dst, "eltwise writes behind its reads: dst must be ≤ src (%d) or ≥ src+%d", t.Src, n)
 	case two && t.Dst > t.Src2 && t.Dst < t.Src2+n:
 		bad(ErrOverlap, "dst", t.Dst, "eltwise writes behind its reads: dst must be ≤ src2 (%d) or ≥ src2+%d", t.Src2, n)
+	case t.acrossRows() && t.Dst > t.Src+n-t.W && t.Dst < t.Src+n:
+		bad(ErrOverlap, "dst", t.Dst, "a reduction across rows writes its results behind the last row's reads: dst must be ≤ src+(h−1)·w (%d) or ≥ src+h·w (%d)", t.Src+n-t.W, t.Src+n)
 	case t.Op == OpPool && nout > 0 && t.Dst < t.Src+n && t.Src < t.Dst+nout:
 		bad(ErrOverlap, "dst", t.Dst, "the pooled output (%d elements) may not overlap the input at %d..%d", nout, t.Src, t.Src+n-1)
 	}

@@ -156,6 +156,9 @@ func TestAccess(t *testing.T) {
 		// Pooling 6×7 with a 3×2 window, stride 2, pad 1: a 3×4 output.
 		{isa.PlanarTask{Task: poolTask()}, []isa.Span{S(isa.MemState, 10, 52)}, []isa.Span{S(isa.MemState, 300, 312)}},
 		{isa.PlanarTask{Task: planar.Task{Op: planar.OpAct, Mask: 1, Src: 5, Dst: 50, H: 2, W: 3, Scale: 1}}, []isa.Span{S(isa.MemPsum, 5, 11)}, []isa.Span{S(isa.MemState, 50, 56)}},
+		// A reduction across rows writes one row.
+		{isa.PlanarTask{Task: planar.Task{Op: planar.OpReduce, Fn: planar.FnRowSum, Mask: 1, Src: 5, Dst: 50, H: 2, W: 3, Scale: 1}},
+			[]isa.Span{S(isa.MemState, 5, 11)}, []isa.Span{S(isa.MemState, 50, 53)}},
 		// A broadcast reads one element at src2; abs does not read src2.
 		{isa.PlanarTask{Task: planar.Task{Op: planar.OpEltwise, Fn: planar.FnAdd, Mask: 1, Src: 5, Src2: 90, Dst: 50, H: 2, W: 3, Scale: 1, Broadcast: true}},
 			[]isa.Span{S(isa.MemState, 5, 11), S(isa.MemState, 90, 91)}, []isa.Span{S(isa.MemState, 50, 56)}},
