@@ -126,7 +126,8 @@ func build(c Config) *hdl.Module {
 	}{
 		{ErrOp, op.Ge(hdl.U(3, uint64(numOps)))},
 		{ErrFn, isElt.And(q["fn"].Ge(hdl.U(3, uint64(numEltFns)))).
-			Or(isPool.And(q["fn"].Ge(hdl.U(3, uint64(numPoolFns))))).Or(isRed.And(q["fn"].Ge(hdl.U(3, uint64(numRedFns)))))},
+			Or(isPool.And(q["fn"].Ge(hdl.U(3, uint64(numPoolFns))))).Or(isRed.And(q["fn"].Ge(hdl.U(3, uint64(numRedFns))))).
+			Or(q["post"].Ge(hdl.U(2, uint64(numPosts)))).Or(q["post"].OrR().And(isRed.Not()))},
 		{ErrMask, mask.OrR().Not().Or(psumOp.And(psumMaskBad))},
 		{ErrShape, isLP.Not().And(H.OrR().Not().Or(W.OrR().Not()))},
 		{ErrKernel, isPool.And(kOK(kh).And(kOK(kw)).And(kOK(stride)).Not())},
@@ -175,8 +176,7 @@ func build(c Config) *hdl.Module {
 
 	// ---- output side (declared first: adv gates every stage) ----
 	ocount := m.Reg("ocount", hdl.UInt(2), 0)
-	adv := m.Wire("adv", hdl.Bool)
-	adv.Set(ocount.Ne(hdl.U(2, outDepth)))
+	adv := m.Wire("adv", hdl.Bool) // set with the post function's hold, below
 
 	// ---- reader: vector reads base+0, base+1, ... (eltwise: a and b interleaved) ----
 	rk := m.Reg("rk", hdl.UInt(cw), 0)
@@ -318,6 +318,30 @@ func build(c Config) *hdl.Module {
 	vv := m.Reg("vv", hdl.Bool, 0)
 	vv.SetNext(pv)
 	vv.SetEnable(adv)
+	// The post function holds the value in V (and everything behind it)
+	// for postCycles: load, steps, sign; adv is low meanwhile.
+	postSqrt := isRed.And(q["post"].Eq(hdl.U(2, uint64(PostSqrt))))
+	postOn := postSqrt.Or(isRed.And(q["post"].Eq(hdl.U(2, uint64(PostRecip)))))
+	pcw := hdl.ClogWidth(c.postCycles(PostRecip) + 1)
+	pconst := func(delta int) *hdl.Expr { // postCycles + delta of the task's post function
+		return hdl.Mux(postSqrt, hdl.U(pcw, uint64(c.postCycles(PostSqrt)+delta)), hdl.U(pcw, uint64(c.postCycles(PostRecip)+delta)))
+	}
+	pcnt := m.Reg("post_cnt", hdl.UInt(pcw), 0)
+	pbusy := m.Wire("post_busy", hdl.Bool)
+	pbusy.Set(vv.And(postOn).And(pcnt.Ne(pconst(0))))
+	adv.Set(ocount.Ne(hdl.U(2, outDepth)).And(pbusy.Not()))
+	pcnt.SetNext(hdl.Mux(pbusy, pcnt.Add(one).Trunc(pcw), hdl.Mux(adv, hdl.U(pcw, 0), pcnt)))
+	postCtl := []struct {
+		port string
+		v    *hdl.Expr
+	}{
+		{"post_load", pbusy.And(pcnt.Eq(hdl.U(pcw, 0)))},
+		{"post_step", pbusy.And(pcnt.OrR()).And(pcnt.Le(pconst(-2)))},
+		{"post_first", pcnt.Eq(hdl.U(pcw, 1))},
+		{"post_fix", pbusy.And(pcnt.Eq(pconst(-1)))},
+		{"post_sqrt", postSqrt},
+		{"post_on", postOn},
+	}
 	rv := m.Reg("rv", hdl.Bool, 0)
 	rv.SetNext(vv)
 	rv.SetEnable(adv)
@@ -381,6 +405,9 @@ func build(c Config) *hdl.Module {
 			Connect("shift", hdl.Mux(isWB, hdl.U(c.shiftWidth(), 0), q["shift"])).
 			Connect("round_even", q["round_even"]).Connect("relu", q["relu"].And(isWBn)).Connect("clamp", q["clamp"].And(isWBn)).
 			Connect("wrap", q["wrap"].And(isWBn)).Connect("lo", q["lo"]).Connect("hi", q["hi"])
+		for _, pc := range postCtl {
+			ln.Connect(pc.port, pc.v)
+		}
 		ln.Connect("o_we", oWe).Connect("o_ri", ori)
 		m.Output(fmt.Sprintf("plw_wdata_%d", p), hdl.UInt(E)).Set(ln.Out("wdata"))
 	}

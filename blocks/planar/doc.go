@@ -83,6 +83,7 @@
 //	per_lane        1               act: use each lane's loaded scale and bias
 //	wrap            1               floor instead of rounding, the low E bits instead of saturation
 //	broadcast       1               eltwise: the second operand is one element per lane at src2 (not with scalar_operand)
+//	post            UInt(2)         reduce: the post function on v before the shift: 0 none, 1 sqrt, 2 recip
 //
 // # Operations
 //
@@ -100,6 +101,29 @@
 //	r   = min(max(r, lo), hi)                             clamp
 //	out = min(max(r, elem min), elem max)                 saturation to the element type
 //	out = r mod 2^E, as an element                        wrap: the low E bits, no saturation
+//
+// A reduction (all four fns) may put a post function (Post, the post
+// field) between v and the shift; u replaces v in the rounding, ReLU,
+// clamp, saturation or wrap lines above. K = Config.RecipShift() =
+// VWidth − 2 (47 in the default configuration), and |v| < 2^K always:
+//
+//	sqrt   u = floor(√v) for v ≥ 0, 0 for v < 0
+//	recip  u = floor(2^K / v) for v > 0, −floor(2^K / −v) for v < 0 (towards zero), 2^(K+1) − 1 for v = 0
+//
+// Both are exact integer functions (no table, no approximation). The
+// shift then sets the result's scale: with shift s the recip result is
+// 2^(K−s)/v and the sqrt one √v / 2^s. The rounding applies to the
+// floored u, and since floor(floor(a)/2^s) = floor(a/2^s) and
+// floor(a) ≥ n ⇔ a ≥ n for whole n, half-up rounding gives exactly
+// round(√v / 2^s) and round(2^(K−s) / v) (v > 0); half-to-even differs
+// from the true value's rounding only where the dropped fraction of u
+// makes an exact tie look like one. Precision: the sqrt of v has
+// VWidth/2 − 1 significant bits at most, so scale v up (scale 4^f for
+// f fractional bits) rather than the result; the recip's relative error
+// before the shift is below 1/u. v = 0 gives the largest value, which
+// saturates (a division by zero reads as +max); relu and clamp apply
+// after, as usual. For a mean use the scale and shift alone; for 1/√x
+// take the sqrt in one task and the recip of the result in the next.
 //
 // Wrap takes a wide result out in digits: with scale 1 and shift k·E an
 // act writes digit k of psum + bias, and AccWidth/E such acts (the
@@ -160,6 +184,11 @@
 // → step S1 (t+2) → [pooling: vertical filter S2] → X (exact result) →
 // P (X·scale) → V (+ bias) → R (floor of the shift, round-up bit) →
 // increment, ReLU, clamp and saturation into the output FIFO → write.
+// A post function works on the value in V: an iterative shift-subtract
+// unit per lane (one subtractor for both functions, one result bit per
+// cycle) takes it, and adv stays low until u is ready, so everything
+// behind V waits exactly as for a full output FIFO (the reads stop on
+// their credit) and the back-pressure rules are unchanged.
 // The gain, the bias and the rounding take a stage each so no stage
 // holds a wide multiplier and a wide adder in series. Without contention the done pulse comes in cycle T + Cycles:
 //
@@ -170,8 +199,10 @@
 //	eltwise abs               N + 10
 //	eltwise with broadcast    N + 11         (the one src2 read first)
 //	eltwise on two tensors    2N + 10        (two reads per element from the same bank port)
-//	reduce                    N + 10
-//	reduce across rows        N + 11         (the walker's extra stage)
+//	reduce                    N + 10 + P
+//	reduce across rows        N + 11 + W·P   (the walker's extra stage)
+//	    P = 0 without a post function, else its steps + 2: sqrt ceil(K/2) + 2, recip K + 3
+//	    (a load cycle, one result bit per step, a sign cycle; 26 and 50 by default)
 //	loadparams                ParamWords + 5
 //	pool                      max(steps + 5, last + 12)
 //	    steps = H·max(W, c+1) + V·OW, c = (OW−1)·stride − pad_w + KW − 1 (last window column),
@@ -194,7 +225,7 @@
 // reports the first failing one as err_code and ends the task at once:
 //
 //	1 op        unknown operation          9  line       OW (pool) or W (across rows) > line_depth
-//	2 fn        unknown function           10 src        source past the end of its buffer
+//	2 fn        unknown function (***)     10 src        source past the end of its buffer
 //	3 mask      empty, or psum lane ≥ C    11 src2       second source past the end (**)
 //	4 shape     H or W zero                12 dst        destination past the end
 //	5 kernel    KH, KW, stride ∉ 1..max    13 overlap    destination over a source where the op cannot allow it
@@ -204,6 +235,7 @@
 //
 // (*) also pad_ignore with average pooling or with pad_edge.
 // (**) also broadcast with scalar_operand.
+// (***) also an unknown post function, or one on an operation other than reduce.
 //
 // Overlap: eltwise writes lag its reads, so dst ≤ src (in place included)
 // or dst ≥ src+N, for each source read per element (a broadcast's src2 is

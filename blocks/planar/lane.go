@@ -91,6 +91,9 @@ func lane(c Config) *hdl.Module {
 	wrap := m.Input("wrap", hdl.Bool)
 	lo := m.Input("lo", hdl.UInt(E))
 	hi := m.Input("hi", hdl.UInt(E))
+	post := postUnitCtl{load: m.Input("post_load", hdl.Bool), step: m.Input("post_step", hdl.Bool),
+		first: m.Input("post_first", hdl.Bool), fix: m.Input("post_fix", hdl.Bool), sqrt: m.Input("post_sqrt", hdl.Bool)}
+	postOn := m.Input("post_on", hdl.Bool)
 	oWe := m.Input("o_we", hdl.UInt(outDepth))
 	oRi := m.Input("o_ri", hdl.Bool)
 
@@ -238,11 +241,16 @@ func lane(c Config) *hdl.Module {
 	vr.SetNext(prodR.Add(bi))
 	vr.SetEnable(adv)
 
+	// ---- the post function (reductions): u from v, while adv holds V ----
+	pu := postUnit(m, c, vr, post, data)
+	u := m.Wire("u", hdl.SInt(vw))
+	u.Set(hdl.Mux(postOn, pu.AsSInt(), vr))
+
 	// ---- round, ReLU, clamp, saturate (or wrap: floor, then the low bits) ----
 	sw := c.shiftWidth()
-	fl := vr.Shr(shift) // floor(v / 2^shift)
+	fl := u.Shr(shift) // floor(u / 2^shift)
 	ones := hdl.Const(hdl.UInt(vw), hdl.UInt(vw).Mask())
-	rem := vr.AsUInt().And(ones.ShlWrap(shift).Not())
+	rem := u.AsUInt().And(ones.ShlWrap(shift).Not())
 	half := hdl.U(vw, 1).ShlWrap(shift.Sub(hdl.U(1, 1)).Trunc(sw))
 	gt, eq := rem.Gt(half), rem.Eq(half)
 	up := shift.OrR().And(wrap.Not()).And(hdl.Mux(roundEven, gt.Or(eq.And(fl.Bit(0))), gt.Or(eq)))

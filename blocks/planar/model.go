@@ -2,6 +2,7 @@ package planar
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/hwgen/hwgen/golden"
 )
@@ -139,16 +140,67 @@ func (t Task) result(c Config, m *Memories, lanes []int) (*golden.Tensor, error)
 		}
 		return golden.Pool(x, p, q, out)
 	case OpReduce:
-		if kind, ok := rowKinds[t.Fn]; ok {
-			return golden.Reduce(columns(plane(m.State, t.Src), t.H, t.W), kind, q, out)
-		}
+		x := plane(m.State, t.Src)
 		kind, ok := reduceKinds[t.Fn]
+		if rk, rows := rowKinds[t.Fn]; rows {
+			x, kind, ok = columns(x, t.H, t.W), rk, true
+		}
 		if !ok {
 			return nil, fmt.Errorf("no reduction %d", t.Fn)
 		}
-		return golden.Reduce(plane(m.State, t.Src), kind, q, out)
+		if t.Post == PostNone {
+			return golden.Reduce(x, kind, q, out)
+		}
+		// The exact reductions (no saturation in 63 bits), then the
+		// post-processor with the post function.
+		res, err := golden.Reduce(x, kind, golden.Identity(), golden.Int{Width: 63, Signed: true})
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range res.Data {
+			res.Data[i] = postRequant(c, t.Post, q, v, out)
+		}
+		return res, nil
 	}
 	return nil, fmt.Errorf("unknown op %d", t.Op)
+}
+
+// postRequant is the post-processor q with the post function p applied
+// to v = x·scale + bias before the shift (RecipShift gives the
+// reciprocal's K).
+func postRequant(c Config, p Post, q golden.Requant, x int64, out golden.Int) int64 {
+	v := x*q.Scale + q.Bias
+	switch p {
+	case PostSqrt:
+		v = floorSqrt(v)
+	case PostRecip:
+		k := uint(c.RecipShift())
+		switch {
+		case v > 0:
+			v = (1 << k) / v
+		case v < 0:
+			v = -((1 << k) / -v)
+		default:
+			v = 1<<(k+1) - 1
+		}
+	}
+	q.Scale, q.Bias = 1, 0
+	return q.Apply(v, out)
+}
+
+// floorSqrt is floor(√v) for v ≥ 0 and 0 for v < 0 (v < 2^62).
+func floorSqrt(v int64) int64 {
+	if v <= 0 {
+		return 0
+	}
+	r := int64(math.Sqrt(float64(v)))
+	for r*r > v {
+		r--
+	}
+	for (r+1)*(r+1) <= v {
+		r++
+	}
+	return r
 }
 
 // columns regroups planes (one H×W plane per row of x) by column: row

@@ -96,6 +96,18 @@ func reduceTasks() []namedTask {
 		{"rowsum 15x16 saturates", withID(Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 0, Dst: 206, H: 15, W: 16})},
 		{"rowmax in place over the plane's first row", withID(Task{Op: OpReduce, Fn: FnRowMax, Mask: all4, Src: 100, Dst: 100, H: 4, W: 6})},
 		{"rowsum into the plane's last row (dst = src+(h−1)·w)", withID(Task{Op: OpReduce, Fn: FnRowSum, Mask: 3, Src: 80, Dst: 95, H: 6, W: 3})},
+		// Post functions (smallConfig: v has 31 bits, K = 29).
+		{"sqrt of a sum (negative sums give 0)", withID(Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 135, H: 4, W: 8, Post: PostSqrt})},
+		{"sqrt of a max plus a bias, 3 fractional bits half-even", Task{Op: OpReduce, Fn: FnRedMax, Mask: all4, Src: 8, Dst: 136, H: 2, W: 9, Scale: 64, Bias: 9000, Shift: 0, Post: PostSqrt}},
+		{"sqrt, shifted and rounded", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 137, H: 1, W: 3, Scale: 256, Bias: 40000, Shift: 2, RoundEven: true, Post: PostSqrt}},
+		{"recip of a positive sum: 2^14 / v", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 16, Dst: 138, H: 3, W: 3, Scale: 1, Bias: 3000, Shift: 29 - 14, Post: PostRecip}},
+		{"recip of a negative value", Task{Op: OpReduce, Fn: FnRedMax, Mask: all4, Src: 16, Dst: 139, H: 3, W: 3, Scale: -1, Bias: -300, Shift: 29 - 12, Post: PostRecip}},
+		{"recip of 0 saturates", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 16, Dst: 143, H: 1, W: 1, Scale: 0, Post: PostRecip}},
+		{"recip of 1 with the largest shift", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 16, Dst: 144, H: 1, W: 1, Scale: 0, Bias: 1, Shift: 30, Post: PostRecip}},
+		{"recip with wrap, relu and clamp", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 145, H: 2, W: 2, Scale: 1, Bias: 1, Shift: 22, Wrap: true, Relu: true, Clamp: true, Lo: 0, Hi: 100, Post: PostRecip}},
+		{"rowsum then sqrt (an L2-style norm per column)", Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 40, Dst: 224, H: 4, W: 5, Scale: 16, Bias: 3000, Post: PostSqrt}},
+		{"rowmax then recip, one column", Task{Op: OpReduce, Fn: FnRowMax, Mask: all4, Src: 40, Dst: 229, H: 5, W: 1, Scale: 1, Bias: 200, Shift: 29 - 13, Post: PostRecip}},
+		{"rowsum then recip, four columns", Task{Op: OpReduce, Fn: FnRowSum, Mask: 6, Src: 60, Dst: 230, H: 3, W: 4, Scale: 1, Bias: 500, Shift: 29 - 15, Post: PostRecip}},
 	}
 }
 

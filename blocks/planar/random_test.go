@@ -70,6 +70,12 @@ func randomTask(r *rand.Rand, c Config, maxN int) Task {
 			t.H, t.W = shape(half)
 			t.Src, t.Dst = r.IntN(half-t.H*t.W+1), half+r.IntN(outEnd-half-t.Writes()+1)
 			post(&t)
+			if r.IntN(2) == 0 {
+				t.Post = Post(1 + r.IntN(int(numPosts)-1))
+			}
+			if t.Post == PostRecip && r.IntN(2) == 0 { // results in the element range: 2^j / v
+				t.Shift = c.RecipShift() - r.IntN(c.ElemWidth)
+			}
 		case 8:
 			t = Task{Op: OpLoadParams, Mask: mask(c.Lanes), Src: r.IntN(half - c.ParamWords())}
 		}

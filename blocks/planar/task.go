@@ -73,6 +73,28 @@ func (t Task) acrossRows() bool {
 	return t.Op == OpReduce && (t.Fn == FnRowSum || t.Fn == FnRowMax)
 }
 
+// Post is a function the post-processor applies to v = x·scale + bias
+// before the shift (the t_post field): reductions only.
+type Post uint8
+
+// The post functions. See the package documentation for the exact
+// integer semantics.
+const (
+	PostNone  Post = iota // u = v
+	PostSqrt              // u = floor(√v), 0 for v < 0
+	PostRecip             // u = trunc(2^K / v), K = Config.RecipShift(); 2^(K+1)−1 for v = 0
+	numPosts
+)
+
+var postNames = [...]string{"none", "sqrt", "recip"}
+
+func (p Post) String() string {
+	if p < numPosts {
+		return postNames[p]
+	}
+	return fmt.Sprintf("post%d", uint8(p))
+}
+
 // Task is one planar-engine task: every field the compiler sets, in one
 // struct, which the NPU maps onto the task manager's descriptor (the
 // planar operands and the packed param).
@@ -108,6 +130,10 @@ type Task struct {
 	// per-channel bias or scale). Not with ScalarOperand; ignored by
 	// FnAbs and by the other operations.
 	Broadcast bool `json:"broadcast"`
+	// Post (reduce only): square root or reciprocal of v = x·scale +
+	// bias, then the shift, rounding, ReLU, clamp and saturation as
+	// usual; for a mean, an L2 norm or a normalization factor.
+	Post Post `json:"post"`
 
 	// The post-processor, applied to every result (see the package
 	// documentation): for act, eltwise, pool and reduce. Writeback

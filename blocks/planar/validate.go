@@ -35,6 +35,12 @@ func (t Task) Validate(c Config) error {
 	case t.Op == OpReduce && t.Fn >= numRedFns:
 		bad(ErrFn, "fn", uint8(t.Fn), "a reduction is 0..%d (sum, max, rowsum, rowmax)", numRedFns-1)
 	}
+	switch {
+	case t.Post >= numPosts:
+		bad(ErrFn, "post", uint8(t.Post), "must be 0 (none), 1 (sqrt) or 2 (recip)")
+	case t.Post != PostNone && t.Op != OpReduce:
+		bad(ErrFn, "post", uint8(t.Post), "%v applies to reductions only (op reduce), not to %v", t.Post, t.Op)
+	}
 	psum := t.Op == OpAct || t.Op == OpWriteBack
 	switch {
 	case t.Mask == 0:

@@ -77,6 +77,7 @@ func TestRoundTrip(t *testing.T) {
 		isa.Conv{GEMM: true, Src: 0, Weights: 0, Psum: 0, H: 64, W: 1, Tiles: 4, KH: 1, KW: 1, Stride: 1, OH: 64, OW: 1},
 		isa.PlanarTask{Task: poolTask()}, isa.PlanarTask{Task: ignoring}, isa.PlanarTask{Task: elt}, isa.PlanarTask{Task: wrap},
 		isa.PlanarTask{Task: bcast},
+		isa.PlanarTask{Task: planar.Task{Op: planar.OpReduce, Fn: planar.FnRowSum, Mask: 1, Src: 3, Dst: 40, H: 4, W: 5, Scale: 3, Bias: 100, Shift: 40, Post: planar.PostRecip}},
 	}
 	for _, engines := range []int{1, 4} {
 		c := codec(engines)
