@@ -71,18 +71,26 @@ func build(c Config) *hdl.Module {
 	is := func(o Op) *hdl.Expr { return op.Eq(hdl.U(3, uint64(o))) }
 	isNop, isAct, isWB, isElt, isPool, isRed, isLP := is(OpNop), is(OpAct), is(OpWriteBack), is(OpEltwise), is(OpPool), is(OpReduce), is(OpLoadParams)
 	psumOp := isAct.Or(isWB)
-	two := isElt.And(q["scalar_operand"].Not())
+	isAbs := q["fn"].Eq(hdl.U(3, uint64(FnAbs)))
+	binary := isElt.And(q["scalar_operand"].Not()).And(isAbs.Not())
+	two := binary.And(q["broadcast"].Not()) // Task.twoTensors
+	bcast := binary.And(q["broadcast"])     // Task.broadcasts: src2 read once, first
 	H, W := q["h"], q["w"]
+	// A reduction across rows walks the plane like a 1×1 pooling with
+	// one output row at the last input row, each column's running sum
+	// (or max) in the line buffer.
+	isRow := isRed.And(q["fn"].Bit(1))
+	walkOp := isPool.Or(isRow)
 
 	// ---- checks (in the CHECK cycle, from the registered task) ----
 	n := m.Wire("n", hdl.UInt(2*dw))
 	n.Set(H.Mul(W))
 	nLP := hdl.U(cw, uint64(c.ParamWords()))
-	nIn := hdl.Mux(isLP, nLP.Ext(2*dw+1), hdl.Mux(two, n.ShlConst(1), n.Ext(2*dw+1)))
+	nIn := hdl.Mux(isLP, nLP.Ext(2*dw+1), hdl.Mux(two, n.ShlConst(1), n.Add(bcast)))
 	oh, ow := q["oh"], q["ow"]
 	nPool := oh.Mul(ow)
 	nOut := hdl.Mux(isPool, nPool,
-		hdl.Mux(isRed, hdl.U(2*dw, 1), hdl.Mux(isAct.Or(isWB).Or(isElt), n, hdl.U(2*dw, 0))))
+		hdl.Mux(isRed, hdl.Mux(isRow, W.Ext(2*dw), hdl.U(2*dw, 1)), hdl.Mux(isAct.Or(isWB).Or(isElt), n, hdl.U(2*dw, 0))))
 	kh, kw, stride, padH, padW := q["kh"], q["kw"], q["stride"], q["pad_h"], q["pad_w"]
 	kOK := func(k *hdl.Signal) *hdl.Expr {
 		return k.OrR().And(k.Le(hdl.U(c.kWidth(), uint64(c.MaxKernel))))
@@ -118,7 +126,8 @@ func build(c Config) *hdl.Module {
 	}{
 		{ErrOp, op.Ge(hdl.U(3, uint64(numOps)))},
 		{ErrFn, isElt.And(q["fn"].Ge(hdl.U(3, uint64(numEltFns)))).
-			Or(isPool.And(q["fn"].Ge(hdl.U(3, uint64(numPoolFns))))).Or(isRed.And(q["fn"].Ge(hdl.U(3, uint64(numRedFns)))))},
+			Or(isPool.And(q["fn"].Ge(hdl.U(3, uint64(numPoolFns))))).Or(isRed.And(q["fn"].Ge(hdl.U(3, uint64(numRedFns))))).
+			Or(q["post"].Ge(hdl.U(2, uint64(numPosts)))).Or(q["post"].OrR().And(isRed.Not()))},
 		{ErrMask, mask.OrR().Not().Or(psumOp.And(psumMaskBad))},
 		{ErrShape, isLP.Not().And(H.OrR().Not().Or(W.OrR().Not()))},
 		{ErrKernel, isPool.And(kOK(kh).And(kOK(kw)).And(kOK(stride)).Not())},
@@ -126,13 +135,15 @@ func build(c Config) *hdl.Module {
 			Or(q["pad_ignore"].And(q["fn"].Eq(hdl.U(3, uint64(FnPoolAvg))).Or(q["pad_edge"]))))},
 		{ErrWindow, isPool.And(kh.Gt(paddedH).Or(kw.Gt(paddedW)))},
 		{ErrOutShape, isPool.And(outOK(oh, kh, stride, paddedH).And(outOK(ow, kw, stride, paddedW)).Not())},
-		{ErrLine, isPool.And(ow.Gt(hdl.U(dw, uint64(c.LineDepth))))},
+		{ErrLine, isPool.And(ow.Gt(hdl.U(dw, uint64(c.LineDepth)))).Or(isRow.And(W.Gt(hdl.U(dw, uint64(c.LineDepth)))))},
 		{ErrSrc, srcEnd.Gt(srcLimit)},
-		{ErrSrc2, two.And(src2.Add(n).Gt(hdl.U(dw, uint64(c.StateDepth))))},
+		{ErrSrc2, two.And(src2.Add(n).Gt(hdl.U(dw, uint64(c.StateDepth)))).
+			Or(isElt.And(q["broadcast"]).And(q["scalar_operand"]))},
 		{ErrDst, nOut.OrR().And(dst.Add(nOut).Gt(hdl.U(dw, uint64(c.StateDepth))))},
 		{ErrOverlap, isElt.And(dstE.Gt(srcS).And(dstE.Lt(srcS.Add(n)))).
 			Or(two.And(dstE.Gt(src2.Ext(dw)).And(dstE.Lt(src2.Add(n))))).
-			Or(isPool.And(dstE.Lt(srcS.Add(n)).And(srcS.Lt(dstE.Add(nPool)))))},
+			Or(isPool.And(dstE.Lt(srcS.Add(n)).And(srcS.Lt(dstE.Add(nPool))))).
+			Or(isRow.And(dstE.Add(W).Gt(srcS.Add(n))).And(dstE.Lt(srcS.Add(n))))},
 		{ErrShift, post.And(q["shift"].Gt(hdl.U(c.shiftWidth(), uint64(c.MaxShift()))))},
 		{ErrClamp, post.And(q["clamp"]).And(signedLoHi(q["lo"]).Gt(signedLoHi(q["hi"])))},
 	}
@@ -165,8 +176,7 @@ func build(c Config) *hdl.Module {
 
 	// ---- output side (declared first: adv gates every stage) ----
 	ocount := m.Reg("ocount", hdl.UInt(2), 0)
-	adv := m.Wire("adv", hdl.Bool)
-	adv.Set(ocount.Ne(hdl.U(2, outDepth)))
+	adv := m.Wire("adv", hdl.Bool) // set with the post function's hold, below
 
 	// ---- reader: vector reads base+0, base+1, ... (eltwise: a and b interleaved) ----
 	rk := m.Reg("rk", hdl.UInt(cw), 0)
@@ -191,8 +201,10 @@ func build(c Config) *hdl.Module {
 	rk.SetEnable(checking.Or(rdAcc))
 	pend.SetNext(rdAcc)
 	held.SetNext(reqValid.And(memReady.Not()))
-	sel := two.And(rk.Bit(0))
-	idx := hdl.Mux(two, rk.ShrConst(1).Ext(cw), rk)
+	// Two tensors: a at src+k/2 for even k, b at src2+k/2 for odd k.
+	// Broadcast: b at src2 first, then a at src+k-1.
+	sel := two.And(rk.Bit(0)).Or(bcast.And(rk.OrR().Not()))
+	idx := hdl.Mux(two, rk.ShrConst(1).Ext(cw), hdl.Mux(bcast.And(rk.OrR()), rk.Sub(one).Trunc(cw), rk))
 	base := hdl.Mux(sel, src2.Resize(c.srcWidth()), src)
 	raddr := base.Add(idx)
 	m.Output("plr_valid", hdl.Bool).Set(reqValid.And(psumOp.Not()))
@@ -222,7 +234,7 @@ func build(c Config) *hdl.Module {
 	hcnt := m.Reg("hcnt", hdl.UInt(4), 0)
 	vcnt := m.Reg("vcnt", hdl.UInt(4), 0)
 	vrow := y.Ge(H)
-	needPop := isPool.Not().Or(vrow.Not().And(px.Lt(W)))
+	needPop := walkOp.Not().Or(vrow.Not().And(px.Lt(W)))
 	fire := m.Wire("fire", hdl.Bool)
 	fire.Set(adv.And(running).And(consDone.Not()).And(needPop.Not().Or(fcount.OrR())))
 	pop.Set(fire.And(needPop))
@@ -235,18 +247,25 @@ func build(c Config) *hdl.Module {
 	phase.SetNext(hdl.Mux(checking, hdl.U(1, 0), phase.Not()))
 	phase.SetEnable(checking.Or(fire.And(two)))
 
-	hOut := vrow.Not().And(hcnt.Eq(hdl.U(4, 0))).And(ox.Lt(ow))
-	rowOut := vcnt.Eq(hdl.U(4, 0)).And(oy.Lt(oh))
+	// The walker's view of the window: a reduction across rows is 1×1,
+	// stride 1, no padding, W wide and one output row (its last row).
+	wOW := hdl.Mux(isRow, W, ow)
+	wOH := hdl.Mux(isRow, hdl.U(dw, 1), oh)
+	wKW := hdl.Mux(isRow, hdl.U(c.kWidth(), 1), kw)
+	wPadW := hdl.Mux(isRow, hdl.U(c.padWidth(), 0), padW)
+	wStride := hdl.Mux(isRow, hdl.U(c.kWidth(), 1), stride)
+	hOut := vrow.Not().And(hcnt.Eq(hdl.U(4, 0))).And(ox.Lt(wOW))
+	rowOut := hdl.Mux(isRow, y.Add(one).Eq(H), vcnt.Eq(hdl.U(4, 0)).And(oy.Lt(oh)))
 	oxNext := ox.Add(hdl.Mux(vrow, one, hOut)).Trunc(dw)
-	rowEnd := hdl.Mux(vrow, oxNext.Eq(ow), px.Add(one).Ge(W).And(oxNext.Eq(ow)))
+	rowEnd := hdl.Mux(vrow, oxNext.Eq(wOW), px.Add(one).Ge(W).And(oxNext.Eq(wOW)))
 	oyNext := oy.Add(rowOut).Trunc(dw)
-	hcnt0 := kw.Sub(one).Sub(padW).Trunc(4) // first output column: kw-1-pad_w
+	hcnt0 := wKW.Sub(one).Sub(wPadW).Trunc(4) // first output column: kw-1-pad_w
 	vcnt0 := kh.Sub(one).Sub(padH).Trunc(4)
-	sm1 := stride.Sub(one).Trunc(4)
+	sm1 := wStride.Sub(one).Trunc(4)
 	dec := func(r *hdl.Signal) *hdl.Expr {
 		return hdl.Mux(r.OrR(), r.Sub(one).Trunc(4), hdl.U(4, 0))
 	}
-	walk := fire.And(isPool)
+	walk := fire.And(walkOp)
 	y.SetNext(hdl.Mux(checking, hdl.U(dw+1, 0), y.Add(one).Trunc(dw+1)))
 	y.SetEnable(checking.Or(walk.And(rowEnd)))
 	px.SetNext(hdl.Mux(checking.Or(rowEnd), hdl.U(dw+1, 0), px.Add(one).Trunc(dw+1)))
@@ -260,9 +279,9 @@ func build(c Config) *hdl.Module {
 	vcnt.SetNext(hdl.Mux(checking, vcnt0, hdl.Mux(rowOut, sm1, dec(vcnt))))
 	vcnt.SetEnable(checking.Or(walk.And(rowEnd)))
 
-	poolDone := rowEnd.And(y.Add(one).Ge(H)).And(oyNext.Eq(oh))
+	poolDone := rowEnd.And(y.Add(one).Ge(H)).And(oyNext.Eq(wOH))
 	consDone.SetNext(hdl.Mux(checking, isNop,
-		hdl.Mux(isPool, poolDone, lastPop)))
+		hdl.Mux(walkOp, poolDone, lastPop)))
 	consDone.SetEnable(checking.Or(fire))
 
 	// S2 alignment: the vertical filter works one cycle after S1 on the
@@ -288,8 +307,8 @@ func build(c Config) *hdl.Module {
 	fwd.SetEnable(adv)
 
 	// ---- X, P, V, R valid bits and the output FIFO ----
-	emit := hdl.Mux(isPool, s2v.And(s2out),
-		fire.And(hdl.Mux(isElt, two.Not().Or(phase), hdl.Mux(isRed, lastPop, isAct.Or(isWB)))))
+	emit := hdl.Mux(walkOp, s2v.And(s2out),
+		fire.And(hdl.Mux(isElt, hdl.Mux(bcast, ck.OrR(), two.Not().Or(phase)), hdl.Mux(isRed, lastPop, isAct.Or(isWB)))))
 	xv := m.Reg("xv", hdl.Bool, 0)
 	xv.SetNext(emit)
 	xv.SetEnable(adv)
@@ -299,6 +318,30 @@ func build(c Config) *hdl.Module {
 	vv := m.Reg("vv", hdl.Bool, 0)
 	vv.SetNext(pv)
 	vv.SetEnable(adv)
+	// The post function holds the value in V (and everything behind it)
+	// for postCycles: load, steps, sign; adv is low meanwhile.
+	postSqrt := isRed.And(q["post"].Eq(hdl.U(2, uint64(PostSqrt))))
+	postOn := postSqrt.Or(isRed.And(q["post"].Eq(hdl.U(2, uint64(PostRecip)))))
+	pcw := hdl.ClogWidth(c.postCycles(PostRecip) + 1)
+	pconst := func(delta int) *hdl.Expr { // postCycles + delta of the task's post function
+		return hdl.Mux(postSqrt, hdl.U(pcw, uint64(c.postCycles(PostSqrt)+delta)), hdl.U(pcw, uint64(c.postCycles(PostRecip)+delta)))
+	}
+	pcnt := m.Reg("post_cnt", hdl.UInt(pcw), 0)
+	pbusy := m.Wire("post_busy", hdl.Bool)
+	pbusy.Set(vv.And(postOn).And(pcnt.Ne(pconst(0))))
+	adv.Set(ocount.Ne(hdl.U(2, outDepth)).And(pbusy.Not()))
+	pcnt.SetNext(hdl.Mux(pbusy, pcnt.Add(one).Trunc(pcw), hdl.Mux(adv, hdl.U(pcw, 0), pcnt)))
+	postCtl := []struct {
+		port string
+		v    *hdl.Expr
+	}{
+		{"post_load", pbusy.And(pcnt.Eq(hdl.U(pcw, 0)))},
+		{"post_step", pbusy.And(pcnt.OrR()).And(pcnt.Le(pconst(-2)))},
+		{"post_first", pcnt.Eq(hdl.U(pcw, 1))},
+		{"post_fix", pbusy.And(pcnt.Eq(pconst(-1)))},
+		{"post_sqrt", postSqrt},
+		{"post_on", postOn},
+	}
 	rv := m.Reg("rv", hdl.Bool, 0)
 	rv.SetNext(vv)
 	rv.SetEnable(adv)
@@ -344,12 +387,13 @@ func build(c Config) *hdl.Module {
 			ln.Connect("rp", hdl.S(c.AccWidth, 0))
 		}
 		ln.Connect("in_psum", psumOp).Connect("f_we", fWe).Connect("f_ri", fri)
-		ln.Connect("elt_hold", fire.And(two).And(phase.Not())).Connect("fn", q["fn"]).
-			Connect("elt_scalar", q["scalar_operand"]).Connect("scalar", q["scalar"])
-		ln.Connect("red_en", fire.And(isRed)).Connect("red_first", ck.Eq(hdl.U(cw, 0))).Connect("red_max", q["fn"].Bit(0))
+		ln.Connect("elt_hold", fire.And(two.And(phase.Not()).Or(bcast.And(ck.OrR().Not())))).Connect("fn", q["fn"]).
+			Connect("elt_scalar", q["scalar_operand"]).Connect("elt_bcast", bcast).Connect("scalar", q["scalar"])
+		ln.Connect("red_en", fire.And(isRed).And(isRow.Not())).Connect("red_first", ck.Eq(hdl.U(cw, 0))).Connect("red_max", q["fn"].Bit(0)).
+			Connect("red_rows", isRow)
 		ln.Connect("lp_en", fire.And(isLP).And(mask.Bit(p)))
 		ln.Connect("h_en", walk.And(vrow.Not())).Connect("h_fill", px.Eq(hdl.U(dw+1, 0))).Connect("h_virt", px.Ge(W)).
-			Connect("pad_edge", q["pad_edge"]).Connect("pad_ignore", q["pad_ignore"]).Connect("avg", q["fn"].Bit(0)).Connect("kw", kw).Connect("kh", kh)
+			Connect("pad_edge", q["pad_edge"]).Connect("pad_ignore", q["pad_ignore"]).Connect("avg", q["fn"].Bit(0)).Connect("kw", wKW).Connect("kh", kh)
 		lb := m.Instance(fmt.Sprintf("lb_%d", p), lbm).Connect("raddr", ox.Resize(lbw)).Connect("ren", adv).
 			Connect("waddr", s2ox.Resize(lbw)).Connect("we", lbWe).Connect("wdata", ln.Out("lb_wdata"))
 		ln.Connect("v_fill", s2fill).Connect("v_virt", s2virt).Connect("lb_q", lb.Out("q")).
@@ -361,6 +405,9 @@ func build(c Config) *hdl.Module {
 			Connect("shift", hdl.Mux(isWB, hdl.U(c.shiftWidth(), 0), q["shift"])).
 			Connect("round_even", q["round_even"]).Connect("relu", q["relu"].And(isWBn)).Connect("clamp", q["clamp"].And(isWBn)).
 			Connect("wrap", q["wrap"].And(isWBn)).Connect("lo", q["lo"]).Connect("hi", q["hi"])
+		for _, pc := range postCtl {
+			ln.Connect(pc.port, pc.v)
+		}
 		ln.Connect("o_we", oWe).Connect("o_ri", ori)
 		m.Output(fmt.Sprintf("plw_wdata_%d", p), hdl.UInt(E)).Set(ln.Out("wdata"))
 	}

@@ -133,6 +133,39 @@ func (c Config) VWidth() int { return c.XWidth() + c.ScaleWidth + 1 }
 // MaxShift is the largest shift of the post-processor.
 func (c Config) MaxShift() int { return c.VWidth() - 1 }
 
+// RecipShift is K of the reciprocal post function: u = trunc(2^K / v).
+// |v| < 2^K (v = x·scale + bias), so u is never 0 for v ≠ 0, and 2^K/1
+// and the v = 0 result 2^(K+1)−1 still fit v's width: the shift then
+// sets the result's fractional bits (2^(K−shift)/v).
+func (c Config) RecipShift() int { return c.VWidth() - 2 }
+
+// magWidth holds |v|: below 2^RecipShift (see RecipShift).
+func (c Config) magWidth() int { return c.VWidth() - 2 }
+
+// sqrtBits is the number of bits of floor(√v), v < 2^magWidth.
+func (c Config) sqrtBits() int { return ceilDiv(c.magWidth(), 2) }
+
+// postSteps is the number of iterations of a post function: one result
+// bit per cycle (the square root's bits, or the quotient's K+1 bits).
+func (c Config) postSteps(p Post) int {
+	switch p {
+	case PostSqrt:
+		return c.sqrtBits()
+	case PostRecip:
+		return c.RecipShift() + 1
+	}
+	return 0
+}
+
+// postCycles is how long a post function holds each result: a load
+// cycle, the steps, and a cycle to apply the sign.
+func (c Config) postCycles(p Post) int {
+	if p == PostNone {
+		return 0
+	}
+	return c.postSteps(p) + 2
+}
+
 // shiftWidth is the width of the shift field.
 func (c Config) shiftWidth() int { return hdl.ClogWidth(c.VWidth()) }
 

@@ -17,6 +17,13 @@ func (t Task) Cycles(c Config) int {
 	case OpPool:
 		steps, last := t.PoolSteps()
 		return max(steps+5, last+12)
+	case OpReduce:
+		// Across rows: the pooling walk of a 1×1 window, one stage more
+		// than a plane's reduction. A post function holds every result.
+		if t.acrossRows() {
+			return t.Reads(c) + 11 + t.W*c.postCycles(t.Post)
+		}
+		return t.Reads(c) + 10 + c.postCycles(t.Post)
 	}
 	return t.Reads(c) + 10
 }

@@ -65,7 +65,7 @@
 //
 //	field           type            meaning
 //	op              UInt(3)         Op: nop, act, writeback, eltwise, pool, reduce, loadparams
-//	fn              UInt(3)         eltwise add/sub/mul/max/min; pool: an FnPool code; reduce sum/max
+//	fn              UInt(3)         eltwise add/sub/mul/max/min/abs; pool: an FnPool code; reduce sum/max/rowsum/rowmax
 //	mask            UInt(L)         lanes (partitions) worked on
 //	src, src2, dst  addresses       sources (src: psum entry for act/writeback) and destination
 //	h, w            UInt(dw)        the plane (act, writeback, eltwise: H·W elements in any split)
@@ -82,6 +82,8 @@
 //	relu, clamp     1               post-processor options; lo, hi (E bits): the clamp bounds
 //	per_lane        1               act: use each lane's loaded scale and bias
 //	wrap            1               floor instead of rounding, the low E bits instead of saturation
+//	broadcast       1               eltwise: the second operand is one element per lane at src2 (not with scalar_operand)
+//	post            UInt(2)         reduce: the post function on v before the shift: 0 none, 1 sqrt, 2 recip
 //
 // # Operations
 //
@@ -100,6 +102,29 @@
 //	out = min(max(r, elem min), elem max)                 saturation to the element type
 //	out = r mod 2^E, as an element                        wrap: the low E bits, no saturation
 //
+// A reduction (all four fns) may put a post function (Post, the post
+// field) between v and the shift; u replaces v in the rounding, ReLU,
+// clamp, saturation or wrap lines above. K = Config.RecipShift() =
+// VWidth − 2 (47 in the default configuration), and |v| < 2^K always:
+//
+//	sqrt   u = floor(√v) for v ≥ 0, 0 for v < 0
+//	recip  u = floor(2^K / v) for v > 0, −floor(2^K / −v) for v < 0 (towards zero), 2^(K+1) − 1 for v = 0
+//
+// Both are exact integer functions (no table, no approximation). The
+// shift then sets the result's scale: with shift s the recip result is
+// 2^(K−s)/v and the sqrt one √v / 2^s. The rounding applies to the
+// floored u, and since floor(floor(a)/2^s) = floor(a/2^s) and
+// floor(a) ≥ n ⇔ a ≥ n for whole n, half-up rounding gives exactly
+// round(√v / 2^s) and round(2^(K−s) / v) (v > 0); half-to-even differs
+// from the true value's rounding only where the dropped fraction of u
+// makes an exact tie look like one. Precision: the sqrt of v has
+// VWidth/2 − 1 significant bits at most, so scale v up (scale 4^f for
+// f fractional bits) rather than the result; the recip's relative error
+// before the shift is below 1/u. v = 0 gives the largest value, which
+// saturates (a division by zero reads as +max); relu and clamp apply
+// after, as usual. For a mean use the scale and shift alone; for 1/√x
+// take the sqrt in one task and the recip of the result in the next.
+//
 // Wrap takes a wide result out in digits: with scale 1 and shift k·E an
 // act writes digit k of psum + bias, and AccWidth/E such acts (the
 // compiler's int32 outputs: four byte planes) hold the accumulator and
@@ -109,9 +134,15 @@
 //	act        x = psum[src+i]; scale/bias from the task or (per_lane) the lane's registers; i < H·W → dst+i
 //	writeback  x = psum[src+i], post-processor forced to saturation only (scale 1, bias 0, shift 0, no relu/clamp/wrap)
 //	eltwise    x = a op b, a = state[src+i], b = state[src2+i] or scalar; op add, sub, mul, max, min → dst+i
+//	           broadcast: b = state[src2] for every i, the lane's own element (a per-channel bias or
+//	           scale), read once before the plane
+//	           abs: x = |a|, unary (neither src2 nor scalar is read); |min| = 2^(E−1) is exact in x,
+//	           so saturation makes it the element maximum (127 for int8) and wrap its low bits
 //	pool       x = the window's values combined (FnPool codes) over the KH×KW window (padding 0, the nearest element, or ignored) → dst + oy·OW + ox;
 //	           OH = (H + 2·pad_h − KH)/stride + 1, OW likewise; average = sum with scale/shift dividing by KH·KW
-//	reduce     x = sum or max of the H·W plane → dst
+//	reduce     x = sum or max of the H·W plane → dst (fn 0, 1)
+//	           across rows (fn 2 rowsum, 3 rowmax): x_j = sum or max over y of state[src + y·W + j] → dst+j,
+//	           j < W: the H rows combined element by element into one row, W ≤ line_depth
 //	loadparams reads ParamWords elements from src in every lane of the mask: scale, then bias, each
 //	           little-endian in whole elements; they are the lane's per-partition parameters until reloaded
 //	nop        nothing; done three cycles after acceptance
@@ -137,6 +168,14 @@
 // read). A word read in the cycle it is being written is forwarded.
 // line_depth bounds OW; W itself is not bounded by it.
 //
+// A reduction across rows walks the plane like a 1×1 pooling with one
+// output row: each column's running sum or max is its line-buffer word,
+// read, combined with the element (the plane reduction's adder and
+// comparison, shared) and written back in the same pass; the first row
+// starts the word, the last row's results go to the post-processor. A
+// word is max((max_kernel−1)·hsum, E+1+log2(state_depth)) bits, so a
+// column's sum is exact whatever H.
+//
 // # Timing and cycle counts
 //
 // A task accepted in cycle T is checked in T+1 (a bad one ends with done
@@ -145,6 +184,11 @@
 // → step S1 (t+2) → [pooling: vertical filter S2] → X (exact result) →
 // P (X·scale) → V (+ bias) → R (floor of the shift, round-up bit) →
 // increment, ReLU, clamp and saturation into the output FIFO → write.
+// A post function works on the value in V: an iterative shift-subtract
+// unit per lane (one subtractor for both functions, one result bit per
+// cycle) takes it, and adv stays low until u is ready, so everything
+// behind V waits exactly as for a full output FIFO (the reads stop on
+// their credit) and the back-pressure rules are unchanged.
 // The gain, the bias and the rounding take a stage each so no stage
 // holds a wide multiplier and a wide adder in series. Without contention the done pulse comes in cycle T + Cycles:
 //
@@ -152,8 +196,13 @@
 //	bad task                  2
 //	act, writeback            N + 10         N = H·W (one element per lane per cycle)
 //	eltwise with a scalar     N + 10
+//	eltwise abs               N + 10
+//	eltwise with broadcast    N + 11         (the one src2 read first)
 //	eltwise on two tensors    2N + 10        (two reads per element from the same bank port)
-//	reduce                    N + 10
+//	reduce                    N + 10 + P
+//	reduce across rows        N + 11 + W·P   (the walker's extra stage)
+//	    P = 0 without a post function, else its steps + 2: sqrt ceil(K/2) + 2, recip K + 3
+//	    (a load cycle, one result bit per step, a sign cycle; 26 and 50 by default)
 //	loadparams                ParamWords + 5
 //	pool                      max(steps + 5, last + 12)
 //	    steps = H·max(W, c+1) + V·OW, c = (OW−1)·stride − pad_w + KW − 1 (last window column),
@@ -175,9 +224,9 @@
 // allowed range, in the order of the hardware's checks; the hardware
 // reports the first failing one as err_code and ends the task at once:
 //
-//	1 op        unknown operation          9  line       OW > line_depth
-//	2 fn        unknown function           10 src        source past the end of its buffer
-//	3 mask      empty, or psum lane ≥ C    11 src2       second source past the end
+//	1 op        unknown operation          9  line       OW (pool) or W (across rows) > line_depth
+//	2 fn        unknown function (***)     10 src        source past the end of its buffer
+//	3 mask      empty, or psum lane ≥ C    11 src2       second source past the end (**)
 //	4 shape     H or W zero                12 dst        destination past the end
 //	5 kernel    KH, KW, stride ∉ 1..max    13 overlap    destination over a source where the op cannot allow it
 //	6 pad       pad ≥ window (*)           14 shift      shift > MaxShift
@@ -185,10 +234,15 @@
 //	8 out_shape OH/OW inconsistent
 //
 // (*) also pad_ignore with average pooling or with pad_edge.
+// (**) also broadcast with scalar_operand.
+// (***) also an unknown post function, or one on an operation other than reduce.
 //
 // Overlap: eltwise writes lag its reads, so dst ≤ src (in place included)
-// or dst ≥ src+N, for each source; pooling output may not overlap its
-// input at all (with padding it can run ahead of the reads); act,
-// writeback and reduce have no restriction (different buffer, or one
-// write after all reads).
+// or dst ≥ src+N, for each source read per element (a broadcast's src2 is
+// read before any write: no restriction); pooling output may not overlap its
+// input at all (with padding it can run ahead of the reads); a reduction
+// across rows writes column j after reading the last row's element j,
+// so dst ≤ src+(H−1)·W (its first row, in place, included) or dst ≥
+// src+N; act, writeback and the plane reduction have no restriction
+// (different buffer, or one write after all reads).
 package planar

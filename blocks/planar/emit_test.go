@@ -25,7 +25,8 @@ func emitDir(t testing.TB, c Config) (string, *hdl.Design, []string) {
 
 // Every shape lints clean with verilator -Wall (the corners: one lane,
 // fewer psum lanes, unsigned narrow elements, the smallest kernel limit,
-// a one-entry line buffer, the default) and compiles under Icarus.
+// a one-entry line buffer, a line buffer widened for column sums, the
+// default) and compiles under Icarus.
 func TestLint(t *testing.T) {
 	tooltest.Need(t, "verilator")
 	one := Config{Lanes: 1, PsumLanes: 1, ElemWidth: 2, ElemSigned: false, AccWidth: 8, ScaleWidth: 2,
@@ -34,7 +35,7 @@ func TestLint(t *testing.T) {
 		StateDepth: 64, PsumDepth: 1024, MaxKernel: 5, LineDepth: 100}
 	noReset := smallConfig()
 	noReset.NoDatapathReset = true
-	for _, c := range []Config{smallConfig(), unsignedConfig(), one, wide, noReset, DefaultConfig()} {
+	for _, c := range []Config{smallConfig(), unsignedConfig(), one, wide, noReset, wideColumnConfig(), DefaultConfig()} {
 		t.Run(Name(c), func(t *testing.T) {
 			dir, d, files := emitDir(t, c)
 			if err := toolchain.Lint(dir, d.Top.Name, files); err != nil {

@@ -56,6 +56,8 @@ func (c Config) Fields() []FieldDef {
 		{"hi", et},
 		{"per_lane", hdl.Bool},
 		{"wrap", hdl.Bool},
+		{"broadcast", hdl.Bool},
+		{"post", hdl.UInt(2)},
 	}
 }
 
@@ -69,7 +71,7 @@ func (t Task) values() []int64 {
 	return []int64{int64(t.Op), int64(t.Fn), int64(t.Mask), int64(t.Src), int64(t.Src2), int64(t.Dst),
 		int64(t.H), int64(t.W), int64(t.KH), int64(t.KW), int64(t.Stride), int64(t.PadH), int64(t.PadW), b2i(t.PadEdge),
 		b2i(t.PadIgnore), int64(oh), int64(ow), b2i(t.ScalarOperand), t.Scalar, t.Scale, t.Bias, int64(t.Shift),
-		b2i(t.RoundEven), b2i(t.Relu), b2i(t.Clamp), t.Lo, t.Hi, b2i(t.PerLane), b2i(t.Wrap)}
+		b2i(t.RoundEven), b2i(t.Relu), b2i(t.Clamp), t.Lo, t.Hi, b2i(t.PerLane), b2i(t.Wrap), b2i(t.Broadcast), int64(t.Post)}
 }
 
 func b2i(b bool) int64 {

@@ -60,10 +60,12 @@ func lane(c Config) *hdl.Module {
 	eltHold := m.Input("elt_hold", hdl.Bool)
 	fn := m.Input("fn", hdl.UInt(3))
 	eltScalar := m.Input("elt_scalar", hdl.Bool)
+	eltBcast := m.Input("elt_bcast", hdl.Bool)
 	scalar := m.Input("scalar", hdl.UInt(E))
 	redEn := m.Input("red_en", hdl.Bool)
 	redFirst := m.Input("red_first", hdl.Bool)
 	redMax := m.Input("red_max", hdl.Bool)
+	redRows := m.Input("red_rows", hdl.Bool)
 	lpEn := m.Input("lp_en", hdl.Bool)
 	hEn := m.Input("h_en", hdl.Bool)
 	hFill := m.Input("h_fill", hdl.Bool)
@@ -89,6 +91,9 @@ func lane(c Config) *hdl.Module {
 	wrap := m.Input("wrap", hdl.Bool)
 	lo := m.Input("lo", hdl.UInt(E))
 	hi := m.Input("hi", hdl.UInt(E))
+	post := postUnitCtl{load: m.Input("post_load", hdl.Bool), step: m.Input("post_step", hdl.Bool),
+		first: m.Input("post_first", hdl.Bool), fix: m.Input("post_fix", hdl.Bool), sqrt: m.Input("post_sqrt", hdl.Bool)}
+	postOn := m.Input("post_on", hdl.Bool)
 	oWe := m.Input("o_we", hdl.UInt(outDepth))
 	oRi := m.Input("o_ri", hdl.Bool)
 
@@ -109,25 +114,20 @@ func lane(c Config) *hdl.Module {
 	hold := data("hold", hdl.SInt(ew))
 	hold.SetNext(e)
 	hold.SetEnable(eltHold)
-	a := hdl.Mux(eltScalar, e, hold)
-	b := hdl.Mux(eltScalar, ext(&scalar.Expr), e)
+	// hold keeps a (two tensors: a is read first) or the broadcast b
+	// (read once, before the plane).
+	a := hdl.Mux(eltScalar.Or(eltBcast), e, hold)
+	b := hdl.Mux(eltScalar, ext(&scalar.Expr), hdl.Mux(eltBcast, hold, e))
 	eltW := c.eltWidth()
+	// |e| of an extended element fits its E+1 bits: |min| = 2^(E−1).
+	absE := hdl.Mux(e.Lt(hdl.S(ew, 0)), e.Neg().Trunc(ew), e)
 	var elt *hdl.Expr = a.Mul(b) // FnMul; the others are narrower and extended
 	for _, f := range []struct {
 		fn Fn
 		v  *hdl.Expr
-	}{{FnAdd, a.Add(b)}, {FnSub, a.Sub(b)}, {FnMax, hdl.Mux(a.Gt(b), a, b)}, {FnMin, hdl.Mux(a.Lt(b), a, b)}} {
+	}{{FnAdd, a.Add(b)}, {FnSub, a.Sub(b)}, {FnMax, hdl.Mux(a.Gt(b), a, b)}, {FnMin, hdl.Mux(a.Lt(b), a, b)}, {FnAbs, absE}} {
 		elt = hdl.Mux(fn.Eq(hdl.U(3, uint64(f.fn))), f.v.Ext(eltW), elt)
 	}
-
-	// ---- S1: reduction accumulator ----
-	rw := c.redWidth()
-	acc := data("acc", hdl.SInt(rw))
-	accNext := m.Wire("acc_next", hdl.SInt(rw))
-	accNext.Set(hdl.Mux(redFirst, e.Ext(rw),
-		hdl.Mux(redMax, hdl.Mux(e.Gt(acc), e.Ext(rw), acc), acc.Add(e).Trunc(rw))))
-	acc.SetNext(accNext)
-	acc.SetEnable(redEn)
 
 	// ---- S1: per-lane parameters, shifted in little-endian ----
 	nlp := c.ParamWords()
@@ -199,10 +199,27 @@ func lane(c Config) *hdl.Module {
 		parts = append(parts, vs[j].AsUInt())
 	}
 	newWord := m.Output("lb_wdata", hdl.UInt(ww))
-	newWord.Set(hdl.Cat(parts...))
 	last.SetNext(newWord)
 	last.SetEnable(lbWe)
 	vres := hdl.Mux(avg, windowSum(vs, kh, pw), windowPick(vs, kh, poolMin).Ext(pw))
+
+	// ---- reduction: S1 over the plane, or S2 down the columns ----
+	// One adder and one comparison serve both: a plane reduction
+	// combines each element (S1) with acc; a reduction across rows
+	// combines the element (hreg: a 1×1 window) with its column's
+	// value from the line buffer (S2) and writes the result back.
+	rw := c.redWidth()
+	acc := data("acc", hdl.SInt(rw))
+	rin := m.Wire("red_in", hdl.SInt(ew))
+	rin.Set(hdl.Mux(redRows, hreg.Trunc(ew), e))
+	racc := m.Wire("red_acc", hdl.SInt(rw))
+	racc.Set(hdl.Mux(redRows, word.Slice(rw-1, 0).AsSInt(), acc))
+	accNext := m.Wire("acc_next", hdl.SInt(rw))
+	accNext.Set(hdl.Mux(hdl.Mux(redRows, vFill, redFirst), rin.Ext(rw),
+		hdl.Mux(redMax, hdl.Mux(rin.Gt(racc), rin.Ext(rw), racc), racc.Add(rin).Trunc(rw))))
+	acc.SetNext(accNext)
+	acc.SetEnable(redEn)
+	newWord.Set(hdl.Mux(redRows, accNext.AsUInt().Ext(ww), hdl.Cat(parts...).Ext(ww)))
 
 	// ---- X: the exact result of the operation ----
 	x := data("x", hdl.SInt(xw))
@@ -224,11 +241,16 @@ func lane(c Config) *hdl.Module {
 	vr.SetNext(prodR.Add(bi))
 	vr.SetEnable(adv)
 
+	// ---- the post function (reductions): u from v, while adv holds V ----
+	pu := postUnit(m, c, vr, post, data)
+	u := m.Wire("u", hdl.SInt(vw))
+	u.Set(hdl.Mux(postOn, pu.AsSInt(), vr))
+
 	// ---- round, ReLU, clamp, saturate (or wrap: floor, then the low bits) ----
 	sw := c.shiftWidth()
-	fl := vr.Shr(shift) // floor(v / 2^shift)
+	fl := u.Shr(shift) // floor(u / 2^shift)
 	ones := hdl.Const(hdl.UInt(vw), hdl.UInt(vw).Mask())
-	rem := vr.AsUInt().And(ones.ShlWrap(shift).Not())
+	rem := u.AsUInt().And(ones.ShlWrap(shift).Not())
 	half := hdl.U(vw, 1).ShlWrap(shift.Sub(hdl.U(1, 1)).Trunc(sw))
 	gt, eq := rem.Gt(half), rem.Eq(half)
 	up := shift.OrR().And(wrap.Not()).And(hdl.Mux(roundEven, gt.Or(eq.And(fl.Bit(0))), gt.Or(eq)))
@@ -267,8 +289,10 @@ func lane(c Config) *hdl.Module {
 	return m
 }
 
-// lineWidth is a line-buffer word: MaxKernel-1 horizontal results.
-func lineWidth(c Config) int { return (c.MaxKernel - 1) * c.hsumWidth() }
+// lineWidth is a line-buffer word: MaxKernel-1 horizontal results, or
+// a column's running sum for a reduction across rows (wider only for
+// deep state buffers and small windows).
+func lineWidth(c Config) int { return max((c.MaxKernel-1)*c.hsumWidth(), c.redWidth()) }
 
 // lineBuffer is one lane's line buffer: LineDepth words, one write and
 // one read port, the read held while en is 0 (a stalled pipeline keeps

@@ -37,6 +37,10 @@ func TestMeasure(t *testing.T) {
 		{"avg pool 3x3 s1 pad1 of 32x64", Task{Op: OpPool, Fn: FnPoolAvg, Mask: full, Src: 0, Dst: 2048, H: 32, W: 64, KH: 3, KW: 3, Stride: 1, PadH: 1, PadW: 1, Scale: 455, Shift: 12}},
 		{"max pool 8x8 s8 of 32x64", Task{Op: OpPool, Fn: FnPoolMax, Mask: full, Src: 0, Dst: 2048, H: 32, W: 64, KH: 8, KW: 8, Stride: 8, Scale: 1}},
 		{"loadparams", Task{Op: OpLoadParams, Mask: full, Src: 100}},
+		{"eltwise add of one value per partition (broadcast), 1024 elements", Task{Op: OpEltwise, Fn: FnAdd, Mask: full, Src: 0, Src2: 1024, Dst: 2048, H: 32, W: 32, Scale: 1, Broadcast: true}},
+		{"column sums of 32x64 (reduce across rows)", Task{Op: OpReduce, Fn: FnRowSum, Mask: full, Src: 0, Dst: 4000, H: 32, W: 64, Scale: 1, Shift: 5}},
+		{"reduce sum of 2048 elements, then sqrt", Task{Op: OpReduce, Fn: FnSum, Mask: full, Src: 0, Dst: 4000, H: 32, W: 64, Scale: 64, Bias: 300000, Post: PostSqrt}},
+		{"reduce sum of 2048 elements, then recip", Task{Op: OpReduce, Fn: FnSum, Mask: full, Src: 0, Dst: 4000, H: 32, W: 64, Scale: 1, Bias: 300000, Shift: c.RecipShift() - 24, Post: PostRecip}},
 	}
 	fmt.Fprintf(&out, "### Cycles per task\n\nFrom acceptance to the done pulse. Formula: `Task.Cycles` (package documentation). "+
 		"Contention: the other clients of both buffers (PE-array, weight-load and DMA reads, DMA writes, PE-array psum writes, clears) "+
@@ -68,7 +72,7 @@ func TestMeasure(t *testing.T) {
 	fmt.Fprintf(&out, "\n### Logic (Yosys 0.23 generic `synth`, default configuration)\n\n")
 	fmt.Fprintf(&out, "| module | what | cells | by type |\n|---|---|---:|---|\n")
 	for _, r := range []struct{ module, what string }{
-		{laneName(c), fmt.Sprintf("one lane: input FIFO, eltwise ALU, reduction, horizontal pool filter, vertical filter, %dx%d gain, rounding, saturation, output FIFO, parameters", c.XWidth(), c.ScaleWidth)},
+		{laneName(c), fmt.Sprintf("one lane: input FIFO, eltwise ALU, reduction (plane and columns), horizontal pool filter, vertical filter, %dx%d gain, sqrt/recip unit, rounding, saturation, output FIFO, parameters", c.XWidth(), c.ScaleWidth)},
 		{Name(c), "the controller: task register and checks (three small multipliers: H·W, OH·OW, OH·stride), reader, plane walker, writer (lanes and line buffers as black boxes)"},
 	} {
 		total, types := synthCells(t, dir, r.module, []string{laneName(c), lineBufName(c)})

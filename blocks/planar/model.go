@@ -2,6 +2,7 @@ package planar
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/hwgen/hwgen/golden"
 )
@@ -15,6 +16,8 @@ var (
 		FnMax: golden.EltMax, FnMin: golden.EltMin}
 	poolKinds   = map[Fn]golden.PoolKind{FnPoolMax: golden.PoolMax, FnPoolAvg: golden.PoolAvg, FnPoolMin: golden.PoolMin}
 	reduceKinds = map[Fn]golden.ReduceKind{FnSum: golden.ReduceSum, FnRedMax: golden.ReduceMax}
+	// rowKinds: the reductions across rows, column by column.
+	rowKinds = map[Fn]golden.ReduceKind{FnRowSum: golden.ReduceSum, FnRowMax: golden.ReduceMax}
 )
 
 // EltFn, PoolFn and ReduceFn are the function codes of golden operations.
@@ -101,12 +104,24 @@ func (t Task) result(c Config, m *Memories, lanes []int) (*golden.Tensor, error)
 		}
 		return golden.Activate(plane(m.Psum, t.Src), sc, bi, q, out)
 	case OpEltwise:
+		if t.Fn == FnAbs {
+			return eachElement(plane(m.State, t.Src), q, out, func(a int64) int64 { return max(a, -a) })
+		}
 		op, ok := eltOps[t.Fn]
 		if !ok {
 			return nil, fmt.Errorf("no elementwise function %d", t.Fn)
 		}
 		if t.ScalarOperand {
 			return golden.EltwiseScalar(op, plane(m.State, t.Src), t.Scalar, q, out)
+		}
+		if t.Broadcast {
+			b := golden.New(len(lanes), n)
+			for i, p := range lanes {
+				for j := range n {
+					b.Data[i*n+j] = m.State[p][t.Src2]
+				}
+			}
+			return golden.Eltwise(op, plane(m.State, t.Src), b, q, out)
 		}
 		return golden.Eltwise(op, plane(m.State, t.Src), plane(m.State, t.Src2), q, out)
 	case OpPool:
@@ -125,13 +140,92 @@ func (t Task) result(c Config, m *Memories, lanes []int) (*golden.Tensor, error)
 		}
 		return golden.Pool(x, p, q, out)
 	case OpReduce:
+		x := plane(m.State, t.Src)
 		kind, ok := reduceKinds[t.Fn]
+		if rk, rows := rowKinds[t.Fn]; rows {
+			x, kind, ok = columns(x, t.H, t.W), rk, true
+		}
 		if !ok {
 			return nil, fmt.Errorf("no reduction %d", t.Fn)
 		}
-		return golden.Reduce(plane(m.State, t.Src), kind, q, out)
+		if t.Post == PostNone {
+			return golden.Reduce(x, kind, q, out)
+		}
+		// The exact reductions (no saturation in 63 bits), then the
+		// post-processor with the post function.
+		res, err := golden.Reduce(x, kind, golden.Identity(), golden.Int{Width: 63, Signed: true})
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range res.Data {
+			res.Data[i] = postRequant(c, t.Post, q, v, out)
+		}
+		return res, nil
 	}
 	return nil, fmt.Errorf("unknown op %d", t.Op)
+}
+
+// postRequant is the post-processor q with the post function p applied
+// to v = x·scale + bias before the shift (RecipShift gives the
+// reciprocal's K).
+func postRequant(c Config, p Post, q golden.Requant, x int64, out golden.Int) int64 {
+	v := x*q.Scale + q.Bias
+	switch p {
+	case PostSqrt:
+		v = floorSqrt(v)
+	case PostRecip:
+		k := uint(c.RecipShift())
+		switch {
+		case v > 0:
+			v = (1 << k) / v
+		case v < 0:
+			v = -((1 << k) / -v)
+		default:
+			v = 1<<(k+1) - 1
+		}
+	}
+	q.Scale, q.Bias = 1, 0
+	return q.Apply(v, out)
+}
+
+// floorSqrt is floor(√v) for v ≥ 0 and 0 for v < 0 (v < 2^62).
+func floorSqrt(v int64) int64 {
+	if v <= 0 {
+		return 0
+	}
+	r := int64(math.Sqrt(float64(v)))
+	for r*r > v {
+		r--
+	}
+	for (r+1)*(r+1) <= v {
+		r++
+	}
+	return r
+}
+
+// columns regroups planes (one H×W plane per row of x) by column: row
+// p·W+j of the result is column j of plane p, H values.
+func columns(x *golden.Tensor, h, w int) *golden.Tensor {
+	planes := x.Shape[0]
+	res := golden.New(planes*w, h)
+	for p := range planes {
+		for y := range h {
+			for j := range w {
+				res.Data[(p*w+j)*h+y] = x.Data[(p*h+y)*w+j]
+			}
+		}
+	}
+	return res
+}
+
+// eachElement is out = Requant(f(a)) element by element: a unary
+// function's exact value through the post-processor.
+func eachElement(a *golden.Tensor, q golden.Requant, out golden.Int, f func(int64) int64) (*golden.Tensor, error) {
+	res := golden.New(a.Shape...)
+	for i, v := range a.Data {
+		res.Data[i] = q.Apply(f(v), out)
+	}
+	return res, nil
 }
 
 // loadParams sets each lane's scale and bias from ParamWords elements at

@@ -52,6 +52,7 @@ func eltTasks() []namedTask {
 			namedTask{fmt.Sprintf("fn %d two tensors 3x5", fn), withID(Task{Op: OpEltwise, Fn: fn, Mask: all4, Src: 0, Src2: 64, Dst: 128, H: 3, W: 5})},
 			namedTask{fmt.Sprintf("fn %d scalar 1x1", fn), withID(Task{Op: OpEltwise, Fn: fn, Mask: 9, Src: 7, Dst: 150, H: 1, W: 1, ScalarOperand: true, Scalar: -77})},
 			namedTask{fmt.Sprintf("fn %d scalar 8x8", fn), withID(Task{Op: OpEltwise, Fn: fn, Mask: all4, Src: 30, Dst: 160, H: 8, W: 8, ScalarOperand: true, Scalar: 101})},
+			namedTask{fmt.Sprintf("fn %d broadcast 3x4", fn), withID(Task{Op: OpEltwise, Fn: fn, Mask: all4, Src: 12, Src2: 99, Dst: 200, H: 3, W: 4, Broadcast: true})},
 		)
 	}
 	return append(ts,
@@ -63,6 +64,13 @@ func eltTasks() []namedTask {
 		namedTask{"in place (dst = src)", withID(Task{Op: OpEltwise, Fn: FnMax, Mask: all4, Src: 130, Src2: 0, Dst: 130, H: 2, W: 6})},
 		namedTask{"dst below an overlapping src", withID(Task{Op: OpEltwise, Fn: FnAdd, Mask: all4, Src: 140, Src2: 20, Dst: 136, H: 4, W: 4})},
 		namedTask{"scalar in place", withID(Task{Op: OpEltwise, Fn: FnSub, Mask: 6, Src: 180, Dst: 180, H: 3, W: 3, ScalarOperand: true, Scalar: 100})},
+		namedTask{"broadcast 1x1", withID(Task{Op: OpEltwise, Fn: FnSub, Mask: 2, Src: 40, Src2: 41, Dst: 150, H: 1, W: 1, Broadcast: true})},
+		namedTask{"broadcast mul requantized (per-channel scale)", Task{Op: OpEltwise, Fn: FnMul, Mask: all4, Src: 0, Src2: 127, Dst: 128, H: 5, W: 9, Scale: 3, Shift: 5, Bias: 7, Broadcast: true}},
+		namedTask{"broadcast in place, dst over src2 (read before any write)", withID(Task{Op: OpEltwise, Fn: FnAdd, Mask: 13, Src: 160, Src2: 165, Dst: 160, H: 2, W: 6, Broadcast: true})},
+		namedTask{"broadcast wrap, src2 inside the plane", Task{Op: OpEltwise, Fn: FnMul, Mask: all4, Src: 20, Src2: 25, Dst: 20, H: 4, W: 4, Scale: 1, Shift: 8, Wrap: true, Broadcast: true}},
+		namedTask{"abs requantized half-even with bias", Task{Op: OpEltwise, Fn: FnAbs, Mask: all4, Src: 20, Dst: 140, H: 3, W: 7, Scale: 5, Bias: -9, Shift: 2, RoundEven: true}},
+		namedTask{"abs wrap: |min| keeps its low bits", Task{Op: OpEltwise, Fn: FnAbs, Mask: all4, Src: 0, Dst: 170, H: 2, W: 8, Scale: 1, Wrap: true}},
+		namedTask{"abs relu clamp, src2 ignored", Task{Op: OpEltwise, Fn: FnAbs, Mask: 5, Src: 60, Src2: 250, Dst: 60, H: 1, W: 9, Scale: -1, Relu: true, Clamp: true, Lo: 0, Hi: 50}},
 	)
 }
 
@@ -76,6 +84,30 @@ func reduceTasks() []namedTask {
 		{"sum saturates", withID(Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 132, H: 2, W: 2})},
 		{"sum wraps: low and high byte", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 133, H: 4, W: 8, Scale: 1, Wrap: true}},
 		{"sum wraps: high byte", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 134, H: 4, W: 8, Scale: 1, Shift: 8, Wrap: true}},
+		{"rowsum 1x1", withID(Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 5, Dst: 140, H: 1, W: 1})},
+		{"rowsum 1x9 (one row: the row itself)", withID(Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 5, Dst: 141, H: 1, W: 9})},
+		{"rowsum 9x1 (one column: every word forwarded)", Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 30, Dst: 150, H: 9, W: 1, Scale: 1, Shift: 3}},
+		{"rowmax 9x1", withID(Task{Op: OpReduce, Fn: FnRowMax, Mask: all4, Src: 30, Dst: 151, H: 9, W: 1})},
+		{"rowsum 3x5 mean-ish half-even", Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 0, Dst: 152, H: 3, W: 5, Scale: 85, Shift: 8, RoundEven: true}},
+		{"rowsum 2x2 (a column of two)", withID(Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 70, Dst: 157, H: 2, W: 2})},
+		{"rowmax 8x8 one lane", withID(Task{Op: OpReduce, Fn: FnRowMax, Mask: 4, Src: 40, Dst: 160, H: 8, W: 8})},
+		{"rowsum 7x16 (line_depth columns) relu clamp", Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 3, Dst: 170, H: 7, W: 16, Scale: -1, Shift: 2, Relu: true, Clamp: true, Lo: 0, Hi: 90}},
+		{"rowsum 15x16 (240 elements): the widest column sum, wrap", Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 0, Dst: 190, H: 15, W: 16, Scale: 1, Wrap: true}},
+		{"rowsum 15x16 saturates", withID(Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 0, Dst: 206, H: 15, W: 16})},
+		{"rowmax in place over the plane's first row", withID(Task{Op: OpReduce, Fn: FnRowMax, Mask: all4, Src: 100, Dst: 100, H: 4, W: 6})},
+		{"rowsum into the plane's last row (dst = src+(h−1)·w)", withID(Task{Op: OpReduce, Fn: FnRowSum, Mask: 3, Src: 80, Dst: 95, H: 6, W: 3})},
+		// Post functions (smallConfig: v has 31 bits, K = 29).
+		{"sqrt of a sum (negative sums give 0)", withID(Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 135, H: 4, W: 8, Post: PostSqrt})},
+		{"sqrt of a max plus a bias, 3 fractional bits half-even", Task{Op: OpReduce, Fn: FnRedMax, Mask: all4, Src: 8, Dst: 136, H: 2, W: 9, Scale: 64, Bias: 9000, Shift: 0, Post: PostSqrt}},
+		{"sqrt, shifted and rounded", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 137, H: 1, W: 3, Scale: 256, Bias: 40000, Shift: 2, RoundEven: true, Post: PostSqrt}},
+		{"recip of a positive sum: 2^14 / v", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 16, Dst: 138, H: 3, W: 3, Scale: 1, Bias: 3000, Shift: 29 - 14, Post: PostRecip}},
+		{"recip of a negative value", Task{Op: OpReduce, Fn: FnRedMax, Mask: all4, Src: 16, Dst: 139, H: 3, W: 3, Scale: -1, Bias: -300, Shift: 29 - 12, Post: PostRecip}},
+		{"recip of 0 saturates", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 16, Dst: 143, H: 1, W: 1, Scale: 0, Post: PostRecip}},
+		{"recip of 1 with the largest shift", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 16, Dst: 144, H: 1, W: 1, Scale: 0, Bias: 1, Shift: 30, Post: PostRecip}},
+		{"recip with wrap, relu and clamp", Task{Op: OpReduce, Fn: FnSum, Mask: all4, Src: 0, Dst: 145, H: 2, W: 2, Scale: 1, Bias: 1, Shift: 22, Wrap: true, Relu: true, Clamp: true, Lo: 0, Hi: 100, Post: PostRecip}},
+		{"rowsum then sqrt (an L2-style norm per column)", Task{Op: OpReduce, Fn: FnRowSum, Mask: all4, Src: 40, Dst: 224, H: 4, W: 5, Scale: 16, Bias: 3000, Post: PostSqrt}},
+		{"rowmax then recip, one column", Task{Op: OpReduce, Fn: FnRowMax, Mask: all4, Src: 40, Dst: 229, H: 5, W: 1, Scale: 1, Bias: 200, Shift: 29 - 13, Post: PostRecip}},
+		{"rowsum then recip, four columns", Task{Op: OpReduce, Fn: FnRowSum, Mask: 6, Src: 60, Dst: 230, H: 3, W: 4, Scale: 1, Bias: 500, Shift: 29 - 15, Post: PostRecip}},
 	}
 }
 

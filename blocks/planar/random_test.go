@@ -51,6 +51,7 @@ func randomTask(r *rand.Rand, c Config, maxN int) Task {
 			}
 		case 2, 3:
 			t = Task{Op: OpEltwise, Fn: Fn(r.IntN(int(numEltFns))), Mask: mask(c.Lanes), ScalarOperand: r.IntN(3) == 0, Scalar: elem()}
+			t.Broadcast = !t.ScalarOperand && r.IntN(2) == 0
 			t.H, t.W = shape(min(half, outEnd-half))
 			n := t.H * t.W
 			t.Src, t.Src2, t.Dst = r.IntN(half-n+1), r.IntN(half-n+1), half+r.IntN(outEnd-half-n+1)
@@ -65,10 +66,16 @@ func randomTask(r *rand.Rand, c Config, maxN int) Task {
 				t.Scale, t.Bias, t.Shift = 1, 0, 0
 			}
 		case 7:
-			t = Task{Op: OpReduce, Fn: Fn(r.IntN(2)), Mask: mask(c.Lanes)}
+			t = Task{Op: OpReduce, Fn: Fn(r.IntN(int(numRedFns))), Mask: mask(c.Lanes)}
 			t.H, t.W = shape(half)
-			t.Src, t.Dst = r.IntN(half-t.H*t.W+1), half+r.IntN(outEnd-half)
+			t.Src, t.Dst = r.IntN(half-t.H*t.W+1), half+r.IntN(outEnd-half-t.Writes()+1)
 			post(&t)
+			if r.IntN(2) == 0 {
+				t.Post = Post(1 + r.IntN(int(numPosts)-1))
+			}
+			if t.Post == PostRecip && r.IntN(2) == 0 { // results in the element range: 2^j / v
+				t.Shift = c.RecipShift() - r.IntN(c.ElemWidth)
+			}
 		case 8:
 			t = Task{Op: OpLoadParams, Mask: mask(c.Lanes), Src: r.IntN(half - c.ParamWords())}
 		}

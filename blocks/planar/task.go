@@ -41,6 +41,11 @@ const (
 	FnMul
 	FnMax
 	FnMin
+	// FnAbs is |a|, unary: the second operand (src2, scalar) is not
+	// read. The exact value goes to the post-processor, so with the
+	// identity |min| (2^(E−1) for a signed type) saturates to the
+	// element maximum, and wrap gives its low bits like any result.
+	FnAbs
 	numEltFns
 )
 
@@ -52,8 +57,43 @@ const (
 	numPoolFns    = FnPoolMin + 1
 	FnSum      Fn = 0 // reduce: plane sum
 	FnRedMax   Fn = 1 // reduce: plane maximum
-	numRedFns     = FnRedMax + 1
+	// FnRowSum and FnRowMax reduce across rows: the H rows of the plane
+	// combine element by element into one row of W values at dst, one
+	// per column (the column sums or maxima), accumulated in the line
+	// buffer, so W ≤ line_depth. Bit 0 of a reduction's code is max,
+	// bit 1 is across rows.
+	FnRowSum  Fn = 2
+	FnRowMax  Fn = 3
+	numRedFns    = FnRowMax + 1
 )
+
+// acrossRows reports whether t is a reduction across rows (FnRowSum,
+// FnRowMax): W results, not one.
+func (t Task) acrossRows() bool {
+	return t.Op == OpReduce && (t.Fn == FnRowSum || t.Fn == FnRowMax)
+}
+
+// Post is a function the post-processor applies to v = x·scale + bias
+// before the shift (the t_post field): reductions only.
+type Post uint8
+
+// The post functions. See the package documentation for the exact
+// integer semantics.
+const (
+	PostNone  Post = iota // u = v
+	PostSqrt              // u = floor(√v), 0 for v < 0
+	PostRecip             // u = trunc(2^K / v), K = Config.RecipShift(); 2^(K+1)−1 for v = 0
+	numPosts
+)
+
+var postNames = [...]string{"none", "sqrt", "recip"}
+
+func (p Post) String() string {
+	if p < numPosts {
+		return postNames[p]
+	}
+	return fmt.Sprintf("post%d", uint8(p))
+}
 
 // Task is one planar-engine task: every field the compiler sets, in one
 // struct, which the NPU maps onto the task manager's descriptor (the
@@ -62,7 +102,7 @@ const (
 // H×W elements lies row-major at consecutive addresses from its base.
 type Task struct {
 	Op   Op     `json:"op"`
-	Fn   Fn     `json:"fn"`   // eltwise: FnAdd..FnMin; pool: the FnPool codes; reduce: FnSum/FnRedMax
+	Fn   Fn     `json:"fn"`   // eltwise: FnAdd..FnAbs; pool: the FnPool codes; reduce: FnSum..FnRowMax
 	Mask uint64 `json:"mask"` // partitions (lanes) worked on; bit p = partition p
 
 	Src  int `json:"src"`  // first source: psum entry (act, writeback) or state address
@@ -85,6 +125,15 @@ type Task struct {
 
 	ScalarOperand bool  `json:"scalar_operand"` // eltwise: the second operand is Scalar
 	Scalar        int64 `json:"scalar"`         // an element value
+	// Broadcast (eltwise): the second operand is one element per lane,
+	// at Src2, read once and used for every element of the plane (a
+	// per-channel bias or scale). Not with ScalarOperand; ignored by
+	// FnAbs and by the other operations.
+	Broadcast bool `json:"broadcast"`
+	// Post (reduce only): square root or reciprocal of v = x·scale +
+	// bias, then the shift, rounding, ReLU, clamp and saturation as
+	// usual; for a mean, an L2 norm or a normalization factor.
+	Post Post `json:"post"`
 
 	// The post-processor, applied to every result (see the package
 	// documentation): for act, eltwise, pool and reduce. Writeback
@@ -201,10 +250,7 @@ func (t Task) Reads(c Config) int {
 	case OpAct, OpWriteBack, OpPool, OpReduce:
 		return t.H * t.W
 	case OpEltwise:
-		if t.ScalarOperand {
-			return t.H * t.W
-		}
-		return 2 * t.H * t.W
+		return t.H*t.W + t.Src2Elements()
 	case OpLoadParams:
 		return c.ParamWords()
 	}
@@ -220,6 +266,38 @@ func (t Task) Writes() int {
 		oh, ow := t.PoolOut()
 		return oh * ow
 	case OpReduce:
+		if t.acrossRows() {
+			return t.W
+		}
+		return 1
+	}
+	return 0
+}
+
+// twoTensors reports whether an eltwise task reads its second operand
+// from a tensor at src2, element by element (interleaved with src).
+func (t Task) twoTensors() bool {
+	return t.Op == OpEltwise && !t.ScalarOperand && t.Fn != FnAbs && !t.Broadcast
+}
+
+// broadcasts reports whether an eltwise task reads one second operand
+// per lane at src2 (Broadcast, for a binary function).
+func (t Task) broadcasts() bool {
+	return t.Op == OpEltwise && !t.ScalarOperand && t.Fn != FnAbs && t.Broadcast
+}
+
+// ReadsSrc2 reports whether src2 is an operand address of the task
+// (an eltwise on two tensors or broadcasting).
+func (t Task) ReadsSrc2() bool { return t.twoTensors() || t.broadcasts() }
+
+// Src2Elements is the number of elements a task reads from src2 in each
+// lane: H·W for an eltwise on two tensors, 1 when it broadcasts, else 0
+// (src2 is not read: any value is fine).
+func (t Task) Src2Elements() int {
+	switch {
+	case t.twoTensors():
+		return t.H * t.W
+	case t.broadcasts():
 		return 1
 	}
 	return 0

@@ -29,11 +29,17 @@ func (t Task) Validate(c Config) error {
 	}
 	switch {
 	case t.Op == OpEltwise && t.Fn >= numEltFns:
-		bad(ErrFn, "fn", uint8(t.Fn), "an eltwise function is 0..4 (add, sub, mul, max, min)")
+		bad(ErrFn, "fn", uint8(t.Fn), "an eltwise function is 0..%d (add, sub, mul, max, min, abs)", numEltFns-1)
 	case t.Op == OpPool && t.Fn >= numPoolFns:
 		bad(ErrFn, "fn", uint8(t.Fn), "a pooling function is 0..%d (the FnPool codes)", numPoolFns-1)
 	case t.Op == OpReduce && t.Fn >= numRedFns:
-		bad(ErrFn, "fn", uint8(t.Fn), "a reduction is 0 (sum) or 1 (max)")
+		bad(ErrFn, "fn", uint8(t.Fn), "a reduction is 0..%d (sum, max, rowsum, rowmax)", numRedFns-1)
+	}
+	switch {
+	case t.Post >= numPosts:
+		bad(ErrFn, "post", uint8(t.Post), "must be 0 (none), 1 (sqrt) or 2 (recip)")
+	case t.Post != PostNone && t.Op != OpReduce:
+		bad(ErrFn, "post", uint8(t.Post), "%v applies to reductions only (op reduce), not to %v", t.Post, t.Op)
 	}
 	psum := t.Op == OpAct || t.Op == OpWriteBack
 	switch {
@@ -86,6 +92,9 @@ func (t Task) Validate(c Config) error {
 			}
 		}
 	}
+	if t.acrossRows() && t.W > c.LineDepth {
+		bad(ErrLine, "w", t.W, "a reduction across rows keeps one sum per column in the line buffer: at most %d columns (line_depth)", c.LineDepth)
+	}
 	n := t.H * t.W
 	srcDepth, srcName := c.StateDepth, "state"
 	if psum {
@@ -98,9 +107,12 @@ func (t Task) Validate(c Config) error {
 	if t.Src+nsrc > srcDepth {
 		bad(ErrSrc, "src", t.Src, "the %d elements read from it must lie in the %s buffer: at most %d", nsrc, srcName, srcDepth-nsrc)
 	}
-	two := t.Op == OpEltwise && !t.ScalarOperand
-	if two && t.Src2+n > c.StateDepth {
-		bad(ErrSrc2, "src2", t.Src2, "the %d elements read from it must lie in the state buffer: at most %d", n, c.StateDepth-n)
+	two := t.twoTensors()
+	if n2 := t.Src2Elements(); n2 > 0 && t.Src2+n2 > c.StateDepth {
+		bad(ErrSrc2, "src2", t.Src2, "the %d elements read from it must lie in the state buffer: at most %d", n2, c.StateDepth-n2)
+	}
+	if t.Op == OpEltwise && t.Broadcast && t.ScalarOperand {
+		bad(ErrSrc2, "broadcast", true, "scalar_operand is set too: the second operand is either the scalar or one element per lane at src2")
 	}
 	nout := 0
 	switch t.Op {
@@ -109,7 +121,7 @@ func (t Task) Validate(c Config) error {
 	case OpPool:
 		nout = oh * ow
 	case OpReduce:
-		nout = 1
+		nout = t.Writes()
 	}
 	if nout > 0 && t.Dst+nout > c.StateDepth {
 		bad(ErrDst, "dst", t.Dst, "the %d elements written must lie in the state buffer: at most %d", nout, c.StateDepth-nout)
@@ -119,6 +131,8 @@ func (t Task) Validate(c Config) error {
 		bad(ErrOverlap, "dst", t.Dst, "eltwise writes behind its reads: dst must be ≤ src (%d) or ≥ src+%d", t.Src, n)
 	case two && t.Dst > t.Src2 && t.Dst < t.Src2+n:
 		bad(ErrOverlap, "dst", t.Dst, "eltwise writes behind its reads: dst must be ≤ src2 (%d) or ≥ src2+%d", t.Src2, n)
+	case t.acrossRows() && t.Dst > t.Src+n-t.W && t.Dst < t.Src+n:
+		bad(ErrOverlap, "dst", t.Dst, "a reduction across rows writes its results behind the last row's reads: dst must be ≤ src+(h−1)·w (%d) or ≥ src+h·w (%d)", t.Src+n-t.W, t.Src+n)
 	case t.Op == OpPool && nout > 0 && t.Dst < t.Src+n && t.Src < t.Dst+nout:
 		bad(ErrOverlap, "dst", t.Dst, "the pooled output (%d elements) may not overlap the input at %d..%d", nout, t.Src, t.Src+n-1)
 	}

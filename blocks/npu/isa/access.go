@@ -49,8 +49,8 @@ func (c *Codec) planarAccess(t planar.Task) (reads, writes []Span) {
 		reads = []Span{{MemPsum, t.Src, t.Src + n}}
 	case planar.OpEltwise:
 		reads = []Span{{MemState, t.Src, t.Src + n}}
-		if !t.ScalarOperand {
-			reads = append(reads, Span{MemState, t.Src2, t.Src2 + n})
+		if n2 := t.Src2Elements(); n2 > 0 {
+			reads = append(reads, Span{MemState, t.Src2, t.Src2 + n2})
 		}
 	case planar.OpPool, planar.OpReduce:
 		reads = []Span{{MemState, t.Src, t.Src + n}}
@@ -97,7 +97,7 @@ func Relocate(t Task, o Offsets) Task {
 		default:
 			t.Src += o[MemState]
 		}
-		if t.Task.Op == planar.OpEltwise && !t.ScalarOperand {
+		if t.ReadsSrc2() {
 			t.Src2 += o[MemState]
 		}
 		if t.Task.Op != planar.OpLoadParams {

@@ -154,5 +154,6 @@ func (c *Codec) decodePlanar(d Descriptor) planar.Task {
 		Scale: s("scale"), Bias: s("bias"), Shift: i("shift"),
 		RoundEven: p["round_even"] == 1, Relu: p["relu"] == 1, Clamp: p["clamp"] == 1,
 		Lo: elem("lo"), Hi: elem("hi"), PerLane: p["per_lane"] == 1, Wrap: p["wrap"] == 1,
+		Broadcast: p["broadcast"] == 1, Post: planar.Post(p["post"]),
 	}
 }

@@ -92,9 +92,9 @@ var Engines = [NumEngines]EngineDef{
 		{PlanarNop, "nop", "no work"},
 		{PlanarAct, "act", "src psum entry, dst state address, d0 H, d1 W, param the planar fields"},
 		{PlanarWriteBack, "writeback", "as act, saturation only"},
-		{PlanarEltwise, "eltwise", "src first operand, aux second operand, dst result, d0 H, d1 W, param function"},
+		{PlanarEltwise, "eltwise", "src first operand, aux second operand (a tensor, or one element with broadcast), dst result, d0 H, d1 W, param function"},
 		{PlanarPool, "pool", "src input plane, dst output plane, d0 H, d1 W, param kernel/stride/pad/max-avg-min"},
-		{PlanarReduce, "reduce", "src input plane, dst result, d0 H, d1 W, param sum or max"},
+		{PlanarReduce, "reduce", "src input plane, dst result (one value, or one row across rows), d0 H, d1 W, param sum, max, row sum or row max, post function"},
 		{PlanarLoadParams, "loadparams", "src state address of the per-lane scale and bias"},
 	}},
 	{DMAOut, "dma_out", "DMA from the state buffer to external memory", []OpDef{

@@ -66,6 +66,7 @@ func TestRoundTrip(t *testing.T) {
 	ignoring := poolTask()
 	ignoring.PadIgnore = true
 	wrap := planar.Task{Op: planar.OpAct, Mask: 5, Src: 2, Dst: 9, H: 1, W: 4, Scale: 1, Bias: -70000, Shift: 16, Wrap: true}
+	bcast := planar.Task{Op: planar.OpEltwise, Fn: planar.FnMul, Mask: 7, Src: 1, Src2: 90, Dst: 20, H: 2, W: 3, Scale: 1, Broadcast: true}
 	tasks := []isa.Task{
 		isa.Nop{On: isa.DMAIn}, isa.Nop{On: isa.Planar},
 		isa.Load{Ext: 100, State: 5, Lines: 3, Rows: 2, Stride: 7},
@@ -75,6 +76,8 @@ func TestRoundTrip(t *testing.T) {
 		isa.Conv{Src: 4, Weights: 48, Psum: 7, H: 9, W: 8, Tiles: 2, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1, OH: 5, OW: 4, Acc: true},
 		isa.Conv{GEMM: true, Src: 0, Weights: 0, Psum: 0, H: 64, W: 1, Tiles: 4, KH: 1, KW: 1, Stride: 1, OH: 64, OW: 1},
 		isa.PlanarTask{Task: poolTask()}, isa.PlanarTask{Task: ignoring}, isa.PlanarTask{Task: elt}, isa.PlanarTask{Task: wrap},
+		isa.PlanarTask{Task: bcast},
+		isa.PlanarTask{Task: planar.Task{Op: planar.OpReduce, Fn: planar.FnRowSum, Mask: 1, Src: 3, Dst: 40, H: 4, W: 5, Scale: 3, Bias: 100, Shift: 40, Post: planar.PostRecip}},
 	}
 	for _, engines := range []int{1, 4} {
 		c := codec(engines)
@@ -154,6 +157,14 @@ func TestAccess(t *testing.T) {
 		// Pooling 6×7 with a 3×2 window, stride 2, pad 1: a 3×4 output.
 		{isa.PlanarTask{Task: poolTask()}, []isa.Span{S(isa.MemState, 10, 52)}, []isa.Span{S(isa.MemState, 300, 312)}},
 		{isa.PlanarTask{Task: planar.Task{Op: planar.OpAct, Mask: 1, Src: 5, Dst: 50, H: 2, W: 3, Scale: 1}}, []isa.Span{S(isa.MemPsum, 5, 11)}, []isa.Span{S(isa.MemState, 50, 56)}},
+		// A reduction across rows writes one row.
+		{isa.PlanarTask{Task: planar.Task{Op: planar.OpReduce, Fn: planar.FnRowSum, Mask: 1, Src: 5, Dst: 50, H: 2, W: 3, Scale: 1}},
+			[]isa.Span{S(isa.MemState, 5, 11)}, []isa.Span{S(isa.MemState, 50, 53)}},
+		// A broadcast reads one element at src2; abs does not read src2.
+		{isa.PlanarTask{Task: planar.Task{Op: planar.OpEltwise, Fn: planar.FnAdd, Mask: 1, Src: 5, Src2: 90, Dst: 50, H: 2, W: 3, Scale: 1, Broadcast: true}},
+			[]isa.Span{S(isa.MemState, 5, 11), S(isa.MemState, 90, 91)}, []isa.Span{S(isa.MemState, 50, 56)}},
+		{isa.PlanarTask{Task: planar.Task{Op: planar.OpEltwise, Fn: planar.FnAbs, Mask: 1, Src: 5, Src2: 90, Dst: 50, H: 2, W: 3, Scale: 1}},
+			[]isa.Span{S(isa.MemState, 5, 11)}, []isa.Span{S(isa.MemState, 50, 56)}},
 		{isa.Nop{On: isa.NE}, nil, nil},
 	}
 	for _, tc := range cases {
