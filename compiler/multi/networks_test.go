@@ -116,33 +116,36 @@ func TestTwoNetworksTwoPriorities(t *testing.T) {
 //	QUEUE_BENCH=1 go test ./compiler/multi -run TestTwoPrioritiesTable -v
 func TestTwoPrioritiesTable(t *testing.T) {
 	tooltest.SkipUnlessEnv(t, "QUEUE_BENCH", "run the two-priority table")
-	cfg := npu.DefaultConfig()
-	cfg.Engines = 2
-	rng := rand.New(rand.NewPCG(31, 1))
-	n := newTwoNetworks(t, cfg, rng, [4]int{32, 48, 48, 32}, [4]int{16, 16, 16, 16})
-	alone := make([]int, 2)
-	for i, p := range n.progs {
-		r, err := host.Run(cfg.Slice(), p)
+	for _, own := range []bool{false, true} {
+		cfg := npu.DefaultConfig()
+		cfg.Engines = 2
+		cfg.DMAReadPort, cfg.PsumReadPort = own, own
+		rng := rand.New(rand.NewPCG(31, 1))
+		n := newTwoNetworks(t, cfg, rng, [4]int{32, 48, 48, 32}, [4]int{16, 16, 16, 16})
+		alone := make([]int, 2)
+		for i, p := range n.progs {
+			r, err := host.Run(cfg.Slice(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			alone[i] = r.Cycles
+		}
+		p, err := Networks(cfg, n.progs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		alone[i] = r.Cycles
-	}
-	p, err := Networks(cfg, n.progs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Printf("high priority: conv 16×16×16 → 16 alone %d cycles; low priority: conv 32×48×48 → 32 alone %d cycles\n\n", alone[0], alone[1])
-	fmt.Println("| high-priority network submitted at | its first task starts | latency | it completes after | low-priority network completes at |")
-	fmt.Println("|---:|---:|---:|---:|---:|")
-	for _, release := range []int{0, 5000, 20000, 40000} {
-		r, err := host.Run(cfg, p, host.WithRelease(0, release))
-		if err != nil {
-			t.Fatal(err)
+		fmt.Printf("\nread ports of their own %v. high priority: conv 16×16×16 → 16 alone %d cycles; low priority: conv 32×48×48 → 32 alone %d cycles\n\n", own, alone[0], alone[1])
+		fmt.Println("| high-priority network submitted at | its first task starts | latency | it completes after | low-priority network completes at |")
+		fmt.Println("|---:|---:|---:|---:|---:|")
+		for _, release := range []int{0, 5000, 20000, 40000} {
+			r, err := host.Run(cfg, p, host.WithRelease(0, release))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n.check(t, r)
+			hiFirst, hiLast := queueSpan(p, r, 0)
+			_, loLast := queueSpan(p, r, 1)
+			fmt.Printf("| %d | %d | %d | %d (alone %d) | %d (alone %d) |\n", release, hiFirst, hiFirst-release, hiLast-release+1, alone[0], loLast+1, alone[1])
 		}
-		n.check(t, r)
-		hiFirst, hiLast := queueSpan(p, r, 0)
-		_, loLast := queueSpan(p, r, 1)
-		fmt.Printf("| %d | %d | %d | %d (alone %d) | %d (alone %d) |\n", release, hiFirst, hiFirst-release, hiLast-release+1, alone[0], loLast+1, alone[1])
 	}
 }
