@@ -574,8 +574,8 @@ func (g *Graph) Eltwise(fn golden.EltOp, a, b *Value, q golden.Requant) *Value {
 	if !g.check(op, a, b) {
 		return g.bad()
 	}
-	if fn < golden.EltAdd || fn > golden.EltMin {
-		return g.fail(op, "function = %d: want add, sub, mul, max or min", fn)
+	if err := binaryElt(fn); err != nil {
+		return g.fail(op, "%v", err)
 	}
 	if !slices.Equal(a.shape, b.shape) {
 		return g.fail(op, "operand shapes %v and %v differ", a.shape, b.shape)
@@ -610,8 +610,8 @@ func (g *Graph) EltwiseScalar(fn golden.EltOp, a *Value, s int64, q golden.Requa
 	if !g.check(op, a) {
 		return g.bad()
 	}
-	if fn < golden.EltAdd || fn > golden.EltMin {
-		return g.fail(op, "function = %d: want add, sub, mul, max or min", fn)
+	if err := binaryElt(fn); err != nil {
+		return g.fail(op, "%v", err)
 	}
 	if a.producer == nil {
 		a.setPlain()
@@ -620,6 +620,35 @@ func (g *Graph) EltwiseScalar(fn golden.EltOp, a *Value, s int64, q golden.Requa
 	out.formSet, out.cols, out.trans, out.p, out.f, out.h, out.w = true, a.cols, a.trans, a.p, a.f, a.h, a.w
 	n := g.add(opEltwise, []*Value{a}, out)
 	n.elt, n.q, n.scalar = fn, identity(q), &s
+	return out
+}
+
+// binaryElt reports a function that Eltwise and EltwiseScalar cannot
+// apply: an unknown one, or the unary abs (Abs).
+func binaryElt(fn golden.EltOp) error {
+	switch {
+	case fn.Unary():
+		return fmt.Errorf("function = %v is unary: use Abs", fn)
+	case fn < golden.EltAdd || fn > golden.EltMin:
+		return fmt.Errorf("function = %d: want add, sub, mul, max or min", fn)
+	}
+	return nil
+}
+
+// Abs is |x| element by element, then q; the planar engine's unary
+// eltwise (|−128| is 128 before q: the identity saturates it to 127).
+func (g *Graph) Abs(x *Value, q golden.Requant) *Value {
+	op := fmt.Sprintf("eltwise%d", g.counts[opEltwise])
+	if !g.check(op, x) {
+		return g.bad()
+	}
+	if x.producer == nil {
+		x.setPlain()
+	}
+	out := g.newValue(x.shape)
+	out.formSet, out.cols, out.trans, out.p, out.f, out.h, out.w = true, x.cols, x.trans, x.p, x.f, x.h, x.w
+	n := g.add(opEltwise, []*Value{x}, out)
+	n.elt, n.q = golden.EltAbs, identity(q)
 	return out
 }
 

@@ -78,7 +78,7 @@ func (c *ctx) lowerPool(n *node) error {
 func (c *ctx) lowerEltwise(n *node) error {
 	a, v := n.in[0], n.out
 	ins := []*place{c.operand(a)}
-	if n.scalar == nil {
+	if len(n.in) > 1 { // a second tensor (not a scalar, not the unary abs)
 		ins = append(ins, c.operand(n.in[1]))
 		if ins[0].part != ins[1].part {
 			return fmt.Errorf("%s: the operands have channel tiles of %d and %d partitions (one came from the psum write-back, rows %d ≠ cols %d)",
@@ -145,9 +145,10 @@ func (c *ctx) lowerEltwise(n *node) error {
 		}
 		pt := planar.Task{Op: planar.OpEltwise, Fn: eltFn, Mask: laneMask(min(ins[0].part, v.p)),
 			Src: srcs[0], Dst: dst, H: 1, W: k}
-		if n.scalar != nil {
+		switch {
+		case n.scalar != nil:
 			pt.ScalarOperand, pt.Scalar = true, *n.scalar
-		} else {
+		case len(srcs) > 1:
 			pt.Src2 = srcs[1]
 		}
 		post(&pt, n.q)

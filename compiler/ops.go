@@ -59,7 +59,7 @@ type Op struct {
 	Int32 bool
 	Bias  []int64
 
-	Elt    golden.EltOp // eltwise
+	Elt    golden.EltOp // eltwise (EltAbs is unary: In holds one operand)
 	Scalar *int64       // eltwise with a scalar operand, else nil
 	Reduce golden.ReduceKind
 	// Transposes marks a view that is a transpose (of a GEMM result,

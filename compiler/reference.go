@@ -100,9 +100,12 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 				out = reshape(r, n.out.shape...)
 			}
 		case opEltwise:
-			if n.scalar != nil {
+			switch {
+			case n.elt.Unary():
+				out, err = golden.Abs(x, n.q, elem)
+			case n.scalar != nil:
 				out, err = golden.EltwiseScalar(n.elt, x, *n.scalar, n.q, elem)
-			} else {
+			default:
 				out, err = golden.Eltwise(n.elt, x, val[n.in[1]], n.q, elem)
 			}
 		case opReduce:

@@ -29,7 +29,7 @@ type Workload struct {
 	Stride int               `json:"stride,omitempty"` // conv2d and pool stride
 	Pad    *int              `json:"pad,omitempty"`    // conv2d and pool padding on every side (nil: the default, 1 for conv2d, 0 for pool)
 	Pool   string            `json:"pool,omitempty"`   // max or avg
-	Fn     string            `json:"fn,omitempty"`     // eltwise: add, sub, mul, max, min
+	Fn     string            `json:"fn,omitempty"`     // eltwise: add, sub, mul, max, min, abs (unary: no b)
 	Shift  int               `json:"shift,omitempty"`  // requantization shift of the results (0: chosen from the reduction size)
 	Relu   bool              `json:"relu,omitempty"`   // ReLU in the requantization
 	Zeros  int               `json:"zeros,omitempty"`  // percent of zeros in random inputs (zero skipping)
@@ -164,12 +164,21 @@ func (w Workload) InputShapes() map[string][]int {
 	case "pool":
 		return map[string][]int{"x": {w.C, w.H, w.W}}
 	case "eltwise":
+		if w.unaryElt() {
+			return map[string][]int{"a": {w.C, w.H, w.W}}
+		}
 		return map[string][]int{"a": {w.C, w.H, w.W}, "b": {w.C, w.H, w.W}}
 	case "net":
 		fc := w.Cout * (w.H / 2) * (w.W / 2)
 		return map[string][]int{"x": {w.C, w.H, w.W}, "w1": {w.Cout, w.C, 3, 3}, "w2": {w.Cout, w.Cout, 3, 3}, "fc": {fc, w.N}}
 	}
 	return nil
+}
+
+// unaryElt reports an eltwise of one tensor (abs).
+func (w Workload) unaryElt() bool {
+	fn, err := golden.ParseEltOp(w.Fn)
+	return w.Op == "eltwise" && err == nil && fn.Unary()
 }
 
 // InputNames is InputShapes' names, sorted.
@@ -284,6 +293,10 @@ func (w Workload) Graph(in map[string]*golden.Tensor) (*Graph, error) {
 		}
 		q.Relu = w.Relu
 		fn, _ := golden.ParseEltOp(w.Fn) // checked by Validate
+		if fn.Unary() {
+			g.Output("y", g.Abs(g.Input("a", in["a"]), q))
+			break
+		}
 		g.Output("y", g.Eltwise(fn, g.Input("a", in["a"]), g.Input("b", in["b"]), q))
 	case "net":
 		// conv 3×3 → ReLU → max-pool 2×2 → conv 3×3 → ReLU → fully connected.

@@ -87,6 +87,9 @@ func (w *Workload) dims() map[string][]*int {
 	case "pool":
 		return map[string][]*int{"x": {&w.C, &w.H, &w.W}}
 	case "eltwise":
+		if w.unaryElt() {
+			return map[string][]*int{"a": {&w.C, &w.H, &w.W}}
+		}
 		return map[string][]*int{"a": {&w.C, &w.H, &w.W}, "b": {&w.C, &w.H, &w.W}}
 	case "net":
 		return map[string][]*int{"x": {&w.C, &w.H, &w.W}, "w1": {&w.Cout, &w.C, nil, nil}, "w2": {&w.Cout, &w.Cout, nil, nil}, "fc": {nil, &w.N}}

@@ -142,7 +142,7 @@ func Activate(x *Tensor, scale, bias []int64, q Requant, out Int) (*Tensor, erro
 	return res, nil
 }
 
-// EltOp is an elementwise function of two values.
+// EltOp is an elementwise function of two values, or of one (EltAbs).
 type EltOp int
 
 // The elementwise functions.
@@ -152,11 +152,18 @@ const (
 	EltMul              // a · b
 	EltMax              // max(a, b)
 	EltMin              // min(a, b)
+	// EltAbs is |a|, unary: the second operand is ignored (use Abs).
+	// The exact value goes through Requant, so |min| of a signed type
+	// saturates to its maximum.
+	EltAbs
 )
 
-var eltNames = [...]string{EltAdd: "add", EltSub: "sub", EltMul: "mul", EltMax: "max", EltMin: "min"}
+var eltNames = [...]string{EltAdd: "add", EltSub: "sub", EltMul: "mul", EltMax: "max", EltMin: "min", EltAbs: "abs"}
 
 func (o EltOp) String() string { return nameOf(eltNames[:], o, "eltop") }
+
+// Unary reports whether o takes one operand (its second is ignored).
+func (o EltOp) Unary() bool { return o == EltAbs }
 
 // EltOpNames lists the elementwise functions by name, in code order.
 func EltOpNames() []string { return eltNames[:] }
@@ -189,6 +196,8 @@ func (o EltOp) apply(a, b int64) (int64, error) {
 		return max(a, b), nil
 	case EltMin:
 		return min(a, b), nil
+	case EltAbs:
+		return max(a, -a), nil
 	}
 	return 0, fmt.Errorf("golden: unknown elementwise function %d", int(o))
 }
@@ -227,6 +236,14 @@ func EltwiseScalar(op EltOp, a *Tensor, s int64, q Requant, out Int) (*Tensor, e
 		b.Data[i] = s
 	}
 	return Eltwise(op, a, b, q, out)
+}
+
+// Abs is out = Requant(|a|) element by element.
+func Abs(a *Tensor, q Requant, out Int) (*Tensor, error) {
+	if a == nil {
+		return nil, fmt.Errorf("golden: Abs of a nil tensor")
+	}
+	return EltwiseScalar(EltAbs, a, 0, q, out)
 }
 
 // PoolKind is how a pooling window's values combine.

@@ -112,6 +112,33 @@ func TestEltwise(t *testing.T) {
 	}
 }
 
+// Abs is unary, and |−128| = 128 saturates to 127 unless the
+// requantization brings it back into range.
+func TestAbs(t *testing.T) {
+	a := mustRows(t, [][]int64{{-128, -5, 0, 7, 127}})
+	cases := []struct {
+		name string
+		q    Requant
+		want []int64
+	}{
+		{"identity", Identity(), []int64{127, 5, 0, 7, 127}},
+		{"halved", Requant{Scale: 1, Shift: 1}, []int64{64, 3, 0, 4, 64}},
+		{"wrap", Requant{Scale: 1, Wrap: true}, []int64{-128, 5, 0, 7, 127}},
+	}
+	for _, tc := range cases {
+		got, err := Abs(a, tc.q, S(8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, got.Data); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	if !EltAbs.Unary() || EltAdd.Unary() {
+		t.Error("only abs is unary")
+	}
+}
+
 func plane(t *testing.T, rows [][]int64) *Tensor {
 	x := mustRows(t, rows)
 	x.Shape = []int{1, x.Shape[0], x.Shape[1]}

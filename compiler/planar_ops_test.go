@@ -1,0 +1,74 @@
+package compiler
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hwgen/hwgen/golden"
+)
+
+// Abs on the interpreter equals the golden reference, whatever the
+// layout of its operand (a graph input, a conv's psum write-back tile,
+// a GEMM result), including |−128|, which saturates.
+func TestAbs(t *testing.T) {
+	cases := []struct {
+		name  string
+		build func(g *Graph, rng *rand.Rand) *Value
+		q     golden.Requant
+	}{
+		{"input", func(g *Graph, rng *rand.Rand) *Value {
+			return g.Input("x", randTensor(rng, -128, 127, 6, 5, 7))
+		}, golden.Requant{}},
+		{"input_halved_relu", func(g *Graph, rng *rand.Rand) *Value {
+			return g.Input("x", randTensor(rng, -128, -100, 3, 40))
+		}, golden.Requant{Scale: 1, Shift: 1, Relu: true}},
+		{"conv_result", func(g *Graph, rng *rand.Rand) *Value {
+			x := g.Input("x", randTensor(rng, -128, 127, 3, 5, 5))
+			return g.Conv2D(x, randTensor(rng, -128, 127, 6, 3, 3, 3), Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 8}})
+		}, golden.Requant{Scale: 3, Bias: -4, Shift: 1}},
+		{"gemm_result", func(g *Graph, rng *rand.Rand) *Value {
+			a := g.Input("a", randTensor(rng, -128, 127, 7, 5))
+			return g.GEMM(a, randTensor(rng, -128, 127, 5, 6), golden.Requant{Scale: 1, Shift: 7})
+		}, golden.Requant{}},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewGraph()
+			x := tc.build(g, rand.New(rand.NewPCG(uint64(i), 17)))
+			g.Output("y", g.Abs(x, tc.q))
+			verifyGraph(t, small(), g, 2)
+		})
+	}
+	t.Run("min_saturates", func(t *testing.T) {
+		g := NewGraph()
+		x := golden.New(2, 3)
+		for i := range x.Data {
+			x.Data[i] = -128
+		}
+		g.Output("y", g.Abs(g.Input("x", x), golden.Requant{}))
+		got, _, err := Interpret(verifyGraph(t, small(), g, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range got["y"].Data {
+			if v != 127 {
+				t.Fatalf("y[%d] = %d, want |−128| saturated to 127", i, v)
+			}
+		}
+	})
+}
+
+// The unary abs has no second operand: the binary builders refuse it.
+func TestAbsIsUnary(t *testing.T) {
+	for _, build := range []func(g *Graph, a *Value) *Value{
+		func(g *Graph, a *Value) *Value { return g.Eltwise(golden.EltAbs, a, a, golden.Requant{}) },
+		func(g *Graph, a *Value) *Value { return g.EltwiseScalar(golden.EltAbs, a, 1, golden.Requant{}) },
+	} {
+		g := NewGraph()
+		g.Output("y", build(g, g.Input("a", golden.New(2, 2))))
+		want := "eltwise0: function = abs is unary: use Abs"
+		if err := g.Err(); err == nil || err.Error() != want {
+			t.Errorf("error %v, want %q", err, want)
+		}
+	}
+}
