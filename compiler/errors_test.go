@@ -99,6 +99,24 @@ func TestErrors(t *testing.T) {
 		{"output of an input view", small(), func(g *Graph) {
 			g.Output("f", g.Flatten(g.Input("x", z(2, 2, 2))))
 		}, `output f: is (a view of) the graph input "x"`},
+		{"abs through eltwise", small(), func(g *Graph) {
+			g.Output("y", g.Eltwise(golden.EltAbs, g.Input("a", z(2, 3)), g.Input("b", z(2, 3)), golden.Requant{}))
+		}, "eltwise0: function = abs is unary: use Abs"},
+		{"reduce across the rows of a matrix", small(), func(g *Graph) {
+			g.Output("y", g.Reduce(g.Input("a", z(2, 3)), golden.ReduceRowSum, golden.Requant{}))
+		}, "reduce0: input shape [2 3]: rowsum reduces across the rows of a feature map [C,H,W] or [1,C,H,W]"},
+		{"reduce across rows wider than the line buffer", small(), func(g *Graph) {
+			g.Output("y", g.Reduce(g.Input("x", z(1, 2, 70)), golden.ReduceRowMax, golden.Requant{}))
+		}, "reduce0: width w = 70 exceeds line_depth = 64"},
+		{"reduce recip_bits without recip", small(), func(g *Graph) {
+			g.Output("y", g.ReduceWith(g.Input("x", z(1, 2, 2)), Reduction{Kind: golden.ReduceSum, Post: golden.PostSqrt, RecipBits: 8}))
+		}, "reduce0: recip_bits = 8 without the recip post function"},
+		{"reduce recip shift out of range", small(), func(g *Graph) {
+			g.Output("y", g.ReduceWith(g.Input("x", z(1, 2, 2)), Reduction{Kind: golden.ReduceSum, Post: golden.PostRecip, RecipBits: 60}))
+		}, "reduce0: recip_bits = 60 with shift 0 needs the post-processor shift"},
+		{"reduce unknown post", small(), func(g *Graph) {
+			g.Output("y", g.ReduceWith(g.Input("x", z(1, 2, 2)), Reduction{Kind: golden.ReduceSum, Post: 7}))
+		}, "reduce0: post = post(7): want one of none, sqrt, recip"},
 		{"transpose rank", small(), func(g *Graph) {
 			g.Output("y", g.Transpose(g.Input("a", z(2, 2, 2))))
 		}, "transpose0: input shape [2 2 2]: want a matrix"},

@@ -96,6 +96,8 @@ type node struct {
 	elt     golden.EltOp
 	scalar  *int64
 	red     golden.ReduceKind
+	post    golden.PostFn // reduce: the post function
+	recip   int           // reduce with recip: RecipBits
 	q       golden.Requant
 	pc      *ChannelRequant // conv2d, GEMM: per-output-channel scale and bias, else nil
 	viewT   bool            // a view that transposes (of a GEMM result), else a reshape
@@ -659,14 +661,45 @@ func (g *Graph) Requant(a *Value, q golden.Requant) *Value {
 }
 
 // Reduce sums or takes the maximum of every channel plane of a feature
-// map ([C,H,W] or a matrix's rows), giving [C], then q.
+// map ([C,H,W] or a matrix's rows), giving [C], or across rows
+// (ReduceRowSum, ReduceRowMax: each plane's H rows combined column by
+// column, [C,H,W] giving [C,W]), then q. It is ReduceWith without a post
+// function.
 func (g *Graph) Reduce(x *Value, kind golden.ReduceKind, q golden.Requant) *Value {
+	return g.ReduceWith(x, Reduction{Kind: kind, Requant: q})
+}
+
+// Reduction is a reduction of every channel plane (ReduceWith).
+type Reduction struct {
+	// Kind: sum or max of the whole plane (one value per channel), or
+	// rowsum or rowmax across rows (W values per channel: the column
+	// sums or maxima of each H×W plane; W ≤ line_depth).
+	Kind golden.ReduceKind
+	// Post is applied to v = x·Scale + Bias (Requant's) before the shift
+	// s: sqrt gives round(√v / 2^s) (0 for v < 0), recip round(2^RecipBits
+	// / v / 2^s) (the largest value for v = 0: it saturates), both
+	// rounded as Requant rounds (see golden.Requant.ApplyPost). Scale v
+	// up before a sqrt rather than the result: it keeps more bits.
+	Post      golden.PostFn
+	RecipBits int            // recip only: the numerator 2^RecipBits (see Post)
+	Requant   golden.Requant // the zero value: identity; a mean: AvgRequant(n), n = H·W or H across rows
+}
+
+// ReduceWith reduces every channel plane of x as r says.
+func (g *Graph) ReduceWith(x *Value, r Reduction) *Value {
 	op := fmt.Sprintf("reduce%d", g.counts[opReduce])
 	if !g.check(op, x) {
 		return g.bad()
 	}
-	if kind != golden.ReduceSum && kind != golden.ReduceMax {
-		return g.fail(op, "kind = %d: want sum (0) or max (1)", kind)
+	switch {
+	case r.Kind < golden.ReduceSum || r.Kind > golden.ReduceRowMax:
+		return g.fail(op, "kind = %v: want one of %s", r.Kind, strings.Join(golden.ReduceKindNames(), ", "))
+	case r.Post < golden.PostNone || r.Post > golden.PostRecip:
+		return g.fail(op, "post = %v: want one of %s", r.Post, strings.Join(golden.PostFnNames(), ", "))
+	case r.Post != golden.PostRecip && r.RecipBits != 0:
+		return g.fail(op, "recip_bits = %d without the recip post function", r.RecipBits)
+	case r.RecipBits < 0:
+		return g.fail(op, "recip_bits = %d must not be negative", r.RecipBits)
 	}
 	if x.producer == nil {
 		x.setPlain()
@@ -674,10 +707,18 @@ func (g *Graph) Reduce(x *Value, kind golden.ReduceKind, q golden.Requant) *Valu
 	if x.trans {
 		return g.fail(op, "input is a transposed matrix; reduce works on the rows of a plain one")
 	}
-	out := g.newValue([]int{x.p})
-	out.formSet, out.cols, out.p, out.f, out.h, out.w = true, x.cols, x.p, 1, 1, 1
+	shape, w := []int{x.p}, 1
+	if r.Kind.AcrossRows() {
+		var ok bool
+		if _, _, w, ok = fmapShape(x.shape); !ok || x.h*x.w != x.f {
+			return g.fail(op, "input shape %v: %v reduces across the rows of a feature map [C,H,W] or [1,C,H,W]", x.shape, r.Kind)
+		}
+		shape = slices.Delete(slices.Clone(x.shape), len(x.shape)-2, len(x.shape)-1) // drop H
+	}
+	out := g.newValue(shape)
+	out.formSet, out.cols, out.p, out.f, out.h, out.w = true, x.cols, x.p, w, 1, w
 	n := g.add(opReduce, []*Value{x}, out)
-	n.red, n.q = kind, identity(q)
+	n.red, n.post, n.recip, n.q = r.Kind, r.Post, r.RecipBits, identity(r.Requant)
 	return out
 }
 

@@ -166,8 +166,20 @@ func (c *ctx) lowerEltwise(n *node) error {
 func (c *ctx) lowerReduce(n *node) error {
 	x := n.in[0]
 	in := c.operand(x)
-	if err := c.checkRequant(n.label, n.q); err != nil {
+	rows := n.red.AcrossRows()
+	if rows && x.w > c.cfg.LineDepth {
+		return fmt.Errorf("%s: width w = %d exceeds line_depth = %d (a reduction across rows sums its columns in the planar line buffer)", n.label, x.w, c.cfg.LineDepth)
+	}
+	q, err := reduceRequant(n, c.pcfg.RecipShift(), c.pcfg.MaxShift())
+	if err != nil {
 		return err
+	}
+	if err := c.checkRequant(n.label, q); err != nil {
+		return err
+	}
+	fn, err := planar.ReduceFn(n.red)
+	if err != nil {
+		return fmt.Errorf("%s: %w", n.label, err)
 	}
 	out, err := c.outPlace(n, "reduce")
 	if err != nil {
@@ -182,7 +194,7 @@ func (c *ctx) lowerReduce(n *node) error {
 	inRing := rs[0]
 	stage := 0
 	if !out.resident {
-		if stage, err = sc.take(out.tiles); err != nil {
+		if stage, err = sc.take(out.tiles * out.f); err != nil {
 			return fmt.Errorf("%s: %w", n.label, err)
 		}
 	}
@@ -194,29 +206,45 @@ func (c *ctx) lowerReduce(n *node) error {
 			src = inRing.get()
 			c.load(fmt.Sprintf("%s load c%d", n.label, t), in.ext+t*in.f, src, in.f, 1, in.f)
 		}
-		dst := stage + t
+		dst := stage + t*out.f
 		if out.resident {
 			dst = out.addr(t, 0)
 		}
-		fn, err := planar.ReduceFn(n.red)
-		if err != nil {
-			return fmt.Errorf("%s: %w", n.label, err)
-		}
 		pt := planar.Task{Op: planar.OpReduce, Fn: fn, Mask: laneMask(validLanes(x.p, in.part, t)),
-			Src: src, Dst: dst, H: x.h, W: x.w}
-		if x.h*x.w != in.f {
+			Src: src, Dst: dst, H: x.h, W: x.w, Post: planarPost[n.post]}
+		if !rows && x.h*x.w != in.f {
 			pt.H, pt.W = 1, in.f
 		}
-		post(&pt, n.q)
+		post(&pt, q)
 		if err := c.planarTask(fmt.Sprintf("%s c%d", n.label, t), pt); err != nil {
 			return err
 		}
 	}
 	if !out.resident {
-		c.store(n.label+" store", stage, out.ext, out.tiles, 1, out.tiles)
+		lines := out.tiles * out.f
+		c.store(n.label+" store", stage, out.ext, lines, 1, lines)
 	}
 	c.storeResident(n.label, out)
 	return nil
+}
+
+// planarPost is the planar engine's code of each post function.
+var planarPost = map[golden.PostFn]planar.Post{golden.PostNone: planar.PostNone, golden.PostSqrt: planar.PostSqrt, golden.PostRecip: planar.PostRecip}
+
+// reduceRequant is the post-processor of reduction n on an engine whose
+// reciprocal is 2^k / v: a recip of 2^RecipBits / v shifts k − RecipBits
+// more than the user's shift, which must stay within 0..maxShift.
+func reduceRequant(n *node, k, maxShift int) (golden.Requant, error) {
+	q := n.q
+	if n.post != golden.PostRecip {
+		return q, nil
+	}
+	q.Shift += k - n.recip
+	if q.Shift < 0 || q.Shift > maxShift {
+		return q, fmt.Errorf("%s: recip_bits = %d with shift %d needs the post-processor shift %d − %d + %d = %d, allowed 0..%d (the reciprocal is 2^%d / v on this engine)",
+			n.label, n.recip, n.q.Shift, k, n.recip, n.q.Shift, q.Shift, maxShift, k)
+	}
+	return q, nil
 }
 
 func (c *ctx) lowerTranspose(n *node) error {

@@ -72,3 +72,53 @@ func TestAbsIsUnary(t *testing.T) {
 		}
 	}
 }
+
+// Reductions of whole planes and across rows, with and without post
+// functions, on the interpreter equal the golden reference: inputs in
+// external memory and results of earlier layers (resident), tiles of
+// Rows and of Cols partitions, and a mean (AvgRequant).
+func TestReduceWith(t *testing.T) {
+	input := func(shape ...int) func(g *Graph, rng *rand.Rand) *Value {
+		return func(g *Graph, rng *rand.Rand) *Value { return g.Input("x", randTensor(rng, -128, 127, shape...)) }
+	}
+	positive := func(g *Graph, rng *rand.Rand) *Value { return g.Input("x", randTensor(rng, 0, 127, 6, 5, 7)) }
+	conv := func(g *Graph, rng *rand.Rand) *Value {
+		x := g.Input("x", randTensor(rng, -128, 127, 3, 6, 5))
+		return g.Conv2D(x, randTensor(rng, -128, 127, 5, 3, 3, 3), Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 8}})
+	}
+	cases := []struct {
+		name  string
+		build func(g *Graph, rng *rand.Rand) *Value
+		r     Reduction
+	}{
+		{"rowsum", input(6, 5, 7), Reduction{Kind: golden.ReduceRowSum, Requant: golden.Requant{Scale: 1, Shift: 2}}},
+		{"rowmax", input(9, 4, 3), Reduction{Kind: golden.ReduceRowMax}},
+		{"rowmean", input(6, 5, 7), Reduction{Kind: golden.ReduceRowSum, Requant: AvgRequant(5)}},
+		{"rowsum_of_conv", conv, Reduction{Kind: golden.ReduceRowSum, Requant: golden.Requant{Scale: 1, Shift: 1, Relu: true}}},
+		{"rowmax_single_row", input(3, 1, 8), Reduction{Kind: golden.ReduceRowMax}},
+		{"sqrt_of_sum", positive, Reduction{Kind: golden.ReduceSum, Post: golden.PostSqrt}},
+		{"sqrt_scaled", input(6, 5, 7), Reduction{Kind: golden.ReduceSum, Post: golden.PostSqrt, Requant: golden.Requant{Scale: 16, Shift: 2}}},
+		{"sqrt_rowsum", positive, Reduction{Kind: golden.ReduceRowSum, Post: golden.PostSqrt, Requant: golden.Requant{Scale: 4, Shift: 1, Rounding: golden.HalfEven}}},
+		{"recip_of_max", input(6, 5, 7), Reduction{Kind: golden.ReduceMax, Post: golden.PostRecip, RecipBits: 10}},
+		{"recip_rowsum", input(6, 5, 7), Reduction{Kind: golden.ReduceRowSum, Post: golden.PostRecip, RecipBits: 12, Requant: golden.Requant{Scale: 1, Shift: 1}}},
+		{"recip_of_conv", conv, Reduction{Kind: golden.ReduceRowMax, Post: golden.PostRecip, RecipBits: 9, Requant: golden.Requant{Scale: 3, Bias: 1}}},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewGraph()
+			x := tc.build(g, rand.New(rand.NewPCG(uint64(i), 23)))
+			g.Output("y", g.ReduceWith(x, tc.r))
+			verifyGraph(t, small(), g, 2)
+		})
+	}
+	t.Run("chained", func(t *testing.T) { // 1/√(Σx²): a mul, a sum with sqrt, a recip
+		rng := rand.New(rand.NewPCG(5, 5))
+		g := NewGraph()
+		x := g.Input("x", randTensor(rng, -128, 127, 5, 4, 6))
+		sq := g.Eltwise(golden.EltMul, x, x, golden.Requant{Scale: 1, Shift: 7})
+		norm := g.ReduceWith(sq, Reduction{Kind: golden.ReduceRowSum, Post: golden.PostSqrt, Requant: golden.Requant{Scale: 4}})
+		g.Output("norm", norm)
+		g.Output("inv", g.ReduceWith(g.Flatten(norm), Reduction{Kind: golden.ReduceSum, Post: golden.PostRecip, RecipBits: 12}))
+		verifyGraph(t, small(), g, 2)
+	})
+}

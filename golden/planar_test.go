@@ -245,3 +245,43 @@ func TestReduce(t *testing.T) {
 		t.Error("empty plane accepted")
 	}
 }
+
+// Reductions across rows combine the H rows of each plane column by
+// column; the post functions work on v = x·Scale + Bias before the
+// shift, by hand.
+func TestReduceRowsAndPost(t *testing.T) {
+	x := New(2, 3, 2) // two planes of 3 rows × 2 columns
+	copy(x.Data, []int64{1, -2, 3, -4, 5, 100, -7, 8, 9, 10, -11, 12})
+	flat := &Tensor{Shape: []int{2, 6}, Data: x.Data}
+	const k = 10 // 2^10 = 1024
+	cases := []struct {
+		name string
+		x    *Tensor
+		kind ReduceKind
+		post PostFn
+		q    Requant
+		want []int64
+	}{
+		{"rowsum", x, ReduceRowSum, PostNone, Identity(), []int64{9, 94, -9, 30}},
+		{"rowmax", x, ReduceRowMax, PostNone, Identity(), []int64{5, 100, 9, 12}},
+		{"rowsum mean", x, ReduceRowSum, PostNone, Requant{Scale: 1, Shift: 1}, []int64{5, 47, -4, 15}}, // 4.5→5, −4.5→−4
+		{"sqrt of sums", flat, ReduceSum, PostSqrt, Identity(), []int64{10, 4}},                         // √103, √21
+		{"sqrt of negative", x, ReduceRowSum, PostSqrt, Identity(), []int64{3, 9, 0, 5}},
+		{"sqrt scaled", flat, ReduceSum, PostSqrt, Requant{Scale: 4, Shift: 1}, []int64{10, 5}},  // √412/2 = 10.1, √84/2 = 4.6
+		{"recip", x, ReduceRowMax, PostRecip, Requant{Scale: 1, Shift: 4}, []int64{13, 1, 7, 5}}, // 1024/5/16 = 12.8
+		{"recip negative", x, ReduceRowSum, PostRecip, Requant{Scale: 1, Shift: 2}, []int64{28, 3, -28, 9}},
+		{"recip of zero", flat, ReduceSum, PostRecip, Requant{Scale: 0, Shift: 5}, []int64{64, 64}}, // v = 0: 2047/32 = 63.97
+	}
+	for _, tc := range cases {
+		got, err := ReducePost(tc.x, tc.kind, tc.post, k, tc.q, S(8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, got.Data); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	if _, err := Reduce(flat, ReduceRowSum, Identity(), S(8)); err == nil {
+		t.Error("a reduction across rows of a [C, N] tensor accepted")
+	}
+}

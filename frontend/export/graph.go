@@ -284,6 +284,9 @@ func (t *translator) reduce(op compiler.Op) error {
 			axes = append(axes, int64(i))
 		}
 	}
+	if op.Post != golden.PostNone {
+		return fmt.Errorf("%s: the post function %v of a reduction is not exported", op.Label, op.Post)
+	}
 	var v string
 	bound := int64(128)
 	switch op.Reduce {
