@@ -26,6 +26,26 @@ func TestPlanarOps(t *testing.T) {
 			d := g.Eltwise(golden.EltSub, a, b, golden.Requant{Scale: 1, Shift: 1})
 			g.Output("y", g.Abs(d, golden.Requant{Scale: 3, Bias: -2, Shift: 2, Relu: true}))
 		}},
+		{"rowsum_rowmax", func(g *compiler.Graph, rng *rand.Rand) {
+			x := g.Input("x", randTensor(rng, 6, 5, 7))
+			g.Output("sum", g.Reduce(x, golden.ReduceRowSum, golden.Requant{Scale: 1, Shift: 2}))
+			g.Output("max", g.Reduce(x, golden.ReduceRowMax, golden.Requant{}))
+			g.Output("mean", g.Reduce(x, golden.ReduceRowSum, compiler.AvgRequant(5)))
+		}},
+		{"sqrt_recip", func(g *compiler.Graph, rng *rand.Rand) {
+			x := g.Input("x", randTensor(rng, 5, 4, 6))
+			sq := g.Eltwise(golden.EltMul, x, x, golden.Requant{Scale: 1, Shift: 7})
+			norm := g.ReduceWith(sq, compiler.Reduction{Kind: golden.ReduceRowSum, Post: golden.PostSqrt, Requant: golden.Requant{Scale: 4}})
+			g.Output("norm", norm)
+			g.Output("inv", g.ReduceWith(g.Flatten(norm), compiler.Reduction{Kind: golden.ReduceSum, Post: golden.PostRecip, RecipBits: 12}))
+			g.Output("rmax", g.ReduceWith(x, compiler.Reduction{Kind: golden.ReduceMax, Post: golden.PostRecip, RecipBits: 10, Requant: golden.Requant{Scale: 1, Shift: 1, Rounding: golden.HalfEven}}))
+			g.Output("sqrt", g.ReduceWith(x, compiler.Reduction{Kind: golden.ReduceSum, Post: golden.PostSqrt, Requant: golden.Requant{Scale: 16, Bias: 3}}))
+		}},
+		{"rowsum_of_conv", func(g *compiler.Graph, rng *rand.Rand) {
+			x := g.Input("x", randTensor(rng, 3, 6, 5))
+			c := g.Conv2D(x, randTensor(rng, 6, 3, 3, 3), compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 8}})
+			g.Output("y", g.ReduceWith(c, compiler.Reduction{Kind: golden.ReduceRowMax, Post: golden.PostRecip, RecipBits: 9, Requant: golden.Requant{Scale: 3, Bias: 1}}))
+		}},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
