@@ -117,6 +117,12 @@ func TestErrors(t *testing.T) {
 		{"reduce unknown post", small(), func(g *Graph) {
 			g.Output("y", g.ReduceWith(g.Input("x", z(1, 2, 2)), Reduction{Kind: golden.ReduceSum, Post: 7}))
 		}, "reduce0: post = post(7): want one of none, sqrt, recip"},
+		{"per-channel operand of the wrong length", small(), func(g *Graph) {
+			g.Output("y", g.EltwiseChannel(golden.EltAdd, g.Input("x", z(3, 2, 2)), g.Input("v", z(4)), golden.Requant{}))
+		}, "eltwise0: vec has shape [4]: want [3], one element per channel of a [3 2 2]"},
+		{"per-channel abs", small(), func(g *Graph) {
+			g.Output("y", g.EltwiseChannel(golden.EltAbs, g.Input("x", z(3, 2, 2)), g.Input("v", z(3)), golden.Requant{}))
+		}, "eltwise0: function = abs is unary: use Abs"},
 		{"transpose rank", small(), func(g *Graph) {
 			g.Output("y", g.Transpose(g.Input("a", z(2, 2, 2))))
 		}, "transpose0: input shape [2 2 2]: want a matrix"},

@@ -95,6 +95,7 @@ type node struct {
 	pool    Pool
 	elt     golden.EltOp
 	scalar  *int64
+	channel bool // eltwise: in[1] is one operand per channel ([C]), broadcast over the plane
 	red     golden.ReduceKind
 	post    golden.PostFn // reduce: the post function
 	recip   int           // reduce with recip: RecipBits
@@ -622,6 +623,40 @@ func (g *Graph) EltwiseScalar(fn golden.EltOp, a *Value, s int64, q golden.Requa
 	out.formSet, out.cols, out.trans, out.p, out.f, out.h, out.w = true, a.cols, a.trans, a.p, a.f, a.h, a.w
 	n := g.add(opEltwise, []*Value{a}, out)
 	n.elt, n.q, n.scalar = fn, identity(q), &s
+	return out
+}
+
+// EltwiseChannel applies fn to every element of a and its channel's
+// element of vec, then q: vec [C] holds one operand per channel (a
+// per-channel bias, scale or mean), C the first dimension of a ([C,H,W]
+// or [C,N]; a reduction's result fits). The planar engine reads it once
+// per plane (broadcast).
+func (g *Graph) EltwiseChannel(fn golden.EltOp, a, vec *Value, q golden.Requant) *Value {
+	op := fmt.Sprintf("eltwise%d", g.counts[opEltwise])
+	if !g.check(op, a, vec) {
+		return g.bad()
+	}
+	if err := binaryElt(fn); err != nil {
+		return g.fail(op, "%v", err)
+	}
+	if a.producer == nil {
+		a.setPlain()
+	}
+	if vec.producer == nil {
+		vec.setPlain()
+	}
+	switch {
+	case a.trans || vec.trans:
+		return g.fail(op, "an operand is a transposed matrix (a GEMM result); transpose it first")
+	case len(vec.shape) != 1 || vec.p != a.p:
+		return g.fail(op, "vec has shape %v: want [%d], one element per channel of a %v", vec.shape, a.p, a.shape)
+	case a.cols != vec.cols:
+		return g.fail(op, "a and vec lie in channel tiles of different sizes (one came from the psum write-back, the other from memory)")
+	}
+	out := g.newValue(a.shape)
+	out.formSet, out.cols, out.trans, out.p, out.f, out.h, out.w = true, a.cols, a.trans, a.p, a.f, a.h, a.w
+	n := g.add(opEltwise, []*Value{a, vec}, out)
+	n.elt, n.q, n.channel = fn, identity(q), true
 	return out
 }
 

@@ -112,7 +112,11 @@ func (c *ctx) lowerEltwise(n *node) error {
 	sc := &scratch{c: c}
 	defer sc.release()
 	var sizes []int
-	for _, in := range ins {
+	for i, in := range ins {
+		if i == 1 && n.channel {
+			sizes = append(sizes, streamSize(in, 1)) // one element per lane
+			continue
+		}
 		sizes = append(sizes, streamSize(in, chunk))
 	}
 	sizes = append(sizes, stageSize(out, chunk))
@@ -125,14 +129,20 @@ func (c *ctx) lowerEltwise(n *node) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", n.label, err)
 	}
-	for a0 := 0; a0 < total; a0 += chunk {
-		k := min(chunk, total-a0)
+	for _, ch := range eltChunks(total, ins[0].f, chunk, n.channel) {
+		a0, k := ch.a0, ch.k
 		label := fmt.Sprintf("%s e%d-%d", n.label, a0, a0+k)
 		srcs := make([]int, len(ins))
 		for i, in := range ins {
-			if in.resident {
+			switch {
+			case i == 1 && n.channel && in.resident:
+				srcs[i] = in.addr(ch.tile, 0)
+			case i == 1 && n.channel:
+				srcs[i] = rings[i].get()
+				c.load(fmt.Sprintf("%s load vec c%d", label, ch.tile), in.ext+ch.tile, srcs[i], 1, 1, 1)
+			case in.resident:
 				srcs[i] = in.base + a0
-			} else {
+			default:
 				srcs[i] = rings[i].get()
 				c.load(fmt.Sprintf("%s load %c", label, 'a'+i), in.ext+a0, srcs[i], k, 1, k)
 			}
@@ -149,7 +159,7 @@ func (c *ctx) lowerEltwise(n *node) error {
 		case n.scalar != nil:
 			pt.ScalarOperand, pt.Scalar = true, *n.scalar
 		case len(srcs) > 1:
-			pt.Src2 = srcs[1]
+			pt.Src2, pt.Broadcast = srcs[1], n.channel
 		}
 		post(&pt, n.q)
 		if err := c.planarTask(label, pt); err != nil {
@@ -161,6 +171,30 @@ func (c *ctx) lowerEltwise(n *node) error {
 	}
 	c.storeResident(n.label, out)
 	return nil
+}
+
+// eltChunk is one eltwise task's share: k elements from flat index a0
+// of the operand's tiles (tile t's plane at t·f); tile is the channel
+// tile of a chunk that stays within one (per channel).
+type eltChunk struct{ a0, k, tile int }
+
+// eltChunks cuts total elements (tiles of f) into chunks of at most
+// chunk; perTile keeps every chunk within one channel tile, as a
+// per-channel operand (one element per lane and tile) needs.
+func eltChunks(total, f, chunk int, perTile bool) []eltChunk {
+	var out []eltChunk
+	if !perTile {
+		for a0 := 0; a0 < total; a0 += chunk {
+			out = append(out, eltChunk{a0, min(chunk, total-a0), 0})
+		}
+		return out
+	}
+	for t := 0; t*f < total; t++ {
+		for j := 0; j < f; j += chunk {
+			out = append(out, eltChunk{t*f + j, min(chunk, f-j), t})
+		}
+	}
+	return out
 }
 
 func (c *ctx) lowerReduce(n *node) error {

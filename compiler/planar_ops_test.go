@@ -122,3 +122,42 @@ func TestReduceWith(t *testing.T) {
 		verifyGraph(t, small(), g, 2)
 	})
 }
+
+// An eltwise with a per-channel operand (the planar broadcast) equals
+// the golden reference: vectors from memory and from reductions,
+// several channel tiles, planes streamed in chunks, psum tiles.
+func TestEltwiseChannel(t *testing.T) {
+	cases := []struct {
+		name  string
+		fn    golden.EltOp
+		build func(g *Graph, rng *rand.Rand) (x, vec *Value)
+		q     golden.Requant
+	}{
+		{"add_input_vector", golden.EltAdd, func(g *Graph, rng *rand.Rand) (*Value, *Value) {
+			return g.Input("x", randTensor(rng, -128, 127, 9, 4, 5)), g.Input("v", randTensor(rng, -128, 127, 9))
+		}, golden.Requant{}},
+		{"mul_matrix_rows", golden.EltMul, func(g *Graph, rng *rand.Rand) (*Value, *Value) {
+			return g.Input("x", randTensor(rng, -128, 127, 6, 11)), g.Input("v", randTensor(rng, -128, 127, 6))
+		}, golden.Requant{Scale: 1, Shift: 7}},
+		{"sub_mean", golden.EltSub, func(g *Graph, rng *rand.Rand) (*Value, *Value) {
+			x := g.Input("x", randTensor(rng, -128, 127, 7, 5, 6))
+			return x, g.Reduce(x, golden.ReduceSum, AvgRequant(30))
+		}, golden.Requant{}},
+		{"max_streamed", golden.EltMax, func(g *Graph, rng *rand.Rand) (*Value, *Value) {
+			return g.Input("x", randTensor(rng, -128, 127, 5, 12, 14)), g.Input("v", randTensor(rng, -128, 127, 5))
+		}, golden.Requant{Scale: 3, Shift: 2, Relu: true}},
+		{"conv_scaled_by_its_max", golden.EltMul, func(g *Graph, rng *rand.Rand) (*Value, *Value) {
+			x := g.Input("x", randTensor(rng, -128, 127, 3, 6, 5))
+			c := g.Conv2D(x, randTensor(rng, -128, 127, 6, 3, 3, 3), Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 8}})
+			return c, g.ReduceWith(c, Reduction{Kind: golden.ReduceMax, Post: golden.PostRecip, RecipBits: 10})
+		}, golden.Requant{Scale: 1, Shift: 3}},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewGraph()
+			x, vec := tc.build(g, rand.New(rand.NewPCG(uint64(i), 31)))
+			g.Output("y", g.EltwiseChannel(tc.fn, x, vec, tc.q))
+			verifyGraph(t, small(), g, 2)
+		})
+	}
+}

@@ -105,6 +105,12 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 				out, err = golden.Abs(x, n.q, elem)
 			case n.scalar != nil:
 				out, err = golden.EltwiseScalar(n.elt, x, *n.scalar, n.q, elem)
+			case n.channel:
+				var r *golden.Tensor
+				in := n.in[0]
+				if r, err = golden.EltwiseChannel(n.elt, reshape(x, in.p, in.f), val[n.in[1]], n.q, elem); err == nil {
+					out = reshape(r, n.out.shape...)
+				}
 			default:
 				out, err = golden.Eltwise(n.elt, x, val[n.in[1]], n.q, elem)
 			}

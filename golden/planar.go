@@ -239,6 +239,24 @@ func EltwiseScalar(op EltOp, a *Tensor, s int64, q Requant, out Int) (*Tensor, e
 	return Eltwise(op, a, b, q, out)
 }
 
+// EltwiseChannel is out = Requant(a op b[c]) with one second operand
+// per channel: a is [C, N] (channel c's plane flattened in row c), b
+// [C] (a per-channel bias or scale, the planar engine's broadcast).
+func EltwiseChannel(op EltOp, a, b *Tensor, q Requant, out Int) (*Tensor, error) {
+	if err := rank2("a", a); err != nil {
+		return nil, err
+	}
+	if b == nil || len(b.Shape) != 1 || b.Shape[0] != a.Shape[0] {
+		return nil, fmt.Errorf("golden: EltwiseChannel of a %s wants one operand per channel, b [%d]", shapeString(a.Shape), a.Shape[0])
+	}
+	N := a.Shape[1]
+	full := New(a.Shape...)
+	for i := range full.Data {
+		full.Data[i] = b.Data[i/N]
+	}
+	return Eltwise(op, a, full, q, out)
+}
+
 // Abs is out = Requant(|a|) element by element.
 func Abs(a *Tensor, q Requant, out Int) (*Tensor, error) {
 	if a == nil {

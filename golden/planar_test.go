@@ -285,3 +285,19 @@ func TestReduceRowsAndPost(t *testing.T) {
 		t.Error("a reduction across rows of a [C, N] tensor accepted")
 	}
 }
+
+// EltwiseChannel applies channel c's operand to all of row c.
+func TestEltwiseChannel(t *testing.T) {
+	a := mustRows(t, [][]int64{{1, 2, 3}, {-4, 5, 100}})
+	b := &Tensor{Shape: []int{2}, Data: []int64{10, 30}}
+	got, err := EltwiseChannel(EltAdd, a, b, Identity(), S(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int64{11, 12, 13, 26, 35, 127}, got.Data); diff != "" {
+		t.Errorf("add (-want +got):\n%s", diff)
+	}
+	if _, err := EltwiseChannel(EltAdd, a, &Tensor{Shape: []int{3}, Data: make([]int64, 3)}, Identity(), S(8)); err == nil {
+		t.Error("three operands for two channels accepted")
+	}
+}

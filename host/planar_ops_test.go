@@ -46,6 +46,19 @@ func TestPlanarOps(t *testing.T) {
 			c := g.Conv2D(x, randTensor(rng, 6, 3, 3, 3), compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 8}})
 			g.Output("y", g.ReduceWith(c, compiler.Reduction{Kind: golden.ReduceRowMax, Post: golden.PostRecip, RecipBits: 9, Requant: golden.Requant{Scale: 3, Bias: 1}}))
 		}},
+		{"per_channel", func(g *compiler.Graph, rng *rand.Rand) {
+			x := g.Input("x", randTensor(rng, 6, 5, 7))
+			mean := g.Reduce(x, golden.ReduceSum, compiler.AvgRequant(35))
+			centred := g.EltwiseChannel(golden.EltSub, x, mean, golden.Requant{})
+			g.Output("centred", centred)
+			g.Output("scaled", g.EltwiseChannel(golden.EltMul, centred, g.Input("s", randTensor(rng, 6)), golden.Requant{Scale: 1, Shift: 6}))
+		}},
+		{"per_channel_of_conv", func(g *compiler.Graph, rng *rand.Rand) {
+			x := g.Input("x", randTensor(rng, 3, 6, 5))
+			c := g.Conv2D(x, randTensor(rng, 6, 3, 3, 3), compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 8}})
+			m := g.ReduceWith(c, compiler.Reduction{Kind: golden.ReduceMax, Post: golden.PostRecip, RecipBits: 10})
+			g.Output("y", g.EltwiseChannel(golden.EltMul, c, m, golden.Requant{Scale: 1, Shift: 3}))
+		}},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
