@@ -104,7 +104,10 @@ func TestErrors(t *testing.T) {
 		}, "eltwise0: function = abs is unary: use Abs"},
 		{"reduce across the rows of a matrix", small(), func(g *Graph) {
 			g.Output("y", g.Reduce(g.Input("a", z(2, 3)), golden.ReduceRowSum, golden.Requant{}))
-		}, "reduce0: input shape [2 3]: rowsum reduces across the rows of a feature map [C,H,W] or [1,C,H,W]"},
+		}, "reduce0: input shape [2 3]: rowsum reduces across the rows of feature-map planes"},
+		{"reduce across the rows of a batch-1 input", small(), func(g *Graph) {
+			g.Output("y", g.Reduce(g.Input("x", z(1, 2, 3, 4)), golden.ReduceRowMax, golden.Requant{}))
+		}, "reduce0: input shape [1 2 3 4]: rowmax reduces across the rows of feature-map planes (a [C,H,W] input, or a conv or pool result)"},
 		{"reduce across rows wider than the line buffer", small(), func(g *Graph) {
 			g.Output("y", g.Reduce(g.Input("x", z(1, 2, 70)), golden.ReduceRowMax, golden.Requant{}))
 		}, "reduce0: width w = 70 exceeds line_depth = 64"},

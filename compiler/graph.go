@@ -746,7 +746,7 @@ func (g *Graph) ReduceWith(x *Value, r Reduction) *Value {
 	if r.Kind.AcrossRows() {
 		var ok bool
 		if _, _, w, ok = fmapShape(x.shape); !ok || x.h*x.w != x.f {
-			return g.fail(op, "input shape %v: %v reduces across the rows of a feature map [C,H,W] or [1,C,H,W]", x.shape, r.Kind)
+			return g.fail(op, "input shape %v: %v reduces across the rows of feature-map planes (a [C,H,W] input, or a conv or pool result)", x.shape, r.Kind)
 		}
 		shape = slices.Delete(slices.Clone(x.shape), len(x.shape)-2, len(x.shape)-1) // drop H
 	}

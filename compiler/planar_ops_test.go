@@ -96,6 +96,9 @@ func TestReduceWith(t *testing.T) {
 		{"rowmean", input(6, 5, 7), Reduction{Kind: golden.ReduceRowSum, Requant: AvgRequant(5)}},
 		{"rowsum_of_conv", conv, Reduction{Kind: golden.ReduceRowSum, Requant: golden.Requant{Scale: 1, Shift: 1, Relu: true}}},
 		{"rowmax_single_row", input(3, 1, 8), Reduction{Kind: golden.ReduceRowMax}},
+		{"rowsum_of_pool", func(g *Graph, rng *rand.Rand) *Value {
+			return g.Pool2D(g.Input("x", randTensor(rng, -128, 127, 5, 6, 6)), Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2})
+		}, Reduction{Kind: golden.ReduceRowSum}},
 		{"sqrt_of_sum", positive, Reduction{Kind: golden.ReduceSum, Post: golden.PostSqrt}},
 		{"sqrt_scaled", input(6, 5, 7), Reduction{Kind: golden.ReduceSum, Post: golden.PostSqrt, Requant: golden.Requant{Scale: 16, Shift: 2}}},
 		{"sqrt_rowsum", positive, Reduction{Kind: golden.ReduceRowSum, Post: golden.PostSqrt, Requant: golden.Requant{Scale: 4, Shift: 1, Rounding: golden.HalfEven}}},
