@@ -18,9 +18,11 @@
 // Conv2D (NCHW, batch 1, stride, padding, any channel counts), a fully
 // connected layer as GEMM on Flatten of a feature map, Transpose (any
 // size, on chip), Pool2D (max/avg/min, window, stride, padding, zero or
-// edge padding, or for max/min padding that never wins), Eltwise and EltwiseScalar (add, sub, mul, max, min), Requant
-// (the post-processor on a state-buffer tensor: eltwise add of 0), Reduce
-// (sum/max per channel). Every result is requantized to elements by a
+// edge padding, or for max/min padding that never wins), Eltwise and EltwiseScalar (add, sub, mul, max, min), EltwiseChannel
+// (the same with one operand per channel, broadcast over the plane), Abs,
+// Requant (the post-processor on a state-buffer tensor: eltwise add of
+// 0), Reduce and ReduceWith (sum/max per channel of the whole plane or
+// across its rows, optionally with a sqrt or reciprocal post function). Every result is requantized to elements by a
 // golden.Requant (the zero value means the identity); the golden model is
 // golden.Requant applied to the exact (int32-wrapped) result. A conv2d
 // (Conv.PerChannel) or GEMM/FC (GEMMPerChannel) can instead requantize

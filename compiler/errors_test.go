@@ -99,6 +99,33 @@ func TestErrors(t *testing.T) {
 		{"output of an input view", small(), func(g *Graph) {
 			g.Output("f", g.Flatten(g.Input("x", z(2, 2, 2))))
 		}, `output f: is (a view of) the graph input "x"`},
+		{"abs through eltwise", small(), func(g *Graph) {
+			g.Output("y", g.Eltwise(golden.EltAbs, g.Input("a", z(2, 3)), g.Input("b", z(2, 3)), golden.Requant{}))
+		}, "eltwise0: function = abs is unary: use Abs"},
+		{"reduce across the rows of a matrix", small(), func(g *Graph) {
+			g.Output("y", g.Reduce(g.Input("a", z(2, 3)), golden.ReduceRowSum, golden.Requant{}))
+		}, "reduce0: input shape [2 3]: rowsum reduces across the rows of feature-map planes"},
+		{"reduce across the rows of a batch-1 input", small(), func(g *Graph) {
+			g.Output("y", g.Reduce(g.Input("x", z(1, 2, 3, 4)), golden.ReduceRowMax, golden.Requant{}))
+		}, "reduce0: input shape [1 2 3 4]: rowmax reduces across the rows of feature-map planes (a [C,H,W] input, or a conv or pool result)"},
+		{"reduce across rows wider than the line buffer", small(), func(g *Graph) {
+			g.Output("y", g.Reduce(g.Input("x", z(1, 2, 70)), golden.ReduceRowMax, golden.Requant{}))
+		}, "reduce0: width w = 70 exceeds line_depth = 64"},
+		{"reduce recip_bits without recip", small(), func(g *Graph) {
+			g.Output("y", g.ReduceWith(g.Input("x", z(1, 2, 2)), Reduction{Kind: golden.ReduceSum, Post: golden.PostSqrt, RecipBits: 8}))
+		}, "reduce0: recip_bits = 8 without the recip post function"},
+		{"reduce recip shift out of range", small(), func(g *Graph) {
+			g.Output("y", g.ReduceWith(g.Input("x", z(1, 2, 2)), Reduction{Kind: golden.ReduceSum, Post: golden.PostRecip, RecipBits: 60}))
+		}, "reduce0: recip_bits = 60 with shift 0 needs the post-processor shift"},
+		{"reduce unknown post", small(), func(g *Graph) {
+			g.Output("y", g.ReduceWith(g.Input("x", z(1, 2, 2)), Reduction{Kind: golden.ReduceSum, Post: 7}))
+		}, "reduce0: post = post(7): want one of none, sqrt, recip"},
+		{"per-channel operand of the wrong length", small(), func(g *Graph) {
+			g.Output("y", g.EltwiseChannel(golden.EltAdd, g.Input("x", z(3, 2, 2)), g.Input("v", z(4)), golden.Requant{}))
+		}, "eltwise0: vec has shape [4]: want [3], one element per channel of a [3 2 2]"},
+		{"per-channel abs", small(), func(g *Graph) {
+			g.Output("y", g.EltwiseChannel(golden.EltAbs, g.Input("x", z(3, 2, 2)), g.Input("v", z(3)), golden.Requant{}))
+		}, "eltwise0: function = abs is unary: use Abs"},
 		{"transpose rank", small(), func(g *Graph) {
 			g.Output("y", g.Transpose(g.Input("a", z(2, 2, 2))))
 		}, "transpose0: input shape [2 2 2]: want a matrix"},

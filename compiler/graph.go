@@ -95,7 +95,10 @@ type node struct {
 	pool    Pool
 	elt     golden.EltOp
 	scalar  *int64
+	channel bool // eltwise: in[1] is one operand per channel ([C]), broadcast over the plane
 	red     golden.ReduceKind
+	post    golden.PostFn // reduce: the post function
+	recip   int           // reduce with recip: RecipBits
 	q       golden.Requant
 	pc      *ChannelRequant // conv2d, GEMM: per-output-channel scale and bias, else nil
 	viewT   bool            // a view that transposes (of a GEMM result), else a reshape
@@ -574,8 +577,8 @@ func (g *Graph) Eltwise(fn golden.EltOp, a, b *Value, q golden.Requant) *Value {
 	if !g.check(op, a, b) {
 		return g.bad()
 	}
-	if fn < golden.EltAdd || fn > golden.EltMin {
-		return g.fail(op, "function = %d: want add, sub, mul, max or min", fn)
+	if err := binaryElt(fn); err != nil {
+		return g.fail(op, "%v", err)
 	}
 	if !slices.Equal(a.shape, b.shape) {
 		return g.fail(op, "operand shapes %v and %v differ", a.shape, b.shape)
@@ -610,8 +613,8 @@ func (g *Graph) EltwiseScalar(fn golden.EltOp, a *Value, s int64, q golden.Requa
 	if !g.check(op, a) {
 		return g.bad()
 	}
-	if fn < golden.EltAdd || fn > golden.EltMin {
-		return g.fail(op, "function = %d: want add, sub, mul, max or min", fn)
+	if err := binaryElt(fn); err != nil {
+		return g.fail(op, "%v", err)
 	}
 	if a.producer == nil {
 		a.setPlain()
@@ -623,6 +626,69 @@ func (g *Graph) EltwiseScalar(fn golden.EltOp, a *Value, s int64, q golden.Requa
 	return out
 }
 
+// EltwiseChannel applies fn to every element of a and its channel's
+// element of vec, then q: vec [C] holds one operand per channel (a
+// per-channel bias, scale or mean), C the first dimension of a ([C,H,W]
+// or [C,N]; a reduction's result fits). The planar engine reads it once
+// per plane (broadcast).
+func (g *Graph) EltwiseChannel(fn golden.EltOp, a, vec *Value, q golden.Requant) *Value {
+	op := fmt.Sprintf("eltwise%d", g.counts[opEltwise])
+	if !g.check(op, a, vec) {
+		return g.bad()
+	}
+	if err := binaryElt(fn); err != nil {
+		return g.fail(op, "%v", err)
+	}
+	if a.producer == nil {
+		a.setPlain()
+	}
+	if vec.producer == nil {
+		vec.setPlain()
+	}
+	switch {
+	case a.trans || vec.trans:
+		return g.fail(op, "an operand is a transposed matrix (a GEMM result); transpose it first")
+	case len(vec.shape) != 1 || vec.p != a.p:
+		return g.fail(op, "vec has shape %v: want [%d], one element per channel of a %v", vec.shape, a.p, a.shape)
+	case a.cols != vec.cols:
+		return g.fail(op, "a and vec lie in channel tiles of different sizes (one came from the psum write-back, the other from memory)")
+	}
+	out := g.newValue(a.shape)
+	out.formSet, out.cols, out.trans, out.p, out.f, out.h, out.w = true, a.cols, a.trans, a.p, a.f, a.h, a.w
+	n := g.add(opEltwise, []*Value{a, vec}, out)
+	n.elt, n.q, n.channel = fn, identity(q), true
+	return out
+}
+
+// binaryElt reports a function that Eltwise and EltwiseScalar cannot
+// apply: an unknown one, or the unary abs (Abs).
+func binaryElt(fn golden.EltOp) error {
+	switch {
+	case fn.Unary():
+		return fmt.Errorf("function = %v is unary: use Abs", fn)
+	case fn < golden.EltAdd || fn > golden.EltMin:
+		return fmt.Errorf("function = %d: want add, sub, mul, max or min", fn)
+	}
+	return nil
+}
+
+// Abs is |x| element by element, then q; the planar engine's unary
+// eltwise (|−128| is 128 before q: the identity saturates it to 127).
+func (g *Graph) Abs(x *Value, q golden.Requant) *Value {
+	op := fmt.Sprintf("eltwise%d", g.counts[opEltwise])
+	if !g.check(op, x) {
+		return g.bad()
+	}
+	if x.producer == nil {
+		x.setPlain()
+	}
+	out := g.newValue(x.shape)
+	out.formSet, out.cols, out.trans, out.p, out.f, out.h, out.w = true, x.cols, x.trans, x.p, x.f, x.h, x.w
+	n := g.add(opEltwise, []*Value{x}, out)
+	n.elt, n.q = golden.EltAbs, identity(q)
+	return out
+}
+
 // Requant requantizes a value in the state buffer (an eltwise add of the
 // scalar 0 through the post-processor): ReLU, clamping, rescaling.
 func (g *Graph) Requant(a *Value, q golden.Requant) *Value {
@@ -630,14 +696,45 @@ func (g *Graph) Requant(a *Value, q golden.Requant) *Value {
 }
 
 // Reduce sums or takes the maximum of every channel plane of a feature
-// map ([C,H,W] or a matrix's rows), giving [C], then q.
+// map ([C,H,W] or a matrix's rows), giving [C], or across rows
+// (ReduceRowSum, ReduceRowMax: each plane's H rows combined column by
+// column, [C,H,W] giving [C,W]), then q. It is ReduceWith without a post
+// function.
 func (g *Graph) Reduce(x *Value, kind golden.ReduceKind, q golden.Requant) *Value {
+	return g.ReduceWith(x, Reduction{Kind: kind, Requant: q})
+}
+
+// Reduction is a reduction of every channel plane (ReduceWith).
+type Reduction struct {
+	// Kind: sum or max of the whole plane (one value per channel), or
+	// rowsum or rowmax across rows (W values per channel: the column
+	// sums or maxima of each H×W plane; W ≤ line_depth).
+	Kind golden.ReduceKind
+	// Post is applied to v = x·Scale + Bias (Requant's) before the shift
+	// s: sqrt gives round(√v / 2^s) (0 for v < 0), recip round(2^RecipBits
+	// / v / 2^s) (the largest value for v = 0: it saturates), both
+	// rounded as Requant rounds (see golden.Requant.ApplyPost). Scale v
+	// up before a sqrt rather than the result: it keeps more bits.
+	Post      golden.PostFn
+	RecipBits int            // recip only: the numerator 2^RecipBits (see Post)
+	Requant   golden.Requant // the zero value: identity; a mean: AvgRequant(n), n = H·W or H across rows
+}
+
+// ReduceWith reduces every channel plane of x as r says.
+func (g *Graph) ReduceWith(x *Value, r Reduction) *Value {
 	op := fmt.Sprintf("reduce%d", g.counts[opReduce])
 	if !g.check(op, x) {
 		return g.bad()
 	}
-	if kind != golden.ReduceSum && kind != golden.ReduceMax {
-		return g.fail(op, "kind = %d: want sum (0) or max (1)", kind)
+	switch {
+	case r.Kind < golden.ReduceSum || r.Kind > golden.ReduceRowMax:
+		return g.fail(op, "kind = %v: want one of %s", r.Kind, strings.Join(golden.ReduceKindNames(), ", "))
+	case r.Post < golden.PostNone || r.Post > golden.PostRecip:
+		return g.fail(op, "post = %v: want one of %s", r.Post, strings.Join(golden.PostFnNames(), ", "))
+	case r.Post != golden.PostRecip && r.RecipBits != 0:
+		return g.fail(op, "recip_bits = %d without the recip post function", r.RecipBits)
+	case r.RecipBits < 0:
+		return g.fail(op, "recip_bits = %d must not be negative", r.RecipBits)
 	}
 	if x.producer == nil {
 		x.setPlain()
@@ -645,10 +742,18 @@ func (g *Graph) Reduce(x *Value, kind golden.ReduceKind, q golden.Requant) *Valu
 	if x.trans {
 		return g.fail(op, "input is a transposed matrix; reduce works on the rows of a plain one")
 	}
-	out := g.newValue([]int{x.p})
-	out.formSet, out.cols, out.p, out.f, out.h, out.w = true, x.cols, x.p, 1, 1, 1
+	shape, w := []int{x.p}, 1
+	if r.Kind.AcrossRows() {
+		var ok bool
+		if _, _, w, ok = fmapShape(x.shape); !ok || x.h*x.w != x.f {
+			return g.fail(op, "input shape %v: %v reduces across the rows of feature-map planes (a [C,H,W] input, or a conv or pool result)", x.shape, r.Kind)
+		}
+		shape = slices.Delete(slices.Clone(x.shape), len(x.shape)-2, len(x.shape)-1) // drop H
+	}
+	out := g.newValue(shape)
+	out.formSet, out.cols, out.p, out.f, out.h, out.w = true, x.cols, x.p, w, 1, w
 	n := g.add(opReduce, []*Value{x}, out)
-	n.red, n.q = kind, identity(q)
+	n.red, n.post, n.recip, n.q = r.Kind, r.Post, r.RecipBits, identity(r.Requant)
 	return out
 }
 

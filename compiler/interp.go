@@ -348,9 +348,11 @@ func (m *Machine) touchPlanar(t planar.Task) {
 	}
 	for i := 0; i < n; i++ {
 		m.touch(srcMem, t.Src+i, false)
-		if t.Op == planar.OpEltwise && !t.ScalarOperand {
-			m.touch(isa.MemState, t.Src2+i, false)
-		}
+	}
+	// The second operand: a tensor, one element per lane (broadcast), or
+	// nothing (a scalar, abs); the task knows which.
+	for i := 0; i < t.Src2Elements(); i++ {
+		m.touch(isa.MemState, t.Src2+i, false)
 	}
 	for i := 0; i < t.Writes(); i++ {
 		m.touch(isa.MemState, t.Dst+i, true)

@@ -78,7 +78,7 @@ func (c *ctx) lowerPool(n *node) error {
 func (c *ctx) lowerEltwise(n *node) error {
 	a, v := n.in[0], n.out
 	ins := []*place{c.operand(a)}
-	if n.scalar == nil {
+	if len(n.in) > 1 { // a second tensor (not a scalar, not the unary abs)
 		ins = append(ins, c.operand(n.in[1]))
 		if ins[0].part != ins[1].part {
 			return fmt.Errorf("%s: the operands have channel tiles of %d and %d partitions (one came from the psum write-back, rows %d ≠ cols %d)",
@@ -112,7 +112,11 @@ func (c *ctx) lowerEltwise(n *node) error {
 	sc := &scratch{c: c}
 	defer sc.release()
 	var sizes []int
-	for _, in := range ins {
+	for i, in := range ins {
+		if i == 1 && n.channel {
+			sizes = append(sizes, streamSize(in, 1)) // one element per lane
+			continue
+		}
 		sizes = append(sizes, streamSize(in, chunk))
 	}
 	sizes = append(sizes, stageSize(out, chunk))
@@ -125,14 +129,20 @@ func (c *ctx) lowerEltwise(n *node) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", n.label, err)
 	}
-	for a0 := 0; a0 < total; a0 += chunk {
-		k := min(chunk, total-a0)
+	for _, ch := range eltChunks(total, ins[0].f, chunk, n.channel) {
+		a0, k := ch.a0, ch.k
 		label := fmt.Sprintf("%s e%d-%d", n.label, a0, a0+k)
 		srcs := make([]int, len(ins))
 		for i, in := range ins {
-			if in.resident {
+			switch {
+			case i == 1 && n.channel && in.resident:
+				srcs[i] = in.addr(ch.tile, 0)
+			case i == 1 && n.channel:
+				srcs[i] = rings[i].get()
+				c.load(fmt.Sprintf("%s load vec c%d", label, ch.tile), in.ext+ch.tile, srcs[i], 1, 1, 1)
+			case in.resident:
 				srcs[i] = in.base + a0
-			} else {
+			default:
 				srcs[i] = rings[i].get()
 				c.load(fmt.Sprintf("%s load %c", label, 'a'+i), in.ext+a0, srcs[i], k, 1, k)
 			}
@@ -145,10 +155,11 @@ func (c *ctx) lowerEltwise(n *node) error {
 		}
 		pt := planar.Task{Op: planar.OpEltwise, Fn: eltFn, Mask: laneMask(min(ins[0].part, v.p)),
 			Src: srcs[0], Dst: dst, H: 1, W: k}
-		if n.scalar != nil {
+		switch {
+		case n.scalar != nil:
 			pt.ScalarOperand, pt.Scalar = true, *n.scalar
-		} else {
-			pt.Src2 = srcs[1]
+		case len(srcs) > 1:
+			pt.Src2, pt.Broadcast = srcs[1], n.channel
 		}
 		post(&pt, n.q)
 		if err := c.planarTask(label, pt); err != nil {
@@ -162,11 +173,47 @@ func (c *ctx) lowerEltwise(n *node) error {
 	return nil
 }
 
+// eltChunk is one eltwise task's share: k elements from flat index a0
+// of the operand's tiles (tile t's plane at t·f); tile is the channel
+// tile of a chunk that stays within one (per channel).
+type eltChunk struct{ a0, k, tile int }
+
+// eltChunks cuts total elements (tiles of f) into chunks of at most
+// chunk; perTile keeps every chunk within one channel tile, as a
+// per-channel operand (one element per lane and tile) needs.
+func eltChunks(total, f, chunk int, perTile bool) []eltChunk {
+	var out []eltChunk
+	if !perTile {
+		for a0 := 0; a0 < total; a0 += chunk {
+			out = append(out, eltChunk{a0, min(chunk, total-a0), 0})
+		}
+		return out
+	}
+	for t := 0; t*f < total; t++ {
+		for j := 0; j < f; j += chunk {
+			out = append(out, eltChunk{t*f + j, min(chunk, f-j), t})
+		}
+	}
+	return out
+}
+
 func (c *ctx) lowerReduce(n *node) error {
 	x := n.in[0]
 	in := c.operand(x)
-	if err := c.checkRequant(n.label, n.q); err != nil {
+	rows := n.red.AcrossRows()
+	if rows && x.w > c.cfg.LineDepth {
+		return fmt.Errorf("%s: width w = %d exceeds line_depth = %d (a reduction across rows sums its columns in the planar line buffer)", n.label, x.w, c.cfg.LineDepth)
+	}
+	q, err := reduceRequant(n, c.pcfg.RecipShift(), c.pcfg.MaxShift())
+	if err != nil {
 		return err
+	}
+	if err := c.checkRequant(n.label, q); err != nil {
+		return err
+	}
+	fn, err := planar.ReduceFn(n.red)
+	if err != nil {
+		return fmt.Errorf("%s: %w", n.label, err)
 	}
 	out, err := c.outPlace(n, "reduce")
 	if err != nil {
@@ -181,7 +228,7 @@ func (c *ctx) lowerReduce(n *node) error {
 	inRing := rs[0]
 	stage := 0
 	if !out.resident {
-		if stage, err = sc.take(out.tiles); err != nil {
+		if stage, err = sc.take(out.tiles * out.f); err != nil {
 			return fmt.Errorf("%s: %w", n.label, err)
 		}
 	}
@@ -193,29 +240,45 @@ func (c *ctx) lowerReduce(n *node) error {
 			src = inRing.get()
 			c.load(fmt.Sprintf("%s load c%d", n.label, t), in.ext+t*in.f, src, in.f, 1, in.f)
 		}
-		dst := stage + t
+		dst := stage + t*out.f
 		if out.resident {
 			dst = out.addr(t, 0)
 		}
-		fn, err := planar.ReduceFn(n.red)
-		if err != nil {
-			return fmt.Errorf("%s: %w", n.label, err)
-		}
 		pt := planar.Task{Op: planar.OpReduce, Fn: fn, Mask: laneMask(validLanes(x.p, in.part, t)),
-			Src: src, Dst: dst, H: x.h, W: x.w}
-		if x.h*x.w != in.f {
+			Src: src, Dst: dst, H: x.h, W: x.w, Post: planarPost[n.post]}
+		if !rows && x.h*x.w != in.f {
 			pt.H, pt.W = 1, in.f
 		}
-		post(&pt, n.q)
+		post(&pt, q)
 		if err := c.planarTask(fmt.Sprintf("%s c%d", n.label, t), pt); err != nil {
 			return err
 		}
 	}
 	if !out.resident {
-		c.store(n.label+" store", stage, out.ext, out.tiles, 1, out.tiles)
+		lines := out.tiles * out.f
+		c.store(n.label+" store", stage, out.ext, lines, 1, lines)
 	}
 	c.storeResident(n.label, out)
 	return nil
+}
+
+// planarPost is the planar engine's code of each post function.
+var planarPost = map[golden.PostFn]planar.Post{golden.PostNone: planar.PostNone, golden.PostSqrt: planar.PostSqrt, golden.PostRecip: planar.PostRecip}
+
+// reduceRequant is the post-processor of reduction n on an engine whose
+// reciprocal is 2^k / v: a recip of 2^RecipBits / v shifts k − RecipBits
+// more than the user's shift, which must stay within 0..maxShift.
+func reduceRequant(n *node, k, maxShift int) (golden.Requant, error) {
+	q := n.q
+	if n.post != golden.PostRecip {
+		return q, nil
+	}
+	q.Shift += k - n.recip
+	if q.Shift < 0 || q.Shift > maxShift {
+		return q, fmt.Errorf("%s: recip_bits = %d with shift %d needs the post-processor shift %d − %d + %d = %d, allowed 0..%d (the reciprocal is 2^%d / v on this engine)",
+			n.label, n.recip, n.q.Shift, k, n.recip, n.q.Shift, q.Shift, maxShift, k)
+	}
+	return q, nil
 }
 
 func (c *ctx) lowerTranspose(n *node) error {

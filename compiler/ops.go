@@ -59,9 +59,15 @@ type Op struct {
 	Int32 bool
 	Bias  []int64
 
-	Elt    golden.EltOp // eltwise
+	Elt    golden.EltOp // eltwise (EltAbs is unary: In holds one operand)
 	Scalar *int64       // eltwise with a scalar operand, else nil
-	Reduce golden.ReduceKind
+	// Channel: an eltwise whose second operand is one element per
+	// channel (EltwiseChannel), In[1] of shape [C].
+	Channel bool
+	Reduce  golden.ReduceKind
+	// Post and RecipBits: a reduction's post function (Reduction).
+	Post      golden.PostFn
+	RecipBits int
 	// Transposes marks a view that is a transpose (of a GEMM result,
 	// which is stored transposed), not a reshape.
 	Transposes bool
@@ -77,7 +83,7 @@ func (g *Graph) Ops() ([]Op, error) {
 	ops := make([]Op, 0, len(g.nodes))
 	for _, n := range g.nodes {
 		op := Op{Kind: OpKind(n.kind), Label: n.label, In: slices.Clone(n.in), Out: n.out,
-			Elt: n.elt, Reduce: n.red, Transposes: n.viewT, PerChannel: n.pc.clone(),
+			Elt: n.elt, Reduce: n.red, Post: n.post, RecipBits: n.recip, Channel: n.channel, Transposes: n.viewT, PerChannel: n.pc.clone(),
 			Int32: n.out.isInt32, Bias: slices.Clone(n.bias)}
 		if n.weights != nil {
 			op.Weights = n.weights.Clone()

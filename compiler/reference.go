@@ -100,15 +100,34 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 				out = reshape(r, n.out.shape...)
 			}
 		case opEltwise:
-			if n.scalar != nil {
+			switch {
+			case n.elt.Unary():
+				out, err = golden.Abs(x, n.q, elem)
+			case n.scalar != nil:
 				out, err = golden.EltwiseScalar(n.elt, x, *n.scalar, n.q, elem)
-			} else {
+			case n.channel:
+				var r *golden.Tensor
+				in := n.in[0]
+				if r, err = golden.EltwiseChannel(n.elt, reshape(x, in.p, in.f), val[n.in[1]], n.q, elem); err == nil {
+					out = reshape(r, n.out.shape...)
+				}
+			default:
 				out, err = golden.Eltwise(n.elt, x, val[n.in[1]], n.q, elem)
 			}
 		case opReduce:
+			in := n.in[0]
+			plane := reshape(x, in.p, in.f)
+			if n.red.AcrossRows() {
+				plane = reshape(x, in.p, in.h, in.w)
+			}
+			pc := cfg.Planar()
+			var q golden.Requant
+			if q, err = reduceRequant(n, pc.RecipShift(), pc.MaxShift()); err != nil {
+				break
+			}
 			var r *golden.Tensor
-			if r, err = golden.Reduce(reshape(x, n.in[0].p, n.in[0].f), n.red, n.q, elem); err == nil {
-				out = r
+			if r, err = golden.ReducePost(plane, n.red, n.post, pc.RecipShift(), q, elem); err == nil {
+				out = reshape(r, n.out.shape...)
 			}
 		case opTranspose:
 			out, err = golden.Transpose(x)

@@ -15,13 +15,13 @@ import (
 // its shapes: what `hwgen sim` takes from flags or a JSON workload file.
 // Zero fields take the operation's defaults (WithDefaults).
 type Workload struct {
-	Op string `json:"op"` // gemm, conv2d, transpose, pool, eltwise, net
+	Op string `json:"op"` // gemm, conv2d, transpose, pool, eltwise, reduce, net
 
 	M int `json:"m,omitempty"` // gemm: A is M×K, B is K×N; transpose: the matrix is M×N
 	K int `json:"k,omitempty"`
 	N int `json:"n,omitempty"`
 
-	C      int               `json:"c,omitempty"`      // input channels (conv2d, pool, eltwise, net)
+	C      int               `json:"c,omitempty"`      // input channels (conv2d, pool, eltwise, reduce, net)
 	H      int               `json:"h,omitempty"`      // input height
 	W      int               `json:"w,omitempty"`      // input width
 	Cout   int               `json:"cout,omitempty"`   // conv2d output channels
@@ -29,7 +29,8 @@ type Workload struct {
 	Stride int               `json:"stride,omitempty"` // conv2d and pool stride
 	Pad    *int              `json:"pad,omitempty"`    // conv2d and pool padding on every side (nil: the default, 1 for conv2d, 0 for pool)
 	Pool   string            `json:"pool,omitempty"`   // max or avg
-	Fn     string            `json:"fn,omitempty"`     // eltwise: add, sub, mul, max, min
+	Fn     string            `json:"fn,omitempty"`     // eltwise: add, sub, mul, max, min, abs (unary: no b); reduce: ReduceFns
+	Post   string            `json:"post,omitempty"`   // reduce: a post function, none, sqrt or recip (see ReduceFns)
 	Shift  int               `json:"shift,omitempty"`  // requantization shift of the results (0: chosen from the reduction size)
 	Relu   bool              `json:"relu,omitempty"`   // ReLU in the requantization
 	Zeros  int               `json:"zeros,omitempty"`  // percent of zeros in random inputs (zero skipping)
@@ -46,7 +47,20 @@ type Workload struct {
 var Spreads = []string{"all", "input", "skewed"}
 
 // Ops lists the operations a Workload names.
-var Ops = []string{"gemm", "conv2d", "transpose", "pool", "eltwise", "net"}
+var Ops = []string{"gemm", "conv2d", "transpose", "pool", "eltwise", "reduce", "net"}
+
+// ReduceFns are the reductions of the reduce workload: sum, mean and max
+// of each channel's plane (y [C]), and the same across rows (each
+// plane's H rows combined column by column, y [C, W]). A sum shifts by
+// Shift, else by (bitlen(n)+1)/2 for n values summed; a mean is the sum
+// times round(2^14/n) / 2^14 (AvgRequant); a max only saturates. Post
+// (not with a mean) applies to the sum or max v: sqrt gives
+// round(√v / 2^Shift) (0 for v < 0), recip round(2^12 / v / 2^Shift)
+// (v = 0: the largest value).
+var ReduceFns = []string{"sum", "mean", "max", "rowsum", "rowmean", "rowmax"}
+
+// reduceRecipBits is the reduce workload's reciprocal numerator 2^12.
+const reduceRecipBits = 12
 
 // WithDefaults fills every zero field with the operation's default shape.
 func (w Workload) WithDefaults() Workload {
@@ -87,6 +101,13 @@ func (w Workload) WithDefaults() Workload {
 		def(&w.W, 16)
 		if w.Fn == "" {
 			w.Fn = "add"
+		}
+	case "reduce":
+		def(&w.C, 16)
+		def(&w.H, 16)
+		def(&w.W, 16)
+		if w.Fn == "" {
+			w.Fn = "sum"
 		}
 	case "net":
 		def(&w.C, 3)
@@ -147,7 +168,59 @@ func (w Workload) Validate() error {
 			return fmt.Errorf("workload: fn = %q is not allowed: want %s", w.Fn, strings.Join(golden.EltOpNames(), ", "))
 		}
 	}
+	if w.Op == "reduce" {
+		return w.validateReduce()
+	}
 	return nil
+}
+
+// validateReduce checks the reduction and its post function.
+func (w Workload) validateReduce() error {
+	if !slices.Contains(ReduceFns, w.Fn) {
+		return fmt.Errorf("workload: fn = %q is not allowed for reduce: want %s", w.Fn, strings.Join(ReduceFns, ", "))
+	}
+	if strings.HasSuffix(w.Fn, "mean") && w.Shift != 0 {
+		return fmt.Errorf("workload: shift = %d is not allowed with fn = %s: a mean divides with its own shift of 14 (use sum for a shift of your own)", w.Shift, w.Fn)
+	}
+	if w.Post == "" {
+		return nil
+	}
+	if _, err := golden.ParsePostFn(w.Post); err != nil {
+		return fmt.Errorf("workload: post = %q is not allowed: want %s", w.Post, strings.Join(golden.PostFnNames(), ", "))
+	}
+	if strings.HasSuffix(w.Fn, "mean") && w.Post != "none" {
+		return fmt.Errorf("workload: post = %q is not allowed with fn = %s: the post function comes before the shift that divides (use sum, and --shift)", w.Post, w.Fn)
+	}
+	return nil
+}
+
+// reduction is the reduce workload's Reduction.
+func (w Workload) reduction() Reduction {
+	kind := golden.ReduceSum
+	switch w.Fn {
+	case "max":
+		kind = golden.ReduceMax
+	case "rowsum", "rowmean":
+		kind = golden.ReduceRowSum
+	case "rowmax":
+		kind = golden.ReduceRowMax
+	}
+	n := w.H * w.W // the values each result combines
+	if kind.AcrossRows() {
+		n = w.H
+	}
+	post, _ := golden.ParsePostFn(w.Post) // checked by Validate; "" is none
+	r := Reduction{Kind: kind, Post: post, Requant: golden.Requant{Scale: 1, Shift: w.Shift}}
+	switch {
+	case strings.HasSuffix(w.Fn, "mean"):
+		r.Requant = AvgRequant(n)
+	case post == golden.PostRecip:
+		r.RecipBits = reduceRecipBits
+	case post == golden.PostNone && kind != golden.ReduceMax && kind != golden.ReduceRowMax && w.Shift == 0:
+		r.Requant.Shift = (bits.Len(uint(n)) + 1) / 2
+	}
+	r.Requant.Relu = w.Relu
+	return r
 }
 
 // InputShapes lists the workload's tensors (graph inputs and weights) and
@@ -161,15 +234,24 @@ func (w Workload) InputShapes() map[string][]int {
 		return map[string][]int{"a": {w.M, w.N}}
 	case "conv2d":
 		return map[string][]int{"x": {w.C, w.H, w.W}, "w": {w.Cout, w.C, k, k}}
-	case "pool":
+	case "pool", "reduce":
 		return map[string][]int{"x": {w.C, w.H, w.W}}
 	case "eltwise":
+		if w.unaryElt() {
+			return map[string][]int{"a": {w.C, w.H, w.W}}
+		}
 		return map[string][]int{"a": {w.C, w.H, w.W}, "b": {w.C, w.H, w.W}}
 	case "net":
 		fc := w.Cout * (w.H / 2) * (w.W / 2)
 		return map[string][]int{"x": {w.C, w.H, w.W}, "w1": {w.Cout, w.C, 3, 3}, "w2": {w.Cout, w.Cout, 3, 3}, "fc": {fc, w.N}}
 	}
 	return nil
+}
+
+// unaryElt reports an eltwise of one tensor (abs).
+func (w Workload) unaryElt() bool {
+	fn, err := golden.ParseEltOp(w.Fn)
+	return w.Op == "eltwise" && err == nil && fn.Unary()
 }
 
 // InputNames is InputShapes' names, sorted.
@@ -284,7 +366,13 @@ func (w Workload) Graph(in map[string]*golden.Tensor) (*Graph, error) {
 		}
 		q.Relu = w.Relu
 		fn, _ := golden.ParseEltOp(w.Fn) // checked by Validate
+		if fn.Unary() {
+			g.Output("y", g.Abs(g.Input("a", in["a"]), q))
+			break
+		}
 		g.Output("y", g.Eltwise(fn, g.Input("a", in["a"]), g.Input("b", in["b"]), q))
+	case "reduce":
+		g.Output("y", g.ReduceWith(g.Input("x", in["x"]), w.reduction()))
 	case "net":
 		// conv 3×3 → ReLU → max-pool 2×2 → conv 3×3 → ReLU → fully connected.
 		relu := func(n int) golden.Requant { q := rq(n); q.Relu = true; return q }

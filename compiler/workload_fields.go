@@ -18,6 +18,7 @@ var opFields = map[string][]string{
 	"pool":      {"c", "h", "w", "kernel", "stride", "pad", "pool", "zeros"},
 	// Eltwise requantizes with a fixed shift (mul: 7, the others: 0).
 	"eltwise": {"c", "h", "w", "fn", "relu", "zeros"},
+	"reduce":  {"c", "h", "w", "fn", "post", "shift", "relu", "zeros"},
 	// The net's convolutions are 3×3 with ReLU; relu applies to its FC.
 	"net": {"c", "h", "w", "cout", "n", "shift", "relu", "zeros"},
 }
@@ -42,6 +43,9 @@ func (w Workload) setFields() map[string]any {
 	}
 	if w.Fn != "" {
 		set["fn"] = w.Fn
+	}
+	if w.Post != "" {
+		set["post"] = w.Post
 	}
 	if w.Relu {
 		set["relu"] = true
@@ -84,9 +88,12 @@ func (w *Workload) dims() map[string][]*int {
 		return map[string][]*int{"a": {&w.M, &w.N}}
 	case "conv2d":
 		return map[string][]*int{"x": {&w.C, &w.H, &w.W}, "w": {&w.Cout, &w.C, &w.Kernel, &w.Kernel}}
-	case "pool":
+	case "pool", "reduce":
 		return map[string][]*int{"x": {&w.C, &w.H, &w.W}}
 	case "eltwise":
+		if w.unaryElt() {
+			return map[string][]*int{"a": {&w.C, &w.H, &w.W}}
+		}
 		return map[string][]*int{"a": {&w.C, &w.H, &w.W}, "b": {&w.C, &w.H, &w.W}}
 	case "net":
 		return map[string][]*int{"x": {&w.C, &w.H, &w.W}, "w1": {&w.Cout, &w.C, nil, nil}, "w2": {&w.Cout, &w.Cout, nil, nil}, "fc": {nil, &w.N}}

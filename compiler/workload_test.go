@@ -55,6 +55,10 @@ func TestWorkloadErrors(t *testing.T) {
 		{Workload{Op: "pool", Pool: "median"}, `pool = "median"`},
 		{Workload{Op: "eltwise", Fn: "div"}, `fn = "div"`},
 		{Workload{Op: "conv2d", Zeros: 120}, "zeros = 120"},
+		{Workload{Op: "reduce", Fn: "add"}, `fn = "add" is not allowed for reduce: want sum, mean, max, rowsum, rowmean, rowmax`},
+		{Workload{Op: "reduce", Post: "log"}, `post = "log" is not allowed: want none, sqrt, recip`},
+		{Workload{Op: "reduce", Fn: "rowmean", Post: "sqrt"}, `post = "sqrt" is not allowed with fn = rowmean`},
+		{Workload{Op: "reduce", Fn: "mean", Shift: 3}, `shift = 3 is not allowed with fn = mean`},
 	} {
 		err := tc.w.WithDefaults().Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -85,6 +89,30 @@ func TestRandomInputsOfWidth(t *testing.T) {
 		}
 		if lo != -(1<<(ew-1)) || hi != 1<<(ew-1)-1 {
 			t.Errorf("elem width %d: values span %d..%d, want exactly %d..%d", ew, lo, hi, -(1 << (ew - 1)), 1<<(ew-1)-1)
+		}
+	}
+}
+
+// Every reduction of the reduce workload, with each post function it
+// takes, compiles on the small configuration and the interpreter equals
+// the golden reference.
+func TestReduceWorkloads(t *testing.T) {
+	for _, fn := range ReduceFns {
+		for _, post := range []string{"", "sqrt", "recip"} {
+			if post != "" && strings.HasSuffix(fn, "mean") {
+				continue
+			}
+			t.Run(fn+"/"+post, func(t *testing.T) {
+				w := Workload{Op: "reduce", Fn: fn, Post: post, C: 6, H: 5, W: 7, Relu: post == "recip"}.WithDefaults()
+				if err := w.Validate(); err != nil {
+					t.Fatal(err)
+				}
+				g, err := w.Graph(w.RandomInputs(nil))
+				if err != nil {
+					t.Fatal(err)
+				}
+				verifyGraph(t, small(), g, 1)
+			})
 		}
 	}
 }

@@ -2,6 +2,7 @@ package golden
 
 import (
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 )
@@ -142,7 +143,7 @@ func Activate(x *Tensor, scale, bias []int64, q Requant, out Int) (*Tensor, erro
 	return res, nil
 }
 
-// EltOp is an elementwise function of two values.
+// EltOp is an elementwise function of two values, or of one (EltAbs).
 type EltOp int
 
 // The elementwise functions.
@@ -152,11 +153,18 @@ const (
 	EltMul              // a · b
 	EltMax              // max(a, b)
 	EltMin              // min(a, b)
+	// EltAbs is |a|, unary: the second operand is ignored (use Abs).
+	// The exact value goes through Requant, so |min| of a signed type
+	// saturates to its maximum.
+	EltAbs
 )
 
-var eltNames = [...]string{EltAdd: "add", EltSub: "sub", EltMul: "mul", EltMax: "max", EltMin: "min"}
+var eltNames = [...]string{EltAdd: "add", EltSub: "sub", EltMul: "mul", EltMax: "max", EltMin: "min", EltAbs: "abs"}
 
 func (o EltOp) String() string { return nameOf(eltNames[:], o, "eltop") }
+
+// Unary reports whether o takes one operand (its second is ignored).
+func (o EltOp) Unary() bool { return o == EltAbs }
 
 // EltOpNames lists the elementwise functions by name, in code order.
 func EltOpNames() []string { return eltNames[:] }
@@ -189,6 +197,8 @@ func (o EltOp) apply(a, b int64) (int64, error) {
 		return max(a, b), nil
 	case EltMin:
 		return min(a, b), nil
+	case EltAbs:
+		return max(a, -a), nil
 	}
 	return 0, fmt.Errorf("golden: unknown elementwise function %d", int(o))
 }
@@ -227,6 +237,32 @@ func EltwiseScalar(op EltOp, a *Tensor, s int64, q Requant, out Int) (*Tensor, e
 		b.Data[i] = s
 	}
 	return Eltwise(op, a, b, q, out)
+}
+
+// EltwiseChannel is out = Requant(a op b[c]) with one second operand
+// per channel: a is [C, N] (channel c's plane flattened in row c), b
+// [C] (a per-channel bias or scale, the planar engine's broadcast).
+func EltwiseChannel(op EltOp, a, b *Tensor, q Requant, out Int) (*Tensor, error) {
+	if err := rank2("a", a); err != nil {
+		return nil, err
+	}
+	if b == nil || len(b.Shape) != 1 || b.Shape[0] != a.Shape[0] {
+		return nil, fmt.Errorf("golden: EltwiseChannel of a %s wants one operand per channel, b [%d]", shapeString(a.Shape), a.Shape[0])
+	}
+	N := a.Shape[1]
+	full := New(a.Shape...)
+	for i := range full.Data {
+		full.Data[i] = b.Data[i/N]
+	}
+	return Eltwise(op, a, full, q, out)
+}
+
+// Abs is out = Requant(|a|) element by element.
+func Abs(a *Tensor, q Requant, out Int) (*Tensor, error) {
+	if a == nil {
+		return nil, fmt.Errorf("golden: Abs of a nil tensor")
+	}
+	return EltwiseScalar(EltAbs, a, 0, q, out)
 }
 
 // PoolKind is how a pooling window's values combine.
@@ -399,44 +435,147 @@ func Pool(x *Tensor, p Pooling, q Requant, out Int) (*Tensor, error) {
 	return res, nil
 }
 
-// ReduceKind is the reduction of a plane to one value.
+// ReduceKind is a reduction of planes: of the whole plane to one value,
+// or across rows (the H rows of an H×W plane combined element by element
+// into one row of W values).
 type ReduceKind int
 
 // The reductions.
 const (
-	ReduceSum ReduceKind = iota
-	ReduceMax
+	ReduceSum    ReduceKind = iota // the plane's sum
+	ReduceMax                      // the plane's maximum
+	ReduceRowSum                   // each column's sum: W values
+	ReduceRowMax                   // each column's maximum: W values
 )
 
-// Reduce reduces every row of x (shape [C, N]: channel c's plane
-// flattened) to one value: out[c] = Requant(Σ_n x[c][n]) or
-// Requant(max_n x[c][n]).
-func Reduce(x *Tensor, kind ReduceKind, q Requant, out Int) (*Tensor, error) {
-	if err := rank2("x", x); err != nil {
-		return nil, err
+var reduceNames = [...]string{ReduceSum: "sum", ReduceMax: "max", ReduceRowSum: "rowsum", ReduceRowMax: "rowmax"}
+
+func (k ReduceKind) String() string { return nameOf(reduceNames[:], k, "reduction") }
+
+// ReduceKindNames lists the reductions by name, in code order.
+func ReduceKindNames() []string { return reduceNames[:] }
+
+// ParseReduceKind is the reduction called name.
+func ParseReduceKind(name string) (ReduceKind, error) {
+	return parse("reduction", name, reduceNames[:], ReduceKind(0))
+}
+
+// AcrossRows reports whether k reduces across rows (W results per plane).
+func (k ReduceKind) AcrossRows() bool { return k == ReduceRowSum || k == ReduceRowMax }
+
+// isMax reports whether k combines by maximum (else by sum).
+func (k ReduceKind) isMax() bool { return k == ReduceMax || k == ReduceRowMax }
+
+// PostFn is a function the planar engine's reductions may apply between
+// v = x·Scale + Bias and the shift of Requant (ApplyPost).
+type PostFn int
+
+// The post functions.
+const (
+	PostNone  PostFn = iota // u = v
+	PostSqrt                // u = floor(√v), 0 for v < 0
+	PostRecip               // u = trunc(2^k / v), 2^(k+1) − 1 for v = 0
+)
+
+var postNames = [...]string{PostNone: "none", PostSqrt: "sqrt", PostRecip: "recip"}
+
+func (p PostFn) String() string { return nameOf(postNames[:], p, "post") }
+
+// PostFnNames lists the post functions by name, in code order.
+func PostFnNames() []string { return postNames[:] }
+
+// ParsePostFn is the post function called name.
+func ParsePostFn(name string) (PostFn, error) {
+	return parse("post function", name, postNames[:], PostFn(0))
+}
+
+// ApplyPost is Apply with the post function p on v = x·Scale + Bias
+// before the shift: u = p(v) takes v's place in the rounding, ReLU,
+// clamp and saturation (or wrap). k is the reciprocal's numerator
+// exponent (the planar engine's RecipShift): with Shift s the reciprocal
+// is 2^(k−s)/v and the square root √v/2^s, both rounded as Requant
+// rounds. |v| must stay below 2^k for the reciprocal.
+func (q Requant) ApplyPost(x int64, p PostFn, k int, out Int) int64 {
+	v := x*q.Scale + q.Bias
+	switch p {
+	case PostSqrt:
+		v = isqrt(v)
+	case PostRecip:
+		switch num := int64(1) << uint(k); {
+		case v == 0:
+			v = 2*num - 1
+		default:
+			v = num / v // Go's division truncates towards zero
+		}
 	}
+	q.Scale, q.Bias = 1, 0
+	return q.Apply(v, out)
+}
+
+// isqrt is floor(√v) for v ≥ 0, and 0 for v < 0.
+func isqrt(v int64) int64 {
+	if v <= 0 {
+		return 0
+	}
+	return new(big.Int).Sqrt(big.NewInt(v)).Int64()
+}
+
+// Reduce reduces the planes of x: out[c] = Requant of the sum or maximum
+// of row c of x (shape [C, N]: channel c's plane flattened) for ReduceSum
+// and ReduceMax; across rows (x [C, H, W]), out[c][j] = Requant of the
+// sum or maximum of column j of plane c (ReduceRowSum, ReduceRowMax).
+func Reduce(x *Tensor, kind ReduceKind, q Requant, out Int) (*Tensor, error) {
+	return ReducePost(x, kind, PostNone, 0, q, out)
+}
+
+// ReducePost is Reduce with the post function p between v = x·Scale +
+// Bias and the shift (Requant.ApplyPost, k the reciprocal's exponent).
+func ReducePost(x *Tensor, kind ReduceKind, p PostFn, k int, q Requant, out Int) (*Tensor, error) {
 	if err := q.check(); err != nil {
 		return nil, err
 	}
-	C, N := x.Shape[0], x.Shape[1]
-	if N < 1 {
-		return nil, fmt.Errorf("golden: Reduce of an empty plane")
+	if p < PostNone || p > PostRecip {
+		return nil, fmt.Errorf("golden: unknown post function %d", int(p))
 	}
-	if kind != ReduceSum && kind != ReduceMax {
+	if kind < ReduceSum || kind > ReduceRowMax {
 		return nil, fmt.Errorf("golden: unknown reduction %d", int(kind))
 	}
-	res := New(C)
-	for c := 0; c < C; c++ {
-		acc := x.Data[c*N]
-		for n := 1; n < N; n++ {
-			v := x.Data[c*N+n]
-			if kind == ReduceSum {
-				acc += v
-			} else {
-				acc = max(acc, v)
-			}
+	// lines are the value sets reduced: lines[c·per+j] holds n values.
+	var C, per, n int
+	var at func(c, j, i int) int64
+	if kind.AcrossRows() {
+		if x == nil || len(x.Shape) != 3 {
+			return nil, fmt.Errorf("golden: Reduce %v wants a [C, H, W] tensor", kind)
 		}
-		res.Data[c] = q.Apply(acc, out)
+		H, W := x.Shape[1], x.Shape[2]
+		C, per, n = x.Shape[0], W, H
+		at = func(c, j, y int) int64 { return x.Data[(c*H+y)*W+j] }
+	} else {
+		if err := rank2("x", x); err != nil {
+			return nil, err
+		}
+		C, per, n = x.Shape[0], 1, x.Shape[1]
+		at = func(c, _, i int) int64 { return x.Data[c*n+i] }
+	}
+	if n < 1 || per < 1 {
+		return nil, fmt.Errorf("golden: Reduce of an empty plane")
+	}
+	res := New(C)
+	if kind.AcrossRows() {
+		res = New(C, per)
+	}
+	for c := 0; c < C; c++ {
+		for j := 0; j < per; j++ {
+			acc := at(c, j, 0)
+			for i := 1; i < n; i++ {
+				if v := at(c, j, i); kind.isMax() {
+					acc = max(acc, v)
+				} else {
+					acc += v
+				}
+			}
+			res.Data[c*per+j] = q.ApplyPost(acc, p, k, out)
+		}
 	}
 	return res, nil
 }

@@ -112,6 +112,33 @@ func TestEltwise(t *testing.T) {
 	}
 }
 
+// Abs is unary, and |−128| = 128 saturates to 127 unless the
+// requantization brings it back into range.
+func TestAbs(t *testing.T) {
+	a := mustRows(t, [][]int64{{-128, -5, 0, 7, 127}})
+	cases := []struct {
+		name string
+		q    Requant
+		want []int64
+	}{
+		{"identity", Identity(), []int64{127, 5, 0, 7, 127}},
+		{"halved", Requant{Scale: 1, Shift: 1}, []int64{64, 3, 0, 4, 64}},
+		{"wrap", Requant{Scale: 1, Wrap: true}, []int64{-128, 5, 0, 7, 127}},
+	}
+	for _, tc := range cases {
+		got, err := Abs(a, tc.q, S(8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, got.Data); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	if !EltAbs.Unary() || EltAdd.Unary() {
+		t.Error("only abs is unary")
+	}
+}
+
 func plane(t *testing.T, rows [][]int64) *Tensor {
 	x := mustRows(t, rows)
 	x.Shape = []int{1, x.Shape[0], x.Shape[1]}
@@ -216,5 +243,61 @@ func TestReduce(t *testing.T) {
 	}
 	if _, err := Reduce(New(2, 0), ReduceSum, Identity(), S(8)); err == nil {
 		t.Error("empty plane accepted")
+	}
+}
+
+// Reductions across rows combine the H rows of each plane column by
+// column; the post functions work on v = x·Scale + Bias before the
+// shift, by hand.
+func TestReduceRowsAndPost(t *testing.T) {
+	x := New(2, 3, 2) // two planes of 3 rows × 2 columns
+	copy(x.Data, []int64{1, -2, 3, -4, 5, 100, -7, 8, 9, 10, -11, 12})
+	flat := &Tensor{Shape: []int{2, 6}, Data: x.Data}
+	const k = 10 // 2^10 = 1024
+	cases := []struct {
+		name string
+		x    *Tensor
+		kind ReduceKind
+		post PostFn
+		q    Requant
+		want []int64
+	}{
+		{"rowsum", x, ReduceRowSum, PostNone, Identity(), []int64{9, 94, -9, 30}},
+		{"rowmax", x, ReduceRowMax, PostNone, Identity(), []int64{5, 100, 9, 12}},
+		{"rowsum mean", x, ReduceRowSum, PostNone, Requant{Scale: 1, Shift: 1}, []int64{5, 47, -4, 15}}, // 4.5→5, −4.5→−4
+		{"sqrt of sums", flat, ReduceSum, PostSqrt, Identity(), []int64{10, 4}},                         // √103, √21
+		{"sqrt of negative", x, ReduceRowSum, PostSqrt, Identity(), []int64{3, 9, 0, 5}},
+		{"sqrt scaled", flat, ReduceSum, PostSqrt, Requant{Scale: 4, Shift: 1}, []int64{10, 5}},  // √412/2 = 10.1, √84/2 = 4.6
+		{"recip", x, ReduceRowMax, PostRecip, Requant{Scale: 1, Shift: 4}, []int64{13, 1, 7, 5}}, // 1024/5/16 = 12.8
+		{"recip negative", x, ReduceRowSum, PostRecip, Requant{Scale: 1, Shift: 2}, []int64{28, 3, -28, 9}},
+		{"recip of zero", flat, ReduceSum, PostRecip, Requant{Scale: 0, Shift: 5}, []int64{64, 64}}, // v = 0: 2047/32 = 63.97
+	}
+	for _, tc := range cases {
+		got, err := ReducePost(tc.x, tc.kind, tc.post, k, tc.q, S(8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, got.Data); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	if _, err := Reduce(flat, ReduceRowSum, Identity(), S(8)); err == nil {
+		t.Error("a reduction across rows of a [C, N] tensor accepted")
+	}
+}
+
+// EltwiseChannel applies channel c's operand to all of row c.
+func TestEltwiseChannel(t *testing.T) {
+	a := mustRows(t, [][]int64{{1, 2, 3}, {-4, 5, 100}})
+	b := &Tensor{Shape: []int{2}, Data: []int64{10, 30}}
+	got, err := EltwiseChannel(EltAdd, a, b, Identity(), S(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int64{11, 12, 13, 26, 35, 127}, got.Data); diff != "" {
+		t.Errorf("add (-want +got):\n%s", diff)
+	}
+	if _, err := EltwiseChannel(EltAdd, a, &Tensor{Shape: []int{3}, Data: make([]int64, 3)}, Identity(), S(8)); err == nil {
+		t.Error("three operands for two channels accepted")
 	}
 }

@@ -22,6 +22,8 @@ func everyOp() []compiler.Workload {
 		{Op: "pool", C: 3, H: 6, W: 6, Kernel: 3, Stride: 2, Pad: pad(1), Pool: "avg"},
 		{Op: "pool", C: 3, H: 5, W: 7, Kernel: 3, Stride: 1, Pad: pad(1), Pool: "min"},
 		{Op: "eltwise", C: 3, H: 3, W: 4, Fn: "sub"},
+		{Op: "eltwise", C: 5, H: 2, W: 3, Fn: "abs"},
+		{Op: "reduce", C: 5, H: 3, W: 4, Fn: "rowmax", Post: "recip"},
 		{Op: "net", C: 2, H: 6, W: 6, Cout: 4, N: 3},
 	}
 }

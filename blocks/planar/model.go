@@ -13,10 +13,12 @@ import (
 // ReduceFn.
 var (
 	eltOps = map[Fn]golden.EltOp{FnAdd: golden.EltAdd, FnSub: golden.EltSub, FnMul: golden.EltMul,
-		FnMax: golden.EltMax, FnMin: golden.EltMin}
+		FnMax: golden.EltMax, FnMin: golden.EltMin, FnAbs: golden.EltAbs}
 	poolKinds   = map[Fn]golden.PoolKind{FnPoolMax: golden.PoolMax, FnPoolAvg: golden.PoolAvg, FnPoolMin: golden.PoolMin}
-	reduceKinds = map[Fn]golden.ReduceKind{FnSum: golden.ReduceSum, FnRedMax: golden.ReduceMax}
-	// rowKinds: the reductions across rows, column by column.
+	reduceKinds = map[Fn]golden.ReduceKind{FnSum: golden.ReduceSum, FnRedMax: golden.ReduceMax,
+		FnRowSum: golden.ReduceRowSum, FnRowMax: golden.ReduceRowMax}
+	// rowKinds: the reductions across rows as the column by column
+	// plane reductions the model computes them with.
 	rowKinds = map[Fn]golden.ReduceKind{FnRowSum: golden.ReduceSum, FnRowMax: golden.ReduceMax}
 )
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/conformance"
 	"github.com/hwgen/hwgen/golden"
 )
@@ -74,7 +75,7 @@ func main() {
 func newParser(c *cli) (*kong.Kong, error) {
 	return kong.New(c, kong.Name("hwgen"), kong.Description(description),
 		kong.UsageOnError(), kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Vars{"pool_kinds": strings.Join(golden.PoolKindNames(), ", "), "elt_fns": strings.Join(golden.EltOpNames(), ", "),
+		kong.Vars{"pool_kinds": strings.Join(golden.PoolKindNames(), ", "), "elt_fns": strings.Join(golden.EltOpNames(), ", "), "reduce_fns": strings.Join(compiler.ReduceFns, ", "),
 			"onnx_tests": conformance.DefaultDir})
 }
 

@@ -37,6 +37,9 @@ func (f tensorFlags) given() map[string]any {
 	if f.Fn != "" {
 		g["fn"] = f.Fn
 	}
+	if f.Post != "" {
+		g["post"] = f.Post
+	}
 	if f.Relu {
 		g["relu"] = true
 	}

@@ -26,12 +26,12 @@ import (
 // tensorFlags describe a tensor workload: its operation, shapes and
 // inputs (hwgen sim, hwgen explore).
 type tensorFlags struct {
-	Op       string   `help:"Operation: gemm (the default), conv2d, transpose, pool, eltwise or net (conv→ReLU→pool→conv→FC). Shapes not given come from the --in files, else the operation's defaults; a flag the operation does not read is an error." placeholder:"OP"`
+	Op       string   `help:"Operation: gemm (the default), conv2d, transpose, pool, eltwise, reduce (per-channel sum, mean or max of each plane or across its rows; --fn, --post) or net (conv→ReLU→pool→conv→FC). Shapes not given come from the --in files, else the operation's defaults; a flag the operation does not read is an error." placeholder:"OP"`
 	Workload string   `help:"JSON workload file: {\"op\": \"conv2d\", \"c\": 16, \"h\": 28, ...} with the same fields as the shape flags (a field left out or 0 takes the default), plus \"inputs\": {\"x\": \"x.npy\"}; flags given on the command line override it." type:"existingfile" placeholder:"FILE"`
 	M        *int     `help:"GEMM rows of A (transpose: rows). Default 64 (transpose 40)." placeholder:"N"`
 	K        *int     `help:"GEMM reduction size. Default 64." placeholder:"N"`
 	N        *int     `help:"GEMM columns of B (transpose: columns; net: classes). Default 64 (transpose 24, net 10)." placeholder:"N"`
-	C        *int     `help:"Input channels (conv2d, pool, eltwise, net). Default 16 (net 3)." placeholder:"N"`
+	C        *int     `help:"Input channels (conv2d, pool, eltwise, reduce, net). Default 16 (net 3)." placeholder:"N"`
 	H        *int     `help:"Input height. Default 16." placeholder:"N"`
 	W        *int     `help:"Input width. Default 16." placeholder:"N"`
 	Cout     *int     `help:"Output channels (conv2d, net). Default 16." placeholder:"N"`
@@ -39,11 +39,12 @@ type tensorFlags struct {
 	Stride   *int     `help:"Stride (conv2d default 1, pool default 2)." placeholder:"N"`
 	Pad      *int     `help:"Padding on every side (conv2d default 1, pool 0). Padded positions hold 0, for max pooling too (a max over a window that reaches into the padding is at least 0); an avg pool sums them as 0 and divides by the whole window." placeholder:"N"`
 	Pool     string   `help:"Pooling (pool only): ${pool_kinds} (default max). An avg pool divides the window sum by n = kernel² as sum·round(2^14/n) / 2^14, rounded half up." placeholder:"KIND"`
-	Fn       string   `help:"Elementwise function (eltwise only): ${elt_fns} (default add). mul requantizes its int16 product by a fixed shift of 7 (round half up, saturate to int8); the others saturate; --shift does not apply." placeholder:"FN"`
+	Fn       string   `help:"Elementwise function (eltwise only): ${elt_fns} (default add). mul requantizes its int16 product by a fixed shift of 7 (round half up, saturate to int8); the others saturate; --shift does not apply. abs is unary (|a|, no tensor b; |-128| saturates to 127). Reduction (reduce only): ${reduce_fns} (default sum): sum, mean or max of each channel's H×W plane (y has C values), or with row across its rows (the H rows combined column by column: y is C×W, W at most line_depth). A sum shifts by --shift, else by (bitlen(n)+1)/2 for n values summed; a mean is sum·round(2^14/n) / 2^14, rounded half up (--shift does not apply); a max saturates." placeholder:"FN"`
+	Post     string   `help:"Post function of a reduce (not with a mean), on v, the sum or max, before the shift: sqrt gives y = round(sqrt(v) / 2^shift) (0 for v < 0), recip y = round(4096 / v / 2^shift) (v = 0 gives the largest value, 127). Both are exact integer functions of the planar engine. Default none." placeholder:"FN"`
 	Shift    int      `help:"Requantization shift of the int32 results to int8 (gemm, conv2d, net): y = sat8(floor(acc/2^shift + 1/2)), rounding half up. 0: chosen from the reduction size n (K, or C·kernel² for a conv) as 6 + (bitlen(n)+1)/2 (integer division), which brings a sum of n random int8 products back to int8 range." placeholder:"N"`
 	Relu     bool     `help:"ReLU in the output requantization (gemm, conv2d, eltwise; net: its FC output; its convolutions always have ReLU)."`
 	Zeros    int      `help:"Percent of zeros in the random tensors (exercises zero skipping)." placeholder:"PCT"`
-	In       []string `help:"Take a tensor from a .npy file instead of random values: NAME=FILE (names per op: gemm a,b; conv2d x,w; transpose a; pool x; eltwise a,b; net x,w1,w2,fc). Integer dtypes of either byte order, C or Fortran order; the shape flags not given are taken from the files." placeholder:"NAME=FILE"`
+	In       []string `help:"Take a tensor from a .npy file instead of random values: NAME=FILE (names per op: gemm a,b; conv2d x,w; transpose a; pool x; eltwise a,b (abs: a); reduce x; net x,w1,w2,fc). Integer dtypes of either byte order, C or Fortran order; the shape flags not given are taken from the files." placeholder:"NAME=FILE"`
 	Spread   string   `help:"Where --zeros goes: all (every random tensor, uniformly), input (only a conv2d's x; dense weights) or skewed (only x, density growing linearly from its top row to its bottom row, the same share overall)." enum:"all,input,skewed," default:""`
 }
 
@@ -138,6 +139,9 @@ func (f tensorFlags) assemble(seed uint64) (compiler.Workload, error) {
 	if f.Fn != "" {
 		w.Fn = f.Fn
 	}
+	if f.Post != "" {
+		w.Post = f.Post
+	}
 	w.Relu = w.Relu || f.Relu
 	if f.Spread != "" {
 		w.Spread = f.Spread
@@ -165,7 +169,7 @@ func (f tensorFlags) assemble(seed uint64) (compiler.Workload, error) {
 		}
 		return w, usagef("%s is not allowed: want one of %s", src, strings.Join(compiler.Ops, ", "))
 	}
-	names := (compiler.Workload{Op: w.Op}).InputNames()
+	names := (compiler.Workload{Op: w.Op, Fn: w.Fn}).InputNames()
 	for name := range w.Inputs {
 		if !slices.Contains(names, name) {
 			return w, usagef("--in %s: %s has no tensor %q (it has %s)", name, w.Op, name, strings.Join(names, ", "))
@@ -358,7 +362,16 @@ func describe(w compiler.Workload) string {
 	case "pool":
 		return fmt.Sprintf("%s pool %d×%d×%d, %d×%d window, stride %d, pad %d (seed %d)", w.Pool, w.C, w.H, w.W, w.Kernel, w.Kernel, w.Stride, *w.Pad, w.Seed)
 	case "eltwise":
+		if w.Fn == "abs" {
+			return fmt.Sprintf("eltwise abs of a %d×%d×%d tensor (seed %d)", w.C, w.H, w.W, w.Seed)
+		}
 		return fmt.Sprintf("eltwise %s of two %d×%d×%d tensors (seed %d)", w.Fn, w.C, w.H, w.W, w.Seed)
+	case "reduce":
+		post := ""
+		if w.Post != "" && w.Post != "none" {
+			post = " with " + w.Post
+		}
+		return fmt.Sprintf("reduce %s%s of a %d×%d×%d tensor (seed %d)", w.Fn, post, w.C, w.H, w.W, w.Seed)
 	case "net":
 		return fmt.Sprintf("net on %d×%d×%d: conv3×3→%d, ReLU, maxpool 2×2, conv3×3, ReLU, FC→%d (seed %d)", w.C, w.H, w.W, w.Cout, w.N, w.Seed)
 	}

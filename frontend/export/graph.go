@@ -237,6 +237,9 @@ func (t *translator) eltwise(op compiler.Op) error {
 	if !ok {
 		return fmt.Errorf("%s: elementwise function %v is not exported", op.Label, op.Elt)
 	}
+	if op.Channel {
+		return fmt.Errorf("%s: an elementwise %v with a per-channel operand is not exported", op.Label, op.Elt)
+	}
 	a := t.b.cast(t.names[op.In[0]], op.Label+"/a_f64", onnxpb.TensorProto_DOUBLE)
 	ys := []int64{-128, 127}
 	var b string
@@ -283,6 +286,9 @@ func (t *translator) reduce(op compiler.Op) error {
 		if i != ch {
 			axes = append(axes, int64(i))
 		}
+	}
+	if op.Post != golden.PostNone {
+		return fmt.Errorf("%s: the post function %v of a reduction is not exported", op.Label, op.Post)
 	}
 	var v string
 	bound := int64(128)
