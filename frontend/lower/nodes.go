@@ -38,7 +38,7 @@ func (l *lowering) node(n *onnx.Node) error {
 		return l.avgPool(n)
 	case "GlobalAveragePool":
 		return l.globalAvgPool(n)
-	case "Relu", "Clip":
+	case "Relu", "Clip", "Abs":
 		return l.requantOnly(n)
 	case "Add":
 		return l.residual(n)
@@ -52,7 +52,7 @@ func (l *lowering) node(n *onnx.Node) error {
 
 // Ops are the ops the lowering maps (constant subgraphs of any FloatOps op
 // are folded before).
-var Ops = []string{"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip", "MaxPool", "AveragePool", "GlobalAveragePool",
+var Ops = []string{"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip", "Abs", "MaxPool", "AveragePool", "GlobalAveragePool",
 	"Flatten", "Reshape", "Squeeze", "Unsqueeze", "Transpose"}
 
 // input is the lowered value n reads as its data input, with its scale.

@@ -153,6 +153,14 @@ var opCases = []struct {
 			Float("w", []int64{3, 4}, posWave(9, 1, 3, 4)...).
 			Node("gemm", "Gemm", []string{"f", "w"}, "y", i64("transB", 1))
 	}, []int64{1, 2, 10, 10}, 1.5},
+	{"Abs of a conv result", func() *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y")
+		return conv(b, "conv", "x", "c", 4, 2, 19).
+			Node("abs", "Abs", []string{"c"}, "a").
+			Node("flat", "Flatten", []string{"a"}, "f").
+			Float("w", []int64{64, 3}, wave(20, 0.5, 64, 3)...).
+			Node("fc", "MatMul", []string{"f", "w"}, "y")
+	}, []int64{1, 2, 4, 4}, 1.5},
 	{"AveragePool 2x2 stride 2", func() *onnxtest.Builder {
 		b := onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y")
 		return conv(b, "conv", "x", "c", 4, 2, 10).
@@ -392,7 +400,7 @@ func TestOpsErrors(t *testing.T) {
 			Node("tr", "Transpose", []string{"f"}, "y"),
 			`node "tr" (Transpose): input "f" is not the result of a Gemm or MatMul: only those are transposed on the data path`},
 		{"Concat of feature maps", base().Node("cat", "Concat", []string{"x", "x"}, "y", i64("axis", 1)),
-			`node "cat" (Concat): op not supported by the lowering; supported: Conv, Gemm, MatMul, Add, Relu, Clip, MaxPool, AveragePool, GlobalAveragePool, Flatten, Reshape, Squeeze, Unsqueeze, Transpose`},
+			`node "cat" (Concat): op not supported by the lowering; supported: Conv, Gemm, MatMul, Add, Relu, Clip, Abs, MaxPool, AveragePool, GlobalAveragePool, Flatten, Reshape, Squeeze, Unsqueeze, Transpose`},
 		{"Add of a constant alone", base().Float("k", []int64{}, 1).Node("add", "Add", []string{"x", "k"}, "y"),
 			`node "add" (Add): adds the constant "k": a constant is added only as the bias right after a Conv, Gemm or MatMul`},
 		{"Add broadcast", base().Float("w", []int64{2, 2, 3, 3}, wave(0, 1, 2, 2, 3, 3)...).

@@ -10,10 +10,12 @@ import (
 )
 
 // This file lowers the ops that stand on their own on the data path: a
-// Relu or Clip no layer absorbed (a requantization of the int8 value), the
+// Relu or Clip no layer absorbed (a requantization of the int8 value), an
+// Abs (the planar engine's eltwise abs, then the requantization), the
 // Add of two feature maps (an eltwise add) and the transpose of a matrix.
 
-// requantOnly lowers a lone Relu or Clip to compiler.Graph.Requant: the
+// requantOnly lowers a lone Relu or Clip to compiler.Graph.Requant (an Abs
+// to compiler.Graph.Abs): the
 // value rescaled to its output's calibrated scale, then ReLU or the clamp.
 func (l *lowering) requantOnly(n *onnx.Node) error {
 	in, sx, err := l.input(n)
@@ -37,6 +39,10 @@ func (l *lowering) requantOnly(n *onnx.Node) error {
 	}
 	q.Relu = n.OpType == "Relu"
 	q = clip.apply(q, sy, golden.S(l.cfg.ElemWidth))
+	if n.OpType == "Abs" { // |x|, then the rescale (the planar engine's eltwise abs)
+		l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Abs(x, q) })
+		return nil
+	}
 	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Requant(x, q) })
 	return nil
 }

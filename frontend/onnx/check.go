@@ -8,7 +8,7 @@ import (
 // SupportedOps are the default-domain ops hwgen means to map onto the NPU,
 // float and quantized; the one list Check is normally given.
 var SupportedOps = []string{
-	"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip",
+	"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip", "Abs",
 	"MaxPool", "AveragePool", "GlobalAveragePool",
 	"Flatten", "Reshape", "Transpose",
 	"Constant", "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Cast",

@@ -107,7 +107,7 @@ func (g *Graph) Execute(inputs map[string]*Array) (map[string]*Array, error) {
 // exporters emit (PyTorch's x.view(x.size(0), -1): Shape, Gather,
 // Unsqueeze, Concat, then a Reshape reading the computed shape).
 var FloatOps = []string{
-	"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip",
+	"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip", "Abs",
 	"MaxPool", "AveragePool", "GlobalAveragePool",
 	"Flatten", "Reshape", "Transpose",
 	"Constant", "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Cast",
@@ -150,6 +150,13 @@ var floatOps = map[string]opFunc{
 			return nil, err
 		}
 		return relu(x), nil
+	},
+	"Abs": func(n *Node, in operands) (*Array, error) {
+		x, err := in.float(0)
+		if err != nil {
+			return nil, err
+		}
+		return abs(x), nil
 	},
 	"MaxPool": func(n *Node, in operands) (*Array, error) {
 		x, err := in.float(0)

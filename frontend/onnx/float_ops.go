@@ -14,6 +14,15 @@ func relu(x *Array) *Array {
 	return y
 }
 
+// abs is ONNX Abs.
+func abs(x *Array) *Array {
+	y := NewArray(x.Shape...)
+	for i, v := range x.Data {
+		y.Data[i] = max(v, -v)
+	}
+	return y
+}
+
 // flatten is ONNX Flatten: dims before axis become rows, the rest columns.
 func flatten(x *Array, axis int) (*Array, error) {
 	if axis < 0 {
