@@ -184,19 +184,19 @@ func (v *Value) setPlain() {
 	}
 	v.formSet = true
 	v.trans = false
+	if c, h, w, ok := fmapShape(v.shape); ok {
+		// A feature map, [C,H,W] or [1,C,H,W]: channels across
+		// partitions, the plane along addresses (a batch of one is no
+		// dimension of its own).
+		v.p, v.f, v.h, v.w = c, h*w, h, w
+		return
+	}
 	v.p = v.shape[0]
 	v.f = 1
 	for _, d := range v.shape[1:] {
 		v.f *= d
 	}
-	switch len(v.shape) {
-	case 3:
-		v.h, v.w = v.shape[1], v.shape[2]
-	case 4:
-		v.h, v.w = v.shape[2], v.shape[3]
-	default:
-		v.h, v.w = v.f, 1
-	}
+	v.h, v.w = v.f, 1
 }
 
 // setTrans fixes an input's form to the transposed matrix of a [M][K]
@@ -745,7 +745,7 @@ func (g *Graph) ReduceWith(x *Value, r Reduction) *Value {
 	shape, w := []int{x.p}, 1
 	if r.Kind.AcrossRows() {
 		var ok bool
-		if _, _, w, ok = fmapShape(x.shape); !ok || x.h*x.w != x.f {
+		if _, _, w, ok = fmapShape(x.shape); !ok || len(x.shape) != 3 || x.h*x.w != x.f {
 			return g.fail(op, "input shape %v: %v reduces across the rows of feature-map planes (a [C,H,W] input, or a conv or pool result)", x.shape, r.Kind)
 		}
 		shape = slices.Delete(slices.Clone(x.shape), len(x.shape)-2, len(x.shape)-1) // drop H
