@@ -134,7 +134,7 @@ func stateBank(depth, width, nr, nown, nw int, macros bool) *hdl.Module {
 	}
 	m := hdl.NewModule(hdl.Name("sb_bank", fmt.Sprintf("%dx%d", depth, width), ports, form(macros)))
 	at, dt := hdl.UInt(hdl.ClogWidth(depth)), hdl.UInt(width)
-	var rg, wg []*hdl.Signal
+	var rg, wg, ra []*hdl.Signal
 	var raddr, waddr, wdata *hdl.Expr
 	for i := range nr + nown {
 		g := m.Input(fmt.Sprintf("rg_%d", i), hdl.Bool)
@@ -142,7 +142,7 @@ func stateBank(depth, width, nr, nown, nw int, macros bool) *hdl.Module {
 		if i < nr {
 			raddr = orOf(raddr, hdl.Mux(g, a, hdl.U(at.Width, 0)))
 		}
-		rg = append(rg, g)
+		rg, ra = append(rg, g), append(ra, a)
 	}
 	for j := range nw {
 		g := m.Input(fmt.Sprintf("wg_%d", j), hdl.Bool)
@@ -160,7 +160,7 @@ func stateBank(depth, width, nr, nown, nw int, macros bool) *hdl.Module {
 		word := q
 		if i >= nr {
 			k := i - nr + 1
-			word = mem.ReadEnabled(fmt.Sprintf("q%d", k), m.Port(fmt.Sprintf("raddr_%d", i)), g)
+			word = mem.ReadEnabled(fmt.Sprintf("q%d", k), ra[i], g)
 		}
 		got := m.Reg(fmt.Sprintf("got_%d", i), hdl.Bool, 0)
 		got.SetNext(g)

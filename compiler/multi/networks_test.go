@@ -27,20 +27,30 @@ func newTwoNetworks(t *testing.T, cfg npu.Config, rng *rand.Rand, low, high [4]i
 	for _, s := range [][4]int{high, low} { // C, H, W, Cout
 		x := sparseMap(rng, s[0], s[1], s[2], 0.3, false)
 		w := weights(rng, s[3], s[0], 3)
-		g := compiler.NewGraph()
-		g.Output("y", g.Conv2D(g.Input("x", x), w, compiler.Conv{PadH: 1, PadW: 1, Requant: q}))
-		p, err := compiler.Compile(cfg.Slice(), g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref, err := g.Reference(cfg.Slice())
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, want := compileSlice(t, cfg, func(g *compiler.Graph) *compiler.Value {
+			return g.Conv2D(g.Input("x", x), w, compiler.Conv{PadH: 1, PadW: 1, Requant: q})
+		})
 		n.progs = append(n.progs, p)
-		n.want = append(n.want, ref["y"])
+		n.want = append(n.want, want)
 	}
 	return n
+}
+
+// compileSlice compiles the one-output graph f builds (output "y") for
+// one engine's slice of cfg, with its golden output.
+func compileSlice(t *testing.T, cfg npu.Config, f func(g *compiler.Graph) *compiler.Value) (*compiler.Program, *golden.Tensor) {
+	t.Helper()
+	g := compiler.NewGraph()
+	g.Output("y", f(g))
+	p, err := compiler.Compile(cfg.Slice(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := g.Reference(cfg.Slice())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, ref["y"]
 }
 
 // check fails unless both networks' outputs equal their golden models.

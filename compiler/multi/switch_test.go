@@ -28,17 +28,7 @@ func TestSwitchPoints(t *testing.T) {
 	hx, hw := sparseMap(rng, 4, 4, 4, 0.3, false), weights(rng, 4, 4, 3)
 	lx, lw1, lw2 := sparseMap(rng, 4, 8, 6, 0.3, false), weights(rng, 8, 4, 3), weights(rng, 4, 8, 3)
 	build := func(f func(g *compiler.Graph) *compiler.Value) (*compiler.Program, *golden.Tensor) {
-		g := compiler.NewGraph()
-		g.Output("y", f(g))
-		p, err := compiler.Compile(cfg.Slice(), g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref, err := g.Reference(cfg.Slice())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p, ref["y"]
+		return compileSlice(t, cfg, f)
 	}
 	// overtaken lists the shared engines on which a high-priority task
 	// started before a task of the low network's layer running at the
