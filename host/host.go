@@ -385,6 +385,11 @@ func (h *runner) run(res *Result, base []uint64) error {
 		limit = 100000 + 200*len(p.Tasks) + int(64*p.Ideal)
 	}
 	labels := p.Labels()
+	// The engines' status ports, named once: the loop peeks them every cycle.
+	var ports [isa.NumEngines]struct{ start, startID, startQueue, done string }
+	for e, name := range npu.EngineNames {
+		ports[e].start, ports[e].startID, ports[e].startQueue, ports[e].done = name+"_start", name+"_start_id", name+"_start_queue", name+"_done"
+	}
 	started := make([]int, len(p.Tasks))
 	for i := range started {
 		started[i] = -1
@@ -443,16 +448,16 @@ func (h *runner) run(res *Result, base []uint64) error {
 		}
 		// Sample this cycle's outputs (settled) before the edge.
 		for e, name := range npu.EngineNames {
-			st, err := h.peek(name + "_start")
+			st, err := h.peek(ports[e].start)
 			if err != nil {
 				return err
 			}
 			if st == 1 {
-				hwid, err := h.peek(name + "_start_id")
+				hwid, err := h.peek(ports[e].startID)
 				if err != nil {
 					return err
 				}
-				q, err := h.peek(name + "_start_queue")
+				q, err := h.peek(ports[e].startQueue)
 				if err != nil {
 					return err
 				}
@@ -467,7 +472,7 @@ func (h *runner) run(res *Result, base []uint64) error {
 				started[id] = cycle
 				inflight[e] = append(inflight[e], int(id))
 			}
-			dn, err := h.peek(name + "_done")
+			dn, err := h.peek(ports[e].done)
 			if err != nil {
 				return err
 			}

@@ -18,6 +18,7 @@ type Recorder struct {
 	index  map[string]int
 	inputs []Port
 	row    []*big.Int
+	shared bool // row is the last recorded row: copy it before a change
 	st     *Stimulus
 }
 
@@ -38,8 +39,21 @@ func NewRecorder(d *hdl.Design) (*Recorder, error) {
 }
 
 // Poke sets an input from now on (values hold until poked again).
+// Poking the value an input already holds costs a map look-up: a client
+// may poke every cycle.
 func (r *Recorder) Poke(port string, v uint64) error {
-	return r.PokeBig(port, new(big.Int).SetUint64(v))
+	i, ok := r.index[port]
+	if !ok {
+		return fmt.Errorf("recorder: no input port %q in %s", port, r.d.Top.Name)
+	}
+	if cur := r.row[i]; cur.IsUint64() && cur.Uint64() == v {
+		return nil
+	}
+	if err := r.Sim.Poke(port, v); err != nil {
+		return err
+	}
+	r.set(i, r.inputs[i].Type.Bits(new(big.Int).SetUint64(v)))
+	return nil
 }
 
 // PokeBig sets an input to the bit pattern (or signed value) v.
@@ -48,11 +62,24 @@ func (r *Recorder) PokeBig(port string, v *big.Int) error {
 	if !ok {
 		return fmt.Errorf("recorder: no input port %q in %s", port, r.d.Top.Name)
 	}
+	if v.Sign() >= 0 && r.row[i].Cmp(v) == 0 {
+		return nil
+	}
 	if err := r.Sim.PokeBig(port, v); err != nil {
 		return err
 	}
-	r.row[i] = r.inputs[i].Type.Bits(v)
+	r.set(i, r.inputs[i].Type.Bits(v))
 	return nil
+}
+
+// set records input i's new bit pattern. Rows of cycles without a change
+// share one slice, so a long run that seldom pokes records little.
+func (r *Recorder) set(i int, bits *big.Int) {
+	if r.shared {
+		r.row = append([]*big.Int(nil), r.row...)
+		r.shared = false
+	}
+	r.row[i] = bits
 }
 
 // Peek reads any signal of the simulator (after settling).
@@ -61,10 +88,12 @@ func (r *Recorder) Peek(path string) (uint64, error) { return r.Sim.Peek(path) }
 // Step records this cycle's inputs and clocks the simulator n times.
 func (r *Recorder) Step(n int) {
 	for i := 0; i < n; i++ {
-		r.st.Rows = append(r.st.Rows, append([]*big.Int(nil), r.row...))
+		r.st.Rows = append(r.st.Rows, r.row)
+		r.shared = true
 		r.Sim.Step(1)
 	}
 }
 
-// Stimulus is everything recorded so far.
+// Stimulus is everything recorded so far. Consecutive rows may share one
+// slice: treat the rows as read-only.
 func (r *Recorder) Stimulus() *Stimulus { return r.st }

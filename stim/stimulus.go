@@ -25,7 +25,7 @@ type Port struct {
 // Stimulus holds the value of every input port for every cycle.
 type Stimulus struct {
 	Inputs []Port
-	Rows   [][]*big.Int // Rows[cycle][i] is the bit pattern of Inputs[i]
+	Rows   [][]*big.Int // Rows[cycle][i] is the bit pattern of Inputs[i]; read-only (rows may share a slice)
 }
 
 // Cycles is the number of cycles the stimulus lasts.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -68,7 +69,28 @@ func (e usageError) Unwrap() error { return e.err }
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(profiled(func() int { return run(os.Args[1:]) }))
+}
+
+// profiled runs f, writing a CPU profile of it to the file HWGEN_CPUPROFILE
+// names (for go tool pprof), when that variable is set.
+func profiled(f func() int) int {
+	path := os.Getenv("HWGEN_CPUPROFILE")
+	if path == "" {
+		return f()
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "hwgen: HWGEN_CPUPROFILE: %v\n", err)
+		return exitUsage
+	}
+	defer out.Close()
+	if err := pprof.StartCPUProfile(out); err != nil {
+		fmt.Fprintf(os.Stderr, "hwgen: HWGEN_CPUPROFILE: %v\n", err)
+		return exitFailure
+	}
+	defer pprof.StopCPUProfile()
+	return f()
 }
 
 // newParser is the command line's parser, filling c.
