@@ -24,6 +24,7 @@ type batchFlags struct {
 	Batch    int     `help:"With --data or --inputs, and --engine go or verilator (which then replays the whole session): run the images through the host pipeline (pre: quantize, exec: one simulated NPU kept across batches, post: dequantize and check against the reference machine) in batches of B images per device program (weights in device memory once, each image in its own region, consecutive images interleaved). 0: with --data, one image at a time without the pipeline; with --inputs, batches of 1." default:"0" placeholder:"B"`
 	ClockMHz float64 `name:"clock-mhz" help:"With --batch: the NPU clock at which to state the simulated images per second." default:"1000" placeholder:"MHZ"`
 	LockStep bool    `name:"lockstep" help:"With --batch: advance the pipeline's stages together, one period at a time, and print the period log (N batches through 3 stages take N+2 periods)."`
+	Devices  int     `help:"With --batch: simulate N NPUs at once, each with its own pipeline and a share of the batches (consecutive ones); a host with N cores then simulates about N times the images per second. Each device's session is checked and, with --engine verilator, replayed on its own." default:"1" placeholder:"N"`
 }
 
 // runBatches is runData's pipeline mode: the test images in batches
@@ -62,6 +63,9 @@ func (c *runCmd) runBatches(cfg npu.Config, m *onnx.Model, net *lower.Net, test 
 // pipeline's and the device's figures and returns every image's result
 // (a failed batch's images carry its error).
 func (c *runCmd) pipelineRun(cfg npu.Config, net *lower.Net, images []*onnx.Array) ([]infer.Result, error) {
+	if err := c.checkDevices(len(images)); err != nil {
+		return nil, err
+	}
 	model, err := infer.Compile(net, images[0], cfg, c.Batch)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("compile a batch of %d for %s: %w", c.Batch, cfg.Name(), err)}
@@ -79,7 +83,7 @@ func (c *runCmd) pipelineRun(cfg npu.Config, net *lower.Net, images []*onnx.Arra
 	if c.LockStep {
 		mode = pipeline.LockStep
 	}
-	rs, rep, err := model.Run(ctx, images, infer.Options{Check: true, Pipeline: pipeline.Options{Mode: mode}})
+	rs, rep, err := model.Run(ctx, images, infer.Options{Check: true, Pipeline: pipeline.Options{Mode: mode}, Devices: c.Devices})
 	if err != nil {
 		return nil, err
 	}
@@ -87,22 +91,32 @@ func (c *runCmd) pipelineRun(cfg npu.Config, net *lower.Net, images []*onnx.Arra
 	if err != nil {
 		return nil, err
 	}
-	fmt.Print(rep.Stats.Summary(), "\n")
-	if c.LockStep {
-		if err := rep.Stats.WritePeriods(os.Stdout); err != nil {
-			return nil, err
+	for d, dev := range rep.Devices {
+		if len(rep.Devices) > 1 {
+			fmt.Printf("device %d  images %d..%d\n", d, dev.First, dev.First+dev.Images-1)
+		}
+		fmt.Print(dev.Stats.Summary(), "\n")
+		if c.LockStep {
+			if err := dev.Stats.WritePeriods(os.Stdout); err != nil {
+				return nil, err
+			}
 		}
 	}
-	if full := firstRun(rep); full != nil && len(one.Runs) > 0 && one.Runs[0] != nil {
-		alone := one.Runs[0].Cycles
+	runs := rep.Runs()
+	if full := firstRun(runs); full != nil && len(one.Runs()) > 0 && one.Runs()[0] != nil {
+		alone := one.Runs()[0].Cycles
 		fmt.Printf("device    %d batches, %d cycles in all; a full batch of %d: %d cycles, %.0f per image; one image alone: %d cycles (batching saves %.1f%%)\n",
-			len(rep.Runs), rep.Cycles(), c.Batch, full.Cycles, float64(full.Cycles)/float64(c.Batch), alone,
+			len(runs), rep.Cycles(), c.Batch, full.Cycles, float64(full.Cycles)/float64(c.Batch), alone,
 			100*(1-float64(full.Cycles)/float64(c.Batch*alone)))
 	}
-	fmt.Printf("speed     %.1f images/s simulated at %.0f MHz (%d cycles for %d images), %.2f images/s on this host (%v wall)\n",
-		c.ClockMHz*1e6*float64(len(rs))/float64(max(rep.Cycles(), 1)), c.ClockMHz, rep.Cycles(), len(rs),
-		float64(len(rs))/rep.Stats.Wall.Seconds(), rep.Stats.Wall.Round(time.Millisecond))
-	hidden, dma := dmaUnderNE(rep)
+	perDevice := ""
+	if len(rep.Devices) > 1 {
+		perDevice = fmt.Sprintf(" per device (%d devices)", len(rep.Devices))
+	}
+	fmt.Printf("speed     %.1f images/s simulated at %.0f MHz%s (%d cycles for %d images), %.2f images/s on this host (%v wall)\n",
+		c.ClockMHz*1e6*float64(len(rs))/float64(max(rep.Cycles(), 1)), c.ClockMHz, perDevice, rep.Cycles(), len(rs),
+		float64(len(rs))/rep.Wall.Seconds(), rep.Wall.Round(time.Millisecond))
+	hidden, dma := dmaUnderNE(runs)
 	fmt.Printf("overlap   %.1f%% of the DMA-in busy cycles fall while the NE is busy (%d of %d)\n", 100*float64(hidden)/float64(max(dma, 1)), hidden, dma)
 	if c.Timeline != "" {
 		if err := writeFileAtomic(c.Timeline, func(w io.Writer) error { return batchTrace(w, rep) }); err != nil {
@@ -111,27 +125,37 @@ func (c *runCmd) pipelineRun(cfg npu.Config, net *lower.Net, images []*onnx.Arra
 		fmt.Printf("timeline  %s (host stages and the NPU's engines; open in https://ui.perfetto.dev)\n", c.Timeline)
 	}
 	if c.Engine == "verilator" {
-		// The session is one recorded stimulus: every batch, with the
-		// image load, replays at once.
+		// A device's session is one recorded stimulus: every batch, with
+		// the image load, replays at once.
 		d, err := host.Design(cfg)
 		if err != nil {
 			return nil, err
 		}
-		st := rep.Session.Stimulus()
-		fmt.Printf("verilator building and replaying the whole session: %d cycles...\n", len(st.Rows))
-		cr, err := verify.CrossCheck(d, st, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
-		if err != nil {
-			return nil, fmt.Errorf("verilator: %w", err)
+		for k, dev := range rep.Devices {
+			st := dev.Session.Stimulus()
+			fmt.Printf("verilator building and replaying the whole session of device %d: %d cycles...\n", k, len(st.Rows))
+			cr, err := verify.CrossCheck(d, st, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
+			if err != nil {
+				return nil, fmt.Errorf("verilator, device %d: %w", k, err)
+			}
+			fmt.Printf("verilator identical: %d outputs in each of %d cycles (build %v, run %v)\n", cr.Outputs, cr.Cycles,
+				cr.BuildTime.Round(time.Millisecond), cr.VerilatorRun.Round(time.Millisecond))
 		}
-		fmt.Printf("verilator identical: %d outputs in each of %d cycles (build %v, run %v)\n", cr.Outputs, cr.Cycles,
-			cr.BuildTime.Round(time.Millisecond), cr.VerilatorRun.Round(time.Millisecond))
 	}
 	return rs, nil
 }
 
+// checkDevices refuses a --devices that leaves a device without a batch.
+func (c *runCmd) checkDevices(images int) error {
+	if batches := (images + c.Batch - 1) / c.Batch; c.Devices < 1 || c.Devices > batches {
+		return usagef("--devices %d: give 1 to %d (at most one device per batch: %d images in batches of %d)", c.Devices, batches, images, c.Batch)
+	}
+	return nil
+}
+
 // firstRun is the first full batch's device run, or nil.
-func firstRun(rep *infer.Report) *host.Result {
-	for _, r := range rep.Runs {
+func firstRun(runs []*host.Result) *host.Result {
+	for _, r := range runs {
 		if r != nil {
 			return r
 		}
@@ -148,32 +172,38 @@ func (c *runCmd) verdict(net *lower.Net, images, failed int) error {
 	return nil
 }
 
-// batchTrace writes the host stages and each batch's device run, drawn
-// over its exec span, as one Chrome trace.
+// batchTrace writes each device's host stages and batch runs, each run
+// drawn over its exec span, as one Chrome trace.
 func batchTrace(w io.Writer, rep *infer.Report) error {
 	f := &trace.File{}
-	rep.Stats.AddTrace(f.Process("host"))
-	npuProc := f.Process("npu")
-	exec := -1
-	for i, s := range rep.Stats.Stages {
-		if s.Name == "exec" {
-			exec = i
+	for d, dev := range rep.Devices {
+		suffix := ""
+		if len(rep.Devices) > 1 {
+			suffix = fmt.Sprintf(" %d", d)
 		}
-	}
-	for _, sp := range rep.Stats.Spans {
-		if sp.Stage != exec || sp.Failed || sp.Packet >= len(rep.Runs) || rep.Runs[sp.Packet] == nil {
-			continue
+		dev.Stats.AddTrace(f.Process("host" + suffix))
+		npuProc := f.Process("npu" + suffix)
+		exec := -1
+		for i, s := range dev.Stats.Stages {
+			if s.Name == "exec" {
+				exec = i
+			}
 		}
-		res := rep.Runs[sp.Packet]
-		rep.Runs[sp.Packet].AddTrace(npuProc, trace.Micros(sp.Start), trace.Micros(sp.End-sp.Start)/float64(max(res.Cycles, 1)))
+		for _, sp := range dev.Stats.Spans {
+			if sp.Stage != exec || sp.Failed || sp.Packet >= len(dev.Runs) || dev.Runs[sp.Packet] == nil {
+				continue
+			}
+			res := dev.Runs[sp.Packet]
+			res.AddTrace(npuProc, trace.Micros(sp.Start), trace.Micros(sp.End-sp.Start)/float64(max(res.Cycles, 1)))
+		}
 	}
 	return f.Write(w)
 }
 
 // dmaUnderNE counts, over every batch's device run, the cycles the
 // dma_in engine was busy and of those the ones the NE was busy too.
-func dmaUnderNE(rep *infer.Report) (hidden, dma int) {
-	for _, res := range rep.Runs {
+func dmaUnderNE(runs []*host.Result) (hidden, dma int) {
+	for _, res := range runs {
 		if res == nil {
 			continue
 		}

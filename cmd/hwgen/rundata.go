@@ -41,6 +41,9 @@ func (c *runCmd) checkData() error {
 	if c.Batch < 0 {
 		return usagef("--batch %d: give a positive batch size (0: no pipeline)", c.Batch)
 	}
+	if c.Devices != 1 && c.Batch == 0 && c.Inputs == "" {
+		return usagef("--devices %d: only with --batch or --inputs (the devices run the pipeline's batches)", c.Devices)
+	}
 	if c.Data == "" {
 		for _, f := range []struct {
 			flag string
@@ -81,6 +84,9 @@ func (c *runCmd) checkData() error {
 	}
 	if n := c.calibImages(); n < 1 || n > dataset.Train.Images {
 		return usagef("--calib-images %d: give 1..%d (the MNIST training set's images)", n, dataset.Train.Images)
+	}
+	if c.Batch > 0 {
+		return c.checkDevices(c.images())
 	}
 	return nil
 }

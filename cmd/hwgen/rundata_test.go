@@ -187,6 +187,9 @@ func TestRunDataUsageErrors(t *testing.T) {
 		{"no module cache", append(data, "--images", "1"), []string{"--data mnist", "go mod download", "--data-dir"}},
 		{"negative batch", append(data, "--batch=-1"), []string{"--batch -1", "positive"}},
 		{"batch without --data", []string{"--model", mnistModel, "--batch", "2"}, []string{"--batch", "only with --data mnist or --inputs"}},
+		{"devices without a batch", append(data, "--images", "2", "--devices", "2"), []string{"--devices 2", "only with --batch"}},
+		{"no device", append(data, "--images", "2", "--calib-images", "1", "--batch", "2", "--engine", "go", "--devices", "0"), []string{"--devices 0", "give 1 to 1"}},
+		{"more devices than batches", append(data, "--images", "3", "--calib-images", "1", "--batch", "2", "--engine", "go", "--devices", "3"), []string{"--devices 3", "give 1 to 2", "3 images in batches of 2"}},
 		{"batch on the reference machine", append(data, "--images", "2", "--batch", "2", "--engine", "interp"), []string{"--batch 2", "--engine go or verilator"}},
 	}
 	for _, tc := range cases {

@@ -2,8 +2,11 @@ package infer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
@@ -40,7 +43,12 @@ func Compile(net *lower.Net, sample *onnx.Array, cfg npu.Config, batch int) (*Mo
 type Options struct {
 	Check    bool             // compare every output with the reference machine's
 	Pipeline pipeline.Options // LockStep or FreeRunning, channel capacity
-	Host     []host.Option    // for the device session (VCD, context)
+	Host     []host.Option    // for the device sessions (VCD, context)
+	// Devices is the number of simulated NPUs (default 1). Each runs its
+	// own share of the batches, consecutive ones, through a pipeline of
+	// its own, all at once: one goroutine per device's stage, so a host
+	// with several cores simulates several devices in the time of one.
+	Devices int
 }
 
 // Result is one image's outcome.
@@ -53,16 +61,33 @@ type Result struct {
 
 // Report describes a run.
 type Report struct {
-	Stats   *pipeline.Stats
-	Runs    []*host.Result // each batch's device run, in order (nil for a failed one)
-	Session *host.Session  // the device: its stimulus replays the whole run
+	Devices []*Device     // one per simulated NPU
+	Wall    time.Duration // the whole run, all devices
 }
 
-// Cycles is the device cycles of all batches (runs; the loading of each
-// batch's inputs not counted).
+// Device is what one simulated NPU did.
+type Device struct {
+	First, Images int             // its share: images [First, First+Images)
+	Stats         *pipeline.Stats // its pipeline's stage times and period log
+	Runs          []*host.Result  // each batch's device run, in order (nil for a failed one)
+	Session       *host.Session   // the device: its stimulus replays all its batches
+}
+
+// Runs is every batch's device run, device after device (so in image
+// order).
+func (r *Report) Runs() []*host.Result {
+	var out []*host.Result
+	for _, d := range r.Devices {
+		out = append(out, d.Runs...)
+	}
+	return out
+}
+
+// Cycles is the device cycles of all batches on all devices (runs; the
+// loading of each batch's inputs not counted).
 func (r *Report) Cycles() int {
 	n := 0
-	for _, res := range r.Runs {
+	for _, res := range r.Runs() {
 		if res != nil {
 			n += res.Cycles
 		}
@@ -87,14 +112,51 @@ type batchOut struct {
 	inputs   map[string]*golden.Tensor
 }
 
-// Run runs every image through the pipeline and the device.
+// Run runs every image through the pipeline and the devices.
 func (m *Model) Run(ctx context.Context, images []*onnx.Array, opt Options) ([]Result, *Report, error) {
+	n := max(opt.Devices, 1)
+	var batches []batchIn
+	for i := 0; i < len(images); i += m.Batch {
+		batches = append(batches, batchIn{first: i, images: images[i:min(i+m.Batch, len(images))]})
+	}
+	if n > max(len(batches), 1) {
+		return nil, nil, fmt.Errorf("infer: %d devices for %d batches: at most one device per batch", n, len(batches))
+	}
+	t0 := time.Now()
+	rep := &Report{Devices: make([]*Device, n)}
+	results := make([][]Result, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for d := range n {
+		share := batches[d*len(batches)/n : (d+1)*len(batches)/n]
+		dev := &Device{}
+		if len(share) > 0 {
+			dev.First = share[0].first
+			for _, b := range share {
+				dev.Images += len(b.images)
+			}
+		}
+		rep.Devices[d] = dev
+		wg.Go(func() { results[d], errs[d] = m.runDevice(ctx, dev, share, opt) })
+	}
+	wg.Wait()
+	rep.Wall = time.Since(t0)
+	var all []Result
+	for d := range n {
+		all = append(all, results[d]...)
+	}
+	return all, rep, errors.Join(errs...)
+}
+
+// runDevice runs batches through a pipeline on one new device session,
+// filling dev.
+func (m *Model) runDevice(ctx context.Context, dev *Device, batches []batchIn, opt Options) ([]Result, error) {
 	sess, err := host.NewSession(m.Config, m.Program, append(opt.Host, host.WithContext(ctx))...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer sess.Close()
-	rep := &Report{Session: sess}
+	dev.Session = sess
 	in, out := m.Net.Input(), m.Net.Output()
 	pre := pipeline.NewStage("pre", func(_ context.Context, b batchIn) (batchQ, error) {
 		q := batchQ{first: b.first, n: len(b.images), inputs: map[string]*golden.Tensor{}}
@@ -110,7 +172,7 @@ func (m *Model) Run(ctx context.Context, images []*onnx.Array, opt Options) ([]R
 	})
 	exec := pipeline.NewStage("exec", func(_ context.Context, q batchQ) (batchOut, error) {
 		res, err := sess.Run(q.inputs)
-		rep.Runs = append(rep.Runs, res)
+		dev.Runs = append(dev.Runs, res)
 		if err != nil {
 			return batchOut{}, err
 		}
@@ -147,12 +209,8 @@ func (m *Model) Run(ctx context.Context, images []*onnx.Array, opt Options) ([]R
 		return rs, nil
 	})
 	p := pipeline.Then(pipeline.Then(pipeline.New(pre), exec), post)
-	var batches []batchIn
-	for i := 0; i < len(images); i += m.Batch {
-		batches = append(batches, batchIn{first: i, images: images[i:min(i+m.Batch, len(images))]})
-	}
 	outs, stats, err := p.Run(ctx, batches, opt.Pipeline)
-	rep.Stats = stats
+	dev.Stats = stats
 	var results []Result
 	for bi, o := range outs {
 		if o.Err != nil {
@@ -163,5 +221,5 @@ func (m *Model) Run(ctx context.Context, images []*onnx.Array, opt Options) ([]R
 		}
 		results = append(results, o.Value...)
 	}
-	return results, rep, err
+	return results, err
 }

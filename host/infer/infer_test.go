@@ -101,20 +101,49 @@ func TestRun(t *testing.T) {
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("logits (-single image +batched):\n%s", d)
 			}
-			if len(rep.Runs) != 3 || rep.Cycles() <= 0 {
-				t.Errorf("%d device runs, %d cycles; want 3 batches", len(rep.Runs), rep.Cycles())
+			if len(rep.Runs()) != 3 || rep.Cycles() <= 0 {
+				t.Errorf("%d device runs, %d cycles; want 3 batches", len(rep.Runs()), rep.Cycles())
 			}
-			if mode == pipeline.LockStep && len(rep.Stats.Periods) != 3+3-1 {
-				t.Errorf("%d periods, want 3 batches + 3 stages − 1 = 5", len(rep.Stats.Periods))
+			if mode == pipeline.LockStep && len(rep.Devices[0].Stats.Periods) != 3+3-1 {
+				t.Errorf("%d periods, want 3 batches + 3 stages − 1 = 5", len(rep.Devices[0].Stats.Periods))
 			}
 		})
+	}
+	// Two devices: the first takes batch 0, the second batches 1 and 2.
+	rs, rep, err := model.Run(context.Background(), xs, Options{Check: true, Devices: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int][]float32{}
+	for i, r := range rs {
+		if r.Err != nil || r.Index != i {
+			t.Fatalf("result %d: image %d, error %v", i, r.Index, r.Err)
+		}
+		got[r.Index] = r.Logits.Data
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("logits on two devices (-single image +batched):\n%s", d)
+	}
+	type share struct{ First, Images, Runs int }
+	var shares []share
+	for _, dev := range rep.Devices {
+		shares = append(shares, share{dev.First, dev.Images, len(dev.Runs)})
+		if dev.Session == nil || dev.Session.Stimulus().Cycles() == 0 {
+			t.Errorf("device %+v: no session recorded", dev)
+		}
+	}
+	if d := cmp.Diff([]share{{0, 2, 1}, {2, 3, 2}}, shares); d != "" {
+		t.Errorf("device shares (-want +got):\n%s", d)
+	}
+	if _, _, err := model.Run(context.Background(), xs, Options{Devices: 4}); err == nil || !strings.Contains(err.Error(), "4 devices for 3 batches") {
+		t.Errorf("4 devices for 3 batches: error %v", err)
 	}
 	bad := append([]*onnx.Array(nil), xs...)
 	nan := onnx.NewArray(xs[0].Shape...)
 	copy(nan.Data, xs[0].Data)
 	nan.Data[100] = float32(math.NaN())
 	bad[2] = nan
-	rs, _, err := model.Run(context.Background(), bad, Options{})
+	rs, _, err = model.Run(context.Background(), bad, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
