@@ -14,7 +14,11 @@
 //     class taken, and, with Options.Check, every output compared with
 //     the compiler's reference machine running the same batch program.
 //
-// Model.Run returns one Result per image, in order, and a Report: the
-// pipeline's stage times and period log, and each batch's device run
-// (cycles, timeline) for the cycles per image in steady state.
+// With Options.Devices = N the batches are cut into N consecutive shares,
+// each run through a pipeline of its own on a session of its own, all at
+// once: a simulator is single-threaded, so N devices keep N cores busy.
+//
+// Model.Run returns one Result per image, in order, and a Report: per
+// device, the pipeline's stage times and period log, and each batch's
+// device run (cycles, timeline) for the cycles per image in steady state.
 package infer
