@@ -84,6 +84,21 @@ var reduceCases = []struct {
 			Float("w", []int64{2, 3}, posWave(39, 1, 2, 3)...).
 			Node("fc", "MatMul", []string{"q", "w"}, "y")
 	}, []int64{1, 2, 4, 4}, 1.5},
+	{"ReduceSum keepdims 0, Sqrt fused, a standalone Reciprocal of the [1,C], MatMul", func() *onnxtest.Builder {
+		return absInput(11, 4, 4).
+			Node("sum", "ReduceSum", []string{"r"}, "s", oints("axes", 2, 3), i64("keepdims", 0)).
+			Node("sqrt", "Sqrt", []string{"s"}, "n").
+			Node("recip", "Reciprocal", []string{"n"}, "q").
+			Float("w", []int64{2, 3}, posWave(46, 1, 2, 3)...).
+			Node("fc", "MatMul", []string{"q", "w"}, "y")
+	}, []int64{1, 2, 4, 4}, 1.5},
+	{"ReduceSum across 10 rows (beyond max_kernel): a rowsum, Flatten, MatMul", func() *onnxtest.Builder {
+		return reluConv(11, 10, 3, 47).
+			Node("sum", "ReduceSum", []string{"r"}, "s", oints("axes", 2)).
+			Node("flat", "Flatten", []string{"s"}, "f").
+			Float("w", []int64{9, 2}, posWave(48, 1, 9, 2)...).
+			Node("fc", "MatMul", []string{"f", "w"}, "y")
+	}, []int64{1, 2, 10, 3}, 1.5},
 	{"GlobalAveragePool then a standalone Sqrt", func() *onnxtest.Builder {
 		return reluConv(13, 4, 4, 40).
 			Node("gap", "GlobalAveragePool", []string{"r"}, "p").
