@@ -40,8 +40,8 @@ func (l *lowering) checkUsers(out, what string, allowed []string) error {
 // whole window (sum, then the rescale by 1/div and the change of scale),
 // which keeps a feature map any op can read; otherwise it is a planar
 // reduction, whose [C] or [C,W] result only a Flatten, Reshape, Squeeze,
-// Gemm or MatMul may read (with keepdims 0 over the plane, the [1,C] a
-// Gemm or MatMul reads directly). A Sqrt or Reciprocal that is the
+// Gemm, MatMul or a standalone Sqrt or Reciprocal may read (with keepdims
+// 0 over the plane, the [1,C] a Gemm or MatMul reads directly). A Sqrt or Reciprocal that is the
 // result's only user becomes the reduction's post function (postRequant
 // has the arithmetic).
 func (l *lowering) reduce(n *onnx.Node) error {
