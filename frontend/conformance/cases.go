@@ -18,7 +18,8 @@ const DefaultDir = "/usr/share/libonnx-testdata/data/node"
 // Ops are the operators whose tests the runner takes, in table order.
 var Ops = []string{
 	"ConvInteger", "MatMulInteger", "QLinearConv", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear",
-	"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip", "MaxPool", "AveragePool", "GlobalAveragePool",
+	"Conv", "Gemm", "MatMul", "Add", "Min", "Relu", "Clip", "MaxPool", "AveragePool", "GlobalAveragePool",
+	"ReduceSum", "ReduceMean", "Sqrt", "Reciprocal",
 	"Flatten", "Reshape", "Transpose",
 }
 

@@ -89,3 +89,37 @@ func TestUnsupportedSaysWhy(t *testing.T) {
 		t.Errorf("test_relu: %s: %s; want unsupported, data not integers", r.Status, r.Detail)
 	}
 }
+
+// TestReductionsAndMin: the official tests of ReduceSum, ReduceMean,
+// Sqrt, Reciprocal and Min with integer data the NPU maps pass exactly
+// on the reference machine, and none of them fails.
+func TestReductionsAndMin(t *testing.T) {
+	needData(t)
+	dirs, err := Find(DefaultDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Status{
+		"test_reduce_sum_keepdims_example": Pass, "test_reduce_sum_do_not_keepdims_example": Pass,
+		"test_reduce_sum_negative_axes_keepdims_example": Pass, "test_sqrt_example": Pass,
+		"test_min_two_inputs": Pass, "test_min_int8": Pass, "test_min_example": Unsupported,
+		"test_reduce_sum_default_axes_keepdims_example": Unsupported, "test_reduce_mean_keepdims_example": Unsupported,
+	}
+	got := map[string]Status{}
+	for _, r := range RunAll(dirs, func(c *Case) Result { return Run(c, npu.DefaultConfig(), Interp) }) {
+		switch r.Op {
+		case "ReduceSum", "ReduceMean", "Sqrt", "Reciprocal", "Min":
+		default:
+			continue
+		}
+		if r.Status == Fail {
+			t.Errorf("%s: %s", r.Name, r.Detail)
+		}
+		if _, ok := want[r.Name]; ok {
+			got[r.Name] = r.Status
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}

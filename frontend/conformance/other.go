@@ -94,16 +94,23 @@ func eltTest(c *Case, base npu.Config) (*job, *Result, error) {
 		g.Output("y", g.Requant(in, golden.Requant{Scale: 1, Clamp: true, Lo: lo, Hi: hi}))
 		note = fmt.Sprintf("post-processor clamp %d..%d", lo, hi)
 		values = append(values, []int64{lo, hi})
-	case "Add":
+	case "Add", "Min":
+		if len(n.Inputs) != 2 {
+			return nil, nil, unsupportedf("the planar eltwise takes exactly two operands, the node has %d", len(n.Inputs))
+		}
 		b, err := tensor(c.input(1), "input "+n.Inputs[1])
 		if err != nil {
 			return nil, nil, err
 		}
 		if !slices.Equal(b.Shape, x.Shape) {
-			return nil, nil, unsupportedf("shapes %v and %v: the NPU adds tensors of one shape (no broadcasting)", x.Shape, b.Shape)
+			return nil, nil, unsupportedf("shapes %v and %v: the NPU combines tensors of one shape (no broadcasting)", x.Shape, b.Shape)
 		}
-		g.Output("y", g.Eltwise(golden.EltAdd, in, g.Input("b", b), golden.Requant{Scale: 1}))
-		note = "planar eltwise add"
+		fn := golden.EltAdd
+		if n.OpType == "Min" {
+			fn = golden.EltMin
+		}
+		g.Output("y", g.Eltwise(fn, in, g.Input("b", b), golden.Requant{Scale: 1}))
+		note = "planar eltwise " + fn.String()
 		values = append(values, b.Data)
 	}
 	j, err := elementJob(base, g, want, note, values...)

@@ -23,9 +23,19 @@
 //	                                        or 0 without pads
 //	GlobalAveragePool                     → Pool2D avg of the whole plane (up to
 //	                                        max_kernel), else Reduce sum
-//	Add of two values of one shape [+ Relu] [+ Clip]
-//	                                      → Eltwise add, the finer operand first
-//	                                        rescaled to the coarser one's scale
+//	ReduceSum, ReduceMean over axes 2,3 (the plane) or 2 (across rows)
+//	                                      → Pool2D avg of the whole plane (H×1 for
+//	                                        rows) when it fits, keepdims 1, else
+//	                                        ReduceWith sum or rowsum
+//	ReduceSum/ReduceMean + Sqrt or Reciprocal
+//	                                      → ReduceWith with the post function sqrt
+//	                                        or recip (postRequant)
+//	Sqrt, Reciprocal of [1,C,1,1] or [1,C]
+//	                                      → ReduceWith sum of the one element, with
+//	                                        the post function
+//	Add, Min of two values of one shape [+ Relu] [+ Clip]
+//	                                      → Eltwise add or min, the finer operand
+//	                                        first rescaled to the coarser one's scale
 //	Relu, Clip alone                      → Requant with ReLU or the clamp
 //	Reshape/Flatten/Squeeze/Unsqueeze of [1,C,H,W] to [1,C·H·W]
 //	                                      → Flatten
@@ -38,7 +48,11 @@
 // units, round(bound/scale). An average divides through the
 // post-processor: the window sum times Scale, shifted right by Shift with
 // rounding half up, Scale/2^Shift ≈ s_in/(s_out·KH·KW) (see rescale); it
-// can differ from the exactly rounded average by one step. The graph's
+// can differ from the exactly rounded average by one step. A square root
+// or reciprocal applies to S·Scale before the shift (see post.go:
+// Scale/4^Shift ≈ s_in/(div·s_out²) for the root, 2^(K−Shift)/Scale ≈
+// div/(s_in·s_out) for the reciprocal, K the planar engine's RecipShift).
+// The graph's
 // output stays int8 in units of its own calibrated scale, or with the
 // Int32Output option, when the last layer is a Conv, Gemm or MatMul (bias
 // folded, no Relu or Clip), leaves as int32 acc + bias in units of

@@ -13,9 +13,9 @@ import (
 // weight, ...). The folded nodes are done: the lowering never sees them,
 // and they do not count as users of the values they read, so the
 // x.view(x.size(0), -1) of a PyTorch export leaves a plain Reshape of x
-// by a constant shape. FLOAT constants go to consts; integer ones (shapes)
-// are needed by nobody once folded, since the lowering takes every
-// value's shape from calibration.
+// by a constant shape. FLOAT constants go to consts, integer ones to ints:
+// shapes are needed by nobody once folded, since the lowering takes every
+// value's shape from calibration, but a reduction's axes input is read.
 func (l *lowering) fold(env map[string]*onnx.Array) {
 	known := map[string]bool{}
 	for _, t := range l.g.Initializers {
@@ -41,7 +41,10 @@ func (l *lowering) fold(env map[string]*onnx.Array) {
 		}
 	}
 	for name := range known {
-		if a, ok := env[name]; ok && !a.IsInt() {
+		switch a, ok := env[name]; {
+		case ok && a.IsInt():
+			l.ints[name] = a.Ints
+		case ok:
 			l.consts[name] = a
 		}
 	}

@@ -42,6 +42,12 @@ func (l *lowering) node(n *onnx.Node) error {
 		return l.requantOnly(n)
 	case "Add":
 		return l.residual(n)
+	case "Min":
+		return l.binary(n, golden.EltMin)
+	case "ReduceSum", "ReduceMean":
+		return l.reduce(n)
+	case "Sqrt", "Reciprocal":
+		return l.postOnly(n)
 	case "Transpose":
 		return l.transposeData(n)
 	case "Squeeze", "Unsqueeze":
@@ -52,8 +58,8 @@ func (l *lowering) node(n *onnx.Node) error {
 
 // Ops are the ops the lowering maps (constant subgraphs of any FloatOps op
 // are folded before).
-var Ops = []string{"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip", "Abs", "MaxPool", "AveragePool", "GlobalAveragePool",
-	"Flatten", "Reshape", "Squeeze", "Unsqueeze", "Transpose"}
+var Ops = []string{"Conv", "Gemm", "MatMul", "Add", "Min", "Relu", "Clip", "Abs", "MaxPool", "AveragePool", "GlobalAveragePool",
+	"ReduceSum", "ReduceMean", "Sqrt", "Reciprocal", "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Transpose"}
 
 // input is the lowered value n reads as its data input, with its scale.
 func (l *lowering) input(n *onnx.Node) (string, float64, error) {

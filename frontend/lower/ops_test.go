@@ -245,6 +245,13 @@ var opCases = []struct {
 			Node("cls", "Conv", []string{"p", "w1"}, "k").
 			Node("flat", "Flatten", []string{"k"}, "y")
 	}, []int64{1, 2, 6, 6}, 1.5},
+	{"ReduceSum, Sqrt fused, then a standalone Reciprocal: 1/‖x‖ per channel", func() *onnxtest.Builder {
+		return onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y").Node("abs", "Abs", []string{"x"}, "a").
+			Int64("axes", []int64{2}, 2, 3).
+			Node("sum", "ReduceSum", []string{"a", "axes"}, "s").
+			Node("sqrt", "Sqrt", []string{"s"}, "n").
+			Node("recip", "Reciprocal", []string{"n"}, "y")
+	}, []int64{1, 2, 4, 4}, 1.5},
 }
 
 // Each op beyond mnist-7's lowers and runs on the reference machine bit
@@ -253,34 +260,40 @@ var opCases = []struct {
 func TestOpsLowered(t *testing.T) {
 	cfg := npu.DefaultConfig()
 	for _, tt := range opCases {
-		t.Run(tt.name, func(t *testing.T) {
-			lw := lowerModel(t, cfg, tt.model(), tt.dims...)
-			got, _, err := compiler.Interpret(lw.prog)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ref, err := lw.g.Reference(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := lw.net.Output()
-			if d := cmp.Diff(ref[out], got[out]); d != "" {
-				t.Fatalf("reference machine vs golden models (-golden +machine):\n%s", d)
-			}
-			deq, err := lw.net.Dequantize(got[out])
-			if err != nil {
-				t.Fatal(err)
-			}
-			step := lw.net.OutputScale()
-			var worst float64
-			for i, v := range lw.float.Data {
-				worst = max(worst, math.Abs(float64(deq.Data[i]-v))/step)
-			}
-			t.Logf("%s; int8 %v; max |int8 − float| = %.2f output steps of %.4g", lw.prog.Summary(), got[out].Data, worst, step)
-			if worst > tt.steps {
-				t.Errorf("max |int8 − float| = %.2f output steps, more than %.1f\n int8 %v\nfloat %v", worst, tt.steps, deq.Data, lw.float.Data)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkLowered(t, cfg, tt.model(), tt.steps, tt.dims...) })
+	}
+}
+
+// checkLowered lowers the model, runs it on the reference machine and
+// checks it bit for bit against the golden models, and its dequantized
+// output within steps output steps of the float executor's.
+func checkLowered(t *testing.T, cfg npu.Config, model *onnxtest.Builder, steps float64, dims ...int64) {
+	t.Helper()
+	lw := lowerModel(t, cfg, model, dims...)
+	got, _, err := compiler.Interpret(lw.prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := lw.g.Reference(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := lw.net.Output()
+	if d := cmp.Diff(ref[out], got[out]); d != "" {
+		t.Fatalf("reference machine vs golden models (-golden +machine):\n%s", d)
+	}
+	deq, err := lw.net.Dequantize(got[out])
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := lw.net.OutputScale()
+	var worst float64
+	for i, v := range lw.float.Data {
+		worst = max(worst, math.Abs(float64(deq.Data[i]-v))/step)
+	}
+	t.Logf("%s; int8 %v; max |int8 − float| = %.2f output steps of %.4g", lw.prog.Summary(), got[out].Data, worst, step)
+	if worst > steps {
+		t.Errorf("max |int8 − float| = %.2f output steps, more than %.1f\n int8 %v\nfloat %v", worst, steps, deq.Data, lw.float.Data)
 	}
 }
 
@@ -400,7 +413,7 @@ func TestOpsErrors(t *testing.T) {
 			Node("tr", "Transpose", []string{"f"}, "y"),
 			`node "tr" (Transpose): input "f" is not the result of a Gemm or MatMul: only those are transposed on the data path`},
 		{"Concat of feature maps", base().Node("cat", "Concat", []string{"x", "x"}, "y", i64("axis", 1)),
-			`node "cat" (Concat): op not supported by the lowering; supported: Conv, Gemm, MatMul, Add, Relu, Clip, Abs, MaxPool, AveragePool, GlobalAveragePool, Flatten, Reshape, Squeeze, Unsqueeze, Transpose`},
+			`node "cat" (Concat): op not supported by the lowering; supported: Conv, Gemm, MatMul, Add, Min, Relu, Clip, Abs, MaxPool, AveragePool, GlobalAveragePool, ReduceSum, ReduceMean, Sqrt, Reciprocal, Flatten, Reshape, Squeeze, Unsqueeze, Transpose`},
 		{"Add of a constant alone", base().Float("k", []int64{}, 1).Node("add", "Add", []string{"x", "k"}, "y"),
 			`node "add" (Add): adds the constant "k": a constant is added only as the bias right after a Conv, Gemm or MatMul`},
 		{"Add broadcast", base().Float("w", []int64{2, 2, 3, 3}, wave(0, 1, 2, 2, 3, 3)...).

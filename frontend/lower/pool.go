@@ -2,7 +2,6 @@ package lower
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/onnx"
@@ -85,11 +84,8 @@ func (l *lowering) globalAvgPool(n *onnx.Node) error {
 		l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Pool2D(x, p) })
 		return nil
 	}
-	for _, u := range l.uses[out] {
-		if !slices.Contains([]string{"Flatten", "Reshape", "Squeeze", "Gemm", "MatMul"}, u.OpType) {
-			return fmt.Errorf("the plane %dx%d is wider than max_kernel = %d, so it is summed per channel into a vector, which %q (%s) cannot read; supported after it: Flatten, Reshape, Squeeze, Gemm, MatMul",
-				h, w, l.cfg.MaxKernel, u.Name, u.OpType)
-		}
+	if err := l.checkUsers(out, fmt.Sprintf("the plane %dx%d is wider than max_kernel = %d, so it is summed per channel into a vector", h, w, l.cfg.MaxKernel), vectorFollowers); err != nil {
+		return err
 	}
 	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Reduce(x, golden.ReduceSum, q) })
 	return nil

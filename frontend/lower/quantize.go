@@ -79,6 +79,7 @@ type lowering struct {
 	calib  map[string]*quant.Calibrator
 	opt    options
 	consts map[string]*onnx.Array // float initializers and folded constants
+	ints   map[string][]int64     // integer initializers and folded constants
 	first  map[string]*onnx.Array // every value of the first calibration run
 	uses   map[string][]*onnx.Node
 	scales map[string]float64 // the int8 scale of every lowered value
@@ -98,7 +99,7 @@ func Quantize(m *onnx.Model, calib []*onnx.Array, cfg npu.Config, opts ...Option
 	if len(calib) == 0 {
 		return nil, fmt.Errorf("lower: no calibration inputs")
 	}
-	l := &lowering{cfg: cfg, g: g, consts: map[string]*onnx.Array{}, uses: map[string][]*onnx.Node{},
+	l := &lowering{cfg: cfg, g: g, consts: map[string]*onnx.Array{}, ints: map[string][]int64{}, uses: map[string][]*onnx.Node{},
 		scales: map[string]float64{}, done: map[*onnx.Node]bool{}, matrices: map[string]bool{},
 		net: &Net{input: g.Inputs[0].Name, output: g.Outputs[0].Name}}
 	for _, o := range opts {

@@ -12,7 +12,8 @@ import (
 // This file lowers the ops that stand on their own on the data path: a
 // Relu or Clip no layer absorbed (a requantization of the int8 value), an
 // Abs (the planar engine's eltwise abs, then the requantization), the
-// Add of two feature maps (an eltwise add) and the transpose of a matrix.
+// Add or Min of two feature maps (an eltwise add or min) and the
+// transpose of a matrix.
 
 // requantOnly lowers a lone Relu or Clip to compiler.Graph.Requant (an Abs
 // to compiler.Graph.Abs): the
@@ -48,18 +49,27 @@ func (l *lowering) requantOnly(n *onnx.Node) error {
 }
 
 // residual lowers the Add of two feature maps of one shape [+ Relu]
-// [+ Clip] to an eltwise add. The operands have their own scales: the one
-// of the finer scale is first rescaled to the coarser one's units (so it
-// cannot saturate; it loses up to half a step of the coarser scale), then
-// the exact sum is rescaled to the output's scale.
-func (l *lowering) residual(n *onnx.Node) error {
+// [+ Clip] to an eltwise add, and Min likewise to an eltwise min
+// (binary).
+func (l *lowering) residual(n *onnx.Node) error { return l.binary(n, golden.EltAdd) }
+
+// binary lowers an Add or Min of two computed values of one shape
+// [+ Relu] [+ Clip] to the planar eltwise fn. The operands have their
+// own scales: the one of the finer scale is first rescaled to the
+// coarser one's units (so it cannot saturate; it loses up to half a step
+// of the coarser scale), then the exact sum or minimum is rescaled to
+// the output's scale.
+func (l *lowering) binary(n *onnx.Node, fn golden.EltOp) error {
 	if len(n.Inputs) != 2 {
 		return fmt.Errorf("%d inputs, want 2", len(n.Inputs))
 	}
 	var sc [2]float64
 	for i, name := range n.Inputs {
 		if _, ok := l.consts[name]; ok {
-			return fmt.Errorf("adds the constant %q: a constant is added only as the bias right after a Conv, Gemm or MatMul", name)
+			if fn == golden.EltAdd {
+				return fmt.Errorf("adds the constant %q: a constant is added only as the bias right after a Conv, Gemm or MatMul", name)
+			}
+			return fmt.Errorf("input %q is a constant: only the %s of two computed values is supported (a Clip bounds by constants)", name, n.OpType)
 		}
 		s, err := l.value(name)
 		if err != nil {
@@ -69,7 +79,7 @@ func (l *lowering) residual(n *onnx.Node) error {
 	}
 	a, b := n.Inputs[0], n.Inputs[1]
 	if sa, sb := l.shapes[a], l.shapes[b]; !slices.Equal(sa, sb) {
-		return fmt.Errorf("shapes %v and %v: only the Add of two values of one shape (no broadcasting) is supported", sa, sb)
+		return fmt.Errorf("shapes %v and %v: only the %s of two values of one shape (no broadcasting) is supported", sa, sb, n.OpType)
 	}
 	if sc[1] > sc[0] {
 		a, b, sc[0], sc[1] = b, a, sc[1], sc[0]
@@ -105,7 +115,7 @@ func (l *lowering) residual(n *onnx.Node) error {
 			if qb != nil {
 				y = g.Requant(y, *qb)
 			}
-			return g.Eltwise(golden.EltAdd, x, y, q)
+			return g.Eltwise(fn, x, y, q)
 		}})
 	l.scales[out] = sy
 	return nil

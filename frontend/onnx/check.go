@@ -10,6 +10,7 @@ import (
 var SupportedOps = []string{
 	"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip", "Abs",
 	"MaxPool", "AveragePool", "GlobalAveragePool",
+	"ReduceSum", "ReduceMean", "Sqrt", "Reciprocal", "Min",
 	"Flatten", "Reshape", "Transpose",
 	"Constant", "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Cast",
 	"QuantizeLinear", "DequantizeLinear",

@@ -10,10 +10,11 @@
 //
 // Graph.Execute and Graph.Run evaluate a graph in float for the ops
 // FloatOps lists (mnist-7's, Gemm, Clip, AveragePool, GlobalAveragePool,
-// Transpose and the shape computations exporters emit: Constant, Shape,
-// Gather, Unsqueeze, Squeeze, Concat, Slice, Cast), after the ONNX
-// operator spec for opsets 7 to 17: a plain, slow reference executor that
-// quantized results are checked against and that calibration runs on.
+// ReduceSum, ReduceMean, Sqrt, Reciprocal, Min, Transpose and the shape
+// computations exporters emit: Constant, Shape, Gather, Unsqueeze,
+// Squeeze, Concat, Slice, Cast), after the ONNX operator spec for opsets
+// 7 to 17: a plain, slow reference executor that quantized results are
+// checked against and that calibration runs on.
 // Integer values (shapes, indices) travel as Array.Ints, exactly.
 //
 // What it does not do: quantization, lowering onto the compiler and the

@@ -76,6 +76,12 @@ func reshape(x *Array, shape []int64) (*Array, error) {
 
 // add is elementwise addition with multidirectional (numpy) broadcasting.
 func add(a, b *Array) (*Array, error) {
+	return broadcast(a, b, func(x, y float32) float32 { return x + y })
+}
+
+// broadcast applies f to a and b element by element with multidirectional
+// (numpy) broadcasting.
+func broadcast(a, b *Array, f func(x, y float32) float32) (*Array, error) {
 	rank := max(len(a.Shape), len(b.Shape))
 	pa, pb := padRank(a.Shape, rank), padRank(b.Shape, rank)
 	out := make([]int, rank)
@@ -92,7 +98,7 @@ func add(a, b *Array) (*Array, error) {
 	y := NewArray(out...)
 	idx := make([]int, rank)
 	for i := range y.Data {
-		y.Data[i] = a.Data[bcastIndex(idx, pa)] + b.Data[bcastIndex(idx, pb)]
+		y.Data[i] = f(a.Data[bcastIndex(idx, pa)], b.Data[bcastIndex(idx, pb)])
 		next(idx, out)
 	}
 	return y, nil
