@@ -21,7 +21,7 @@ import (
 )
 
 type runCmd struct {
-	Model    string   `help:"ONNX model file (float32, opset 7..17; the ops it may hold are listed above)." type:"path" required:"" placeholder:"FILE"`
+	Model    string   `help:"ONNX model file (float32, opset 7..18; the ops it may hold are listed above)." type:"path" required:"" placeholder:"FILE"`
 	Input    string   `help:"Input tensor: a float32 .npy array of the model input's shape. Default: test_data_set_0/input_0.pb beside the model, as the ONNX Model Zoo ships it." type:"path" placeholder:"FILE"`
 	Calib    []string `help:"Calibration inputs (float32 .npy, the input's shape; comma-separated or repeated): the activation scales are fitted to their ranges. Default: the input alone, which fits the scales to exactly the image being measured." placeholder:"FILE"`
 	Engine   string   `help:"Where the int8 model runs: interp (the compiler's reference machine only), go (the Go simulator of the NPU, checked against the reference machine) or verilator (as go, then the recorded run replayed on a Verilator build, every output of every cycle compared; the first build takes minutes)." enum:"interp,go,verilator" default:"go"`

@@ -56,6 +56,12 @@ var reduceCases = []struct {
 			Float("w", []int64{2, 3}, posWave(34, 1, 2, 3)...).
 			Node("gemm", "Gemm", []string{"f", "w"}, "y", i64("transB", 1))
 	}, []int64{1, 2, 10, 10}, 1.5},
+	{"ReduceMean axes input (opset 18), keepdims 0: a reduce, then MatMul", func() *onnxtest.Builder {
+		return reluConv(18, 4, 4, 39).Int64("axes", []int64{2}, 2, 3).
+			Node("mean", "ReduceMean", []string{"r", "axes"}, "s", i64("keepdims", 0)).
+			Float("w", []int64{3, 2}, posWave(40, 1, 3, 2)...).
+			Node("fc", "MatMul", []string{"s", "w"}, "y")
+	}, []int64{1, 2, 4, 4}, 1.5},
 	{"ReduceMean axes [2], keepdims: an Hx1 pool", func() *onnxtest.Builder {
 		return reluConv(13, 4, 5, 35).Node("mean", "ReduceMean", []string{"r"}, "y", oints("axes", 2))
 	}, []int64{1, 2, 4, 5}, 1.5},

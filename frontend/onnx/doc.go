@@ -13,7 +13,7 @@
 // ReduceSum, ReduceMean, Sqrt, Reciprocal, Min, Transpose and the shape
 // computations exporters emit: Constant, Shape, Gather, Unsqueeze,
 // Squeeze, Concat, Slice, Cast), after the ONNX operator spec for opsets
-// 7 to 17: a plain, slow reference executor that quantized results are
+// 7 to 18: a plain, slow reference executor that quantized results are
 // checked against and that calibration runs on.
 // Integer values (shapes, indices) travel as Array.Ints, exactly.
 //

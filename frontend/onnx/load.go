@@ -15,7 +15,7 @@ import (
 // choice (7 is mnist-7's), not a limit of the reader.
 const (
 	MinOpset = 7
-	MaxOpset = 17
+	MaxOpset = 18
 )
 
 // LoadFile reads the ONNX model at path.
