@@ -92,3 +92,27 @@ func TestExitStatus(t *testing.T) {
 		t.Errorf("temporary files left behind: %v", entries)
 	}
 }
+
+// HWGEN_CPUPROFILE writes a pprof CPU profile (gzip) of the command; an
+// unwritable path is a usage error before anything runs.
+func TestCPUProfile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cpu.prof")
+	t.Setenv("HWGEN_CPUPROFILE", path)
+	ran := false
+	if code := profiled(func() int { ran = true; return exitOK }); code != exitOK || !ran {
+		t.Fatalf("exit %d, ran %v", code, ran)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("profile of %d bytes is not gzip (a pprof profile)", len(b))
+	}
+	t.Setenv("HWGEN_CPUPROFILE", filepath.Join(dir, "no", "such", "dir", "cpu.prof"))
+	ran = false
+	if code := profiled(func() int { ran = true; return exitOK }); code != exitUsage || ran {
+		t.Errorf("unwritable profile: exit %d (want %d), ran %v", code, exitUsage, ran)
+	}
+}
