@@ -413,7 +413,7 @@ func TestOpsErrors(t *testing.T) {
 			Node("tr", "Transpose", []string{"f"}, "y"),
 			`node "tr" (Transpose): input "f" is not the result of a Gemm or MatMul: only those are transposed on the data path`},
 		{"Concat of feature maps", base().Node("cat", "Concat", []string{"x", "x"}, "y", i64("axis", 1)),
-			`node "cat" (Concat): op not supported by the lowering; supported: Conv, Gemm, MatMul, Add, Min, Relu, Clip, Abs, MaxPool, AveragePool, GlobalAveragePool, ReduceSum, ReduceMean, Sqrt, Reciprocal, Flatten, Reshape, Squeeze, Unsqueeze, Transpose`},
+			`node "cat" (Concat): op not supported by the lowering; supported: Conv, Gemm, MatMul, Add, Min, Max, Relu, Clip, Abs, MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, ReduceSum, ReduceMean, ReduceMax, Sqrt, Reciprocal, Flatten, Reshape, Squeeze, Unsqueeze, Transpose`},
 		{"Add of a constant alone", base().Float("k", []int64{}, 1).Node("add", "Add", []string{"x", "k"}, "y"),
 			`node "add" (Add): adds the constant "k": a constant is added only as the bias right after a Conv, Gemm or MatMul`},
 		{"Add broadcast", base().Float("w", []int64{2, 2, 3, 3}, wave(0, 1, 2, 2, 3, 3)...).
