@@ -51,9 +51,9 @@ func testsDigest(dirs []string) string {
 func (c *conformanceCmd) Help() string {
 	return `Runs the official ONNX operator tests of the ops hwgen maps (ConvInteger,
 MatMulInteger, QLinearConv, QLinearMatMul, QuantizeLinear, DequantizeLinear,
-and Conv, Gemm, MatMul, Add, Min, Relu, Clip, MaxPool, AveragePool,
-GlobalAveragePool, ReduceSum, ReduceMean, Sqrt, Reciprocal, Flatten,
-Reshape, Transpose) on the NPU and prints a
+and Conv, Gemm, MatMul, Add, Min, Max, Relu, Clip, MaxPool, AveragePool,
+GlobalAveragePool, GlobalMaxPool, ReduceSum, ReduceMean, ReduceMax, Sqrt,
+Reciprocal, Flatten, Reshape, Transpose) on the NPU and prints a
 table: pass (the NPU's output equals the expected one exactly), pass (host)
 (QuantizeLinear/DequantizeLinear: the host's conversions at the NPU's
 boundary), fail (how many elements, by how many LSB) or unsupported (why).

@@ -54,12 +54,13 @@ Ops (batch 1, int8 with per-channel weights):
                        folded), with a following bias Add, Relu and Clip fused
   MaxPool, AveragePool symmetric pads, equal strides, ceil_mode 0
                        (AveragePool: count_include_pad 1, or no pads)
-  GlobalAveragePool    a pool of the whole plane, or a per-channel reduce
-  ReduceSum, ReduceMean  over the plane (axes 2,3) or across rows (axis 2):
-                       a pool of the window, or a planar reduce
-  Sqrt, Reciprocal     after a ReduceSum/ReduceMean (the reduce's post
-                       function), or of one value per channel
-  Add, Min             of two values of one shape, rescaled (Min: eltwise)
+  GlobalAveragePool, GlobalMaxPool   a pool of the whole plane, or a
+                       per-channel reduce (sum, max)
+  ReduceSum, ReduceMean, ReduceMax   over the plane (axes 2,3) or across
+                       rows (axis 2): a pool of the window, or a planar reduce
+  Sqrt, Reciprocal     after a ReduceSum/ReduceMean/ReduceMax (the reduce's
+                       post function), or of one value per channel
+  Add, Min, Max        of two values of one shape, rescaled (Min, Max: eltwise)
   Relu, Clip, Abs      alone: a requantization (Abs: eltwise abs)
   Flatten, Reshape, Squeeze, Unsqueeze   of [1,C,H,W] to [1,C·H·W]
   Transpose            of a Gemm or MatMul result (perm [1 0])

@@ -18,8 +18,8 @@ const DefaultDir = "/usr/share/libonnx-testdata/data/node"
 // Ops are the operators whose tests the runner takes, in table order.
 var Ops = []string{
 	"ConvInteger", "MatMulInteger", "QLinearConv", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear",
-	"Conv", "Gemm", "MatMul", "Add", "Min", "Relu", "Clip", "MaxPool", "AveragePool", "GlobalAveragePool",
-	"ReduceSum", "ReduceMean", "Sqrt", "Reciprocal",
+	"Conv", "Gemm", "MatMul", "Add", "Min", "Max", "Relu", "Clip", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
+	"ReduceSum", "ReduceMean", "ReduceMax", "Sqrt", "Reciprocal",
 	"Flatten", "Reshape", "Transpose",
 }
 

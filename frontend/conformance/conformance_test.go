@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/frontend/onnx"
+	"github.com/hwgen/hwgen/frontend/onnx/onnxtest"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
 	"github.com/hwgen/hwgen/internal/tooltest"
@@ -121,5 +124,78 @@ func TestReductionsAndMin(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// TestReduceMaxAndMax: the official tests of ReduceMax and Max with
+// integer data the NPU maps pass exactly on the reference machine (a
+// planar rowmax, an eltwise max), none of them fails, and the others
+// say why not.
+func TestReduceMaxAndMax(t *testing.T) {
+	needData(t)
+	dirs, err := Find(DefaultDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Status{
+		"test_reduce_max_keepdims_example": Pass, "test_reduce_max_do_not_keepdims_example": Pass,
+		"test_reduce_max_negative_axes_keepdims_example": Pass, "test_reduce_max_default_axes_keepdim_example": Unsupported,
+		"test_reduce_max_keepdims_random": Unsupported,
+		"test_max_two_inputs":             Pass, "test_max_int8": Pass, "test_max_uint8": Pass, "test_max_int32": Pass,
+		"test_max_int64": Pass, "test_max_float32": Pass, "test_max_example": Unsupported, "test_max_one_input": Unsupported,
+	}
+	got := map[string]Status{}
+	for _, r := range RunAll(dirs, func(c *Case) Result { return Run(c, npu.DefaultConfig(), Interp) }) {
+		if r.Op != "ReduceMax" && r.Op != "Max" {
+			continue
+		}
+		if r.Status == Fail {
+			t.Errorf("%s: %s", r.Name, r.Detail)
+		}
+		if _, ok := want[r.Name]; ok {
+			got[r.Name] = r.Status
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// The official GlobalMaxPool tests declare opset 1, below what the
+// reader loads (7), so Find skips them; the mapper is checked on
+// test_globalmaxpool_precomputed's data in an opset-13 model, and on a
+// plane wider than max_kernel, which it cannot pool.
+func TestGlobalMaxPoolMapped(t *testing.T) {
+	tests := []struct {
+		name    string
+		h, w    int64
+		status  Status
+		contain string
+	}{
+		{"precomputed 3x3", 3, 3, Pass, "max pooling of the whole plane; elem_width 8; 1 elements exact"},
+		{"10x10", 10, 10, Unsupported, "window 10x10 exceeds max_kernel = 8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, err := onnxtest.New(13).Input("x", 1, 1, tt.h, tt.w).Output("y").
+				Node("p", "GlobalMaxPool", []string{"x"}, "y").Bytes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := onnx.Load(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := &onnx.Tensor{DType: onnx.Float32, Dims: []int64{1, 1, tt.h, tt.w}}
+			for i := range tt.h * tt.w {
+				x.Float32 = append(x.Float32, float32(i+1))
+			}
+			y := &onnx.Tensor{DType: onnx.Float32, Dims: []int64{1, 1, 1, 1}, Float32: []float32{float32(tt.h * tt.w)}}
+			c := &Case{Name: "globalmaxpool " + tt.name, Op: "GlobalMaxPool", Model: m, Inputs: []*onnx.Tensor{x}, Outputs: []*onnx.Tensor{y}}
+			r := Run(c, npu.DefaultConfig(), Interp)
+			if r.Status != tt.status || !strings.Contains(r.Detail, tt.contain) {
+				t.Errorf("%s: %s; want %s, containing %q", r.Status, r.Detail, tt.status, tt.contain)
+			}
+		})
 	}
 }

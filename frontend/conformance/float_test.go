@@ -12,7 +12,8 @@ import (
 
 // TestFloatExecutorReductions: the float executor (frontend/onnx, which
 // calibration runs) gives the official node tests' outputs for the
-// reductions, Sqrt, Reciprocal and Min, to float32 rounding (tests with
+// reductions, GlobalMaxPool, Sqrt, Reciprocal, Min and Max, to float32
+// rounding (tests with
 // inputs other than FLOAT are skipped: the executor computes in FLOAT).
 func TestFloatExecutorReductions(t *testing.T) {
 	needData(t)
@@ -20,7 +21,8 @@ func TestFloatExecutorReductions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prefixes := []string{"test_reduce_sum_", "test_reduce_mean_", "test_sqrt", "test_reciprocal", "test_min_"}
+	prefixes := []string{"test_reduce_sum_", "test_reduce_mean_", "test_reduce_max_", "test_globalmaxpool",
+		"test_sqrt", "test_reciprocal", "test_min_", "test_max_"}
 	ran := 0
 	for _, e := range entries {
 		name := e.Name()
@@ -56,8 +58,8 @@ func TestFloatExecutorReductions(t *testing.T) {
 		})
 		ran++
 	}
-	if ran < 20 {
-		t.Errorf("ran %d node tests, want at least 20", ran)
+	if ran < 34 {
+		t.Errorf("ran %d node tests, want at least 34", ran)
 	}
 }
 

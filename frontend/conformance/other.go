@@ -39,10 +39,14 @@ func poolTest(c *Case, base npu.Config) (*job, *Result, error) {
 	h, w := x.Shape[2], x.Shape[3]
 	p := compiler.Pool{Kind: golden.PoolMax, Padding: golden.PadIgnore}
 	note := "max pooling, padding never wins"
-	if n.OpType == "GlobalAveragePool" {
+	switch n.OpType {
+	case "GlobalAveragePool":
 		p = compiler.Pool{Kind: golden.PoolAvg, KH: h, KW: w, Requant: compiler.AvgRequant(h * w)}
 		note = "average of the plane: window sum times round(2^14/n), shift 14"
-	} else {
+	case "GlobalMaxPool":
+		p.KH, p.KW = h, w
+		note = "max pooling of the whole plane"
+	default:
 		if len(n.Outputs) != 1 {
 			return nil, nil, unsupportedf("%d outputs (argmax indices are not computed)", len(n.Outputs))
 		}
@@ -94,7 +98,7 @@ func eltTest(c *Case, base npu.Config) (*job, *Result, error) {
 		g.Output("y", g.Requant(in, golden.Requant{Scale: 1, Clamp: true, Lo: lo, Hi: hi}))
 		note = fmt.Sprintf("post-processor clamp %d..%d", lo, hi)
 		values = append(values, []int64{lo, hi})
-	case "Add", "Min":
+	case "Add", "Min", "Max":
 		if len(n.Inputs) != 2 {
 			return nil, nil, unsupportedf("the planar eltwise takes exactly two operands, the node has %d", len(n.Inputs))
 		}
@@ -105,10 +109,7 @@ func eltTest(c *Case, base npu.Config) (*job, *Result, error) {
 		if !slices.Equal(b.Shape, x.Shape) {
 			return nil, nil, unsupportedf("shapes %v and %v: the NPU combines tensors of one shape (no broadcasting)", x.Shape, b.Shape)
 		}
-		fn := golden.EltAdd
-		if n.OpType == "Min" {
-			fn = golden.EltMin
-		}
+		fn := map[string]golden.EltOp{"Add": golden.EltAdd, "Min": golden.EltMin, "Max": golden.EltMax}[n.OpType]
 		g.Output("y", g.Eltwise(fn, in, g.Input("b", b), golden.Requant{Scale: 1}))
 		note = "planar eltwise " + fn.String()
 		values = append(values, b.Data)

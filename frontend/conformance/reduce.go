@@ -7,10 +7,10 @@ import (
 	"github.com/hwgen/hwgen/golden"
 )
 
-// reduceTest maps ReduceSum or ReduceMean of a [C,H,W] or [1,C,H,W]
-// tensor onto the planar engine's reduce: over each channel's plane
-// (sum) or across its rows (rowsum, axis H alone); a mean divides by the
-// post-processor's round(2^14/n), shift 14.
+// reduceTest maps ReduceSum, ReduceMean or ReduceMax of a [C,H,W] or
+// [1,C,H,W] tensor onto the planar engine's reduce: over each channel's
+// plane (sum, max) or across its rows (rowsum, rowmax: axis H alone); a
+// mean divides by the post-processor's round(2^14/n), shift 14.
 func reduceTest(c *Case, base npu.Config) (*job, *Result, error) {
 	n := c.Model.Graph.Nodes[0]
 	x, err := tensor(c.input(0), "input "+n.Inputs[0])
@@ -56,6 +56,9 @@ func reduceTest(c *Case, base npu.Config) (*job, *Result, error) {
 		kind, count = golden.ReduceRowSum, h
 	default:
 		kind, count = golden.ReduceSum, h*w
+	}
+	if n.OpType == "ReduceMax" {
+		kind = map[golden.ReduceKind]golden.ReduceKind{golden.ReduceSum: golden.ReduceMax, golden.ReduceRowSum: golden.ReduceRowMax}[kind]
 	}
 	r := compiler.Reduction{Kind: kind, Requant: golden.Requant{Scale: 1}}
 	note := "planar reduce " + kind.String()

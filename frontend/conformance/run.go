@@ -59,9 +59,9 @@ type mapper func(c *Case, base npu.Config) (*job, *Result, error)
 var mappers = map[string]mapper{
 	"ConvInteger": convTest, "QLinearConv": convTest, "Conv": convTest,
 	"MatMulInteger": gemmTest, "QLinearMatMul": gemmTest, "MatMul": gemmTest, "Gemm": gemmTest,
-	"MaxPool": poolTest, "AveragePool": poolTest, "GlobalAveragePool": poolTest,
-	"Add": eltTest, "Min": eltTest, "Relu": eltTest, "Clip": eltTest,
-	"ReduceSum": reduceTest, "ReduceMean": reduceTest,
+	"MaxPool": poolTest, "AveragePool": poolTest, "GlobalAveragePool": poolTest, "GlobalMaxPool": poolTest,
+	"Add": eltTest, "Min": eltTest, "Max": eltTest, "Relu": eltTest, "Clip": eltTest,
+	"ReduceSum": reduceTest, "ReduceMean": reduceTest, "ReduceMax": reduceTest,
 	"Sqrt": postTest, "Reciprocal": postTest,
 	"Transpose":        transposeTest,
 	"QuantizeLinear":   quantizeTest,

@@ -23,18 +23,22 @@
 //	                                        or 0 without pads
 //	GlobalAveragePool                     → Pool2D avg of the whole plane (up to
 //	                                        max_kernel), else Reduce sum
+//	GlobalMaxPool                         → Pool2D max of the whole plane (up to
+//	                                        max_kernel), else Reduce max
 //	ReduceSum, ReduceMean over axes 2,3 (the plane) or 2 (across rows)
 //	                                      → Pool2D avg of the whole plane (H×1 for
 //	                                        rows) when it fits, keepdims 1, else
 //	                                        ReduceWith sum or rowsum
-//	ReduceSum/ReduceMean + Sqrt or Reciprocal
+//	ReduceMax likewise                    → Pool2D max, else ReduceWith max or
+//	                                        rowmax (no division)
+//	ReduceSum/ReduceMean/ReduceMax + Sqrt or Reciprocal
 //	                                      → ReduceWith with the post function sqrt
 //	                                        or recip (postRequant)
 //	Sqrt, Reciprocal of [1,C,1,1] or [1,C]
 //	                                      → ReduceWith sum of the one element, with
 //	                                        the post function
-//	Add, Min of two values of one shape [+ Relu] [+ Clip]
-//	                                      → Eltwise add or min, the finer operand
+//	Add, Min, Max of two values of one shape [+ Relu] [+ Clip]
+//	                                      → Eltwise add, min or max, the finer operand
 //	                                        first rescaled to the coarser one's scale
 //	Relu, Clip alone                      → Requant with ReLU or the clamp
 //	Reshape/Flatten/Squeeze/Unsqueeze of [1,C,H,W] to [1,C·H·W]
@@ -44,7 +48,8 @@
 // Every activation is symmetric int8 with one scale per tensor; a max pool,
 // a flatten and a transpose keep their input's scale (max commutes with a
 // positive scale), every other op rescales to its output's calibrated
-// scale. A Clip's bounds become the post-processor's clamp in output
+// scale (a ReduceMax or GlobalMaxPool too: its maximum, one of the int8
+// values, is rescaled with no division). A Clip's bounds become the post-processor's clamp in output
 // units, round(bound/scale). An average divides through the
 // post-processor: the window sum times Scale, shifted right by Shift with
 // rounding half up, Scale/2^Shift ≈ s_in/(s_out·KH·KW) (see rescale); it

@@ -38,13 +38,17 @@ func (l *lowering) node(n *onnx.Node) error {
 		return l.avgPool(n)
 	case "GlobalAveragePool":
 		return l.globalAvgPool(n)
+	case "GlobalMaxPool":
+		return l.globalMaxPool(n)
 	case "Relu", "Clip", "Abs":
 		return l.requantOnly(n)
 	case "Add":
 		return l.residual(n)
 	case "Min":
 		return l.binary(n, golden.EltMin)
-	case "ReduceSum", "ReduceMean":
+	case "Max":
+		return l.binary(n, golden.EltMax)
+	case "ReduceSum", "ReduceMean", "ReduceMax":
 		return l.reduce(n)
 	case "Sqrt", "Reciprocal":
 		return l.postOnly(n)
@@ -58,8 +62,8 @@ func (l *lowering) node(n *onnx.Node) error {
 
 // Ops are the ops the lowering maps (constant subgraphs of any FloatOps op
 // are folded before).
-var Ops = []string{"Conv", "Gemm", "MatMul", "Add", "Min", "Relu", "Clip", "Abs", "MaxPool", "AveragePool", "GlobalAveragePool",
-	"ReduceSum", "ReduceMean", "Sqrt", "Reciprocal", "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Transpose"}
+var Ops = []string{"Conv", "Gemm", "MatMul", "Add", "Min", "Max", "Relu", "Clip", "Abs", "MaxPool", "AveragePool", "GlobalAveragePool",
+	"GlobalMaxPool", "ReduceSum", "ReduceMean", "ReduceMax", "Sqrt", "Reciprocal", "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Transpose"}
 
 // input is the lowered value n reads as its data input, with its scale.
 func (l *lowering) input(n *onnx.Node) (string, float64, error) {

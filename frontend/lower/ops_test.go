@@ -252,6 +252,30 @@ var opCases = []struct {
 			Node("sqrt", "Sqrt", []string{"s"}, "n").
 			Node("recip", "Reciprocal", []string{"n"}, "y")
 	}, []int64{1, 2, 4, 4}, 1.5},
+	{"Max of two feature maps, ReduceMax across rows with Sqrt fused", func() *onnxtest.Builder {
+		b := onnxtest.New(18).Input("x", 1, 2, 4, 5).Output("y")
+		b = conv(b, "conv1", "x", "c1", 2, 2, 70).Node("relu1", "Relu", []string{"c1"}, "r1")
+		return conv(b, "conv2", "r1", "c2", 2, 2, 71).
+			Node("max", "Max", []string{"c2", "r1"}, "m").
+			Int64("axes", []int64{1}, 2).
+			Node("rmax", "ReduceMax", []string{"m", "axes"}, "s").
+			Node("sqrt", "Sqrt", []string{"s"}, "y")
+	}, []int64{1, 2, 4, 5}, 1.5},
+	{"GlobalMaxPool of a 10x10 plane as a reduce max, Flatten, Gemm", func() *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 2, 10, 10).Output("y")
+		return conv(b, "conv", "x", "c", 3, 2, 72).
+			Node("gmp", "GlobalMaxPool", []string{"c"}, "p").
+			Node("flat", "Flatten", []string{"p"}, "f").
+			Float("w", []int64{2, 3}, posWave(73, 1, 2, 3)...).
+			Node("gemm", "Gemm", []string{"f", "w"}, "y", i64("transB", 1))
+	}, []int64{1, 2, 10, 10}, 1.5},
+	{"ReduceMax over a 6x6 plane as a max pool, then a 1x1 Conv", func() *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 2, 6, 6).Output("y")
+		return conv(b, "conv", "x", "c", 3, 2, 74).
+			Node("rmax", "ReduceMax", []string{"c"}, "p", oints("axes", 2, 3)).
+			Float("w1", []int64{2, 3, 1, 1}, posWave(75, 1, 2, 3, 1, 1)...).
+			Node("cls", "Conv", []string{"p", "w1"}, "y")
+	}, []int64{1, 2, 6, 6}, 1.5},
 }
 
 // Each op beyond mnist-7's lowers and runs on the reference machine bit
@@ -413,7 +437,7 @@ func TestOpsErrors(t *testing.T) {
 			Node("tr", "Transpose", []string{"f"}, "y"),
 			`node "tr" (Transpose): input "f" is not the result of a Gemm or MatMul: only those are transposed on the data path`},
 		{"Concat of feature maps", base().Node("cat", "Concat", []string{"x", "x"}, "y", i64("axis", 1)),
-			`node "cat" (Concat): op not supported by the lowering; supported: Conv, Gemm, MatMul, Add, Min, Relu, Clip, Abs, MaxPool, AveragePool, GlobalAveragePool, ReduceSum, ReduceMean, Sqrt, Reciprocal, Flatten, Reshape, Squeeze, Unsqueeze, Transpose`},
+			`node "cat" (Concat): op not supported by the lowering; supported: Conv, Gemm, MatMul, Add, Min, Max, Relu, Clip, Abs, MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, ReduceSum, ReduceMean, ReduceMax, Sqrt, Reciprocal, Flatten, Reshape, Squeeze, Unsqueeze, Transpose`},
 		{"Add of a constant alone", base().Float("k", []int64{}, 1).Node("add", "Add", []string{"x", "k"}, "y"),
 			`node "add" (Add): adds the constant "k": a constant is added only as the bias right after a Conv, Gemm or MatMul`},
 		{"Add broadcast", base().Float("w", []int64{2, 2, 3, 3}, wave(0, 1, 2, 2, 3, 3)...).

@@ -90,3 +90,40 @@ func (l *lowering) globalAvgPool(n *onnx.Node) error {
 	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Reduce(x, golden.ReduceSum, q) })
 	return nil
 }
+
+// globalMaxPool lowers GlobalMaxPool [1,C,H,W] → [1,C,1,1] as
+// globalAvgPool does: a max pool of the whole plane when it fits
+// max_kernel (a [C,1,1] feature map), else a reduce max per channel
+// giving [C] (a Flatten, Reshape, Squeeze, Gemm or MatMul may follow).
+// Either way the maximum, one of the int8 values, is rescaled to the
+// output's scale (no division).
+func (l *lowering) globalMaxPool(n *onnx.Node) error {
+	in, sx, err := l.input(n)
+	if err != nil {
+		return err
+	}
+	shape := l.shapes[in]
+	if len(shape) != 4 {
+		return fmt.Errorf("input shape %v, want [1,C,H,W]", shape)
+	}
+	h, w := shape[2], shape[3]
+	out := n.Outputs[0]
+	sy, err := l.scaleOf(out)
+	if err != nil {
+		return err
+	}
+	q, err := l.rescale(n.Name, sx, sy, 1)
+	if err != nil {
+		return err
+	}
+	if h <= l.cfg.MaxKernel && w <= l.cfg.MaxKernel {
+		p := compiler.Pool{Kind: golden.PoolMax, KH: h, KW: w, Padding: golden.PadZero, Requant: q}
+		l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Pool2D(x, p) })
+		return nil
+	}
+	if err := l.checkUsers(out, fmt.Sprintf("the plane %dx%d is wider than max_kernel = %d, so its maximum is taken per channel into a vector", h, w, l.cfg.MaxKernel), vectorFollowers); err != nil {
+		return err
+	}
+	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Reduce(x, golden.ReduceMax, q) })
+	return nil
+}

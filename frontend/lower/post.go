@@ -11,8 +11,9 @@ import (
 // This file computes the post-processing of a reduction that ends in a
 // square root or a reciprocal (compiler.Reduction's Post). The planar
 // engine applies the post function u = p(v) to v = S·Scale (S the int
-// sum of the reduced int8 values, scale sx each) and then shifts u right
-// by s with the requantization's rounding, ReLU, clamp and saturation:
+// sum of the reduced int8 values, scale sx each, or for a max reduction
+// their maximum: a "sum" of one value) and then shifts u right by s with
+// the requantization's rounding, ReLU, clamp and saturation:
 //
 //	sqrt:  y = round(floor(√(S·Scale)) / 2^s)
 //	recip: y = round(trunc(2^K / (S·Scale)) / 2^s)
@@ -38,7 +39,8 @@ import (
 
 // postRequant computes the Reduction fields (Requant, RecipBits) of a
 // reduction with post p of sums of at most maxSum int8 values of scale
-// sx, each divided by div, to int8 of scale sy, and records the layer.
+// sx (1 for a maximum), each divided by div, to int8 of scale sy, and
+// records the layer.
 func (l *lowering) postRequant(name string, p golden.PostFn, sx, sy float64, div, maxSum int) (compiler.Reduction, error) {
 	k, maxShift := l.cfg.Planar().RecipShift(), l.cfg.Planar().MaxShift()
 	limit := min(float64(golden.S(l.cfg.ScaleWidth).Max()), math.Floor((math.Ldexp(1, k)-1)/float64(128*maxSum)))

@@ -10,10 +10,10 @@ import (
 	"github.com/hwgen/hwgen/golden"
 )
 
-// This file lowers ReduceSum and ReduceMean of a feature map [1,C,H,W]
-// onto the planar engine, with a Sqrt or Reciprocal after them fused as
-// the reduction's post function, and a Sqrt or Reciprocal of one value
-// per channel as a reduction of one element.
+// This file lowers ReduceSum, ReduceMean and ReduceMax of a feature map
+// [1,C,H,W] onto the planar engine, with a Sqrt or Reciprocal after them
+// fused as the reduction's post function, and a Sqrt or Reciprocal of one
+// value per channel as a reduction of one element.
 
 // vectorFollowers are the ops that read a per-channel vector or row (a
 // compiler reduction's [C] or [C,W]) where ONNX has a feature map.
@@ -30,20 +30,23 @@ func (l *lowering) checkUsers(out, what string, allowed []string) error {
 	return nil
 }
 
-// reduce lowers ReduceSum or ReduceMean of [1,C,H,W] [+ Sqrt or
-// Reciprocal]. The planar engine reduces within a channel, so the axes
+// reduce lowers ReduceSum, ReduceMean or ReduceMax of [1,C,H,W] [+ Sqrt
+// or Reciprocal]. The planar engine reduces within a channel, so the axes
 // (attribute, or a constant axes input) must cover H and W (the plane:
 // one value per channel) or H alone (across rows: W values per channel,
 // W ≤ line_depth); axes of size 1 do not matter, the channel axis must
 // not be reduced. Without a post function and with keepdims 1, a plane
 // within max_kernel (or H rows within it) is an average pool of the
 // whole window (sum, then the rescale by 1/div and the change of scale),
-// which keeps a feature map any op can read; otherwise it is a planar
-// reduction, whose [C] or [C,W] result only a Flatten, Reshape, Squeeze,
-// Gemm, MatMul or a standalone Sqrt or Reciprocal may read (with keepdims
-// 0 over the plane, the [1,C] a Gemm or MatMul reads directly). A Sqrt or Reciprocal that is the
-// result's only user becomes the reduction's post function (postRequant
-// has the arithmetic).
+// or for ReduceMax a max pool of it (the maximum, then the change of
+// scale: no division), which keeps a feature map any op can read;
+// otherwise it is a planar reduction (sum or rowsum, max or rowmax),
+// whose [C] or [C,W] result only a Flatten, Reshape, Squeeze, Gemm,
+// MatMul or a standalone Sqrt or Reciprocal may read (with keepdims 0
+// over the plane, the [1,C] a Gemm or MatMul reads directly). A Sqrt or
+// Reciprocal that is the result's only user becomes the reduction's post
+// function (postRequant has the arithmetic; the planar post unit applies
+// it to a maximum as to a sum, which for it is one int8 value).
 func (l *lowering) reduce(n *onnx.Node) error {
 	in, sx, err := l.input(n)
 	if err != nil {
@@ -88,12 +91,18 @@ func (l *lowering) reduce(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
-	div := 1
+	isMax := n.OpType == "ReduceMax"
+	div, maxSum := 1, count // maxSum: the int8 values a result combines by adding
 	if n.OpType == "ReduceMean" {
 		div = count
 	}
 	r := compiler.Reduction{Kind: golden.ReduceSum}
-	if rows {
+	switch {
+	case isMax && rows:
+		r.Kind, maxSum = golden.ReduceRowMax, 1
+	case isMax:
+		r.Kind, maxSum = golden.ReduceMax, 1
+	case rows:
 		r.Kind = golden.ReduceRowSum
 	}
 	if post == golden.PostNone {
@@ -102,13 +111,16 @@ func (l *lowering) reduce(n *onnx.Node) error {
 		}
 	} else {
 		kind := r.Kind
-		if r, err = l.postRequant(n.Name, post, sx, sy, div, count); err != nil {
+		if r, err = l.postRequant(n.Name, post, sx, sy, div, maxSum); err != nil {
 			return err
 		}
 		r.Kind = kind
 	}
 	if post == golden.PostNone && keep && h <= l.cfg.MaxKernel && (rows && w <= l.cfg.LineDepth || !rows && w <= l.cfg.MaxKernel) {
 		p := compiler.Pool{Kind: golden.PoolAvg, KH: h, KW: w, Padding: golden.PadZero, Requant: r.Requant}
+		if isMax {
+			p.Kind = golden.PoolMax
+		}
 		if rows {
 			p.KW = 1
 		}
@@ -168,7 +180,7 @@ func (l *lowering) postOnly(n *onnx.Node) error {
 	shape := l.shapes[in]
 	perChannel := len(shape) == 4 && shape[0] == 1 && shape[2] == 1 && shape[3] == 1 || len(shape) == 2 && shape[0] == 1
 	if !perChannel || l.matrices[in] {
-		return fmt.Errorf("%s of a %v value: the planar engine has it only as the post function of a reduction; supported: right after a ReduceSum or ReduceMean (fused), or of one value per channel ([1,C,1,1], or [1,C] not computed by a Gemm or MatMul)", n.OpType, shape)
+		return fmt.Errorf("%s of a %v value: the planar engine has it only as the post function of a reduction; supported: right after a ReduceSum, ReduceMean or ReduceMax (fused), or of one value per channel ([1,C,1,1], or [1,C] not computed by a Gemm or MatMul)", n.OpType, shape)
 	}
 	post := golden.PostSqrt
 	if n.OpType == "Reciprocal" {

@@ -25,15 +25,18 @@ func absInput(opset int64, h, w int64) *onnxtest.Builder {
 	return onnxtest.New(opset).Input("x", 1, 2, h, w).Output("y").Node("abs", "Abs", []string{"x"}, "r")
 }
 
-// reduceCases are small nets of the reductions, Sqrt, Reciprocal and
-// Min, as opCases. The reduction's own error is half an output step plus
+// reduceCases are small nets of the reductions, GlobalMaxPool, Sqrt,
+// Reciprocal, Min and Max, as opCases. The reduction's own error is half an output step plus
 // the multiplier's; the rest is the int8 roundings of the values reduced,
 // each up to half a step of their scale, which a sum of n adds up (n/2
 // steps of the input's scale at worst, about √n/2 typically): 1 output
 // step when the output's scale is coarser than the values', 1.5 when a
 // mean makes it finer. A Min's output range can be narrower than both
 // operands' (min(c, relu(r)) ≤ relu(r)): their roundings and the
-// rescaled operand's then count more output steps, hence 2.
+// rescaled operand's then count more output steps, hence 2. A maximum is
+// one of the int8 values: its rounding (half a step of its scale) and the
+// rescale's (half an output step) make 1 step when the two scales are
+// close.
 var reduceCases = []struct {
 	name  string
 	model func() *onnxtest.Builder
@@ -110,6 +113,83 @@ var reduceCases = []struct {
 			Node("gap", "GlobalAveragePool", []string{"r"}, "p").
 			Node("sqrt", "Sqrt", []string{"p"}, "y")
 	}, []int64{1, 2, 4, 4}, 1.5},
+	{"ReduceMax axes [2 3] attribute (opset 13), keepdims: a max pool", func() *onnxtest.Builder {
+		return reluConv(13, 4, 4, 50).Node("max", "ReduceMax", []string{"r"}, "y", oints("axes", 2, 3))
+	}, []int64{1, 2, 4, 4}, 1},
+	{"ReduceMax of a conv without Relu (negative maxima), axes [-2 -1]", func() *onnxtest.Builder {
+		b := onnxtest.New(11).Input("x", 1, 2, 4, 4).Output("y")
+		return conv(b, "conv", "x", "c", 3, 2, 51).Node("max", "ReduceMax", []string{"c"}, "y", oints("axes", -2, -1))
+	}, []int64{1, 2, 4, 4}, 1},
+	{"ReduceMax axes input (opset 18) [-1 -2], keepdims 0: a reduce max, then MatMul", func() *onnxtest.Builder {
+		return reluConv(18, 4, 4, 52).Int64("axes", []int64{2}, -1, -2).
+			Node("max", "ReduceMax", []string{"r", "axes"}, "s", i64("keepdims", 0)).
+			Float("w", []int64{3, 2}, posWave(53, 1, 3, 2)...).
+			Node("fc", "MatMul", []string{"s", "w"}, "y")
+	}, []int64{1, 2, 4, 4}, 1.5},
+	{"ReduceMax axes [2], keepdims: an Hx1 max pool", func() *onnxtest.Builder {
+		return reluConv(13, 4, 5, 54).Node("max", "ReduceMax", []string{"r"}, "y", oints("axes", 2))
+	}, []int64{1, 2, 4, 5}, 1},
+	{"ReduceMax axes input [2] (opset 18), keepdims 0: a rowmax", func() *onnxtest.Builder {
+		return reluConv(18, 4, 5, 55).Int64("axes", []int64{1}, 2).
+			Node("max", "ReduceMax", []string{"r", "axes"}, "y", i64("keepdims", 0))
+	}, []int64{1, 2, 4, 5}, 1},
+	{"ReduceMax of a 10x10 plane: a reduce max, Flatten, Gemm", func() *onnxtest.Builder {
+		return reluConv(13, 10, 10, 56).
+			Node("max", "ReduceMax", []string{"r"}, "m", oints("axes", 2, 3)).
+			Node("flat", "Flatten", []string{"m"}, "f").
+			Float("w", []int64{2, 3}, posWave(57, 1, 2, 3)...).
+			Node("gemm", "Gemm", []string{"f", "w"}, "y", i64("transB", 1))
+	}, []int64{1, 2, 10, 10}, 1.5},
+	{"ReduceMax across 10 rows (beyond max_kernel), keepdims: a rowmax, Flatten, MatMul", func() *onnxtest.Builder {
+		return reluConv(11, 10, 3, 58).
+			Node("max", "ReduceMax", []string{"r"}, "s", oints("axes", 2)).
+			Node("flat", "Flatten", []string{"s"}, "f").
+			Float("w", []int64{9, 2}, posWave(59, 1, 9, 2)...).
+			Node("fc", "MatMul", []string{"f", "w"}, "y")
+	}, []int64{1, 2, 10, 3}, 1.5},
+	{"ReduceMax then Sqrt: sqrt post function of a maximum", func() *onnxtest.Builder {
+		return reluConv(13, 4, 4, 60).
+			Node("max", "ReduceMax", []string{"r"}, "m", oints("axes", 2, 3)).
+			Node("sqrt", "Sqrt", []string{"m"}, "y")
+	}, []int64{1, 2, 4, 4}, 1},
+	{"ReduceMax across rows then Reciprocal: recip post function of a rowmax", func() *onnxtest.Builder {
+		return absInput(18, 4, 4).Int64("axes", []int64{1}, 2).
+			Node("max", "ReduceMax", []string{"r", "axes"}, "m").
+			Node("recip", "Reciprocal", []string{"m"}, "y")
+	}, []int64{1, 2, 4, 4}, 1},
+	{"GlobalMaxPool of 4x4: a max pool, then a 1x1 Conv", func() *onnxtest.Builder {
+		b := reluConv(13, 4, 4, 61).Node("gmp", "GlobalMaxPool", []string{"r"}, "p")
+		return conv(b, "cls", "p", "y", 2, 3, 62)
+	}, []int64{1, 2, 4, 4}, 1.5},
+	{"GlobalMaxPool of 10x10: a reduce max, Flatten, MatMul", func() *onnxtest.Builder {
+		return reluConv(13, 10, 10, 63).
+			Node("gmp", "GlobalMaxPool", []string{"r"}, "p").
+			Node("flat", "Flatten", []string{"p"}, "f").
+			Float("w", []int64{3, 2}, posWave(64, 1, 3, 2)...).
+			Node("fc", "MatMul", []string{"f", "w"}, "y")
+	}, []int64{1, 2, 10, 10}, 1.5},
+	{"GlobalMaxPool then a standalone Reciprocal", func() *onnxtest.Builder {
+		return absInput(13, 4, 4).
+			Node("gmp", "GlobalMaxPool", []string{"r"}, "p").
+			Node("recip", "Reciprocal", []string{"p"}, "y")
+	}, []int64{1, 2, 4, 4}, 1.5},
+	{"Max of two feature maps of different scales", func() *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y")
+		b = conv(b, "conv1", "x", "c1", 2, 2, 65).Node("relu1", "Relu", []string{"c1"}, "r1")
+		return conv(b, "conv2", "r1", "c2", 2, 2, 66).
+			Node("max", "Max", []string{"c2", "r1"}, "y")
+	}, []int64{1, 2, 4, 4}, 1.5},
+	{"Max, Clip after it, Flatten, MatMul", func() *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y")
+		b = conv(b, "conv1", "x", "c1", 2, 2, 67)
+		return conv(b, "conv2", "x", "c2", 2, 2, 68).
+			Node("max", "Max", []string{"c1", "c2"}, "m").
+			Float("lo", []int64{}, 0).Float("hi", []int64{}, 1).
+			Node("clip", "Clip", []string{"m", "lo", "hi"}, "k").
+			Node("flat", "Flatten", []string{"k"}, "f").
+			Float("w", []int64{32, 3}, posWave(69, 0.5, 32, 3)...).
+			Node("fc", "MatMul", []string{"f", "w"}, "y")
+	}, []int64{1, 2, 4, 4}, 1.5},
 	{"Min of two feature maps of different scales", func() *onnxtest.Builder {
 		b := onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y")
 		b = conv(b, "conv1", "x", "c1", 2, 2, 41).Node("relu1", "Relu", []string{"c1"}, "r1")
@@ -128,7 +208,8 @@ var reduceCases = []struct {
 	}, []int64{1, 2, 4, 4}, 1.5},
 }
 
-// Each reduction, Sqrt, Reciprocal and Min lowers and runs on the
+// Each reduction, GlobalMaxPool, Sqrt, Reciprocal, Min and Max lowers
+// and runs on the
 // reference machine bit for bit the golden models, within the case's
 // steps of the float executor.
 func TestReduceLowered(t *testing.T) {
@@ -162,7 +243,7 @@ func TestReduceErrors(t *testing.T) {
 		{"ReduceSum keepdims 2", base(11).Node("sum", "ReduceSum", []string{"x"}, "y", oints("axes", 2, 3), i64("keepdims", 2)),
 			`keepdims 2: want 0 or 1`},
 		{"Sqrt of a feature map", base(13).Node("abs", "Abs", []string{"x"}, "a").Node("sqrt", "Sqrt", []string{"a"}, "y"),
-			`node "sqrt" (Sqrt): Sqrt of a [1 2 4 4] value: the planar engine has it only as the post function of a reduction; supported: right after a ReduceSum or ReduceMean (fused), or of one value per channel`},
+			`node "sqrt" (Sqrt): Sqrt of a [1 2 4 4] value: the planar engine has it only as the post function of a reduction; supported: right after a ReduceSum, ReduceMean or ReduceMax (fused), or of one value per channel`},
 		{"Reciprocal of a Gemm result", base(13).Float("w", []int64{32, 3}, wave(0, 1, 32, 3)...).
 			Node("flat", "Flatten", []string{"x"}, "f").Node("fc", "MatMul", []string{"f", "w"}, "m").
 			Node("recip", "Reciprocal", []string{"m"}, "y"),
@@ -173,6 +254,30 @@ func TestReduceErrors(t *testing.T) {
 			Node("sqrt", "Sqrt", []string{"s"}, "n").
 			Node("cls", "Conv", []string{"n", "w"}, "y"),
 			`node "sum" (ReduceSum): the reduction gives one value per channel (2) as a vector, which "cls" (Conv) cannot read; supported after it: Flatten, Reshape, Squeeze, Gemm, MatMul, Sqrt, Reciprocal`},
+		{"ReduceMax over the channels and rows", base(13).Node("max", "ReduceMax", []string{"x"}, "y", oints("axes", 1, 2)),
+			`node "max" (ReduceMax): axes [1 2] reduce the channel axis 1 (C = 2): the planar engine reduces within a channel`},
+		{"ReduceMax along W only, axes input (opset 18)", base(18).Int64("axes", []int64{1}, -1).Node("max", "ReduceMax", []string{"x", "axes"}, "y"),
+			`node "max" (ReduceMax): axes [3] reduce W (axis 3) but not H (axis 2, H = 4)`},
+		{"ReduceMax across rows wider than line_depth", onnxtest.New(13).Input("x", 1, 2, 2, 80).Output("y").
+			Node("max", "ReduceMax", []string{"x"}, "y", oints("axes", 2)),
+			`node "max" (ReduceMax): axes [2] of a plane 80 wide: a reduction across rows holds a row in the planar line buffer; supported: W ≤ line_depth = 64`},
+		{"Conv after a ReduceMax of a 10x10 plane", onnxtest.New(13).Input("x", 1, 2, 10, 10).Output("y").
+			Float("w", []int64{3, 2, 1, 1}, wave(0, 1, 3, 2, 1, 1)...).
+			Node("max", "ReduceMax", []string{"x"}, "m", oints("axes", 2, 3)).
+			Node("cls", "Conv", []string{"m", "w"}, "y"),
+			`node "max" (ReduceMax): the reduction gives one value per channel (2) as a vector, which "cls" (Conv) cannot read; supported after it: Flatten, Reshape, Squeeze, Gemm, MatMul, Sqrt, Reciprocal`},
+		{"Conv after a GlobalMaxPool reduced to a vector", onnxtest.New(13).Input("x", 1, 2, 10, 10).Output("y").
+			Float("w", []int64{3, 2, 1, 1}, wave(0, 1, 3, 2, 1, 1)...).
+			Node("gmp", "GlobalMaxPool", []string{"x"}, "p").
+			Node("cls", "Conv", []string{"p", "w"}, "y"),
+			`node "gmp" (GlobalMaxPool): the plane 10x10 is wider than max_kernel = 8, so its maximum is taken per channel into a vector, which "cls" (Conv) cannot read; supported after it: Flatten, Reshape, Squeeze, Gemm, MatMul`},
+		{"Max of one", base(13).Node("max", "Max", []string{"x"}, "y"),
+			`node "max" (Max): 1 inputs, want 2`},
+		{"Max with a constant: a Relu", base(13).Float("k", []int64{}, 0).Node("max", "Max", []string{"x", "k"}, "y"),
+			`node "max" (Max): input "k" is a constant: only the Max of two computed values is supported (a Clip bounds by constants)`},
+		{"Max broadcast", base(13).Node("max1", "ReduceMax", []string{"x"}, "p", oints("axes", 2, 3)).
+			Node("max", "Max", []string{"x", "p"}, "y"),
+			`node "max" (Max): shapes [1 2 4 4] and [1 2 1 1]: only the Max of two values of one shape (no broadcasting) is supported`},
 		{"Min of three", base(13).Node("abs", "Abs", []string{"x"}, "a").Node("min", "Min", []string{"x", "a", "x"}, "y"),
 			`node "min" (Min): 3 inputs, want 2`},
 		{"Min with a constant", base(13).Float("k", []int64{}, 0.5).Node("min", "Min", []string{"x", "k"}, "y"),

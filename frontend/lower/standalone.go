@@ -12,8 +12,8 @@ import (
 // This file lowers the ops that stand on their own on the data path: a
 // Relu or Clip no layer absorbed (a requantization of the int8 value), an
 // Abs (the planar engine's eltwise abs, then the requantization), the
-// Add or Min of two feature maps (an eltwise add or min) and the
-// transpose of a matrix.
+// Add, Min or Max of two feature maps (an eltwise add, min or max) and
+// the transpose of a matrix.
 
 // requantOnly lowers a lone Relu or Clip to compiler.Graph.Requant (an Abs
 // to compiler.Graph.Abs): the
@@ -49,16 +49,16 @@ func (l *lowering) requantOnly(n *onnx.Node) error {
 }
 
 // residual lowers the Add of two feature maps of one shape [+ Relu]
-// [+ Clip] to an eltwise add, and Min likewise to an eltwise min
-// (binary).
+// [+ Clip] to an eltwise add, and Min and Max likewise to an eltwise min
+// or max (binary).
 func (l *lowering) residual(n *onnx.Node) error { return l.binary(n, golden.EltAdd) }
 
-// binary lowers an Add or Min of two computed values of one shape
+// binary lowers an Add, Min or Max of two computed values of one shape
 // [+ Relu] [+ Clip] to the planar eltwise fn. The operands have their
 // own scales: the one of the finer scale is first rescaled to the
 // coarser one's units (so it cannot saturate; it loses up to half a step
-// of the coarser scale), then the exact sum or minimum is rescaled to
-// the output's scale.
+// of the coarser scale), then the exact sum, minimum or maximum is
+// rescaled to the output's scale.
 func (l *lowering) binary(n *onnx.Node, fn golden.EltOp) error {
 	if len(n.Inputs) != 2 {
 		return fmt.Errorf("%d inputs, want 2", len(n.Inputs))

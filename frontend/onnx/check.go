@@ -9,8 +9,8 @@ import (
 // float and quantized; the one list Check is normally given.
 var SupportedOps = []string{
 	"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip", "Abs",
-	"MaxPool", "AveragePool", "GlobalAveragePool",
-	"ReduceSum", "ReduceMean", "Sqrt", "Reciprocal", "Min",
+	"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
+	"ReduceSum", "ReduceMean", "ReduceMax", "Sqrt", "Reciprocal", "Min", "Max",
 	"Flatten", "Reshape", "Transpose",
 	"Constant", "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Cast",
 	"QuantizeLinear", "DequantizeLinear",

@@ -10,7 +10,8 @@
 //
 // Graph.Execute and Graph.Run evaluate a graph in float for the ops
 // FloatOps lists (mnist-7's, Gemm, Clip, AveragePool, GlobalAveragePool,
-// ReduceSum, ReduceMean, Sqrt, Reciprocal, Min, Transpose and the shape
+// GlobalMaxPool, ReduceSum, ReduceMean, ReduceMax, Sqrt, Reciprocal, Min,
+// Max, Transpose and the shape
 // computations exporters emit: Constant, Shape, Gather, Unsqueeze,
 // Squeeze, Concat, Slice, Cast), after the ONNX operator spec for opsets
 // 7 to 18: a plain, slow reference executor that quantized results are

@@ -103,14 +103,14 @@ func (g *Graph) Execute(inputs map[string]*Array) (map[string]*Array, error) {
 }
 
 // FloatOps are the ops Execute runs: those of mnist-7, Gemm, Clip, the
-// average pools, Transpose, the reductions ReduceSum and ReduceMean,
-// Sqrt, Reciprocal, Min, and the ops of the shape computations that
+// average pools, GlobalMaxPool, Transpose, the reductions ReduceSum,
+// ReduceMean and ReduceMax, Sqrt, Reciprocal, Min, Max, and the ops of the shape computations that
 // exporters emit (PyTorch's x.view(x.size(0), -1): Shape, Gather,
 // Unsqueeze, Concat, then a Reshape reading the computed shape).
 var FloatOps = []string{
 	"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip", "Abs",
-	"MaxPool", "AveragePool", "GlobalAveragePool",
-	"ReduceSum", "ReduceMean", "Sqrt", "Reciprocal", "Min",
+	"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
+	"ReduceSum", "ReduceMean", "ReduceMax", "Sqrt", "Reciprocal", "Min", "Max",
 	"Flatten", "Reshape", "Transpose",
 	"Constant", "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Cast",
 }
@@ -179,11 +179,14 @@ var floatOps = map[string]opFunc{
 	"Clip":              evalClip,
 	"AveragePool":       evalAveragePool,
 	"GlobalAveragePool": evalGlobalAveragePool,
-	"ReduceSum":         evalReduce(false),
-	"ReduceMean":        evalReduce(true),
+	"GlobalMaxPool":     evalGlobalMaxPool,
+	"ReduceSum":         evalReduce(reduceSum),
+	"ReduceMean":        evalReduce(reduceMean),
+	"ReduceMax":         evalReduce(reduceMax),
 	"Sqrt":              evalSqrt,
 	"Reciprocal":        evalReciprocal,
 	"Min":               evalMin,
+	"Max":               evalMax,
 	"Transpose":         evalTranspose,
 	"Constant":          evalConstant,
 	"Shape":             evalShape,

@@ -6,11 +6,13 @@ import (
 )
 
 // This file holds the float evaluators of the reductions (ReduceSum,
-// ReduceMean), the elementwise Sqrt and Reciprocal, and Min.
+// ReduceMean, ReduceMax), GlobalMaxPool, the elementwise Sqrt and
+// Reciprocal, and Min and Max.
 
-// ReduceAxes resolves which axes of a rank-r value a ReduceSum or
-// ReduceMean node n reduces. The axes come from the axes input when
-// hasInput (ReduceSum since opset 13, ReduceMean since 18; input holds
+// ReduceAxes resolves which axes of a rank-r value a ReduceSum,
+// ReduceMean or ReduceMax node n reduces. The axes come from the axes
+// input when hasInput (ReduceSum since opset 13, ReduceMean and ReduceMax
+// since 18; input holds
 // its values), else from the axes attribute. No axes (absent or empty)
 // means every axis, or none when noop_with_empty_axes is 1. Negative
 // axes count from the end.
@@ -68,8 +70,18 @@ func ReducedShape(shape []int, mask []bool, keep bool) []int {
 	return out
 }
 
-// evalReduce is ReduceSum (mean false) or ReduceMean, summed in float64.
-func evalReduce(mean bool) opFunc {
+// reduceKind is how a float reduction combines its values.
+type reduceKind int
+
+const (
+	reduceSum  reduceKind = iota // ReduceSum
+	reduceMean                   // ReduceMean: the sum over the count
+	reduceMax                    // ReduceMax: NaN if any value is NaN
+)
+
+// evalReduce is ReduceSum, ReduceMean (both summed in float64) or
+// ReduceMax.
+func evalReduce(kind reduceKind) opFunc {
 	return func(n *Node, in operands) (*Array, error) {
 		x, err := in.float(0)
 		if err != nil {
@@ -89,8 +101,13 @@ func evalReduce(mean bool) opFunc {
 		if err != nil {
 			return nil, err
 		}
-		kept := ReducedShape(x.Shape, mask, true) // the sums' index space
-		sums := make([]float64, numel(kept))
+		kept := ReducedShape(x.Shape, mask, true) // the results' index space
+		acc := make([]float64, numel(kept))
+		if kind == reduceMax {
+			for i := range acc {
+				acc[i] = math.Inf(-1) // the max of no values, as ONNX
+			}
+		}
 		idx := make([]int, len(x.Shape))
 		count := 1
 		for i, d := range x.Shape {
@@ -106,18 +123,56 @@ func evalReduce(mean bool) opFunc {
 					o += idx[i]
 				}
 			}
-			sums[o] += float64(v)
+			switch f := float64(v); {
+			case kind != reduceMax:
+				acc[o] += f
+			case f != f || f > acc[o]:
+				if acc[o] == acc[o] { // a NaN stays
+					acc[o] = f
+				}
+			}
 			next(idx, x.Shape)
 		}
 		y := NewArray(ReducedShape(x.Shape, mask, keep)...)
-		for i, s := range sums {
-			if mean {
+		for i, s := range acc {
+			if kind == reduceMean {
 				s /= float64(count)
 			}
 			y.Data[i] = float32(s)
 		}
 		return y, nil
 	}
+}
+
+// evalGlobalMaxPool is the maximum of every [N,C,...] channel over its
+// spatial dims, which become 1 (NaN if the channel holds one).
+func evalGlobalMaxPool(n *Node, in operands) (*Array, error) {
+	x, err := in.float(0)
+	if err != nil {
+		return nil, err
+	}
+	if len(x.Shape) < 3 {
+		return nil, fmt.Errorf("shape %v: want [N,C,D1,...] with at least one spatial dim", x.Shape)
+	}
+	shape := []int{x.Shape[0], x.Shape[1]}
+	for range x.Shape[2:] {
+		shape = append(shape, 1)
+	}
+	y := NewArray(shape...)
+	plane := numel(x.Shape[2:])
+	for p := range y.Data {
+		m := float32(math.Inf(-1))
+		for _, v := range x.Data[p*plane : (p+1)*plane] {
+			if v != v || v > m {
+				m = v
+				if v != v {
+					break
+				}
+			}
+		}
+		y.Data[p] = m
+	}
+	return y, nil
 }
 
 // unary is an evaluator applying f to every element of input 0.
@@ -145,6 +200,18 @@ var (
 // evalMin is ONNX Min: the elementwise minimum of one or more inputs,
 // with multidirectional broadcasting; a NaN operand gives NaN.
 func evalMin(n *Node, in operands) (*Array, error) {
+	return extremum(n, in, func(p, q float32) bool { return p < q })
+}
+
+// evalMax is ONNX Max: the elementwise maximum of one or more inputs,
+// with multidirectional broadcasting; a NaN operand gives NaN.
+func evalMax(n *Node, in operands) (*Array, error) {
+	return extremum(n, in, func(p, q float32) bool { return p > q })
+}
+
+// extremum folds the inputs of n with broadcasting, keeping p over q
+// when first(p, q) or p is NaN.
+func extremum(n *Node, in operands, first func(p, q float32) bool) (*Array, error) {
 	y, err := in.float(0)
 	if err != nil {
 		return nil, err
@@ -156,7 +223,7 @@ func evalMin(n *Node, in operands) (*Array, error) {
 			return nil, err
 		}
 		if y, err = broadcast(y, b, func(p, q float32) float32 {
-			if p != p || p < q {
+			if p != p || first(p, q) {
 				return p
 			}
 			return q

@@ -9,10 +9,10 @@ import (
 	"github.com/hwgen/hwgen/frontend/onnx/onnxtest"
 )
 
-// The reductions, Sqrt, Reciprocal and Min against values worked out by
-// hand from the ONNX operator spec, axes as attribute (ReduceSum opset
-// 11, ReduceMean) and as input (ReduceSum 13; ReduceMean takes it as an
-// input from opset 18, which the reader does not load).
+// The reductions, GlobalMaxPool, Sqrt, Reciprocal, Min and Max against
+// values worked out by hand from the ONNX operator spec, axes as
+// attribute (ReduceSum opset 11, ReduceMean and ReduceMax to 17) and as
+// input (ReduceSum 13, ReduceMax 18).
 func TestFloatReduceSpec(t *testing.T) {
 	i, ints := onnxtest.Int, onnxtest.Ints
 	x := seqArray(1, 2, 2, 3) // channel 0: 0..5, channel 1: 6..11
@@ -46,6 +46,29 @@ func TestFloatReduceSpec(t *testing.T) {
 			onnxtest.New(17).Input("x", 1, 2, 2, 3).Output("y").
 				Node("r", "ReduceMean", []string{"x"}, "y", ints("axes", 1)),
 			x, farr([]int{1, 1, 2, 3}, 3, 4, 5, 6, 7, 8)},
+		{"ReduceMax axes attribute [2 3] keepdims",
+			onnxtest.New(13).Input("x", 1, 2, 2, 3).Output("y").
+				Node("r", "ReduceMax", []string{"x"}, "y", ints("axes", 2, 3)),
+			x, farr([]int{1, 2, 1, 1}, 5, 11)},
+		{"ReduceMax axes input [-2] (opset 18) keepdims 0",
+			onnxtest.New(18).Input("x", 1, 2, 2, 3).Output("y").Int64("axes", []int64{1}, -2).
+				Node("r", "ReduceMax", []string{"x", "axes"}, "y", i("keepdims", 0)),
+			x, farr([]int{1, 2, 3}, 3, 4, 5, 9, 10, 11)},
+		{"ReduceMax no axes: all",
+			onnxtest.New(13).Input("x", 1, 2, 2, 3).Output("y").
+				Node("r", "ReduceMax", []string{"x"}, "y", i("keepdims", 0)),
+			x, farr([]int{}, 11)},
+		{"ReduceMax empty axes (opset 18), noop_with_empty_axes 1",
+			onnxtest.New(18).Input("x", 1, 2, 2, 3).Output("y").Int64("axes", []int64{0}).
+				Node("r", "ReduceMax", []string{"x", "axes"}, "y", i("noop_with_empty_axes", 1)),
+			x, x},
+		{"ReduceMax axes attribute [1] of negative values",
+			onnxtest.New(11).Input("x", 1, 2, 1, 2).Output("y").
+				Node("r", "ReduceMax", []string{"x"}, "y", ints("axes", 1)),
+			farr([]int{1, 2, 1, 2}, -3, -1, -2, -4), farr([]int{1, 1, 1, 2}, -2, -1)},
+		{"GlobalMaxPool",
+			onnxtest.New(13).Input("x", 1, 2, 2, 3).Output("y").Node("p", "GlobalMaxPool", []string{"x"}, "y"),
+			x, farr([]int{1, 2, 1, 1}, 5, 11)},
 		{"Sqrt",
 			onnxtest.New(13).Input("x", 3).Output("y").Node("s", "Sqrt", []string{"x"}, "y"),
 			farr([]int{3}, 0, 4, 2.25), farr([]int{3}, 0, 2, 1.5)},
@@ -62,6 +85,17 @@ func TestFloatReduceSpec(t *testing.T) {
 			farr([]int{3}, 2, 4, 6), farr([]int{3}, 1, 3, 2)},
 		{"Min of one",
 			onnxtest.New(13).Input("x", 2).Output("y").Node("m", "Min", []string{"x"}, "y"),
+			farr([]int{2}, 2, -4), farr([]int{2}, 2, -4)},
+		{"Max of two, broadcast",
+			onnxtest.New(13).Input("x", 2, 2).Output("y").Float("b", []int64{2}, 1, -1).
+				Node("m", "Max", []string{"x", "b"}, "y"),
+			farr([]int{2, 2}, 0, 0, 3, -3), farr([]int{2, 2}, 1, 0, 3, -1)},
+		{"Max of three",
+			onnxtest.New(13).Input("x", 3).Output("y").Float("b", []int64{3}, 1, 5, 2).Float("c", []int64{3}, 3, 3, 3).
+				Node("m", "Max", []string{"x", "b", "c"}, "y"),
+			farr([]int{3}, 2, 4, 6), farr([]int{3}, 3, 5, 6)},
+		{"Max of one",
+			onnxtest.New(13).Input("x", 2).Output("y").Node("m", "Max", []string{"x"}, "y"),
 			farr([]int{2}, 2, -4), farr([]int{2}, 2, -4)},
 	}
 	for _, tt := range tests {
@@ -101,6 +135,39 @@ func TestFloatSqrtReciprocalEdges(t *testing.T) {
 	}
 }
 
+// A NaN wins ReduceMax, GlobalMaxPool, Max and Min, wherever it stands,
+// as in ONNX (numpy's maximum and minimum).
+func TestFloatMaxNaN(t *testing.T) {
+	nan := float32(math.NaN())
+	run := func(model *onnxtest.Builder, x *Array) *Array {
+		t.Helper()
+		out, err := load(t, model).Graph.Run(map[string]*Array{"x": x})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out["y"]
+	}
+	for _, x := range []*Array{farr([]int{1, 1, 1, 3}, nan, 1, 2), farr([]int{1, 1, 1, 3}, 1, nan, 0), farr([]int{1, 1, 1, 3}, 1, 2, nan)} {
+		for _, m := range []*onnxtest.Builder{
+			onnxtest.New(13).Input("x", 1, 1, 1, 3).Output("y").Node("r", "ReduceMax", []string{"x"}, "y", onnxtest.Ints("axes", 2, 3)),
+			onnxtest.New(13).Input("x", 1, 1, 1, 3).Output("y").Node("p", "GlobalMaxPool", []string{"x"}, "y"),
+		} {
+			if y := run(m, x); len(y.Data) != 1 || !math.IsNaN(float64(y.Data[0])) {
+				t.Errorf("max of %v = %v, want NaN", x.Data, y.Data)
+			}
+		}
+	}
+	for _, op := range []string{"Max", "Min"} {
+		m := onnxtest.New(13).Input("x", 3).Output("y").Float("b", []int64{3}, nan, 1, nan).Node("m", op, []string{"x", "b"}, "y")
+		y := run(m, farr([]int{3}, 0, nan, 5))
+		for i, v := range y.Data {
+			if !math.IsNaN(float64(v)) {
+				t.Errorf("%s: element %d = %v, want NaN", op, i, v)
+			}
+		}
+	}
+}
+
 // A reduction's bad axes or keepdims is one error naming the field and
 // the value.
 func TestFloatReduceErrors(t *testing.T) {
@@ -119,6 +186,15 @@ func TestFloatReduceErrors(t *testing.T) {
 		{"keepdims 2", onnxtest.New(11).Input("x", 1, 2).Output("y").
 			Node("r", "ReduceSum", []string{"x"}, "y", i("keepdims", 2)),
 			[]string{`node "r" (ReduceSum)`, "keepdims 2: want 0 or 1"}},
+		{"ReduceMax axis out of range", onnxtest.New(13).Input("x", 1, 2).Output("y").
+			Node("r", "ReduceMax", []string{"x"}, "y", ints("axes", -3)),
+			[]string{`node "r" (ReduceMax)`, "axes [-3]: axis -3 out of range for rank 2"}},
+		{"ReduceMax noop_with_empty_axes 2", onnxtest.New(18).Input("x", 1, 2).Output("y").
+			Node("r", "ReduceMax", []string{"x"}, "y", i("noop_with_empty_axes", 2)),
+			[]string{`node "r" (ReduceMax)`, "noop_with_empty_axes 2: want 0 or 1"}},
+		{"GlobalMaxPool of a matrix", onnxtest.New(13).Input("x", 1, 2).Output("y").
+			Node("p", "GlobalMaxPool", []string{"x"}, "y"),
+			[]string{`node "p" (GlobalMaxPool)`, "shape [1 2]: want [N,C,D1,...] with at least one spatial dim"}},
 		{"axes a FLOAT input", onnxtest.New(13).Input("x", 1, 2).Output("y").Float("a", []int64{1}, 1).
 			Node("r", "ReduceSum", []string{"x", "a"}, "y"),
 			[]string{`node "r" (ReduceSum)`, `input "a" is FLOAT; the op wants an integer tensor there`}},
