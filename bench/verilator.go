@@ -9,15 +9,12 @@ import (
 	"github.com/hwgen/hwgen/verify"
 )
 
-// verilatorOptions build for speed: -O2, no trace. NoMemoryAccess (which
-// would be faster) stays off: with it (memories neither public nor
-// flattened) and g++ -O2, Verilator 5.006's model of the default NPU
-// computes an impossible value on this design (nec.array.zw_sh_1, a count of
-// 16 zero flags, becomes 31 at cycle 706 of the default GEMM) and ends with a
-// different skip_count; the same model at -O1, or at -O2 with the memory
-// flags, agrees with the Go simulator on every cycle (TestRunNPU fails if
-// it does not).
-var verilatorOptions = verify.BuildOptions{OptLevel: 2, NoTrace: true}
+// verilatorOptions build for speed: -O2, no trace, memories neither public
+// nor flattened (NoMemoryAccess: the fastest model). Builds at -O2 leave
+// out g++'s SLP vectorizer, which miscompiled this model of the default
+// NPU (a count of 16 zero flags came out 31; verify.BuildOptions says
+// more); TestRunNPU fails if any replay disagrees with the Go simulator.
+var verilatorOptions = verify.BuildOptions{OptLevel: 2, NoTrace: true, NoMemoryAccess: true}
 
 // buildVerilator builds d (or takes it from the shared cache); with
 // fresh it builds from scratch in a private, empty cache and returns the

@@ -186,6 +186,14 @@ func (o BuildOptions) flags() []string {
 		"-MAKEFLAGS", fmt.Sprintf("OPT_SLOW=-O%d", min(lvl, 1)),
 		"-MAKEFLAGS", fmt.Sprintf("OPT_GLOBAL=-O%d", lvl),
 	}
+	if lvl >= 2 {
+		// g++ 12.2's SLP vectorizer (on from -O2) miscompiles the C++
+		// Verilator 5.006 writes for a count of comparisons, such as
+		// "(0 == a) + (0 == b)" under width masks: it adds the vector
+		// compares' all-ones lanes as they are (four zero bytes counted
+		// as 252). TestFuzzRegressions' gcc_slp_count_of_compares pins it.
+		f = append(f, "-CFLAGS", "-fno-tree-slp-vectorize")
+	}
 	if !o.NoTrace {
 		f = append(f, "--trace")
 	}
