@@ -392,7 +392,7 @@ var fuzzRegressions = []struct {
 		// zero-skip counter's per-row count). Found by the NPU benchmark's
 		// replay; -O1 never vectorizes. The builds at -O2 now pass
 		// -fno-tree-slp-vectorize (verify.BuildOptions).
-		name: "gcc_slp_count_of_compares",
+		name:  "gcc_slp_count_of_compares",
 		build: verify.BuildOptions{OptLevel: 2, NoTrace: true, NoMemoryAccess: true},
 		reduced: func() *hdl.Module {
 			m := hdl.NewModule("fuzzreg_slpcount")
