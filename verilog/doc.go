@@ -11,8 +11,9 @@
 // several places, those whose bits are selected (Verilog-2005 cannot
 // select bits of an expression) and operands whose text would exceed 100
 // characters become temporary wires prefixed with "_", one per distinct
-// expression in a module; a select of a name is written wherever it is
-// read. Every Verilog expression is thus evaluated at exactly its result
+// expression in a module, unless the expression drives a wire or output:
+// then the other readers read that name. A select of a name is written
+// wherever it is read. Every Verilog expression is thus evaluated at exactly its result
 // width, which is what keeps `verilator --lint-only -Wall` silent without
 // any lint_off.
 //

@@ -59,13 +59,16 @@ type moduleWriter struct {
 	// slots of distinct reader classes, plus every root. A class read
 	// in one place is written inline there where that is safe (inline).
 	readers map[int]int
-	logic   bytes.Buffer // temporary wires and assigns, in dependency order
+	// driven maps the class of a wire's or output's driver, read in
+	// other places too, to the signal: they read its name.
+	driven map[int]*hdl.Signal
+	logic  bytes.Buffer // temporary wires and assigns, in dependency order
 }
 
 func newModuleWriter(m *hdl.Module, info map[*hdl.Module]*hdl.ModuleInfo) *moduleWriter {
 	w := &moduleWriter{m: m, info: info, self: info[m], names: map[*hdl.Expr]string{},
 		usage: newUsage(), fold: newFolder(), same: map[string]string{},
-		class: map[*hdl.Expr]int{}, keys: map[string]int{}, readers: map[int]int{}}
+		class: map[*hdl.Expr]int{}, keys: map[string]int{}, readers: map[int]int{}, driven: map[int]*hdl.Signal{}}
 	for _, s := range m.Signals {
 		w.names[&s.Expr] = s.Name
 		if s.Kind != hdl.Output {
@@ -73,6 +76,18 @@ func newModuleWriter(m *hdl.Module, info map[*hdl.Module]*hdl.ModuleInfo) *modul
 		}
 	}
 	w.countReaders()
+	for _, s := range m.Signals {
+		if s.Kind != hdl.Output && s.Kind != hdl.Wire || s.Driver == nil || s.Driver.Type != s.Type {
+			continue
+		}
+		x := s.Driver
+		if _, constant := w.fold.value(x); constant || x.Op == hdl.OpSignal || w.isSelect(x) {
+			continue
+		}
+		if c := w.classOf(x); w.readers[c] > 1 && w.driven[c] == nil {
+			w.driven[c] = s
+		}
+	}
 	return w
 }
 
@@ -218,7 +233,13 @@ func (w *moduleWriter) render() []byte {
 	var assigns bytes.Buffer
 	for _, s := range m.Signals {
 		if s.Kind == hdl.Output || s.Kind == hdl.Wire {
-			fmt.Fprintf(&assigns, "  assign %s = %s;\n", s.Name, w.driverText(s.Driver, s.Type.Width))
+			text := ""
+			if x := s.Driver; w.driven[w.classOf(x)] == s {
+				text = w.rhs(x) // others read s for x
+			} else {
+				text = w.driverText(x, s.Type.Width)
+			}
+			fmt.Fprintf(&assigns, "  assign %s = %s;\n", s.Name, text)
 		}
 	}
 	seq := w.sequential()
@@ -489,6 +510,14 @@ func (w *moduleWriter) operandUse(x *hdl.Expr, mark bool) string {
 	}
 	if c, ok := w.fold.value(x); ok {
 		return literal(x.Type, c)
+	}
+	if s := w.driven[w.classOf(x)]; s != nil {
+		// The value of a named wire or output: read it by that name.
+		w.names[x] = s.Name
+		if mark {
+			w.usage.useAll(s.Name)
+		}
+		return s.Name
 	}
 	return w.temp(x, "_"+x.Op.String(), w.rhs(x), mark)
 }

@@ -64,6 +64,13 @@ var inlineCases = []struct {
 		"assign o = _add1 ^ z;",
 		"assign o1 = _add1 & z;",
 	}},
+	{"value_of_an_output_read_by_its_name", func(in inlineIn) []*hdl.Expr {
+		v := in.x.And(in.y)
+		return []*hdl.Expr{v, v.Not()}
+	}, []string{
+		"assign o = x & y;",
+		"assign o1 = ~o;",
+	}},
 	{"widened_add_keeps_its_carry", func(in inlineIn) []*hdl.Expr {
 		return []*hdl.Expr{in.x.Add(in.y).Lt(in.z.Ext(10))}
 	}, []string{
@@ -139,8 +146,9 @@ func logicLines(text string) []string {
 
 // A temporary read in one place is written there, parenthesised, where
 // Verilog evaluates it at its own width and signedness; it stays a wire
-// where it is read twice, where its bits are selected, or where its text
-// would be long.
+// where it is read twice (unless it drives an output, whose name the
+// others read), where its bits are selected, or where its text would be
+// long.
 func TestInlineSingleUseOperands(t *testing.T) {
 	for _, tc := range inlineCases {
 		t.Run(tc.name, func(t *testing.T) {
