@@ -520,6 +520,25 @@ var fuzzRegressions = []struct {
 		reduced: selfCompareTop,
 	},
 	{
+		// verilog: with single-use operands written inline, Verilator
+		// sees a whole expression where it used to see wires, folds
+		// 69'h10 <= {{68{1'b0}}, y} (the constant is past the range of
+		// the zero-extended y) to 0 and &{{12{1'b0}}, y} to 0, and then
+		// warns that comparing that 0 is constant (UNSIGNED). The
+		// emitter's constant folder folds both too.
+		name: "compare_past_known_zeros", seed: 300008, cycles: 50, lint: true,
+		reduced: func() *hdl.Module {
+			m := hdl.NewModule("fuzzreg_pastzeros")
+			x := m.Input("x", hdl.UInt(4))
+			y := m.Input("y", hdl.Bool)
+			past := hdl.U(69, 16).Le(y.Ext(69))
+			m.Output("lt", hdl.Bool).Set(x.Lt(past.Ext(4)))
+			m.Output("le", hdl.Bool).Set(y.Ext(12).AndR().Le(x.Bit(0)))
+			m.Output("eq", hdl.Bool).Set(y.Ext(4).Eq(hdl.U(4, 2)).Le(x.Bit(1)))
+			return m
+		},
+	},
+	{
 		// verify: with only the memory arrays public (a control file
 		// instead of --public-flat-rw) Verilator 5.006 got designs wrong
 		// under each flag set tried: 100002328 (an output's bits above its

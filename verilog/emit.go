@@ -45,27 +45,49 @@ type moduleWriter struct {
 	info  map[*hdl.Module]*hdl.ModuleInfo
 	self  *hdl.ModuleInfo
 	names map[*hdl.Expr]string // spelling of nodes already given a name
-	uses  map[*hdl.Expr]int    // how many places read each node
 	usage *usage
 	fold  *folder
 	temps int
 	// same maps a temporary's declaration (type and right-hand side) to
 	// its name, so an expression built twice is declared once.
-	same  map[string]string
-	fresh bool         // the last operand call declared a new temporary
-	logic bytes.Buffer // temporary wires and assigns, in dependency order
+	same map[string]string
+	// class numbers nodes by structure: twins (the same operator on the
+	// same operands, built twice) share a class, as they share a wire.
+	class map[*hdl.Expr]int
+	keys  map[string]int
+	// readers counts the places that read each class: distinct operand
+	// slots of distinct reader classes, plus every root. A class read
+	// in one place is written inline there where that is safe (inline).
+	readers map[int]int
+	// driven maps the class of a wire's or output's driver, read in
+	// other places too, to the signal: they read its name.
+	driven map[int]*hdl.Signal
+	logic  bytes.Buffer // temporary wires and assigns, in dependency order
 }
 
 func newModuleWriter(m *hdl.Module, info map[*hdl.Module]*hdl.ModuleInfo) *moduleWriter {
 	w := &moduleWriter{m: m, info: info, self: info[m], names: map[*hdl.Expr]string{},
-		uses: map[*hdl.Expr]int{}, usage: newUsage(), fold: newFolder(), same: map[string]string{}}
+		usage: newUsage(), fold: newFolder(), same: map[string]string{},
+		class: map[*hdl.Expr]int{}, keys: map[string]int{}, readers: map[int]int{}, driven: map[int]*hdl.Signal{}}
 	for _, s := range m.Signals {
 		w.names[&s.Expr] = s.Name
 		if s.Kind != hdl.Output {
 			w.usage.track(s.Name, s.Type.Width)
 		}
 	}
-	w.countUses()
+	w.countReaders()
+	for _, s := range m.Signals {
+		if s.Kind != hdl.Output && s.Kind != hdl.Wire || s.Driver == nil || s.Driver.Type != s.Type {
+			continue
+		}
+		x := s.Driver
+		if _, constant := w.fold.value(x); constant || x.Op == hdl.OpSignal || w.isSelect(x) {
+			continue
+		}
+		if c := w.classOf(x); w.readers[c] > 1 && w.driven[c] == nil {
+			w.driven[c] = s
+		}
+	}
 	return w
 }
 
@@ -99,21 +121,65 @@ func (w *moduleWriter) roots() []*hdl.Expr {
 	return r
 }
 
-func (w *moduleWriter) countUses() {
+// classOf numbers x by its structure: the operator, type and parameters
+// and the classes of its operands; a constant by its type and value, a
+// signal by itself. Twins get one number.
+func (w *moduleWriter) classOf(x *hdl.Expr) int {
+	if c, ok := w.class[x]; ok {
+		return c
+	}
+	var key string
+	if x.Op == hdl.OpSignal {
+		key = fmt.Sprintf("s %p", x.Sig)
+	} else if v, ok := w.fold.value(x); ok {
+		key = fmt.Sprintf("k %v %s", x.Type, v.Text(16))
+	} else {
+		args := make([]int, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = w.classOf(a)
+		}
+		key = fmt.Sprintf("%d %v %d %d %d %v", x.Op, x.Type, x.Amount, x.Hi, x.Lo, args)
+	}
+	c, ok := w.keys[key]
+	if !ok {
+		c = len(w.keys)
+		w.keys[key] = c
+	}
+	w.class[x] = c
+	return c
+}
+
+// countReaders counts the readers of every class: each root, and each
+// operand slot of a reader class (a class is spelled once however many
+// twins it has, so its operands are read once). The operands of a node
+// written as a literal are never spelled and do not count.
+func (w *moduleWriter) countReaders() {
 	seen := map[*hdl.Expr]bool{}
+	slots := map[[2]int]bool{}
 	var visit func(x *hdl.Expr)
 	visit = func(x *hdl.Expr) {
-		w.uses[x]++
-		if seen[x] || x.Op == hdl.OpSignal {
+		if seen[x] {
 			return
 		}
 		seen[x] = true
-		for _, a := range x.Args {
+		if x.Op == hdl.OpSignal {
+			return
+		}
+		if _, ok := w.fold.value(x); ok {
+			return
+		}
+		c := w.classOf(x)
+		for i, a := range x.Args {
+			if slot := [2]int{c, i}; !slots[slot] {
+				slots[slot] = true
+				w.readers[w.classOf(a)]++
+			}
 			visit(a)
 		}
 	}
 	for _, x := range w.roots() {
 		if x != nil {
+			w.readers[w.classOf(x)]++
 			visit(x)
 		}
 	}
@@ -167,7 +233,13 @@ func (w *moduleWriter) render() []byte {
 	var assigns bytes.Buffer
 	for _, s := range m.Signals {
 		if s.Kind == hdl.Output || s.Kind == hdl.Wire {
-			fmt.Fprintf(&assigns, "  assign %s = %s;\n", s.Name, w.driverText(s.Driver))
+			text := ""
+			if x := s.Driver; w.driven[w.classOf(x)] == s {
+				text = w.rhs(x) // others read s for x
+			} else {
+				text = w.driverText(x, s.Type.Width)
+			}
+			fmt.Fprintf(&assigns, "  assign %s = %s;\n", s.Name, text)
 		}
 	}
 	seq := w.sequential()
@@ -240,11 +312,21 @@ func (w *moduleWriter) outOfRange(mem *hdl.Memory, addr *hdl.Expr) bool {
 }
 
 // driverText is the right-hand side for a named signal's assign.
-func (w *moduleWriter) driverText(x *hdl.Expr) string {
-	if _, named := w.names[x]; !named && w.uses[x] == 1 && x.Op != hdl.OpConst {
-		return w.rhs(x)
+func (w *moduleWriter) driverText(x *hdl.Expr, width int) string {
+	text, _ := w.rootText(x, width)
+	return text
+}
+
+// rootText spells x where a root reads it: an assign or a nonblocking
+// assignment to something width bits wide, a condition, an index, a port.
+// An operator read only here is written out in place (inlined reports
+// it) when it is exactly width bits wide, so that Verilog evaluates it at
+// its own width; otherwise it is a name or literal.
+func (w *moduleWriter) rootText(x *hdl.Expr, width int) (text string, inlined bool) {
+	if x.Type.Width != width || !w.inlinable(x) {
+		return w.operand(x), false
 	}
-	return w.operand(x)
+	return w.rhs(x), true
 }
 
 // sequential renders registers and memories.
@@ -267,9 +349,9 @@ func (w *moduleWriter) sequential() []byte {
 		if r.Next == nil {
 			continue
 		}
-		next := w.operand(r.Next)
+		next := w.driverText(r.Next, r.Type.Width)
 		if r.Enable != nil {
-			fmt.Fprintf(update, "%sif (%s) %s <= %s;\n", indent, w.operand(r.Enable), r.Name, next)
+			fmt.Fprintf(update, "%sif (%s) %s <= %s;\n", indent, w.driverText(r.Enable, r.Enable.Type.Width), r.Name, next)
 		} else {
 			fmt.Fprintf(update, "%s%s <= %s;\n", indent, r.Name, next)
 		}
@@ -301,21 +383,40 @@ func (w *moduleWriter) memory(b *bytes.Buffer, mem *hdl.Memory) {
 	// A variable address of a memory whose depth is not a power of two
 	// is guarded, so every simulator ignores a write past the end and
 	// reads 0 there (Icarus would read x); a constant one needs no guard.
+	guarded := func(addr *hdl.Expr) bool {
+		_, constant := w.fold.value(addr)
+		return !pow2 && !constant
+	}
 	inRange := func(addr *hdl.Expr, spelled string) string {
-		if _, constant := w.fold.value(addr); pow2 || constant {
+		if !guarded(addr) {
 			return ""
 		}
 		return fmt.Sprintf(" && %s < %s", spelled, literal(mem.AddrType, bigInt(mem.Depth)))
+	}
+	// address spells an address: inline (an index is self-determined)
+	// unless the guard or the bit-by-bit write repeats it.
+	address := func(addr *hdl.Expr, once bool) string {
+		if once && !guarded(addr) {
+			return w.driverText(addr, addr.Type.Width)
+		}
+		return w.operand(addr)
 	}
 	fmt.Fprintf(b, "  always @(posedge clk) begin\n")
 	for _, p := range mem.Writes {
 		if w.outOfRange(mem, p.Addr) {
 			continue
 		}
-		addr, en := w.operand(p.Addr), w.operand(p.En)
-		guard := en + inRange(p.Addr, addr)
+		addr := address(p.Addr, p.Mask == nil || mem.Type.Width == 1)
+		en, inlined := w.rootText(p.En, p.En.Type.Width)
+		if more := inRange(p.Addr, addr); more != "" || p.Mask != nil && mem.Type.Width == 1 {
+			if inlined {
+				en = "(" + en + ")"
+			}
+			en += more
+		}
+		guard := en
 		if p.Mask == nil {
-			fmt.Fprintf(b, "    if (%s) %s[%s] <= %s;\n", guard, mem.Name, addr, w.operand(p.Data))
+			fmt.Fprintf(b, "    if (%s) %s[%s] <= %s;\n", guard, mem.Name, addr, w.driverText(p.Data, mem.Type.Width))
 			continue
 		}
 		if mem.Type.Width == 1 {
@@ -346,14 +447,14 @@ func (w *moduleWriter) memory(b *bytes.Buffer, mem *hdl.Memory) {
 	for _, p := range mem.Reads {
 		read := literal(mem.Type, bigInt(0))
 		if !w.outOfRange(mem, p.Addr) {
-			addr := w.operand(p.Addr)
+			addr := address(p.Addr, true)
 			read = fmt.Sprintf("%s[%s]", mem.Name, addr)
 			if g := inRange(p.Addr, addr); g != "" {
 				read = fmt.Sprintf("(%s < %s) ? %s : %s", addr, literal(mem.AddrType, bigInt(mem.Depth)), read, literal(mem.Type, bigInt(0)))
 			}
 		}
 		if p.En != nil {
-			fmt.Fprintf(b, "    if (%s) %s <= %s;\n", w.operand(p.En), p.Data.Name, read)
+			fmt.Fprintf(b, "    if (%s) %s <= %s;\n", w.driverText(p.En, p.En.Type.Width), p.Data.Name, read)
 		} else {
 			fmt.Fprintf(b, "    %s <= %s;\n", p.Data.Name, read)
 		}
@@ -384,7 +485,7 @@ func (w *moduleWriter) instances() []byte {
 		}
 		for _, p := range in.Module.Ports {
 			if p.Kind == hdl.Input {
-				conns = append(conns, fmt.Sprintf("    .%s(%s)", p.Name, w.operand(in.Inputs[p.Name])))
+				conns = append(conns, fmt.Sprintf("    .%s(%s)", p.Name, w.driverText(in.Inputs[p.Name], p.Type.Width)))
 			} else {
 				conns = append(conns, fmt.Sprintf("    .%s(%s)", p.Name, in.Outputs[p.Name].Name))
 			}
@@ -410,22 +511,37 @@ func (w *moduleWriter) operandUse(x *hdl.Expr, mark bool) string {
 	if c, ok := w.fold.value(x); ok {
 		return literal(x.Type, c)
 	}
+	if s := w.driven[w.classOf(x)]; s != nil {
+		// The value of a named wire or output: read it by that name.
+		w.names[x] = s.Name
+		if mark {
+			w.usage.useAll(s.Name)
+		}
+		return s.Name
+	}
 	return w.temp(x, "_"+x.Op.String(), w.rhs(x), mark)
 }
 
 // temp declares a wire for x with the right-hand side text, or reuses the
 // wire already declared with the same type and text.
 func (w *moduleWriter) temp(x *hdl.Expr, prefix, text string, mark bool) string {
-	key := declType(x.Type) + "= " + text
+	name := w.declare(x.Type, prefix, text, mark)
+	w.names[x] = name
+	return name
+}
+
+// declare declares a wire of type t with the right-hand side text, or
+// returns the wire already declared with the same type and text.
+func (w *moduleWriter) declare(t hdl.Type, prefix, text string, mark bool) string {
+	key := declType(t) + "= " + text
 	name, ok := w.same[key]
 	if !ok {
 		w.temps++
 		name = fmt.Sprintf("%s%d", prefix, w.temps)
-		fmt.Fprintf(&w.logic, "  wire %s%s = %s;\n", declType(x.Type), name, text)
+		fmt.Fprintf(&w.logic, "  wire %s%s = %s;\n", declType(t), name, text)
 		w.same[key] = name
-		w.usage.track(name, x.Type.Width)
+		w.usage.track(name, t.Width)
 	}
-	w.names[x] = name
 	if mark {
 		w.usage.useAll(name)
 	}
@@ -461,12 +577,130 @@ var binaryOps = map[hdl.Op]string{
 	hdl.OpEq: "==", hdl.OpNe: "!=", hdl.OpLt: "<", hdl.OpLe: "<=", hdl.OpGt: ">", hdl.OpGe: ">=",
 }
 
-// rhs spells an operator node from its operands' names.
+// maxInlineLen bounds the text of an operand written out in place: a
+// longer one gets a wire after all, so that a long chain of single-use
+// operators reads as a few lines of moderate length rather than one.
+const maxInlineLen = 100
+
+// inlinable reports an operator node that may be written out where it is
+// read instead of through a temporary wire: it has no name yet, is not a
+// constant, and its class is read in one place only, or it is a select
+// of a name, which reads as well as a name wherever it is written.
+func (w *moduleWriter) inlinable(x *hdl.Expr) bool {
+	if x.Op == hdl.OpSignal || x.Op == hdl.OpConst {
+		return false
+	}
+	if _, named := w.names[x]; named {
+		return false
+	}
+	if _, constant := w.fold.value(x); constant {
+		return false
+	}
+	return w.isSelect(x) || w.readers[w.classOf(x)] == 1
+}
+
+// ownWidth reports whether Verilog evaluates operand i of x at the
+// operand's own width, so that writing the operand out in place computes
+// the same bits as reading a wire of its type. Operands whose width the
+// context determines (of +, -, *, &, |, ^, ~, unary -, shifts, the arms of
+// ?:, and the two sides of a comparison) qualify when they are exactly as
+// wide as that context (hdl normalises them so, but it is checked here);
+// self-determined ones (a condition, a shift amount, a part of a
+// concatenation, a reduction's operand) always do. An operand whose bits
+// are selected never does, Verilog-2005 cannot select bits of an
+// expression, unless it is a select itself (selectFrom).
+func (w *moduleWriter) ownWidth(x *hdl.Expr, i int) bool {
+	a := x.Args[i]
+	switch x.Op {
+	case hdl.OpAdd, hdl.OpSub, hdl.OpMul, hdl.OpAnd, hdl.OpOr, hdl.OpXor,
+		hdl.OpNot, hdl.OpNeg, hdl.OpShlConst, hdl.OpAsSInt, hdl.OpAsUInt:
+		for _, b := range x.Args {
+			if b.Type.Width != x.Type.Width {
+				return false
+			}
+		}
+		return true
+	case hdl.OpEq, hdl.OpNe, hdl.OpLt, hdl.OpLe, hdl.OpGt, hdl.OpGe:
+		return x.Args[0].Type.Width == x.Args[1].Type.Width
+	case hdl.OpMux:
+		return i == 0 || x.Args[1].Type.Width == x.Type.Width && x.Args[2].Type.Width == x.Type.Width
+	case hdl.OpShl, hdl.OpShr:
+		if w.guardedShift(x) {
+			return false // the guarded form selects bits of both
+		}
+		return i == 1 || a.Type.Width == x.Type.Width
+	case hdl.OpCat, hdl.OpRedAnd, hdl.OpRedOr, hdl.OpRedXor:
+		return true
+	case hdl.OpExt:
+		return !a.Type.Signed || w.isSelect(a) // a sign-extension selects the sign bit
+	}
+	return false // Slice, Trunc: selectBits reads its operand
+}
+
+// primary reports a node whose spelling needs no parentheses as an
+// operand: a select, a concatenation, a $signed or $unsigned call.
+func primary(x *hdl.Expr) bool {
+	switch x.Op {
+	case hdl.OpSlice, hdl.OpTrunc, hdl.OpExt, hdl.OpCat, hdl.OpAsSInt, hdl.OpAsUInt:
+		return true
+	}
+	return false
+}
+
+// arg spells operand i of x: written out in place when it is inlinable
+// and Verilog evaluates it at its own width, with its own signedness
+// ($signed or $unsigned pins the latter where the spelling alone would
+// not), and by its name or literal otherwise. An operator written out is
+// parenthesised unless bare is set (x's spelling brackets it already).
+func (w *moduleWriter) arg(x *hdl.Expr, i int, bare bool) string {
+	a := x.Args[i]
+	if !w.ownWidth(x, i) || !w.inlinable(a) {
+		return w.operand(a)
+	}
+	text := w.rhs(a)
+	if len(text) > maxInlineLen {
+		return w.temp(a, "_"+a.Op.String(), text, true)
+	}
+	switch signed := w.spelledSigned(a); {
+	case signed && !a.Type.Signed:
+		return "$unsigned(" + text + ")"
+	case !signed && a.Type.Signed:
+		return "$signed(" + text + ")"
+	case bare || primary(a):
+		return text
+	}
+	return "(" + text + ")"
+}
+
+// spelledSigned reports whether Verilog takes rhs(x) as signed. It is x's
+// own signedness except where rhs writes a concatenation or a select (a
+// sign-extension, a signed Trunc: Verilog takes them as unsigned), a whole
+// 1-bit signed value for a bit of it, or the guarded form of a shift.
+func (w *moduleWriter) spelledSigned(x *hdl.Expr) bool {
+	switch x.Op {
+	case hdl.OpExt, hdl.OpCat:
+		return false
+	case hdl.OpSlice, hdl.OpTrunc:
+		hi, lo := x.Type.Width-1, 0
+		if x.Op == hdl.OpSlice {
+			hi, lo = x.Hi, x.Lo
+		}
+		from, _, _ := w.selectFrom(x.Args[0], hi, lo)
+		return from.Type.Width == 1 && from.Type.Signed // a whole 1-bit value is spelled as its name
+	case hdl.OpShl, hdl.OpShr:
+		if w.guardedShift(x) {
+			return false
+		}
+	}
+	return x.Type.Signed
+}
+
+// rhs spells an operator node from its operands.
 func (w *moduleWriter) rhs(x *hdl.Expr) string {
 	if c, ok := w.fold.value(x); ok {
 		return literal(x.Type, c)
 	}
-	a := func(i int) string { return w.operand(x.Args[i]) }
+	a := func(i int) string { return w.arg(x, i, false) }
 	if op, ok := binaryOps[x.Op]; ok {
 		return fmt.Sprintf("%s %s %s", a(0), op, a(1))
 	}
@@ -512,16 +746,41 @@ func (w *moduleWriter) rhs(x *hdl.Expr) string {
 		}
 		return fmt.Sprintf("{{%d{%s}}, %s}", n, fill, name)
 	case hdl.OpAsSInt:
-		return fmt.Sprintf("$signed(%s)", a(0))
+		return fmt.Sprintf("$signed(%s)", w.arg(x, 0, true))
 	case hdl.OpAsUInt:
-		return fmt.Sprintf("$unsigned(%s)", a(0))
+		return fmt.Sprintf("$unsigned(%s)", w.arg(x, 0, true))
 	}
 	panic(fmt.Sprintf("verilog: no spelling for op %s", x.Op))
+}
+
+// isSelect reports a node spelled as a select of a name: a Slice or
+// Trunc that is not a constant.
+func (w *moduleWriter) isSelect(x *hdl.Expr) bool {
+	if x.Op != hdl.OpSlice && x.Op != hdl.OpTrunc {
+		return false
+	}
+	_, constant := w.fold.value(x)
+	return !constant
+}
+
+// selectFrom returns the node and bit range that bits hi..lo of x are
+// selected from: bits of a select are bits of what it selects from, so
+// a select of a select is one select (Verilog-2005 has no select of a
+// select, and needs no wire for the inner one).
+func (w *moduleWriter) selectFrom(x *hdl.Expr, hi, lo int) (*hdl.Expr, int, int) {
+	for w.isSelect(x) {
+		if x.Op == hdl.OpSlice {
+			hi, lo = hi+x.Lo, lo+x.Lo
+		}
+		x = x.Args[0]
+	}
+	return x, hi, lo
 }
 
 // selectBits spells bits hi..lo of x; a whole 1-bit value is its own name
 // since a scalar has no bit range to select from.
 func (w *moduleWriter) selectBits(x *hdl.Expr, hi, lo int) string {
+	x, hi, lo = w.selectFrom(x, hi, lo)
 	n := w.part(x, hi, lo)
 	switch {
 	case x.Type.Width == 1:
@@ -530,6 +789,15 @@ func (w *moduleWriter) selectBits(x *hdl.Expr, hi, lo int) string {
 		return fmt.Sprintf("%s[%d]", n, hi)
 	}
 	return fmt.Sprintf("%s[%d:%d]", n, hi, lo)
+}
+
+// guardedShift reports a shift by a signal amount with more bits than the
+// width needs, which shift spells in two parts.
+func (w *moduleWriter) guardedShift(x *hdl.Expr) bool {
+	if _, ok := w.fold.value(x.Args[1]); ok {
+		return false
+	}
+	return x.Args[1].Type.Width > hdl.ClogWidth(x.Type.Width)
 }
 
 // shift spells a shift by a signal amount. A constant amount is written
@@ -554,18 +822,14 @@ func (w *moduleWriter) shift(x *hdl.Expr) string {
 		if c.IsInt64() && c.Int64() < n {
 			n = c.Int64()
 		}
-		return fmt.Sprintf("%s %s %d", w.operand(val), op, n)
+		return fmt.Sprintf("%s %s %d", w.arg(x, 0, false), op, n)
 	}
 	low := hdl.ClogWidth(width)
-	if amt.Type.Width <= low {
-		return fmt.Sprintf("%s %s %s", w.operand(val), op, w.operand(amt))
+	if !w.guardedShift(x) {
+		return fmt.Sprintf("%s %s %s", w.arg(x, 0, false), op, w.arg(x, 1, false))
 	}
 	over := "|" + w.selectBits(amt, amt.Type.Width-1, low)
-	w.temps++
-	inner := fmt.Sprintf("_shift%d", w.temps)
-	fmt.Fprintf(&w.logic, "  wire %s%s = %s %s %s;\n", declType(x.Type), inner, w.operand(val), op, w.selectBits(amt, low-1, 0))
-	w.usage.track(inner, width)
-	w.usage.useAll(inner)
+	inner := w.declare(x.Type, "_shift", fmt.Sprintf("%s %s %s", w.operand(val), op, w.selectBits(amt, low-1, 0)), true)
 	fill := literal(hdl.UInt(width), bigInt(0))
 	if arith {
 		fill = fmt.Sprintf("{%d{%s}}", width, w.selectBits(val, width-1, width-1))

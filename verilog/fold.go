@@ -136,6 +136,9 @@ func (f *folder) eval(x *hdl.Expr) *big.Int {
 			return new(big.Int)
 		}
 	}
+	if x.Op == hdl.OpRedAnd && f.zeroBits(x.Args[0]).Sign() != 0 {
+		return new(big.Int) // a bit known to be 0: Verilator folds &{1'b0, y} too
+	}
 	if !all {
 		z := f.knownZeros(x, args)
 		if z.Cmp(t.Mask()) == 0 {
@@ -302,13 +305,16 @@ func boolInt(b bool) *big.Int {
 	return new(big.Int)
 }
 
-// rangeEndCompare evaluates a comparison of a value with a constant at an
-// end of the value's range (x >= 0 or x > max for unsigned x, x < min for
-// signed x, ...). Its result does not depend on x, and Verilator -Wall
-// rejects such a comparison (CMPCONST, UNSIGNED), so it is written as the
-// literal; x then counts as unread in this place.
+// rangeEndCompare evaluates a comparison of a value with a constant
+// whose result does not depend on the value: the constant is at an end of
+// the value's range (x >= 0 or x > max for unsigned x, x < min for signed
+// x, ...), or past it once the bits known to be 0 are taken into account
+// (16 <= {68'b0, y}, {1'b0, y} == 2'd2). Verilator -Wall rejects such a
+// comparison (CMPCONST, UNSIGNED), or folds it to a constant and then
+// rejects what reads it, so it is written as the literal; x then counts as
+// unread in this place.
 func rangeEndCompare(f *folder, x *hdl.Expr) (*big.Int, bool) {
-	if !x.Op.IsCompare() || x.Op == hdl.OpEq || x.Op == hdl.OpNe {
+	if !x.Op.IsCompare() {
 		return nil, false
 	}
 	a, b, op := x.Args[0], x.Args[1], x.Op
@@ -319,20 +325,33 @@ func rangeEndCompare(f *folder, x *hdl.Expr) (*big.Int, bool) {
 	}
 	if aConst { // put the constant on the right: c < x is x > c
 		a, cb = b, ca
-		op = map[hdl.Op]hdl.Op{hdl.OpLt: hdl.OpGt, hdl.OpGt: hdl.OpLt, hdl.OpLe: hdl.OpGe, hdl.OpGe: hdl.OpLe}[op]
+		op = map[hdl.Op]hdl.Op{hdl.OpLt: hdl.OpGt, hdl.OpGt: hdl.OpLt, hdl.OpLe: hdl.OpGe, hdl.OpGe: hdl.OpLe, hdl.OpEq: hdl.OpEq, hdl.OpNe: hdl.OpNe}[op]
 	}
 	t := a.Type
 	c := t.Interpret(cb)
-	min, max := new(big.Int), t.Mask()
+	zeros := f.zeroBits(a)
+	// The range of a: every bit not known to be 0 may be 1.
+	min, max := new(big.Int), new(big.Int).AndNot(t.Mask(), zeros)
 	if t.Signed {
-		max = new(big.Int).Rsh(t.Mask(), 1)
-		min = new(big.Int).Not(max)
+		sign := new(big.Int).Lsh(big.NewInt(1), uint(t.Width-1))
+		max.AndNot(max, sign)
+		if zeros.Bit(t.Width-1) == 0 { // the sign bit may be 1
+			min.Neg(sign)
+		}
 	}
-	atMin, atMax := c.Cmp(min) == 0, c.Cmp(max) == 0
+	below, atMin := c.Cmp(min) < 0, c.Cmp(min) == 0
+	above, atMax := c.Cmp(max) > 0, c.Cmp(max) == 0
+	never := below || above || new(big.Int).And(cb, zeros).Sign() != 0 // a can never equal c
 	switch {
-	case op == hdl.OpLt && atMin, op == hdl.OpGt && atMax:
+	case op == hdl.OpEq && never:
 		return big.NewInt(0), true
-	case op == hdl.OpGe && atMin, op == hdl.OpLe && atMax:
+	case op == hdl.OpNe && never:
+		return big.NewInt(1), true
+	case op == hdl.OpLt && (below || atMin), op == hdl.OpGt && (above || atMax),
+		op == hdl.OpLe && below, op == hdl.OpGe && above:
+		return big.NewInt(0), true
+	case op == hdl.OpGe && (below || atMin), op == hdl.OpLe && (above || atMax),
+		op == hdl.OpGt && below, op == hdl.OpLt && above:
 		return big.NewInt(1), true
 	}
 	return nil, false

@@ -12,27 +12,20 @@ module mac_s8_s32 (
 );
   reg  signed [31:0] acc;
 
-  wire signed [32:0] _ext1 = {{1{acc[31]}}, acc};
-  wire signed [15:0] _ext2 = {{8{a[7]}}, a};
-  wire signed [15:0] _ext3 = {{8{b[7]}}, b};
-  wire signed [15:0] _mul4 = _ext2 * _ext3;
-  wire signed [32:0] _ext5 = {{17{_mul4[15]}}, _mul4};
-  wire signed [32:0] _add6 = _ext1 + _ext5;
-  wire signed [31:0] _trunc7 = _add6[31:0];
-  wire signed [31:0] _mux8 = clear ? 32'sh0 : _trunc7;
-  wire _or9 = en | clear;
+  wire signed [15:0] _mul1 = $signed({{8{a[7]}}, a}) * $signed({{8{b[7]}}, b});
+  wire signed [32:0] _add2 = $signed({{1{acc[31]}}, acc}) + $signed({{17{_mul1[15]}}, _mul1});
   assign y = acc;
 
   always @(posedge clk) begin
     if (rst) begin
       acc <= 32'sh0;
     end else begin
-      if (_or9) acc <= _mux8;
+      if (en | clear) acc <= clear ? 32'sh0 : $signed(_add2[31:0]);
     end
   end
 
   // Computed but never read: kept for lint, removed by synthesis.
-  wire _unused_ok = &{1'b0, _add6[32], 1'b0};
+  wire _unused_ok = &{1'b0, _add2[32], 1'b0};
 endmodule
 
 `default_nettype wire
