@@ -55,6 +55,7 @@ func compile(cfg npu.Config, g *Graph, taps bool) (*Program, error) {
 		live:   map[*Value]int{},
 		taps:   map[*Value]*tapInput{},
 		noTaps: !taps,
+		fused:  map[*node]bool{},
 	}
 	if err := c.run(g); err != nil {
 		return nil, err
@@ -91,6 +92,8 @@ type ctx struct {
 	live   map[*Value]int       // remaining consumers of each stored value
 	taps   map[*Value]*tapInput // graph inputs laid out as a conv's windows
 	noTaps bool                 // every conv direct (the fallback)
+	g      *Graph
+	fused  map[*node]bool // pools emitted in bands with their conv (poolBands)
 }
 
 // place is where a stored value lives: in the state buffer (resident),
@@ -126,6 +129,7 @@ func (c *ctx) partOf(v *Value) int {
 }
 
 func (c *ctx) run(g *Graph) error {
+	c.g = g
 	// Consumers per stored value; a value nothing reads that is an output
 	// is staged out block by block instead of kept on chip.
 	views := map[*Value]bool{}

@@ -31,9 +31,15 @@ func (c *ctx) runConv(j *convJob) error {
 			return err
 		}
 	}
-	p, err := planConv(c.cfg, j, c.state.largest(), c.wring)
-	if err != nil {
-		return err
+	var p *convPlan
+	if j.pool != nil {
+		p, j.bands = c.planWithBands(j, j.pool)
+	}
+	if p == nil {
+		var err error
+		if p, err = planConv(c.cfg, j, c.state.largest(), c.wring); err != nil {
+			return err
+		}
 	}
 	rs, err := sc.ringsOf([]int{p.inSize, p.outSize}, []int{p.inSlots, p.outSlots})
 	if err != nil {
@@ -259,6 +265,9 @@ func (e *convEmitter) act(st *convStep, ps int, blk string) error {
 	}
 	if e.p.staged {
 		e.c.store(blk+" store", dst, j.out.ext+st.t*j.out.f+st.o0*j.ow, np, 1, np)
+	}
+	if j.bands != nil {
+		return j.bands.rowsDone(e.c, st.t, st.o0, st.o1)
 	}
 	return nil
 }

@@ -34,6 +34,8 @@ type convJob struct {
 	kernelSplitOK  bool // kh may exceed max_kernel (split into row groups)
 	digits         int  // an int32 result: the digit planes (acts and stores per block), else 0
 	userKernelName string
+	pool           *node      // a pool of the result that may run in bands (fusablePool), or nil
+	bands          *poolBands // the pool running in bands after the acts, or nil
 }
 
 // group is a set of NE passes that one weight-buffer block holds:

@@ -111,7 +111,13 @@
 // transpose (psum partition j entry i = A[i][j]) and a planar write-back
 // to partition j, address base + ⌊j/C⌋·m + i. Pool, eltwise, reduce and
 // requant are planar tasks per channel tile (eltwise over all tiles at
-// once).
+// once). A pool that alone reads a conv's result, with no padding above
+// or below, runs in bands of rows instead, each emitted right after the
+// act that completes the conv rows it reads (pool_bands.go): the planar
+// engine, which runs its tasks in program order, pools while the NE
+// still convolves, and the next layer waits only for the bands it reads
+// (Pool.Whole keeps one task; so does a conv that would not fit its
+// streaming slots beside the pool's result).
 //
 // # Dependencies
 //

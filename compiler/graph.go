@@ -511,6 +511,10 @@ type Pool struct {
 	PadH, PadW int
 	Padding    golden.Padding
 	Requant    golden.Requant // the zero value: identity
+	// Whole runs the pool as one planar task per channel tile once its
+	// input is complete. By default a pool of a conv's result runs in
+	// bands of rows, each right after the conv's act that completes it.
+	Whole bool
 }
 
 // AvgRequant is the requantization that turns a window sum of n elements

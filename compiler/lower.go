@@ -174,10 +174,16 @@ func (c *ctx) lowerConv(n *node) error {
 	if err := c.int32Job(n, j); err != nil {
 		return err
 	}
+	if j.digits == 0 {
+		j.pool = c.fusablePool(n, out)
+	}
 	if err := c.runConv(j); err != nil {
 		return err
 	}
 	c.storeResident(n.label, out)
+	if j.bands != nil {
+		return j.bands.finish(c)
+	}
 	return nil
 }
 

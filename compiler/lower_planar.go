@@ -12,9 +12,23 @@ import (
 func validLanes(p, part, t int) int { return min(part, p-t*part) }
 
 func (c *ctx) lowerPool(n *node) error {
-	x, v, p := n.in[0], n.out, n.pool
-	in := c.operand(x)
-	cfg := c.cfg
+	if c.fused[n] {
+		return nil // emitted in bands with its conv
+	}
+	if err := c.checkPool(n); err != nil {
+		return err
+	}
+	in := c.operand(n.in[0])
+	out, err := c.outPlace(n, "pool")
+	if err != nil {
+		return err
+	}
+	return c.lowerPoolTiles(n, in, out)
+}
+
+// checkPool reports what of pool n the planar engine cannot do.
+func (c *ctx) checkPool(n *node) error {
+	v, p, cfg := n.out, n.pool, c.cfg
 	switch {
 	case p.KH > cfg.MaxKernel || p.KW > cfg.MaxKernel:
 		return fmt.Errorf("%s: window %dx%d exceeds max_kernel = %d", n.label, p.KH, p.KW, cfg.MaxKernel)
@@ -27,13 +41,13 @@ func (c *ctx) lowerPool(n *node) error {
 	case v.w > cfg.LineDepth:
 		return fmt.Errorf("%s: output width ow = %d exceeds line_depth = %d (the planar line buffer)", n.label, v.w, cfg.LineDepth)
 	}
-	if err := c.checkRequant(n.label, n.q); err != nil {
-		return err
-	}
-	out, err := c.outPlace(n, "pool")
-	if err != nil {
-		return err
-	}
+	return c.checkRequant(n.label, n.q)
+}
+
+// lowerPoolTiles emits pool n over input in into out: one task per
+// channel tile over the whole plane.
+func (c *ctx) lowerPoolTiles(n *node, in, out *place) error {
+	x, p := n.in[0], n.pool
 	sc := &scratch{c: c}
 	defer sc.release()
 	rs, err := sc.rings(streamSize(in, in.f), stageSize(out, out.f))
