@@ -281,6 +281,17 @@ func (w *moduleWriter) driverText(x *hdl.Expr, width int) string {
 	return text
 }
 
+// portText spells an instance input: written out in place like any root
+// when unsigned, else by a name. Yosys 0.23 fails an assertion
+// ("arg->is_signed == sig.as_wire()->is_signed", genrtlil.cc) on a port
+// connected to a signed expression other than a name.
+func (w *moduleWriter) portText(x *hdl.Expr, width int) string {
+	if x.Type.Signed {
+		return w.operand(x)
+	}
+	return w.driverText(x, width)
+}
+
 // rootText spells x where a root reads it: an assign or a nonblocking
 // assignment to something width bits wide, a condition, an index, a port.
 // An operator read only here is written out in place (inlined reports
@@ -449,7 +460,7 @@ func (w *moduleWriter) instances() []byte {
 		}
 		for _, p := range in.Module.Ports {
 			if p.Kind == hdl.Input {
-				conns = append(conns, fmt.Sprintf("    .%s(%s)", p.Name, w.driverText(in.Inputs[p.Name], p.Type.Width)))
+				conns = append(conns, fmt.Sprintf("    .%s(%s)", p.Name, w.portText(in.Inputs[p.Name], p.Type.Width)))
 			} else {
 				conns = append(conns, fmt.Sprintf("    .%s(%s)", p.Name, in.Outputs[p.Name].Name))
 			}

@@ -191,3 +191,44 @@ func TestInlinedOperandsAgreeWithVerilator(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// An instance input driven by a signed expression reads it through a
+// wire: Yosys 0.23 fails an assertion ("arg->is_signed ==
+// sig.as_wire()->is_signed", genrtlil.cc) on a port connected to a signed
+// expression; an unsigned one is written in place.
+func TestSignedPortConnectionIsAWire(t *testing.T) {
+	child := hdl.NewModule("port_child")
+	a := child.Input("a", hdl.SInt(8))
+	b := child.Input("b", hdl.UInt(8))
+	child.Output("y", hdl.SInt(10)).Set(a.Ext(9).Add(b.Ext(9).AsSInt()))
+	m := hdl.NewModule("port_parent")
+	in := inlineInputs(m)
+	u := m.Instance("u", child)
+	u.Connect("a", in.s.Xor(in.t.Ext(8))).Connect("b", in.x.Xor(in.y))
+	m.Output("o", hdl.SInt(10)).Set(u.Out("y"))
+	d, err := hdl.Elaborate(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := verilog.Emit(d)
+	var text string
+	for _, f := range files {
+		if f.Name == "port_parent.v" {
+			text = string(f.Data)
+		}
+	}
+	var conns []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, ".a(") || strings.HasPrefix(l, ".b(") {
+			conns = append(conns, strings.TrimSuffix(l, ","))
+		}
+	}
+	if d := cmp.Diff([]string{".a(_xor1)", ".b(x ^ y)"}, conns); d != "" {
+		t.Errorf("port connections (-want +got):\n%s\n%s", d, text)
+	}
+	tooltest.Need(t, "yosys")
+	dir, vs := writeFiles(t, files)
+	if _, err := toolchain.Synth(dir, "port_parent", vs); err != nil {
+		t.Error(err)
+	}
+}
