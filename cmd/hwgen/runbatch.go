@@ -105,9 +105,12 @@ func (c *runCmd) pipelineRun(cfg npu.Config, net *lower.Net, images []*onnx.Arra
 	runs := rep.Runs()
 	if full := firstRun(runs); full != nil && len(one.Runs()) > 0 && one.Runs()[0] != nil {
 		alone := one.Runs()[0].Cycles
-		fmt.Printf("device    %d batches, %d cycles in all; a full batch of %d: %d cycles, %.0f per image; one image alone: %d cycles (batching saves %.1f%%)\n",
-			len(runs), rep.Cycles(), c.Batch, full.Cycles, float64(full.Cycles)/float64(c.Batch), alone,
-			100*(1-float64(full.Cycles)/float64(c.Batch*alone)))
+		gain, verb := 100*(1-float64(full.Cycles)/float64(c.Batch*alone)), "saves"
+		if gain < 0 {
+			gain, verb = -gain, "costs"
+		}
+		fmt.Printf("device    %d batches, %d cycles in all; a full batch of %d: %d cycles, %.0f per image; one image alone: %d cycles (batching %s %.1f%%)\n",
+			len(runs), rep.Cycles(), c.Batch, full.Cycles, float64(full.Cycles)/float64(c.Batch), alone, verb, gain)
 	}
 	perDevice := ""
 	if len(rep.Devices) > 1 {
