@@ -105,10 +105,17 @@ type Options struct {
 	// from run cycle Release[q] on (a network submitted while another
 	// runs). Queues it does not name start at cycle 0.
 	Release map[int]int
+	// NoStimulus records no stimulus (Result.Stimulus and
+	// Session.Stimulus are nil): for long runs nobody replays.
+	NoStimulus bool
 }
 
 // Option sets an Options field.
 type Option func(*Options)
+
+// WithoutStimulus records no stimulus, for long runs nobody replays on
+// Verilator (a recording keeps a row per cycle).
+func WithoutStimulus() Option { return func(o *Options) { o.NoStimulus = true } }
 
 // WithVCD writes the run's waveform to path.
 func WithVCD(path string) Option { return func(o *Options) { o.VCD = path } }

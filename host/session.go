@@ -60,6 +60,7 @@ func NewSession(cfg npu.Config, prog *compiler.Program, opts ...Option) (*Sessio
 	if err != nil {
 		return nil, err
 	}
+	rec.Record(!opt.NoStimulus)
 	s := &Session{h: &runner{cfg: cfg, rec: rec, opt: opt, prog: prog}, design: d}
 	if opt.VCD != "" {
 		// Written next to its name and renamed when the session ends
@@ -121,7 +122,7 @@ func (s *Session) Run(inputs map[string]*golden.Tensor) (*Result, error) {
 	}
 	if err := h.run(res, s.next); err != nil {
 		s.failed = true
-		res.Stimulus = h.rec.Stimulus()
+		res.Stimulus = s.Stimulus()
 		return res, err
 	}
 	for q, tasks := range qt {
@@ -132,7 +133,7 @@ func (s *Session) Run(inputs map[string]*golden.Tensor) (*Result, error) {
 		return nil, err
 	}
 	h.rec.Step(1) // one settled cycle after the last read, for replays
-	res.Stimulus = h.rec.Stimulus()
+	res.Stimulus = s.Stimulus()
 	res.Wall = time.Since(t0)
 	return res, nil
 }
@@ -166,8 +167,13 @@ func (s *Session) write(inputs map[string]*golden.Tensor) (int, error) {
 }
 
 // Stimulus is everything the session drove so far, for a Verilator
-// replay (verify.CrossCheck).
-func (s *Session) Stimulus() *stim.Stimulus { return s.h.rec.Stimulus() }
+// replay (verify.CrossCheck); nil for a session opened WithoutStimulus.
+func (s *Session) Stimulus() *stim.Stimulus {
+	if s.h.opt.NoStimulus {
+		return nil
+	}
+	return s.h.rec.Stimulus()
+}
 
 // Close ends the waveform, if one is written: it appears under its name
 // whole when every run of the session succeeded, and not at all

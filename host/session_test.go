@@ -111,3 +111,39 @@ func TestSessionCancel(t *testing.T) {
 		t.Errorf("run with a cancelled context: %v, want context.Canceled", err)
 	}
 }
+
+// WithoutStimulus runs as usual and records nothing: a long run nobody
+// replays keeps no row per cycle.
+func TestSessionWithoutStimulus(t *testing.T) {
+	cfg := small()
+	rng := rand.New(rand.NewPCG(25, 26))
+	x0, x1 := randTensor(rng, 2, 6, 6), randTensor(rng, 2, 6, 6)
+	p, err := compiler.Compile(cfg, sessionNet(x0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSession(cfg, p, WithoutStimulus())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i, x := range []*golden.Tensor{x0, x1} {
+		want, err := sessionNet(x).Reference(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Run(map[string]*golden.Tensor{"x": x})
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if d := cmp.Diff(want["y"], res.Outputs["y"]); d != "" {
+			t.Errorf("run %d (-golden +npu):\n%s", i, d)
+		}
+		if res.Stimulus != nil {
+			t.Errorf("run %d: a stimulus of %d cycles was recorded", i, res.Stimulus.Cycles())
+		}
+	}
+	if s.Stimulus() != nil || s.h.rec.Stimulus().Cycles() != 0 {
+		t.Errorf("the session recorded %d cycles", s.h.rec.Stimulus().Cycles())
+	}
+}

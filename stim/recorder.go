@@ -19,6 +19,7 @@ type Recorder struct {
 	inputs []Port
 	row    []*big.Int
 	shared bool // row is the last recorded row: copy it before a change
+	off    bool // Step records nothing (Record(false))
 	st     *Stimulus
 }
 
@@ -88,11 +89,19 @@ func (r *Recorder) Peek(path string) (uint64, error) { return r.Sim.Peek(path) }
 // Step records this cycle's inputs and clocks the simulator n times.
 func (r *Recorder) Step(n int) {
 	for i := 0; i < n; i++ {
-		r.st.Rows = append(r.st.Rows, r.row)
-		r.shared = true
+		if !r.off {
+			r.st.Rows = append(r.st.Rows, r.row)
+			r.shared = true
+		}
 		r.Sim.Step(1)
 	}
 }
+
+// Record turns the recording on or off. A long interactive run nobody
+// replays (thousands of images through one simulated NPU) would otherwise
+// hold a row for each of its cycles. Rows recorded before stay; a
+// recording with a gap in it no longer replays the run.
+func (r *Recorder) Record(on bool) { r.off = !on }
 
 // Stimulus is everything recorded so far. Consecutive rows may share one
 // slice: treat the rows as read-only.

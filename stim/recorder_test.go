@@ -78,3 +78,27 @@ func TestRecorderRows(t *testing.T) {
 		t.Errorf("poke of an unknown port accepted")
 	}
 }
+
+// Record(false) stops the recording (a long run nobody replays); the
+// simulation goes on and the rows taken before stay.
+func TestRecorderOff(t *testing.T) {
+	ex, _ := examples.Lookup("mac")
+	r, err := stim.NewRecorder(hdl.MustElaborate(ex.Build()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Poke("rst", 1)
+	r.Step(2)
+	r.Record(false)
+	r.Poke("rst", 0)
+	r.Poke("en", 1)
+	r.Poke("a", 3)
+	r.Poke("b", 2)
+	r.Step(5)
+	if got := r.Stimulus().Cycles(); got != 2 {
+		t.Errorf("%d rows recorded, want the 2 before Record(false)", got)
+	}
+	if y, err := r.Peek("y"); err != nil || y != 30 {
+		t.Errorf("y = %d, %v after 5 unrecorded cycles of 3·2, want 30", y, err)
+	}
+}

@@ -83,7 +83,11 @@ func (c *runCmd) pipelineRun(cfg npu.Config, net *lower.Net, images []*onnx.Arra
 	if c.LockStep {
 		mode = pipeline.LockStep
 	}
-	rs, rep, err := model.Run(ctx, images, infer.Options{Check: true, Pipeline: pipeline.Options{Mode: mode}, Devices: c.Devices})
+	var hostOpts []host.Option
+	if c.Engine != "verilator" {
+		hostOpts = append(hostOpts, host.WithoutStimulus()) // a row per cycle, for a replay nobody asked for
+	}
+	rs, rep, err := model.Run(ctx, images, infer.Options{Check: true, Pipeline: pipeline.Options{Mode: mode}, Devices: c.Devices, Host: hostOpts})
 	if err != nil {
 		return nil, err
 	}

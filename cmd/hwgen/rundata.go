@@ -17,6 +17,7 @@ import (
 	"github.com/hwgen/hwgen/frontend/dataset"
 	"github.com/hwgen/hwgen/frontend/lower"
 	"github.com/hwgen/hwgen/frontend/onnx"
+	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
 	"github.com/hwgen/hwgen/sim"
 )
@@ -196,8 +197,10 @@ func (c *runCmd) runData(cfg npu.Config) error {
 	st := newDataStats(args)
 	var bar *progressbar.ProgressBar
 	start := time.Now()
+	dev := &imageDevice{cfg: cfg, prog: prog}
+	defer dev.close()
 	for i := run.items.First; i < run.items.End; i++ {
-		rec, err := c.runImage(cfg, m, net, prog, test, i, st)
+		rec, err := c.runImage(cfg, m, net, prog, test, i, st, dev)
 		if err != nil {
 			return run.finish(err)
 		}
@@ -225,10 +228,56 @@ func (c *runCmd) runData(cfg npu.Config) error {
 	return run.finish(nil)
 }
 
+// imageDevice is the simulated NPU the images after the first run on:
+// one session, its image (weights and all) loaded once, each image
+// writing only its input; nothing is recorded (only the first image is
+// replayed on Verilator). A run on a session that has run before takes a
+// cycle more than one on a fresh NPU (arbiter state carries over), so
+// the session runs the program once before the first image it serves:
+// every image but image 0 then takes the same cycles, whichever shard
+// runs it.
+type imageDevice struct {
+	cfg  npu.Config
+	prog *compiler.Program
+	sess *host.Session
+	stop func() // ends the session's Ctrl-C context
+}
+
+// run runs the program with input x (quantized, named name).
+func (d *imageDevice) run(name string, x *golden.Tensor) (*host.Result, error) {
+	if d.sess == nil {
+		intr, stop := interruptible()
+		s, err := host.NewSession(d.cfg, d.prog, intr, host.WithoutStimulus())
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		d.sess, d.stop = s, stop
+		if _, err := s.Run(nil); err != nil {
+			d.close()
+			return nil, fmt.Errorf("warm-up run: %w", err)
+		}
+	}
+	res, err := d.sess.Run(map[string]*golden.Tensor{name: x})
+	if err != nil {
+		d.close()
+	}
+	return res, err
+}
+
+func (d *imageDevice) close() {
+	if d.sess != nil {
+		d.sess.Close()
+		d.stop()
+		d.sess = nil
+	}
+}
+
 // runImage runs test image i: the float executor, the golden models, the
 // reference machine and, unless --engine interp, the Go simulator (with
-// the timeline, waveforms and Verilator replay on the first image).
-func (c *runCmd) runImage(cfg npu.Config, m *onnx.Model, net *lower.Net, prog *compiler.Program, test *dataset.Set, i int, st *dataStats) (imageRecord, error) {
+// the timeline, waveforms and Verilator replay on the first image, which
+// runs on a simulator of its own; the others share dev).
+func (c *runCmd) runImage(cfg npu.Config, m *onnx.Model, net *lower.Net, prog *compiler.Program, test *dataset.Set, i int, st *dataStats, dev *imageDevice) (imageRecord, error) {
 	rec := imageRecord{Label: test.Labels[i]}
 	x := test.Input(i)
 	t := time.Now()
@@ -272,9 +321,14 @@ func (c *runCmd) runImage(cfg npu.Config, m *onnx.Model, net *lower.Net, prog *c
 			opts = c.hostOptions(c.VCD, prog.Ideal)
 		}
 		t = time.Now()
-		intr, stop := interruptible()
-		res, err := host.Run(cfg, prog, append(opts, intr)...)
-		stop()
+		var res *host.Result
+		if i == 0 {
+			intr, stop := interruptible()
+			res, err = host.Run(cfg, prog, append(opts, intr)...)
+			stop()
+		} else {
+			res, err = dev.run(net.Input(), xq)
+		}
 		if errors.Is(err, sim.ErrVCDScope) {
 			return rec, usageError{fmt.Errorf("--vcd-scope: %w", err)}
 		}
