@@ -5,11 +5,12 @@
 //     (lower.Net.QuantizeInput; a NaN or a wrong shape fails that batch
 //     only);
 //   - exec: the batch on one simulated NPU kept alive across batches
-//     (host.Session) running a batch program (compiler.CompileBatch): the
-//     weights are in device memory once, every image of a batch has its
-//     own input and output region and, when the net fits half of each
-//     on-chip buffer, its own half, so the images' tasks interleave on
-//     the engines (through the task manager's dependencies);
+//     (host.Session) running a batch program: the weights are in device
+//     memory once and every image of a batch has its own input and output
+//     region. Compile simulates two candidates once and keeps the faster:
+//     compiler.CompileBatch (when the net fits half of each on-chip
+//     buffer, each image in its own half, so the images' tasks interleave
+//     on the engines) and compiler.Batch's copies one after another;
 //   - post: the outputs dequantized (lower.Net.Dequantize), the top-1
 //     class taken, and, with Options.Check, every output compared with
 //     the compiler's reference machine running the same batch program.

@@ -23,10 +23,25 @@ type Model struct {
 	Config  npu.Config
 	Batch   int
 	Program *compiler.Program // the batch program
+	// Candidates are the batch programs Compile simulated, with their
+	// cycles; Program is the faster.
+	Candidates []Candidate
+}
+
+// Candidate is one way to compile a batch and its simulated cycles.
+type Candidate struct {
+	Name    string // "interleaved" (compiler.CompileBatch) or "copies" (compiler.Batch of the plain program)
+	Program *compiler.Program
+	Cycles  int
 }
 
 // Compile compiles net for cfg, batch images per program. sample is any
 // input of the net's shape (the program does not depend on its values).
+// Two programs are candidates: the images interleaved on half buffers
+// (compiler.CompileBatch) and the plain program's copies one after
+// another (compiler.Batch); with a batch of more than one image both run
+// once on the Go simulator, whose cycles do not depend on the data, and
+// the faster is kept — no estimate ranks them reliably.
 func Compile(net *lower.Net, sample *onnx.Array, cfg npu.Config, batch int) (*Model, error) {
 	g, err := net.Graph(sample)
 	if err != nil {
@@ -36,7 +51,30 @@ func Compile(net *lower.Net, sample *onnx.Array, cfg npu.Config, batch int) (*Mo
 	if err != nil {
 		return nil, err
 	}
-	return &Model{Net: net, Config: cfg, Batch: batch, Program: bp}, nil
+	m := &Model{Net: net, Config: cfg, Batch: batch, Program: bp}
+	if batch < 2 {
+		return m, nil
+	}
+	plain, err := compiler.Compile(cfg, g)
+	if err != nil {
+		return nil, err
+	}
+	copies, err := compiler.Batch(plain, batch, net.Input())
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range []Candidate{{Name: "interleaved", Program: bp}, {Name: "copies", Program: copies}} {
+		res, err := host.Run(cfg, c.Program, host.WithoutStimulus())
+		if err != nil {
+			return nil, fmt.Errorf("infer: the %s batch program: %w", c.Name, err)
+		}
+		c.Cycles = res.Cycles
+		m.Candidates = append(m.Candidates, c)
+	}
+	if m.Candidates[1].Cycles < m.Candidates[0].Cycles {
+		m.Program = copies
+	}
+	return m, nil
 }
 
 // Options tune a run.

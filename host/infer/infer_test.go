@@ -65,6 +65,22 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Both batch programs were simulated and the faster kept.
+	if len(model.Candidates) != 2 {
+		t.Fatalf("%d candidates, want interleaved and copies", len(model.Candidates))
+	}
+	best := model.Candidates[0]
+	for _, c := range model.Candidates {
+		if c.Cycles <= 0 {
+			t.Errorf("%s: %d cycles", c.Name, c.Cycles)
+		}
+		if c.Cycles < best.Cycles {
+			best = c
+		}
+	}
+	if model.Program != best.Program {
+		t.Errorf("kept a program of more cycles than the %s one (%d)", best.Name, best.Cycles)
+	}
 	want := map[int][]float32{}
 	for i, x := range xs {
 		g, err := net.Graph(x)
