@@ -18,10 +18,11 @@ import (
 
 // poolBands is the banded pool of one conv's result.
 type poolBands struct {
-	n       *node  // the pool
-	in, out *place // the conv's result (the pool's input) and the pool's
-	done    []int  // per channel tile: conv rows complete from row 0
-	next    []int  // per channel tile: the first pool row not yet emitted
+	n       *node         // the pool
+	in, out *place        // the conv's result (the pool's input) and the pool's
+	done    []int         // per channel tile: conv rows complete from row 0
+	ahead   []map[int]int // per channel tile: blocks done past a gap, o0 → o1
+	next    []int         // per channel tile: the first pool row not yet emitted
 }
 
 // fusablePool returns the pool node that reads conv n's result and can
@@ -84,13 +85,24 @@ func (c *ctx) planWithBands(j *convJob, p *node) (*convPlan, *poolBands) {
 		delete(c.loc, p.out)
 		return nil, nil
 	}
-	return plan, &poolBands{n: p, in: j.out, out: out, done: make([]int, j.out.tiles), next: make([]int, j.out.tiles)}
+	b := &poolBands{n: p, in: j.out, out: out, done: make([]int, j.out.tiles), ahead: make([]map[int]int, j.out.tiles), next: make([]int, j.out.tiles)}
+	for t := range b.ahead {
+		b.ahead[t] = map[int]int{}
+	}
+	return plan, b
 }
 
 // rowsDone records that the conv's rows [o0, o1) of channel tile t are
-// written and emits the bands they complete.
+// written and emits the bands they complete. The conv's blocks come in
+// row order; one that did not would wait for the rows before it.
 func (b *poolBands) rowsDone(c *ctx, t, o0, o1 int) error {
-	if o0 <= b.done[t] {
+	b.ahead[t][o0] = max(b.ahead[t][o0], o1)
+	for {
+		o1, ok := b.ahead[t][b.done[t]]
+		if !ok {
+			break
+		}
+		delete(b.ahead[t], b.done[t])
 		b.done[t] = max(b.done[t], o1)
 	}
 	return b.emit(c, t)
