@@ -37,9 +37,9 @@ func (l *lowering) node(n *onnx.Node) error {
 	case "AveragePool":
 		return l.avgPool(n)
 	case "GlobalAveragePool":
-		return l.globalAvgPool(n)
+		return l.globalPool(n, false)
 	case "GlobalMaxPool":
-		return l.globalMaxPool(n)
+		return l.globalPool(n, true)
 	case "Relu", "Clip", "Abs":
 		return l.requantOnly(n)
 	case "Add":

@@ -55,12 +55,14 @@ func (l *lowering) avgPool(n *onnx.Node) error {
 	return nil
 }
 
-// globalAvgPool lowers GlobalAveragePool [1,C,H,W] → [1,C,1,1]: a pool of
-// the whole plane when it fits the planar engine's window (max_kernel),
-// which keeps the [C,1,1] feature map a Conv can read, else a reduce sum
-// per channel giving [C] (a Flatten, Gemm or MatMul may follow). Either
-// way the sum is rescaled by 1/(H·W) and the change of scale.
-func (l *lowering) globalAvgPool(n *onnx.Node) error {
+// globalPool lowers GlobalAveragePool (max false) or GlobalMaxPool
+// [1,C,H,W] → [1,C,1,1]: a pool of the whole plane when it fits the
+// planar engine's window (max_kernel), which keeps the [C,1,1] feature
+// map a Conv can read, else a reduce sum or max per channel giving [C] (a
+// Flatten, Reshape, Squeeze, Gemm or MatMul may follow). Either way the
+// result is rescaled to the output's scale, a sum also by 1/(H·W) (a
+// maximum is one of the int8 values: no division).
+func (l *lowering) globalPool(n *onnx.Node, max bool) error {
 	in, sx, err := l.input(n)
 	if err != nil {
 		return err
@@ -75,55 +77,22 @@ func (l *lowering) globalAvgPool(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
-	q, err := l.rescale(n.Name, sx, sy, h*w)
+	kind, reduce, div, what := golden.PoolAvg, golden.ReduceSum, h*w, "it is summed"
+	if max {
+		kind, reduce, div, what = golden.PoolMax, golden.ReduceMax, 1, "its maximum is taken"
+	}
+	q, err := l.rescale(n.Name, sx, sy, div)
 	if err != nil {
 		return err
 	}
 	if h <= l.cfg.MaxKernel && w <= l.cfg.MaxKernel {
-		p := compiler.Pool{Kind: golden.PoolAvg, KH: h, KW: w, Padding: golden.PadZero, Requant: q}
+		p := compiler.Pool{Kind: kind, KH: h, KW: w, Padding: golden.PadZero, Requant: q}
 		l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Pool2D(x, p) })
 		return nil
 	}
-	if err := l.checkUsers(out, fmt.Sprintf("the plane %dx%d is wider than max_kernel = %d, so it is summed per channel into a vector", h, w, l.cfg.MaxKernel), vectorFollowers); err != nil {
+	if err := l.checkUsers(out, fmt.Sprintf("the plane %dx%d is wider than max_kernel = %d, so %s per channel into a vector", h, w, l.cfg.MaxKernel, what), vectorFollowers); err != nil {
 		return err
 	}
-	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Reduce(x, golden.ReduceSum, q) })
-	return nil
-}
-
-// globalMaxPool lowers GlobalMaxPool [1,C,H,W] → [1,C,1,1] as
-// globalAvgPool does: a max pool of the whole plane when it fits
-// max_kernel (a [C,1,1] feature map), else a reduce max per channel
-// giving [C] (a Flatten, Reshape, Squeeze, Gemm or MatMul may follow).
-// Either way the maximum, one of the int8 values, is rescaled to the
-// output's scale (no division).
-func (l *lowering) globalMaxPool(n *onnx.Node) error {
-	in, sx, err := l.input(n)
-	if err != nil {
-		return err
-	}
-	shape := l.shapes[in]
-	if len(shape) != 4 {
-		return fmt.Errorf("input shape %v, want [1,C,H,W]", shape)
-	}
-	h, w := shape[2], shape[3]
-	out := n.Outputs[0]
-	sy, err := l.scaleOf(out)
-	if err != nil {
-		return err
-	}
-	q, err := l.rescale(n.Name, sx, sy, 1)
-	if err != nil {
-		return err
-	}
-	if h <= l.cfg.MaxKernel && w <= l.cfg.MaxKernel {
-		p := compiler.Pool{Kind: golden.PoolMax, KH: h, KW: w, Padding: golden.PadZero, Requant: q}
-		l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Pool2D(x, p) })
-		return nil
-	}
-	if err := l.checkUsers(out, fmt.Sprintf("the plane %dx%d is wider than max_kernel = %d, so its maximum is taken per channel into a vector", h, w, l.cfg.MaxKernel), vectorFollowers); err != nil {
-		return err
-	}
-	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Reduce(x, golden.ReduceMax, q) })
+	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Reduce(x, reduce, q) })
 	return nil
 }

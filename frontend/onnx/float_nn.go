@@ -164,6 +164,18 @@ func evalAveragePool(n *Node, in operands) (*Array, error) {
 // evalGlobalAveragePool is the mean of every [N,C,...] channel over its
 // spatial dims, which become 1.
 func evalGlobalAveragePool(n *Node, in operands) (*Array, error) {
+	return globalPool(in, func(plane []float32) float32 {
+		var s float64
+		for _, v := range plane {
+			s += float64(v)
+		}
+		return float32(s / float64(len(plane)))
+	})
+}
+
+// globalPool folds every [N,C,...] channel of input 0 over its spatial
+// dims, which become 1.
+func globalPool(in operands, fold func(plane []float32) float32) (*Array, error) {
 	x, err := in.float(0)
 	if err != nil {
 		return nil, err
@@ -178,11 +190,7 @@ func evalGlobalAveragePool(n *Node, in operands) (*Array, error) {
 	y := NewArray(shape...)
 	plane := numel(x.Shape[2:])
 	for p := range y.Data {
-		var s float64
-		for _, v := range x.Data[p*plane : (p+1)*plane] {
-			s += float64(v)
-		}
-		y.Data[p] = float32(s / float64(plane))
+		y.Data[p] = fold(x.Data[p*plane : (p+1)*plane])
 	}
 	return y, nil
 }

@@ -147,32 +147,16 @@ func evalReduce(kind reduceKind) opFunc {
 // evalGlobalMaxPool is the maximum of every [N,C,...] channel over its
 // spatial dims, which become 1 (NaN if the channel holds one).
 func evalGlobalMaxPool(n *Node, in operands) (*Array, error) {
-	x, err := in.float(0)
-	if err != nil {
-		return nil, err
-	}
-	if len(x.Shape) < 3 {
-		return nil, fmt.Errorf("shape %v: want [N,C,D1,...] with at least one spatial dim", x.Shape)
-	}
-	shape := []int{x.Shape[0], x.Shape[1]}
-	for range x.Shape[2:] {
-		shape = append(shape, 1)
-	}
-	y := NewArray(shape...)
-	plane := numel(x.Shape[2:])
-	for p := range y.Data {
+	return globalPool(in, func(plane []float32) float32 {
 		m := float32(math.Inf(-1))
-		for _, v := range x.Data[p*plane : (p+1)*plane] {
-			if v != v || v > m {
-				m = v
-				if v != v {
-					break
-				}
+		for _, v := range plane {
+			if v != v {
+				return v
 			}
+			m = max(m, v)
 		}
-		y.Data[p] = m
-	}
-	return y, nil
+		return m
+	})
 }
 
 // unary is an evaluator applying f to every element of input 0.
