@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hwgen/hwgen/blocks/planar"
+	"github.com/hwgen/hwgen/blocks/sparse"
 	"github.com/hwgen/hwgen/blocks/sram"
 	"github.com/hwgen/hwgen/blocks/systolic"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
@@ -65,6 +66,19 @@ type Config struct {
 	CounterWidth int `json:"counter_width"`  // bits of every performance counter
 
 	Engines int `json:"engines"` // neural engines (PE arrays), each with its own state, psum and weight buffer slice
+
+	// The sparse engine (blocks/sparse), present when SparseUnits > 0:
+	// units with SparseLanes multipliers each, fed by dma_in
+	// (load_sparse) and read out by dma_out (store_sparse). Its values
+	// and weights are elements, its sums accumulators.
+	SparseUnits       int `json:"sparse_units"`        // compute units, each with its own memory unit (0: no sparse engine)
+	SparseLanes       int `json:"sparse_lanes"`        // multipliers per unit = output channels per pass
+	SparseEntries     int `json:"sparse_entries"`      // non-zero entries per buffer set of a memory unit
+	SparseChannels    int `json:"sparse_channels"`     // input channels an entry can name
+	SparseIndexWidth  int `json:"sparse_index_width"`  // bits of an entry's row and column
+	SparseWeightDepth int `json:"sparse_weight_depth"` // weight records per unit
+	SparseTableDepth  int `json:"sparse_table_depth"`  // channel-table records per unit
+	SparseAccDepth    int `json:"sparse_acc_depth"`    // accumulator entries (output pixels of a pass) per unit
 }
 
 // MaxEngines bounds Config.Engines.
@@ -81,6 +95,8 @@ func DefaultConfig() Config {
 		ScaleWidth: 16, MaxKernel: 8, LineDepth: 64,
 		Queues: 2, QueueDepth: 16, Window: 64, MaxDeps: 4, EngineSlots: 2,
 		ExtAddrWidth: 16, ExtLatency: 4, CounterWidth: 48, Engines: 1,
+		SparseLanes: 16, SparseEntries: 1024, SparseChannels: 256, SparseIndexWidth: 8,
+		SparseWeightDepth: 512, SparseTableDepth: 256, SparseAccDepth: 1024,
 	}
 }
 
@@ -107,6 +123,7 @@ func (c Config) Validate() error {
 		check.Range("ext_latency", c.ExtLatency, 1, 16),
 		check.Range("counter_width", c.CounterWidth, 16, 64),
 		check.Range("engines", c.Engines, 1, MaxEngines),
+		check.Range("sparse_units", c.SparseUnits, 0, sparse.MaxUnits),
 	} {
 		s.Add(err)
 	}
@@ -140,7 +157,44 @@ func (c Config) Validate() error {
 	if err := s.Err(); err != nil {
 		return err
 	}
-	return check.All(c.Systolic().Check("systolic"), c.SRAM().Validate(), c.Planar().Check("planar"), c.TaskMgr().Check("taskmgr"))
+	errs := []error{c.Systolic().Check("systolic"), c.SRAM().Validate(), c.Planar().Check("planar"), c.TaskMgr().Check("taskmgr")}
+	if c.SparseUnits > 0 {
+		errs = append(errs, c.checkSparse())
+	}
+	return check.All(errs...)
+}
+
+// Sparse is the sparse engine's configuration (Units 0: none).
+func (c Config) Sparse() sparse.Config {
+	return sparse.Config{Units: c.SparseUnits, Lanes: c.SparseLanes, ValueWidth: c.ElemWidth, WeightWidth: c.ElemWidth,
+		AccWidth: c.AccWidth, Entries: c.SparseEntries, Channels: c.SparseChannels, IndexWidth: c.SparseIndexWidth,
+		MaxKernel: c.MaxKernel, WeightDepth: c.SparseWeightDepth, TableDepth: c.SparseTableDepth, AccDepth: c.SparseAccDepth,
+		CounterWidth: c.CounterWidth, Macros: c.Macros}
+}
+
+// checkSparse checks the sparse engine's fields under their NPU names;
+// the derived engine configuration is checked last.
+func (c Config) checkSparse() error {
+	var s check.Set
+	for _, err := range []error{
+		check.Range("sparse_lanes", c.SparseLanes, 1, sparse.MaxLanes),
+		check.Range("sparse_entries", c.SparseEntries, 1, sparse.MaxMemoryDepth),
+		check.Range("sparse_channels", c.SparseChannels, 1, sparse.MaxMemoryDepth),
+		check.Range("sparse_index_width", c.SparseIndexWidth, 1, sparse.MaxIndexWidth),
+		check.Range("sparse_weight_depth", c.SparseWeightDepth, 1, sparse.MaxMemoryDepth),
+		check.Range("sparse_table_depth", c.SparseTableDepth, 1, sparse.MaxMemoryDepth),
+		check.Range("sparse_acc_depth", c.SparseAccDepth, 1, sparse.MaxMemoryDepth),
+	} {
+		s.Add(err)
+	}
+	if s.OK("sparse_lanes") && c.SparseLanes*c.AccWidth > hdl.MaxWidth {
+		s.Add(&check.FieldError{Field: "sparse_lanes", Value: c.SparseLanes,
+			Allowed: fmt.Sprintf("sparse_lanes × acc_width must be at most %d", hdl.MaxWidth)})
+	}
+	if err := s.Err(); err != nil {
+		return err
+	}
+	return c.Sparse().Check("sparse")
 }
 
 // Systolic is the PE array's configuration.

@@ -10,7 +10,7 @@ import (
 func (c Config) Codec() *isa.Codec {
 	return isa.NewCodec(isa.Sizes{Rows: c.Rows, Cols: c.Cols,
 		StateDepth: c.StateDepth, PsumDepth: c.PsumDepth, WeightDepth: c.WeightDepth,
-		Engines: c.Engines, Planar: c.Planar()})
+		Engines: c.Engines, ElemWidth: c.ElemWidth, Planar: c.Planar(), Sparse: c.Sparse()})
 }
 
 // NEParams is the NE's param layout (conv and gemm).

@@ -20,6 +20,8 @@ func (c *Codec) Access(t Task) (reads, writes []Span) {
 		return c.convAccess(t)
 	case PlanarTask:
 		return c.planarAccess(t.Task)
+	case SparseLoad, SparseStore, SparseClearTask, SparseConvTask:
+		return c.sparseAccess(t)
 	}
 	return nil, nil
 }
@@ -86,6 +88,12 @@ func Relocate(t Task, o Offsets) Task {
 		return t
 	case Store:
 		t.State += o[MemState]
+		t.Ext += o[MemExt]
+		return t
+	case SparseLoad:
+		t.Ext += o[MemExt]
+		return t
+	case SparseStore:
 		t.Ext += o[MemExt]
 		return t
 	case PlanarTask:

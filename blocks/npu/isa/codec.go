@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hwgen/hwgen/blocks/planar"
+	"github.com/hwgen/hwgen/blocks/sparse"
 )
 
 // Sizes are the numbers of an NPU configuration the instruction set
@@ -12,25 +13,44 @@ type Sizes struct {
 	Rows, Cols                         int
 	StateDepth, PsumDepth, WeightDepth int // per engine
 	Engines                            int
+	ElemWidth                          int // bits of an element: a line is Rows of them
 	Planar                             planar.Config
+	// Sparse is the sparse engine's configuration; Units 0: the NPU has
+	// none.
+	Sparse sparse.Config
 }
 
-// Codec encodes and decodes the tasks of one configuration. NE and
-// Planar are the param layouts of the two engines that pack parameters.
+// HasSparse reports whether the NPU has the sparse engine.
+func (s Sizes) HasSparse() bool { return s.Sparse.Units > 0 }
+
+// SparseLines is how many external lines one record of kind k takes.
+func (s Sizes) SparseLines(k sparse.Kind) int {
+	return sparse.LinesPer(s.Sparse.Record(k).Width, s.Rows*s.ElemWidth)
+}
+
+// SparseAccLines is how many external lines one accumulator entry of
+// the sparse engine takes.
+func (s Sizes) SparseAccLines() int {
+	return sparse.LinesPer(s.Sparse.AccWordWidth(), s.Rows*s.ElemWidth)
+}
+
+// Codec encodes and decodes the tasks of one configuration. NE, Planar
+// and Sparse are the param layouts of the engines that pack parameters.
 type Codec struct {
 	Sizes  Sizes
 	NE     ParamLayout
 	Planar ParamLayout
+	Sparse ParamLayout
 }
 
 // NewCodec derives the codec of s.
 func NewCodec(s Sizes) *Codec {
-	return &Codec{Sizes: s, NE: neParams(s), Planar: planarParams(s)}
+	return &Codec{Sizes: s, NE: neParams(s), Planar: planarParams(s), Sparse: sparseParams}
 }
 
 // ParamBits is the width of the descriptor's param operand: the widest
 // param layout.
-func (c *Codec) ParamBits() int { return max(c.NE.Width, c.Planar.Width) }
+func (c *Codec) ParamBits() int { return max(c.NE.Width, c.Planar.Width, c.Sparse.Width) }
 
 // AnyEngine is Conv.Unit's value for "the first free engine".
 func (c *Codec) AnyEngine() int { return c.Sizes.Engines }
@@ -72,6 +92,8 @@ func (c *Codec) Encode(t Task) (Descriptor, error) {
 		d.Param, err = c.NE.Pack(vals)
 	case PlanarTask:
 		d.Param, err = c.encodePlanar(t.Task, &d)
+	case SparseLoad, SparseStore, SparseClearTask, SparseConvTask:
+		err = c.encodeSparse(t, &d)
 	default:
 		return d, fmt.Errorf("isa: unknown task type %T", t)
 	}
@@ -104,7 +126,7 @@ func (c *Codec) encodePlanar(t planar.Task, d *Descriptor) ([]uint64, error) {
 // Decode rebuilds the task of a descriptor. A descriptor naming an
 // unknown engine or op is an error (the hardware flags it as malformed).
 func (c *Codec) Decode(d Descriptor) (Task, error) {
-	if !d.Engine.ValidOp(d.Op) {
+	if int(d.Engine) >= NumEngines || d.Op >= 64 || d.Engine.OpMaskOf(c.Sizes.HasSparse())>>d.Op&1 == 0 {
 		return nil, fmt.Errorf("isa: engine %s has no operation %d", d.Engine, d.Op)
 	}
 	i := func(v uint64) int { return int(v) }
@@ -126,6 +148,8 @@ func (c *Codec) Decode(d Descriptor) (Task, error) {
 			OH: i(p["oh"]), OW: i(p["ow"]), Acc: p["acc"] == 1, Unit: i(p[EngineField])}, nil
 	case d.Engine == Planar:
 		return PlanarTask{c.decodePlanar(d)}, nil
+	case d.Op == DMAInLoadSparse && d.Engine == DMAIn, d.Op == DMAOutStoreSparse && d.Engine == DMAOut, d.Engine == Sparse:
+		return c.decodeSparse(d), nil
 	}
 	return nil, fmt.Errorf("isa: %s.%s has no decoder", d.Engine, d.Engine.OpName(d.Op))
 }

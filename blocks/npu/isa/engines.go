@@ -10,17 +10,24 @@ import (
 // Engine is the code of an engine in a descriptor's engine field.
 type Engine uint8
 
-// The engines, in engine-field code order. Codes 4..7 are unknown: a
-// descriptor naming one is malformed.
+// The engines, in engine-field code order. Codes 5..7 are unknown: a
+// descriptor naming one is malformed. The sparse engine is optional
+// (NPU configuration sparse_units > 0); without it, a descriptor naming
+// it, or one of the DMA ops that serve it, is malformed too.
 const (
 	DMAIn  Engine = iota // external memory -> on-chip buffers
 	NE                   // neural engine: the PE array
 	Planar               // planar engine: work within a plane
 	DMAOut               // on-chip buffers -> external memory
+	Sparse               // sparse engine: convolution over the non-zeros
 )
 
-// NumEngines is the number of engines the task manager dispatches to.
-const NumEngines = 4
+// NumEngines is the number of engine codes; an NPU without the sparse
+// engine has the first DenseEngines of them.
+const (
+	NumEngines   = 5
+	DenseEngines = 4
+)
 
 // EngineBits and OpBits size the descriptor's engine and op fields: room
 // for 8 engines and 16 operations per engine, so new ones do not change
@@ -42,6 +49,7 @@ const (
 	DMAInNop            = OpNop
 	DMAInLoad        Op = 1
 	DMAInLoadWeights Op = 2
+	DMAInLoadSparse  Op = 3
 
 	NENop          = OpNop
 	NEGEMM      Op = 1
@@ -56,8 +64,13 @@ const (
 	PlanarReduce     = Op(planar.OpReduce)
 	PlanarLoadParams = Op(planar.OpLoadParams)
 
-	DMAOutNop      = OpNop
-	DMAOutStore Op = 1
+	DMAOutNop            = OpNop
+	DMAOutStore       Op = 1
+	DMAOutStoreSparse Op = 2
+
+	SparseNop      = OpNop
+	SparseClear Op = 1
+	SparseConv  Op = 2
 )
 
 // OpDef is one operation an engine understands.
@@ -65,6 +78,9 @@ type OpDef struct {
 	Code Op
 	Name string
 	Doc  string
+	// Sparse marks an op that serves the sparse engine: only an NPU with
+	// one has it.
+	Sparse bool
 }
 
 // EngineDef describes an engine: its port prefix and its operations.
@@ -78,28 +94,35 @@ type EngineDef struct {
 // Engines is the engine and operation table.
 var Engines = [NumEngines]EngineDef{
 	{DMAIn, "dma_in", "DMA from external memory into the state buffer or the weight buffer", []OpDef{
-		{DMAInNop, "nop", "no transfer; completes at once (a synchronisation point)"},
-		{DMAInLoad, "load", "src external line, dst state-buffer address, d0 lines per row, d1 rows, d2 external row stride (lines); rows land contiguously"},
-		{DMAInLoadWeights, "load_weights", "as load, into the weight buffer: dst weight row"},
+		{DMAInNop, "nop", "no transfer; completes at once (a synchronisation point)", false},
+		{DMAInLoad, "load", "src external line, dst state-buffer address, d0 lines per row, d1 rows, d2 external row stride (lines); rows land contiguously", false},
+		{DMAInLoadWeights, "load_weights", "as load, into the weight buffer: dst weight row", false},
+		{DMAInLoadSparse, "load_sparse", "records into the sparse engine: dst the memory (kind, unit, set) and first record (sparse LoadAddr layout), d0 lines per row, d1 rows, d2 external row stride; a record spans the lines its width needs", true},
 	}},
 	{NE, "ne", "neural engine: the weight-stationary PE array with its input address generator", []OpDef{
-		{NENop, "nop", "no work; completes at once"},
-		{NEGEMM, "gemm", "as conv (a GEMM is a 1x1 convolution over an M x 1 plane); named apart for traces"},
-		{NEConv, "conv", "src input plane (channel tile 0), aux weight row of pass 0, dst psum entry, d0 H, d1 W, d2 channel tiles, param kernel/stride/pad/output shape/accumulate"},
-		{NETranspose, "transpose", "src state address of the block's column 0, dst psum entry, d0 rows, d1 columns"},
+		{NENop, "nop", "no work; completes at once", false},
+		{NEGEMM, "gemm", "as conv (a GEMM is a 1x1 convolution over an M x 1 plane); named apart for traces", false},
+		{NEConv, "conv", "src input plane (channel tile 0), aux weight row of pass 0, dst psum entry, d0 H, d1 W, d2 channel tiles, param kernel/stride/pad/output shape/accumulate", false},
+		{NETranspose, "transpose", "src state address of the block's column 0, dst psum entry, d0 rows, d1 columns", false},
 	}},
 	{Planar, "planar", "planar engine: activation, write-back, elementwise, pooling, reduction", []OpDef{
-		{PlanarNop, "nop", "no work"},
-		{PlanarAct, "act", "src psum entry, dst state address, d0 H, d1 W, param the planar fields"},
-		{PlanarWriteBack, "writeback", "as act, saturation only"},
-		{PlanarEltwise, "eltwise", "src first operand, aux second operand (a tensor, or one element with broadcast), dst result, d0 H, d1 W, param function"},
-		{PlanarPool, "pool", "src input plane, dst output plane, d0 H, d1 W, param kernel/stride/pad/max-avg-min"},
-		{PlanarReduce, "reduce", "src input plane, dst result (one value, or one row across rows), d0 H, d1 W, param sum, max, row sum or row max, post function"},
-		{PlanarLoadParams, "loadparams", "src state address of the per-lane scale and bias"},
+		{PlanarNop, "nop", "no work", false},
+		{PlanarAct, "act", "src psum entry, dst state address, d0 H, d1 W, param the planar fields", false},
+		{PlanarWriteBack, "writeback", "as act, saturation only", false},
+		{PlanarEltwise, "eltwise", "src first operand, aux second operand (a tensor, or one element with broadcast), dst result, d0 H, d1 W, param function", false},
+		{PlanarPool, "pool", "src input plane, dst output plane, d0 H, d1 W, param kernel/stride/pad/max-avg-min", false},
+		{PlanarReduce, "reduce", "src input plane, dst result (one value, or one row across rows), d0 H, d1 W, param sum, max, row sum or row max, post function", false},
+		{PlanarLoadParams, "loadparams", "src state address of the per-lane scale and bias", false},
 	}},
 	{DMAOut, "dma_out", "DMA from the state buffer to external memory", []OpDef{
-		{DMAOutNop, "nop", "no transfer; completes at once"},
-		{DMAOutStore, "store", "src state-buffer address, dst external line, d0 lines per row, d1 rows, d2 external row stride (lines)"},
+		{DMAOutNop, "nop", "no transfer; completes at once", false},
+		{DMAOutStore, "store", "src state-buffer address, dst external line, d0 lines per row, d1 rows, d2 external row stride (lines)", false},
+		{DMAOutStoreSparse, "store_sparse", "sparse accumulators out, each cleared as it is read: src unit and first entry (sparse ReadAddr layout), dst external line, d0 entries; entry n takes the lines from dst + n·(lines per entry)", true},
+	}},
+	{Sparse, "sparse", "sparse engine: units that scatter the products of the non-zero inputs", []OpDef{
+		{SparseNop, "nop", "no work; completes at once", false},
+		{SparseClear, "clear", "dst unit, d0 accumulator entries to zero", true},
+		{SparseConv, "conv", "dst unit, src buffer set, d0 entries, aux channel-table base, d1 OH, d2 OW, param stride_log2", true},
 	}},
 }
 
@@ -138,15 +161,20 @@ func (e Engine) OpName(op Op) string {
 // ValidOp reports whether op is an operation of engine e.
 func (e Engine) ValidOp(op Op) bool { return op < 64 && e.OpMask()>>op&1 == 1 }
 
-// OpMask has bit c set for every op code c of e: the task manager's op
-// check is this constant, selected by the engine field.
-func (e Engine) OpMask() uint64 {
-	if int(e) >= NumEngines {
+// OpMask has bit c set for every op code c of e.
+func (e Engine) OpMask() uint64 { return e.OpMaskOf(true) }
+
+// OpMaskOf is OpMask of an NPU with or without the sparse engine: the
+// task manager's op check is this constant, selected by the engine field.
+func (e Engine) OpMaskOf(sparse bool) uint64 {
+	if int(e) >= NumEngines || e == Sparse && !sparse {
 		return 0
 	}
 	var m uint64
 	for _, op := range Engines[e].Ops {
-		m |= 1 << op.Code
+		if sparse || !op.Sparse {
+			m |= 1 << op.Code
+		}
 	}
 	return m
 }

@@ -48,7 +48,7 @@ func TestEngineTable(t *testing.T) {
 	for _, def := range isa.Engines {
 		got[def.Name] = def.Engine.OpWidth()
 	}
-	if diff := cmp.Diff(map[string]int{"dma_in": 2, "ne": 2, "planar": 3, "dma_out": 1}, got); diff != "" {
+	if diff := cmp.Diff(map[string]int{"dma_in": 2, "ne": 2, "planar": 3, "dma_out": 2, "sparse": 2}, got); diff != "" {
 		t.Errorf("op port widths (-want +got):\n%s", diff)
 	}
 }
@@ -130,7 +130,7 @@ func TestEncodeErrors(t *testing.T) {
 		})
 	}
 	if _, err := codec(1).Decode(isa.Descriptor{Engine: isa.DMAOut, Op: 2}); err == nil {
-		t.Errorf("Decode accepted dma_out op 2")
+		t.Errorf("Decode accepted dma_out op 2 (store_sparse) on an NPU without the sparse engine")
 	}
 	if got := codec(1).NE.Max("pad_h"); got != 15 {
 		t.Errorf("NE pad_h limit %d, want 15", got)

@@ -14,10 +14,14 @@ const (
 	MemState
 	MemWeight
 	MemPsum
+	MemSparseEntries // the sparse engine's buffer sets
+	MemSparseWeights // its weight memory (every unit's copy)
+	MemSparseTable   // its channel table (every unit's copy)
+	MemSparseAcc     // its accumulators
 	NumMems
 )
 
-var memNames = [...]string{"ext", "state", "weight", "psum"}
+var memNames = [...]string{"ext", "state", "weight", "psum", "sparse_entries", "sparse_weights", "sparse_table", "sparse_acc"}
 
 func (m Mem) String() string {
 	if int(m) < len(memNames) {

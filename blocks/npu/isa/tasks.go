@@ -1,6 +1,9 @@
 package isa
 
-import "github.com/hwgen/hwgen/blocks/planar"
+import (
+	"github.com/hwgen/hwgen/blocks/planar"
+	"github.com/hwgen/hwgen/blocks/sparse"
+)
 
 // Task is one engine operation with typed operands. The task types below
 // are the whole instruction set; Codec.Encode and Codec.Decode map them
@@ -77,3 +80,39 @@ func (t Conv) Op() Op {
 // Passes is the number of weight passes: one per channel tile and kernel
 // offset.
 func (t Conv) Passes() int { return t.Tiles * t.KH * t.KW }
+
+// SparseLoad is dma_in's load_sparse: Records records of kind Kind, each
+// spanning LinesPer lines from external line Ext on, written from record
+// address Addr of the memory (entries: unit Unit's buffer set Set;
+// weights and tables: every unit's copy).
+type SparseLoad struct {
+	Ext, Records    int
+	Kind            sparse.Kind
+	Unit, Set, Addr int
+}
+
+// SparseStore is dma_out's store_sparse: accumulator entries Addr ..
+// Addr+Entries−1 of unit Unit, each cleared as it is read, entry n to the
+// lines from external line Ext + n·(lines per entry).
+type SparseStore struct{ Unit, Addr, Entries, Ext int }
+
+// SparseClearTask zeroes accumulator entries 0..Count−1 of unit Unit.
+type SparseClearTask struct{ Unit, Count int }
+
+// SparseConvTask scatters Count entries of unit Unit's buffer set Set with
+// the weight lists of the channel table from TBase into its OH×OW
+// accumulator plane, stride 2^StrideLog2 (blocks/sparse, Task).
+type SparseConvTask struct {
+	Unit, Set, Count, TBase int
+	OH, OW, StrideLog2      int
+}
+
+func (t SparseLoad) Engine() Engine      { return DMAIn }
+func (t SparseStore) Engine() Engine     { return DMAOut }
+func (t SparseClearTask) Engine() Engine { return Sparse }
+func (t SparseConvTask) Engine() Engine  { return Sparse }
+
+func (t SparseLoad) Op() Op      { return DMAInLoadSparse }
+func (t SparseStore) Op() Op     { return DMAOutStoreSparse }
+func (t SparseClearTask) Op() Op { return SparseClear }
+func (t SparseConvTask) Op() Op  { return SparseConv }
