@@ -33,17 +33,32 @@ type emitter struct {
 	window  int
 	maxDeps int
 	tasks   []Task
-	anc     []ancBits // anc[t]: bit d-1 set when task t-d is an ancestor of t (d < window)
-	last    [isa.NumEngines]int
+	anc     []ancBits   // anc[t]: bit d-1 set when task t-d is an ancestor of t (d < window)
+	last    map[int]int // per lane (laneOf): its latest task
 	nops    int
 }
 
 func newEmitter(window, maxDeps int) *emitter {
-	e := &emitter{window: window, maxDeps: maxDeps}
-	for i := range e.last {
-		e.last[i] = -1
+	return &emitter{window: window, maxDeps: maxDeps, last: map[int]int{}}
+}
+
+// laneOf is what runs a task one at a time in program order: its engine,
+// or for the sparse engine, whose units run at once, the unit (dst).
+// Only the previous task of the same lane is known to have completed
+// when a task starts.
+func laneOf(d *isa.Descriptor) int {
+	if d.Engine == isa.Sparse {
+		return isa.NumEngines + int(d.Dst)
 	}
-	return e
+	return int(d.Engine)
+}
+
+// prev is the latest task of t's lane, -1 if none.
+func (e *emitter) prev(d *isa.Descriptor) int {
+	if p, ok := e.last[laneOf(d)]; ok {
+		return p
+	}
+	return -1
 }
 
 // ancBits is a small bitset over distances 1..window-1.
@@ -78,14 +93,14 @@ func (e *emitter) isAncestor(a, t int) bool {
 	return e.anc[t].has(d - 1)
 }
 
-// conflicts lists the earlier tasks within the window, of other engines,
+// conflicts lists the earlier tasks within the window, of other lanes,
 // that task t (not yet appended, id = len(tasks)) conflicts with.
 func (e *emitter) conflicts(t *Task) []int {
 	id := len(e.tasks)
 	var out []int
 	for u := id - 1; u >= 0 && id-u < e.window; u-- {
 		o := &e.tasks[u]
-		if o.Desc.Engine == t.Desc.Engine {
+		if laneOf(&o.Desc) == laneOf(&t.Desc) {
 			continue
 		}
 		if spansMeet(t.Writes, o.Reads) || spansMeet(t.Writes, o.Writes) || spansMeet(t.Reads, o.Writes) {
@@ -139,7 +154,7 @@ func (e *emitter) emit(t Task) int {
 	cands := e.conflicts(&t)
 	for {
 		id := len(e.tasks)
-		deps := e.reduce(id, cands, e.last[t.Desc.Engine])
+		deps := e.reduce(id, cands, e.prev(&t.Desc))
 		if len(deps) <= e.maxDeps {
 			t.Desc.Deps = sortedIDs(deps)
 			return e.push(t)
@@ -147,7 +162,8 @@ func (e *emitter) emit(t Task) int {
 		// A join: the oldest max_deps dependencies move to a nop of the
 		// same engine that runs just before t.
 		sort.Ints(deps)
-		nop := Task{Desc: isa.Descriptor{Engine: t.Desc.Engine, Op: isa.OpNop}, Label: "join for " + t.Label}
+		// (On the sparse engine the nop names t's unit: its lane.)
+		nop := Task{Desc: isa.Descriptor{Engine: t.Desc.Engine, Op: isa.OpNop, Dst: sparseUnitOf(&t.Desc)}, Label: "join for " + t.Label}
 		nop.Desc.Deps = sortedIDs(deps[:e.maxDeps])
 		e.push(nop)
 		e.nops++
@@ -172,7 +188,7 @@ func (e *emitter) push(t Task) int {
 	t.Desc.ID = uint64(id)
 	a := newAncBits(e.window)
 	preds := append([]int(nil), idsOf(t.Desc.Deps)...)
-	if p := e.last[t.Desc.Engine]; p >= 0 {
+	if p := e.prev(&t.Desc); p >= 0 {
 		preds = append(preds, p)
 	}
 	for _, p := range preds {
@@ -185,7 +201,7 @@ func (e *emitter) push(t Task) int {
 	}
 	e.tasks = append(e.tasks, t)
 	e.anc = append(e.anc, a)
-	e.last[t.Desc.Engine] = id
+	e.last[laneOf(&t.Desc)] = id
 	return id
 }
 
@@ -195,4 +211,13 @@ func idsOf(d []uint64) []int {
 		out[i] = int(v)
 	}
 	return out
+}
+
+// sparseUnitOf is the unit a sparse-engine descriptor names (0 for other
+// engines).
+func sparseUnitOf(d *isa.Descriptor) uint64 {
+	if d.Engine == isa.Sparse {
+		return d.Dst
+	}
+	return 0
 }

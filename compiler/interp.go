@@ -29,6 +29,7 @@ type Machine struct {
 	pcfg   planar.Config
 	planar planar.Memories // the state and psum buffers and the planar engine's per-lane parameters
 	trace  *tracer
+	sparse *sparseMem // the sparse engine's memories (nil without one)
 	elem   golden.Int
 	acc    golden.Int
 }
@@ -43,6 +44,7 @@ type Stats struct {
 	DMAOutLines  int
 	PlanarReads  int // planar vector reads (state or psum)
 	PlanarWrites int
+	SparseMults  []int64 // per sparse unit: multiplications performed
 }
 
 // NewMachine is a machine with all memories zero.
@@ -56,6 +58,9 @@ func NewMachine(cfg npu.Config) (*Machine, error) {
 	m.Weight = grid(cfg.WeightDepth, cfg.Cols)
 	m.Psum = grid(cfg.Cols, cfg.PsumDepth)
 	m.planar = planar.Memories{State: m.State, Psum: m.Psum, Scale: make([]int64, cfg.Rows), Bias: make([]int64, cfg.Rows)}
+	if cfg.SparseUnits > 0 {
+		m.sparse = newSparseMem(cfg.Sparse())
+	}
 	return m, nil
 }
 
@@ -144,6 +149,8 @@ func (m *Machine) Exec(d isa.Descriptor) error {
 		return m.conv(t)
 	case isa.PlanarTask:
 		return m.planarTask(t.Task)
+	case isa.SparseLoad, isa.SparseStore, isa.SparseClearTask, isa.SparseConvTask:
+		return m.sparseTask(t)
 	}
 	return fmt.Errorf("interp: no model of %T", t)
 }
@@ -360,7 +367,7 @@ func (m *Machine) touchPlanar(t planar.Task) {
 }
 
 // RandomOrder is a random legal execution order of p: every task after
-// the previous task of its engine in its queue, after its dependencies,
+// the previous task of its lane (laneOf) in its queue, after its dependencies,
 // and after every task of its queue window or more IDs before it (the
 // scoreboard window). Any such order must give the same results if the
 // dependencies are right.
@@ -372,7 +379,7 @@ func RandomOrder(p *Program, rng *rand.Rand) []int {
 	var lanes []lane
 	heads := map[lane][]int{}
 	for i := range p.Tasks {
-		l := lane{p.Tasks[i].Queue, int(p.Tasks[i].Desc.Engine)}
+		l := lane{p.Tasks[i].Queue, laneOf(&p.Tasks[i].Desc)}
 		if heads[l] == nil {
 			lanes = append(lanes, l)
 		}
@@ -451,7 +458,7 @@ func CheckDeps(p *Program, acc []Access) error {
 			}
 			preds = append(preds, qt[q][u])
 		}
-		if l, ok := last[lane{q, int(d.Engine)}]; ok {
+		if l, ok := last[lane{q, laneOf(d)}]; ok {
 			preds = append(preds, l)
 		}
 		for _, u := range preds {
@@ -465,7 +472,7 @@ func CheckDeps(p *Program, acc []Access) error {
 			a[g/64] |= 1 << uint(g%64)
 		}
 		anc[t] = a
-		last[lane{q, int(d.Engine)}] = t
+		last[lane{q, laneOf(d)}] = t
 	}
 	for t := range p.Tasks {
 		for u := 0; u < t; u++ {
@@ -484,7 +491,7 @@ func CheckDeps(p *Program, acc []Access) error {
 
 // tracer records the addresses one task touches.
 type tracer struct {
-	reads, writes [4]map[int]bool
+	reads, writes [isa.NumMems]map[int]bool
 }
 
 func (m *Machine) touch(mem isa.Mem, a int, write bool) {
@@ -501,7 +508,7 @@ func (m *Machine) touch(mem isa.Mem, a int, write bool) {
 	(*set)[a] = true
 }
 
-func spansOf(sets [4]map[int]bool) []isa.Span {
+func spansOf(sets [isa.NumMems]map[int]bool) []isa.Span {
 	var out []isa.Span
 	for mem, set := range sets {
 		addrs := make([]int, 0, len(set))

@@ -97,6 +97,19 @@ type Binding struct {
 	// k·Lines/Digits, laid out as an element tensor's lines would be
 	// (Index repeats for every plane); FromLines reassembles the values.
 	Digits, DigitWidth int
+	// Records, when set, says the tensor is held in records that span
+	// several lines (the sparse engine's accumulator entries); Index and
+	// Digits are unused then.
+	Records *Records
+}
+
+// Records places a tensor in records of Lines lines each: record r is
+// lines Base + r·Lines onwards, bits low first (element p of a line's
+// ElemWidth bits at p·ElemWidth); value i is the signed Width-bit field
+// at bit Bit[i] of record Rec[i].
+type Records struct {
+	Lines, Width, ElemWidth int
+	Rec, Bit                []int32
 }
 
 // Size is the number of elements of the user tensor.
@@ -136,6 +149,9 @@ func (b *Binding) ToLines(t *golden.Tensor) ([][]int64, error) {
 // of program outputs (Program.Results): an int32 tensor (Digits > 0) is
 // put together here from its digit planes.
 func (b *Binding) FromLines(line func(addr int) ([]int64, error)) (*golden.Tensor, error) {
+	if b.Records != nil {
+		return b.fromRecords(line)
+	}
 	t := golden.New(b.Shape...)
 	per := b.Lines
 	if b.Digits > 0 {

@@ -1,0 +1,232 @@
+package compiler
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/blocks/npu/isa"
+	"github.com/hwgen/hwgen/blocks/sparse"
+	"github.com/hwgen/hwgen/blocks/taskmgr"
+	"github.com/hwgen/hwgen/compiler/sparseconv"
+)
+
+// CompileSparse maps a convolution onto the NPU's sparse engine.
+// compiler/sparseconv compresses the input into entries, partitions it
+// among the units and builds the weight lists; this turns its records
+// into an external-memory image and its work into descriptors the task
+// manager runs: dma_in load_sparse (the channel table, the weight lists,
+// each unit's entries chunk by chunk, alternating buffer sets), sparse
+// clear and conv per unit, and per pass a dma_out store_sparse of each
+// unit's plane (which clears it for the next pass). The result, the
+// int32 sums [Cout][OH][OW], is the program's output name.
+func CompileSparse(cfg npu.Config, conv sparseconv.Conv, x, w []int64, split sparseconv.Split, name string) (*Program, *sparseconv.Program, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("compiler: %w", err)
+	}
+	if cfg.SparseUnits == 0 {
+		return nil, nil, errors.New("compiler: sparse_units = 0: this NPU has no sparse engine (set sparse_units to 1 or more)")
+	}
+	sp, err := sparseconv.Compile(cfg.Sparse(), conv, x, w, split)
+	if err != nil {
+		return nil, nil, fmt.Errorf("compiler: sparse engine: %w", err)
+	}
+	layout, err := taskmgr.NewLayout(cfg.TaskMgr())
+	if err != nil {
+		return nil, nil, fmt.Errorf("compiler: %w", err)
+	}
+	b := &sparseBuilder{cfg: cfg, isa: cfg.Codec(), sp: sp, em: newEmitter(cfg.Window, cfg.MaxDeps),
+		prog: &Program{Config: cfg, Layout: layout, LayerMACs: map[string]int64{}}}
+	if err := b.build(name); err != nil {
+		return nil, nil, err
+	}
+	p := b.prog
+	p.Tasks, p.Joins, p.ExtLines = b.em.tasks, b.em.nops, len(p.Image)
+	if lim := 1 << cfg.ExtAddrWidth; p.ExtLines > lim {
+		return nil, nil, fmt.Errorf("compiler: the program needs %d external lines, ext_addr_width = %d allows %d", p.ExtLines, cfg.ExtAddrWidth, lim)
+	}
+	oh, ow := conv.OutSize()
+	p.MACs = int64(conv.Cout*oh*ow) * int64(conv.C*conv.KH*conv.KW)
+	p.LayerMACs[name] = p.MACs
+	// Ideal here is the sparse engine's own estimate: one record per
+	// cycle on the slowest unit after the weight lists are in.
+	p.Ideal = sp.Cycles()
+	for i := range p.Tasks {
+		if _, err := layout.Encode(p.Tasks[i].Desc); err != nil {
+			return nil, nil, fmt.Errorf("compiler: %s: %w", p.Tasks[i].Label, err)
+		}
+	}
+	return p, sp, nil
+}
+
+type sparseBuilder struct {
+	cfg  npu.Config
+	isa  *isa.Codec
+	sp   *sparseconv.Program
+	em   *emitter
+	prog *Program
+}
+
+// image appends records to the external image, each over the lines its
+// width needs, and returns the first line.
+func (b *sparseBuilder) image(recs []*big.Int, lines int) int {
+	base := len(b.prog.Image)
+	for _, r := range recs {
+		b.prog.Image = append(b.prog.Image, sparse.ToLines(r, lines, b.cfg.Rows, b.cfg.ElemWidth)...)
+	}
+	return base
+}
+
+func (b *sparseBuilder) task(label string, t isa.Task) error {
+	d, err := b.isa.Encode(t)
+	if err != nil {
+		return fmt.Errorf("compiler: %s: %w", label, err)
+	}
+	rd, wr := b.isa.Access(t)
+	b.em.emit(Task{Label: label, Desc: d, Reads: rd, Writes: wr})
+	return nil
+}
+
+// load emits the load_sparse tasks of n records from line ext: several
+// when the lines exceed a descriptor's d0.
+func (b *sparseBuilder) load(label string, kind sparse.Kind, unit, set, addr, ext, n int) error {
+	lines := b.isa.Sizes.SparseLines(kind)
+	most := (1<<b.cfg.TaskMgr().DimBits - 1) / lines
+	for lo := 0; lo < n; lo += most {
+		k := min(most, n-lo)
+		t := isa.SparseLoad{Ext: ext + lo*lines, Records: k, Kind: kind, Unit: unit, Set: set, Addr: addr + lo}
+		if err := b.task(label, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// step is one task of a unit's sequence.
+type sparseStep struct {
+	label string
+	emit  func() error
+}
+
+func (b *sparseBuilder) build(name string) error {
+	sp, cfg := b.sp, b.cfg
+	tableAt := b.image(sp.Table, b.isa.Sizes.SparseLines(sparse.KindTable))
+	weightsAt := b.image(sp.Weights, b.isa.Sizes.SparseLines(sparse.KindWeights))
+	if err := b.load("sparse table", sparse.KindTable, 0, 0, 0, tableAt, len(sp.Table)); err != nil {
+		return err
+	}
+	if err := b.load("sparse weights", sparse.KindWeights, 0, 0, 0, weightsAt, len(sp.Weights)); err != nil {
+		return err
+	}
+	accLines := b.isa.Sizes.SparseAccLines()
+	entryLines := b.isa.Sizes.SparseLines(sparse.KindEntries)
+	// Every unit's entries, then the output area: unit i's plane of pass
+	// t is record outRec[i][t] on.
+	entriesAt := make([]int, len(sp.Units))
+	for i, u := range sp.Units {
+		entriesAt[i] = b.image(u.Entries, entryLines)
+	}
+	outBase := len(b.prog.Image)
+	outRec := make([][]int, len(sp.Units))
+	records := 0
+	for i, u := range sp.Units {
+		for range sp.Passes {
+			outRec[i] = append(outRec[i], records)
+			records += u.OH * u.OW
+		}
+	}
+	b.prog.Image = append(b.prog.Image, make([][]int64, records*accLines)...)
+	for a := outBase; a < len(b.prog.Image); a++ {
+		b.prog.Image[a] = make([]int64, cfg.Rows)
+	}
+
+	// Each unit's sequence; they are interleaved step by step so every
+	// unit gets work early (each engine takes its tasks in program order).
+	seqs := make([][]sparseStep, len(sp.Units))
+	for i, u := range sp.Units {
+		i, u := i, u
+		seq := []sparseStep{{fmt.Sprintf("sparse u%d clear", i), func() error {
+			return b.task(fmt.Sprintf("sparse u%d clear", i), isa.SparseClearTask{Unit: i, Count: u.OH * u.OW})
+		}}}
+		loads := 0
+		for t := range sp.Passes {
+			for k, ch := range u.Chunks {
+				t, k, ch := t, k, ch
+				set := 0
+				if len(u.Chunks) > 1 {
+					// A single chunk stays in set 0 for every pass;
+					// more alternate sets, reloaded every pass.
+					set = loads % 2
+					loads++
+				}
+				if t == 0 || len(u.Chunks) > 1 {
+					label := fmt.Sprintf("sparse u%d load chunk %d pass %d (set %d)", i, k, t, set)
+					seq = append(seq, sparseStep{label, func() error {
+						return b.load(label, sparse.KindEntries, i, set, 0, entriesAt[i]+ch.Lo*entryLines, ch.Hi-ch.Lo)
+					}})
+				}
+				label := fmt.Sprintf("sparse u%d conv chunk %d pass %d", i, k, t)
+				seq = append(seq, sparseStep{label, func() error {
+					return b.task(label, isa.SparseConvTask{Unit: i, Set: set, Count: ch.Hi - ch.Lo, TBase: t * sp.Conv.C,
+						OH: u.OH, OW: u.OW, StrideLog2: int(sp.StrideLog2())})
+				}})
+			}
+			t := t
+			label := fmt.Sprintf("sparse u%d store pass %d", i, t)
+			seq = append(seq, sparseStep{label, func() error {
+				return b.task(label, isa.SparseStore{Unit: i, Addr: 0, Entries: u.OH * u.OW, Ext: outBase + outRec[i][t]*accLines})
+			}})
+		}
+		seqs[i] = seq
+	}
+	for k := 0; ; k++ {
+		any := false
+		for _, seq := range seqs {
+			if k < len(seq) {
+				any = true
+				if err := seq[k].emit(); err != nil {
+					return err
+				}
+			}
+		}
+		if !any {
+			break
+		}
+	}
+	return b.bindOutput(name, outBase, outRec, records*accLines)
+}
+
+// bindOutput describes the result [Cout][OH][OW]: the stitch of every
+// unit's planes, computed once on record and lane numbers.
+func (b *sparseBuilder) bindOutput(name string, base int, outRec [][]int, lines int) error {
+	sp := b.sp
+	lanes := sp.Config.Lanes
+	planes := make([]sparseconv.Planes, len(sp.Units))
+	for i, u := range sp.Units {
+		planes[i] = make(sparseconv.Planes, sp.Passes)
+		for t := range sp.Passes {
+			planes[i][t] = make([][]int64, u.OH*u.OW)
+			for a := range planes[i][t] {
+				px := make([]int64, lanes)
+				for j := range px {
+					px[j] = int64((outRec[i][t]+a)*lanes + j)
+				}
+				planes[i][t][a] = px
+			}
+		}
+	}
+	ids, err := sp.Stitch(planes)
+	if err != nil {
+		return fmt.Errorf("compiler: sparse output: %w", err)
+	}
+	r := &Records{Lines: b.isa.Sizes.SparseAccLines(), Width: sp.Config.AccWidth, ElemWidth: b.cfg.ElemWidth,
+		Rec: make([]int32, len(ids)), Bit: make([]int32, len(ids))}
+	for i, id := range ids {
+		r.Rec[i], r.Bit[i] = int32(id/int64(lanes)), int32(id%int64(lanes))*int32(sp.Config.AccWidth)
+	}
+	oh, ow := sp.Conv.OutSize()
+	b.prog.Outputs = append(b.prog.Outputs, &Binding{Name: name, Shape: []int{sp.Conv.Cout, oh, ow}, Base: base,
+		Lines: lines, Rows: b.cfg.Rows, Records: r})
+	return nil
+}
