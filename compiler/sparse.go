@@ -60,6 +60,10 @@ func CompileSparse(cfg npu.Config, conv sparseconv.Conv, x, w []int64, split spa
 	return p, sp, nil
 }
 
+// SparseUnitLabel is the prefix of the labels of unit i's tasks (its
+// loads, clear, convs and stores), for reports per unit.
+func SparseUnitLabel(i int) string { return fmt.Sprintf("sparse u%d ", i) }
+
 type sparseBuilder struct {
 	cfg  npu.Config
 	isa  *isa.Codec
@@ -146,8 +150,8 @@ func (b *sparseBuilder) build(name string) error {
 	seqs := make([][]sparseStep, len(sp.Units))
 	for i, u := range sp.Units {
 		i, u := i, u
-		seq := []sparseStep{{fmt.Sprintf("sparse u%d clear", i), func() error {
-			return b.task(fmt.Sprintf("sparse u%d clear", i), isa.SparseClearTask{Unit: i, Count: u.OH * u.OW})
+		seq := []sparseStep{{SparseUnitLabel(i) + "clear", func() error {
+			return b.task(SparseUnitLabel(i)+"clear", isa.SparseClearTask{Unit: i, Count: u.OH * u.OW})
 		}}}
 		loads := 0
 		for t := range sp.Passes {
@@ -161,19 +165,19 @@ func (b *sparseBuilder) build(name string) error {
 					loads++
 				}
 				if t == 0 || len(u.Chunks) > 1 {
-					label := fmt.Sprintf("sparse u%d load chunk %d pass %d (set %d)", i, k, t, set)
+					label := SparseUnitLabel(i) + fmt.Sprintf("load chunk %d pass %d (set %d)", k, t, set)
 					seq = append(seq, sparseStep{label, func() error {
 						return b.load(label, sparse.KindEntries, i, set, 0, entriesAt[i]+ch.Lo*entryLines, ch.Hi-ch.Lo)
 					}})
 				}
-				label := fmt.Sprintf("sparse u%d conv chunk %d pass %d", i, k, t)
+				label := SparseUnitLabel(i) + fmt.Sprintf("conv chunk %d pass %d", k, t)
 				seq = append(seq, sparseStep{label, func() error {
 					return b.task(label, isa.SparseConvTask{Unit: i, Set: set, Count: ch.Hi - ch.Lo, TBase: t * sp.Conv.C,
 						OH: u.OH, OW: u.OW, StrideLog2: int(sp.StrideLog2())})
 				}})
 			}
 			t := t
-			label := fmt.Sprintf("sparse u%d store pass %d", i, t)
+			label := SparseUnitLabel(i) + fmt.Sprintf("store pass %d", t)
 			seq = append(seq, sparseStep{label, func() error {
 				return b.task(label, isa.SparseStore{Unit: i, Addr: 0, Entries: u.OH * u.OW, Ext: outBase + outRec[i][t]*accLines})
 			}})

@@ -1,6 +1,11 @@
 package host
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hwgen/hwgen/compiler"
+)
 
 // NEStats is one neural engine's share of a run on an NPU with several
 // engines (npu.Config.Engines > 1): the differences of its ne<i>_*
@@ -33,5 +38,47 @@ func (h *runner) neStats(res *Result, before, after map[string]uint64) {
 	for i := range res.NEs {
 		d := func(c string) uint64 { n := fmt.Sprintf("ne%d_%s", i, c); return after[n] - before[n] }
 		res.NEs[i] = NEStats{Busy: d("busy_cycles"), Stall: d("stall_cycles"), MACs: d("mac_count"), Skipped: d("skip_count")}
+	}
+}
+
+// SparseUnitStats is one sparse unit's share of a run on an NPU with the
+// sparse engine: the differences of its sparse<i>_* counters.
+type SparseUnitStats struct {
+	Busy  uint64 // cycles the unit runs a task
+	Stall uint64 // cycles a conv task runs without issuing a record
+	Mults uint64 // multiplications performed (non-zero input × non-zero weight)
+	// Finished is the end of the unit's last task on the timeline, its
+	// plane's store included (cycles from the first push).
+	Finished int
+}
+
+// sparseCounterNames are the sparse units' counters (none without the
+// sparse engine).
+func (h *runner) sparseCounterNames() []string {
+	var names []string
+	for i := range h.cfg.SparseUnits {
+		for _, c := range []string{"busy_cycles", "stall_cycles", "mults"} {
+			names = append(names, fmt.Sprintf("sparse%d_%s", i, c))
+		}
+	}
+	return names
+}
+
+// sparseStats fills res.SparseUnits from the counters before and after
+// the run and from the timeline.
+func (h *runner) sparseStats(res *Result, before, after map[string]uint64) {
+	if h.cfg.SparseUnits == 0 {
+		return
+	}
+	res.SparseUnits = make([]SparseUnitStats, h.cfg.SparseUnits)
+	for i := range res.SparseUnits {
+		d := func(c string) uint64 { n := fmt.Sprintf("sparse%d_%s", i, c); return after[n] - before[n] }
+		res.SparseUnits[i] = SparseUnitStats{Busy: d("busy_cycles"), Stall: d("stall_cycles"), Mults: d("mults")}
+		prefix := compiler.SparseUnitLabel(i)
+		for _, s := range res.Timeline {
+			if strings.HasPrefix(s.Label, prefix) {
+				res.SparseUnits[i].Finished = max(res.SparseUnits[i].Finished, s.End)
+			}
+		}
 	}
 }

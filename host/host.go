@@ -188,9 +188,11 @@ type Result struct {
 	MACs       uint64    // the PE array's mac_count over the run (rows·cols per vector)
 	Skipped    uint64    // skip_count: MACs with a zero operand
 	NEs        []NEStats // per neural engine, with several engines (npu.Config.Engines > 1)
-	Timeline   []Span
-	Ideal      int64 // the program's ideal cycles (useful MACs / (rows·cols))
-	Wall       time.Duration
+	// SparseUnits is per sparse unit, on an NPU with the sparse engine.
+	SparseUnits []SparseUnitStats
+	Timeline    []Span
+	Ideal       int64 // the program's ideal cycles (useful MACs / (rows·cols))
+	Wall        time.Duration
 
 	Design   *hdl.Design
 	Stimulus *stim.Stimulus // every cycle's inputs: replay with verify.CrossCheck
@@ -346,6 +348,7 @@ func (h *runner) counters() (map[string]uint64, error) {
 		names = append(names, e+"_busy_cycles", e+"_stall_cycles", e+"_completed")
 	}
 	names = append(names, h.neCounterNames()...)
+	names = append(names, h.sparseCounterNames()...)
 	for _, n := range names {
 		v, err := h.peek(n)
 		if err != nil {
@@ -538,6 +541,7 @@ func (h *runner) run(res *Result, base []uint64) error {
 	res.Skipped = after["skip_count"] - before["skip_count"]
 	h.neStats(res, before, after)
 	sort.Slice(res.Timeline, func(i, j int) bool { return res.Timeline[i].ID < res.Timeline[j].ID })
+	h.sparseStats(res, before, after)
 	// Status: a malformed descriptor, a planar task error or a psum
 	// overrun is a failed run.
 	for _, s := range []string{"err_code", "planar_err_code", "psum_overrun", "skipped"} {

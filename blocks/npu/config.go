@@ -89,14 +89,15 @@ const MaxEngines = 8
 // buffer and 2 task queues; a 1 MiB external memory with 4 cycles of
 // read latency.
 func DefaultConfig() Config {
+	sd := sparse.DefaultConfig() // the sparse engine's sizes, should one be added
 	return Config{
 		Rows: 16, Cols: 16, ElemWidth: 8, AccWidth: 32,
 		StateDepth: 4096, PsumDepth: 512, WeightDepth: 1024, ZeroSkip: true,
 		ScaleWidth: 16, MaxKernel: 8, LineDepth: 64,
 		Queues: 2, QueueDepth: 16, Window: 64, MaxDeps: 4, EngineSlots: 2,
 		ExtAddrWidth: 16, ExtLatency: 4, CounterWidth: 48, Engines: 1,
-		SparseLanes: 16, SparseEntries: 1024, SparseChannels: 256, SparseIndexWidth: 8,
-		SparseWeightDepth: 512, SparseTableDepth: 256, SparseAccDepth: 1024,
+		SparseLanes: sd.Lanes, SparseEntries: sd.Entries, SparseChannels: sd.Channels, SparseIndexWidth: sd.IndexWidth,
+		SparseWeightDepth: sd.WeightDepth, SparseTableDepth: sd.TableDepth, SparseAccDepth: sd.AccDepth,
 	}
 }
 

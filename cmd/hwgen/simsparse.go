@@ -1,50 +1,58 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
-	"time"
 
-	"github.com/hwgen/hwgen/blocks/sparse"
+	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/compiler/sparseconv"
 	"github.com/hwgen/hwgen/golden"
-	"github.com/hwgen/hwgen/host/sparserun"
-	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/host"
+	"github.com/hwgen/hwgen/sim"
 )
 
-// sparseConfig is the sparse engine's configuration: its defaults, then
-// --config, --set and --units.
-func (c *simCmd) sparseConfig() (sparse.Config, error) {
-	cfg, err := configure(sparse.DefaultConfig, c.blockFlags)
-	if err != nil {
-		return cfg, err
-	}
+// defaultSparseUnits is the sparse engine's units when --accel sparse
+// or auto runs on an NPU configured without one.
+const defaultSparseUnits = 4
+
+// withSparse is cfg with the sparse engine: --units as sparse_units, or
+// defaultSparseUnits when the configuration has none.
+func (c *simCmd) withSparse(cfg npu.Config) (npu.Config, error) {
 	if c.Units != 0 {
-		cfg.Units = c.Units
+		cfg.SparseUnits = c.Units
+	}
+	if cfg.SparseUnits == 0 {
+		cfg.SparseUnits = defaultSparseUnits
 	}
 	if err := cfg.Validate(); err != nil {
+		if c.Units != 0 {
+			return cfg, usageError{fmt.Errorf("--units: %w", err)}
+		}
 		return cfg, usageError{err}
 	}
 	return cfg, nil
 }
 
-// runSparse runs a conv2d workload on the sparse engine.
+// runSparse runs a conv2d workload on the NPU's sparse engine.
 func (c *simCmd) runSparse() error {
 	// The sparse engine's results are the int32 sums: nothing requantizes
 	// them, so --shift and --relu would be ignored.
 	for _, f := range []struct {
 		flag string
 		set  bool
-	}{{"--engines", c.Engines != nil}, {"--timeline", c.Timeline != ""}, {"--vcd", c.VCD != ""}, {"--out", c.Out != ""},
-		{"--shift", c.Shift != 0}, {"--relu", c.Relu}} {
+	}{{"--engines", c.Engines != nil}, {"--out", c.Out != ""}, {"--shift", c.Shift != 0}, {"--relu", c.Relu}} {
 		if f.set {
 			return usagef("%s does not apply to --accel sparse (its results are the int32 sums of the convolution)", f.flag)
 		}
 	}
-	cfg, err := c.sparseConfig()
+	cfg, err := npuConfig(c.blockFlags)
 	if err != nil {
+		return err
+	}
+	if cfg, err = c.withSparse(cfg); err != nil {
 		return err
 	}
 	w, given, err := c.workload()
@@ -54,65 +62,86 @@ func (c *simCmd) runSparse() error {
 	if w.Op != "conv2d" {
 		return usagef("--accel sparse: the sparse engine runs conv2d, not %s", w.Op)
 	}
-	// Random tensors at the narrower of the value and weight widths (at
-	// most int8, as on the NPU), so both fit the engine's records.
-	in := w.RandomInputsOf(min(cfg.ValueWidth, cfg.WeightWidth, 8), given)
-	prog, err := c.compileSparse(cfg, w, in)
+	// Random tensors at the element width (at most int8, as on the NE).
+	in := w.RandomInputsOf(min(cfg.ElemWidth, 8), given)
+	prog, sp, err := c.compileSparse(cfg, w, in)
 	if err != nil {
 		return err
 	}
-	return c.runSparseProgram(w, prog, in)
+	return c.runSparseProgram(cfg, w, prog, sp, in)
 }
 
-// compileSparse compiles the conv2d workload w with inputs in for cfg.
-func (c *simCmd) compileSparse(cfg sparse.Config, w compiler.Workload, in map[string]*golden.Tensor) (*sparseconv.Program, error) {
-	split := sparseconv.Balanced
-	if c.Split != "" {
-		var err error
-		if split, err = sparseconv.ParseSplit(c.Split); err != nil {
-			return nil, usageError{err}
-		}
+// sparseSplit is --split for the sparse engine (default balanced).
+func (c *simCmd) sparseSplit() (sparseconv.Split, error) {
+	if c.Split == "" {
+		return sparseconv.Balanced, nil
+	}
+	s, err := sparseconv.ParseSplit(c.Split)
+	if err != nil {
+		return s, usageError{err}
+	}
+	return s, nil
+}
+
+// compileSparse compiles the conv2d workload w with inputs in for the
+// sparse engine of cfg.
+func (c *simCmd) compileSparse(cfg npu.Config, w compiler.Workload, in map[string]*golden.Tensor) (*compiler.Program, *sparseconv.Program, error) {
+	split, err := c.sparseSplit()
+	if err != nil {
+		return nil, nil, err
 	}
 	conv := sparseconv.Conv{C: w.C, H: w.H, W: w.W, Cout: w.Cout, KH: w.Kernel, KW: w.Kernel, Stride: w.Stride, PadH: *w.Pad, PadW: *w.Pad}
-	prog, err := sparseconv.Compile(cfg, conv, in["x"].Data, in["w"].Data, split)
+	prog, sp, err := compiler.CompileSparse(cfg, conv, in["x"].Data, in["w"].Data, split, "y")
 	if err != nil {
-		return nil, usageError{fmt.Errorf("compile conv2d for the sparse engine: %w", err)}
+		return nil, nil, usageError{fmt.Errorf("compile conv2d for the sparse engine: %w", err)}
 	}
-	return prog, nil
+	return prog, sp, nil
 }
 
-// runSparseProgram runs prog, reports and checks it against the golden
-// model.
-func (c *simCmd) runSparseProgram(w compiler.Workload, prog *sparseconv.Program, in map[string]*golden.Tensor) error {
-	cfg, conv := prog.Config, prog.Conv
-	want, err := compiler.Conv2DRef(in["x"], in["w"], conv.Stride, conv.PadH, conv.PadW, golden.S(cfg.AccWidth))
+// runSparseProgram runs prog on the NPU, reports and checks it against
+// the golden model; --timeline, --vcd and --engine verilator work as for
+// the NE.
+func (c *simCmd) runSparseProgram(cfg npu.Config, w compiler.Workload, prog *compiler.Program, sp *sparseconv.Program, in map[string]*golden.Tensor) error {
+	conv, scfg := sp.Conv, sp.Config
+	want, err := compiler.Conv2DRef(in["x"], in["w"], conv.Stride, conv.PadH, conv.PadW, golden.S(scfg.AccWidth))
 	if err != nil {
 		return err
 	}
 	fmt.Printf("workload  %s; zeros %d%% (%s)\n", describe(w), w.Zeros, spreadName(w.Spread))
-	fmt.Printf("engine    %s: %d units × %d multipliers, %d pass(es) of %d output channels\n", sparse.Name(cfg), cfg.Units, cfg.Lanes, prog.Passes, cfg.Lanes)
-	split := sparseconv.Balanced
-	if c.Split == "equal-area" {
-		split = sparseconv.EqualArea
-	}
-	reportSparseSplit(prog, split)
+	fmt.Printf("npu       %s\n", cfg.Name())
+	fmt.Printf("engine    sparse: %d units × %d multipliers, %d pass(es) of %d output channels\n", scfg.Units, scfg.Lanes, sp.Passes, scfg.Lanes)
+	fmt.Printf("compiled  %s\n", prog.Summary())
+	split, _ := c.sparseSplit()
+	reportSparseSplit(sp, split)
 
-	t0 := time.Now()
-	res, err := sparserun.Run(context.Background(), prog)
+	opts := c.hostOptions(c.VCD, prog.Ideal)
+	bar := newRunBar(prog.Ideal)
+	if bar != nil {
+		opts = append(opts, host.WithProgress(4096, func(p host.Progress) {
+			if p.Phase == "run" {
+				bar.Describe(fmt.Sprintf("simulating (%d/%d tasks)", p.Completed, p.Total))
+				bar.Set(p.Cycle)
+			}
+		}))
+	}
+	intr, stop := interruptible()
+	res, err := host.Run(cfg, prog, append(opts, intr)...)
+	stop()
+	if bar != nil {
+		bar.Finish()
+		fmt.Fprintln(os.Stderr)
+	}
+	if errors.Is(err, sim.ErrVCDScope) {
+		return usageError{fmt.Errorf("--vcd-scope: %w", err)}
+	}
 	if err != nil {
 		return fmt.Errorf("simulation: %w", err)
 	}
-	wall := time.Since(t0)
-	reportSparse(prog, res, wall)
-	if c.Engine == "verilator" {
-		vr, err := verify.CrossCheck(res.Design, res.Stimulus, verify.Options{})
-		if err != nil {
-			return err
-		}
-		fmt.Printf("verilator agrees: %d cycles × %d outputs (build %v, cached %v)\n", vr.Cycles, vr.Outputs, vr.BuildTime.Round(time.Millisecond), vr.Cached)
+	reportSparse(sp, res)
+	if err := afterRun(res, c.Timeline, c.VCD, c.Engine == "verilator"); err != nil {
+		return err
 	}
-	got := &golden.Tensor{Shape: want.Shape, Data: res.Output}
-	return verdict(map[string]*golden.Tensor{"y": want}, map[string]*golden.Tensor{"y": got})
+	return verdict(map[string]*golden.Tensor{"y": want}, res.Outputs)
 }
 
 func spreadName(s string) string {
@@ -139,16 +168,23 @@ func reportSparseSplit(p *sparseconv.Program, split sparseconv.Split) {
 	fmt.Println()
 }
 
-// reportSparse prints cycles, each unit's busy share and non-zeros, the
-// multiplications performed against the dense MACs, and the imbalance of
-// the units' finishing times.
-func reportSparse(p *sparseconv.Program, r *sparserun.Result, wall time.Duration) {
-	fmt.Printf("cycles    %d (weight lists and tables: the first %d)\n", r.Cycles, r.WeightCycles)
+// reportSparse prints cycles, the engines' busy shares, each unit's busy
+// share and non-zeros, the multiplications performed against the dense
+// MACs, and the imbalance of the units' finishing times.
+func reportSparse(p *sparseconv.Program, r *host.Result) {
+	fmt.Printf("cycles    %d (estimate %d); image load %d and read-back %d cycles not counted\n", r.Cycles, p.Cycles(), r.LoadCycles, r.ReadCycles)
 	var parts []string
+	for _, e := range r.Engines {
+		if e.Completed > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.1f%% (stall %.1f%%, %d tasks)", e.Name, pct(e.Busy, r.Cycles), pct(e.Stall, r.Cycles), e.Completed))
+		}
+	}
+	fmt.Printf("busy      %s\n", strings.Join(parts, ", "))
+	parts = nil
 	var mults, want uint64
 	first, last := r.Cycles, 0
-	for i, u := range r.Units {
-		parts = append(parts, fmt.Sprintf("u%d %.1f%% (stall %.1f%%, %d non-zeros, done at %d)", i, pct(u.Busy, r.Cycles), pct(u.Stall, r.Cycles), u.NNZ, u.Finished))
+	for i, u := range r.SparseUnits {
+		parts = append(parts, fmt.Sprintf("u%d %.1f%% (stall %.1f%%, %d non-zeros, done at %d)", i, pct(u.Busy, r.Cycles), pct(u.Stall, r.Cycles), len(p.Units[i].Entries), u.Finished))
 		mults += u.Mults
 		want += uint64(p.Mults(i))
 		first, last = min(first, u.Finished), max(last, u.Finished)
@@ -162,29 +198,27 @@ func reportSparse(p *sparseconv.Program, r *sparserun.Result, wall time.Duration
 	if mults != want {
 		fmt.Printf("          the counters differ from the expected count\n")
 	}
-	fmt.Printf("speed     %v wall, %.0f simulated cycles/s\n", wall.Round(time.Millisecond), float64(r.Cycles)/wall.Seconds())
+	fmt.Printf("speed     %v wall, %.0f simulated cycles/s\n", r.Wall.Round(1e6), float64(r.Cycles+r.LoadCycles+r.ReadCycles)/r.Wall.Seconds())
 }
 
 // pickSparse decides --accel auto for a conv2d compiled for the NE as
-// dense: the sparse program when its estimated cycles (each unit's
-// non-zero inputs times the weight records they meet, plus read-outs)
-// are below the NE program's ideal cycles (its MACs over the array's),
-// nil otherwise. It prints the reason either way.
-func (c *simCmd) pickSparse(w compiler.Workload, in map[string]*golden.Tensor, dense *compiler.Program) (*sparseconv.Program, error) {
+// dense: the sparse program (on cfg with the sparse engine) when its
+// estimated cycles (each unit's non-zero inputs times the weight records
+// they meet, plus read-outs) are below the NE program's ideal cycles
+// (its MACs over the array's), nil otherwise. It prints the reason
+// either way.
+func (c *simCmd) pickSparse(cfg npu.Config, w compiler.Workload, in map[string]*golden.Tensor, dense *compiler.Program) (npu.Config, *compiler.Program, *sparseconv.Program, error) {
 	if w.Op != "conv2d" || c.Engines != nil && *c.Engines > 1 {
 		fmt.Printf("accel     auto: npu (only a single-engine conv2d may go to the sparse engine)\n")
-		return nil, nil
+		return cfg, nil, nil, nil
 	}
 	if c.Shift != 0 || c.Relu {
 		fmt.Printf("accel     auto: npu (--shift or --relu asks for requantized int8 results; the sparse engine gives the int32 sums)\n")
-		return nil, nil
+		return cfg, nil, nil, nil
 	}
-	cfg := sparse.DefaultConfig()
-	if c.Units != 0 {
-		cfg.Units = c.Units
-		if err := cfg.Validate(); err != nil {
-			return nil, usageError{fmt.Errorf("--units: %w", err)}
-		}
+	scfg, err := c.withSparse(cfg)
+	if err != nil {
+		return cfg, nil, nil, err
 	}
 	var nnz int
 	for _, v := range in["x"].Data {
@@ -193,20 +227,20 @@ func (c *simCmd) pickSparse(w compiler.Workload, in map[string]*golden.Tensor, d
 		}
 	}
 	density := 100 * float64(nnz) / float64(max(len(in["x"].Data), 1))
-	sp, err := c.compileSparse(cfg, w, in)
+	prog, sp, err := c.compileSparse(scfg, w, in)
 	if err != nil {
 		fmt.Printf("accel     auto: npu (the conv does not map onto the sparse engine: %v)\n", err)
-		return nil, nil
+		return cfg, nil, nil, nil
 	}
 	est := sp.Cycles()
 	pick, cmpWord := "npu", "not below"
 	if est < dense.Ideal {
 		pick, cmpWord = "sparse", "below"
 	}
-	fmt.Printf("accel     auto: %s (input density %.1f%%: an estimated %d cycles on the sparse engine %s, %d×%d, %s the NE's ideal %d)\n",
-		pick, density, est, sparse.Name(cfg), cfg.Units, cfg.Lanes, cmpWord, dense.Ideal)
+	fmt.Printf("accel     auto: %s (input density %.1f%%: an estimated %d cycles on the sparse engine, %d×%d, %s the NE's ideal %d)\n",
+		pick, density, est, scfg.SparseUnits, scfg.SparseLanes, cmpWord, dense.Ideal)
 	if pick == "npu" {
-		return nil, nil
+		return cfg, nil, nil, nil
 	}
-	return sp, nil
+	return scfg, prog, sp, nil
 }

@@ -23,7 +23,7 @@ func cyclesOf(t *testing.T, out string) int {
 // on a skewed map the balanced split beats equal-area.
 func TestSimSparse(t *testing.T) {
 	base := []string{"sim", "--op", "conv2d", "--c", "4", "--h", "16", "--w", "12", "--cout", "8", "--kernel", "3",
-		"--accel", "sparse", "--units", "2", "--set", "lanes=8", "--zeros", "70", "--spread", "skewed"}
+		"--accel", "sparse", "--units", "2", "--set", "sparse_lanes=8", "--zeros", "70", "--spread", "skewed"}
 	cycles := map[string]int{}
 	for _, split := range []string{"balanced", "equal-area"} {
 		code, out, errs := capture(t, append(base, "--split", split)...)
@@ -55,7 +55,7 @@ func TestSimSparseUsage(t *testing.T) {
 		{[]string{"sim", "--op", "gemm", "--accel", "sparse"}, "runs conv2d"},
 		{[]string{"sim", "--op", "conv2d", "--units", "2"}, "--units"},
 		{[]string{"sim", "--op", "conv2d", "--accel", "sparse", "--engines", "2"}, "--engines"},
-		{[]string{"sim", "--op", "conv2d", "--accel", "sparse", "--set", "lanes=0"}, "lanes = 0"},
+		{[]string{"sim", "--op", "conv2d", "--accel", "sparse", "--set", "sparse_lanes=0"}, "sparse_lanes = 0"},
 		{[]string{"sim", "--op", "conv2d", "--accel", "sparse", "--stride", "3"}, "stride = 3"},
 		{[]string{"sim", "--op", "pool", "--spread", "skewed"}, "spread"},
 		{[]string{"sim", "--op", "conv2d", "--accel", "sparse", "--relu"}, "--relu"},

@@ -57,8 +57,8 @@ type workloadFlags struct {
 	Engines      *int   `help:"Neural engines (overrides the configuration's engines). With more than one, a conv2d is split into row bands, one per engine (compiler/multi)." placeholder:"N"`
 	Split        string `help:"How a conv2d is split among several engines or sparse units: equal-area (equal row bands: fastest on the dense NE, whose time follows its rows; zero skipping saves it energy, not cycles) or balanced (equal non-zero counts within 3%: what the sparse engine's units, whose time follows their non-zeros, need). Default: equal-area on the NPU, balanced on the sparse engine." enum:"balanced,equal-area," default:""`
 	QueuePerBand bool   `help:"With several engines: each band's program goes to its own task queue (band i to queue i; needs --set queues=N for N engines) instead of one merged program in queue 0. Add --set queue_round_robin=true to serve the bands in turn rather than by queue priority." name:"queue-per-band"`
-	Accel        string `help:"Run a conv2d on: npu (the dense NE), auto (the sparse engine when its estimated cycles for this input's non-zeros are below the NE's ideal, with the reason printed; --set then configures the NPU) or sparse (the sparse engine: units fed only the non-zero inputs, time following the non-zeros; configured with --set units=, lanes=, entries=, acc_depth=, …: docs/engines.md, \"Sparse engine\")." enum:"npu,sparse,auto" default:"npu"`
-	Units        int    `help:"With --accel sparse: compute units (overrides the sparse configuration's units)." placeholder:"N"`
+	Accel        string `help:"Run a conv2d on: npu (the dense NE), auto (the sparse engine when its estimated cycles for this input's non-zeros are below the NE's ideal, with the reason printed; --set then configures the NPU) or sparse (the sparse engine: units fed only the non-zero inputs, time following the non-zeros; an engine of the NPU configured with --set sparse_units=, sparse_lanes=, sparse_entries=, sparse_acc_depth=, …: docs/engines.md, \"Sparse engine\")." enum:"npu,sparse,auto" default:"npu"`
+	Units        int    `help:"With --accel sparse or auto: the sparse engine's compute units (sets sparse_units; default: the configuration's, else 4)." placeholder:"N"`
 }
 
 // workload assembles the workload from the file and the flags; unless
@@ -69,13 +69,10 @@ func (c *simCmd) workload() (compiler.Workload, map[string]*golden.Tensor, error
 	if err != nil {
 		return w, nil, err
 	}
-	// The files first: shapes not given come from them. With --accel
-	// sparse, --set configures the sparse engine, not the NPU.
-	cfg := npu.DefaultConfig()
-	if c.Accel != "sparse" {
-		if cfg, err = npuConfig(c.blockFlags); err != nil {
-			return w, nil, err
-		}
+	// The files first: shapes not given come from them.
+	cfg, err := npuConfig(c.blockFlags)
+	if err != nil {
+		return w, nil, err
 	}
 	w, given, err := c.tensorFlags.resolve(w, cfg)
 	if err != nil || c.Accel == "sparse" {
@@ -246,12 +243,12 @@ func (c *simCmd) runWorkload() error {
 	}
 	prog, mp := job.prog, job.mp
 	if c.Accel == "auto" {
-		sp, err := c.pickSparse(w, job.in, prog)
+		scfg, sprog, sp, err := c.pickSparse(cfg, w, job.in, prog)
 		if err != nil || sp != nil {
 			if err != nil {
 				return err
 			}
-			return c.runSparseProgram(w, sp, job.in)
+			return c.runSparseProgram(scfg, w, sprog, sp, job.in)
 		}
 	}
 	want, err := job.golden()
