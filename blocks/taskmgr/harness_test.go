@@ -83,7 +83,7 @@ type bench struct {
 	hostIdle  float64         // chance the host leaves a cycle without a new push
 	byKey     map[key][]*task // IDs wrap: every task with that queue and ID, in program order
 	blocked   int             // cycles with cmd_valid high and cmd_ready low
-	eng       []*engineModel // per engine of cfg.Engines()
+	eng       []*engineModel  // per engine of cfg.Engines()
 	errors    int
 	maxErrors int
 }
