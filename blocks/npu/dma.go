@@ -26,8 +26,9 @@ import (
 // accepted (valid && ready in one cycle). The task port: t_ready is 1
 // when the engine is idle (it takes t_valid's task this cycle); busy is 1
 // from the cycle after a transfer is accepted until its done; done is a
-// registered one-cycle pulse per task. A nop (or op 3 of dma_in, or a
-// task with d0 = 0 or d1 = 0) moves nothing: its done comes in the cycle
+// registered one-cycle pulse per task. A nop (or an op the engine was
+// built without, or a task with d0 = 0 or d1 = 0) moves nothing: its
+// done comes in the cycle
 // after acceptance and busy stays 0. stall is 1 in a cycle in which the
 // engine presents a request (valid) that is refused (ready low).
 

@@ -25,7 +25,8 @@ func TestLintNPU(t *testing.T) {
 		name  string
 		build func(Config) (*hdl.Module, error)
 		c     Config
-	}{{"small", BuildSim, smallConfig()}, {"default", Build, DefaultConfig()}, {"default sim", BuildSim, DefaultConfig()}} {
+	}{{"small", BuildSim, smallConfig()}, {"default", Build, DefaultConfig()}, {"default sim", BuildSim, DefaultConfig()},
+		{"sparse sim", BuildSim, sparseConfig()}} {
 		t.Run(tc.name, func(t *testing.T) { emittest.Lint(t, mustBuild(t, tc.build, tc.c)) })
 	}
 }
@@ -37,6 +38,19 @@ func TestSynthNPU(t *testing.T) {
 	c.StateDepth, c.PsumDepth, c.WeightDepth, c.LineDepth = 16, 16, 8, 8
 	stat := emittest.Synth(t, mustBuild(t, Build, c))
 	for _, mod := range []string{"npu_ne", "npu_dma_in", "npu_dma_out", "planar", "taskmgr", "state_buffer", "psum_buffer"} {
+		if !strings.Contains(stat, mod) {
+			t.Errorf("no %s module in the synthesis report", mod)
+		}
+	}
+}
+
+// The small NPU with the sparse engine synthesizes with Yosys: no
+// latch, no loop, the sparse engine and its DMA present.
+func TestSynthNPUSparse(t *testing.T) {
+	c := sparseConfig()
+	c.StateDepth, c.PsumDepth, c.WeightDepth, c.LineDepth = 16, 16, 8, 8
+	stat := emittest.Synth(t, mustBuild(t, Build, c))
+	for _, mod := range []string{"sparse_2x4", "npu_dma_in", "npu_dma_out", "taskmgr"} {
 		if !strings.Contains(stat, mod) {
 			t.Errorf("no %s module in the synthesis report", mod)
 		}
