@@ -69,8 +69,9 @@ func (p sparsePass) scatter(lanes, oh, ow, stride int) (acc [][]int64, mults int
 }
 
 // randomPass draws a pass: a sparse input of channels × h × w (density
-// about 40%, at most max entries) and sparse k × k kernels of 4 lanes.
-func randomPass(rng *rand.Rand, channels, h, w, k, maxEntries int) sparsePass {
+// about 40%, at most max entries) and sparse k × k kernels of lanes
+// output channels.
+func randomPass(rng *rand.Rand, channels, h, w, k, lanes, maxEntries int) sparsePass {
 	var p sparsePass
 	for ch := range channels {
 		var list []sparseWeight
@@ -79,7 +80,7 @@ func randomPass(rng *rand.Rand, channels, h, w, k, maxEntries int) sparsePass {
 				if rng.IntN(3) == 0 {
 					continue // no lane non-zero here: no record
 				}
-				r := sparseWeight{ky: int64(ky), kx: int64(kx), w: make([]int64, 4)}
+				r := sparseWeight{ky: int64(ky), kx: int64(kx), w: make([]int64, lanes)}
 				for j := range r.w {
 					if rng.IntN(3) != 0 {
 						r.w[j] = int64(rng.IntN(31) - 15)
@@ -160,28 +161,34 @@ func TestNPUSparseConv(t *testing.T) {
 		name          string
 		strideLog2, k int
 		oh, ow, chans int
+		lanes         int
+		indexWidth    int // 12: an entry record (8 + 2 + 2·12 bits) takes 2 lines
 		seed          uint64
 	}{
-		{"stride 1, 2x2 kernels, 3 channels", 0, 2, 3, 3, 3, 1},
-		{"stride 2, 3x3 kernels, 2 channels", 1, 3, 2, 2, 2, 2},
-		{"stride 1, 1x1 kernels, 4 channels, 4x4 plane", 0, 1, 4, 4, 4, 3},
+		{"stride 1, 2x2 kernels, 3 channels", 0, 2, 3, 3, 3, 4, 4, 1},
+		{"stride 2, 3x3 kernels, 2 channels", 1, 3, 2, 2, 2, 4, 4, 2},
+		{"stride 1, 1x1 kernels, 4 channels, 4x4 plane", 0, 1, 4, 4, 4, 4, 4, 3},
+		// One lane: every record and accumulator entry fits one line.
+		{"one lane, stride 1, 3x3 kernels, 2 channels", 0, 3, 3, 4, 2, 1, 4, 4},
+		{"two-line entries, stride 2, 2x2 kernels", 1, 2, 3, 2, 3, 2, 12, 5},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := sparseConfig()
+			c.SparseLanes, c.SparseIndexWidth = tc.lanes, tc.indexWidth
 			s := c.Sparse()
 			h, _ := newHost(t, c)
 			rng := rand.New(rand.NewPCG(tc.seed, 9))
 			stride := 1 << tc.strideLog2
 			H, W := (tc.oh-1)*stride+tc.k, (tc.ow-1)*stride+tc.k
 			passes := []sparsePass{
-				randomPass(rng, tc.chans, H, W, tc.k, s.Entries),
-				randomPass(rng, tc.chans, H, W, tc.k, s.Entries),
+				randomPass(rng, tc.chans, H, W, tc.k, tc.lanes, s.Entries),
+				randomPass(rng, tc.chans, H, W, tc.k, tc.lanes, s.Entries),
 			}
 
 			// External memory: the table (unit u's pass from record
 			// u·chans), the weight lists, the entries, room for the planes.
-			const tableAt, weightsAt, entriesAt, outAt = 0, 16, 96, 128
+			const tableAt, weightsAt, entriesAt, outAt = 0, 16, 96, 160
 			ext, rec := weightsAt, 0
 			for u, p := range passes {
 				for ch, list := range p.lists {
@@ -191,8 +198,9 @@ func TestNPUSparseConv(t *testing.T) {
 						rec++
 					}
 				}
-				for i, e := range p.entries {
-					h.writeRecord(entriesAt+16*u+i, s.Entry(), e.value, e.ch, e.row, e.col)
+				at := entriesAt + 32*u
+				for _, e := range p.entries {
+					at += h.writeRecord(at, s.Entry(), e.value, e.ch, e.row, e.col)
 				}
 			}
 			if rec > s.WeightDepth {
@@ -204,7 +212,7 @@ func TestNPUSparseConv(t *testing.T) {
 			lw := h.push(h.encode(isa.SparseLoad{Ext: weightsAt, Records: rec, Kind: sparse.KindWeights}))
 			var stores []uint64
 			for u, p := range passes {
-				le := h.push(h.encode(isa.SparseLoad{Ext: entriesAt + 16*u, Records: len(p.entries), Kind: sparse.KindEntries, Unit: u, Set: u}))
+				le := h.push(h.encode(isa.SparseLoad{Ext: entriesAt + 32*u, Records: len(p.entries), Kind: sparse.KindEntries, Unit: u, Set: u}))
 				cl := h.push(h.encode(isa.SparseClearTask{Unit: u, Count: plane}))
 				stores = append(stores, h.push(h.encode(isa.SparseConvTask{Unit: u, Set: u, Count: len(p.entries), TBase: u * tc.chans,
 					OH: tc.oh, OW: tc.ow, StrideLog2: tc.strideLog2}, lt, lw, le, cl)))
@@ -236,6 +244,12 @@ func TestNPUSparseConv(t *testing.T) {
 				}
 			}
 			t.Logf("entries %d and %d, %d weight records, %d multiplications, %d cycles", len(passes[0].entries), len(passes[1].entries), rec, totalMults, h.s.Sim.Cycle())
+			// store_sparse moves a line per cycle: each of the 3 stores is
+			// busy for its plane·L lines and a few cycles of latency.
+			if got, most := h.s.Peek("dma_out_busy_cycles"), uint64(3*(plane*L+4)); got > most {
+				t.Errorf("dma_out busy %d cycles for 3 stores of %d lines, want at most %d", got, plane*L, most)
+			}
+			t.Logf("dma_out busy %d cycles for 3 stores of %d lines", h.s.Peek("dma_out_busy_cycles"), plane*L)
 			zeros := make([][]int64, plane)
 			for i := range zeros {
 				zeros[i] = make([]int64, s.Lanes)
