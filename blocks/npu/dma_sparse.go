@@ -16,8 +16,19 @@ import (
 // walkers and FIFOs; the dense side of the engine is built as without the
 // sparse engine, and a register (sp_mode) set at the task's start says
 // which side the running task belongs to.
+
+// dmaSparseIn is dma_in's load_sparse side.
+type dmaSparseIn struct {
+	mode   *hdl.Signal // the running task is a load_sparse
+	drain  *hdl.Expr   // a line leaves the line FIFO for the sparse side
+	valid  *hdl.Expr   // sp_valid
+	refuse *hdl.Expr   // a record waits for sp_ready (stall)
+}
+
+// dmaInSparse adds load_sparse to dma_in: start is the start of any
+// moving task, q the line FIFO.
 //
-// dma_in, load_sparse: the read walker reads d0·d1 lines as for load (d2
+// load_sparse: the read walker reads d0·d1 lines as for load (d2
 // the external row stride); the line stream is cut into records of
 // L = LinesPer(record width, line width) lines, L fixed per kind (the
 // kind field of dst, sparse.Config.LoadAddr, registered at the start).
@@ -36,34 +47,6 @@ import (
 //	sp_addr   out  LoadAddr addr width      the record address in that memory
 //	sp_data   out  widest record            the record, zero-extended
 //	sp_ready  in   1                        the record is taken
-//
-// dma_out, store_sparse: reads d0·d1 accumulator entries of unit src.unit
-// from entry src.addr up (sparse.Config.ReadAddr), one read per entry and
-// cycle (sp_rd_en; always accepted, data on sp_rd_data the next cycle;
-// the top clears each entry as it is read), into an entry FIFO of
-// dmaOutFIFODepth entries; entry n leaves as L_acc = LinesPer(lanes ·
-// acc_width, line width) lines written to external lines dst + n·L_acc + j
-// (line j: bits j·line width and up). A read is issued while the FIFO has
-// room for it and every read in flight (credits, as the dense side), so
-// with xw_ready high the next entry is read while the previous one's last
-// line goes out: one line per cycle.
-//
-//	port        dir  width                  meaning
-//	sp_rd_en    out  1                      read (and clear) an accumulator entry
-//	sp_rd_unit  out  clog2(sparse_units)    of this unit (held for the task)
-//	sp_rd_addr  out  clog2(sparse_acc_depth) this entry
-//	sp_rd_data  in   sparse_lanes·acc_width the entry read in the previous cycle
-
-// dmaSparseIn is dma_in's load_sparse side.
-type dmaSparseIn struct {
-	mode   *hdl.Signal // the running task is a load_sparse
-	drain  *hdl.Expr   // a line leaves the line FIFO for the sparse side
-	valid  *hdl.Expr   // sp_valid
-	refuse *hdl.Expr   // a record waits for sp_ready (stall)
-}
-
-// dmaInSparse adds load_sparse to dma_in: start is the start of any
-// moving task, q the line FIFO.
 func dmaInSparse(m *hdl.Module, c Config, t *dmaTask, start *hdl.Expr, q dmaFIFO) *dmaSparseIn {
 	s, lw := c.Sparse(), c.LineWidth()
 	la := s.LoadAddr()
@@ -144,6 +127,26 @@ type dmaSparseOut struct {
 
 // dmaOutSparse adds store_sparse to dma_out: start is the start of any
 // moving task, xwReady the external write port's ready.
+//
+// store_sparse reads d0·d1 accumulator entries of unit src.unit
+// from entry src.addr up (sparse.Config.ReadAddr), one read per entry and
+// cycle (sp_rd_en; always accepted, data on sp_rd_data the next cycle;
+// the top clears each entry as it is read), into an entry FIFO of
+// dmaOutFIFODepth entries; entry n leaves as L_acc = LinesPer(lanes ·
+// acc_width, line width) lines written to external lines dst + n·L_acc + j
+// (line j: bits j·line width and up). A read is issued while the FIFO has
+// room for it and every read in flight (credits, as the dense side), so
+// with xw_ready high the next entry is read while the previous one's last
+// line goes out: one line per cycle.
+//
+//	port        dir  width                    meaning
+//	sp_rd_en    out  1                        read (and clear) an accumulator entry
+//	sp_rd_unit  out  clog2(sparse_units)      of this unit (held for the task)
+//	sp_rd_addr  out  clog2(sparse_acc_depth)  this entry
+//	sp_rd_data  in   sparse_lanes·acc_width   the entry read in the previous cycle
+//
+// Timing: with xw_ready high, busy lasts d0·d1·L_acc + 3 cycles (the
+// test measures it).
 func dmaOutSparse(m *hdl.Module, c Config, t *dmaTask, start *hdl.Expr, xwReady *hdl.Signal) *dmaSparseOut {
 	s, lw, xw := c.Sparse(), c.LineWidth(), c.ExtAddrWidth
 	ra := s.ReadAddr()
