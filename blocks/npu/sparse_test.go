@@ -277,12 +277,14 @@ func TestNPUSparseAbsent(t *testing.T) {
 		name       string
 		engine, op uint64
 		code       uint64
+		skipped    uint64
 	}{
-		{"sparse engine", uint64(isa.Sparse), uint64(isa.SparseConv), taskmgr.ErrEngine},
-		{"load_sparse", uint64(isa.DMAIn), uint64(isa.DMAInLoadSparse), taskmgr.ErrOp},
-		{"store_sparse", uint64(isa.DMAOut), uint64(isa.DMAOutStoreSparse), taskmgr.ErrOp},
+		{"sparse engine", uint64(isa.Sparse), uint64(isa.SparseConv), taskmgr.ErrEngine, 1},
+		{"load_sparse", uint64(isa.DMAIn), uint64(isa.DMAInLoadSparse), taskmgr.ErrOp, 1},
+		{"store_sparse", uint64(isa.DMAOut), uint64(isa.DMAOutStoreSparse), taskmgr.ErrOp, 1},
+		{"store (control: well-formed)", uint64(isa.DMAOut), uint64(isa.DMAOutStore), taskmgr.ErrNone, 0},
 	}
-	c := smallConfig()
+	c := DefaultConfig() // sparse_units 0
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h, _ := newHost(t, c)
@@ -297,7 +299,7 @@ func TestNPUSparseAbsent(t *testing.T) {
 			h.s.Poke("cmd_valid", 0)
 			h.wait(100)
 			got := map[string]uint64{"err_code": h.s.Peek("err_code"), "skipped": h.s.Peek("skipped")}
-			if diff := cmp.Diff(map[string]uint64{"err_code": tc.code, "skipped": 1}, got); diff != "" {
+			if diff := cmp.Diff(map[string]uint64{"err_code": tc.code, "skipped": tc.skipped}, got); diff != "" {
 				t.Errorf("status (-want +got):\n%s", diff)
 			}
 		})
