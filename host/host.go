@@ -344,7 +344,7 @@ func anyNonZero(l []int64) bool {
 func (h *runner) counters() (map[string]uint64, error) {
 	out := map[string]uint64{}
 	names := []string{"mac_count", "skip_count"}
-	for _, e := range npu.EngineNames {
+	for _, e := range h.cfg.EngineNames() {
 		names = append(names, e+"_busy_cycles", e+"_stall_cycles", e+"_completed")
 	}
 	names = append(names, h.neCounterNames()...)
@@ -397,7 +397,7 @@ func (h *runner) run(res *Result, base []uint64) error {
 	labels := p.Labels()
 	// The engines' status ports, named once: the loop peeks them every cycle.
 	var ports [isa.NumEngines]struct{ start, startID, startQueue, done string }
-	for e, name := range npu.EngineNames {
+	for e, name := range h.cfg.EngineNames() {
 		ports[e].start, ports[e].startID, ports[e].startQueue, ports[e].done = name+"_start", name+"_start_id", name+"_start_queue", name+"_done"
 	}
 	started := make([]int, len(p.Tasks))
@@ -457,7 +457,7 @@ func (h *runner) run(res *Result, base []uint64) error {
 			return err
 		}
 		// Sample this cycle's outputs (settled) before the edge.
-		for e, name := range npu.EngineNames {
+		for e, name := range h.cfg.EngineNames() {
 			st, err := h.peek(ports[e].start)
 			if err != nil {
 				return err
@@ -531,7 +531,7 @@ func (h *runner) run(res *Result, base []uint64) error {
 	if err != nil {
 		return err
 	}
-	for e, name := range npu.EngineNames {
+	for e, name := range h.cfg.EngineNames() {
 		res.Engines[e] = EngineStats{Name: name,
 			Busy:      after[name+"_busy_cycles"] - before[name+"_busy_cycles"],
 			Stall:     after[name+"_stall_cycles"] - before[name+"_stall_cycles"],
@@ -564,7 +564,7 @@ func (h *runner) run(res *Result, base []uint64) error {
 // the tasks started and not done, or the next pushed task not started.
 func (h *runner) stuck(started []int, inflight [isa.NumEngines][]int, qt [][]int, pushed []int) string {
 	var parts []string
-	for e, name := range npu.EngineNames {
+	for e, name := range h.cfg.EngineNames() {
 		if len(inflight[e]) > 0 {
 			parts = append(parts, fmt.Sprintf("%s running %v", name, inflight[e]))
 			continue
@@ -639,8 +639,10 @@ func (r *Result) WriteTrace(w io.Writer) error {
 // cycles.
 func (r *Result) AddTrace(p trace.Process, at, usPerCycle float64) {
 	tracks := map[string]trace.Track{}
-	for _, name := range npu.EngineNames {
-		tracks[name] = p.Track(name) // every engine, in order, even an idle one
+	for _, e := range r.Engines {
+		if e.Name != "" { // every engine of the NPU, in order, even an idle one
+			tracks[e.Name] = p.Track(e.Name)
+		}
 	}
 	for _, s := range r.Timeline {
 		dur := max(1, s.End-s.Start+1)

@@ -241,9 +241,17 @@ func (c Config) TaskMgr() taskmgr.Config {
 	if c.Engines > 1 {
 		outstanding = min(c.Engines+1, 8)
 	}
+	if c.SparseUnits > 0 {
+		// The sparse DMA operands, and room for a task on every unit at
+		// once (plus the next one) in the outstanding FIFO.
+		s := c.Sparse()
+		addr = max(addr, s.LoadAddr().Width, s.ReadAddr().Width)
+		outstanding = max(outstanding, min(c.SparseUnits+1, 8))
+	}
 	return taskmgr.Config{Queues: c.Queues, QueueDepth: c.QueueDepth, Window: c.Window, MaxDeps: c.MaxDeps,
 		EngineSlots: c.EngineSlots, Outstanding: outstanding, IDBits: 16, AddrBits: addr, DimBits: 16,
-		ParamBits: c.paramBits(), FlagBits: 4, RoundRobin: c.QueueRoundRobin, NETargets: c.Engines, NETargetOffset: c.neTargetOffset()}
+		ParamBits: c.paramBits(), FlagBits: 4, RoundRobin: c.QueueRoundRobin, NETargets: c.Engines, NETargetOffset: c.neTargetOffset(),
+		Sparse: c.SparseUnits > 0}
 }
 
 // SliceBits is the number of high address bits that name an engine's
@@ -279,6 +287,9 @@ func (c Config) Name() string {
 	}
 	if c.PsumReadPort {
 		parts = append(parts, "pr")
+	}
+	if c.SparseUnits > 0 {
+		parts = append(parts, fmt.Sprintf("sp%dx%d", c.SparseUnits, c.SparseLanes))
 	}
 	return hdl.Name("npu", parts...)
 }

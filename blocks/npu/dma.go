@@ -26,8 +26,9 @@ import (
 // accepted (valid && ready in one cycle). The task port: t_ready is 1
 // when the engine is idle (it takes t_valid's task this cycle); busy is 1
 // from the cycle after a transfer is accepted until its done; done is a
-// registered one-cycle pulse per task. A nop (or op 3 of dma_in, or a
-// task with d0 = 0 or d1 = 0) moves nothing: its done comes in the cycle
+// registered one-cycle pulse per task. A nop (or an op the engine was
+// built without, or a task with d0 = 0 or d1 = 0) moves nothing: its
+// done comes in the cycle
 // after acceptance and busy stays 0. stall is 1 in a cycle in which the
 // engine presents a request (valid) that is refused (ready low).
 
@@ -174,9 +175,9 @@ func newDMAFIFO(m *hdl.Module, prefix string, depth, width int, push, data, pop 
 // another request may be issued. The transfer is finished (fin) when the
 // walker has issued everything and the last line drains (or nothing is
 // outstanding).
-func dmaCredits(m *hdl.Module, depth int, issue, drain hdl.Value) (room, idle *hdl.Expr) {
+func dmaCredits(m *hdl.Module, name string, depth int, issue, drain hdl.Value) (room, idle *hdl.Expr) {
 	cw := hdl.ClogWidth(depth + 1)
-	n := m.Reg("credits_used", hdl.UInt(cw), 0)
+	n := m.Reg(name, hdl.UInt(cw), 0)
 	n.SetNext(n.Add(issue).Sub(drain).Trunc(cw))
 	room = n.Ne(hdl.U(cw, uint64(depth)))
 	idle = n.Eq(hdl.U(cw, 0)).Or(n.Eq(hdl.U(cw, 1)).And(drain))
@@ -191,8 +192,10 @@ func dmaOr(acc, x *hdl.Expr) *hdl.Expr {
 }
 
 // dmaIn builds the input DMA engine for c (the dma_in ops of package isa:
-// nop, load into the state buffer, load_weights into the weight buffer;
-// the task manager never passes it another code).
+// nop, load into the state buffer, load_weights into the weight buffer,
+// and with the sparse engine load_sparse (dma_sparse.go: its ports, and
+// t_dst as wide as the LoadAddr layout); the task manager never passes it
+// another code).
 //
 //	port           dir  width              meaning
 //	t_valid        in   1                  a task is offered
@@ -230,9 +233,18 @@ func dmaIn(c Config) *hdl.Module {
 	aw, ww, xw := log2(c.StateDepth), log2(c.WeightDepth), c.ExtAddrWidth
 	dw, lw := max(aw, ww), c.LineWidth()
 	depth := dmaInFIFODepth(c)
-	m := hdl.NewModule(hdl.Name("npu_dma_in", fmt.Sprintf("%dx%d", R, C), fmt.Sprintf("e%d", E),
-		fmt.Sprintf("s%dw%dx%d", c.StateDepth, c.WeightDepth, xw), fmt.Sprintf("q%d", depth)))
-	t, fin := dmaTaskPort(m, c, isa.DMAIn, xw, dw, isa.DMAInLoad, isa.DMAInLoadWeights)
+	name := hdl.Name("npu_dma_in", fmt.Sprintf("%dx%d", R, C), fmt.Sprintf("e%d", E),
+		fmt.Sprintf("s%dw%dx%d", c.StateDepth, c.WeightDepth, xw), fmt.Sprintf("q%d", depth))
+	moving := []isa.Op{isa.DMAInLoad, isa.DMAInLoadWeights}
+	hasSparse := c.SparseUnits > 0
+	if hasSparse {
+		s := c.Sparse()
+		dw = max(dw, s.LoadAddr().Width)
+		name = hdl.Name(name, fmt.Sprintf("sp%de%dw%dt%d", s.Units, s.Entry().Width, s.Weight().Width, s.Table().Width))
+		moving = append(moving, isa.DMAInLoadSparse)
+	}
+	m := hdl.NewModule(name)
+	t, fin := dmaTaskPort(m, c, isa.DMAIn, xw, dw, moving...)
 	m.Output("stall", hdl.Bool)
 	xrReady := m.Input("xr_ready", hdl.Bool)
 	xrRValid := m.Input("xr_rvalid", hdl.Bool)
@@ -246,7 +258,7 @@ func dmaIn(c Config) *hdl.Module {
 
 	issue := m.Wire("issue", hdl.Bool)
 	drain := m.Wire("drain", hdl.Bool)
-	room, idle := dmaCredits(m, depth, issue, drain)
+	room, idle := dmaCredits(m, "credits_used", depth, issue, drain)
 	rd := newDMAWalker(m, "rd", t, xw, start, &t.src.Expr, t.nonEmpty, &issue.Expr, true, true)
 	xrValid := rd.more.And(room)
 	issue.Set(xrValid.And(xrReady))
@@ -254,9 +266,19 @@ func dmaIn(c Config) *hdl.Module {
 	m.Output("xr_addr", hdl.UInt(xw)).Set(rd.addr)
 
 	q := newDMAFIFO(m, "line", depth, lw, &xrRValid.Expr, &xrRData.Expr, &drain.Expr)
-	swValid := q.nonEmpty.And(weights.Not())
-	wwValid := q.nonEmpty.And(weights)
-	drain.Set(swValid.And(swReady).Or(wwValid))
+	dense := q.nonEmpty // a line for the state or weight buffer
+	var sp *dmaSparseIn
+	if hasSparse {
+		sp = dmaInSparse(m, c, t, start, q)
+		dense = dense.And(sp.mode.Not())
+	}
+	swValid := dense.And(weights.Not())
+	wwValid := dense.And(weights)
+	drained := swValid.And(swReady).Or(wwValid)
+	if sp != nil {
+		drained = drained.Or(sp.drain)
+	}
+	drain.Set(drained)
 	wa := m.Reg("wr_addr", hdl.UInt(dw), 0)
 	wa.SetNext(hdl.Mux(start, t.dst, wa.Add(hdl.U(1, 1)).Trunc(dw)))
 	wa.SetEnable(start.Or(drain))
@@ -272,12 +294,17 @@ func dmaIn(c Config) *hdl.Module {
 	m.Output("ww_data", hdl.UInt(C*E)).Set(q.head.Slice(C*E-1, 0))
 
 	fin.Set(t.active.And(rd.more.Not()).And(idle))
-	m.Port("stall").Set(xrValid.And(xrReady.Not()).Or(swValid.And(swReady.Not())))
+	stall := xrValid.And(xrReady.Not()).Or(swValid.And(swReady.Not()))
+	if sp != nil {
+		stall = stall.Or(sp.refuse)
+	}
+	m.Port("stall").Set(stall)
 	return m
 }
 
 // dmaOut builds the output DMA engine for c (the dma_out ops of package
-// isa: nop and store).
+// isa: nop and store, and with the sparse engine store_sparse
+// (dma_sparse.go: its ports, and t_src as wide as the ReadAddr layout)).
 //
 //	port           dir  width              meaning
 //	t_valid        in   1                  a task is offered
@@ -308,8 +335,17 @@ func dmaIn(c Config) *hdl.Module {
 func dmaOut(c Config) *hdl.Module {
 	E, R := c.ElemWidth, c.Rows
 	aw, xw, lw := log2(c.StateDepth), c.ExtAddrWidth, c.LineWidth()
-	m := hdl.NewModule(hdl.Name("npu_dma_out", R, fmt.Sprintf("e%d", E), fmt.Sprintf("s%dx%d", c.StateDepth, xw)))
-	t, fin := dmaTaskPort(m, c, isa.DMAOut, aw, xw, isa.DMAOutStore)
+	name := hdl.Name("npu_dma_out", R, fmt.Sprintf("e%d", E), fmt.Sprintf("s%dx%d", c.StateDepth, xw))
+	moving, srcW := []isa.Op{isa.DMAOutStore}, aw
+	hasSparse := c.SparseUnits > 0
+	if hasSparse {
+		s := c.Sparse()
+		srcW = max(aw, s.ReadAddr().Width)
+		name = hdl.Name(name, fmt.Sprintf("sp%da%dx%d", s.Units, s.AccWordWidth(), s.ReadAddr().Width))
+		moving = append(moving, isa.DMAOutStoreSparse)
+	}
+	m := hdl.NewModule(name)
+	t, fin := dmaTaskPort(m, c, isa.DMAOut, srcW, xw, moving...)
 	m.Output("stall", hdl.Bool)
 	srReady := m.Input("sr_ready", hdl.Bool)
 	srRValid := m.Input("sr_rvalid", hdl.Bool)
@@ -319,11 +355,19 @@ func dmaOut(c Config) *hdl.Module {
 	}
 	xwReady := m.Input("xw_ready", hdl.Bool)
 	start := t.accept.And(t.nonEmpty)
+	// The dense side starts on a store only; the sparse side on a
+	// store_sparse.
+	denseStart, denseNonEmpty, base := start, t.nonEmpty, &t.src.Expr
+	var sp *dmaSparseOut
+	if hasSparse {
+		sp = dmaOutSparse(m, c, t, start, xwReady)
+		denseStart, denseNonEmpty, base = start.And(sp.isOp.Not()), t.nonEmpty.And(sp.isOp.Not()), t.src.Trunc(aw)
+	}
 
 	issue := m.Wire("issue", hdl.Bool)
 	drain := m.Wire("drain", hdl.Bool)
-	room, idle := dmaCredits(m, dmaOutFIFODepth, issue, drain)
-	rd := newDMAWalker(m, "rd", t, aw, start, &t.src.Expr, t.nonEmpty, &issue.Expr, false, true)
+	room, idle := dmaCredits(m, "credits_used", dmaOutFIFODepth, issue, drain)
+	rd := newDMAWalker(m, "rd", t, aw, denseStart, base, denseNonEmpty, &issue.Expr, false, true)
 	srValid := rd.more.And(room)
 	issue.Set(srValid.And(srReady))
 	m.Output("sr_valid", hdl.Bool).Set(srValid)
@@ -333,11 +377,19 @@ func dmaOut(c Config) *hdl.Module {
 	q := newDMAFIFO(m, "line", dmaOutFIFODepth, lw, &srRValid.Expr, hdl.Cat(parts...), &drain.Expr)
 	drain.Set(q.nonEmpty.And(xwReady))
 	wr := newDMAWalker(m, "wr", t, xw, start, &t.dst.Expr, t.nonEmpty, &drain.Expr, true, false)
-	m.Output("xw_valid", hdl.Bool).Set(q.nonEmpty)
-	m.Output("xw_addr", hdl.UInt(xw)).Set(wr.addr)
-	m.Output("xw_data", hdl.UInt(lw)).Set(q.head)
+	xwValid, xwAddr, xwData := q.nonEmpty, &wr.addr.Expr, q.head
+	finished := t.active.And(rd.more.Not()).And(idle)
+	if sp != nil {
+		// One side is idle while the other runs: its FIFO is empty.
+		xwValid = xwValid.Or(sp.valid)
+		xwAddr, xwData = hdl.Mux(sp.mode, sp.addr, xwAddr), hdl.Mux(sp.mode, sp.data, xwData)
+		finished = finished.And(sp.more.Not()).And(sp.idle)
+	}
+	m.Output("xw_valid", hdl.Bool).Set(xwValid)
+	m.Output("xw_addr", hdl.UInt(xw)).Set(xwAddr)
+	m.Output("xw_data", hdl.UInt(lw)).Set(xwData)
 
-	fin.Set(t.active.And(rd.more.Not()).And(idle))
-	m.Port("stall").Set(srValid.And(srReady.Not()).Or(q.nonEmpty.And(xwReady.Not())))
+	fin.Set(finished)
+	m.Port("stall").Set(srValid.And(srReady.Not()).Or(xwValid.And(xwReady.Not())))
 	return m
 }

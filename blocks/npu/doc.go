@@ -34,7 +34,8 @@
 // src + k·d2 + l → state address dst + k·d0 + l (all partitions).
 // load_weights: the same into weight row dst + k·d0 + l (elements 0..C−1).
 // dma_out store: state address src + k·d0 + l → external line
-// dst + k·d2 + l. One line per cycle when nothing contends.
+// dst + k·d2 + l. One line per cycle when nothing contends. (load_sparse
+// and store_sparse: "Sparse engine" below.)
 //
 // ne conv/gemm (the same hardware): passes p = (ct, ky, kx), kx fastest,
 // ct < d2 (channel tiles), ky < kh, kx < kw. Pass p loads weight rows
@@ -120,6 +121,40 @@
 // engine stalls, ne_busy_cycles cycles in which the ne engine holds
 // dispatched, unfinished tasks (as with one engine).
 //
+// # Sparse engine (Config.SparseUnits > 0)
+//
+// The sparse engine of blocks/sparse (instance sp, Config.Sparse) is the
+// task manager's fifth engine, "sparse" (taskmgr Config.Sparse); without
+// it (sparse_units = 0, the default) the NPU is the dense one and a
+// descriptor naming engine 4, dma_in op 3 (load_sparse) or dma_out op 2
+// (store_sparse) is malformed (err_code 2 or 3). A dispatcher, the one
+// that serves several NEs (engines.go, dispatch), stands for its units:
+// a clear or conv task goes to the unit named by dst's low
+// clog2(sparse_units) bits (when sparse_units is not a power of two, a
+// value naming no unit goes to the first idle unit; the compiler never
+// encodes one), the unit's task record (sparse.Config.Task) is packed
+// from the descriptor operands (isa.SparseFieldOperand; op 1 for conv),
+// and done pulses reach the task manager in dispatch order. The task
+// manager's outstanding bound is at least sparse_units+1 (at most 8) so
+// every unit can run at once.
+//
+// dma_in load_sparse walks d0·d1 external lines as load does and cuts
+// them into records of the lines a record of dst's kind takes; record r
+// is written at dst.addr + r of the memory dst names (sparse LoadAddr:
+// entries of unit dst.unit, buffer set dst.set, waiting while that set
+// refuses writes; or every unit's weights or channel table). dma_out
+// store_sparse reads accumulator entries src.addr … src.addr+d0·d1−1 of
+// unit src.unit (sparse ReadAddr), clearing each, and writes entry n's
+// lines to external lines dst + n·L … (L lines per entry, low bits
+// first), one line per cycle (dma_sparse.go has both port tables).
+//
+// Ports added: the per-engine ports below for "sparse"
+// (sparse_stall_cycles counts cycles in which a task is offered and its
+// unit is busy), sparse_mults (the units' multiplications), and per unit
+// sparse<i>_mults, sparse<i>_busy_cycles, sparse<i>_stall_cycles (the
+// unit's own counters). Config.EngineNames lists the per-engine port
+// prefixes; the package variable EngineNames the four every NPU has.
+//
 // # Ports of the NPU (Build)
 //
 //	cmd_valid, cmd_queue, cmd_desc, cmd_ready, err_clear   the task manager's command port
@@ -127,11 +162,13 @@
 //	x_req_valid, x_req_write, x_req_addr, x_req_wdata       external memory request (lines)
 //	x_req_ready                                             request accepted
 //	x_resp_valid, x_resp_data                               read response, in request order
-//	<e>_busy_cycles, <e>_stall_cycles, <e>_completed        per engine (dma_in, ne, planar, dma_out)
+//	<e>_busy_cycles, <e>_stall_cycles, <e>_completed        per engine (dma_in, ne, planar, dma_out; sparse with the sparse engine)
 //	mac_count, skip_count                                   the PE array's counters (the totals with several engines)
 //	ne<i>_start, ne<i>_done, ne<i>_busy_cycles, ne<i>_stall_cycles, ne<i>_mac_count, ne<i>_skip_count
 //	                                                        per neural engine (several engines only)
 //	<e>_start, <e>_start_id, <e>_start_queue, <e>_done      dispatch (the task's ID and queue) and completion, for the task timeline
+//	sparse_mults, sparse<i>_mults, sparse<i>_busy_cycles, sparse<i>_stall_cycles
+//	                                                        the sparse engine's counters (with the sparse engine only)
 //
 // # The simulation top (BuildSim)
 //

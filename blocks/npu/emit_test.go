@@ -25,7 +25,8 @@ func TestLintNPU(t *testing.T) {
 		name  string
 		build func(Config) (*hdl.Module, error)
 		c     Config
-	}{{"small", BuildSim, smallConfig()}, {"default", Build, DefaultConfig()}, {"default sim", BuildSim, DefaultConfig()}} {
+	}{{"small", BuildSim, smallConfig()}, {"default", Build, DefaultConfig()}, {"default sim", BuildSim, DefaultConfig()},
+		{"sparse sim", BuildSim, sparseConfig()}} {
 		t.Run(tc.name, func(t *testing.T) { emittest.Lint(t, mustBuild(t, tc.build, tc.c)) })
 	}
 }
@@ -43,13 +44,36 @@ func TestSynthNPU(t *testing.T) {
 	}
 }
 
-// The default NPU elaborates in well under a second (the target for
-// 128×128 is 3 s; BENCHMARKS.md has the measured figures).
-func TestElaborateDefault(t *testing.T) {
-	t0 := time.Now()
-	m := mustBuild(t, BuildSim, DefaultConfig())
-	if _, err := hdl.Elaborate(m); err != nil {
-		t.Fatal(err)
+// The small NPU with the sparse engine synthesizes with Yosys: no
+// latch, no loop, the sparse engine and its DMA present.
+func TestSynthNPUSparse(t *testing.T) {
+	c := sparseConfig()
+	c.StateDepth, c.PsumDepth, c.WeightDepth, c.LineDepth = 16, 16, 8, 8
+	stat := emittest.Synth(t, mustBuild(t, Build, c))
+	for _, mod := range []string{"sparse_2x4", "npu_dma_in", "npu_dma_out", "taskmgr"} {
+		if !strings.Contains(stat, mod) {
+			t.Errorf("no %s module in the synthesis report", mod)
+		}
 	}
-	t.Logf("default NPU simulation top elaborated in %v", time.Since(t0))
+}
+
+// The default NPU, and with a sparse engine of 4 units, elaborates in
+// well under a second (the target for 128×128 is 3 s; BENCHMARKS.md has
+// the measured figures).
+func TestElaborateDefault(t *testing.T) {
+	withSparse := DefaultConfig()
+	withSparse.SparseUnits = 4
+	for _, tc := range []struct {
+		name string
+		c    Config
+	}{{"dense", DefaultConfig()}, {"sparse", withSparse}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t0 := time.Now()
+			m := mustBuild(t, BuildSim, tc.c)
+			if _, err := hdl.Elaborate(m); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s elaborated in %v", m.Name, time.Since(t0))
+		})
+	}
 }

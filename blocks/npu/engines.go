@@ -146,62 +146,63 @@ func (b *top) ready(name string, r *hdl.Expr) {
 	b.routedReady[name] = r
 }
 
-// dispatch stands for the NEs as the task manager's "ne" engine: it
-// offers the task to the engine its engine field names (a value ≥
-// engines: the lowest-numbered engine that can take a task), is ready
-// when that engine is, and turns the engines' done pulses into in-order
-// done pulses: a FIFO holds the engine of every dispatched, unfinished
-// task in dispatch order, a counter per engine its done pulses not yet
-// passed on, and the FIFO head's engine's done (this cycle's pulse or a
-// counted one) is passed on, at most one per cycle. The done output is a
-// function of registers only (the task manager's bypass needs that).
-// It returns the ready and done for the task manager and connects each
-// NE's t_valid.
-func (b *top) dispatch(engine *hdl.Expr) (*hdl.Expr, *hdl.Expr) {
-	m, c, N := b.m, b.c, b.c.Engines
-	ew := engine.Width()
-	iw := hdl.ClogWidth(N) // an engine index
-	depth := c.TaskMgr().Outstanding
-	valid := &b.tm.Out("ne_valid").Expr
+// dispatchTarget is one engine behind a dispatcher: it takes the task
+// offered to it while ready, and pulses done once per finished task.
+type dispatchTarget struct{ ready, done *hdl.Expr }
 
-	named := engine.Lt(hdl.U(ew, uint64(N)))
-	free := make([]*hdl.Expr, N)
-	for i, ne := range b.nes {
-		free[i] = &ne.Out("t_ready").Expr
+// dispatch stands for several engines as one engine of the task manager
+// (the NEs as "ne", the sparse units as "sparse"; prefix names its
+// signals): it offers the task (valid) to the target sel names (a value
+// ≥ len(targets): the lowest-numbered target that can take a task), is
+// ready when that target is, and turns the targets' done pulses into
+// in-order done pulses: a FIFO holds the target of every dispatched,
+// unfinished task in dispatch order, a counter per target its done pulses
+// not yet passed on, and the FIFO head's target's done (this cycle's
+// pulse or a counted one) is passed on, at most one per cycle. The done
+// output is a function of registers only when every target's done is
+// (the task manager's bypass needs that). depth bounds the dispatched,
+// unfinished tasks: the task manager's outstanding bound, so the FIFO
+// never overflows. It returns the ready and done for the task manager and
+// each target's valid.
+func (b *top) dispatch(prefix string, valid, sel *hdl.Expr, targets []dispatchTarget, depth int) (*hdl.Expr, *hdl.Expr, []*hdl.Expr) {
+	m, N := b.m, len(targets)
+	ew := sel.Width()
+	iw := hdl.ClogWidth(N) // a target index
+
+	var named *hdl.Expr = hdl.U(1, 1) // every value names a target
+	if N < 1<<uint(ew) {
+		named = sel.Lt(hdl.U(ew, uint64(N)))
 	}
-	// The first free engine, one-hot, and its index.
+	// The first free target, one-hot, and its index.
 	var anyFree *hdl.Expr = hdl.U(1, 0)
 	var firstIx *hdl.Expr = hdl.U(iw, 0)
 	first := make([]*hdl.Expr, N)
-	for i := range N {
-		first[i] = free[i].And(anyFree.Not())
-		anyFree = anyFree.Or(free[i])
+	for i, t := range targets {
+		first[i] = t.ready.And(anyFree.Not())
+		anyFree = anyFree.Or(t.ready)
 	}
 	for i := N - 1; i >= 0; i-- {
 		firstIx = hdl.Mux(first[i], hdl.U(iw, uint64(i)), firstIx)
 	}
 	var namedFree *hdl.Expr = hdl.U(1, 0)
-	for i := range N {
-		namedFree = namedFree.Or(engine.Eq(hdl.U(ew, uint64(i))).And(free[i]))
+	for i, t := range targets {
+		namedFree = namedFree.Or(sel.Eq(hdl.U(ew, uint64(i))).And(t.ready))
 	}
-	ready := m.Wire("ne_dispatch_ready", hdl.Bool)
+	ready := m.Wire(prefix+"_dispatch_ready", hdl.Bool)
 	ready.Set(hdl.Mux(named, namedFree, anyFree))
-	target := m.Wire("ne_dispatch_engine", hdl.UInt(iw))
-	target.Set(hdl.Mux(named, engine.Resize(iw), firstIx))
+	target := m.Wire(prefix+"_dispatch_engine", hdl.UInt(iw))
+	target.Set(hdl.Mux(named, sel.Resize(iw), firstIx))
 	fire := valid.And(ready)
-	b.neValid = make([]*hdl.Expr, N)
-	for i, ne := range b.nes {
-		v := valid.And(hdl.Mux(named, engine.Eq(hdl.U(ew, uint64(i))), first[i]))
-		ne.Connect("t_valid", v)
-		b.neValid[i] = v
+	valids := make([]*hdl.Expr, N)
+	for i := range targets {
+		valids[i] = valid.And(hdl.Mux(named, sel.Eq(hdl.U(ew, uint64(i))), first[i]))
 	}
 
-	// The FIFO of engine indices in dispatch order: depth = the task
-	// manager's outstanding bound, so it never overflows.
+	// The FIFO of target indices in dispatch order.
 	pw := hdl.ClogWidth(depth)
-	wp := m.Reg("ne_order_wp", hdl.UInt(pw), 0)
-	rp := m.Reg("ne_order_rp", hdl.UInt(pw), 0)
-	cnt := m.Reg("ne_order_n", hdl.UInt(hdl.ClogWidth(depth+1)), 0)
+	wp := m.Reg(prefix+"_order_wp", hdl.UInt(pw), 0)
+	rp := m.Reg(prefix+"_order_rp", hdl.UInt(pw), 0)
+	cnt := m.Reg(prefix+"_order_n", hdl.UInt(hdl.ClogWidth(depth+1)), 0)
 	slots := make([]*hdl.Signal, depth)
 	wrap := func(p *hdl.Signal) *hdl.Expr {
 		inc := p.Add(hdl.U(1, 1)).Trunc(pw)
@@ -212,7 +213,7 @@ func (b *top) dispatch(engine *hdl.Expr) (*hdl.Expr, *hdl.Expr) {
 	}
 	order := make([]hdl.Value, depth)
 	for k := range slots {
-		slots[k] = m.Reg(fmt.Sprintf("ne_order_%d", k), hdl.UInt(iw), 0)
+		slots[k] = m.Reg(fmt.Sprintf("%s_order_%d", prefix, k), hdl.UInt(iw), 0)
 		slots[k].SetNext(target)
 		slots[k].SetEnable(fire.And(wp.Eq(hdl.U(pw, uint64(k)))))
 		order[k] = slots[k]
@@ -220,27 +221,42 @@ func (b *top) dispatch(engine *hdl.Expr) (*hdl.Expr, *hdl.Expr) {
 	head := hdl.Pick(rp, order, hdl.U(iw, 0))
 	nonEmpty := cnt.OrR()
 
-	// Done pulses not yet passed on, per engine.
+	// Done pulses not yet passed on, per target.
 	pend := make([]*hdl.Signal, N)
 	cw := hdl.ClogWidth(depth + 1)
 	has := make([]hdl.Value, N)
-	for i, ne := range b.nes {
-		pend[i] = m.Reg(fmt.Sprintf("ne%d_done_pending", i), hdl.UInt(cw), 0)
-		has[i] = pend[i].OrR().Or(ne.Out("done"))
+	for i, t := range targets {
+		pend[i] = m.Reg(fmt.Sprintf("%s%d_done_pending", prefix, i), hdl.UInt(cw), 0)
+		has[i] = pend[i].OrR().Or(t.done)
 	}
 	avail := hdl.Pick(head, has, hdl.U(1, 0))
-	done := m.Wire("ne_done_inorder", hdl.Bool)
+	done := m.Wire(prefix+"_done_inorder", hdl.Bool)
 	done.Set(nonEmpty.And(avail))
-	for i, ne := range b.nes {
+	for i, t := range targets {
 		passed := done.And(head.Eq(hdl.U(iw, uint64(i))))
-		pend[i].SetNext(pend[i].Add(ne.Out("done")).Sub(passed).Trunc(cw))
+		pend[i].SetNext(pend[i].Add(t.done).Sub(passed).Trunc(cw))
 	}
 	wp.SetNext(wrap(wp))
 	wp.SetEnable(fire)
 	rp.SetNext(wrap(rp))
 	rp.SetEnable(done)
 	cnt.SetNext(cnt.Add(fire).Sub(done).Trunc(cnt.Width()))
-	return &ready.Expr, &done.Expr
+	return &ready.Expr, &done.Expr, valids
+}
+
+// dispatchNE is dispatch for the NEs: the NE param's engine field names
+// the engine; it connects each NE's t_valid.
+func (b *top) dispatchNE(engine *hdl.Expr) (*hdl.Expr, *hdl.Expr) {
+	targets := make([]dispatchTarget, len(b.nes))
+	for i, ne := range b.nes {
+		targets[i] = dispatchTarget{ready: &ne.Out("t_ready").Expr, done: &ne.Out("done").Expr}
+	}
+	ready, done, valids := b.dispatch("ne", &b.tm.Out("ne_valid").Expr, engine, targets, b.c.TaskMgr().Outstanding)
+	for i, ne := range b.nes {
+		ne.Connect("t_valid", valids[i])
+	}
+	b.neValid = valids
+	return ready, done
 }
 
 // neFree is the task manager's ne_free: which engines can take a task

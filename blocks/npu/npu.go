@@ -10,11 +10,12 @@ import (
 	"github.com/hwgen/hwgen/hdl"
 )
 
-// EngineNames are the task manager's engines, in engine-code order: the
-// prefixes of the per-engine ports of the NPU.
+// EngineNames are the task manager's dense engines, in engine-code order:
+// the prefixes of the per-engine ports every NPU has. Config.EngineNames
+// adds "sparse" when the NPU has the sparse engine.
 var EngineNames = func() []string {
 	var n []string
-	for _, e := range isa.Engines {
+	for _, e := range isa.Engines[:isa.DenseEngines] {
 		n = append(n, e.Name)
 	}
 	return n
@@ -122,11 +123,22 @@ func (b *top) build() error {
 	// Engines: dispatch and completion. With several NEs the dispatcher
 	// stands for them as the task manager's one "ne" engine.
 	engines := []*hdl.Instance{di, nes[0], pl, do}
-	starts := make([]*hdl.Expr, len(EngineNames))
-	dones := make([]*hdl.Expr, len(EngineNames))
-	for e, name := range EngineNames {
+	names := c.EngineNames()
+	starts := make([]*hdl.Expr, len(names))
+	dones := make([]*hdl.Expr, len(names))
+	var sp *sparseEngine
+	if c.SparseUnits > 0 {
+		if sp, err = b.buildSparse(di, do, field, param); err != nil {
+			return err
+		}
+	}
+	for e, name := range names {
+		if e == int(isa.Sparse) {
+			starts[e], dones[e] = sp.start, sp.done
+			continue
+		}
 		if e == int(isa.NE) && N > 1 {
-			ready, done := b.dispatch(np[isa.EngineField])
+			ready, done := b.dispatchNE(np[isa.EngineField])
 			tm.Connect(name+"_ready", ready)
 			tm.Connect("ne_free", b.neFree())
 			tm.Connect(name+"_done", done)
@@ -144,9 +156,12 @@ func (b *top) build() error {
 
 	// DMA engines: their buffer addresses span every slice.
 	xw := c.ExtAddrWidth
+	// (With the sparse engine t_dst of dma_in and t_src of dma_out are
+	// wide enough for its LoadAddr and ReadAddr operands too.)
+	portWidth := func(in *hdl.Instance, p string) int { return in.Module.Port(p).Type.Width }
 	di.Connect("t_op", field("dma_in", "op", isa.DMAIn.OpWidth())).Connect("t_src", field("dma_in", "src", xw)).
-		Connect("t_dst", field("dma_in", "dst", max(aw, ww)+sl))
-	do.Connect("t_op", field("dma_out", "op", isa.DMAOut.OpWidth())).Connect("t_src", field("dma_out", "src", aw+sl)).
+		Connect("t_dst", field("dma_in", "dst", portWidth(di, "t_dst")))
+	do.Connect("t_op", field("dma_out", "op", isa.DMAOut.OpWidth())).Connect("t_src", field("dma_out", "src", portWidth(do, "t_src"))).
 		Connect("t_dst", field("dma_out", "dst", xw))
 	for _, d := range []string{"d0", "d1", "d2"} {
 		di.Connect("t_"+d, field("dma_in", d, 16))
@@ -299,7 +314,10 @@ func (b *top) build() error {
 		neStall = neStall.Or(ne.Out("stall"))
 	}
 	stalls := []*hdl.Expr{&di.Out("stall").Expr, neStall, planarStall, &do.Out("stall").Expr}
-	for e, name := range EngineNames {
+	if sp != nil {
+		stalls = append(stalls, sp.stall)
+	}
+	for e, name := range names {
 		count(name+"_busy_cycles", &tm.Out(name+"_busy").Expr)
 		count(name+"_stall_cycles", stalls[e])
 		m.Output(name+"_completed", tm.Out(name+"_completed").Type).Set(tm.Out(name + "_completed"))

@@ -3,6 +3,7 @@ package taskmgr
 import (
 	"fmt"
 
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/check"
 )
@@ -55,6 +56,19 @@ type Config struct {
 	NETargets int `json:"ne_targets"`
 	// NETargetOffset is the bit offset of the target field in param.
 	NETargetOffset int `json:"ne_target_offset"`
+	// Sparse adds the sparse engine (isa.Sparse) and the DMA ops that
+	// serve it; without it the task manager has the first
+	// isa.DenseEngines engines and flags those ops as malformed.
+	Sparse bool `json:"sparse"`
+}
+
+// Engines are the engines the task manager dispatches to, in engine-code
+// order: a code at or beyond the last is malformed.
+func (c Config) Engines() []isa.EngineDef {
+	if c.Sparse {
+		return isa.Engines[:]
+	}
+	return isa.Engines[:isa.DenseEngines]
 }
 
 // MaxParamBits bounds the param operand; wider than 64 bits it is carried
@@ -130,6 +144,9 @@ func (c Config) name() string {
 	}
 	if c.NETargets > 1 {
 		n = hdl.Name(n, fmt.Sprintf("t%dat%d", c.NETargets, c.NETargetOffset))
+	}
+	if c.Sparse {
+		n = hdl.Name(n, "sp")
 	}
 	return n
 }

@@ -1,7 +1,10 @@
 // Package taskmgr generates the NPU's task manager: task queues with fixed
 // priority, a dependency scoreboard, and dispatch to the four engines
-// (DMA-in, NE = PE array, planar engine, DMA-out), after the second and
-// third source documents (docs/sources.md §2 and §3).
+// (DMA-in, NE = PE array, planar engine, DMA-out) and, with Config.Sparse,
+// a fifth, the sparse engine, after the second and third source documents
+// (docs/sources.md §2 and §3). Without Sparse the sparse engine's code and
+// the DMA ops that serve it (load_sparse, store_sparse) are malformed, and
+// the module is exactly the four-engine one.
 //
 // # Descriptors
 //
@@ -96,7 +99,8 @@
 // # Ports
 //
 // Clock clk and synchronous active-high reset rst are implicit. Below, <e>
-// is each engine name: dma_in, ne, planar, dma_out.
+// is each engine name: dma_in, ne, planar, dma_out (and sparse with
+// Config.Sparse).
 //
 //	port              dir  width          meaning
 //	cmd_valid         in   1              a descriptor is offered

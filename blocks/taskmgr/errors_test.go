@@ -27,6 +27,11 @@ func TestMalformedDescriptors(t *testing.T) {
 		{"unknown engine", func(v map[string]uint64) { v["engine"] = 5 }, taskmgr.ErrEngine, bad},
 		{"unknown op", func(v map[string]uint64) { v["engine"], v["op"] = uint64(isa.NE), 9 }, taskmgr.ErrOp, bad},
 		{"op of another engine", func(v map[string]uint64) { v["engine"], v["op"] = uint64(isa.DMAOut), 2 }, taskmgr.ErrOp, bad},
+		// Without the sparse engine (Sparse false) its code and the DMA
+		// ops that serve it are unknown.
+		{"sparse engine absent", func(v map[string]uint64) { v["engine"], v["op"] = uint64(isa.Sparse), uint64(isa.SparseConv) }, taskmgr.ErrEngine, bad},
+		{"load_sparse without the sparse engine", func(v map[string]uint64) { v["engine"], v["op"] = uint64(isa.DMAIn), uint64(isa.DMAInLoadSparse) }, taskmgr.ErrOp, bad},
+		{"store_sparse without the sparse engine", func(v map[string]uint64) { v["engine"], v["op"] = uint64(isa.DMAOut), uint64(isa.DMAOutStoreSparse) }, taskmgr.ErrOp, bad},
 		{"too many dependencies", func(v map[string]uint64) { v["ndeps"] = 3 }, taskmgr.ErrNDeps, bad},
 		{"depends on itself", func(v map[string]uint64) { v["ndeps"], v["dep0"] = 1, bad }, taskmgr.ErrDepWindow, bad},
 		{"depends on a later task", func(v map[string]uint64) { v["ndeps"], v["dep1"] = 2, bad+1 }, taskmgr.ErrDepWindow, bad},

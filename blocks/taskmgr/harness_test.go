@@ -83,7 +83,7 @@ type bench struct {
 	hostIdle  float64         // chance the host leaves a cycle without a new push
 	byKey     map[key][]*task // IDs wrap: every task with that queue and ID, in program order
 	blocked   int             // cycles with cmd_valid high and cmd_ready low
-	eng       [isa.NumEngines]*engineModel
+	eng       []*engineModel  // per engine of cfg.Engines()
 	errors    int
 	maxErrors int
 }
@@ -112,8 +112,8 @@ func newBench(t *testing.T, cfg taskmgr.Config, seed uint64) *bench {
 	}
 	b := &bench{t: t, cfg: cfg, lay: lay, dr: simtest.New(t, design(t, cfg)), rng: rand.New(rand.NewPCG(seed, 7)),
 		byKey: map[key][]*task{}, maxErrors: 10}
-	for e := range b.eng {
-		b.eng[e] = &engineModel{depth: 2, lastDone: -1}
+	for range cfg.Engines() {
+		b.eng = append(b.eng, &engineModel{depth: 2, lastDone: -1})
 	}
 	if cfg.NETargets > 1 {
 		m := b.eng[isa.NE]
@@ -360,7 +360,7 @@ func (b *bench) pending() string {
 // status counters agree.
 func (b *bench) check() {
 	b.t.Helper()
-	perEngine := [isa.NumEngines]int{}
+	perEngine := make([]int, len(b.eng))
 	for _, tk := range b.tasks {
 		if tk.skip {
 			continue
@@ -438,8 +438,13 @@ func randomProgram(rng *rand.Rand, lay *taskmgr.Layout, queue, n, maxLat int) []
 	cfg := lay.Config
 	var prog []*task
 	for i := 0; i < n; i++ {
-		e := isa.Engine(rng.IntN(isa.NumEngines))
-		ops := isa.Engines[e].Ops
+		e := isa.Engine(rng.IntN(len(cfg.Engines())))
+		var ops []isa.OpDef // the ops this task manager accepts
+		for _, op := range isa.Engines[e].Ops {
+			if cfg.Sparse || !op.Sparse {
+				ops = append(ops, op)
+			}
+		}
 		tk := &task{name: fmt.Sprintf("q%d.t%d", queue, i), queue: queue, prog: i, lat: 1 + rng.IntN(maxLat)}
 		tk.desc = isa.Descriptor{ID: uint64(i) % (1 << cfg.IDBits), Engine: e, Op: ops[rng.IntN(len(ops))].Code}
 		if i > 0 {

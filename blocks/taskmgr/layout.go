@@ -220,10 +220,13 @@ func (l *Layout) Unpack(bits *big.Int) map[string]uint64 {
 // fits its field, and returns the descriptor bits. (Whether the ID and the
 // dependencies suit the program is checked by the hardware.)
 func (l *Layout) Encode(d isa.Descriptor) (*big.Int, error) {
-	if int(d.Engine) >= isa.NumEngines {
+	// The task manager's own check: an engine or op this configuration
+	// lacks (the sparse engine and its DMA ops without Sparse) is refused
+	// here as the hardware would flag it.
+	if int(d.Engine) >= len(l.Config.Engines()) {
 		return nil, fmt.Errorf("taskmgr: task %d: unknown engine %d", d.ID, d.Engine)
 	}
-	if !d.Engine.ValidOp(d.Op) {
+	if d.Op >= 64 || d.Engine.OpMaskOf(l.Config.Sparse)>>d.Op&1 == 0 {
 		return nil, fmt.Errorf("taskmgr: task %d: engine %s has no operation %d", d.ID, d.Engine, d.Op)
 	}
 	if len(d.Deps) > l.Config.MaxDeps {
@@ -294,7 +297,11 @@ func (l *Layout) Markdown() string {
 	b.WriteString("\n| engine | code | op | op code | operands |\n|---|---|---|---|---|\n")
 	for _, e := range isa.Engines {
 		for _, op := range e.Ops {
-			fmt.Fprintf(&b, "| %s | %d | %s | %d | %s |\n", e.Name, e.Engine, op.Name, op.Code, op.Doc)
+			doc := op.Doc
+			if op.Sparse {
+				doc += " (only with the sparse engine: sparse true)"
+			}
+			fmt.Fprintf(&b, "| %s | %d | %s | %d | %s |\n", e.Name, e.Engine, op.Name, op.Code, doc)
 		}
 	}
 	return b.String()

@@ -94,6 +94,7 @@ func TestEncodeRejects(t *testing.T) {
 	}{
 		{"unknown engine", isa.Descriptor{ID: 1, Engine: 4}, "unknown engine 4"},
 		{"unknown op", isa.Descriptor{ID: 2, Engine: isa.NE, Op: 7}, "engine ne has no operation 7"},
+		{"sparse op without the sparse engine", isa.Descriptor{ID: 2, Engine: isa.DMAIn, Op: isa.DMAInLoadSparse}, "engine dma_in has no operation 3"},
 		{"too many deps", isa.Descriptor{ID: 3, Deps: []uint64{1, 2, 3, 4, 5}}, "5 dependencies, max_deps is 4"},
 		{"address too wide", isa.Descriptor{ID: 4, Src: 1 << 32}, "field src = 4294967296 does not fit 32 bits"},
 		{"id too wide", isa.Descriptor{ID: 1 << 16}, "field id = 65536 does not fit 16 bits"},

@@ -101,7 +101,7 @@ func TestMeasure(t *testing.T) {
 	varied := func(i int) int { return 1 + (i*7)%8 } // 1..8 cycles, fixed so the table is reproducible
 	one := func(int) int { return 1 }
 	ne := func(int) isa.Engine { return isa.NE }
-	round := func(i int) isa.Engine { return isa.Engine(i % isa.NumEngines) }
+	round := func(i int) isa.Engine { return isa.Engine(i % isa.DenseEngines) }
 	rows := []measurement{
 		measureScenario(t, "chain across engines (each task waits for the previous, on another engine)", chain(64, varied, round, true), 2),
 		measureScenario(t, "chain on one engine (each NE task waits for the previous)", chain(64, varied, ne, true), 2),

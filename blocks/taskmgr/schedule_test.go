@@ -40,6 +40,8 @@ func TestRandomGraphs(t *testing.T) {
 		// Random params name array 0, 1 or any (2, 3).
 		{"two NE arrays", twoArrays(), []int{150, 150}, 8, 2, 0.1, 0.1, 8},
 		{"round-robin", roundRobin(), []int{150, 150}, 6, 2, 0.2, 0.1, 9},
+		// Five engines: the sparse engine and its DMA ops are dispatched too.
+		{"sparse engine", withSparse(), []int{150, 150}, 6, 2, 0.1, 0.1, 10},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,6 +88,13 @@ func TestRandomGraphs(t *testing.T) {
 func roundRobin() taskmgr.Config {
 	c := smallConfig()
 	c.RoundRobin = true
+	return c
+}
+
+// withSparse is smallConfig with the sparse engine.
+func withSparse() taskmgr.Config {
+	c := smallConfig()
+	c.Sparse = true
 	return c
 }
 

@@ -81,9 +81,10 @@ func (b *builder) build() {
 	cmdQueue := m.Input("cmd_queue", hdl.UInt(b.qb))
 	cmdDesc := m.Input("cmd_desc", hdl.UInt(b.lay.Width))
 	errClear := m.Input("err_clear", hdl.Bool)
-	ready := make([]*hdl.Signal, isa.NumEngines)
-	done := make([]*hdl.Signal, isa.NumEngines)
-	for e, def := range isa.Engines {
+	engines := c.Engines()
+	ready := make([]*hdl.Signal, len(engines))
+	done := make([]*hdl.Signal, len(engines))
+	for e, def := range engines {
 		ready[e] = m.Input(def.Name+"_ready", hdl.Bool)
 		done[e] = m.Input(def.Name+"_done", hdl.Bool)
 	}
@@ -123,8 +124,8 @@ func (b *builder) build() {
 	// dependencies never holds back another queue's task.
 	rec := b.slotRecord()
 	slotMod := shiftFIFO("taskmgr_slots", c.EngineSlots, rec.width)
-	slots := make([][]*hdl.Instance, isa.NumEngines)
-	for e, def := range isa.Engines {
+	slots := make([][]*hdl.Instance, len(engines))
+	for e, def := range engines {
 		for q := range queues {
 			slots[e] = append(slots[e], m.Instance(fmt.Sprintf("slots_%s_%d", def.Name, q), slotMod))
 		}
@@ -139,7 +140,7 @@ func (b *builder) build() {
 	for q := range queues {
 		hf := b.lay.Slice(queues[q].Out("head"))
 		var slotFull *hdl.Expr = hdl.U(1, 0)
-		for e := range isa.Engines {
+		for e := range engines {
 			slotFull = slotFull.Or(hf["engine"].Eq(hdl.U(isa.EngineBits, uint64(e))).And(slots[e][q].Out("full")))
 		}
 		windowFull := b.seq[q].Trunc(b.l).Sub(b.base[q]).Trunc(b.l).Eq(hdl.U(b.l, uint64(c.Window)))
@@ -162,7 +163,7 @@ func (b *builder) build() {
 		for q := range queues {
 			heldWaits = heldWaits.Or(heldQ.Eq(hdl.U(b.qb, uint64(q))).And(queues[q].Out("valid")))
 			pending[q] = &queues[q].Out("valid").Expr
-			for e := range isa.Engines {
+			for e := range engines {
 				pending[q] = pending[q].Or(slots[e][q].Out("valid"))
 			}
 		}
@@ -208,10 +209,10 @@ func (b *builder) build() {
 	f := b.lay.Slice(head)
 	engine, op, ndeps := f["engine"], f["op"], f["ndeps"]
 	badID := f["id"].Ne(seqSel)
-	badEngine := engine.Ge(hdl.U(isa.EngineBits, isa.NumEngines))
+	badEngine := engine.Ge(hdl.U(isa.EngineBits, uint64(len(engines))))
 	var opMask *hdl.Expr = hdl.U(1<<isa.OpBits, 0)
-	for e := isa.NumEngines - 1; e >= 0; e-- {
-		opMask = hdl.Mux(engine.Eq(hdl.U(isa.EngineBits, uint64(e))), hdl.U(1<<isa.OpBits, isa.Engine(e).OpMask()), opMask)
+	for e := len(engines) - 1; e >= 0; e-- {
+		opMask = hdl.Mux(engine.Eq(hdl.U(isa.EngineBits, uint64(e))), hdl.U(1<<isa.OpBits, isa.Engine(e).OpMaskOf(c.Sparse)), opMask)
 	}
 	badOp := opMask.Shr(op).Bit(0).Not()
 	var badNDeps *hdl.Expr = hdl.U(1, 0)
@@ -237,8 +238,8 @@ func (b *builder) build() {
 	malformed := m.Wire("malformed", hdl.Bool)
 	malformed.Set(code.Ne(hdl.U(errBits, ErrNone)))
 
-	isEngine := make([]*hdl.Expr, isa.NumEngines)
-	for e := range isa.Engines {
+	isEngine := make([]*hdl.Expr, len(engines))
+	for e := range engines {
 		isEngine[e] = engine.Eq(hdl.U(isa.EngineBits, uint64(e)))
 	}
 	retireMode := malformed.Or(skipSel)
@@ -300,8 +301,8 @@ func (b *builder) build() {
 
 	// ---- dispatch ----
 	outMod := shiftFIFO("taskmgr_outstanding", c.Outstanding, b.qb+b.n)
-	outs := make([]*hdl.Instance, isa.NumEngines)
-	for e, def := range isa.Engines {
+	outs := make([]*hdl.Instance, len(engines))
+	for e, def := range engines {
 		outs[e] = m.Instance("outstanding_"+def.Name, outMod)
 		ov := &outs[e].Out("valid").Expr
 		oh := &outs[e].Out("head").Expr
@@ -313,7 +314,7 @@ func (b *builder) build() {
 	for q := range queues {
 		idle = idle.And(queues[q].Out("valid").Not())
 	}
-	for e, def := range isa.Engines {
+	for e, def := range engines {
 		p := def.Name + "_"
 		o := outs[e]
 		// Each queue's oldest slot of this engine is a candidate once its
@@ -397,7 +398,7 @@ func (b *builder) build() {
 	for q := 0; q < c.Queues; q++ {
 		qc := hdl.U(b.qb, uint64(q))
 		set := hdl.Mux(retire.And(sel[q]), onehot(seqSel.Trunc(b.n)), zero)
-		for e := 0; e < isa.NumEngines; e++ {
+		for e := range engines {
 			set = set.Or(hdl.Mux(b.comp[e].And(b.compQ[e].Eq(qc)), onehot(b.compIx[e]), zero))
 		}
 		// The base (oldest incomplete task) moves over completed tasks one
@@ -437,7 +438,7 @@ func (b *builder) depsDone(h map[string]*hdl.Expr, q int) *hdl.Expr {
 		// tells whether the dependency is older than the base.
 		older := dl.Sub(base).Trunc(b.l).Bit(b.l - 1)
 		d := older.Or(bits.Shr(ix).Bit(0))
-		for e := 0; e < isa.NumEngines; e++ {
+		for e := range b.comp {
 			d = d.Or(b.comp[e].And(b.compQ[e].Eq(qc)).And(b.compIx[e].Eq(ix)))
 		}
 		ok = ok.And(h["depmask"].Bit(i).Not().Or(d))
