@@ -44,7 +44,7 @@ func CompileSparse(cfg npu.Config, conv sparseconv.Conv, x, w []int64, split spa
 	p := b.prog
 	p.Tasks, p.Joins, p.ExtLines = b.em.tasks, b.em.nops, len(p.Image)
 	if lim := 1 << cfg.ExtAddrWidth; p.ExtLines > lim {
-		return nil, nil, fmt.Errorf("compiler: the program needs %d external lines, ext_addr_width = %d allows %d", p.ExtLines, cfg.ExtAddrWidth, lim)
+		return nil, nil, fmt.Errorf("compiler: the program needs %d external lines (one per entry, more per weight record and sum), ext_addr_width = %d allows %d: raise ext_addr_width", p.ExtLines, cfg.ExtAddrWidth, lim)
 	}
 	oh, ow := conv.OutSize()
 	p.MACs = int64(conv.Cout*oh*ow) * int64(conv.C*conv.KH*conv.KW)

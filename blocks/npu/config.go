@@ -159,9 +159,7 @@ func (c Config) Validate() error {
 		return err
 	}
 	errs := []error{c.Systolic().Check("systolic"), c.SRAM().Validate(), c.Planar().Check("planar"), c.TaskMgr().Check("taskmgr")}
-	if c.SparseUnits > 0 {
-		errs = append(errs, c.checkSparse())
-	}
+	errs = append(errs, c.checkSparse())
 	return check.All(errs...)
 }
 
@@ -173,8 +171,10 @@ func (c Config) Sparse() sparse.Config {
 		CounterWidth: c.CounterWidth, Macros: c.Macros}
 }
 
-// checkSparse checks the sparse engine's fields under their NPU names;
-// the derived engine configuration is checked last.
+// checkSparse checks the sparse engine's fields under their NPU names,
+// whether the engine is present or not (they hold its sizes should
+// sparse_units be raised); with the engine, the derived engine
+// configuration is checked last.
 func (c Config) checkSparse() error {
 	var s check.Set
 	for _, err := range []error{
@@ -192,7 +192,7 @@ func (c Config) checkSparse() error {
 		s.Add(&check.FieldError{Field: "sparse_lanes", Value: c.SparseLanes,
 			Allowed: fmt.Sprintf("sparse_lanes × acc_width must be at most %d", hdl.MaxWidth)})
 	}
-	if err := s.Err(); err != nil {
+	if err := s.Err(); err != nil || c.SparseUnits == 0 {
 		return err
 	}
 	return c.Sparse().Check("sparse")
