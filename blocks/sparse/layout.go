@@ -3,6 +3,7 @@ package sparse
 import (
 	"fmt"
 	"math/big"
+	"strings"
 
 	"github.com/hwgen/hwgen/hdl"
 )
@@ -149,4 +150,14 @@ func (c Config) Task() Layout {
 		Field{Name: "oh", Width: c.IndexWidth + 1},
 		Field{Name: "ow", Width: c.IndexWidth + 1},
 		Field{Name: "stride_log2", Width: 2})
+}
+
+// Markdown documents the layout as a table.
+func (l Layout) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Layout of the sparse engine's %s: %d bits, field 0 at bit 0.\n\n| bits | field |\n|---|---|\n", l.Name, l.Width)
+	for _, f := range l.Fields {
+		fmt.Fprintf(&b, "| %d..%d | %s |\n", f.Offset+f.Width-1, f.Offset, f.Name)
+	}
+	return b.String()
 }

@@ -7,11 +7,12 @@ import (
 	"os"
 
 	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/blocks/sparse"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 )
 
 type configCmd struct {
-	Descriptors bool   `help:"Print the task-descriptor layout (a Markdown table generated from its one Go definition) and the NE and planar param layouts instead of the configuration."`
+	Descriptors bool   `help:"Print the task-descriptor layout (a Markdown table generated from its one Go definition) and the NE and planar param layouts (with sparse_units > 0 also the sparse engine's param, DMA address and record layouts) instead of the configuration."`
 	File        string `name:"config" help:"Start from this JSON configuration instead of the defaults (fields left out keep their defaults)." type:"existingfile"`
 }
 
@@ -47,6 +48,13 @@ func (c *configCmd) Run() error {
 		fmt.Print(lay.Markdown())
 		isa := cfg.Codec()
 		fmt.Print("\n" + isa.NE.Markdown("ne (conv, gemm)") + "\n" + isa.Planar.Markdown("planar"))
+		if cfg.SparseUnits > 0 {
+			sp := cfg.Sparse()
+			fmt.Print("\n" + isa.Sparse.Markdown("sparse (conv)"))
+			for _, l := range []sparse.Layout{sp.LoadAddr(), sp.ReadAddr(), sp.Task(), sp.Entry(), sp.Weight(), sp.Table()} {
+				fmt.Print("\n" + l.Markdown())
+			}
+		}
 		return nil
 	}
 	enc := json.NewEncoder(os.Stdout)

@@ -6,8 +6,9 @@
 // entries — zeros, padding included, are not stored and never multiplied —,
 // turns the weights into per-pass weight lists (a pass is Lanes output
 // channels; a kernel position whose Lanes weights are all zero is left
-// out) with a channel table, and plans each unit's tasks: clear, one conv
-// task per buffer-set load, read-out of its output plane. Stitch puts the
+// out) with a channel table, and cuts each unit's entries into the chunks
+// its buffer sets hold (compiler.CompileSparse makes the descriptors and
+// the external-memory image of the NPU program from them). Stitch puts the
 // units' planes together; Model runs the same program without hardware
 // (the scatter, x + (K−1−w) cropped to the strided output grid), so the
 // mapping is checked on its own against the dense golden model.

@@ -1,4 +1,4 @@
-package sparseconv
+package sparseconv_test
 
 import (
 	"fmt"
@@ -9,11 +9,12 @@ import (
 
 	hw "github.com/hwgen/hwgen/blocks/sparse"
 	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/compiler/sparseconv"
 	"github.com/hwgen/hwgen/golden"
 )
 
 // randomConv draws x with the given share of zeros and w with wzeros.
-func randomConv(r *rand.Rand, c Conv, zeros, wzeros float64) (x, w []int64) {
+func randomConv(r *rand.Rand, c sparseconv.Conv, zeros, wzeros float64) (x, w []int64) {
 	draw := func(n int, z float64) []int64 {
 		v := make([]int64, n)
 		for i := range v {
@@ -27,7 +28,7 @@ func randomConv(r *rand.Rand, c Conv, zeros, wzeros float64) (x, w []int64) {
 }
 
 // dense is the golden model's result.
-func dense(t *testing.T, c Conv, x, w []int64) []int64 {
+func dense(t *testing.T, c sparseconv.Conv, x, w []int64) []int64 {
 	t.Helper()
 	xt := &golden.Tensor{Shape: []int{c.C, c.H, c.W}, Data: x}
 	wt := &golden.Tensor{Shape: []int{c.Cout, c.C, c.KH, c.KW}, Data: w}
@@ -55,27 +56,27 @@ func smallConfig(units, lanes int) hw.Config {
 // channel.
 func TestModelMatchesDense(t *testing.T) {
 	cases := []struct {
-		conv          Conv
+		conv          sparseconv.Conv
 		units, lanes  int
 		zeros, wzeros float64
-		split         Split
+		split         sparseconv.Split
 	}{
-		{Conv{C: 3, H: 12, W: 10, Cout: 5, KH: 3, KW: 3, Stride: 1, PadH: 1, PadW: 1}, 2, 4, 0.8, 0, Balanced},
-		{Conv{C: 2, H: 9, W: 9, Cout: 3, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1}, 3, 2, 0.5, 0.3, EqualArea},
-		{Conv{C: 4, H: 8, W: 7, Cout: 8, KH: 2, KW: 2, Stride: 1}, 1, 8, 0.9, 0.5, Balanced},
-		{Conv{C: 1, H: 11, W: 13, Cout: 2, KH: 5, KW: 5, Stride: 1, PadH: 2, PadW: 2}, 4, 2, 0.0, 0, Balanced},
-		{Conv{C: 2, H: 16, W: 6, Cout: 3, KH: 1, KW: 1, Stride: 4}, 2, 4, 0.95, 0, EqualArea},
-		{Conv{C: 3, H: 10, W: 10, Cout: 4, KH: 3, KW: 3, Stride: 1}, 2, 4, 1.0, 0, Balanced}, // all zeros
+		{sparseconv.Conv{C: 3, H: 12, W: 10, Cout: 5, KH: 3, KW: 3, Stride: 1, PadH: 1, PadW: 1}, 2, 4, 0.8, 0, sparseconv.Balanced},
+		{sparseconv.Conv{C: 2, H: 9, W: 9, Cout: 3, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1}, 3, 2, 0.5, 0.3, sparseconv.EqualArea},
+		{sparseconv.Conv{C: 4, H: 8, W: 7, Cout: 8, KH: 2, KW: 2, Stride: 1}, 1, 8, 0.9, 0.5, sparseconv.Balanced},
+		{sparseconv.Conv{C: 1, H: 11, W: 13, Cout: 2, KH: 5, KW: 5, Stride: 1, PadH: 2, PadW: 2}, 4, 2, 0.0, 0, sparseconv.Balanced},
+		{sparseconv.Conv{C: 2, H: 16, W: 6, Cout: 3, KH: 1, KW: 1, Stride: 4}, 2, 4, 0.95, 0, sparseconv.EqualArea},
+		{sparseconv.Conv{C: 3, H: 10, W: 10, Cout: 4, KH: 3, KW: 3, Stride: 1}, 2, 4, 1.0, 0, sparseconv.Balanced}, // all zeros
 	}
 	for i, tc := range cases {
 		t.Run(fmt.Sprintf("%d", i), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(i), 3))
 			x, w := randomConv(r, tc.conv, tc.zeros, tc.wzeros)
-			p, err := Compile(smallConfig(tc.units, tc.lanes), tc.conv, x, w, tc.split)
+			p, err := sparseconv.Compile(smallConfig(tc.units, tc.lanes), tc.conv, x, w, tc.split)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var planes []Planes
+			var planes []sparseconv.Planes
 			var mults int64
 			for u := range p.Units {
 				planes = append(planes, p.Model(u))
@@ -97,7 +98,7 @@ func TestModelMatchesDense(t *testing.T) {
 
 // wantMults counts, from the tensors, every non-zero input a unit loads
 // times the non-zero weights of its channel.
-func wantMults(p *Program, x, w []int64) int64 {
+func wantMults(p *sparseconv.Program, x, w []int64) int64 {
 	c := p.Conv
 	var n int64
 	for _, pt := range p.Plan.Parts {
