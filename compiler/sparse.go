@@ -107,12 +107,6 @@ func (b *sparseBuilder) load(label string, kind sparse.Kind, unit, set, addr, ex
 	return nil
 }
 
-// step is one task of a unit's sequence.
-type sparseStep struct {
-	label string
-	emit  func() error
-}
-
 func (b *sparseBuilder) build(name string) error {
 	sp, cfg := b.sp, b.cfg
 	tableAt := b.image(sp.Table, b.isa.Sizes.SparseLines(sparse.KindTable))
@@ -145,57 +139,62 @@ func (b *sparseBuilder) build(name string) error {
 		b.prog.Image[a] = make([]int64, cfg.Rows)
 	}
 
-	// Each unit's sequence; they are interleaved step by step so every
-	// unit gets work early (each engine takes its tasks in program order).
-	seqs := make([][]sparseStep, len(sp.Units))
+	// Every unit's jobs, emitted in the order a list schedule of their
+	// estimated times starts them: the task manager issues in program
+	// order, so a task placed after others it need not wait for would
+	// hold back every engine's later tasks.
+	q := &sparseQueue{}
+	dmaIn := q.resource()
+	dmaOut := q.resource()
+	q.busy(dmaIn, int64(len(sp.Table)*b.isa.Sizes.SparseLines(sparse.KindTable)+len(sp.Weights)*b.isa.Sizes.SparseLines(sparse.KindWeights)))
+	el := sp.Config.Entry()
 	for i, u := range sp.Units {
 		i, u := i, u
-		seq := []sparseStep{{SparseUnitLabel(i) + "clear", func() error {
+		unit := q.resource()
+		last := q.add(unit, int64(u.OH*u.OW), func() error {
 			return b.task(SparseUnitLabel(i)+"clear", isa.SparseClearTask{Unit: i, Count: u.OH * u.OW})
-		}}}
-		loads := 0
+		})
+		setUser := [2]int{-1, -1} // the conv that last read each buffer set
+		loaded := -1              // the load of the current chunk
+		store := -1
 		for t := range sp.Passes {
 			for k, ch := range u.Chunks {
 				t, k, ch := t, k, ch
-				set := 0
-				if len(u.Chunks) > 1 {
-					// A single chunk stays in set 0 for every pass;
-					// more alternate sets, reloaded every pass.
-					set = loads % 2
-					loads++
+				set := (t*len(u.Chunks) + k) % 2
+				if len(u.Chunks) == 1 {
+					set = 0 // a single chunk stays in set 0 for every pass
 				}
 				if t == 0 || len(u.Chunks) > 1 {
 					label := SparseUnitLabel(i) + fmt.Sprintf("load chunk %d pass %d (set %d)", k, t, set)
-					seq = append(seq, sparseStep{label, func() error {
+					loaded = q.add(dmaIn, int64((ch.Hi-ch.Lo)*entryLines), func() error {
 						return b.load(label, sparse.KindEntries, i, set, 0, entriesAt[i]+ch.Lo*entryLines, ch.Hi-ch.Lo)
-					}})
+					}, setUser[set])
+				}
+				var work int64
+				for _, e := range u.Entries[ch.Lo:ch.Hi] {
+					work += max(sp.Records[t][el.Unpack(e)[1]], 1)
 				}
 				label := SparseUnitLabel(i) + fmt.Sprintf("conv chunk %d pass %d", k, t)
-				seq = append(seq, sparseStep{label, func() error {
+				deps := []int{last, loaded}
+				if k == 0 {
+					deps = append(deps, store) // the plane is cleared by the store of the pass before
+				}
+				last = q.add(unit, work, func() error {
 					return b.task(label, isa.SparseConvTask{Unit: i, Set: set, Count: ch.Hi - ch.Lo, TBase: t * sp.Conv.C,
 						OH: u.OH, OW: u.OW, StrideLog2: int(sp.StrideLog2())})
-				}})
+				}, deps...)
+				setUser[set] = last
 			}
 			t := t
 			label := SparseUnitLabel(i) + fmt.Sprintf("store pass %d", t)
-			seq = append(seq, sparseStep{label, func() error {
+			store = q.add(dmaOut, int64(u.OH*u.OW*accLines), func() error {
 				return b.task(label, isa.SparseStore{Unit: i, Addr: 0, Entries: u.OH * u.OW, Ext: outBase + outRec[i][t]*accLines})
-			}})
+			}, last)
 		}
-		seqs[i] = seq
 	}
-	for k := 0; ; k++ {
-		any := false
-		for _, seq := range seqs {
-			if k < len(seq) {
-				any = true
-				if err := seq[k].emit(); err != nil {
-					return err
-				}
-			}
-		}
-		if !any {
-			break
+	for _, j := range q.order() {
+		if err := q.jobs[j].emit(); err != nil {
+			return err
 		}
 	}
 	return b.bindOutput(name, outBase, outRec, records*accLines)

@@ -181,13 +181,13 @@ type Span struct {
 // Result is what a run produced.
 type Result struct {
 	Outputs    map[string]*golden.Tensor
-	Cycles     int // first descriptor push to idle
-	LoadCycles int // loading the image through the host port
-	ReadCycles int // reading the outputs back
-	Engines    [isa.NumEngines]EngineStats
-	MACs       uint64    // the PE array's mac_count over the run (rows·cols per vector)
-	Skipped    uint64    // skip_count: MACs with a zero operand
-	NEs        []NEStats // per neural engine, with several engines (npu.Config.Engines > 1)
+	Cycles     int           // first descriptor push to idle
+	LoadCycles int           // loading the image through the host port
+	ReadCycles int           // reading the outputs back
+	Engines    []EngineStats // the NPU's engines, indexed by engine code
+	MACs       uint64        // the PE array's mac_count over the run (rows·cols per vector)
+	Skipped    uint64        // skip_count: MACs with a zero operand
+	NEs        []NEStats     // per neural engine, with several engines (npu.Config.Engines > 1)
 	// SparseUnits is per sparse unit, on an NPU with the sparse engine.
 	SparseUnits []SparseUnitStats
 	Timeline    []Span
@@ -531,7 +531,9 @@ func (h *runner) run(res *Result, base []uint64) error {
 	if err != nil {
 		return err
 	}
-	for e, name := range h.cfg.EngineNames() {
+	names := h.cfg.EngineNames()
+	res.Engines = make([]EngineStats, len(names))
+	for e, name := range names {
 		res.Engines[e] = EngineStats{Name: name,
 			Busy:      after[name+"_busy_cycles"] - before[name+"_busy_cycles"],
 			Stall:     after[name+"_stall_cycles"] - before[name+"_stall_cycles"],
@@ -645,6 +647,9 @@ func (r *Result) AddTrace(p trace.Process, at, usPerCycle float64) {
 		}
 	}
 	for _, s := range r.Timeline {
+		if _, ok := tracks[s.Engine]; !ok { // a result put together by hand
+			tracks[s.Engine] = p.Track(s.Engine)
+		}
 		dur := max(1, s.End-s.Start+1)
 		tracks[s.Engine].Slice(s.Label, s.Op, at+float64(s.Start)*usPerCycle, float64(dur)*usPerCycle,
 			map[string]any{"id": s.ID, "start_cycle": s.Start, "done_cycle": s.End, "ext_bytes_read": s.ExtRead, "ext_bytes_written": s.ExtWritten})
