@@ -66,7 +66,7 @@ func (m *Machine) sparseTask(t isa.Task) error {
 
 func (m *Machine) sparseLoad(t isa.SparseLoad) error {
 	s := m.sparse
-	n := m.codec.Sizes.SparseLines(t.Kind)
+	n := m.codec.Sizes.SparseLoadLines(t.Kind, t.Records)
 	var mem []*big.Int
 	var space isa.Mem
 	base := 0
@@ -78,25 +78,26 @@ func (m *Machine) sparseLoad(t isa.SparseLoad) error {
 	default:
 		mem, space = s.table, isa.MemSparseTable
 	}
-	width := s.cfg.Record(t.Kind).Width
-	mask := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), uint(width)), big.NewInt(1))
-	for r := range t.Records {
-		lines := make([][]int64, n)
-		for j := range lines {
-			a := t.Ext + r*n + j
-			l, err := m.extLine(a)
-			if err != nil {
-				return err
-			}
-			m.touch(isa.MemExt, a, false)
-			lines[j] = l
-			m.Stats.DMAInLines++
+	lines := make([][]int64, n)
+	for j := range lines {
+		a := t.Ext + j
+		l, err := m.extLine(a)
+		if err != nil {
+			return err
 		}
+		m.touch(isa.MemExt, a, false)
+		lines[j] = l
+		m.Stats.DMAInLines++
+	}
+	if t.Records == 0 {
+		return nil
+	}
+	for r, rec := range sparse.LinesToRecords(lines, t.Records, s.cfg.Record(t.Kind).Width, m.Cfg.ElemWidth) {
 		a := t.Addr + r
 		if a >= len(mem) {
 			return fmt.Errorf("dma_in load_sparse: %s record %d outside 0..%d", t.Kind, a, len(mem)-1)
 		}
-		mem[a] = new(big.Int).And(sparse.FromLines(lines, m.Cfg.ElemWidth), mask)
+		mem[a] = rec
 		m.touch(space, base+a, true)
 	}
 	return nil

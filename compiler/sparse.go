@@ -72,13 +72,11 @@ type sparseBuilder struct {
 	prog *Program
 }
 
-// image appends records to the external image, each over the lines its
-// width needs, and returns the first line.
-func (b *sparseBuilder) image(recs []*big.Int, lines int) int {
+// image appends records of kind k to the external image, as many to a
+// line as fit (or one over several lines), and returns the first line.
+func (b *sparseBuilder) image(recs []*big.Int, k sparse.Kind) int {
 	base := len(b.prog.Image)
-	for _, r := range recs {
-		b.prog.Image = append(b.prog.Image, sparse.ToLines(r, lines, b.cfg.Rows, b.cfg.ElemWidth)...)
-	}
+	b.prog.Image = append(b.prog.Image, sparse.RecordsToLines(recs, b.sp.Config.Record(k).Width, b.cfg.Rows, b.cfg.ElemWidth)...)
 	return base
 }
 
@@ -92,14 +90,16 @@ func (b *sparseBuilder) task(label string, t isa.Task) error {
 	return nil
 }
 
-// load emits the load_sparse tasks of n records from line ext: several
-// when the lines exceed a descriptor's d0.
+// load emits the load_sparse tasks of n records laid out from line ext:
+// several when the lines or records exceed a descriptor's d0 or d2,
+// each starting a group.
 func (b *sparseBuilder) load(label string, kind sparse.Kind, unit, set, addr, ext, n int) error {
-	lines := b.isa.Sizes.SparseLines(kind)
-	most := (1<<b.cfg.TaskMgr().DimBits - 1) / lines
+	per, lines := sparse.Grouping(b.sp.Config.Record(kind).Width, b.cfg.LineWidth())
+	dim := 1<<b.cfg.TaskMgr().DimBits - 1
+	most := min(dim/lines, dim/per) * per
 	for lo := 0; lo < n; lo += most {
 		k := min(most, n-lo)
-		t := isa.SparseLoad{Ext: ext + lo*lines, Records: k, Kind: kind, Unit: unit, Set: set, Addr: addr + lo}
+		t := isa.SparseLoad{Ext: ext + lo/per*lines, Records: k, Kind: kind, Unit: unit, Set: set, Addr: addr + lo}
 		if err := b.task(label, t); err != nil {
 			return err
 		}
@@ -109,8 +109,8 @@ func (b *sparseBuilder) load(label string, kind sparse.Kind, unit, set, addr, ex
 
 func (b *sparseBuilder) build(name string) error {
 	sp, cfg := b.sp, b.cfg
-	tableAt := b.image(sp.Table, b.isa.Sizes.SparseLines(sparse.KindTable))
-	weightsAt := b.image(sp.Weights, b.isa.Sizes.SparseLines(sparse.KindWeights))
+	tableAt := b.image(sp.Table, sparse.KindTable)
+	weightsAt := b.image(sp.Weights, sparse.KindWeights)
 	if err := b.load("sparse table", sparse.KindTable, 0, 0, 0, tableAt, len(sp.Table)); err != nil {
 		return err
 	}
@@ -118,12 +118,14 @@ func (b *sparseBuilder) build(name string) error {
 		return err
 	}
 	accLines := b.isa.Sizes.SparseAccLines()
-	entryLines := b.isa.Sizes.SparseLines(sparse.KindEntries)
-	// Every unit's entries, then the output area: unit i's plane of pass
-	// t is record outRec[i][t] on.
-	entriesAt := make([]int, len(sp.Units))
+	// Every unit's entries, chunk by chunk (each starts a group of the
+	// lines), then the output area: unit i's plane of pass t is record
+	// outRec[i][t] on.
+	chunkAt := make([][]int, len(sp.Units))
 	for i, u := range sp.Units {
-		entriesAt[i] = b.image(u.Entries, entryLines)
+		for _, ch := range u.Chunks {
+			chunkAt[i] = append(chunkAt[i], b.image(u.Entries[ch.Lo:ch.Hi], sparse.KindEntries))
+		}
 	}
 	outBase := len(b.prog.Image)
 	outRec := make([][]int, len(sp.Units))
@@ -146,7 +148,7 @@ func (b *sparseBuilder) build(name string) error {
 	q := &sparseQueue{}
 	dmaIn := q.resource()
 	dmaOut := q.resource()
-	q.busy(dmaIn, int64(len(sp.Table)*b.isa.Sizes.SparseLines(sparse.KindTable)+len(sp.Weights)*b.isa.Sizes.SparseLines(sparse.KindWeights)))
+	q.busy(dmaIn, int64(b.isa.Sizes.SparseLoadLines(sparse.KindTable, len(sp.Table))+b.isa.Sizes.SparseLoadLines(sparse.KindWeights, len(sp.Weights))))
 	el := sp.Config.Entry()
 	for i, u := range sp.Units {
 		i, u := i, u
@@ -166,8 +168,8 @@ func (b *sparseBuilder) build(name string) error {
 				}
 				if t == 0 || len(u.Chunks) > 1 {
 					label := SparseUnitLabel(i) + fmt.Sprintf("load chunk %d pass %d (set %d)", k, t, set)
-					loaded = q.add(dmaIn, int64((ch.Hi-ch.Lo)*entryLines), func() error {
-						return b.load(label, sparse.KindEntries, i, set, 0, entriesAt[i]+ch.Lo*entryLines, ch.Hi-ch.Lo)
+					loaded = q.add(dmaIn, int64(b.isa.Sizes.SparseLoadLines(sparse.KindEntries, ch.Hi-ch.Lo)), func() error {
+						return b.load(label, sparse.KindEntries, i, set, 0, chunkAt[i][k], ch.Hi-ch.Lo)
 					}, setUser[set])
 				}
 				var work int64

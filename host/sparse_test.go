@@ -25,6 +25,13 @@ func sparseSmall(units, lanes, entries int) npu.Config {
 	return c
 }
 
+// wide is c with 8 rows: 64-bit external lines, so records narrower
+// than 32 bits share a line.
+func wide(c npu.Config) npu.Config {
+	c.Rows, c.Cols = 8, 8
+	return c
+}
+
 func sparseDraw(r *rand.Rand, n int, zeros float64) []int64 {
 	v := make([]int64, n)
 	for i := range v {
@@ -95,6 +102,7 @@ func TestSparseOnNPU(t *testing.T) {
 		{"k3 stride2 50%, 3 units of 2 lanes", sparseSmall(3, 2, 32), sparseconv.Conv{C: 2, H: 9, W: 8, Cout: 3, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1}, 0.5, 0.2, sparseconv.Balanced},
 		{"k2 95%, 1 unit", sparseSmall(1, 4, 64), sparseconv.Conv{C: 4, H: 8, W: 8, Cout: 4, KH: 2, KW: 2, Stride: 1}, 0.95, 0, sparseconv.Balanced},
 		{"1x1 stride4 all zeros", sparseSmall(2, 2, 8), sparseconv.Conv{C: 1, H: 12, W: 5, Cout: 2, KH: 1, KW: 1, Stride: 4}, 1, 0, sparseconv.EqualArea},
+		{"k3 70% on 64-bit lines: three entries a line, chunks of 13", wide(sparseSmall(2, 3, 13)), k3, 0.7, 0.3, sparseconv.Balanced},
 	} {
 		t.Run(tc.name, func(t *testing.T) { runSparse(t, tc, uint64(i)) })
 	}

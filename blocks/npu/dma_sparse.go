@@ -28,16 +28,18 @@ type dmaSparseIn struct {
 // dmaInSparse adds load_sparse to dma_in: start is the start of any
 // moving task, q the line FIFO.
 //
-// load_sparse: the read walker reads d0·d1 lines as for load (d2
-// the external row stride); the line stream is cut into records of
-// L = LinesPer(record width, line width) lines, L fixed per kind (the
-// kind field of dst, sparse.Config.LoadAddr, registered at the start).
-// The first L−1 lines of a record wait in line registers, the last one
-// leaves the line FIFO together with them as the record, written at the
-// record address dst.addr + r for the task's r-th record; lines after the
-// last whole record are dropped. The record waits in the FIFO while
-// sp_ready is low (entries: the unit's in_wr_ready), which back-pressures
-// the reads through the credits as sw_ready does.
+// load_sparse: the read walker reads d0·d1 lines as for load; d2 is the
+// number of records. The line stream is cut into groups
+// (sparse.Grouping, fixed per kind: the kind field of dst,
+// sparse.Config.LoadAddr, registered at the start): a record no wider
+// than a line shares it with the others that fit, written one a cycle
+// from bit 0 up; a wider one spans L lines, whose first L−1 wait in line
+// registers while the last leaves the line FIFO together with them as
+// the record. Records are written at the record addresses dst.addr + r
+// for the task's r-th record; what follows the d2-th record (the rest of
+// its group, lines beyond) is dropped. A record waits in the FIFO while
+// sp_ready is low (entries: the unit's in_wr_ready), which
+// back-pressures the reads through the credits as sw_ready does.
 //
 //	port      dir  width                    meaning
 //	sp_valid  out  1                        a record is written
@@ -63,26 +65,39 @@ func dmaInSparse(m *hdl.Module, c Config, t *dmaTask, start *hdl.Expr, q dmaFIFO
 	sp.mode.SetEnable(start)
 	kind, unit, set := reg("sp_kind_r", "kind"), reg("sp_unit_r", "unit"), reg("sp_set_r", "set")
 	isKind := func(k sparse.Kind) *hdl.Expr { return kind.Eq(hdl.U(kind.Width(), uint64(k))) }
-
-	// Lines per record, per kind; kind 3 (never encoded) counts as entries.
-	lines := make([]int, sparse.NumKinds)
-	lmax, wmax := 1, 1
-	for k := range sparse.NumKinds {
-		lines[k] = sparse.LinesPer(s.Record(k).Width, lw)
-		lmax, wmax = max(lmax, lines[k]), max(wmax, s.Record(k).Width)
+	// byKind is v(kind), kind 3 (never encoded) as entries.
+	byKind := func(v func(k sparse.Kind) *hdl.Expr) *hdl.Expr {
+		return hdl.Mux(isKind(sparse.KindWeights), v(sparse.KindWeights), hdl.Mux(isKind(sparse.KindTable), v(sparse.KindTable), v(sparse.KindEntries)))
 	}
-	jw := hdl.ClogWidth(lmax)
-	j := m.Reg("sp_line", hdl.UInt(jw), 0)
-	lastOf := func(k sparse.Kind) *hdl.Expr { return j.Eq(hdl.U(jw, uint64(lines[k]-1))) }
-	last := hdl.Mux(isKind(sparse.KindWeights), lastOf(sparse.KindWeights),
-		hdl.Mux(isKind(sparse.KindTable), lastOf(sparse.KindTable), lastOf(sparse.KindEntries)))
+
+	// Records per group and lines per group, per kind.
+	per, lines := make([]int, sparse.NumKinds), make([]int, sparse.NumKinds)
+	lmax, pmax, wmax := 1, 1, 1
+	for k := range sparse.NumKinds {
+		per[k], lines[k] = sparse.Grouping(s.Record(k).Width, lw)
+		lmax, pmax, wmax = max(lmax, lines[k]), max(pmax, per[k]), max(wmax, s.Record(k).Width)
+	}
+	jw, rw := hdl.ClogWidth(lmax), hdl.ClogWidth(pmax)
+	j := m.Reg("sp_line", hdl.UInt(jw), 0) // the line of the group
+	r := m.Reg("sp_rec", hdl.UInt(rw), 0)  // the record of the line
+	dim := t.d2.Width()
+	left := m.Reg("sp_left", hdl.UInt(dim), 0) // records still to write
+	lastLine := byKind(func(k sparse.Kind) *hdl.Expr { return j.Eq(hdl.U(jw, uint64(lines[k]-1))) })
+	lastOfLine := byKind(func(k sparse.Kind) *hdl.Expr { return r.Eq(hdl.U(rw, uint64(per[k]-1))) }).
+		Or(left.Eq(hdl.U(dim, 1)))
 	ready := m.Input("sp_ready", hdl.Bool)
 	line := sp.mode.And(q.nonEmpty)
-	sp.valid = line.And(last)
+	none := left.Eq(hdl.U(dim, 0))
+	sp.valid = line.And(lastLine).And(none.Not())
+	written := sp.valid.And(ready)
 	sp.refuse = sp.valid.And(ready.Not())
-	sp.drain = line.And(last.Not().Or(ready))
-	j.SetNext(hdl.Mux(start.Or(last), hdl.U(jw, 0), j.Add(hdl.U(1, 1)).Trunc(jw)))
+	sp.drain = line.And(lastLine.Not().Or(none).Or(written.And(lastOfLine)))
+	j.SetNext(hdl.Mux(start.Or(lastLine), hdl.U(jw, 0), j.Add(hdl.U(1, 1)).Trunc(jw)))
 	j.SetEnable(start.Or(sp.drain))
+	r.SetNext(hdl.Mux(start.Or(lastOfLine), hdl.U(rw, 0), r.Add(hdl.U(1, 1)).Trunc(rw)))
+	r.SetEnable(start.Or(written))
+	left.SetNext(hdl.Mux(start, &t.d2.Expr, left.Sub(hdl.U(1, 1)).Trunc(dim)))
+	left.SetEnable(start.Or(written))
 
 	// A record's lines before its last wait in held[0..lmax-2].
 	held := make([]*hdl.Signal, lmax-1)
@@ -92,19 +107,26 @@ func dmaInSparse(m *hdl.Module, c Config, t *dmaTask, start *hdl.Expr, q dmaFIFO
 		held[i].SetEnable(sp.drain.And(j.Eq(hdl.U(jw, uint64(i)))))
 	}
 	record := func(k sparse.Kind) *hdl.Expr {
+		w := s.Record(k).Width
+		if per[k] > 1 { // record r of the line
+			recs := make([]hdl.Value, per[k])
+			for i := range recs {
+				recs[i] = q.head.Slice(i*w+w-1, i*w)
+			}
+			return hdl.Pick(r, recs, recs[0]).Resize(wmax)
+		}
 		parts := []hdl.Value{q.head} // Cat wants the top first
 		for i := lines[k] - 2; i >= 0; i-- {
 			parts = append(parts, held[i])
 		}
-		return hdl.Cat(parts...).Slice(s.Record(k).Width-1, 0).Resize(wmax)
+		return hdl.Cat(parts...).Slice(w-1, 0).Resize(wmax)
 	}
-	data := hdl.Mux(isKind(sparse.KindWeights), record(sparse.KindWeights),
-		hdl.Mux(isKind(sparse.KindTable), record(sparse.KindTable), record(sparse.KindEntries)))
+	data := byKind(record)
 
 	af := la.Field("addr")
 	addr := m.Reg("sp_addr_r", hdl.UInt(af.Width), 0)
 	addr.SetNext(hdl.Mux(start, la.Get(dst, "addr"), addr.Add(hdl.U(1, 1)).Trunc(af.Width)))
-	addr.SetEnable(start.Or(sp.valid.And(ready)))
+	addr.SetEnable(start.Or(written))
 
 	m.Output("sp_valid", hdl.Bool).Set(sp.valid)
 	m.Output("sp_kind", hdl.UInt(kind.Width())).Set(kind)

@@ -139,8 +139,9 @@
 // every unit can run at once.
 //
 // dma_in load_sparse walks d0·d1 external lines as load does and cuts
-// them into records of the lines a record of dst's kind takes; record r
-// is written at dst.addr + r of the memory dst names (sparse LoadAddr:
+// them into d2 records of dst's kind, grouped as sparse.Grouping says (as
+// many to a line as fit, one a cycle, or one over several lines); record
+// r is written at dst.addr + r of the memory dst names (sparse LoadAddr:
 // entries of unit dst.unit, buffer set dst.set, waiting while that set
 // refuses writes; or every unit's weights or channel table). dma_out
 // store_sparse reads accumulator entries src.addr … src.addr+d0·d1−1 of

@@ -101,19 +101,24 @@ func randomPass(rng *rand.Rand, channels, h, w, k, lanes, maxEntries int) sparse
 	return p
 }
 
-// writeRecord writes a record into external memory from line addr on and
-// returns the lines it took.
-func (h *host) writeRecord(addr int, l sparse.Layout, vals ...int64) int {
+// writeRecords writes records (each its field values) into external
+// memory from line addr on, as load_sparse reads them
+// (sparse.RecordsToLines), and returns the lines they took.
+func (h *host) writeRecords(addr int, l sparse.Layout, vals [][]int64) int {
 	h.t.Helper()
-	rec, err := l.Pack(vals...)
-	if err != nil {
-		h.t.Fatal(err)
+	var recs []*big.Int
+	for _, v := range vals {
+		rec, err := l.Pack(v...)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		recs = append(recs, rec)
 	}
-	n := sparse.LinesPer(l.Width, h.c.LineWidth())
-	for j, line := range sparse.ToLines(rec, n, h.c.Rows, h.c.ElemWidth) {
+	lines := sparse.RecordsToLines(recs, l.Width, h.c.Rows, h.c.ElemWidth)
+	for j, line := range lines {
 		h.writeLine(addr+j, line)
 	}
-	return n
+	return len(lines)
 }
 
 // readAcc reads n accumulator entries stored from line addr on and
@@ -189,20 +194,24 @@ func TestNPUSparseConv(t *testing.T) {
 			// External memory: the table (unit u's pass from record
 			// u·chans), the weight lists, the entries, room for the planes.
 			const tableAt, weightsAt, entriesAt, outAt = 0, 16, 96, 160
-			ext, rec := weightsAt, 0
+			rec := 0
+			var table, weights [][]int64
 			for u, p := range passes {
-				for ch, list := range p.lists {
-					h.writeRecord(tableAt+u*tc.chans+ch, s.Table(), int64(rec), int64(len(list)))
+				for _, list := range p.lists {
+					table = append(table, []int64{int64(rec), int64(len(list))})
 					for _, r := range list {
-						ext += h.writeRecord(ext, s.Weight(), append([]int64{r.ky, r.kx}, r.w...)...)
+						weights = append(weights, append([]int64{r.ky, r.kx}, r.w...))
 						rec++
 					}
 				}
-				at := entriesAt + 32*u
+				var entries [][]int64
 				for _, e := range p.entries {
-					at += h.writeRecord(at, s.Entry(), e.value, e.ch, e.row, e.col)
+					entries = append(entries, []int64{e.value, e.ch, e.row, e.col})
 				}
+				h.writeRecords(entriesAt+32*u, s.Entry(), entries)
 			}
+			h.writeRecords(tableAt, s.Table(), table)
+			h.writeRecords(weightsAt, s.Weight(), weights)
 			if rec > s.WeightDepth {
 				t.Fatalf("%d weight records, the memory holds %d", rec, s.WeightDepth)
 			}
@@ -320,18 +329,23 @@ func TestNPUSparseLoadWaits(t *testing.T) {
 	second := randomPass(rng, chans, oh+k-1, ow+k-1, k, s.Lanes, s.Entries)
 	second.lists = first.lists // the same weights; other entries
 	const tableAt, weightsAt, firstAt, secondAt, outAt = 0, 8, 80, 112, 144
-	at, rec := weightsAt, 0
-	for ch, list := range first.lists {
-		h.writeRecord(tableAt+ch, s.Table(), int64(rec), int64(len(list)))
+	rec := 0
+	var table, weights [][]int64
+	for _, list := range first.lists {
+		table = append(table, []int64{int64(rec), int64(len(list))})
 		for _, r := range list {
-			at += h.writeRecord(at, s.Weight(), append([]int64{r.ky, r.kx}, r.w...)...)
+			weights = append(weights, append([]int64{r.ky, r.kx}, r.w...))
 			rec++
 		}
 	}
+	h.writeRecords(tableAt, s.Table(), table)
+	h.writeRecords(weightsAt, s.Weight(), weights)
 	for i, p := range []sparsePass{first, second} {
-		for j, e := range p.entries {
-			h.writeRecord([]int{firstAt, secondAt}[i]+j, s.Entry(), e.value, e.ch, e.row, e.col)
+		var entries [][]int64
+		for _, e := range p.entries {
+			entries = append(entries, []int64{e.value, e.ch, e.row, e.col})
 		}
+		h.writeRecords([]int{firstAt, secondAt}[i], s.Entry(), entries)
 	}
 	lt := h.push(h.encode(isa.SparseLoad{Ext: tableAt, Records: chans, Kind: sparse.KindTable}))
 	lw := h.push(h.encode(isa.SparseLoad{Ext: weightsAt, Records: rec, Kind: sparse.KindWeights}))

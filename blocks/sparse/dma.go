@@ -83,6 +83,55 @@ func (c Config) AccWordWidth() int { return c.Lanes * c.AccWidth }
 // width bits takes.
 func LinesPer(width, lineWidth int) int { return (width + lineWidth - 1) / lineWidth }
 
+// Grouping is how records of width bits sit in external lines of
+// lineWidth bits: a group of per records, record i of the group at bit
+// i·width, in lines lines (low bits first). A record no wider than a
+// line shares it with as many others as fit (lines = 1); a wider one
+// spans lines (per = 1).
+func Grouping(width, lineWidth int) (per, lines int) {
+	if width <= lineWidth {
+		return lineWidth / width, 1
+	}
+	return 1, LinesPer(width, lineWidth)
+}
+
+// GroupLines is the external lines n records of width bits take.
+func GroupLines(n, width, lineWidth int) int {
+	per, lines := Grouping(width, lineWidth)
+	return (n + per - 1) / per * lines
+}
+
+// RecordsToLines lays records of width bits out in groups (Grouping),
+// the last group padded with zeros.
+func RecordsToLines(recs []*big.Int, width, perLine, elemWidth int) [][]int64 {
+	per, lines := Grouping(width, perLine*elemWidth)
+	var out [][]int64
+	for g := 0; g < len(recs); g += per {
+		group := new(big.Int)
+		for i := g; i < min(g+per, len(recs)); i++ {
+			group.Or(group, new(big.Int).Lsh(recs[i], uint((i-g)*width)))
+		}
+		out = append(out, ToLines(group, lines, perLine, elemWidth)...)
+	}
+	return out
+}
+
+// LinesToRecords is the inverse of RecordsToLines: the first n records
+// of width bits held by lines.
+func LinesToRecords(lines [][]int64, n, width, elemWidth int) []*big.Int {
+	per, span := Grouping(width, len(lines[0])*elemWidth)
+	mask := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), uint(width)), big.NewInt(1))
+	out := make([]*big.Int, 0, n)
+	for g := 0; len(out) < n; g++ {
+		group := FromLines(lines[g*span:(g+1)*span], elemWidth)
+		for i := 0; i < per && len(out) < n; i++ {
+			r := new(big.Int).Rsh(group, uint(i*width))
+			out = append(out, r.And(r, mask))
+		}
+	}
+	return out
+}
+
 // ToLines cuts a record into n external lines of perLine elements of
 // elemWidth bits (two's complement, as every line of the NPU's external
 // memory holds them): element p of line j is bits j·perLine·elemWidth +

@@ -23,9 +23,11 @@ type Sizes struct {
 // HasSparse reports whether the NPU has the sparse engine.
 func (s Sizes) HasSparse() bool { return s.Sparse.Units > 0 }
 
-// SparseLines is how many external lines one record of kind k takes.
-func (s Sizes) SparseLines(k sparse.Kind) int {
-	return sparse.LinesPer(s.Sparse.Record(k).Width, s.Rows*s.ElemWidth)
+// SparseLoadLines is how many external lines n records of kind k take:
+// records narrower than a line share one, wider ones span several
+// (sparse.Grouping).
+func (s Sizes) SparseLoadLines(k sparse.Kind, n int) int {
+	return sparse.GroupLines(n, s.Sparse.Record(k).Width, s.Rows*s.ElemWidth)
 }
 
 // SparseAccLines is how many external lines one accumulator entry of

@@ -97,7 +97,7 @@ var Engines = [NumEngines]EngineDef{
 		{DMAInNop, "nop", "no transfer; completes at once (a synchronisation point)", false},
 		{DMAInLoad, "load", "src external line, dst state-buffer address, d0 lines per row, d1 rows, d2 external row stride (lines); rows land contiguously", false},
 		{DMAInLoadWeights, "load_weights", "as load, into the weight buffer: dst weight row", false},
-		{DMAInLoadSparse, "load_sparse", "records into the sparse engine: dst the memory (kind, unit, set) and first record (sparse LoadAddr layout), d0 lines per row, d1 rows, d2 external row stride; a record spans the lines its width needs", true},
+		{DMAInLoadSparse, "load_sparse", "records into the sparse engine: dst the memory (kind, unit, set) and first record (sparse LoadAddr layout), d0 lines, d1 = 1, d2 records; records share a line as many as fit, a wider one spans lines (sparse.Grouping)", true},
 	}},
 	{NE, "ne", "neural engine: the weight-stationary PE array with its input address generator", []OpDef{
 		{NENop, "nop", "no work; completes at once", false},

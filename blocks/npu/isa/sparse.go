@@ -61,7 +61,7 @@ func (c *Codec) encodeSparse(t Task, d *Descriptor) error {
 		if t.Addr < 0 || t.Records < 0 || t.Addr+t.Records > s.Depth(t.Kind) {
 			return fmt.Errorf("%s records %d..%d: the memory holds %d", t.Kind, t.Addr, t.Addr+t.Records-1, s.Depth(t.Kind))
 		}
-		d.Src, d.D0, d.D1 = u(t.Ext), u(t.Records*c.Sizes.SparseLines(t.Kind)), 1
+		d.Src, d.D0, d.D1, d.D2 = u(t.Ext), u(c.Sizes.SparseLoadLines(t.Kind, t.Records)), 1, u(t.Records)
 		d.Dst, err = pack(s.LoadAddr(), int64(t.Addr), int64(t.Set), int64(t.Unit), int64(t.Kind))
 	case SparseStore:
 		if err := unit(t.Unit); err != nil {
@@ -101,7 +101,7 @@ func (c *Codec) decodeSparse(d Descriptor) Task {
 	case d.Engine == DMAIn:
 		f := unpack(s.LoadAddr(), d.Dst)
 		k := sparse.Kind(f[3])
-		return SparseLoad{Ext: i(d.Src), Records: i(d.D0*d.D1) / max(1, c.Sizes.SparseLines(k)), Kind: k,
+		return SparseLoad{Ext: i(d.Src), Records: i(d.D2), Kind: k,
 			Unit: int(f[2]), Set: int(f[1]), Addr: int(f[0])}
 	case d.Engine == DMAOut:
 		f := unpack(s.ReadAddr(), d.Src)
@@ -123,7 +123,7 @@ func (c *Codec) sparseAccess(t Task) (reads, writes []Span) {
 	acc := func(unit, lo, n int) Span { return Span{MemSparseAcc, unit*s.AccDepth + lo, unit*s.AccDepth + lo + n} }
 	switch t := t.(type) {
 	case SparseLoad:
-		n := t.Records * c.Sizes.SparseLines(t.Kind)
+		n := c.Sizes.SparseLoadLines(t.Kind, t.Records)
 		reads = []Span{{MemExt, t.Ext, t.Ext + n}}
 		switch t.Kind {
 		case sparse.KindEntries:

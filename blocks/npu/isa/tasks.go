@@ -81,8 +81,9 @@ func (t Conv) Op() Op {
 // offset.
 func (t Conv) Passes() int { return t.Tiles * t.KH * t.KW }
 
-// SparseLoad is dma_in's load_sparse: Records records of kind Kind, each
-// spanning LinesPer lines from external line Ext on, written from record
+// SparseLoad is dma_in's load_sparse: Records records of kind Kind, laid
+// out from external line Ext on as sparse.RecordsToLines lays them (as
+// many to a line as fit, or one over several lines), written from record
 // address Addr of the memory (entries: unit Unit's buffer set Set;
 // weights and tables: every unit's copy).
 type SparseLoad struct {
