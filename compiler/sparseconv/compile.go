@@ -252,10 +252,33 @@ func (p *Program) unit(i int, x []int64) (Unit, error) {
 			}
 		}
 	}
-	for lo := 0; lo < len(u.Entries); lo += cfg.Entries {
-		u.Chunks = append(u.Chunks, Chunk{lo, min(lo+cfg.Entries, len(u.Entries))})
-	}
+	u.Chunks = ChunksOf(len(u.Entries), cfg.Entries)
 	return u, nil
+}
+
+// FirstChunk is the size of a unit's first buffer-set load when its
+// entries need several: one DMA engine loads every unit, one entry a
+// cycle, so a unit whose first conv waited for a whole buffer set would
+// start a set's worth of cycles after the unit loaded before it.
+const FirstChunk = 256
+
+// ChunksOf cuts n entries into buffer-set loads: all of them when they fit
+// FirstChunk; else FirstChunk, then doubling up to a buffer set of
+// entries, so each load is short enough to finish while the conv of the
+// chunk before it runs (an entry costs a conv a cycle per weight record
+// it meets, the load one).
+func ChunksOf(n, set int) []Chunk {
+	var out []Chunk
+	size := min(FirstChunk, set)
+	if n <= size {
+		size = set
+	}
+	for lo := 0; lo < n; {
+		hi := min(lo+size, n)
+		out = append(out, Chunk{lo, hi})
+		lo, size = hi, min(2*size, set)
+	}
+	return out
 }
 
 // Mults is the multiplications unit i performs: every non-zero input

@@ -123,3 +123,27 @@ func wantMults(p *sparseconv.Program, x, w []int64) int64 {
 	}
 	return n
 }
+
+// A unit's entries are loaded in chunks that cover them once, in order:
+// all at once when they fit the first chunk, else from FirstChunk up,
+// doubling, never more than a buffer set.
+func TestChunks(t *testing.T) {
+	for _, tc := range []struct{ n, set int }{{0, 64}, {100, 4096}, {256, 4096}, {257, 4096}, {3999, 4096}, {20000, 4096}, {300, 100}} {
+		var got []int
+		at := 0
+		for _, ch := range sparseconv.ChunksOf(tc.n, tc.set) {
+			if ch.Lo != at || ch.Hi <= ch.Lo || ch.Hi-ch.Lo > tc.set {
+				t.Fatalf("n %d set %d: chunk %v after %d", tc.n, tc.set, ch, at)
+			}
+			got = append(got, ch.Hi-ch.Lo)
+			at = ch.Hi
+		}
+		if at != tc.n {
+			t.Errorf("n %d set %d: chunks %v cover %d", tc.n, tc.set, got, at)
+		}
+		if tc.n > min(sparseconv.FirstChunk, tc.set) && got[0] != min(sparseconv.FirstChunk, tc.set) {
+			t.Errorf("n %d set %d: first chunk %d, want %d", tc.n, tc.set, got[0], min(sparseconv.FirstChunk, tc.set))
+		}
+		t.Logf("n %d set %d: %v", tc.n, tc.set, got)
+	}
+}
