@@ -16,7 +16,7 @@ type sparseMem struct {
 	entries [][2][]*big.Int // [unit][set][address]
 	weights []*big.Int
 	table   []*big.Int
-	acc     [][][]int64 // [unit][entry][lane]
+	acc     [][][][]int64 // [unit][bank][entry][lane]
 	sum     golden.Int
 }
 
@@ -24,10 +24,14 @@ func newSparseMem(c sparse.Config) *sparseMem {
 	s := &sparseMem{cfg: c, weights: make([]*big.Int, c.WeightDepth), table: make([]*big.Int, c.TableDepth), sum: golden.S(c.AccWidth)}
 	for range c.Units {
 		s.entries = append(s.entries, [2][]*big.Int{make([]*big.Int, c.Entries), make([]*big.Int, c.Entries)})
-		s.acc = append(s.acc, grid(c.AccDepth, c.Lanes))
+		s.acc = append(s.acc, [][][]int64{grid(c.AccDepth, c.Lanes), grid(c.AccDepth, c.Lanes)})
 	}
 	return s
 }
+
+// accAddr is accumulator entry a of a unit's bank in the MemSparseAcc
+// address space (isa's sparse spans).
+func (s *sparseMem) accAddr(unit, bank, a int) int { return (unit*2+bank)*s.cfg.AccDepth + a }
 
 // record is the record at a of mem (zero if never written).
 func record(mem []*big.Int, a int) *big.Int {
@@ -54,8 +58,8 @@ func (m *Machine) sparseTask(t isa.Task) error {
 		return m.sparseStore(t)
 	case isa.SparseClearTask:
 		for a := range t.Count {
-			clear(s.acc[t.Unit][a])
-			m.touch(isa.MemSparseAcc, t.Unit*s.cfg.AccDepth+a, true)
+			clear(s.acc[t.Unit][t.Bank][a])
+			m.touch(isa.MemSparseAcc, s.accAddr(t.Unit, t.Bank, a), true)
 		}
 		return nil
 	case isa.SparseConvTask:
@@ -113,13 +117,13 @@ func (m *Machine) sparseStore(t isa.SparseStore) error {
 			return fmt.Errorf("dma_out store_sparse: accumulator entry %d outside 0..%d", a, s.cfg.AccDepth-1)
 		}
 		word := new(big.Int)
-		for j, v := range s.acc[t.Unit][a] {
+		for j, v := range s.acc[t.Unit][t.Bank][a] {
 			f := new(big.Int).And(big.NewInt(v), new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), uint(aw)), big.NewInt(1)))
 			word.Or(word, f.Lsh(f, uint(j*aw)))
 		}
-		clear(s.acc[t.Unit][a]) // the read clears
-		m.touch(isa.MemSparseAcc, t.Unit*s.cfg.AccDepth+a, false)
-		m.touch(isa.MemSparseAcc, t.Unit*s.cfg.AccDepth+a, true)
+		clear(s.acc[t.Unit][t.Bank][a]) // the read clears
+		m.touch(isa.MemSparseAcc, s.accAddr(t.Unit, t.Bank, a), false)
+		m.touch(isa.MemSparseAcc, s.accAddr(t.Unit, t.Bank, a), true)
 		for j, l := range sparse.ToLines(word, n, m.Cfg.Rows, m.Cfg.ElemWidth) {
 			x := t.Ext + e*n + j
 			dst, err := m.extLine(x)
@@ -172,9 +176,9 @@ func (m *Machine) sparseConv(t isa.SparseConvTask) error {
 				continue
 			}
 			a := ty/stride*t.OW + tx/stride
-			m.touch(isa.MemSparseAcc, t.Unit*s.cfg.AccDepth+a, false)
-			m.touch(isa.MemSparseAcc, t.Unit*s.cfg.AccDepth+a, true)
-			px := s.acc[t.Unit][a]
+			m.touch(isa.MemSparseAcc, s.accAddr(t.Unit, t.Bank, a), false)
+			m.touch(isa.MemSparseAcc, s.accAddr(t.Unit, t.Bank, a), true)
+			px := s.acc[t.Unit][t.Bank][a]
 			for j := range s.cfg.Lanes {
 				px[j] = s.sum.Wrap(px[j] + f[0]*wr[2+j])
 			}

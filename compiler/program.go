@@ -301,7 +301,11 @@ func (p *Program) Summary() string {
 		deps += len(p.Tasks[i].Desc.Deps)
 	}
 	var parts []string
-	for e := 0; e < isa.NumEngines; e++ {
+	engines := isa.DenseEngines
+	if p.Config.SparseUnits > 0 {
+		engines = isa.NumEngines
+	}
+	for e := 0; e < engines; e++ {
 		parts = append(parts, fmt.Sprintf("%s %d", isa.Engine(e), n[e]))
 	}
 	return fmt.Sprintf("%d tasks (%s; %d joins), %d dependencies, %d external lines, %d MACs, ideal %d cycles",

@@ -153,13 +153,20 @@ func (b *sparseBuilder) build(name string) error {
 	for i, u := range sp.Units {
 		i, u := i, u
 		unit := q.resource()
-		last := q.add(unit, int64(u.OH*u.OW), func() error {
-			return b.task(SparseUnitLabel(i)+"clear", isa.SparseClearTask{Unit: i, Count: u.OH * u.OW})
-		})
+		// Pass t accumulates into bank t mod banks: with two, a pass's
+		// plane is stored while the next pass computes into the other.
+		banks := min(sp.Config.AccBanks, sp.Passes)
+		last := -1
+		for bank := range banks {
+			last = q.add(unit, int64(u.OH*u.OW), func() error {
+				return b.task(SparseUnitLabel(i)+fmt.Sprintf("clear bank %d", bank), isa.SparseClearTask{Unit: i, Count: u.OH * u.OW, Bank: bank})
+			}, last)
+		}
 		setUser := [2]int{-1, -1} // the conv that last read each buffer set
 		loaded := -1              // the load of the current chunk
-		store := -1
+		var stores []int          // per pass: its store
 		for t := range sp.Passes {
+			bank := t % banks
 			for k, ch := range u.Chunks {
 				t, k, ch := t, k, ch
 				set := (t*len(u.Chunks) + k) % 2
@@ -178,20 +185,20 @@ func (b *sparseBuilder) build(name string) error {
 				}
 				label := SparseUnitLabel(i) + fmt.Sprintf("conv chunk %d pass %d", k, t)
 				deps := []int{last, loaded}
-				if k == 0 {
-					deps = append(deps, store) // the plane is cleared by the store of the pass before
+				if k == 0 && t >= banks {
+					deps = append(deps, stores[t-banks]) // the store of the bank's last pass clears it
 				}
 				last = q.add(unit, work, func() error {
 					return b.task(label, isa.SparseConvTask{Unit: i, Set: set, Count: ch.Hi - ch.Lo, TBase: t * sp.Conv.C,
-						OH: u.OH, OW: u.OW, StrideLog2: int(sp.StrideLog2())})
+						OH: u.OH, OW: u.OW, StrideLog2: int(sp.StrideLog2()), Bank: bank})
 				}, deps...)
 				setUser[set] = last
 			}
 			t := t
 			label := SparseUnitLabel(i) + fmt.Sprintf("store pass %d", t)
-			store = q.add(dmaOut, int64(u.OH*u.OW*accLines), func() error {
-				return b.task(label, isa.SparseStore{Unit: i, Addr: 0, Entries: u.OH * u.OW, Ext: outBase + outRec[i][t]*accLines})
-			}, last)
+			stores = append(stores, q.add(dmaOut, int64(u.OH*u.OW*accLines), func() error {
+				return b.task(label, isa.SparseStore{Unit: i, Bank: bank, Addr: 0, Entries: u.OH * u.OW, Ext: outBase + outRec[i][t]*accLines})
+			}, last))
 		}
 	}
 	for _, j := range q.order() {

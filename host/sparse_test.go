@@ -39,6 +39,12 @@ func sparseRoomy(c npu.Config) npu.Config {
 	return c
 }
 
+// oneBank is c with one accumulator bank per unit.
+func oneBank(c npu.Config) npu.Config {
+	c.SparseAccBanks = 1
+	return c
+}
+
 func sparseDraw(r *rand.Rand, n int, zeros float64) []int64 {
 	v := make([]int64, n)
 	for i := range v {
@@ -110,6 +116,7 @@ func TestSparseOnNPU(t *testing.T) {
 		{"k2 95%, 1 unit", sparseSmall(1, 4, 64), sparseconv.Conv{C: 4, H: 8, W: 8, Cout: 4, KH: 2, KW: 2, Stride: 1}, 0.95, 0, sparseconv.Balanced},
 		{"1x1 stride4 all zeros", sparseSmall(2, 2, 8), sparseconv.Conv{C: 1, H: 12, W: 5, Cout: 2, KH: 1, KW: 1, Stride: 4}, 1, 0, sparseconv.EqualArea},
 		{"k3 70% on 64-bit lines: three entries a line, chunks of 13", wide(sparseSmall(2, 3, 13)), k3, 0.7, 0.3, sparseconv.Balanced},
+		{"k3 pad1 80% zeros, one accumulator bank: each pass waits for the store of the one before", oneBank(sparseSmall(2, 2, 64)), k3, 0.8, 0, sparseconv.Balanced},
 		{"k3 dense 20x20, 2 units: chunks grow from 256", sparseRoomy(sparseSmall(2, 4, 1024)), sparseconv.Conv{C: 3, H: 20, W: 20, Cout: 8, KH: 3, KW: 3, Stride: 1, PadH: 1, PadW: 1}, 0, 0.3, sparseconv.Balanced},
 	} {
 		t.Run(tc.name, func(t *testing.T) { runSparse(t, tc, uint64(i)) })

@@ -78,7 +78,8 @@ type Config struct {
 	SparseIndexWidth  int `json:"sparse_index_width"`  // bits of an entry's row and column
 	SparseWeightDepth int `json:"sparse_weight_depth"` // weight records per unit
 	SparseTableDepth  int `json:"sparse_table_depth"`  // channel-table records per unit
-	SparseAccDepth    int `json:"sparse_acc_depth"`    // accumulator entries (output pixels of a pass) per unit
+	SparseAccDepth    int `json:"sparse_acc_depth"`    // accumulator entries (output pixels of a pass) per unit and bank
+	SparseAccBanks    int `json:"sparse_acc_banks"`    // accumulator banks per unit: 2 lets a plane be stored while the next pass computes
 }
 
 // MaxEngines bounds Config.Engines.
@@ -97,7 +98,7 @@ func DefaultConfig() Config {
 		Queues: 2, QueueDepth: 16, Window: 64, MaxDeps: 4, EngineSlots: 2,
 		ExtAddrWidth: 16, ExtLatency: 4, CounterWidth: 48, Engines: 1,
 		SparseLanes: sd.Lanes, SparseEntries: sd.Entries, SparseChannels: sd.Channels, SparseIndexWidth: sd.IndexWidth,
-		SparseWeightDepth: sd.WeightDepth, SparseTableDepth: sd.TableDepth, SparseAccDepth: sd.AccDepth,
+		SparseWeightDepth: sd.WeightDepth, SparseTableDepth: sd.TableDepth, SparseAccDepth: sd.AccDepth, SparseAccBanks: sd.AccBanks,
 	}
 }
 
@@ -167,7 +168,7 @@ func (c Config) Validate() error {
 func (c Config) Sparse() sparse.Config {
 	return sparse.Config{Units: c.SparseUnits, Lanes: c.SparseLanes, ValueWidth: c.ElemWidth, WeightWidth: c.ElemWidth,
 		AccWidth: c.AccWidth, Entries: c.SparseEntries, Channels: c.SparseChannels, IndexWidth: c.SparseIndexWidth,
-		MaxKernel: c.MaxKernel, WeightDepth: c.SparseWeightDepth, TableDepth: c.SparseTableDepth, AccDepth: c.SparseAccDepth,
+		MaxKernel: c.MaxKernel, WeightDepth: c.SparseWeightDepth, TableDepth: c.SparseTableDepth, AccDepth: c.SparseAccDepth, AccBanks: c.SparseAccBanks,
 		CounterWidth: c.CounterWidth, Macros: c.Macros}
 }
 
@@ -185,6 +186,7 @@ func (c Config) checkSparse() error {
 		check.Range("sparse_weight_depth", c.SparseWeightDepth, 1, sparse.MaxMemoryDepth),
 		check.Range("sparse_table_depth", c.SparseTableDepth, 1, sparse.MaxMemoryDepth),
 		check.Range("sparse_acc_depth", c.SparseAccDepth, 1, sparse.MaxMemoryDepth),
+		check.Range("sparse_acc_banks", c.SparseAccBanks, 1, 2),
 	} {
 		s.Add(err)
 	}

@@ -150,8 +150,8 @@ type dmaSparseOut struct {
 // dmaOutSparse adds store_sparse to dma_out: start is the start of any
 // moving task, xwReady the external write port's ready.
 //
-// store_sparse reads d0·d1 accumulator entries of unit src.unit
-// from entry src.addr up (sparse.Config.ReadAddr), one read per entry and
+// store_sparse reads d0·d1 accumulator entries of unit src.unit's bank
+// src.bank from entry src.addr up (sparse.Config.ReadAddr), one read per entry and
 // cycle (sp_rd_en; always accepted, data on sp_rd_data the next cycle;
 // the top clears each entry as it is read), into an entry FIFO of
 // dmaOutFIFODepth entries; entry n leaves as L_acc = LinesPer(lanes ·
@@ -164,6 +164,7 @@ type dmaSparseOut struct {
 //	port        dir  width                    meaning
 //	sp_rd_en    out  1                        read (and clear) an accumulator entry
 //	sp_rd_unit  out  clog2(sparse_units)      of this unit (held for the task)
+//	sp_rd_bank  out  1                        and this accumulator bank (held for the task)
 //	sp_rd_addr  out  clog2(sparse_acc_depth)  this entry
 //	sp_rd_data  in   sparse_lanes·acc_width   the entry read in the previous cycle
 //
@@ -182,6 +183,9 @@ func dmaOutSparse(m *hdl.Module, c Config, t *dmaTask, start *hdl.Expr, xwReady 
 	unit := m.Reg("sp_unit_r", hdl.UInt(uf.Width), 0)
 	unit.SetNext(ra.Get(src, "unit"))
 	unit.SetEnable(spStart)
+	bank := m.Reg("sp_bank_r", hdl.UInt(1), 0)
+	bank.SetNext(ra.Get(src, "bank"))
+	bank.SetEnable(spStart)
 
 	issue := m.Wire("sp_issue", hdl.Bool)
 	pop := m.Wire("sp_pop", hdl.Bool)
@@ -192,6 +196,7 @@ func dmaOutSparse(m *hdl.Module, c Config, t *dmaTask, start *hdl.Expr, xwReady 
 	rvalid.SetNext(issue)
 	m.Output("sp_rd_en", hdl.Bool).Set(issue)
 	m.Output("sp_rd_unit", hdl.UInt(uf.Width)).Set(unit)
+	m.Output("sp_rd_bank", hdl.UInt(1)).Set(bank)
 	m.Output("sp_rd_addr", hdl.UInt(af.Width)).Set(rd.addr)
 	rdData := m.Input("sp_rd_data", hdl.UInt(s.AccWordWidth()))
 

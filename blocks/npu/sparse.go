@@ -145,6 +145,7 @@ func (b *top) connectSparseStore(sp, do *hdl.Instance) {
 	for i := range U {
 		p := func(name string) string { return sparse.UnitPort(i, name) }
 		sp.Connect(p("rd_en"), do.Out("sp_rd_en").And(unit.Eq(hdl.U(unit.Width(), uint64(i)))))
+		sp.Connect(p("rd_bank"), do.Out("sp_rd_bank"))
 		sp.Connect(p("rd_addr"), do.Out("sp_rd_addr"))
 		sp.Connect(p("rd_clear"), hdl.U(1, 1))
 		data[i] = sp.Out(p("rd_data"))

@@ -32,7 +32,11 @@ type Config struct {
 	MaxKernel    int `json:"max_kernel"`    // largest kernel height and width
 	WeightDepth  int `json:"weight_depth"`  // weight-list entries per unit
 	TableDepth   int `json:"table_depth"`   // channel-table entries per unit
-	AccDepth     int `json:"acc_depth"`     // accumulator entries (output pixels of one pass) per unit
+	AccDepth     int `json:"acc_depth"`     // accumulator entries (output pixels of one pass) per unit and bank
+	// AccBanks is 1 or 2 accumulator banks of AccDepth entries: with
+	// two, a pass's plane is read out of one while the unit computes the
+	// next pass into the other.
+	AccBanks int `json:"acc_banks"`
 	CounterWidth int `json:"counter_width"` // bits of the multiplication and cycle counters
 	// Macros emits the memories (buffer sets, weights, table,
 	// accumulator) as black-box SRAM macros plus models.
@@ -44,7 +48,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{Units: 4, Lanes: 16, ValueWidth: 8, WeightWidth: 8, AccWidth: 32,
 		Entries: 4096, Channels: 256, IndexWidth: 8, MaxKernel: 7,
-		WeightDepth: 2048, TableDepth: 512, AccDepth: 4096, CounterWidth: 48}
+		WeightDepth: 2048, TableDepth: 512, AccDepth: 4096, AccBanks: 2, CounterWidth: 48}
 }
 
 // Validate reports every bad field by its JSON name.
@@ -65,6 +69,7 @@ func (c Config) Check(path string) error {
 		check.Range(f("weight_depth"), c.WeightDepth, 1, MaxMemoryDepth),
 		check.Range(f("table_depth"), c.TableDepth, 1, MaxMemoryDepth),
 		check.Range(f("acc_depth"), c.AccDepth, 1, MaxMemoryDepth),
+		check.Range(f("acc_banks"), c.AccBanks, 1, 2),
 		check.Range(f("counter_width"), c.CounterWidth, 16, MaxCounterWidth),
 	}
 	if errs[2] == nil && errs[3] == nil {

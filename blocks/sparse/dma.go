@@ -68,11 +68,12 @@ func (c Config) LoadAddr() Layout {
 		Field{Name: "kind", Width: 2})
 }
 
-// ReadAddr is the source operand of a store_sparse: the unit and its
-// first accumulator entry.
+// ReadAddr is the source operand of a store_sparse: the unit, its
+// accumulator bank and the first entry.
 func (c Config) ReadAddr() Layout {
 	return newLayout("read_addr",
 		Field{Name: "addr", Width: c.accAddrWidth()},
+		Field{Name: "bank", Width: 1},
 		Field{Name: "unit", Width: hdl.ClogWidth(c.Units)})
 }
 

@@ -139,7 +139,8 @@ const (
 // Task is a unit's task record: op, the buffer set and the number of
 // entries (or accumulators to clear), the channel table's base (the
 // pass's output-channel tile), the output plane (oh × ow pixels, the
-// accumulator entry of pixel (y, x) is y·ow + x) and the stride's log2.
+// accumulator entry of pixel (y, x) is y·ow + x), the stride's log2 and
+// the accumulator bank (0 with one bank).
 func (c Config) Task() Layout {
 	cw := max(c.entryAddrWidth(), c.accAddrWidth()) + 1
 	return newLayout("task",
@@ -149,7 +150,8 @@ func (c Config) Task() Layout {
 		Field{Name: "tbase", Width: c.tableAddrWidth()},
 		Field{Name: "oh", Width: c.IndexWidth + 1},
 		Field{Name: "ow", Width: c.IndexWidth + 1},
-		Field{Name: "stride_log2", Width: 2})
+		Field{Name: "stride_log2", Width: 2},
+		Field{Name: "bank", Width: 1})
 }
 
 // Markdown documents the layout as a table.

@@ -2,6 +2,7 @@ package sparse
 
 import (
 	"fmt"
+	"math/big"
 	"math/bits"
 
 	"github.com/hwgen/hwgen/hdl"
@@ -9,10 +10,11 @@ import (
 
 // accumulator is the scatter stage's state the unit's control needs.
 type accumulator struct {
-	mem     *hdl.Memory
+	banks   []*hdl.Memory
 	drained *hdl.Expr   // no product on its way to the accumulator
 	nz      *hdl.Signal // multiplications performed this cycle
 	wEn     []*hdl.Expr // write requests, in priority order
+	wBank   []*hdl.Expr // the bank each writes
 	wAddr   []*hdl.Expr
 	wData   []*hdl.Expr
 }
@@ -30,9 +32,13 @@ type accumulator struct {
 func (u *unit) scatter(w *weightStage) *accumulator {
 	c, m := u.c, u.m
 	p, aw, iw := c.Lanes, c.AccWidth, c.IndexWidth
-	acc := &accumulator{mem: m.Memory("acc", c.AccDepth, hdl.UInt(p*aw))}
-	if c.Macros {
-		acc.mem.AsMacro()
+	acc := &accumulator{}
+	for b := range c.AccBanks {
+		mem := m.Memory(fmt.Sprintf("acc%d", b), c.AccDepth, hdl.UInt(p*aw))
+		if c.Macros {
+			mem.AsMacro()
+		}
+		acc.banks = append(acc.banks, mem)
 	}
 
 	// m1: where the products land.
@@ -68,13 +74,23 @@ func (u *unit) scatter(w *weightStage) *accumulator {
 	acc.nz = m.Reg("m2_mults", hdl.UInt(nzw), 0)
 	acc.nz.SetNext(hdl.Mux(w.valid, nz.Resize(nzw), hdl.U(nzw, 0)))
 
-	// The accumulator's one read port: the scatter while a task runs,
-	// the read-out otherwise.
+	// Each bank's one read port: the scatter while a task runs on the
+	// bank, the read-out otherwise (so one bank is read out while the
+	// unit computes into the other).
 	rdEn := m.Input("rd_en", hdl.Bool)
+	rdBank := m.Input("rd_bank", hdl.UInt(1))
 	rdAddr := m.Input("rd_addr", hdl.UInt(aaw))
 	rdClear := m.Input("rd_clear", hdl.Bool)
-	rd := acc.mem.Read("acc_rd", hdl.Mux(u.running, addr, rdAddr))
-	m.Output("rd_data", hdl.UInt(p*aw)).Set(rd)
+	var reads []hdl.Value
+	for b, mem := range acc.banks {
+		scatters := u.running.And(u.bank.Eq(hdl.U(1, uint64(b))))
+		reads = append(reads, mem.Read(fmt.Sprintf("acc%d_rd", b), hdl.Mux(scatters, addr, rdAddr)))
+	}
+	rdBankR := m.Reg("rd_bank_r", hdl.UInt(1), 0) // the bank read last cycle
+	rdBankR.SetNext(rdBank)
+	noBank := hdl.Const(hdl.UInt(p*aw), new(big.Int))
+	m.Output("rd_data", hdl.UInt(p*aw)).Set(hdl.Pick(rdBankR, reads, noBank))
+	rd := hdl.Pick(u.bank, reads, noBank)
 
 	// m2: add and write back, forwarding m3's write.
 	m3v := m.Reg("m3_valid", hdl.Bool, 0)
@@ -93,9 +109,12 @@ func (u *unit) scatter(w *weightStage) *accumulator {
 	m3s.SetNext(sum)
 	acc.drained = w.valid.Not().And(m2v.Not())
 
-	// Writes: the scatter, else the clear task, else a read-out that
-	// clears what it read.
-	acc.wEn = []*hdl.Expr{&m2v.Expr, nil, u.running.Not().And(rdEn).And(rdClear)}
+	// Writes: the scatter, else the clear task (both on the task's
+	// bank), else a read-out that clears what it read (on a bank no task
+	// runs on).
+	readOut := rdEn.And(rdClear).And(u.running.And(u.bank.Eq(rdBank)).Not())
+	acc.wEn = []*hdl.Expr{&m2v.Expr, nil, readOut}
+	acc.wBank = []*hdl.Expr{&u.bank.Expr, &u.bank.Expr, &rdBank.Expr}
 	acc.wAddr = []*hdl.Expr{&m2a.Expr, nil, &rdAddr.Expr}
 	acc.wData = []*hdl.Expr{sum, hdl.U(p*aw, 0), hdl.U(p*aw, 0)}
 	return acc
@@ -125,10 +144,13 @@ func (u *unit) clear(acc *accumulator) *hdl.Expr {
 	aaw := u.c.accAddrWidth()
 	acc.wEn[1], acc.wAddr[1] = &clearing.Expr, n.Resize(aaw)
 
-	en, addr, data := acc.wEn[2], acc.wAddr[2], acc.wData[2]
-	for i := 1; i >= 0; i-- {
-		en, addr, data = acc.wEn[i].Or(en), hdl.Mux(acc.wEn[i], acc.wAddr[i], addr), hdl.Mux(acc.wEn[i], acc.wData[i], data)
+	for b, mem := range acc.banks {
+		on := func(i int) *hdl.Expr { return acc.wEn[i].And(acc.wBank[i].Eq(hdl.U(1, uint64(b)))) }
+		en, addr, data := on(2), acc.wAddr[2], acc.wData[2]
+		for i := 1; i >= 0; i-- {
+			en, addr, data = on(i).Or(en), hdl.Mux(on(i), acc.wAddr[i], addr), hdl.Mux(on(i), acc.wData[i], data)
+		}
+		mem.Write(addr, data, en)
 	}
-	acc.mem.Write(addr, data, en)
 	return n.Eq(u.count)
 }

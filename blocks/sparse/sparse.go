@@ -10,7 +10,7 @@ import (
 // them with u<i>_. The weight and table write ports (w_wr_*, t_wr_*) are
 // shared: one load writes every unit's copy.
 var (
-	UnitInputs  = []string{"go", "task_in", "in_wr_en", "in_wr_set", "in_wr_addr", "in_wr_data", "rd_en", "rd_addr", "rd_clear"}
+	UnitInputs  = []string{"go", "task_in", "in_wr_en", "in_wr_set", "in_wr_addr", "in_wr_data", "rd_en", "rd_bank", "rd_addr", "rd_clear"}
 	UnitOutputs = []string{"ready", "done", "in_wr_ready", "rd_data", "mults", "busy_cycles", "stall_cycles"}
 	sharedPorts = []string{"w_wr_en", "w_wr_addr", "w_wr_data", "t_wr_en", "t_wr_addr", "t_wr_data"}
 )

@@ -23,6 +23,7 @@ type unit struct {
 	fill             *hdl.Expr // entries loaded into the running task's set
 	set, tbase, oh   *hdl.Signal
 	ow, shift, count *hdl.Signal
+	bank             *hdl.Signal // the accumulator bank of the running task
 }
 
 // BuildUnit builds one compute unit (docs/engines.md, "Sparse engine").
@@ -56,6 +57,7 @@ func (u *unit) build() {
 	u.isConv.Set(opReg.Eq(hdl.U(1, OpConv)))
 	u.set, u.count, u.tbase = latch("set"), latch("count"), latch("tbase")
 	u.oh, u.ow, u.shift = latch("oh"), latch("ow"), latch("stride_log2")
+	u.bank = latch("bank")
 
 	// The memory unit: two buffer sets of entries, the set the running
 	// task reads is closed to writes.

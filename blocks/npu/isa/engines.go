@@ -117,12 +117,12 @@ var Engines = [NumEngines]EngineDef{
 	{DMAOut, "dma_out", "DMA from the state buffer to external memory", []OpDef{
 		{DMAOutNop, "nop", "no transfer; completes at once", false},
 		{DMAOutStore, "store", "src state-buffer address, dst external line, d0 lines per row, d1 rows, d2 external row stride (lines)", false},
-		{DMAOutStoreSparse, "store_sparse", "sparse accumulators out, each cleared as it is read: src unit and first entry (sparse ReadAddr layout), dst external line, d0 entries; entry n takes the lines from dst + n·(lines per entry)", true},
+		{DMAOutStoreSparse, "store_sparse", "sparse accumulators out, each cleared as it is read: src unit, bank and first entry (sparse ReadAddr layout), dst external line, d0 entries; entry n takes the lines from dst + n·(lines per entry)", true},
 	}},
 	{Sparse, "sparse", "sparse engine: units that scatter the products of the non-zero inputs", []OpDef{
 		{SparseNop, "nop", "no work; completes at once", false},
-		{SparseClear, "clear", "dst unit, d0 accumulator entries to zero", true},
-		{SparseConv, "conv", "dst unit, src buffer set, d0 entries, aux channel-table base, d1 OH, d2 OW, param stride_log2", true},
+		{SparseClear, "clear", "dst unit, d0 accumulator entries to zero, param bank", true},
+		{SparseConv, "conv", "dst unit, src buffer set, d0 entries, aux channel-table base, d1 OH, d2 OW, param stride_log2 and bank", true},
 	}},
 }
 

@@ -93,19 +93,22 @@ type SparseLoad struct {
 }
 
 // SparseStore is dma_out's store_sparse: accumulator entries Addr ..
-// Addr+Entries−1 of unit Unit, each cleared as it is read, entry n to the
-// lines from external line Ext + n·(lines per entry).
-type SparseStore struct{ Unit, Addr, Entries, Ext int }
+// Addr+Entries−1 of unit Unit's bank Bank, each cleared as it is read,
+// entry n to the lines from external line Ext + n·(lines per entry).
+type SparseStore struct{ Unit, Bank, Addr, Entries, Ext int }
 
-// SparseClearTask zeroes accumulator entries 0..Count−1 of unit Unit.
-type SparseClearTask struct{ Unit, Count int }
+// SparseClearTask zeroes accumulator entries 0..Count−1 of unit Unit's
+// bank Bank.
+type SparseClearTask struct{ Unit, Count, Bank int }
 
 // SparseConvTask scatters Count entries of unit Unit's buffer set Set with
 // the weight lists of the channel table from TBase into its OH×OW
-// accumulator plane, stride 2^StrideLog2 (blocks/sparse, Task).
+// accumulator plane in bank Bank, stride 2^StrideLog2 (blocks/sparse,
+// Task).
 type SparseConvTask struct {
 	Unit, Set, Count, TBase int
 	OH, OW, StrideLog2      int
+	Bank                    int
 }
 
 func (t SparseLoad) Engine() Engine      { return DMAIn }
