@@ -169,14 +169,11 @@ func (b *sparseBuilder) build(name string) error {
 			bank := t % banks
 			for k, ch := range u.Chunks {
 				t, k, ch := t, k, ch
-				// One or two chunks stay in their sets for every pass;
-				// more alternate sets, reloaded every pass.
-				resident := len(u.Chunks) <= 2
 				set := (t*len(u.Chunks) + k) % 2
-				if resident {
-					set = k
+				if len(u.Chunks) == 1 {
+					set = 0 // a single chunk stays in set 0 for every pass
 				}
-				if t == 0 || !resident {
+				if t == 0 || len(u.Chunks) > 1 {
 					label := SparseUnitLabel(i) + fmt.Sprintf("load chunk %d pass %d (set %d)", k, t, set)
 					loaded = q.add(dmaIn, int64(b.isa.Sizes.SparseLoadLines(sparse.KindEntries, ch.Hi-ch.Lo)), func() error {
 						return b.load(label, sparse.KindEntries, i, set, 0, chunkAt[i][k], ch.Hi-ch.Lo)

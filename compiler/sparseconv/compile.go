@@ -263,19 +263,15 @@ func (p *Program) unit(i int, x []int64) (Unit, error) {
 const FirstChunk = 256
 
 // ChunksOf cuts n entries into buffer-set loads: all of them when they fit
-// FirstChunk; FirstChunk and the rest when that fits a buffer set (the
-// two chunks then stay in their sets for every pass); else FirstChunk,
-// then doubling up to a buffer set of entries, so each load is short
-// enough to finish while the conv of the chunk before it runs (an entry
-// costs a conv a cycle per weight record it meets, the load one).
+// FirstChunk; else FirstChunk, then doubling up to a buffer set of
+// entries, so each load is short enough to finish while the conv of the
+// chunk before it runs (an entry costs a conv a cycle per weight record
+// it meets, the load one).
 func ChunksOf(n, set int) []Chunk {
 	var out []Chunk
 	size := min(FirstChunk, set)
-	switch {
-	case n <= size:
+	if n <= size {
 		size = set
-	case n-size <= set:
-		return []Chunk{{0, size}, {size, n}}
 	}
 	for lo := 0; lo < n; {
 		hi := min(lo+size, n)
