@@ -163,29 +163,44 @@ func (b *sparseBuilder) build(name string) error {
 			}, last)
 		}
 		setUser := [2]int{-1, -1} // the conv that last read each buffer set
-		loaded := -1              // the load of the current chunk
+		holds := [2]int{-1, -1}   // the chunk each buffer set holds
+		lastSet := 1              // the set the previous conv read
 		var stores []int          // per pass: its store
 		for t := range sp.Passes {
 			bank := t % banks
-			for k, ch := range u.Chunks {
-				t, k, ch := t, k, ch
-				set := (t*len(u.Chunks) + k) % 2
-				if len(u.Chunks) == 1 {
-					set = 0 // a single chunk stays in set 0 for every pass
+			// Odd passes take the chunks in reverse, so a pass starts on
+			// the two its predecessor left in the sets: only the others
+			// are loaded again (a pass's sums do not depend on the order).
+			for n := range u.Chunks {
+				k := n
+				if t%2 == 1 {
+					k = len(u.Chunks) - 1 - n
 				}
-				if t == 0 || len(u.Chunks) > 1 {
+				t, ch := t, u.Chunks[k]
+				set, loaded := -1, -1
+				for s, h := range holds {
+					if h == k {
+						set = s
+					}
+				}
+				if set < 0 {
+					// Into the set the previous conv did not read, so the
+					// load runs beside it.
+					set = 1 - lastSet
 					label := SparseUnitLabel(i) + fmt.Sprintf("load chunk %d pass %d (set %d)", k, t, set)
 					loaded = q.add(dmaIn, int64(b.isa.Sizes.SparseLoadLines(sparse.KindEntries, ch.Hi-ch.Lo)), func() error {
 						return b.load(label, sparse.KindEntries, i, set, 0, chunkAt[i][k], ch.Hi-ch.Lo)
 					}, setUser[set])
+					holds[set] = k
 				}
+				lastSet = set
 				var work int64
 				for _, e := range u.Entries[ch.Lo:ch.Hi] {
 					work += max(sp.Records[t][el.Unpack(e)[1]], 1)
 				}
 				label := SparseUnitLabel(i) + fmt.Sprintf("conv chunk %d pass %d", k, t)
 				deps := []int{last, loaded}
-				if k == 0 && t >= banks {
+				if n == 0 && t >= banks {
 					deps = append(deps, stores[t-banks]) // the store of the bank's last pass clears it
 				}
 				last = q.add(unit, work, func() error {

@@ -59,7 +59,8 @@ func TestCompileSparseMatchesDense(t *testing.T) {
 		{"k3 stride2 50%, 3 units, 2 lanes", sparseNPU(3, 2, 32), sparseconv.Conv{C: 2, H: 9, W: 8, Cout: 3, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1}, 0.5, 0.2, sparseconv.Balanced},
 		{"k2 no pad 95%, 1 unit", sparseNPU(1, 4, 64), sparseconv.Conv{C: 4, H: 8, W: 8, Cout: 4, KH: 2, KW: 2, Stride: 1}, 0.95, 0, sparseconv.Balanced},
 		{"1x1 stride4 all zeros", sparseNPU(2, 2, 8), sparseconv.Conv{C: 1, H: 12, W: 5, Cout: 2, KH: 1, KW: 1, Stride: 4}, 1, 0, sparseconv.EqualArea},
-		{"k3 dense 20x20, 2 units: chunks grow from 256", roomy(sparseNPU(2, 4, 1024)), sparseconv.Conv{C: 3, H: 20, W: 20, Cout: 8, KH: 3, KW: 3, Stride: 1, PadH: 1, PadW: 1}, 0, 0.3, sparseconv.Balanced},
+		{"k3 dense 20x20, 2 units: chunks 256, 404, both kept for the second pass", roomy(sparseNPU(2, 4, 1024)), sparseconv.Conv{C: 3, H: 20, W: 20, Cout: 8, KH: 3, KW: 3, Stride: 1, PadH: 1, PadW: 1}, 0, 0.3, sparseconv.Balanced},
+		{"k3 dense 20x20, 1 unit, 3 passes: chunks 256, 512, 432, passes alternate their order", roomy(sparseNPU(1, 4, 512)), sparseconv.Conv{C: 3, H: 20, W: 20, Cout: 12, KH: 3, KW: 3, Stride: 1, PadH: 1, PadW: 1}, 0, 0.3, sparseconv.Balanced},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
