@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/compiler"
 )
 
@@ -81,4 +82,33 @@ func (h *runner) sparseStats(res *Result, before, after map[string]uint64) {
 			}
 		}
 	}
+}
+
+// completedTask is the index in inflight (an engine's started, unfinished
+// tasks, in start order) of the task its done pulse completes: the oldest,
+// except on the sparse engine, whose units finish in any order and name
+// the task (sparse_done_queue, sparse_done_id; task maps them to the
+// program's task as for a start).
+func (h *runner) completedTask(e isa.Engine, inflight []int, task func(q, hwid uint64) (int, error)) (int, error) {
+	if e != isa.Sparse {
+		return 0, nil
+	}
+	q, err := h.peek("sparse_done_queue")
+	if err != nil {
+		return 0, err
+	}
+	hwid, err := h.peek("sparse_done_id")
+	if err != nil {
+		return 0, err
+	}
+	id, err := task(q, hwid)
+	if err != nil {
+		return 0, err
+	}
+	for k, t := range inflight {
+		if t == id {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("sparse_done names task %d of queue %d, which is not running", hwid, q)
 }

@@ -400,6 +400,17 @@ func (h *runner) run(res *Result, base []uint64) error {
 	for e, name := range h.cfg.EngineNames() {
 		ports[e].start, ports[e].startID, ports[e].startQueue, ports[e].done = name+"_start", name+"_start_id", name+"_start_queue", name+"_done"
 	}
+	// task is the program's task the hardware's queue q and task ID name.
+	task := func(q, hwid uint64) (int, error) {
+		if int(q) >= len(qt) {
+			return 0, fmt.Errorf("a task of queue %d, the program uses %d queues", q, len(qt))
+		}
+		local := (hwid - base[q]) & mask
+		if int(local) >= len(qt[q]) {
+			return 0, fmt.Errorf("task %d of queue %d, the program has %d there", local, q, len(qt[q]))
+		}
+		return qt[q][local], nil
+	}
 	started := make([]int, len(p.Tasks))
 	for i := range started {
 		started[i] = -1
@@ -471,14 +482,10 @@ func (h *runner) run(res *Result, base []uint64) error {
 				if err != nil {
 					return err
 				}
-				if int(q) >= len(qt) {
-					return fmt.Errorf("host: %s started a task of queue %d, the program uses %d queues", name, q, len(qt))
+				id, err := task(q, hwid)
+				if err != nil {
+					return fmt.Errorf("host: %s started %w", name, err)
 				}
-				local := (hwid - base[q]) & mask
-				if int(local) >= len(qt[q]) {
-					return fmt.Errorf("host: %s started task %d of queue %d, the program has %d there", name, local, q, len(qt[q]))
-				}
-				id := qt[q][local]
 				started[id] = cycle
 				inflight[e] = append(inflight[e], int(id))
 			}
@@ -490,8 +497,12 @@ func (h *runner) run(res *Result, base []uint64) error {
 				if len(inflight[e]) == 0 {
 					return fmt.Errorf("host: %s done pulse in cycle %d without a started task", name, cycle)
 				}
-				id := inflight[e][0]
-				inflight[e] = inflight[e][1:]
+				k, err := h.completedTask(isa.Engine(e), inflight[e], task)
+				if err != nil {
+					return fmt.Errorf("host: %s done pulse in cycle %d: %w", name, cycle, err)
+				}
+				id := inflight[e][k]
+				inflight[e] = append(inflight[e][:k:k], inflight[e][k+1:]...)
 				t := &p.Tasks[id]
 				rd, wr := h.extBytes(t)
 				res.Timeline = append(res.Timeline, Span{ID: id, Engine: name, Label: labels[id], Op: t.OpName(), Start: started[id], End: cycle,

@@ -166,37 +166,9 @@ type dispatchTarget struct{ ready, done *hdl.Expr }
 // each target's valid.
 func (b *top) dispatch(prefix string, valid, sel *hdl.Expr, targets []dispatchTarget, depth int) (*hdl.Expr, *hdl.Expr, []*hdl.Expr) {
 	m, N := b.m, len(targets)
-	ew := sel.Width()
 	iw := hdl.ClogWidth(N) // a target index
-
-	var named *hdl.Expr = hdl.U(1, 1) // every value names a target
-	if N < 1<<uint(ew) {
-		named = sel.Lt(hdl.U(ew, uint64(N)))
-	}
-	// The first free target, one-hot, and its index.
-	var anyFree *hdl.Expr = hdl.U(1, 0)
-	var firstIx *hdl.Expr = hdl.U(iw, 0)
-	first := make([]*hdl.Expr, N)
-	for i, t := range targets {
-		first[i] = t.ready.And(anyFree.Not())
-		anyFree = anyFree.Or(t.ready)
-	}
-	for i := N - 1; i >= 0; i-- {
-		firstIx = hdl.Mux(first[i], hdl.U(iw, uint64(i)), firstIx)
-	}
-	var namedFree *hdl.Expr = hdl.U(1, 0)
-	for i, t := range targets {
-		namedFree = namedFree.Or(sel.Eq(hdl.U(ew, uint64(i))).And(t.ready))
-	}
-	ready := m.Wire(prefix+"_dispatch_ready", hdl.Bool)
-	ready.Set(hdl.Mux(named, namedFree, anyFree))
-	target := m.Wire(prefix+"_dispatch_engine", hdl.UInt(iw))
-	target.Set(hdl.Mux(named, sel.Resize(iw), firstIx))
-	fire := valid.And(ready)
-	valids := make([]*hdl.Expr, N)
-	for i := range targets {
-		valids[i] = valid.And(hdl.Mux(named, sel.Eq(hdl.U(ew, uint64(i))), first[i]))
-	}
+	o := b.offer(prefix, valid, sel, targets)
+	ready, target, valids, fire := o.ready, o.target, o.valids, o.fire
 
 	// The FIFO of target indices in dispatch order.
 	pw := hdl.ClogWidth(depth)
@@ -241,7 +213,51 @@ func (b *top) dispatch(prefix string, valid, sel *hdl.Expr, targets []dispatchTa
 	rp.SetNext(wrap(rp))
 	rp.SetEnable(done)
 	cnt.SetNext(cnt.Add(fire).Sub(done).Trunc(cnt.Width()))
-	return &ready.Expr, &done.Expr, valids
+	return ready, &done.Expr, valids
+}
+
+// offered is a task offered to several targets (offer).
+type offered struct {
+	ready, target, fire *hdl.Expr
+	valids              []*hdl.Expr
+}
+
+// offer offers the task (valid) to the target sel names (a value ≥
+// len(targets): the lowest-numbered target that can take a task): ready
+// when that target is; target is its index, fire the cycle it takes the
+// task, valids each target's offer.
+func (b *top) offer(prefix string, valid, sel *hdl.Expr, targets []dispatchTarget) offered {
+	m, N := b.m, len(targets)
+	ew := sel.Width()
+	iw := hdl.ClogWidth(N)
+	var named *hdl.Expr = hdl.U(1, 1) // every value names a target
+	if N < 1<<uint(ew) {
+		named = sel.Lt(hdl.U(ew, uint64(N)))
+	}
+	// The first free target, one-hot, and its index.
+	var anyFree *hdl.Expr = hdl.U(1, 0)
+	var firstIx *hdl.Expr = hdl.U(iw, 0)
+	first := make([]*hdl.Expr, N)
+	for i, t := range targets {
+		first[i] = t.ready.And(anyFree.Not())
+		anyFree = anyFree.Or(t.ready)
+	}
+	for i := N - 1; i >= 0; i-- {
+		firstIx = hdl.Mux(first[i], hdl.U(iw, uint64(i)), firstIx)
+	}
+	var namedFree *hdl.Expr = hdl.U(1, 0)
+	for i, t := range targets {
+		namedFree = namedFree.Or(sel.Eq(hdl.U(ew, uint64(i))).And(t.ready))
+	}
+	ready := m.Wire(prefix+"_dispatch_ready", hdl.Bool)
+	ready.Set(hdl.Mux(named, namedFree, anyFree))
+	target := m.Wire(prefix+"_dispatch_engine", hdl.UInt(iw))
+	target.Set(hdl.Mux(named, sel.Resize(iw), firstIx))
+	o := offered{ready: &ready.Expr, target: &target.Expr, fire: valid.And(ready), valids: make([]*hdl.Expr, N)}
+	for i := range targets {
+		o.valids[i] = valid.And(hdl.Mux(named, sel.Eq(hdl.U(ew, uint64(i))), first[i]))
+	}
+	return o
 }
 
 // dispatchNE is dispatch for the NEs: the NE param's engine field names

@@ -59,7 +59,7 @@ func (b *top) buildSparse(di, do *hdl.Instance, field func(e, f string, w int) *
 		targets[i] = dispatchTarget{ready: &port(i, "ready").Expr, done: &port(i, "done").Expr}
 	}
 	valid := &tm.Out("sparse_valid").Expr
-	ready, done, valids := b.dispatch("sparse", valid, field("sparse", "dst", hdl.ClogWidth(U)), targets, c.TaskMgr().Outstanding)
+	ready, done, valids := b.dispatchTagged(valid, field("sparse", "dst", hdl.ClogWidth(U)), targets)
 	tm.Connect("sparse_ready", ready)
 	tm.Connect("sparse_done", done)
 	sparams := sliceParams(c.Codec().Sparse, param("sparse"))
@@ -152,4 +152,65 @@ func (b *top) connectSparseStore(sp, do *hdl.Instance) {
 	}
 	w := sp.Module.Port(sparse.UnitPort(0, "rd_data")).Type
 	do.Connect("sp_rd_data", hdl.Pick(unit, data, hdl.Const(w, new(big.Int))))
+}
+
+// dispatchTagged stands for the sparse units as the task manager's
+// "sparse" engine, which takes completions in any order: each unit keeps
+// the queue and ID of the task it runs, and a finished task's done pulse
+// goes to the task manager with them (sparse_done_queue, sparse_done_id),
+// at most one a cycle, the lowest-numbered unit first. A unit whose done
+// has not been passed on yet takes no new task. The done, queue and ID
+// are functions of registers only (the task manager's bypass needs
+// that). It returns the ready and done for the task manager and, per
+// unit, whether it takes the task this cycle; the NPU's ports sparse_done_queue and sparse_done_id
+// show the task completed.
+func (b *top) dispatchTagged(valid, sel *hdl.Expr, units []dispatchTarget) (*hdl.Expr, *hdl.Expr, []*hdl.Expr) {
+	m, tm, U := b.m, b.tm, len(units)
+	qw, iw := tm.Out("sparse_queue").Type.Width, tm.Out("sparse_id").Type.Width
+	// A finished task is passed on in the cycle of its done pulse or,
+	// when a lower unit's goes first, later (pending).
+	cand := make([]*hdl.Expr, U)
+	passed := make([]*hdl.Expr, U)
+	var anyCand *hdl.Expr = hdl.U(1, 0)
+	for i, u := range units {
+		pending := m.Reg(fmt.Sprintf("sparse%d_done_pending", i), hdl.Bool, 0)
+		cand[i] = pending.Or(u.done)
+		passed[i] = cand[i].And(anyCand.Not())
+		anyCand = anyCand.Or(cand[i])
+		pending.SetNext(cand[i].And(passed[i].Not()))
+	}
+	sw := hdl.ClogWidth(U)
+	var pick *hdl.Expr = hdl.U(sw, 0)
+	for i := U - 1; i >= 0; i-- {
+		pick = hdl.Mux(passed[i], hdl.U(sw, uint64(i)), pick)
+	}
+	// A unit takes a task only when its last one has been passed on (by
+	// the end of this cycle): the task's queue and ID replace it.
+	free := make([]dispatchTarget, U)
+	for i, u := range units {
+		free[i] = dispatchTarget{ready: u.ready.And(cand[i].Not().Or(passed[i])), done: u.done}
+	}
+	o := b.offer("sparse", valid, sel, free)
+	queues, ids := make([]hdl.Value, U), make([]hdl.Value, U)
+	takes := make([]*hdl.Expr, U) // unit i takes the task this cycle
+	for i := range units {
+		took := o.valids[i].And(free[i].ready)
+		takes[i] = took
+		q := m.Reg(fmt.Sprintf("sparse%d_task_queue", i), hdl.UInt(qw), 0)
+		q.SetNext(tm.Out("sparse_queue"))
+		q.SetEnable(took)
+		id := m.Reg(fmt.Sprintf("sparse%d_task_id", i), hdl.UInt(iw), 0)
+		id.SetNext(tm.Out("sparse_id"))
+		id.SetEnable(took)
+		queues[i], ids[i] = q, id
+	}
+	done := m.Wire("sparse_done_tagged", hdl.Bool)
+	done.Set(anyCand)
+	doneQ := hdl.Pick(pick, queues, hdl.U(qw, 0))
+	doneID := hdl.Pick(pick, ids, hdl.U(iw, 0))
+	tm.Connect("sparse_done_queue", doneQ)
+	tm.Connect("sparse_done_id", doneID)
+	m.Output("sparse_done_queue", hdl.UInt(qw)).Set(doneQ)
+	m.Output("sparse_done_id", hdl.UInt(iw)).Set(doneID)
+	return o.ready, &done.Expr, takes
 }

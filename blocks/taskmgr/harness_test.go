@@ -55,6 +55,9 @@ type engineModel struct {
 	depth    int
 	stall    float64
 	inside   []*task // accepted, not yet done, in order
+	// finishing is the index in inside of the task completing this
+	// cycle (-1: none).
+	finishing int
 	lastDone int
 	order    []*task // dispatch order
 	ready    bool
@@ -173,9 +176,26 @@ func (b *bench) step() {
 	// engines
 	for e, m := range b.eng {
 		name := isa.Engines[e].Name
-		done := len(m.inside) > 0 && m.inside[0].done <= b.cycle
+		// An engine completes its oldest task; the sparse engine any of
+		// its tasks that is finished, naming it.
+		m.finishing = -1
+		for k, tk := range m.inside {
+			if tk.done <= b.cycle {
+				m.finishing = k
+				break
+			}
+			if isa.Engine(e) != isa.Sparse {
+				break
+			}
+		}
+		done := m.finishing >= 0
 		if done {
-			m.inside[0].done = b.cycle // when the task manager learns of it
+			tk := m.inside[m.finishing]
+			tk.done = b.cycle // when the task manager learns of it
+			if isa.Engine(e) == isa.Sparse {
+				b.dr.Poke(name+"_done_queue", uint64(tk.queue))
+				b.dr.Poke(name+"_done_id", tk.desc.ID)
+			}
 		}
 		b.dr.PokeBool(name+"_done", done)
 		m.ready = len(m.inside) < m.depth && b.rng.Float64() >= m.stall
@@ -206,8 +226,8 @@ func (b *bench) step() {
 	}
 	b.dr.Step(1)
 	for _, m := range b.eng {
-		if len(m.inside) > 0 && m.inside[0].done == b.cycle {
-			m.inside = m.inside[1:]
+		if m.finishing >= 0 {
+			m.inside = append(m.inside[:m.finishing:m.finishing], m.inside[m.finishing+1:]...)
 		}
 	}
 	b.cycle++
@@ -248,6 +268,10 @@ func (b *bench) dispatched(e isa.Engine, m *engineModel) {
 		tk.start = b.cycle + 1
 		tk.done = tk.start + tk.lat - 1
 		m.arrays[a] = tk.done
+	} else if e == isa.Sparse {
+		// The units run their tasks at once and finish in any order.
+		tk.start = b.cycle + 1
+		tk.done = tk.start + tk.lat - 1
 	} else {
 		tk.start = max(b.cycle+1, m.lastDone+1)
 		tk.done = tk.start + tk.lat - 1

@@ -300,15 +300,16 @@ func (b *builder) build() {
 	errQueue.SetEnable(latch.Or(errClear))
 
 	// ---- dispatch ----
-	outMod := shiftFIFO("taskmgr_outstanding", c.Outstanding, b.qb+b.n)
-	outs := make([]*hdl.Instance, len(engines))
+	outs := make([]*outstanding, len(engines))
 	for e, def := range engines {
-		outs[e] = m.Instance("outstanding_"+def.Name, outMod)
-		ov := &outs[e].Out("valid").Expr
-		oh := &outs[e].Out("head").Expr
-		b.comp = append(b.comp, done[e].And(ov))
-		b.compQ = append(b.compQ, oh.Slice(b.qb+b.n-1, b.n))
-		b.compIx = append(b.compIx, oh.Slice(b.n-1, 0))
+		if tagged(def.Engine) {
+			outs[e] = b.taggedOutstanding(def.Name, done[e])
+		} else {
+			outs[e] = b.fifoOutstanding(def.Name, done[e])
+		}
+		b.comp = append(b.comp, outs[e].comp)
+		b.compQ = append(b.compQ, outs[e].compQ)
+		b.compIx = append(b.compIx, outs[e].compIx)
 	}
 	var idle *hdl.Expr = hdl.U(1, 1)
 	for q := range queues {
@@ -366,7 +367,7 @@ func (b *builder) build() {
 		}
 		dq := dpick(func(q int) hdl.Value { return hdl.U(b.qb, uint64(q)) })
 		valid := m.Wire(p+"dispatch", hdl.Bool)
-		valid.Set(any.And(o.Out("full").Not()))
+		valid.Set(any.And(o.full.Not()))
 		fire := valid.And(ready[e])
 		b.updatePromises(tg, dpick, &valid.Expr, fire, dq)
 		if lastServed != nil {
@@ -377,19 +378,19 @@ func (b *builder) build() {
 			s.Connect("push", issue.And(retireMode.Not()).And(isEngine[e]).And(sel[q])).Connect("data", slotData).
 				Connect("pop", fire.And(dsel[q]))
 		}
-		o.Connect("push", fire).Connect("data", hdl.Cat(dq, h["id"].Trunc(b.n))).Connect("pop", b.comp[e])
+		o.push(fire, hdl.Cat(dq, h["id"].Trunc(b.n)))
 
 		m.Output(p+"valid", hdl.Bool).Set(valid)
 		m.Output(p+"queue", hdl.UInt(b.qb)).Set(dq)
 		for _, fl := range b.lay.EngineFields() {
 			m.Output(p+fl.Name, hdl.UInt(fl.Width)).Set(h[fl.Name])
 		}
-		m.Output(p+"busy", hdl.Bool).Set(o.Out("valid"))
+		m.Output(p+"busy", hdl.Bool).Set(o.valid)
 		completed := m.Reg(p+"completed_r", hdl.UInt(CounterBits), 0)
 		completed.SetNext(completed.Add(hdl.U(1, 1)).Trunc(CounterBits))
 		completed.SetEnable(b.comp[e])
 		m.Output(p+"completed", hdl.UInt(CounterBits)).Set(completed)
-		idle = idle.And(o.Out("valid").Not())
+		idle = idle.And(o.valid.Not())
 	}
 
 	// ---- scoreboard update ----
