@@ -21,22 +21,22 @@ const (
 // Config is the single source of every width, depth and count of the
 // sparse engine.
 type Config struct {
-	Units        int `json:"units"`         // m: compute units, each with its own memory unit
-	Lanes        int `json:"lanes"`         // p: multipliers per unit = output channels per pass
-	ValueWidth   int `json:"value_width"`   // bits of an input value (signed)
-	WeightWidth  int `json:"weight_width"`  // bits of a weight (signed)
-	AccWidth     int `json:"acc_width"`     // bits of an accumulator (signed; sums wrap)
-	Entries      int `json:"entries"`       // (value, index) entries per buffer set of a memory unit
-	Channels     int `json:"channels"`      // input channels an entry can name
-	IndexWidth   int `json:"index_width"`   // bits of a row or column index: maps up to 2^w rows and columns
-	MaxKernel    int `json:"max_kernel"`    // largest kernel height and width
-	WeightDepth  int `json:"weight_depth"`  // weight-list entries per unit
-	TableDepth   int `json:"table_depth"`   // channel-table entries per unit
-	AccDepth     int `json:"acc_depth"`     // accumulator entries (output pixels of one pass) per unit and bank
+	Units       int `json:"units"`        // m: compute units, each with its own memory unit
+	Lanes       int `json:"lanes"`        // p: multipliers per unit = output channels per pass
+	ValueWidth  int `json:"value_width"`  // bits of an input value (signed)
+	WeightWidth int `json:"weight_width"` // bits of a weight (signed)
+	AccWidth    int `json:"acc_width"`    // bits of an accumulator (signed; sums wrap)
+	Entries     int `json:"entries"`      // (value, index) entries per buffer set of a memory unit
+	Channels    int `json:"channels"`     // input channels an entry can name
+	IndexWidth  int `json:"index_width"`  // bits of a row or column index: maps up to 2^w rows and columns
+	MaxKernel   int `json:"max_kernel"`   // largest kernel height and width
+	WeightDepth int `json:"weight_depth"` // weight-list entries per unit
+	TableDepth  int `json:"table_depth"`  // channel-table entries per unit
+	AccDepth    int `json:"acc_depth"`    // accumulator entries (output pixels of one pass) per unit and bank
 	// AccBanks is 1 or 2 accumulator banks of AccDepth entries: with
 	// two, a pass's plane is read out of one while the unit computes the
 	// next pass into the other.
-	AccBanks int `json:"acc_banks"`
+	AccBanks     int `json:"acc_banks"`
 	CounterWidth int `json:"counter_width"` // bits of the multiplication and cycle counters
 	// Macros emits the memories (buffer sets, weights, table,
 	// accumulator) as black-box SRAM macros plus models.

@@ -52,15 +52,15 @@ type key struct{ queue, id int }
 // back-to-back tasks leave no gap; stall is the chance that it drops ready
 // for a cycle anyway.
 type engineModel struct {
-	depth    int
-	stall    float64
-	inside   []*task // accepted, not yet done, in order
+	depth  int
+	stall  float64
+	inside []*task // accepted, not yet done, in order
 	// finishing is the index in inside of the task completing this
 	// cycle (-1: none).
 	finishing int
-	lastDone int
-	order    []*task // dispatch order
-	ready    bool
+	lastDone  int
+	order     []*task // dispatch order
+	ready     bool
 	// offers: per target (array; 0 for a plain engine), the task offered
 	// and not taken, which must stay on the port until taken.
 	offers map[int]key
