@@ -127,14 +127,18 @@
 // task manager's fifth engine, "sparse" (taskmgr Config.Sparse); without
 // it (sparse_units = 0, the default) the NPU is the dense one and a
 // descriptor naming engine 4, dma_in op 3 (load_sparse) or dma_out op 2
-// (store_sparse) is malformed (err_code 2 or 3). A dispatcher, the one
-// that serves several NEs (engines.go, dispatch), stands for its units:
-// a clear or conv task goes to the unit named by dst's low
+// (store_sparse) is malformed (err_code 2 or 3). A dispatcher
+// (sparse.go, dispatchTagged) stands for its units: a clear or conv task
+// goes to the unit named by dst's low
 // clog2(sparse_units) bits (when sparse_units is not a power of two, a
 // value naming no unit goes to the first idle unit; the compiler never
 // encodes one), the unit's task record (sparse.Config.Task) is packed
 // from the descriptor operands (isa.SparseFieldOperand; op 1 for conv),
-// and done pulses reach the task manager in dispatch order. The task
+// and each unit keeps the queue and ID of its task: a finished task's
+// done pulse reaches the task manager with them (sparse_done_queue,
+// sparse_done_id, also NPU ports), one a cycle, in any order, so a short
+// task on one unit never waits to be reported behind a long one on
+// another. The task
 // manager's outstanding bound is at least sparse_units+1 (at most 8) so
 // every unit can run at once.
 //
@@ -145,7 +149,9 @@
 // entries of unit dst.unit, buffer set dst.set, waiting while that set
 // refuses writes; or every unit's weights or channel table). dma_out
 // store_sparse reads accumulator entries src.addr … src.addr+d0·d1−1 of
-// unit src.unit (sparse ReadAddr), clearing each, and writes entry n's
+// unit src.unit's bank src.bank (sparse ReadAddr; a unit has
+// sparse_acc_banks accumulator banks, so one is stored while the unit
+// computes into the other), clearing each, and writes entry n's
 // lines to external lines dst + n·L … (L lines per entry, low bits
 // first), one line per cycle (dma_sparse.go has both port tables).
 //

@@ -34,10 +34,13 @@
 // Tasks (Config.Task layout, port task_in with go; ready while idle,
 // done one cycle after the end): clear (count accumulator entries to 0)
 // and conv (count entries of buffer set set, channel table from tbase,
-// plane oh × ow, stride 2^stride_log2). The accumulator is read out while
-// the unit is idle (rd_en, rd_addr, data on rd_data the next cycle;
-// rd_clear zeroes the entry read, so reading a pass's plane out also
-// clears it for the next). Counters: mults (multiplications performed:
+// plane oh × ow, stride 2^stride_log2), each on accumulator bank bank
+// (AccBanks banks of AccDepth entries, each with its own ports). A bank
+// is read out while no task runs on it (rd_en, rd_bank, rd_addr, data on
+// rd_data the next cycle; rd_clear zeroes the entry read, so reading a
+// pass's plane out also clears it for a later one): with two banks a
+// pass's plane is read out while the unit computes the next pass into
+// the other. Counters: mults (multiplications performed:
 // the non-zero inputs times the non-zero weights they meet), busy_cycles,
 // stall_cycles (a conv task running without issuing a record).
 //

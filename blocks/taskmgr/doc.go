@@ -110,7 +110,8 @@
 //	err_clear         in   1              clears the error status and ends skipping
 //	ne_free           in   NETargets      (NETargets > 1 only) which PE arrays can take a task now
 //	<e>_ready         in   1              the engine takes a task this cycle
-//	<e>_done          in   1              the engine finished its oldest task (in order)
+//	<e>_done          in   1              the engine finished its oldest task (in order); the sparse engine: the task named by
+//	                                      sparse_done_queue (clog2(Q)) and sparse_done_id (id_bits), inputs too (its units finish in any order)
 //	<e>_valid         out  1              a task is offered to the engine
 //	<e>_queue         out  clog2(Q)       its queue
 //	<e>_id, _op, _flags, _src, _aux, _dst, _d0, _d1, _d2, _param
