@@ -383,15 +383,7 @@ func (a *alloc) free(base int) { delete(a.used, base) }
 
 // task encodes an isa task and emits it with the spans the instruction
 // set declares for it.
-func (c *ctx) task(label string, t isa.Task) error {
-	d, err := c.isa.Encode(t)
-	if err != nil {
-		return fmt.Errorf("%s: %w", label, err)
-	}
-	rd, wr := c.isa.Access(t)
-	c.em.emit(Task{Label: label, Desc: d, Reads: rd, Writes: wr})
-	return nil
-}
+func (c *ctx) task(label string, t isa.Task) error { return c.em.emitTask(c.isa, label, t) }
 
 // mustTask emits a task whose operands the compiler computed itself and
 // whose failure to encode is a compiler bug.

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/hwgen/hwgen/blocks/npu/isa"
@@ -146,6 +147,18 @@ func (e *emitter) reduce(id int, cands []int, prev int) []int {
 		}
 	}
 	return keep
+}
+
+// emitTask encodes an isa task with codec and emits it with the spans the
+// instruction set declares for it.
+func (e *emitter) emitTask(codec *isa.Codec, label string, t isa.Task) error {
+	d, err := codec.Encode(t)
+	if err != nil {
+		return fmt.Errorf("%s: %w", label, err)
+	}
+	rd, wr := codec.Access(t)
+	e.emit(Task{Label: label, Desc: d, Reads: rd, Writes: wr})
+	return nil
 }
 
 // emit appends t with its derived dependencies (and join nops when

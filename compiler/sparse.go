@@ -81,12 +81,9 @@ func (b *sparseBuilder) image(recs []*big.Int, k sparse.Kind) int {
 }
 
 func (b *sparseBuilder) task(label string, t isa.Task) error {
-	d, err := b.isa.Encode(t)
-	if err != nil {
-		return fmt.Errorf("compiler: %s: %w", label, err)
+	if err := b.em.emitTask(b.isa, label, t); err != nil {
+		return fmt.Errorf("compiler: %w", err)
 	}
-	rd, wr := b.isa.Access(t)
-	b.em.emit(Task{Label: label, Desc: d, Reads: rd, Writes: wr})
 	return nil
 }
 

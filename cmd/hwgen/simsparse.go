@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/hwgen/hwgen/blocks/npu"
@@ -11,7 +9,6 @@ import (
 	"github.com/hwgen/hwgen/compiler/sparseconv"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
-	"github.com/hwgen/hwgen/sim"
 )
 
 // defaultSparseUnits is the sparse engine's units when --accel sparse
@@ -114,28 +111,9 @@ func (c *simCmd) runSparseProgram(cfg npu.Config, w compiler.Workload, prog *com
 	split, _ := c.sparseSplit()
 	reportSparseSplit(sp, split)
 
-	opts := c.hostOptions(c.VCD, prog.Ideal)
-	bar := newRunBar(prog.Ideal)
-	if bar != nil {
-		opts = append(opts, host.WithProgress(4096, func(p host.Progress) {
-			if p.Phase == "run" {
-				bar.Describe(fmt.Sprintf("simulating (%d/%d tasks)", p.Completed, p.Total))
-				bar.Set(p.Cycle)
-			}
-		}))
-	}
-	intr, stop := interruptible()
-	res, err := host.Run(cfg, prog, append(opts, intr)...)
-	stop()
-	if bar != nil {
-		bar.Finish()
-		fmt.Fprintln(os.Stderr)
-	}
-	if errors.Is(err, sim.ErrVCDScope) {
-		return usageError{fmt.Errorf("--vcd-scope: %w", err)}
-	}
+	res, err := c.simulate(prog.Ideal, func(opts ...host.Option) (*host.Result, error) { return host.Run(cfg, prog, opts...) })
 	if err != nil {
-		return fmt.Errorf("simulation: %w", err)
+		return err
 	}
 	reportSparse(sp, res)
 	if err := afterRun(res, c.Timeline, c.VCD, c.Engine == "verilator"); err != nil {

@@ -262,28 +262,9 @@ func (c *simCmd) runWorkload() error {
 		reportSplit(mp, npuSplit)
 	}
 
-	opts := c.hostOptions(c.VCD, prog.Ideal)
-	bar := newRunBar(prog.Ideal)
-	if bar != nil {
-		opts = append(opts, host.WithProgress(4096, func(p host.Progress) {
-			if p.Phase == "run" {
-				bar.Describe(fmt.Sprintf("simulating (%d/%d tasks)", p.Completed, p.Total))
-				bar.Set(p.Cycle)
-			}
-		}))
-	}
-	intr, stop := interruptible()
-	res, err := job.run(append(opts, intr)...)
-	stop()
-	if bar != nil {
-		bar.Finish()
-		fmt.Fprintln(os.Stderr)
-	}
-	if errors.Is(err, sim.ErrVCDScope) {
-		return usageError{fmt.Errorf("--vcd-scope: %w", err)}
-	}
+	res, err := c.simulate(prog.Ideal, job.run)
 	if err != nil {
-		return fmt.Errorf("simulation: %w", err)
+		return err
 	}
 	report(cfg, res)
 	if mp != nil {
@@ -307,6 +288,36 @@ func (c *simCmd) runWorkload() error {
 		fmt.Printf("results   %s\n", c.Out)
 	}
 	return verdict(want, res.Outputs)
+}
+
+// simulate runs a program with run (the Go simulator, with a progress
+// bar on a terminal for a long run, --vcd and interruption by a signal),
+// sized by its ideal cycles; the errors are the command's.
+func (c *simCmd) simulate(ideal int64, run func(...host.Option) (*host.Result, error)) (*host.Result, error) {
+	opts := c.hostOptions(c.VCD, ideal)
+	bar := newRunBar(ideal)
+	if bar != nil {
+		opts = append(opts, host.WithProgress(4096, func(p host.Progress) {
+			if p.Phase == "run" {
+				bar.Describe(fmt.Sprintf("simulating (%d/%d tasks)", p.Completed, p.Total))
+				bar.Set(p.Cycle)
+			}
+		}))
+	}
+	intr, stop := interruptible()
+	res, err := run(append(opts, intr)...)
+	stop()
+	if bar != nil {
+		bar.Finish()
+		fmt.Fprintln(os.Stderr)
+	}
+	if errors.Is(err, sim.ErrVCDScope) {
+		return nil, usageError{fmt.Errorf("--vcd-scope: %w", err)}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("simulation: %w", err)
+	}
+	return res, nil
 }
 
 // verdict compares every output with the golden model: PASS, or FAIL
