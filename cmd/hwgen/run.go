@@ -60,7 +60,8 @@ Ops (batch 1, int8 with per-channel weights):
                        rows (axis 2): a pool of the window, or a planar reduce
   Sqrt, Reciprocal     after a ReduceSum/ReduceMean/ReduceMax (the reduce's
                        post function), or of one value per channel
-  Add, Min, Max        of two values of one shape, rescaled (Min, Max: eltwise)
+  Add, Min, Max        of two values of one shape, rescaled (Min, Max: eltwise);
+                       Min, Max of a value and one constant: a clamp (Max(x, 0) is a ReLU)
   Relu, Clip, Abs      alone: a requantization (Abs: eltwise abs)
   Flatten, Reshape, Squeeze, Unsqueeze   of [1,C,H,W] to [1,C·H·W]
   Transpose            of a Gemm or MatMul result (perm [1 0])

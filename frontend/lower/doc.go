@@ -40,6 +40,8 @@
 //	Add, Min, Max of two values of one shape [+ Relu] [+ Clip]
 //	                                      → Eltwise add, min or max, the finer operand
 //	                                        first rescaled to the coarser one's scale
+//	Min, Max of a value and a one-element constant
+//	                                      → Requant with the constant as the clamp bound
 //	Relu, Clip alone                      → Requant with ReLU or the clamp
 //	Reshape/Flatten/Squeeze/Unsqueeze of [1,C,H,W] to [1,C·H·W]
 //	                                      → Flatten

@@ -206,6 +206,21 @@ var reduceCases = []struct {
 			Float("w", []int64{32, 3}, posWave(45, 0.5, 32, 3)...).
 			Node("fc", "MatMul", []string{"f", "w"}, "y")
 	}, []int64{1, 2, 4, 4}, 1.5},
+	{"Max with the constant 0 (a ReLU written as Max), Flatten, MatMul", func() *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y")
+		return conv(b, "conv1", "x", "c1", 2, 2, 46).
+			Float("zero", []int64{}, 0).
+			Node("max", "Max", []string{"c1", "zero"}, "m").
+			Node("flat", "Flatten", []string{"m"}, "f").
+			Float("w", []int64{32, 3}, posWave(47, 0.5, 32, 3)...).
+			Node("fc", "MatMul", []string{"f", "w"}, "y")
+	}, []int64{1, 2, 4, 4}, 1.5},
+	{"Min with a constant first, of a feature map", func() *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y")
+		return conv(b, "conv1", "x", "c1", 2, 2, 48).
+			Float("k", []int64{1}, 0.25).
+			Node("min", "Min", []string{"k", "c1"}, "y")
+	}, []int64{1, 2, 4, 4}, 2},
 }
 
 // Each reduction, GlobalMaxPool, Sqrt, Reciprocal, Min and Max lowers
@@ -273,15 +288,15 @@ func TestReduceErrors(t *testing.T) {
 			`node "gmp" (GlobalMaxPool): the plane 10x10 is wider than max_kernel = 8, so its maximum is taken per channel into a vector, which "cls" (Conv) cannot read; supported after it: Flatten, Reshape, Squeeze, Gemm, MatMul`},
 		{"Max of one", base(13).Node("max", "Max", []string{"x"}, "y"),
 			`node "max" (Max): 1 inputs, want 2`},
-		{"Max with a constant: a Relu", base(13).Float("k", []int64{}, 0).Node("max", "Max", []string{"x", "k"}, "y"),
-			`node "max" (Max): input "k" is a constant: only the Max of two computed values is supported (a Clip bounds by constants)`},
+		{"Max with a constant of four elements", base(13).Float("k", []int64{4}, 0, 1, 2, 3).Node("max", "Max", []string{"x", "k"}, "y"),
+			`node "max" (Max): input "k" is a constant of 4 elements: the Max of a computed value and a constant is supported for a single value (a bound), else of two computed values`},
 		{"Max broadcast", base(13).Node("max1", "ReduceMax", []string{"x"}, "p", oints("axes", 2, 3)).
 			Node("max", "Max", []string{"x", "p"}, "y"),
 			`node "max" (Max): shapes [1 2 4 4] and [1 2 1 1]: only the Max of two values of one shape (no broadcasting) is supported`},
 		{"Min of three", base(13).Node("abs", "Abs", []string{"x"}, "a").Node("min", "Min", []string{"x", "a", "x"}, "y"),
 			`node "min" (Min): 3 inputs, want 2`},
-		{"Min with a constant", base(13).Float("k", []int64{}, 0.5).Node("min", "Min", []string{"x", "k"}, "y"),
-			`node "min" (Min): input "k" is a constant: only the Min of two computed values is supported (a Clip bounds by constants)`},
+		{"Min with a constant of four elements", base(13).Float("k", []int64{4}, 0, 1, 2, 3).Node("min", "Min", []string{"x", "k"}, "y"),
+			`node "min" (Min): input "k" is a constant of 4 elements: the Min of a computed value and a constant is supported for a single value (a bound), else of two computed values`},
 		{"Min broadcast", base(13).Node("gap", "GlobalAveragePool", []string{"x"}, "p").Node("min", "Min", []string{"x", "p"}, "y"),
 			`node "min" (Min): shapes [1 2 4 4] and [1 2 1 1]: only the Min of two values of one shape (no broadcasting) is supported`},
 	}

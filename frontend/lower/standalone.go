@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/hwgen/hwgen/compiler"
@@ -12,7 +13,8 @@ import (
 // This file lowers the ops that stand on their own on the data path: a
 // Relu or Clip no layer absorbed (a requantization of the int8 value), an
 // Abs (the planar engine's eltwise abs, then the requantization), the
-// Add, Min or Max of two feature maps (an eltwise add, min or max) and
+// Add, Min or Max of two feature maps (an eltwise add, min or max), the
+// Min or Max of a feature map and one constant (a clamp), and
 // the transpose of a matrix.
 
 // requantOnly lowers a lone Relu or Clip to compiler.Graph.Requant (an Abs
@@ -29,6 +31,13 @@ func (l *lowering) requantOnly(n *onnx.Node) error {
 			return err
 		}
 	}
+	return l.requantClip(n, in, sx, clip)
+}
+
+// requantClip lowers n, the op of computed value in (scale sx), to the
+// rescale to its output's scale with clip as the clamp (and ReLU for a
+// Relu, |x| first for an Abs).
+func (l *lowering) requantClip(n *onnx.Node, in string, sx float64, clip *clipRange) error {
 	out := n.Outputs[0]
 	sy, err := l.scaleOf(out)
 	if err != nil {
@@ -62,6 +71,11 @@ func (l *lowering) residual(n *onnx.Node) error { return l.binary(n, golden.EltA
 func (l *lowering) binary(n *onnx.Node, fn golden.EltOp) error {
 	if len(n.Inputs) != 2 {
 		return fmt.Errorf("%d inputs, want 2", len(n.Inputs))
+	}
+	if fn != golden.EltAdd {
+		if bounded, err := l.boundByConst(n, fn == golden.EltMax); bounded || err != nil {
+			return err
+		}
 	}
 	var sc [2]float64
 	for i, name := range n.Inputs {
@@ -119,6 +133,38 @@ func (l *lowering) binary(n *onnx.Node, fn golden.EltOp) error {
 		}})
 	l.scales[out] = sy
 	return nil
+}
+
+// boundByConst lowers the Min or Max (isMax) of a computed value and a
+// constant of one element as a Clip by that constant (Max(x, 0) is a
+// ReLU): the value's rescale to the output's scale, clamped. It reports
+// false when neither input is such a constant.
+func (l *lowering) boundByConst(n *onnx.Node, isMax bool) (bool, error) {
+	for i, name := range n.Inputs {
+		c, ok := l.consts[name]
+		if !ok {
+			continue
+		}
+		in := n.Inputs[1-i]
+		if _, both := l.consts[in]; both {
+			return false, nil // two constants: folded before, or refused below
+		}
+		if len(c.Data) != 1 {
+			return true, fmt.Errorf("input %q is a constant of %d elements: the %s of a computed value and a constant is supported for a single value (a bound), else of two computed values", name, len(c.Data), n.OpType)
+		}
+		sx, err := l.value(in)
+		if err != nil {
+			return true, err
+		}
+		clip := &clipRange{lo: float32(math.Inf(-1)), hi: float32(math.Inf(1))}
+		if isMax {
+			clip.lo = c.Data[0]
+		} else {
+			clip.hi = c.Data[0]
+		}
+		return true, l.requantClip(n, in, sx, clip)
+	}
+	return false, nil
 }
 
 // transposeData lowers the Transpose of a Gemm's or MatMul's result on
