@@ -36,6 +36,8 @@ the first wrong element, total cycles, MAC utilization against the ideal
   hwgen sim                                   GEMM 64×64×64 on the default NPU
   hwgen sim --op conv2d --c 32 --h 28 --w 28 --cout 32 --kernel 3 --pad 1
   hwgen sim --op net --timeline net.json      conv→ReLU→pool→conv→FC; open net.json in ui.perfetto.dev
+  hwgen sim --op conv2d --zeros 90 --spread input --accel sparse --units 4
+                                              a conv on the NPU's sparse engine (4 units)
   hwgen sim --op gemm --in a=a.npy --in b=b.npy --out results/
   hwgen sim --workload layer.json --engine verilator --vcd run.vcd
 
