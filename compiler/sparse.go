@@ -49,9 +49,9 @@ func CompileSparse(cfg npu.Config, conv sparseconv.Conv, x, w []int64, split spa
 	oh, ow := conv.OutSize()
 	p.MACs = int64(conv.Cout*oh*ow) * int64(conv.C*conv.KH*conv.KW)
 	p.LayerMACs[name] = p.MACs
-	// Ideal here is the sparse engine's own estimate: one record per
-	// cycle on the slowest unit after the weight lists are in.
-	p.Ideal = sp.Cycles()
+	// Ideal here is the end of the list schedule the tasks were ordered
+	// by: a record a cycle on each unit, a line a cycle on each DMA engine.
+	p.Ideal = b.estimate
 	for i := range p.Tasks {
 		if _, err := layout.Encode(p.Tasks[i].Desc); err != nil {
 			return nil, nil, fmt.Errorf("compiler: %s: %w", p.Tasks[i].Label, err)
@@ -70,6 +70,8 @@ type sparseBuilder struct {
 	sp   *sparseconv.Program
 	em   *emitter
 	prog *Program
+	// estimate is the cycles of the list schedule of the program's tasks.
+	estimate int64
 }
 
 // image appends records of kind k to the external image, as many to a
@@ -213,7 +215,9 @@ func (b *sparseBuilder) build(name string) error {
 			}, last))
 		}
 	}
-	for _, j := range q.order() {
+	order, end := q.order()
+	b.estimate = end
+	for _, j := range order {
 		if err := q.jobs[j].emit(); err != nil {
 			return err
 		}

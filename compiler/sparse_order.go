@@ -39,12 +39,13 @@ func (q *sparseQueue) add(res int, dur int64, emit func() error, deps ...int) in
 
 // order schedules every job at the earliest time its resource and its
 // dependencies allow, the earliest first (ties: the job added first),
-// and returns the jobs in the order they start.
-func (q *sparseQueue) order() []int {
+// and returns the jobs in the order they start and when the last ends.
+func (q *sparseQueue) order() ([]int, int64) {
 	free := append([]int64(nil), q.free...)
 	finish := make([]int64, len(q.jobs))
 	done := make([]bool, len(q.jobs))
 	var out []int
+	var end int64
 	for len(out) < len(q.jobs) {
 		best, bestAt := -1, int64(0)
 		for j, job := range q.jobs {
@@ -66,7 +67,8 @@ func (q *sparseQueue) order() []int {
 		done[best] = true
 		finish[best] = bestAt + max(q.jobs[best].dur, 1)
 		free[q.jobs[best].res] = finish[best]
+		end = max(end, finish[best])
 		out = append(out, best)
 	}
-	return out
+	return out, end
 }

@@ -150,7 +150,7 @@ func reportSparseSplit(p *sparseconv.Program, split sparseconv.Split) {
 // share and non-zeros, the multiplications performed against the dense
 // MACs, and the imbalance of the units' finishing times.
 func reportSparse(p *sparseconv.Program, r *host.Result) {
-	fmt.Printf("cycles    %d (estimate %d); image load %d and read-back %d cycles not counted\n", r.Cycles, p.Cycles(), r.LoadCycles, r.ReadCycles)
+	fmt.Printf("cycles    %d (estimate %d); image load %d and read-back %d cycles not counted\n", r.Cycles, r.Ideal, r.LoadCycles, r.ReadCycles)
 	var parts []string
 	for _, e := range r.Engines {
 		if e.Completed > 0 {
@@ -181,8 +181,9 @@ func reportSparse(p *sparseconv.Program, r *host.Result) {
 
 // pickSparse decides --accel auto for a conv2d compiled for the NE as
 // dense: the sparse program (on cfg with the sparse engine) when its
-// estimated cycles (each unit's non-zero inputs times the weight records
-// they meet, plus read-outs) are below the NE program's ideal cycles
+// estimated cycles (the compiler's list schedule of its tasks: a weight
+// record a cycle on each unit, a line a cycle on each DMA engine) are
+// below the NE program's ideal cycles
 // (its MACs over the array's), nil otherwise. It prints the reason
 // either way.
 func (c *simCmd) pickSparse(cfg npu.Config, w compiler.Workload, in map[string]*golden.Tensor, dense *compiler.Program) (npu.Config, *compiler.Program, *sparseconv.Program, error) {
@@ -210,7 +211,7 @@ func (c *simCmd) pickSparse(cfg npu.Config, w compiler.Workload, in map[string]*
 		fmt.Printf("accel     auto: npu (the conv does not map onto the sparse engine: %v)\n", err)
 		return cfg, nil, nil, nil
 	}
-	est := sp.Cycles()
+	est := prog.Ideal // the units' records and the DMA engines' lines, scheduled
 	pick, cmpWord := "npu", "not below"
 	if est < dense.Ideal {
 		pick, cmpWord = "sparse", "below"

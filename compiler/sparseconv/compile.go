@@ -292,28 +292,3 @@ func (p *Program) Mults(i int) int64 {
 	}
 	return n
 }
-
-// UnitCycles estimates unit i's cycles: one per weight record each entry
-// meets (one for an entry whose channel has none), plus reading every
-// pass's plane out; the pipeline's fill and the loads behind which a conv
-// task starts are left out.
-func (p *Program) UnitCycles(i int) int64 {
-	u := p.Units[i]
-	var n int64
-	for t := range p.Passes {
-		for ch, k := range u.NNZPerChannel {
-			n += k * max(p.Records[t][ch], 1)
-		}
-		n += int64(u.OH * u.OW)
-	}
-	return n
-}
-
-// Cycles estimates the run: the weight lists' load, then the slowest unit.
-func (p *Program) Cycles() int64 {
-	var slowest int64
-	for i := range p.Units {
-		slowest = max(slowest, p.UnitCycles(i))
-	}
-	return int64(max(len(p.Weights), len(p.Table))) + slowest
-}
