@@ -20,6 +20,7 @@ type model struct {
 	owed     int // responses of abandoned fetches still to come
 
 	fetched, replaced uint64
+	discarded         int // responses of abandoned fetches dropped (not a port)
 }
 
 // inputs are one cycle's input ports.
@@ -121,6 +122,7 @@ func (md *model) step(in inputs) error {
 		switch {
 		case md.owed > 0:
 			md.owed--
+			md.discarded++
 		case md.busy && md.rcv < md.req:
 			w := min(c.LineWidth, c.DescWidth-md.rcv*c.LineWidth)
 			md.lines[md.rcv] = new(big.Int).And(in.xRData, bigMask(w))
