@@ -118,9 +118,9 @@ func (b *builder) build() {
 	start := busy.Not().And(pickValid)
 
 	busy.SetNext(hdl.Mux(start, hdl.U(1, 1), hdl.Mux(commit, hdl.U(1, 0), busy)))
-	cur.SetNext(pickW)
-	cur.SetEnable(start.Or(abandon))
 	restart := start.Or(abandon)
+	cur.SetNext(pickW)
+	cur.SetEnable(restart)
 	req.SetNext(hdl.Mux(restart, zero(cw), reqNext))
 	rcv.SetNext(hdl.Mux(restart, zero(cw), rcvNext))
 	owedLeft := owed.Sub(drain).Trunc(ow)
@@ -130,7 +130,8 @@ func (b *builder) build() {
 	owed.SetNext(hdl.Mux(abandon, owedLeft.Add(inFlight).Resize(ow), owedLeft))
 
 	// The entry: line k keeps descriptor bits [k·LW, (k+1)·LW), the last
-	// line only the bits below W.
+	// line only the bits below W. Reset, so cmd_desc is defined (zero)
+	// before the first fetch in four-state simulation too.
 	lines := make([]hdl.Value, beats)
 	for k := range beats {
 		w := min(c.LineWidth, c.DescWidth-k*c.LineWidth)

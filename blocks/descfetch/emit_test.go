@@ -7,12 +7,13 @@ import (
 )
 
 // The front end lints clean with verilator -Wall in the default
-// configuration (3 lines per descriptor) and in a small one where a line
-// is wider than a descriptor (one line, unused high bits) with an odd
-// number of queues.
+// configuration (3 lines per descriptor), in a small one where a line is
+// wider than a descriptor (one line, unused high bits) with an odd number
+// of queues, and with one queue (nothing is ever owed).
 func TestLint(t *testing.T) {
 	small := Config{Queues: 3, DescWidth: 12, LineWidth: 16, AddrWidth: 5, RingBits: 1}
-	for name, c := range map[string]Config{"default": DefaultConfig(), "small": small} {
+	one := Config{Queues: 1, DescWidth: 20, LineWidth: 8, AddrWidth: 4, RingBits: 4}
+	for name, c := range map[string]Config{"default": DefaultConfig(), "small": small, "one queue": one} {
 		t.Run(name, func(t *testing.T) {
 			m, err := Build(c)
 			if err != nil {
