@@ -12,6 +12,10 @@
 // submits a queue's tasks from a later cycle (a second network arriving
 // while the first runs).
 //
+// With descriptor rings (npu config desc_ring_bits > 0) the host writes
+// the descriptors into rings in external memory, after the program's
+// lines, and rings each queue's doorbell instead (rings.go).
+//
 // The Go simulator is driven through a stim.Recorder, so every run is a
 // recorded stimulus: verify.CrossCheck(res.Design, res.Stimulus, opt)
 // replays it on Verilator, and equal outputs in every cycle mean equal
@@ -190,9 +194,14 @@ type Result struct {
 	NEs        []NEStats     // per neural engine, with several engines (npu.Config.Engines > 1)
 	// SparseUnits is per sparse unit, on an NPU with the sparse engine.
 	SparseUnits []SparseUnitStats
-	Timeline    []Span
-	Ideal       int64 // the program's ideal cycles (useful MACs / (rows·cols))
-	Wall        time.Duration
+	// DescFetched and DescReplaced count, with descriptor rings
+	// (desc_ring_bits > 0), the descriptors the fetch front end committed
+	// and the fetches it abandoned for a higher-priority queue's arrival.
+	DescFetched, DescReplaced uint64
+
+	Timeline []Span
+	Ideal    int64 // the program's ideal cycles (useful MACs / (rows·cols))
+	Wall     time.Duration
 
 	Design   *hdl.Design
 	Stimulus *stim.Stimulus // every cycle's inputs: replay with verify.CrossCheck
@@ -269,7 +278,7 @@ func (h *runner) reset() error {
 	for _, p := range []struct {
 		n string
 		v uint64
-	}{{"rst", 1}, {"cmd_valid", 0}, {"h_wr_valid", 0}, {"err_clear", 0}} {
+	}{{"rst", 1}, {h.cmdPort(), 0}, {"h_wr_valid", 0}, {"err_clear", 0}} {
 		if err := h.poke(p.n, p.v); err != nil {
 			return err
 		}
@@ -318,13 +327,7 @@ func (h *runner) extBytes(t *compiler.Task) (read, written int) {
 
 // writeLine writes one external line through the host port (one cycle).
 func (h *runner) writeLine(addr int, l []int64) error {
-	if err := h.poke("h_wr_valid", 1); err != nil {
-		return err
-	}
-	if err := h.poke("h_wr_addr", uint64(addr)); err != nil {
-		return err
-	}
-	if err := h.rec.PokeBig("h_wr_data", line(h.cfg, l)); err != nil {
+	if err := h.writeBits(addr, line(h.cfg, l)); err != nil {
 		return err
 	}
 	h.rec.Step(1)
@@ -340,6 +343,15 @@ func anyNonZero(l []int64) bool {
 	return false
 }
 
+// cmdPort is the input that submits work: cmd_valid, or with descriptor
+// rings the queue-record write qr_valid.
+func (h *runner) cmdPort() string {
+	if h.cfg.DescRingBits > 0 {
+		return "qr_valid"
+	}
+	return "cmd_valid"
+}
+
 // counters reads every performance counter.
 func (h *runner) counters() (map[string]uint64, error) {
 	out := map[string]uint64{}
@@ -349,6 +361,9 @@ func (h *runner) counters() (map[string]uint64, error) {
 	}
 	names = append(names, h.neCounterNames()...)
 	names = append(names, h.sparseCounterNames()...)
+	if h.cfg.DescRingBits > 0 {
+		names = append(names, "desc_fetched", "desc_replaced")
+	}
 	for _, n := range names {
 		v, err := h.peek(n)
 		if err != nil {
@@ -455,6 +470,21 @@ func (h *runner) run(res *Result, base []uint64) error {
 		}
 		return -1, h.poke("cmd_valid", 0)
 	}
+	var ring *ringFeeder
+	if h.cfg.DescRingBits > 0 {
+		if ring, err = h.newRingFeeder(bits, qt, base); err != nil {
+			return err
+		}
+		if err := ring.preload(); err != nil {
+			return err
+		}
+		offer = func() (int, error) {
+			// Doorbells rung before this cycle: this cycle's takes effect
+			// at its edge, so idle may not count it yet.
+			pushed, nextOf = ring.submitted(), append(nextOf[:0], ring.rung...)
+			return -1, ring.cycle(cycle)
+		}
+	}
 	for ; ; cycle++ {
 		if ctx := h.opt.Context; ctx != nil && cycle%1024 == 0 && ctx.Err() != nil {
 			return fmt.Errorf("host: run stopped after %d cycles: %w", cycle, ctx.Err())
@@ -535,8 +565,13 @@ func (h *runner) run(res *Result, base []uint64) error {
 			h.opt.Progress(Progress{Phase: "run", Cycle: cycle, Completed: completed, Total: len(p.Tasks)})
 		}
 	}
-	if err := h.poke("cmd_valid", 0); err != nil {
+	if err := h.poke(h.cmdPort(), 0); err != nil {
 		return err
+	}
+	if ring != nil {
+		if err := h.poke("h_wr_valid", 0); err != nil {
+			return err
+		}
 	}
 	after, err := h.counters()
 	if err != nil {
@@ -555,6 +590,8 @@ func (h *runner) run(res *Result, base []uint64) error {
 	h.neStats(res, before, after)
 	sort.Slice(res.Timeline, func(i, j int) bool { return res.Timeline[i].ID < res.Timeline[j].ID })
 	h.sparseStats(res, before, after)
+	res.DescFetched = (after["desc_fetched"] - before["desc_fetched"]) & (1<<32 - 1) // 32-bit counters
+	res.DescReplaced = (after["desc_replaced"] - before["desc_replaced"]) & (1<<32 - 1)
 	// Status: a malformed descriptor, a planar task error or a psum
 	// overrun is a failed run.
 	for _, s := range []string{"err_code", "planar_err_code", "psum_overrun", "skipped"} {

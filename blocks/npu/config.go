@@ -61,6 +61,14 @@ type Config struct {
 	// (for the parts of one network in several queues).
 	QueueRoundRobin bool `json:"queue_round_robin"`
 
+	// DescRingBits turns the task queues into records over descriptor
+	// rings of 2^desc_ring_bits descriptors in external memory, read by
+	// the descriptor-fetch DMA (blocks/descfetch) through a single-entry
+	// fetch queue; the host writes descriptors into memory and queue
+	// records (base, tail) through the qr_* port instead of pushing on
+	// cmd_*. 0: no rings, the command port.
+	DescRingBits int `json:"desc_ring_bits"`
+
 	ExtAddrWidth int `json:"ext_addr_width"` // external memory: 2^ext_addr_width lines of rows×elem_width bits
 	ExtLatency   int `json:"ext_latency"`    // cycles from an accepted external read to its data (simulation memory model)
 	CounterWidth int `json:"counter_width"`  // bits of every performance counter
@@ -126,6 +134,7 @@ func (c Config) Validate() error {
 		check.Range("counter_width", c.CounterWidth, 16, 64),
 		check.Range("engines", c.Engines, 1, MaxEngines),
 		check.Range("sparse_units", c.SparseUnits, 0, sparse.MaxUnits),
+		check.Range("desc_ring_bits", c.DescRingBits, 0, 16),
 	} {
 		s.Add(err)
 	}
@@ -253,7 +262,7 @@ func (c Config) TaskMgr() taskmgr.Config {
 	return taskmgr.Config{Queues: c.Queues, QueueDepth: c.QueueDepth, Window: c.Window, MaxDeps: c.MaxDeps,
 		EngineSlots: c.EngineSlots, Outstanding: outstanding, IDBits: 16, AddrBits: addr, DimBits: 16,
 		ParamBits: c.paramBits(), FlagBits: 4, RoundRobin: c.QueueRoundRobin, NETargets: c.Engines, NETargetOffset: c.neTargetOffset(),
-		Sparse: c.SparseUnits > 0}
+		Sparse: c.SparseUnits > 0, RoomPort: c.DescRingBits > 0}
 }
 
 // SliceBits is the number of high address bits that name an engine's
@@ -292,6 +301,9 @@ func (c Config) Name() string {
 	}
 	if c.SparseUnits > 0 {
 		parts = append(parts, fmt.Sprintf("sp%dx%d", c.SparseUnits, c.SparseLanes))
+	}
+	if c.DescRingBits > 0 {
+		parts = append(parts, fmt.Sprintf("r%d", c.DescRingBits))
 	}
 	return hdl.Name("npu", parts...)
 }

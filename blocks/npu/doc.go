@@ -162,9 +162,31 @@
 // unit's own counters). Config.EngineNames lists the per-engine port
 // prefixes; the package variable EngineNames the four every NPU has.
 //
+// # Descriptor rings (Config.DescRingBits > 0)
+//
+// The command port gives way to the descriptor-fetch front end
+// (blocks/descfetch): each task queue is a record (base, head, tail) over
+// a ring of 2^desc_ring_bits descriptors in external memory, a
+// descriptor taking ceil(descriptor bits / line bits) lines, low bits
+// first. The host writes descriptors into the rings through the memory
+// port and the records through qr_valid, qr_queue, qr_reg (0 base, 1
+// tail, 2 head), qr_data; qr_head gives the head of queue qr_queue (the
+// descriptors committed so far: a host refills the ring behind it). The
+// fetch DMA reads a descriptor of the highest-priority queue that has
+// one and room in the task manager's queue, and commits it there; a
+// higher-priority doorbell during a fetch replaces it. Its reads share
+// dma_in's external read client through a read mux (extread.go: the
+// fetch wins a contest; a tag per read in flight routes the responses).
+// idle also waits for the front end; desc_fetched and desc_replaced
+// count commits and replacements. The task manager's queues then only
+// buffer between fetch and issue: queue_depth 2 is enough (the
+// descriptors live in external memory, not in block RAM).
+//
 // # Ports of the NPU (Build)
 //
-//	cmd_valid, cmd_queue, cmd_desc, cmd_ready, err_clear   the task manager's command port
+//	cmd_valid, cmd_queue, cmd_desc, cmd_ready, err_clear   the task manager's command port (without descriptor rings)
+//	qr_valid, qr_queue, qr_reg, qr_data, qr_head            queue records (with descriptor rings, instead of cmd_*)
+//	desc_fetched, desc_replaced                             the descriptor fetch's counters (with descriptor rings)
 //	idle, err_code, err_id, err_queue, skipped              status
 //	x_req_valid, x_req_write, x_req_addr, x_req_wdata       external memory request (lines)
 //	x_req_ready                                             request accepted

@@ -100,12 +100,9 @@ func (b *top) build() error {
 	b.sbs, b.pbs, b.nes, b.wbs = sbs, pbs, nes, wbs
 
 	// Host command port and status.
-	tm.Connect("cmd_valid", m.Input("cmd_valid", hdl.Bool))
-	tm.Connect("cmd_queue", m.Input("cmd_queue", tmMod.Port("cmd_queue").Type))
-	tm.Connect("cmd_desc", m.Input("cmd_desc", hdl.UInt(b.lay.Width)))
-	tm.Connect("err_clear", m.Input("err_clear", hdl.Bool))
-	for _, p := range []string{"cmd_ready", "idle", "err_code", "err_id", "err_queue", "skipped"} {
-		m.Output(p, tm.Out(p).Type).Set(tm.Out(p))
+	df, err := b.hostFront(tmMod)
+	if err != nil {
+		return err
 	}
 
 	field := func(e, f string, w int) *hdl.Expr { return tm.Out(e + "_" + f).Resize(w) }
@@ -289,7 +286,7 @@ func (b *top) build() error {
 	}
 
 	// External memory port through the arbiter.
-	b.connectExt(xa, di, do)
+	b.connectExt(xa, di, do, df)
 
 	// Performance counters and the timeline ports.
 	cw := c.CounterWidth
@@ -338,10 +335,21 @@ func (b *top) build() error {
 
 // connectExt joins dma_in's reads and dma_out's writes onto the
 // external-memory port through the arbiter xa.
-func (b *top) connectExt(xa, di, do *hdl.Instance) {
+func (b *top) connectExt(xa, di, do, df *hdl.Instance) {
 	m, lw := b.m, b.c.LineWidth()
-	xa.Connect("xr_valid", di.Out("xr_valid")).Connect("xr_addr", di.Out("xr_addr"))
-	di.Connect("xr_ready", xa.Out("xr_ready")).Connect("xr_rvalid", xa.Out("xr_rvalid")).Connect("xr_rdata", xa.Out("xr_rdata"))
+	if df == nil {
+		xa.Connect("xr_valid", di.Out("xr_valid")).Connect("xr_addr", di.Out("xr_addr"))
+		di.Connect("xr_ready", xa.Out("xr_ready")).Connect("xr_rvalid", xa.Out("xr_rvalid")).Connect("xr_rdata", xa.Out("xr_rdata"))
+	} else {
+		// Two readers: dma_in and the descriptor fetch share the read client.
+		rm := m.Instance("xrmux", extReadMux(b.c))
+		rm.Connect("ar_valid", di.Out("xr_valid")).Connect("ar_addr", di.Out("xr_addr"))
+		di.Connect("xr_ready", rm.Out("ar_ready")).Connect("xr_rvalid", rm.Out("ar_rvalid")).Connect("xr_rdata", rm.Out("ar_rdata"))
+		rm.Connect("dr_valid", df.Out("x_valid")).Connect("dr_addr", df.Out("x_addr"))
+		df.Connect("x_ready", rm.Out("dr_ready")).Connect("x_rvalid", rm.Out("dr_rvalid")).Connect("x_rdata", rm.Out("dr_rdata"))
+		xa.Connect("xr_valid", rm.Out("xr_valid")).Connect("xr_addr", rm.Out("xr_addr"))
+		rm.Connect("xr_ready", xa.Out("xr_ready")).Connect("xr_rvalid", xa.Out("xr_rvalid")).Connect("xr_rdata", xa.Out("xr_rdata"))
+	}
 	xa.Connect("xw_valid", do.Out("xw_valid")).Connect("xw_addr", do.Out("xw_addr")).Connect("xw_data", do.Out("xw_data"))
 	do.Connect("xw_ready", xa.Out("xw_ready"))
 	for _, p := range []string{"x_req_valid", "x_req_write", "x_req_addr", "x_req_wdata"} {

@@ -60,6 +60,10 @@ type Config struct {
 	// serve it; without it the task manager has the first
 	// isa.DenseEngines engines and flags those ops as malformed.
 	Sparse bool `json:"sparse"`
+	// RoomPort adds the cmd_room output (bit q: queue q can take a
+	// descriptor now), for a front end that picks the queue it fetches
+	// for (the NPU's descriptor rings, blocks/descfetch).
+	RoomPort bool `json:"room_port"`
 }
 
 // Engines are the engines the task manager dispatches to, in engine-code
@@ -147,6 +151,9 @@ func (c Config) name() string {
 	}
 	if c.Sparse {
 		n = hdl.Name(n, "sp")
+	}
+	if c.RoomPort {
+		n = hdl.Name(n, "room")
 	}
 	return n
 }

@@ -107,6 +107,7 @@
 //	cmd_queue         in   clog2(Q)       queue to put it in (values >= Q mean Q-1)
 //	cmd_desc          in   Layout.Width   the descriptor
 //	cmd_ready         out  1              the queue has room (valid && ready: accepted)
+//	cmd_room          out  Q              (RoomPort only) bit q: queue q has room
 //	err_clear         in   1              clears the error status and ends skipping
 //	ne_free           in   NETargets      (NETargets > 1 only) which PE arrays can take a task now
 //	<e>_ready         in   1              the engine takes a task this cycle

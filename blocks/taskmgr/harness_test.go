@@ -206,6 +206,13 @@ func (b *bench) step() {
 	}
 	// handshakes
 	if b.showing {
+		if b.cfg.RoomPort {
+			// cmd_room names the same room cmd_ready answers for.
+			q := b.tasks[b.next].queue
+			if room := b.dr.Peek("cmd_room") >> q & 1; room != b.dr.Peek("cmd_ready") {
+				b.errorf("cycle %d: cmd_room bit %d = %d, cmd_ready = %d", b.cycle, q, room, b.dr.Peek("cmd_ready"))
+			}
+		}
 		if b.dr.Peek("cmd_ready") == 1 {
 			b.tasks[b.next].pushed = b.cycle
 			b.showing = false

@@ -91,10 +91,11 @@ func roundRobin() taskmgr.Config {
 	return c
 }
 
-// withSparse is smallConfig with the sparse engine.
+// withSparse is smallConfig with the sparse engine, and the room port
+// (checked against cmd_ready every cycle).
 func withSparse() taskmgr.Config {
 	c := smallConfig()
-	c.Sparse = true
+	c.Sparse, c.RoomPort = true, true
 	return c
 }
 

@@ -99,6 +99,7 @@ func (b *builder) build() {
 	qmod := queueModule(c.QueueDepth, b.lay.Width)
 	queues := make([]*hdl.Instance, c.Queues)
 	var cmdReady *hdl.Expr = hdl.U(1, 0)
+	room := make([]hdl.Value, c.Queues)
 	pops := make([]*hdl.Signal, c.Queues)
 	for q := range queues {
 		is := exprOf(qsel).Eq(hdl.U(b.qb, uint64(q)))
@@ -107,9 +108,13 @@ func (b *builder) build() {
 		notFull := u.Out("full").Not()
 		u.Connect("push", cmdValid.And(is).And(notFull)).Connect("data", cmdDesc).Connect("pop", pops[q])
 		cmdReady = cmdReady.Or(is.And(notFull))
+		room[c.Queues-1-q] = notFull
 		queues[q] = u
 	}
 	m.Output("cmd_ready", hdl.Bool).Set(cmdReady)
+	if c.RoomPort {
+		m.Output("cmd_room", hdl.UInt(c.Queues)).Set(hdl.Cat(room...))
+	}
 
 	// ---- per-queue scoreboard state ----
 	for q := 0; q < c.Queues; q++ {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hwgen/hwgen/blocks/descfetch"
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/blocks/sparse"
@@ -47,6 +48,8 @@ var blocks = map[string]block{
 		configured(taskmgr.DefaultConfig, taskmgr.Build)},
 	"sparse": {"sparse engine: compute units fed by double-buffered memory units of non-zero (value, index) entries, weight lists, scatter accumulators (--config, --set)",
 		configured(sparse.DefaultConfig, sparse.Build)},
+	"descfetch": {"descriptor-fetch front end: queue records over descriptor rings in external memory, a single-entry fetch queue with replacement by a higher-priority arrival (--config, --set)",
+		configured(descfetch.DefaultConfig, descfetch.Build)},
 	"psumbuf": {"psum (accumulator) buffer: overwrite/accumulate writes, read-out, region clear (--config, --set)",
 		configured(func() psumBlock { return psumBlock{PsumConfig: sram.DefaultConfig().Psum} }, psumBlock.build)},
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hwgen/hwgen/blocks/descfetch"
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/blocks/sparse"
@@ -114,6 +115,7 @@ func TestAcceptedConfigsElaborate(t *testing.T) {
 		newBoundsBlock("planar", planar.DefaultConfig, planar.Config.Validate),
 		newBoundsBlock("taskmgr", taskmgr.DefaultConfig, taskmgr.Config.Validate),
 		newBoundsBlock("sparse", sparse.DefaultConfig, sparse.Config.Validate),
+		newBoundsBlock("descfetch", descfetch.DefaultConfig, descfetch.Config.Validate),
 	}
 	for _, b := range table {
 		var fields []string
