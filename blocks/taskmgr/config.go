@@ -64,6 +64,12 @@ type Config struct {
 	// descriptor now), for a front end that picks the queue it fetches
 	// for (the NPU's descriptor rings, blocks/descfetch).
 	RoomPort bool `json:"room_port"`
+	// Partial adds the descriptor's partial flag: a task with it set is
+	// dispatched once its dep0 has started (been dispatched), not
+	// finished. The engines get <e>_partial and <e>_pdep (dep0's low
+	// log2(window)+1 bits) so the NPU can gate the task's reads against
+	// dep0's writes.
+	Partial bool `json:"partial"`
 }
 
 // Engines are the engines the task manager dispatches to, in engine-code
@@ -154,6 +160,9 @@ func (c Config) name() string {
 	}
 	if c.RoomPort {
 		n = hdl.Name(n, "room")
+	}
+	if c.Partial {
+		n = hdl.Name(n, "pd")
 	}
 	return n
 }

@@ -80,15 +80,16 @@ type bench struct {
 	rng   *rand.Rand
 	cycle int
 
-	tasks     []*task         // push order
-	next      int             // next task to present on the command port
-	showing   bool            // cmd_valid is high with tasks[next]
-	hostIdle  float64         // chance the host leaves a cycle without a new push
-	byKey     map[key][]*task // IDs wrap: every task with that queue and ID, in program order
-	blocked   int             // cycles with cmd_valid high and cmd_ready low
-	eng       []*engineModel  // per engine of cfg.Engines()
-	errors    int
-	maxErrors int
+	tasks      []*task         // push order
+	next       int             // next task to present on the command port
+	showing    bool            // cmd_valid is high with tasks[next]
+	hostIdle   float64         // chance the host leaves a cycle without a new push
+	byKey      map[key][]*task // IDs wrap: every task with that queue and ID, in program order
+	blocked    int             // cycles with cmd_valid high and cmd_ready low
+	overlapped int             // tasks dispatched while their partial dependency still ran
+	eng        []*engineModel  // per engine of cfg.Engines()
+	errors     int
+	maxErrors  int
 }
 
 var designCache = map[taskmgr.Config]*hdl.Design{}
@@ -265,7 +266,22 @@ func (b *bench) dispatched(e isa.Engine, m *engineModel) {
 	for _, f := range b.lay.EngineFields() {
 		tk.seen[f.Name] = b.dr.Peek(name + "_" + f.Name)
 	}
-	for _, dep := range tk.deps {
+	for i, dep := range tk.deps {
+		if i == 0 && tk.desc.Partial {
+			// A partial dependency must have been dispatched in an
+			// earlier cycle; it may still run.
+			if dep.dispatch < 0 || dep.dispatch >= b.cycle {
+				b.errorf("task %v (%s) dispatched before its partial dependency %s started", k, tk.name, dep.name)
+			}
+			if dep.done >= b.cycle {
+				b.overlapped++
+			}
+			l := log2(b.cfg.Window) + 1
+			if got, want := b.dr.Peek(name+"_pdep"), dep.desc.ID&(1<<l-1); got != want {
+				b.errorf("task %v (%s): %s_pdep = %d, want %d", k, tk.name, name, got, want)
+			}
+			continue
+		}
 		if dep.dispatch < 0 || dep.done > b.cycle {
 			b.errorf("task %v (%s) dispatched before its dependency %s completed", k, tk.name, dep.name)
 		}
@@ -484,6 +500,7 @@ func randomProgram(rng *rand.Rand, lay *taskmgr.Layout, queue, n, maxLat int) []
 				tk.deps = append(tk.deps, prog[i-back])
 				tk.desc.Deps = append(tk.desc.Deps, prog[i-back].desc.ID)
 			}
+			tk.desc.Partial = cfg.Partial && len(tk.deps) > 0 && rng.IntN(3) == 0
 		}
 		randomOperands(rng, lay, &tk.desc)
 		prog = append(prog, tk)
@@ -510,4 +527,13 @@ func interleave(rng *rand.Rand, progs ...[]*task) []*task {
 		out = append(out, progs[p][idx[p]])
 		idx[p]++
 	}
+}
+
+// log2 of a power of two.
+func log2(v int) int {
+	n := 0
+	for 1<<n < v {
+		n++
+	}
+	return n
 }

@@ -59,6 +59,9 @@ var descriptorSpec = []fieldSpec{
 	{name: "hold", width: fixed(1),
 		doc: "the task-switch flag, inverted: 1 keeps the issue arbiter on this queue after this task (its end is not a switch point), so no other queue's task issues before this queue's next one (unless this queue runs empty); 0 lets a higher-priority queue take over",
 		get: func(d *isa.Descriptor, _ int) uint64 { return b2u(d.Hold) }, set: func(d *isa.Descriptor, _ int, v uint64) { d.Hold = v == 1 }},
+	{name: "partial", count: func(c Config) int { return int(b2u(c.Partial)) }, plain: true, width: fixed(1), engine: true,
+		doc: "(Config.Partial only) dep0 is a partial dependency: the task is dispatched once dep0 has started, not finished, and the NPU holds each of its buffer reads until dep0's writes have passed that address",
+		get: func(d *isa.Descriptor, _ int) uint64 { return b2u(d.Partial) }, set: func(d *isa.Descriptor, _ int, v uint64) { d.Partial = v == 1 }},
 	{name: "ndeps", width: ndepsBits,
 		doc: "number of valid dependency fields, 0..max_deps; more is malformed",
 		get: func(d *isa.Descriptor, _ int) uint64 { return uint64(len(d.Deps)) },
@@ -231,6 +234,9 @@ func (l *Layout) Encode(d isa.Descriptor) (*big.Int, error) {
 	}
 	if len(d.Deps) > l.Config.MaxDeps {
 		return nil, fmt.Errorf("taskmgr: task %d has %d dependencies, max_deps is %d", d.ID, len(d.Deps), l.Config.MaxDeps)
+	}
+	if d.Partial && (!l.Config.Partial || len(d.Deps) == 0) {
+		return nil, fmt.Errorf("taskmgr: task %d: a partial dependency needs the partial flag (taskmgr partial = %v) and a dep0 (%d dependencies)", d.ID, l.Config.Partial, len(d.Deps))
 	}
 	vals := make(map[string]uint64, len(l.Fields))
 	for i, f := range l.Fields {

@@ -42,6 +42,8 @@ func TestRandomGraphs(t *testing.T) {
 		{"round-robin", roundRobin(), []int{150, 150}, 6, 2, 0.2, 0.1, 9},
 		// Five engines: the sparse engine and its DMA ops are dispatched too.
 		{"sparse engine", withSparse(), []int{150, 150}, 6, 2, 0.1, 0.1, 10},
+		// A third of the tasks with deps make dep0 partial.
+		{"partial dependencies", withPartial(), []int{200, 200}, 12, 2, 0.1, 0.1, 11},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,7 +80,10 @@ func TestRandomGraphs(t *testing.T) {
 			if got := b.dr.Peek("skipped"); got != 0 {
 				t.Errorf("skipped = %d on a well-formed program", got)
 			}
-			t.Logf("%d tasks in %d cycles", total, b.cycle)
+			if tc.cfg.Partial && b.overlapped == 0 {
+				t.Error("no task with a partial dependency started while that dependency ran")
+			}
+			t.Logf("%d tasks in %d cycles (%d started beside their partial dependency)", total, b.cycle, b.overlapped)
 			b.crossCheck()
 		})
 	}
@@ -96,6 +101,13 @@ func roundRobin() taskmgr.Config {
 func withSparse() taskmgr.Config {
 	c := smallConfig()
 	c.Sparse, c.RoomPort = true, true
+	return c
+}
+
+// withPartial is smallConfig with partial dependencies.
+func withPartial() taskmgr.Config {
+	c := smallConfig()
+	c.Partial = true
 	return c
 }
 

@@ -44,6 +44,10 @@ type builder struct {
 
 	// per queue
 	seq, base, bits, skip []*hdl.Signal
+	// per queue, with Config.Partial: the window's dispatched bits, and
+	// this cycle's dispatches (engine, queue, window index) that set them
+	started []*hdl.Signal
+	fires   []dispatchEvent
 	// per engine: completions this cycle (the bypass into the dependency
 	// check and the scoreboard update)
 	comp          []*hdl.Expr
@@ -122,6 +126,9 @@ func (b *builder) build() {
 		b.base = append(b.base, m.Reg(fmt.Sprintf("base%d", q), hdl.UInt(b.l), 0))
 		b.bits = append(b.bits, m.Reg(fmt.Sprintf("done%d", q), hdl.UInt(c.Window), 0))
 		b.skip = append(b.skip, m.Reg(fmt.Sprintf("skip%d", q), hdl.Bool, 0))
+		if c.Partial {
+			b.started = append(b.started, m.Reg(fmt.Sprintf("started%d", q), hdl.UInt(c.Window), 0))
+		}
 	}
 
 	// ---- engine slots: issued tasks waiting for their dependencies ----
@@ -374,6 +381,10 @@ func (b *builder) build() {
 		valid := m.Wire(p+"dispatch", hdl.Bool)
 		valid.Set(any.And(o.full.Not()))
 		fire := valid.And(ready[e])
+		if c.Partial {
+			b.fires = append(b.fires, dispatchEvent{fire, dq, h["id"].Trunc(b.n)})
+			m.Output(p+"pdep", hdl.UInt(b.l)).Set(dpick(func(q int) hdl.Value { return hs[q]["dl0"] }))
+		}
 		b.updatePromises(tg, dpick, &valid.Expr, fire, dq)
 		if lastServed != nil {
 			lastServed.SetNext(dq)
@@ -415,6 +426,15 @@ func (b *builder) build() {
 		clr := hdl.Mux(adv, onehot(baseIx), zero)
 		b.bits[q].SetNext(b.bits[q].And(clr.Not()).Or(set))
 		b.base[q].SetNext(b.base[q].Add(adv).Trunc(b.l))
+		if c.Partial {
+			// A task's started bit is cleared with its done bit, when the
+			// base passes it.
+			st := zero
+			for _, f := range b.fires {
+				st = st.Or(hdl.Mux(f.fire.And(f.queue.Eq(qc)), onehot(f.index), zero))
+			}
+			b.started[q].SetNext(b.started[q].And(clr.Not()).Or(st))
+		}
 	}
 
 	skipped := m.Reg("skipped_r", hdl.UInt(CounterBits), 0)
@@ -444,6 +464,10 @@ func (b *builder) depsDone(h map[string]*hdl.Expr, q int) *hdl.Expr {
 		// tells whether the dependency is older than the base.
 		older := dl.Sub(base).Trunc(b.l).Bit(b.l - 1)
 		d := older.Or(bits.Shr(ix).Bit(0))
+		if i == 0 && c.Partial {
+			// A partial dependency only has to have started.
+			d = d.Or(h["partial"].And(b.started[q].Shr(ix).Bit(0)))
+		}
 		for e := range b.comp {
 			d = d.Or(b.comp[e].And(b.compQ[e].Eq(qc)).And(b.compIx[e].Eq(ix)))
 		}
@@ -451,6 +475,10 @@ func (b *builder) depsDone(h map[string]*hdl.Expr, q int) *hdl.Expr {
 	}
 	return ok
 }
+
+// dispatchEvent is one engine's dispatch this cycle: whether it fires,
+// the queue and the task's window index.
+type dispatchEvent struct{ fire, queue, index *hdl.Expr }
 
 // target is where a slot head goes: for the NE with several arrays the
 // array its param names (named false: any array), else the one engine

@@ -12,8 +12,12 @@ type Descriptor struct {
 	// Hold keeps the task manager's issue on this task's queue: the next
 	// task of the queue issues before any other queue's (the inverse of
 	// a task-switch flag; false, a switch point, is the default).
-	Hold  bool
-	Deps  []uint64 // IDs of earlier tasks of the same queue this one waits for
+	Hold bool
+	// Partial makes Deps[0] a partial dependency: the task may start once
+	// Deps[0] has started, and its buffer reads wait for Deps[0]'s writes
+	// to pass their addresses (a task manager built with partial deps).
+	Partial bool
+	Deps    []uint64 // IDs of earlier tasks of the same queue this one waits for
 	Src   uint64   // address operands (meaning per engine and op)
 	Aux   uint64
 	Dst   uint64
