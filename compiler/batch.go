@@ -46,7 +46,7 @@ func Batch(p *Program, n int, perInput ...string) (*Program, error) {
 			b.Inputs = append(b.Inputs, in)
 		}
 	}
-	em := newEmitter(cfg.Window, cfg.MaxDeps)
+	em := newEmitter(cfg)
 	for k := 0; k < n; k++ {
 		// The external offset of each varying region in copy k.
 		moved := map[*Binding]int{}

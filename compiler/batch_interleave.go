@@ -95,7 +95,7 @@ func interleaveBatch(cfg npu.Config, b *Program, n int) (*Program, error) {
 		units = append(units, u)
 	}
 	order := scheduleUnits(units)
-	em := newEmitter(cfg.Window, cfg.MaxDeps)
+	em := newEmitter(cfg)
 	for _, i := range order {
 		for _, t := range units[i].tasks {
 			em.emit(t)

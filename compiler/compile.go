@@ -48,7 +48,7 @@ func compile(cfg npu.Config, g *Graph, taps bool) (*Program, error) {
 	}
 	c := &ctx{
 		cfg: cfg, R: cfg.Rows, C: cfg.Cols, pcfg: cfg.Planar(), isa: cfg.Codec(),
-		em:     newEmitter(cfg.Window, cfg.MaxDeps),
+		em:     newEmitter(cfg),
 		state:  newAlloc(cfg.StateDepth),
 		prog:   &Program{Config: cfg, Layout: layout, LayerMACs: map[string]int64{}},
 		loc:    map[*Value]*place{},

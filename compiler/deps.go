@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/blocks/npu/isa"
 )
 
@@ -33,14 +34,18 @@ import (
 type emitter struct {
 	window  int
 	maxDeps int
+	// partial: the NPU gates reads on partial outputs (npu config
+	// partial_gating); fullActs: an act writes whole lines (cols = rows),
+	// so each of its state addresses once.
+	partial, fullActs bool
 	tasks   []Task
 	anc     []ancBits   // anc[t]: bit d-1 set when task t-d is an ancestor of t (d < window)
 	last    map[int]int // per lane (laneOf): its latest task
 	nops    int
 }
 
-func newEmitter(window, maxDeps int) *emitter {
-	return &emitter{window: window, maxDeps: maxDeps, last: map[int]int{}}
+func newEmitter(cfg npu.Config) *emitter {
+	return &emitter{window: cfg.Window, maxDeps: cfg.MaxDeps, partial: cfg.PartialGating, fullActs: cfg.Cols == cfg.Rows, last: map[int]int{}}
 }
 
 // laneOf is what runs a task one at a time in program order: its engine,
@@ -170,6 +175,10 @@ func (e *emitter) emit(t Task) int {
 		deps := e.reduce(id, cands, e.prev(&t.Desc))
 		if len(deps) <= e.maxDeps {
 			t.Desc.Deps = sortedIDs(deps)
+			t.Desc.Partial = false
+			if p := e.partialDep(&t); p >= 0 {
+				t.Desc.Deps, t.Desc.Partial = partialFirst(t.Desc.Deps, p), true
+			}
 			return e.push(t)
 		}
 		// A join: the oldest max_deps dependencies move to a nop of the
@@ -204,12 +213,16 @@ func (e *emitter) push(t Task) int {
 	if p := e.prev(&t.Desc); p >= 0 {
 		preds = append(preds, p)
 	}
-	for _, p := range preds {
+	for k, p := range preds {
 		d := id - p
 		if d >= e.window {
 			continue
 		}
-		a.set(d - 1)
+		// A partial dependency has only started when t starts: its own
+		// ancestors have completed, not itself.
+		if !(k == 0 && t.Desc.Partial) {
+			a.set(d - 1)
+		}
 		a.orShifted(e.anc[p], d)
 	}
 	e.tasks = append(e.tasks, t)

@@ -36,7 +36,7 @@ func CompileSparse(cfg npu.Config, conv sparseconv.Conv, x, w []int64, split spa
 	if err != nil {
 		return nil, nil, fmt.Errorf("compiler: %w", err)
 	}
-	b := &sparseBuilder{cfg: cfg, isa: cfg.Codec(), sp: sp, em: newEmitter(cfg.Window, cfg.MaxDeps),
+	b := &sparseBuilder{cfg: cfg, isa: cfg.Codec(), sp: sp, em: newEmitter(cfg),
 		prog: &Program{Config: cfg, Layout: layout, LayerMACs: map[string]int64{}}}
 	if err := b.build(name); err != nil {
 		return nil, nil, err

@@ -39,6 +39,12 @@ type Config struct {
 	// the PE array accumulates (a second read port per partition: see
 	// sram.PsumConfig).
 	PsumReadPort bool `json:"psum_read_port"`
+	// PartialGating lets a task start on the part of its input already
+	// written: a descriptor's partial flag makes its dep0 satisfied once
+	// dep0 has started, and the NE's and dma_out's state reads then wait
+	// for dep0's writes to pass their addresses (gating.go). One engine
+	// only.
+	PartialGating bool `json:"partial_gating"`
 	// NoDatapathReset leaves the PE array's and the planar lanes' data
 	// registers without a reset (ASIC area; see systolic.Config).
 	NoDatapathReset bool `json:"no_datapath_reset"`
@@ -162,6 +168,10 @@ func (c Config) Validate() error {
 			}
 		}
 	}
+	if s.OK("engines") && c.PartialGating && c.Engines > 1 {
+		s.Add(&check.FieldError{Field: "partial_gating", Value: c.PartialGating,
+			Allowed: fmt.Sprintf("needs engines = 1 (engines = %d): the read gates are built for one NE", c.Engines)})
+	}
 	if s.OK("elem_width") {
 		s.Add(check.Range("acc_width", c.AccWidth, max(2*c.ElemWidth, 8), 64))
 	}
@@ -262,7 +272,7 @@ func (c Config) TaskMgr() taskmgr.Config {
 	return taskmgr.Config{Queues: c.Queues, QueueDepth: c.QueueDepth, Window: c.Window, MaxDeps: c.MaxDeps,
 		EngineSlots: c.EngineSlots, Outstanding: outstanding, IDBits: 16, AddrBits: addr, DimBits: 16,
 		ParamBits: c.paramBits(), FlagBits: 4, RoundRobin: c.QueueRoundRobin, NETargets: c.Engines, NETargetOffset: c.neTargetOffset(),
-		Sparse: c.SparseUnits > 0, RoomPort: c.DescRingBits > 0}
+		Sparse: c.SparseUnits > 0, RoomPort: c.DescRingBits > 0, Partial: c.PartialGating}
 }
 
 // SliceBits is the number of high address bits that name an engine's
@@ -304,6 +314,9 @@ func (c Config) Name() string {
 	}
 	if c.DescRingBits > 0 {
 		parts = append(parts, fmt.Sprintf("r%d", c.DescRingBits))
+	}
+	if c.PartialGating {
+		parts = append(parts, "pg")
 	}
 	return hdl.Name("npu", parts...)
 }

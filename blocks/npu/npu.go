@@ -196,10 +196,16 @@ func (b *top) build() error {
 
 	// State buffer clients: each NE reads its own slice; the DMA engines
 	// and the planar engine reach every slice through the routers.
-	read := func(sb *hdl.Instance, client string, en *hdl.Instance, prefix string) {
-		sb.Connect(client+"_valid", en.Out(prefix+"_valid")).Connect(client+"_addr", en.Out(prefix+"_addr")).
+	// held (nil: never) keeps a read from the buffer: partial outputs.
+	read := func(sb *hdl.Instance, client string, en *hdl.Instance, prefix string, held func(addr *hdl.Expr) *hdl.Expr) {
+		valid, ready := &en.Out(prefix+"_valid").Expr, &sb.Out(client+"_ready").Expr
+		if held != nil {
+			pass := held(&en.Out(prefix + "_addr").Expr).Not()
+			valid, ready = valid.And(pass), ready.And(pass)
+		}
+		sb.Connect(client+"_valid", valid).Connect(client+"_addr", en.Out(prefix+"_addr")).
 			Connect(client+"_mask", en.Out(prefix+"_mask"))
-		en.Connect(prefix+"_ready", sb.Out(client+"_ready"))
+		en.Connect(prefix+"_ready", ready)
 		if en.Module.Port(prefix+"_rvalid") != nil {
 			en.Connect(prefix+"_rvalid", sb.Out(client+"_rvalid"))
 		}
@@ -215,13 +221,23 @@ func (b *top) build() error {
 			sb.Connect(fmt.Sprintf("%s_wdata_%d", client, p), en.Out(fmt.Sprintf("%s_wdata_%d", prefix, p)))
 		}
 	}
+	var neHeld, storeHeld func(*hdl.Expr) *hdl.Expr
+	if c.PartialGating { // one engine (Validate)
+		prods := []*progress{
+			b.trackProducer("dma_in", starts[isa.DMAIn], dones[isa.DMAIn], &di.Out("sw_valid").Expr, &sbs[0].Out("dmaw_ready").Expr, &di.Out("sw_addr").Expr),
+			b.trackProducer("planar", starts[isa.Planar], dones[isa.Planar], &pl.Out("plw_valid").Expr, &sbs[0].Out("plw_ready").Expr, &pl.Out("plw_addr").Expr),
+		}
+		neGate, storeGate := b.latchGate("ne", starts[isa.NE]), b.latchGate("dma_out", starts[isa.DMAOut])
+		neHeld = func(a *hdl.Expr) *hdl.Expr { return neGate.held(a, prods) }
+		storeHeld = func(a *hdl.Expr) *hdl.Expr { return storeGate.held(a, prods) }
+	}
 	for i, ne := range nes {
-		read(sbs[i], "pe", ne, "pe")
-		read(sbs[i], "wl", ne, "wl")
+		read(sbs[i], "pe", ne, "pe", neHeld)
+		read(sbs[i], "wl", ne, "wl", neHeld)
 	}
 	if N == 1 {
-		read(sbs[0], "dmar", do, "sr")
-		read(sbs[0], "plr", pl, "plr")
+		read(sbs[0], "dmar", do, "sr", storeHeld)
+		read(sbs[0], "plr", pl, "plr", nil)
 		write(sbs[0], "dmaw", di, "sw")
 		write(sbs[0], "plw", pl, "plw")
 	} else {
