@@ -38,10 +38,11 @@ type emitter struct {
 	// partial_gating); fullActs: an act writes whole lines (cols = rows),
 	// so each of its state addresses once.
 	partial, fullActs bool
-	tasks   []Task
-	anc     []ancBits   // anc[t]: bit d-1 set when task t-d is an ancestor of t (d < window)
-	last    map[int]int // per lane (laneOf): its latest task
-	nops    int
+
+	tasks []Task
+	anc   []ancBits   // anc[t]: bit d-1 set when task t-d is an ancestor of t (d < window)
+	last  map[int]int // per lane (laneOf): its latest task
+	nops  int
 }
 
 func newEmitter(cfg npu.Config) *emitter {

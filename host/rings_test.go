@@ -83,4 +83,3 @@ func TestDescriptorRingsCrossCheck(t *testing.T) {
 	}
 	t.Logf("Verilator agrees on %d outputs over %d cycles (build %v, cached %v)", cr.Outputs, cr.Cycles, cr.BuildTime, cr.Cached)
 }
-

@@ -18,11 +18,11 @@ type Descriptor struct {
 	// to pass their addresses (a task manager built with partial deps).
 	Partial bool
 	Deps    []uint64 // IDs of earlier tasks of the same queue this one waits for
-	Src   uint64   // address operands (meaning per engine and op)
-	Aux   uint64
-	Dst   uint64
-	D0    uint64 // size operands
-	D1    uint64
-	D2    uint64
-	Param []uint64 // packed op parameters, 64 bits per word, least significant word first
+	Src     uint64   // address operands (meaning per engine and op)
+	Aux     uint64
+	Dst     uint64
+	D0      uint64 // size operands
+	D1      uint64
+	D2      uint64
+	Param   []uint64 // packed op parameters, 64 bits per word, least significant word first
 }
