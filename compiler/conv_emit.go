@@ -32,6 +32,7 @@ func (c *ctx) runConv(j *convJob) error {
 		}
 	}
 	var p *convPlan
+	j.oneBlock = c.g.OneBlock
 	if j.pool != nil {
 		p, j.bands = c.planWithBands(j, j.pool)
 	}

@@ -36,6 +36,7 @@ type convJob struct {
 	userKernelName string
 	pool           *node      // a pool of the result that may run in bands (fusablePool), or nil
 	bands          *poolBands // the pool running in bands after the acts, or nil
+	oneBlock       bool       // no two-half split of an output that fits one block (Graph.OneBlock)
 }
 
 // group is a set of NE passes that one weight-buffer block holds:
@@ -231,7 +232,7 @@ func (p *convPlan) planBlocks(cfg npu.Config, j *convJob, free int) error {
 	// arrive sooner, the act of the first overlaps the NE of the second
 	// (the only act left exposed is the second's), and a consumer may
 	// start on the first half.
-	if p.nt == 1 && ohb == j.oh && (j.oh/2)*j.ow >= 2*cfg.Rows {
+	if !j.oneBlock && p.nt == 1 && ohb == j.oh && (j.oh/2)*j.ow >= 2*cfg.Rows {
 		ohb = ceilDiv(j.oh, 2)
 	}
 	p.ohb, p.nob = ohb, ceilDiv(j.oh, ohb)

@@ -14,6 +14,13 @@ import (
 // (the first error wins) and returned by Compile and Err, so a network
 // reads as straight-line code.
 type Graph struct {
+	// OneBlock keeps a layer whose output fits one block of psum rows in
+	// one block. By default such a layer runs as two halves, so the act
+	// of the first overlaps the NE's second (partial-output gating,
+	// npu partial_gating, does not reach the psum buffer: an output
+	// element is final only after the layer's last pass).
+	OneBlock bool
+
 	values []*Value
 	nodes  []*node
 	errs   []error

@@ -137,6 +137,10 @@ func TestOps(t *testing.T) {
 			g := compiler.NewGraph()
 			tc.build(g, rand.New(rand.NewPCG(9, uint64(len(tc.name)))))
 			run(t, small(), g)
+			// The same with partial-output gating: consumers start early.
+			g = compiler.NewGraph()
+			tc.build(g, rand.New(rand.NewPCG(9, uint64(len(tc.name)))))
+			run(t, gated(small()), g)
 		})
 	}
 }

@@ -31,6 +31,7 @@ func TestRandomGraphs(t *testing.T) {
 		cfg.MaxDeps, cfg.Window = 1+rng.IntN(4), []int{4, 8, 64}[rng.IntN(3)]
 		cfg.ExtLatency = 1 + rng.IntN(6)
 		cfg.ExtAddrWidth = 12
+		cfg.PartialGating = rng.IntN(2) == 0
 		g := compiler.NewGraph()
 		var desc string
 		switch rng.IntN(4) {
