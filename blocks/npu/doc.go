@@ -182,6 +182,16 @@
 // buffer between fetch and issue: queue_depth 2 is enough (the
 // descriptors live in external memory, not in block RAM).
 //
+// # Partial outputs (Config.PartialGating)
+//
+// The task manager gets the descriptor's partial flag: a task with it
+// is dispatched once its dep0 has started. dma_in and the planar engine
+// each keep, for the task they run, its queue, ID and a write pointer
+// (one past the last state address written); the NE (input and
+// transpose reads) and dma_out (store reads) keep their task's partial
+// flag and dep0, and a read at or above the pointer of the producer
+// running dep0 is held back (gating.go). One engine only.
+//
 // # Ports of the NPU (Build)
 //
 //	cmd_valid, cmd_queue, cmd_desc, cmd_ready, err_clear   the task manager's command port (without descriptor rings)
