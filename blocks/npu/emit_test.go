@@ -26,7 +26,7 @@ func TestLintNPU(t *testing.T) {
 		build func(Config) (*hdl.Module, error)
 		c     Config
 	}{{"small", BuildSim, smallConfig()}, {"default", Build, DefaultConfig()}, {"default sim", BuildSim, DefaultConfig()},
-		{"sparse sim", BuildSim, sparseConfig()}, {"rings sim", BuildSim, ringsConfig()}} {
+		{"sparse sim", BuildSim, sparseConfig()}, {"rings sim", BuildSim, ringsConfig()}, {"gated", Build, gatedConfig()}} {
 		t.Run(tc.name, func(t *testing.T) { emittest.Lint(t, mustBuild(t, tc.build, tc.c)) })
 	}
 }
@@ -44,13 +44,14 @@ func TestSynthNPU(t *testing.T) {
 	}
 }
 
-// The small NPU with the sparse engine and descriptor rings synthesizes
-// with Yosys: no latch, no loop, the sparse engine and its DMA, the
-// descriptor fetch and its read mux present.
+// The small NPU with the sparse engine, descriptor rings and
+// partial-output gating synthesizes with Yosys: no latch, no loop, the
+// sparse engine and its DMA, the descriptor fetch and its read mux
+// present.
 func TestSynthNPUSparse(t *testing.T) {
 	c := sparseConfig()
 	c.StateDepth, c.PsumDepth, c.WeightDepth, c.LineDepth = 16, 16, 8, 8
-	c.DescRingBits, c.QueueDepth = 2, 2
+	c.DescRingBits, c.QueueDepth, c.PartialGating = 2, 2, true
 	stat := emittest.Synth(t, mustBuild(t, Build, c))
 	for _, mod := range []string{"sparse_2x4", "npu_dma_in", "npu_dma_out", "taskmgr", "descfetch", "npu_ext_rmux"} {
 		if !strings.Contains(stat, mod) {
@@ -64,6 +65,13 @@ func TestSynthNPUSparse(t *testing.T) {
 func ringsConfig() Config {
 	c := smallConfig()
 	c.DescRingBits, c.QueueDepth = 3, 2
+	return c
+}
+
+// gatedConfig is the small NPU with partial-output gating.
+func gatedConfig() Config {
+	c := smallConfig()
+	c.PartialGating = true
 	return c
 }
 
