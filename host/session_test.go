@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/internal/tooltest"
@@ -30,7 +31,14 @@ func sessionNet(x *golden.Tensor) *compiler.Graph {
 // every run takes the same cycles, and the whole session replays on
 // Verilator.
 func TestSession(t *testing.T) {
-	cfg := small()
+	// Through the command port, and through descriptor rings of 2 that
+	// wrap within and across runs (the ring pointers carry over).
+	for _, cfg := range []npu.Config{small(), withRings(small(), 1, 2)} {
+		t.Run(cfg.Name(), func(t *testing.T) { testSession(t, cfg) })
+	}
+}
+
+func testSession(t *testing.T, cfg npu.Config) {
 	rng := rand.New(rand.NewPCG(23, 24))
 	xs := make([]*golden.Tensor, 4)
 	for i := range xs {

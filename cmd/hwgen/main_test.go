@@ -71,6 +71,8 @@ func TestExitStatus(t *testing.T) {
 		{"merge: no files", []string{"merge"}, exitUsage},
 		{"merge: a file that is not a result", []string{"merge", file}, exitFailure},
 		{"merge: a missing file", []string{"merge", filepath.Join(dir, "none.json")}, exitFailure},
+		{"sim through descriptor rings with partial gating", []string{"sim", "--op", "gemm", "--m", "20", "--k", "16", "--n", "16", "--set", "desc_ring_bits=2", "--set", "queue_depth=2", "--set", "partial_gating=true"}, exitOK},
+		{"partial gating on two engines", []string{"sim", "--op", "gemm", "--set", "partial_gating=true", "--set", "engines=2"}, exitUsage},
 		{"vcd in missing dir", []string{"sim", "--top", "mac", "--cycles", "5", "--vcd", filepath.Join(dir, "no", "such", "x.vcd")}, exitUsage},
 	}
 	for _, tc := range cases {

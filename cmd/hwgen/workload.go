@@ -346,6 +346,9 @@ func report(cfg npu.Config, r *host.Result) {
 	}
 	fmt.Printf("busy      %s\n", strings.Join(parts, ", "))
 	fmt.Printf("overlap   engines busy %d cycles in total over %d cycles (%.2f engines at once)\n", busy, r.Cycles, float64(busy)/float64(max(r.Cycles, 1)))
+	if cfg.DescRingBits > 0 {
+		fmt.Printf("fetch     %d descriptors read from the rings, %d fetches replaced by a higher-priority queue's\n", r.DescFetched, r.DescReplaced)
+	}
 	fmt.Printf("MACs      %d issued (%d×%d per vector), %d skipped by zero skipping (%.1f%%)\n",
 		r.MACs, cfg.Rows, cfg.Cols, r.Skipped, pct(r.Skipped, int(r.MACs)))
 	fmt.Printf("speed     %v wall, %.0f simulated cycles/s\n", r.Wall.Round(time.Millisecond),
