@@ -38,6 +38,9 @@ type emitter struct {
 	// partial_gating); fullActs: an act writes whole lines (cols = rows),
 	// so each of its state addresses once.
 	partial, fullActs bool
+	// networks: DMA tasks' external lines are relative to their
+	// network's base pointer (npu config networks > 0)
+	networks bool
 
 	tasks []Task
 	anc   []ancBits   // anc[t]: bit d-1 set when task t-d is an ancestor of t (d < window)
@@ -46,7 +49,8 @@ type emitter struct {
 }
 
 func newEmitter(cfg npu.Config) *emitter {
-	return &emitter{window: cfg.Window, maxDeps: cfg.MaxDeps, partial: cfg.PartialGating, fullActs: cfg.Cols == cfg.Rows, last: map[int]int{}}
+	return &emitter{window: cfg.Window, maxDeps: cfg.MaxDeps, partial: cfg.PartialGating, fullActs: cfg.Cols == cfg.Rows,
+		networks: cfg.Networks > 0, last: map[int]int{}}
 }
 
 // laneOf is what runs a task one at a time in program order: its engine,
@@ -170,6 +174,9 @@ func (e *emitter) emitTask(codec *isa.Codec, label string, t isa.Task) error {
 // emit appends t with its derived dependencies (and join nops when
 // needed) and returns its ID.
 func (e *emitter) emit(t Task) int {
+	if e.networks {
+		memRelative(&t.Desc)
+	}
 	cands := e.conflicts(&t)
 	for {
 		id := len(e.tasks)
@@ -247,4 +254,18 @@ func sparseUnitOf(d *isa.Descriptor) uint64 {
 		return d.Dst
 	}
 	return 0
+}
+
+// memRelative marks a DMA task's external operand (dma_in's src,
+// dma_out's dst) relative to its network's base pointer. The compiler
+// lays a program out from external line 0, so with base pointer 0 the
+// lines are where they stand.
+func memRelative(d *isa.Descriptor) {
+	switch {
+	case d.Op == isa.OpNop:
+	case d.Engine == isa.DMAIn:
+		d.SrcMem = true
+	case d.Engine == isa.DMAOut:
+		d.DstMem = true
+	}
 }

@@ -24,6 +24,9 @@ type Machine struct {
 	Weight [][]int64 // [row][column]
 	Psum   [][]int64 // [partition][entry]
 	Stats  Stats
+	// NetBases are the networks' base pointers (Program.NetBases): a
+	// memory-relative operand is made absolute with them, as the NPU does.
+	NetBases []uint64
 
 	codec  *isa.Codec
 	pcfg   planar.Config
@@ -114,6 +117,7 @@ func InterpretOrder(p *Program, order []int) (map[string]*golden.Tensor, *Machin
 	if err := m.LoadImage(p.Image); err != nil {
 		return nil, nil, err
 	}
+	m.NetBases = p.NetBases
 	for _, id := range order {
 		bits, err := p.Layout.Encode(p.Tasks[id].Desc)
 		if err != nil {
@@ -129,7 +133,7 @@ func InterpretOrder(p *Program, order []int) (map[string]*golden.Tensor, *Machin
 
 // Exec runs one descriptor.
 func (m *Machine) Exec(d isa.Descriptor) error {
-	t, err := m.codec.Decode(d)
+	t, err := m.codec.Decode(d.Based(m.NetBases))
 	if err != nil {
 		return err
 	}

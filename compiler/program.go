@@ -204,6 +204,11 @@ type Program struct {
 	Ideal    int64      // ideal cycles: MACs / (Rows·Cols), rounded up
 	ExtLines int        // external lines used (inputs, weights and outputs)
 	Joins    int        // nop tasks inserted because a task needed more than max_deps dependencies
+	// NetBases are the base pointers of the program's networks (npu
+	// config networks > 0): network n's memory-relative operands are
+	// lines relative to NetBases[n] (missing: 0). The host writes them
+	// before the run; the reference machine adds them the same way.
+	NetBases []uint64
 	// LayerMACs splits MACs by conv/GEMM/FC layer, keyed by the graph
 	// node's label ("conv2d0", "gemm1"), the first word of the labels of
 	// its tasks (nil in a program Compile did not make).
@@ -310,4 +315,55 @@ func (p *Program) Summary() string {
 	}
 	return fmt.Sprintf("%d tasks (%s; %d joins), %d dependencies, %d external lines, %d MACs, ideal %d cycles",
 		len(p.Tasks), strings.Join(parts, ", "), p.Joins, deps, p.ExtLines, p.MACs, p.Ideal)
+}
+
+// At returns p moved to external line base on an NPU with network base
+// pointers (npu config networks > 0): the image, the bindings and the
+// tasks' declared external spans move, the descriptors do not — their
+// external lines are relative to the network's base pointer, which
+// becomes base (NetBases[0]; a single-network program). So one compiled
+// program can run from any place in external memory.
+func (p *Program) At(base int) (*Program, error) {
+	if p.Config.Networks == 0 {
+		return nil, fmt.Errorf("compiler: moving a program needs base pointers (npu config field networks = 0)")
+	}
+	if len(p.NetBases) > 1 {
+		return nil, fmt.Errorf("compiler: a program of %d networks moves by its base pointers, not as a whole", len(p.NetBases))
+	}
+	if lim := 1 << p.Config.ExtAddrWidth; base < 0 || base+p.ExtLines > lim {
+		return nil, fmt.Errorf("compiler: the program's %d external lines from line %d end past the %d lines of ext_addr_width = %d", p.ExtLines, base, lim, p.Config.ExtAddrWidth)
+	}
+	q := *p
+	q.Image = append(make([][]int64, base), p.Image...)
+	for i := range q.Image[:base] {
+		q.Image[i] = make([]int64, p.Config.Rows)
+	}
+	q.ExtLines = p.ExtLines + base
+	q.NetBases = []uint64{uint64(base)}
+	move := func(bs []*Binding) []*Binding {
+		out := make([]*Binding, len(bs))
+		for i, b := range bs {
+			c := *b
+			c.Base += base
+			out[i] = &c
+		}
+		return out
+	}
+	q.Inputs, q.Outputs = move(p.Inputs), move(p.Outputs)
+	spans := func(in []isa.Span) []isa.Span {
+		out := make([]isa.Span, len(in))
+		for k, s := range in {
+			out[k] = s
+			if s.Mem == isa.MemExt {
+				out[k].Lo, out[k].Hi = s.Lo+base, s.Hi+base
+			}
+		}
+		return out
+	}
+	q.Tasks = make([]Task, len(p.Tasks))
+	for i, t := range p.Tasks {
+		t.Reads, t.Writes = spans(t.Reads), spans(t.Writes)
+		q.Tasks[i] = t
+	}
+	return &q, nil
 }

@@ -283,8 +283,45 @@ func (h *runner) reset() error {
 			return err
 		}
 	}
+	if h.cfg.Networks > 0 {
+		if err := h.poke("bp_valid", 0); err != nil {
+			return err
+		}
+	}
 	h.rec.Step(2)
 	return h.poke("rst", 0)
+}
+
+// writeBases writes the program's network base pointers (bp_*), one per
+// cycle, before the image; they stay for the whole session.
+func (h *runner) writeBases() error {
+	p, c := h.prog, h.cfg
+	if c.Networks == 0 {
+		if len(p.NetBases) > 0 {
+			return fmt.Errorf("host: the program has %d network base pointers, the NPU none (npu config field networks = 0)", len(p.NetBases))
+		}
+		return nil
+	}
+	if len(p.NetBases) > c.Networks {
+		return fmt.Errorf("host: the program has %d networks, the NPU %d (npu config field networks)", len(p.NetBases), c.Networks)
+	}
+	for i := range p.Tasks {
+		if n := p.Tasks[i].Desc.Net; n >= uint64(c.Networks) {
+			return fmt.Errorf("host: task %d (%s) belongs to network %d, the NPU has %d (npu config field networks)", i, p.Tasks[i].Label, n, c.Networks)
+		}
+	}
+	for n, b := range p.NetBases {
+		for _, pk := range []struct {
+			n string
+			v uint64
+		}{{"bp_valid", 1}, {"bp_net", uint64(n)}, {"bp_addr", b}} {
+			if err := h.poke(pk.n, pk.v); err != nil {
+				return err
+			}
+		}
+		h.rec.Step(1)
+	}
+	return h.poke("bp_valid", 0)
 }
 
 // load writes the image, one line per cycle.

@@ -93,6 +93,11 @@ func NewSession(cfg npu.Config, prog *compiler.Program, opts ...Option) (*Sessio
 		s.Close()
 		return nil, err
 	}
+	if err := s.h.writeBases(); err != nil {
+		s.failed = true
+		s.Close()
+		return nil, err
+	}
 	if s.loadCycles, err = s.h.load(); err != nil {
 		s.failed = true
 		s.Close()

@@ -45,6 +45,13 @@ type Config struct {
 	// for dep0's writes to pass their addresses (gating.go). One engine
 	// only.
 	PartialGating bool `json:"partial_gating"`
+	// Networks gives each task a network ID and the DMA engines a base
+	// pointer per network (0: none): a DMA operand marked
+	// memory-relative (src_mem, dst_mem) is an external line relative to
+	// its network's base pointer, which the host writes through the
+	// bp_* port, so one program runs from any place in memory
+	// (networks.go).
+	Networks int `json:"networks"`
 	// NoDatapathReset leaves the PE array's and the planar lanes' data
 	// registers without a reset (ASIC area; see systolic.Config).
 	NoDatapathReset bool `json:"no_datapath_reset"`
@@ -141,6 +148,7 @@ func (c Config) Validate() error {
 		check.Range("engines", c.Engines, 1, MaxEngines),
 		check.Range("sparse_units", c.SparseUnits, 0, sparse.MaxUnits),
 		check.Range("desc_ring_bits", c.DescRingBits, 0, 16),
+		check.Range("networks", c.Networks, 0, 16),
 	} {
 		s.Add(err)
 	}
@@ -272,7 +280,7 @@ func (c Config) TaskMgr() taskmgr.Config {
 	return taskmgr.Config{Queues: c.Queues, QueueDepth: c.QueueDepth, Window: c.Window, MaxDeps: c.MaxDeps,
 		EngineSlots: c.EngineSlots, Outstanding: outstanding, IDBits: 16, AddrBits: addr, DimBits: 16,
 		ParamBits: c.paramBits(), FlagBits: 4, RoundRobin: c.QueueRoundRobin, NETargets: c.Engines, NETargetOffset: c.neTargetOffset(),
-		Sparse: c.SparseUnits > 0, RoomPort: c.DescRingBits > 0, Partial: c.PartialGating}
+		Sparse: c.SparseUnits > 0, RoomPort: c.DescRingBits > 0, Partial: c.PartialGating, NetBits: c.NetBits()}
 }
 
 // SliceBits is the number of high address bits that name an engine's
@@ -317,6 +325,9 @@ func (c Config) Name() string {
 	}
 	if c.PartialGating {
 		parts = append(parts, "pg")
+	}
+	if c.Networks > 0 {
+		parts = append(parts, fmt.Sprintf("nw%d", c.Networks))
 	}
 	return hdl.Name("npu", parts...)
 }

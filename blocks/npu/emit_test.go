@@ -26,7 +26,7 @@ func TestLintNPU(t *testing.T) {
 		build func(Config) (*hdl.Module, error)
 		c     Config
 	}{{"small", BuildSim, smallConfig()}, {"default", Build, DefaultConfig()}, {"default sim", BuildSim, DefaultConfig()},
-		{"sparse sim", BuildSim, sparseConfig()}, {"rings sim", BuildSim, ringsConfig()}, {"gated", Build, gatedConfig()}} {
+		{"sparse sim", BuildSim, sparseConfig()}, {"rings sim", BuildSim, ringsConfig()}, {"gated", Build, gatedConfig()}, {"networks", Build, networksConfig()}} {
 		t.Run(tc.name, func(t *testing.T) { emittest.Lint(t, mustBuild(t, tc.build, tc.c)) })
 	}
 }
@@ -44,14 +44,14 @@ func TestSynthNPU(t *testing.T) {
 	}
 }
 
-// The small NPU with the sparse engine, descriptor rings and
-// partial-output gating synthesizes with Yosys: no latch, no loop, the
+// The small NPU with the sparse engine, descriptor rings,
+// partial-output gating and base pointers synthesizes with Yosys: no latch, no loop, the
 // sparse engine and its DMA, the descriptor fetch and its read mux
 // present.
 func TestSynthNPUSparse(t *testing.T) {
 	c := sparseConfig()
 	c.StateDepth, c.PsumDepth, c.WeightDepth, c.LineDepth = 16, 16, 8, 8
-	c.DescRingBits, c.QueueDepth, c.PartialGating = 2, 2, true
+	c.DescRingBits, c.QueueDepth, c.PartialGating, c.Networks = 2, 2, true, 3
 	stat := emittest.Synth(t, mustBuild(t, Build, c))
 	for _, mod := range []string{"sparse_2x4", "npu_dma_in", "npu_dma_out", "taskmgr", "descfetch", "npu_ext_rmux"} {
 		if !strings.Contains(stat, mod) {
@@ -65,6 +65,13 @@ func TestSynthNPUSparse(t *testing.T) {
 func ringsConfig() Config {
 	c := smallConfig()
 	c.DescRingBits, c.QueueDepth = 3, 2
+	return c
+}
+
+// networksConfig is the small NPU with 3 networks' base pointers.
+func networksConfig() Config {
+	c := smallConfig()
+	c.Networks = 3
 	return c
 }
 

@@ -151,15 +151,16 @@ func (b *top) build() error {
 		dones[e] = &en.Out("done").Expr
 	}
 
-	// DMA engines: their buffer addresses span every slice.
-	xw := c.ExtAddrWidth
+	// DMA engines: their buffer addresses span every slice; their
+	// external lines are relative to a base pointer with networks.
 	// (With the sparse engine t_dst of dma_in and t_src of dma_out are
 	// wide enough for its LoadAddr and ReadAddr operands too.)
 	portWidth := func(in *hdl.Instance, p string) int { return in.Module.Port(p).Type.Width }
-	di.Connect("t_op", field("dma_in", "op", isa.DMAIn.OpWidth())).Connect("t_src", field("dma_in", "src", xw)).
+	ext := b.basePointers()
+	di.Connect("t_op", field("dma_in", "op", isa.DMAIn.OpWidth())).Connect("t_src", ext("dma_in", "src", "src_mem")).
 		Connect("t_dst", field("dma_in", "dst", portWidth(di, "t_dst")))
 	do.Connect("t_op", field("dma_out", "op", isa.DMAOut.OpWidth())).Connect("t_src", field("dma_out", "src", portWidth(do, "t_src"))).
-		Connect("t_dst", field("dma_out", "dst", xw))
+		Connect("t_dst", ext("dma_out", "dst", "dst_mem"))
 	for _, d := range []string{"d0", "d1", "d2"} {
 		di.Connect("t_"+d, field("dma_in", d, 16))
 		do.Connect("t_"+d, field("dma_out", d, 16))

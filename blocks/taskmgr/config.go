@@ -70,6 +70,12 @@ type Config struct {
 	// log2(window)+1 bits) so the NPU can gate the task's reads against
 	// dep0's writes.
 	Partial bool `json:"partial"`
+	// NetBits adds the network fields to the descriptor: net (NetBits
+	// wide), the network the task belongs to, and the source and
+	// destination kinds src_mem and dst_mem (operand relative to the
+	// network's base pointer, or absolute). The engines receive them;
+	// the NPU keeps the base pointers. 0: no network fields.
+	NetBits int `json:"net_bits"`
 }
 
 // Engines are the engines the task manager dispatches to, in engine-code
@@ -124,6 +130,7 @@ func (c Config) Check(path string) error {
 		check.Range(f("param_bits"), c.ParamBits, 1, MaxParamBits),
 		check.Range(f("flag_bits"), c.FlagBits, 1, 16),
 		check.Range(f("ne_targets"), c.NETargets, 1, 8),
+		check.Range(f("net_bits"), c.NetBits, 0, 4),
 	}
 	if c.ParamBits >= 1 && c.NETargets >= 1 && (c.NETargetOffset < 0 || c.NETargetOffset+c.targetBits() > c.ParamBits) {
 		errs = append(errs, &check.FieldError{Field: f("ne_target_offset"), Value: c.NETargetOffset,
@@ -163,6 +170,9 @@ func (c Config) name() string {
 	}
 	if c.Partial {
 		n = hdl.Name(n, "pd")
+	}
+	if c.NetBits > 0 {
+		n = hdl.Name(n, fmt.Sprintf("n%d", c.NetBits))
 	}
 	return n
 }

@@ -80,7 +80,7 @@ func TestConfigJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"queues":2,"queue_depth":16,"window":64,"max_deps":4,"engine_slots":2,"outstanding":2,"id_bits":16,"addr_bits":32,"dim_bits":16,"param_bits":32,"flag_bits":4,"round_robin":false,"ne_targets":1,"ne_target_offset":0,"sparse":false,"room_port":false,"partial":false}`
+	want := `{"queues":2,"queue_depth":16,"window":64,"max_deps":4,"engine_slots":2,"outstanding":2,"id_bits":16,"addr_bits":32,"dim_bits":16,"param_bits":32,"flag_bits":4,"round_robin":false,"ne_targets":1,"ne_target_offset":0,"sparse":false,"room_port":false,"partial":false,"net_bits":0}`
 	if string(data) != want {
 		t.Errorf("JSON %s\nwant %s", data, want)
 	}

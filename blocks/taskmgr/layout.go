@@ -40,6 +40,9 @@ func paramWords(c Config) int { return (c.ParamBits + 63) / 64 }
 // paramWidth is the width of param word i: 64, the last one the rest.
 func paramWidth(c Config, i int) int { return min(64, c.ParamBits-64*i) }
 
+// hasNet counts the network fields: present only with net_bits > 0.
+func hasNet(c Config) int { return int(b2u(c.NetBits > 0)) }
+
 // ndepsBits holds the numbers 0..max_deps.
 func ndepsBits(c Config) int { return hdl.ClogWidth(c.MaxDeps + 1) }
 
@@ -62,6 +65,15 @@ var descriptorSpec = []fieldSpec{
 	{name: "partial", count: func(c Config) int { return int(b2u(c.Partial)) }, plain: true, width: fixed(1), engine: true,
 		doc: "(Config.Partial only) dep0 is a partial dependency: the task is dispatched once dep0 has started, not finished, and the NPU holds each of its buffer reads until dep0's writes have passed that address",
 		get: func(d *isa.Descriptor, _ int) uint64 { return b2u(d.Partial) }, set: func(d *isa.Descriptor, _ int, v uint64) { d.Partial = v == 1 }},
+	{name: "net", count: hasNet, plain: true, width: func(c Config) int { return c.NetBits }, engine: true,
+		doc: "(net_bits > 0) the network the task belongs to: selects the base pointer of its memory-relative operands",
+		get: func(d *isa.Descriptor, _ int) uint64 { return d.Net }, set: func(d *isa.Descriptor, _ int, v uint64) { d.Net = v }},
+	{name: "src_mem", count: hasNet, plain: true, width: fixed(1), engine: true,
+		doc: "(net_bits > 0) source kind: 1, src is an external line relative to the network's base pointer; 0, an absolute address",
+		get: func(d *isa.Descriptor, _ int) uint64 { return b2u(d.SrcMem) }, set: func(d *isa.Descriptor, _ int, v uint64) { d.SrcMem = v == 1 }},
+	{name: "dst_mem", count: hasNet, plain: true, width: fixed(1), engine: true,
+		doc: "(net_bits > 0) destination kind: 1, dst is an external line relative to the network's base pointer; 0, an absolute address",
+		get: func(d *isa.Descriptor, _ int) uint64 { return b2u(d.DstMem) }, set: func(d *isa.Descriptor, _ int, v uint64) { d.DstMem = v == 1 }},
 	{name: "ndeps", width: ndepsBits,
 		doc: "number of valid dependency fields, 0..max_deps; more is malformed",
 		get: func(d *isa.Descriptor, _ int) uint64 { return uint64(len(d.Deps)) },
@@ -237,6 +249,9 @@ func (l *Layout) Encode(d isa.Descriptor) (*big.Int, error) {
 	}
 	if d.Partial && (!l.Config.Partial || len(d.Deps) == 0) {
 		return nil, fmt.Errorf("taskmgr: task %d: a partial dependency needs the partial flag (taskmgr partial = %v) and a dep0 (%d dependencies)", d.ID, l.Config.Partial, len(d.Deps))
+	}
+	if l.Config.NetBits == 0 && (d.Net != 0 || d.SrcMem || d.DstMem) {
+		return nil, fmt.Errorf("taskmgr: task %d: network %d and memory-relative operands need network IDs (taskmgr net_bits = 0)", d.ID, d.Net)
 	}
 	vals := make(map[string]uint64, len(l.Fields))
 	for i, f := range l.Fields {

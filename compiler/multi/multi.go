@@ -239,14 +239,20 @@ func merge(cfg npu.Config, bands []*compiler.Program, perQueue bool) (*compiler.
 		return nil, nil, fmt.Errorf("multi: %w", err)
 	}
 	out := &compiler.Program{Config: cfg, Layout: layout}
+	// Independent networks on an NPU with a base pointer each are moved
+	// in external memory by their base pointers, not by rewriting.
+	hw := perQueue && cfg.Networks >= len(bands)
 	ext := make([]int, len(bands))
 	reloc := make([][]compiler.Task, len(bands))
 	for i, b := range bands {
 		if i > 0 {
 			ext[i] = ext[i-1] + len(bands[i-1].Image)
 		}
-		if reloc[i], err = relocate(cfg, b, i, ext[i]); err != nil {
+		if reloc[i], err = relocate(cfg, b, i, ext[i], hw); err != nil {
 			return nil, nil, err
+		}
+		if hw {
+			out.NetBases = append(out.NetBases, uint64(ext[i]))
 		}
 		out.Image = append(out.Image, b.Image...)
 		for _, bs := range []struct {
@@ -330,9 +336,17 @@ func neCycles(c npu.Config, d isa.Descriptor) int64 {
 // relocate moves band program b into slice i and external lines from
 // ext: every task through the instruction set (isa.Relocate; the NE
 // tasks name engine i) and every span by its memory's offset.
-func relocate(cfg npu.Config, b *compiler.Program, i, ext int) ([]compiler.Task, error) {
+//
+// With hw (an NPU with a base pointer per network) the descriptors keep
+// their external lines, relative to network i's base pointer (ext, the
+// caller's NetBases[i]), and name network i; the spans still move.
+func relocate(cfg npu.Config, b *compiler.Program, i, ext int, hw bool) ([]compiler.Task, error) {
 	from, to := b.Config.Codec(), cfg.Codec()
 	off := isa.Offsets{isa.MemExt: ext, isa.MemState: i * cfg.StateDepth, isa.MemWeight: i * cfg.WeightDepth, isa.MemPsum: i * cfg.PsumDepth}
+	descOff := off
+	if hw {
+		descOff[isa.MemExt] = 0
+	}
 	spans := func(in []isa.Span) []isa.Span {
 		out := make([]isa.Span, len(in))
 		for k, s := range in {
@@ -346,7 +360,7 @@ func relocate(cfg npu.Config, b *compiler.Program, i, ext int) ([]compiler.Task,
 		if err != nil {
 			return nil, fmt.Errorf("multi: band %d: %s: %w", i, t.Label, err)
 		}
-		task = isa.Relocate(task, off)
+		task = isa.Relocate(task, descOff)
 		if conv, ok := task.(isa.Conv); ok {
 			conv.Unit = i
 			task = conv
@@ -356,7 +370,11 @@ func relocate(cfg npu.Config, b *compiler.Program, i, ext int) ([]compiler.Task,
 			return nil, fmt.Errorf("multi: band %d: %s: %w", i, t.Label, err)
 		}
 		d.Deps = append([]uint64(nil), t.Desc.Deps...)
-		d.ID, d.Flags, d.Hold = t.Desc.ID, t.Desc.Flags, t.Desc.Hold
+		d.ID, d.Flags, d.Hold, d.Partial = t.Desc.ID, t.Desc.Flags, t.Desc.Hold, t.Desc.Partial
+		d.Net, d.SrcMem, d.DstMem = t.Desc.Net, t.Desc.SrcMem, t.Desc.DstMem
+		if hw {
+			d.Net = uint64(i)
+		}
 		out[k] = compiler.Task{Desc: d, Label: t.Label, Layer: t.Layer, Reads: spans(t.Reads), Writes: spans(t.Writes)}
 	}
 	return out, nil

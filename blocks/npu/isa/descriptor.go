@@ -17,12 +17,39 @@ type Descriptor struct {
 	// Deps[0] has started, and its buffer reads wait for Deps[0]'s writes
 	// to pass their addresses (a task manager built with partial deps).
 	Partial bool
-	Deps    []uint64 // IDs of earlier tasks of the same queue this one waits for
-	Src     uint64   // address operands (meaning per engine and op)
-	Aux     uint64
-	Dst     uint64
-	D0      uint64 // size operands
-	D1      uint64
-	D2      uint64
-	Param   []uint64 // packed op parameters, 64 bits per word, least significant word first
+	// Net is the network the task belongs to: it selects the NPU's base
+	// pointer for the memory-relative operands (a task manager built
+	// with network IDs, net_bits > 0).
+	Net uint64
+	// SrcMem and DstMem are the source and destination kinds: set, src
+	// (dst) is an external-memory line relative to network Net's base
+	// pointer; clear, an absolute address (a buffer address, or an
+	// external line as it stands).
+	SrcMem, DstMem bool
+	Deps           []uint64 // IDs of earlier tasks of the same queue this one waits for
+	Src            uint64   // address operands (meaning per engine and op)
+	Aux            uint64
+	Dst            uint64
+	D0             uint64 // size operands
+	D1             uint64
+	D2             uint64
+	Param          []uint64 // packed op parameters, 64 bits per word, least significant word first
+}
+
+// Based returns d with its memory-relative operands made absolute: src
+// (SrcMem) and dst (DstMem) plus the base pointer of network Net (a
+// network without one has base 0). The NPU adds the same base in front
+// of its DMA engines.
+func (d Descriptor) Based(bases []uint64) Descriptor {
+	var b uint64
+	if d.Net < uint64(len(bases)) {
+		b = bases[d.Net]
+	}
+	if d.SrcMem {
+		d.Src += b
+	}
+	if d.DstMem {
+		d.Dst += b
+	}
+	return d
 }
