@@ -192,11 +192,20 @@
 // flag and dep0, and a read at or above the pointer of the producer
 // running dep0 is held back (gating.go). One engine only.
 //
+// # Networks and base pointers (Config.Networks > 0)
+//
+// Descriptors carry net, src_mem and dst_mem. A base pointer per
+// network (an external line, written by the host through bp_valid,
+// bp_net, bp_addr) is added, modulo 2^ext_addr_width, to dma_in's src
+// when src_mem is set and to dma_out's dst when dst_mem is set
+// (networks.go); other operands are absolute.
+//
 // # Ports of the NPU (Build)
 //
 //	cmd_valid, cmd_queue, cmd_desc, cmd_ready, err_clear   the task manager's command port (without descriptor rings)
 //	qr_valid, qr_queue, qr_reg, qr_data, qr_head            queue records (with descriptor rings, instead of cmd_*)
 //	desc_fetched, desc_replaced                             the descriptor fetch's counters (with descriptor rings)
+//	bp_valid, bp_net, bp_addr                               a network's base pointer (with networks)
 //	idle, err_code, err_id, err_queue, skipped              status
 //	x_req_valid, x_req_write, x_req_addr, x_req_wdata       external memory request (lines)
 //	x_req_ready                                             request accepted
