@@ -147,7 +147,11 @@ func TestOps(t *testing.T) {
 
 // TestNetwork: conv → ReLU → max pool → conv → fully connected, the
 // intermediates on chip.
-func TestNetwork(t *testing.T) {
+func TestNetwork(t *testing.T) { run(t, small(), toyNet()) }
+
+// toyNet is conv → ReLU → max pool → conv → fully connected on a 3×8×8
+// input: 74 tasks on the 4×4 NPU.
+func toyNet() *compiler.Graph {
 	rng := rand.New(rand.NewPCG(11, 12))
 	g := compiler.NewGraph()
 	x := g.Input("x", randTensor(rng, 3, 8, 8))
@@ -155,7 +159,7 @@ func TestNetwork(t *testing.T) {
 	y = g.Pool2D(y, compiler.Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2})
 	y = g.Conv2D(y, randTensor(rng, 5, 6, 3, 3), compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 8, Relu: true}})
 	g.Output("fc", g.GEMM(g.Flatten(y), randTensor(rng, 5*4*4, 10), golden.Requant{Scale: 1, Shift: 9}))
-	run(t, small(), g)
+	return g
 }
 
 // TestGEMMDefault: the default 16×16 configuration.

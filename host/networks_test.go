@@ -15,7 +15,7 @@ import (
 func TestProgramAt(t *testing.T) {
 	cfg := small()
 	cfg.Networks, cfg.ExtAddrWidth = 1, 11
-	g := ringNet()
+	g := toyNet()
 	want, err := g.Reference(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -51,7 +51,7 @@ func TestPartialGating(t *testing.T) {
 		name  string
 		build func(g *compiler.Graph, rng *rand.Rand)
 	}{
-		{"net", func(g *compiler.Graph, _ *rand.Rand) { *g = *ringNet() }},
+		{"net", func(g *compiler.Graph, _ *rand.Rand) { *g = *toyNet() }},
 		{"conv_chain", func(g *compiler.Graph, rng *rand.Rand) {
 			x := g.Input("x", randTensor(rng, 4, 8, 8))
 			q := compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 8, Relu: true}}
@@ -94,7 +94,7 @@ func TestPartialGating(t *testing.T) {
 // TestPartialGatingCrossCheck replays a gated run on Verilator.
 func TestPartialGatingCrossCheck(t *testing.T) {
 	tooltest.Need(t, "verilator")
-	res := run(t, gated(small()), ringNet())
+	res := run(t, gated(small()), toyNet())
 	cr, err := verify.CrossCheck(res.Design, res.Stimulus, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +114,7 @@ func TestPartialGatingTable(t *testing.T) {
 		name  string
 		build func(g *compiler.Graph)
 	}{
-		{"toy net (4×4 NPU)", func(g *compiler.Graph) { *g = *ringNet() }},
+		{"toy net (4×4 NPU)", func(g *compiler.Graph) { *g = *toyNet() }},
 		{"conv 32×48×48 → 32, 3×3 (default NPU)", func(g *compiler.Graph) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			x := g.Input("x", randTensor(rng, 32, 48, 48))

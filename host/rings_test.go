@@ -1,28 +1,12 @@
 package host
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/compiler"
-	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
 )
-
-// ringNet is TestNetwork's graph: conv → ReLU → max pool → conv → fully
-// connected, 20-odd tasks.
-func ringNet() *compiler.Graph {
-	rng := rand.New(rand.NewPCG(11, 12))
-	g := compiler.NewGraph()
-	x := g.Input("x", randTensor(rng, 3, 8, 8))
-	y := g.Conv2D(x, randTensor(rng, 6, 3, 3, 3), compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 8, Relu: true}})
-	y = g.Pool2D(y, compiler.Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2})
-	y = g.Conv2D(y, randTensor(rng, 5, 6, 3, 3), compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 1, Shift: 8, Relu: true}})
-	g.Output("fc", g.GEMM(g.Flatten(y), randTensor(rng, 5*4*4, 10), golden.Requant{Scale: 1, Shift: 9}))
-	return g
-}
 
 // withRings is cfg with descriptor rings of 2^bits descriptors and task
 // manager queues of depth descriptors.
@@ -44,7 +28,7 @@ func withRings(cfg npu.Config, bits, depth int) npu.Config {
 func TestDescriptorRings(t *testing.T) {
 	plain := small()
 	plain.ExtAddrWidth = 11
-	base := run(t, plain, ringNet())
+	base := run(t, plain, toyNet())
 	for _, tc := range []struct {
 		name        string
 		bits, depth int
@@ -55,7 +39,7 @@ func TestDescriptorRings(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := withRings(small(), tc.bits, tc.depth)
-			res := run(t, cfg, ringNet())
+			res := run(t, cfg, toyNet())
 			if res.DescFetched != uint64(len(res.Timeline)) {
 				t.Errorf("desc_fetched = %d, want one per task (%d)", res.DescFetched, len(res.Timeline))
 			}
@@ -76,7 +60,7 @@ func TestDescriptorRings(t *testing.T) {
 // cycle for cycle.
 func TestDescriptorRingsCrossCheck(t *testing.T) {
 	tooltest.Need(t, "verilator")
-	res := run(t, withRings(small(), 1, 2), ringNet())
+	res := run(t, withRings(small(), 1, 2), toyNet())
 	cr, err := verify.CrossCheck(res.Design, res.Stimulus, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
 	if err != nil {
 		t.Fatal(err)
