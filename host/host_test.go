@@ -185,7 +185,7 @@ func TestUtilization(t *testing.T) {
 	}
 }
 
-// TestCrossCheck replays a recorded run of the SEEDS.md §5 convolution
+// TestCrossCheck replays a recorded run of the docs/sources.md §5 convolution
 // (5×5×3 input, two 3×3 filters) on Verilator: identical outputs in
 // every cycle. The direct convolution, as the document counts it (81
 // vector passes); tap mapping would stream 2 tiles × 9 pixels.
