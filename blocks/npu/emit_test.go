@@ -26,7 +26,7 @@ func TestLintNPU(t *testing.T) {
 		build func(Config) (*hdl.Module, error)
 		c     Config
 	}{{"small", BuildSim, smallConfig()}, {"default", Build, DefaultConfig()}, {"default sim", BuildSim, DefaultConfig()},
-		{"sparse sim", BuildSim, sparseConfig()}, {"rings sim", BuildSim, ringsConfig()}, {"gated", Build, gatedConfig()}, {"networks", Build, networksConfig()}} {
+		{"sparse sim", BuildSim, sparseConfig()}, {"rings, gating and networks sim", BuildSim, optionsConfig()}} {
 		t.Run(tc.name, func(t *testing.T) { emittest.Lint(t, mustBuild(t, tc.build, tc.c)) })
 	}
 }
@@ -60,25 +60,12 @@ func TestSynthNPUSparse(t *testing.T) {
 	}
 }
 
-// ringsConfig is the small NPU with descriptor rings of 8 and task
-// manager queues of 2.
-func ringsConfig() Config {
+// optionsConfig is the small NPU with descriptor rings of 8, task
+// manager queues of 2, partial-output gating and 3 networks' base
+// pointers.
+func optionsConfig() Config {
 	c := smallConfig()
-	c.DescRingBits, c.QueueDepth = 3, 2
-	return c
-}
-
-// networksConfig is the small NPU with 3 networks' base pointers.
-func networksConfig() Config {
-	c := smallConfig()
-	c.Networks = 3
-	return c
-}
-
-// gatedConfig is the small NPU with partial-output gating.
-func gatedConfig() Config {
-	c := smallConfig()
-	c.PartialGating = true
+	c.DescRingBits, c.QueueDepth, c.PartialGating, c.Networks = 3, 2, true, 3
 	return c
 }
 
