@@ -12,8 +12,6 @@ import (
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
-	"github.com/hwgen/hwgen/internal/tooltest"
-	"github.com/hwgen/hwgen/verify"
 )
 
 // gated is cfg with partial-output gating.
@@ -89,17 +87,6 @@ func TestPartialGating(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestPartialGatingCrossCheck replays a gated run on Verilator.
-func TestPartialGatingCrossCheck(t *testing.T) {
-	tooltest.Need(t, "verilator")
-	res := run(t, gated(small()), toyNet())
-	cr, err := verify.CrossCheck(res.Design, res.Stimulus, verify.Options{Build: verify.BuildOptions{OptLevel: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("Verilator agrees on %d outputs over %d cycles (build %v, cached %v)", cr.Outputs, cr.Cycles, cr.BuildTime, cr.Cached)
 }
 
 // TestPartialGatingTable measures BENCHMARKS.md "Partial outputs": cycles
