@@ -55,6 +55,10 @@ type Config struct {
 	// NoDatapathReset leaves the PE array's and the planar lanes' data
 	// registers without a reset (ASIC area; see systolic.Config).
 	NoDatapathReset bool `json:"no_datapath_reset"`
+	// MulStage registers each PE's product before its accumulate: the
+	// multiplier and the adder in separate cycles (a faster clock on
+	// FPGAs) for one more cycle of array latency (see systolic.Config).
+	MulStage bool `json:"mul_stage"`
 
 	ScaleWidth int `json:"scale_width"` // planar post-processor scale bits
 	MaxKernel  int `json:"max_kernel"`  // largest pooling window and stride (planar) and conv kernel (NE)
@@ -231,7 +235,8 @@ func (c Config) checkSparse() error {
 func (c Config) Systolic() systolic.Config {
 	return systolic.Config{Rows: c.Rows, Cols: c.Cols, InputWidth: c.ElemWidth, InputSigned: true,
 		WeightWidth: c.ElemWidth, WeightSigned: true, PsumWidth: c.AccWidth, EntryWidth: log2(c.PsumDepth),
-		CounterWidth: c.CounterWidth, ZeroSkip: c.ZeroSkip, NoDatapathReset: c.NoDatapathReset}
+		CounterWidth: c.CounterWidth, ZeroSkip: c.ZeroSkip, NoDatapathReset: c.NoDatapathReset,
+		MulStage: c.MulStage}
 }
 
 // SRAM is the state and psum buffers' configuration: one engine's slice

@@ -10,8 +10,8 @@ import (
 // Name is the module name of the array for cfg: every parameter that
 // changes the hardware is in it.
 func Name(cfg Config) string {
-	return resetTag(hdl.Name("systolic", fmt.Sprintf("%dx%d", cfg.Rows, cfg.Cols), cfg.InputType(), cfg.WeightType(),
-		cfg.PsumType(), fmt.Sprintf("e%d", cfg.EntryWidth), fmt.Sprintf("n%d", cfg.CounterWidth), skipTag(cfg.ZeroSkip)), cfg.NoDatapathReset)
+	return resetTag(stageTag(hdl.Name("systolic", fmt.Sprintf("%dx%d", cfg.Rows, cfg.Cols), cfg.InputType(), cfg.WeightType(),
+		cfg.PsumType(), fmt.Sprintf("e%d", cfg.EntryWidth), fmt.Sprintf("n%d", cfg.CounterWidth), skipTag(cfg.ZeroSkip)), cfg.MulStage), cfg.NoDatapathReset)
 }
 
 // Build validates cfg and builds the PE array (ports and timing in the
@@ -134,7 +134,7 @@ func array(cfg Config) *hdl.Module {
 	m.Output("out_entry", et).Set(te.at(L))
 	m.Output("out_acc", hdl.Bool).Set(ta.at(L))
 	for c := 0; c < C; c++ {
-		base := R + c + 1
+		base := R + c + 1 + cfg.mulStages()
 		d := newChain(m, fmt.Sprintf("dsk%d", c), bottom[c], C-1-c, 0, func(j int) *hdl.Expr { return tv.at(base + j - 1) })
 		m.Output(fmt.Sprintf("out_psum_%d", c), pt).Set(d.at(C - 1 - c))
 	}

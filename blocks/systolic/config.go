@@ -32,6 +32,11 @@ type Config struct {
 	// gate per bit, and no valid output ever depends on their power-on
 	// value. Control and zero flags keep theirs.
 	NoDatapathReset bool `json:"no_datapath_reset"`
+	// MulStage registers each PE's product before its accumulate, so the
+	// multiplier and the psum adder sit in separate cycles (the clock
+	// period of one of them, not of both in series) for one more cycle of
+	// array latency; throughput and the weight-load rule are unchanged.
+	MulStage bool `json:"mul_stage"`
 }
 
 // DefaultConfig is a 16×16 array of int8 × int8 → int32 with zero
@@ -90,8 +95,18 @@ func (c Config) EntryType() hdl.Type { return hdl.UInt(c.EntryWidth) }
 // Latency is the number of cycles from accepting an input vector to its
 // output vector: an input accepted in cycle t leaves in cycle t+Latency.
 // R cycles down the rows, C across the columns (the deskew makes every
-// column as late as the last), and no more.
-func (c Config) Latency() int { return c.Rows + c.Cols }
+// column as late as the last), and one for the product register with
+// mul_stage.
+func (c Config) Latency() int { return c.Rows + c.Cols + c.mulStages() }
+
+// mulStages is the number of registers between a PE's multiplier and its
+// accumulator.
+func (c Config) mulStages() int {
+	if c.MulStage {
+		return 1
+	}
+	return 0
+}
 
 // MACsPerVector is the number of multiply-accumulates one vector costs.
 func (c Config) MACsPerVector() int { return c.Rows * c.Cols }

@@ -22,6 +22,8 @@ func TestCrossCheck(t *testing.T) {
 		{"4x4", func(c *Config) { c.Rows, c.Cols = 4, 4 }, 0.3, false},
 		{"4x4_u8xs8_dense", func(c *Config) { c.Rows, c.Cols, c.InputSigned, c.ZeroSkip = 4, 4, false, false }, 0.3, false},
 		{"8x16", func(c *Config) { c.Rows, c.Cols = 8, 16 }, 0.5, false},
+		{"3x5_mul_stage", func(c *Config) { c.Rows, c.Cols, c.MulStage = 3, 5, true }, 0.4, false},
+		{"4x3_dense_mul_stage", func(c *Config) { c.Rows, c.Cols, c.ZeroSkip, c.MulStage = 4, 3, false, true }, 0.3, false},
 		{"16x16", func(c *Config) {}, 0.2, true},
 	}
 	for i, tc := range cases {

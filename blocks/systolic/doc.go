@@ -52,6 +52,12 @@
 //
 //	t + R + C                     (Config.Latency)
 //
+// With mul_stage each PE registers its product and adds it a cycle later:
+// every psum reaches the bottom one cycle later and the latency is
+// R + C + 1. Everything else below (the swap, the load window, the
+// throughput) is the same, because the multiply still happens in cycle
+// t+r+c+1.
+//
 // so from the first input of a stream of M vectors (one per cycle) to its
 // first output is R+C cycles and to its last output M-1+R+C cycles; the
 // stream occupies M+R+C cycles counting both ends. The array takes one

@@ -42,6 +42,8 @@ func TestLint(t *testing.T) {
 		func(c *Config) { c.Rows, c.Cols = 2, 128 },
 		func(c *Config) { c.Rows, c.Cols, c.NoDatapathReset = 4, 4, true },
 		func(c *Config) { c.Rows, c.Cols, c.ZeroSkip, c.NoDatapathReset = 3, 2, false, true },
+		func(c *Config) { c.Rows, c.Cols, c.MulStage, c.NoDatapathReset = 2, 3, true, true },
+		func(c *Config) { c.Rows, c.Cols, c.ZeroSkip, c.MulStage = 5, 1, false, true },
 		func(c *Config) {},
 	}
 	for _, mod := range cases {
@@ -68,9 +70,9 @@ func TestLint(t *testing.T) {
 // a driver conflict (check -assert).
 func TestSynth(t *testing.T) {
 	tooltest.Need(t, "yosys")
-	for _, v := range []struct{ zs, noReset bool }{{true, false}, {false, false}, {true, true}} {
+	for _, v := range []struct{ zs, noReset, mulStage bool }{{true, false, false}, {false, false, false}, {true, true, false}, {true, false, true}} {
 		cfg := DefaultConfig()
-		cfg.Rows, cfg.Cols, cfg.ZeroSkip, cfg.NoDatapathReset = 3, 4, v.zs, v.noReset
+		cfg.Rows, cfg.Cols, cfg.ZeroSkip, cfg.NoDatapathReset, cfg.MulStage = 3, 4, v.zs, v.noReset, v.mulStage
 		t.Run(Name(cfg), func(t *testing.T) {
 			dir, d, files := emitDir(t, cfg)
 			stat, err := toolchain.Synth(dir, d.Top.Name, files)

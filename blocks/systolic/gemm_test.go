@@ -84,6 +84,8 @@ var typeConfigs = []struct {
 		c.InputWidth, c.WeightWidth, c.InputSigned, c.WeightSigned, c.PsumWidth = 16, 16, false, false, 40
 	}},
 	{"s8xs8_s32_dense", func(c *Config) { c.ZeroSkip = false }},
+	{"s8xs8_s32_mul_stage", func(c *Config) { c.MulStage = true }},
+	{"u8xs8_s32_dense_mul_stage", func(c *Config) { c.InputSigned, c.ZeroSkip, c.MulStage = false, false, true }},
 }
 
 // Random GEMM tiles, back to back with partial tiles, bubbles and idle

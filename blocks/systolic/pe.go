@@ -23,7 +23,7 @@ import (
 // element arrives: the weight used one cycle later is already the new one.
 func PE(cfg Config) *hdl.Module {
 	it, wt, pt := cfg.InputType(), cfg.WeightType(), cfg.PsumType()
-	m := hdl.NewModule(resetTag(hdl.Name("sa_pe", it, wt, pt, skipTag(cfg.ZeroSkip)), cfg.NoDatapathReset))
+	m := hdl.NewModule(resetTag(stageTag(hdl.Name("sa_pe", it, wt, pt, skipTag(cfg.ZeroSkip)), cfg.MulStage), cfg.NoDatapathReset))
 	data := func(name string, t hdl.Type) *hdl.Signal { return m.DataReg(name, t, !cfg.NoDatapathReset) }
 	x := m.Input("x_in", it)
 	s := m.Input("s_in", hdl.Bool)
@@ -86,6 +86,14 @@ func PE(cfg Config) *hdl.Module {
 		// The adder adds 0 instead of the held operands' stale product.
 		prod = hdl.Mux(skip, hdl.Const(prod.Type, big.NewInt(0)), prod)
 	}
+	if cfg.MulStage {
+		// The product register: with zero skipping its next value is 0 or
+		// the product, which a flip-flop with a synchronous reset takes
+		// with no gate in front of it.
+		pm := data("pm", prod.Type)
+		pm.SetNext(prod)
+		prod = &pm.Expr
+	}
 	pr := data("p", pt)
 	pr.SetNext(wrapAdd(&p.Expr, prod, pt))
 
@@ -138,4 +146,12 @@ func skipTag(on bool) string {
 		return "zs"
 	}
 	return "dense"
+}
+
+// stageTag marks the module name of a PE with a product register.
+func stageTag(name string, on bool) string {
+	if on {
+		return name + "_ms"
+	}
+	return name
 }
