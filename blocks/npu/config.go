@@ -59,6 +59,9 @@ type Config struct {
 	// multiplier and the adder in separate cycles (a faster clock on
 	// FPGAs) for one more cycle of array latency (see systolic.Config).
 	MulStage bool `json:"mul_stage"`
+	// PlanarDeepPipeline gives the planar lanes more pipeline registers
+	// for a faster clock, at a few cycles per task (see planar.Config).
+	PlanarDeepPipeline bool `json:"planar_deep_pipeline"`
 
 	ScaleWidth int `json:"scale_width"` // planar post-processor scale bits
 	MaxKernel  int `json:"max_kernel"`  // largest pooling window and stride (planar) and conv kernel (NE)
@@ -258,7 +261,7 @@ func (c Config) Planar() planar.Config {
 	s := uint(c.SliceBits())
 	return planar.Config{Lanes: c.Rows, PsumLanes: c.Cols, ElemWidth: c.ElemWidth, ElemSigned: true,
 		AccWidth: c.AccWidth, ScaleWidth: c.ScaleWidth, StateDepth: c.StateDepth << s, PsumDepth: c.PsumDepth << s,
-		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth, NoDatapathReset: c.NoDatapathReset}
+		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline}
 }
 
 // TaskMgr is the task manager's configuration: the operand widths are

@@ -9,9 +9,17 @@ import (
 // Name is the engine's module name for cfg: every parameter that changes
 // the hardware is in it.
 func Name(c Config) string {
-	return resetTag(hdl.Name("planar", fmt.Sprintf("%dx%d", c.Lanes, c.PsumLanes), c.ElemType(), hdl.SInt(c.AccWidth),
+	return resetTag(deepTag(hdl.Name("planar", fmt.Sprintf("%dx%d", c.Lanes, c.PsumLanes), c.ElemType(), hdl.SInt(c.AccWidth),
 		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("p%d", c.PsumDepth),
-		fmt.Sprintf("k%d", c.MaxKernel), fmt.Sprintf("l%d", c.LineDepth)), c.NoDatapathReset)
+		fmt.Sprintf("k%d", c.MaxKernel), fmt.Sprintf("l%d", c.LineDepth)), c), c.NoDatapathReset)
+}
+
+// deepTag marks the module name of a variant with deep_pipeline.
+func deepTag(name string, c Config) string {
+	if c.DeepPipeline {
+		return name + "_dp"
+	}
+	return name
 }
 
 // resetTag marks the module name of a variant without datapath reset.
@@ -36,6 +44,7 @@ const (
 	stIdle  = 0
 	stCheck = 1
 	stRun   = 2
+	stPre   = 3 // deep_pipeline: the checks' products, before CHECK
 )
 
 // The controller: task register, checks, the read address generator,
@@ -83,12 +92,25 @@ func build(c Config) *hdl.Module {
 	walkOp := isPool.Or(isRow)
 
 	// ---- checks (in the CHECK cycle, from the registered task) ----
-	n := m.Wire("n", hdl.UInt(2*dw))
-	n.Set(H.Mul(W))
+	// With deep_pipeline the products they need are registered in a
+	// PRE cycle before it (the task register holds still until the
+	// next task is accepted).
+	product := func(name string, a, b *hdl.Signal) *hdl.Expr {
+		p := a.Mul(b)
+		if c.checkStages() == 0 {
+			w := m.Wire(name, p.Type)
+			w.Set(p)
+			return &w.Expr
+		}
+		r := m.Reg(name, p.Type, 0)
+		r.SetNext(p)
+		return &r.Expr
+	}
+	n := product("n", H, W)
 	nLP := hdl.U(cw, uint64(c.ParamWords()))
 	nIn := hdl.Mux(isLP, nLP.Ext(2*dw+1), hdl.Mux(two, n.ShlConst(1), n.Add(bcast)))
 	oh, ow := q["oh"], q["ow"]
-	nPool := oh.Mul(ow)
+	nPool := product("n_pool", oh, ow)
 	nOut := hdl.Mux(isPool, nPool,
 		hdl.Mux(isRed, hdl.Mux(isRow, W.Ext(2*dw), hdl.U(2*dw, 1)), hdl.Mux(isAct.Or(isWB).Or(isElt), n, hdl.U(2*dw, 0))))
 	kh, kw, stride, padH, padW := q["kh"], q["kw"], q["stride"], q["pad_h"], q["pad_w"]
@@ -100,7 +122,7 @@ func build(c Config) *hdl.Module {
 	// outOK: o is the number of windows of k with stride s in the padded
 	// length p: o ≥ 1, (o−1)·s + k ≤ p < o·s + k.
 	outOK := func(o *hdl.Signal, k, s *hdl.Signal, p *hdl.Expr) *hdl.Expr {
-		os := o.Mul(s)
+		os := product(o.Name+"_stride", o, s)
 		return o.OrR().And(os.Sub(s).Add(k).Le(p)).And(os.Add(k).Gt(p))
 	}
 	mask := q["mask"]
@@ -286,29 +308,50 @@ func build(c Config) *hdl.Module {
 
 	// S2 alignment: the vertical filter works one cycle after S1 on the
 	// horizontal result, with the line-buffer word read in S1.
+	// With deep_pipeline the horizontal window's result comes hs cycles
+	// later, and S2 (its read of the line buffer included) with it.
+	hs := c.windowStages()
+	late := func(name string, v *hdl.Expr, n int) *hdl.Expr { // v, n adv-enabled registers later
+		for i := 1; i <= n; i++ {
+			r := m.Reg(fmt.Sprintf("%s_d%d", name, i), v.Type, 0)
+			r.SetNext(v)
+			r.SetEnable(adv)
+			v = &r.Expr
+		}
+		return v
+	}
+	oxS2 := late("h_ox", &ox.Expr, hs) // the column S2 reads in the next cycle
 	s2v := m.Reg("s2_valid", hdl.Bool, 0)
-	s2v.SetNext(walk.And(vrow.Or(hOut)))
+	s2v.SetNext(late("h_valid", walk.And(vrow.Or(hOut)), hs))
 	s2v.SetEnable(adv)
 	s2ox := m.Reg("s2_ox", hdl.UInt(dw), 0)
-	s2ox.SetNext(ox)
+	s2ox.SetNext(oxS2)
 	s2ox.SetEnable(adv)
 	s2fill := m.Reg("s2_fill", hdl.Bool, 0)
-	s2fill.SetNext(y.Eq(hdl.U(dw+1, 0)))
+	s2fill.SetNext(late("h_fill", y.Eq(hdl.U(dw+1, 0)), hs))
 	s2fill.SetEnable(adv)
 	s2virt := m.Reg("s2_virt", hdl.Bool, 0)
-	s2virt.SetNext(vrow)
+	s2virt.SetNext(late("h_virt", vrow, hs))
 	s2virt.SetEnable(adv)
 	s2out := m.Reg("s2_out", hdl.Bool, 0)
-	s2out.SetNext(rowOut)
+	s2out.SetNext(late("h_out", rowOut, hs))
 	s2out.SetEnable(adv)
 	lbWe := s2v.And(adv)
 	fwd := m.Reg("lb_fwd", hdl.Bool, 0)
-	fwd.SetNext(lbWe.And(s2ox.Eq(ox)))
+	fwd.SetNext(lbWe.And(s2ox.Eq(oxS2)))
 	fwd.SetEnable(adv)
 
 	// ---- X, P, V, R valid bits and the output FIFO ----
 	emit := hdl.Mux(walkOp, s2v.And(s2out),
 		fire.And(hdl.Mux(isElt, hdl.Mux(bcast, ck.OrR(), two.Not().Or(phase)), hdl.Mux(isRed, lastPop, isAct.Or(isWB)))))
+	if c.DeepPipeline {
+		// A pooling result leaves the vertical window's tree hs cycles
+		// after S2 (a reduction across rows takes its sum from S2), an
+		// eltwise result its register one cycle after S1.
+		walkEmit, eltEmit := s2v.And(s2out), fire.And(hdl.Mux(bcast, ck.OrR(), two.Not().Or(phase)))
+		emit = hdl.Mux(walkOp, hdl.Mux(isRow, walkEmit, late("v_valid", walkEmit, hs)),
+			hdl.Mux(isElt, late("e_valid", eltEmit, c.eltStages()), fire.And(hdl.Mux(isRed, lastPop, isAct.Or(isWB)))))
+	}
 	xv := m.Reg("xv", hdl.Bool, 0)
 	xv.SetNext(emit)
 	xv.SetEnable(adv)
@@ -345,7 +388,7 @@ func build(c Config) *hdl.Module {
 	rv := m.Reg("rv", hdl.Bool, 0)
 	rv.SetNext(vv)
 	rv.SetEnable(adv)
-	opush := rv.And(adv)
+	opush := late("r_valid", &rv.Expr, c.outStages()).And(adv)
 	plwValid := ocount.OrR()
 	plwReady := m.Input("plw_ready", hdl.Bool)
 	opop := plwValid.And(plwReady)
@@ -367,8 +410,15 @@ func build(c Config) *hdl.Module {
 
 	// ---- completion ----
 	finish := running.And(consDone).And(wk.Eq(nOutR))
-	st.SetNext(hdl.Mux(idle, hdl.U(2, stCheck), hdl.Mux(checking.And(chkBad.Not()), hdl.U(2, stRun), hdl.U(2, stIdle))))
-	st.SetEnable(accept.Or(checking).Or(finish))
+	afterCheck := hdl.Mux(checking.And(chkBad.Not()), hdl.U(2, stRun), hdl.U(2, stIdle))
+	if c.checkStages() == 0 {
+		st.SetNext(hdl.Mux(idle, hdl.U(2, stCheck), afterCheck))
+		st.SetEnable(accept.Or(checking).Or(finish))
+	} else {
+		pre := st.Eq(hdl.U(2, stPre))
+		st.SetNext(hdl.Mux(idle, hdl.U(2, stPre), hdl.Mux(pre, hdl.U(2, stCheck), afterCheck)))
+		st.SetEnable(accept.Or(pre).Or(checking).Or(finish))
+	}
 	done := m.Reg("done_r", hdl.Bool, 0)
 	done.SetNext(checking.And(chkBad).Or(finish))
 	m.Output("done", hdl.Bool).Set(done)
@@ -394,7 +444,7 @@ func build(c Config) *hdl.Module {
 		ln.Connect("lp_en", fire.And(isLP).And(mask.Bit(p)))
 		ln.Connect("h_en", walk.And(vrow.Not())).Connect("h_fill", px.Eq(hdl.U(dw+1, 0))).Connect("h_virt", px.Ge(W)).
 			Connect("pad_edge", q["pad_edge"]).Connect("pad_ignore", q["pad_ignore"]).Connect("avg", q["fn"].Bit(0)).Connect("kw", wKW).Connect("kh", kh)
-		lb := m.Instance(fmt.Sprintf("lb_%d", p), lbm).Connect("raddr", ox.Resize(lbw)).Connect("ren", adv).
+		lb := m.Instance(fmt.Sprintf("lb_%d", p), lbm).Connect("raddr", oxS2.Resize(lbw)).Connect("ren", adv).
 			Connect("waddr", s2ox.Resize(lbw)).Connect("we", lbWe).Connect("wdata", ln.Out("lb_wdata"))
 		ln.Connect("v_fill", s2fill).Connect("v_virt", s2virt).Connect("lb_q", lb.Out("q")).
 			Connect("lb_we", lbWe).Connect("lb_fwd", fwd)

@@ -40,6 +40,12 @@ type Config struct {
 	// windows, the post-processor's stages) without a reset; valid bits,
 	// counters and the per-lane parameters keep theirs.
 	NoDatapathReset bool `json:"no_datapath_reset"`
+	// DeepPipeline shortens the lanes' longest paths for a faster clock
+	// (on FPGAs) at a few cycles per task: the pooling windows take one
+	// level of their compare or add tree per cycle, the eltwise result
+	// is registered before X, and the rounding increment is registered
+	// before ReLU, clamp and saturation (cycles.go has what each costs).
+	DeepPipeline bool `json:"deep_pipeline"`
 }
 
 // DefaultConfig matches the default state buffer (16 × 4096 × int8) and
@@ -167,6 +173,33 @@ func (c Config) postCycles(p Post) int {
 }
 
 // shiftWidth is the width of the shift field.
+// windowStages is the extra registers in each pooling window (the
+// horizontal one in S1, the vertical one after S2).
+func (c Config) windowStages() int {
+	if !c.DeepPipeline {
+		return 0
+	}
+	return hdl.ClogWidth(c.MaxKernel) // one per level of the window's tree
+}
+
+// eltStages is the extra registers on the eltwise result's way to X:
+// the operands, and the function's result.
+func (c Config) eltStages() int { return 2 * c.deepStage() }
+
+// outStages is the extra registers between R and the output FIFO.
+func (c Config) outStages() int { return c.deepStage() }
+
+// checkStages is the cycles before CHECK that register the products
+// the checks compare.
+func (c Config) checkStages() int { return c.deepStage() }
+
+func (c Config) deepStage() int {
+	if c.DeepPipeline {
+		return 1
+	}
+	return 0
+}
+
 func (c Config) shiftWidth() int { return hdl.ClogWidth(c.VWidth()) }
 
 // ParamWords is the number of consecutive state-buffer elements holding

@@ -13,6 +13,12 @@ func unsignedConfig() Config {
 		StateDepth: 128, PsumDepth: 32, MaxKernel: 3, LineDepth: 8}
 }
 
+// deep is c with deep_pipeline.
+func deep(c Config) Config {
+	c.DeepPipeline = true
+	return c
+}
+
 func allTables() []namedTask {
 	var ts []namedTask
 	for _, f := range []func() []namedTask{actTasks, eltTasks, reduceTasks, poolTasks} {
@@ -28,7 +34,7 @@ func TestRandomTasks(t *testing.T) {
 	if testing.Short() {
 		n = 60
 	}
-	for _, c := range []Config{smallConfig(), unsignedConfig()} {
+	for _, c := range []Config{smallConfig(), unsignedConfig(), deep(smallConfig()), deep(unsignedConfig())} {
 		t.Run(Name(c), func(t *testing.T) {
 			runSuite(t, newBench(t, c, 21, 0), randomTasks(21, c, n, 120), true)
 		})
@@ -61,6 +67,26 @@ func TestCrossCheckSmall(t *testing.T) {
 		b.quiesce()
 		b.crossCheck()
 	})
+}
+
+// deep_pipeline on the small configuration: every table, random tasks
+// and bad tasks under contention, replayed on Verilator.
+func TestCrossCheckDeep(t *testing.T) {
+	tooltest.Need(t, "verilator")
+	c := deep(smallConfig())
+	b := newBench(t, c, 33, 0.5)
+	runSuite(t, b, append(allTables(), randomTasks(33, c, 40, 120)...), false)
+	for _, tc := range badTasks() {
+		if tc.code == ErrField {
+			continue // not encodable: the field does not fit its port
+		}
+		if res := b.run(tc.t); res.errCode != tc.code || res.cycles != tc.t.Cycles(c) {
+			t.Errorf("%s: code %v in %d cycles, want %v in %d", tc.name, res.errCode, res.cycles, tc.code, tc.t.Cycles(c))
+		}
+	}
+	b.checkMemory("after bad tasks")
+	b.quiesce()
+	b.crossCheck()
 }
 
 func TestCrossCheckUnsigned(t *testing.T) {

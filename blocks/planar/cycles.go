@@ -5,7 +5,10 @@ package planar
 // buffer stalls the engine and the task passes the hardware checks (a
 // task that fails them takes 2). Contention only adds cycles. See the
 // package documentation for the formulas.
-func (t Task) Cycles(c Config) int {
+func (t Task) Cycles(c Config) int { return c.checkStages() + t.cycles(c) }
+
+// cycles is Cycles without the deep pipeline's PRE cycle.
+func (t Task) cycles(c Config) int {
 	if t.Validate(c) != nil {
 		return 2
 	}
@@ -16,16 +19,18 @@ func (t Task) Cycles(c Config) int {
 		return t.Reads(c) + 5
 	case OpPool:
 		steps, last := t.PoolSteps()
-		return max(steps+5, last+12)
+		return max(steps+5, last+12+2*c.windowStages()+c.outStages())
 	case OpReduce:
 		// Across rows: the pooling walk of a 1×1 window, one stage more
 		// than a plane's reduction. A post function holds every result.
 		if t.acrossRows() {
-			return t.Reads(c) + 11 + t.W*c.postCycles(t.Post)
+			return t.Reads(c) + 11 + c.windowStages() + c.outStages() + t.W*c.postCycles(t.Post)
 		}
-		return t.Reads(c) + 10 + c.postCycles(t.Post)
+		return t.Reads(c) + 10 + c.outStages() + c.postCycles(t.Post)
+	case OpEltwise:
+		return t.Reads(c) + 10 + c.eltStages() + c.outStages()
 	}
-	return t.Reads(c) + 10
+	return t.Reads(c) + 10 + c.outStages()
 }
 
 // PoolSteps is the plane walker's work for a pooling task: steps, one

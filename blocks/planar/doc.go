@@ -218,6 +218,17 @@
 // contention only adds cycles; the next task is accepted in the cycle of
 // the done pulse.
 //
+// With deep_pipeline (registers that shorten the longest paths for a
+// faster clock) every task takes one cycle more (a PRE cycle registers
+// the products the checks compare), every task that writes outputs one
+// more again (the increment registered before ReLU, clamp and
+// saturation), eltwise two more (its operands and its function's result
+// registered), and each pooling window ceil(log2 max_kernel) more (one
+// level of its compare or add tree per cycle): pool max(steps + 6,
+// last + 14 + 2·ceil(log2 max_kernel)), reduce across rows one window's
+// share more (its horizontal window is 1×1, its vertical sum comes from
+// S2). Task.Cycles has every case.
+//
 // # Errors
 //
 // Task.Validate (compiler side) names the field, its value and the

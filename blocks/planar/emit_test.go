@@ -35,7 +35,9 @@ func TestLint(t *testing.T) {
 		StateDepth: 64, PsumDepth: 1024, MaxKernel: 5, LineDepth: 100}
 	noReset := smallConfig()
 	noReset.NoDatapathReset = true
-	for _, c := range []Config{smallConfig(), unsignedConfig(), one, wide, noReset, wideColumnConfig(), DefaultConfig()} {
+	deepOne, deepWide := deep(one), deep(wide)
+	deepWide.NoDatapathReset = true
+	for _, c := range []Config{smallConfig(), unsignedConfig(), one, wide, noReset, wideColumnConfig(), DefaultConfig(), deepOne, deepWide} {
 		t.Run(Name(c), func(t *testing.T) {
 			dir, d, files := emitDir(t, c)
 			if err := toolchain.Lint(dir, d.Top.Name, files); err != nil {
@@ -55,9 +57,9 @@ func TestLint(t *testing.T) {
 // combinational loop or a driver conflict.
 func TestSynth(t *testing.T) {
 	tooltest.Need(t, "yosys")
-	for _, noReset := range []bool{false, true} {
+	for _, v := range []struct{ noReset, deep bool }{{false, false}, {true, false}, {false, true}} {
 		c := Config{Lanes: 2, PsumLanes: 2, ElemWidth: 4, ElemSigned: true, AccWidth: 8, ScaleWidth: 4,
-			StateDepth: 16, PsumDepth: 8, MaxKernel: 3, LineDepth: 4, NoDatapathReset: noReset}
+			StateDepth: 16, PsumDepth: 8, MaxKernel: 3, LineDepth: 4, NoDatapathReset: v.noReset, DeepPipeline: v.deep}
 		dir, _, files := emitDir(t, c)
 		stat, err := toolchain.Synth(dir, Name(c), files)
 		if err != nil {

@@ -22,8 +22,8 @@ func laneName(c Config) string {
 	if c.ElemSigned {
 		sign = "s"
 	}
-	return resetTag(hdl.Name("planar_lane", fmt.Sprintf("%s%d", sign, c.ElemWidth), fmt.Sprintf("a%d", c.AccWidth),
-		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("k%d", c.MaxKernel)), c.NoDatapathReset)
+	return resetTag(deepTag(hdl.Name("planar_lane", fmt.Sprintf("%s%d", sign, c.ElemWidth), fmt.Sprintf("a%d", c.AccWidth),
+		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("k%d", c.MaxKernel)), c), c.NoDatapathReset)
 }
 
 // lane is one partition's datapath; the controller drives every select
@@ -121,6 +121,11 @@ func lane(c Config) *hdl.Module {
 	eltW := c.eltWidth()
 	// |e| of an extended element fits its E+1 bits: |min| = 2^(E−1).
 	absE := hdl.Mux(e.Lt(hdl.S(ew, 0)), e.Neg().Trunc(ew), e)
+	if c.eltStages() > 0 {
+		// The operands are chosen in S1 and registered; the function of
+		// them is computed in the next cycle, and registered again (X).
+		a, b, absE = stage(data, adv, "elt_a", a), stage(data, adv, "elt_b", b), stage(data, adv, "elt_abs", absE)
+	}
 	var elt *hdl.Expr = a.Mul(b) // FnMul; the others are narrower and extended
 	for _, f := range []struct {
 		fn Fn
@@ -168,7 +173,7 @@ func lane(c Config) *hdl.Module {
 		prev[j].SetNext(slots[j])
 		prev[j].SetEnable(hEn)
 	}
-	hval := hdl.Mux(avg, windowSum(slots, kw, hw), windowPick(slots, kw, poolMin).Ext(hw))
+	hval := window(c, data, adv, "hwin_t", slots, kw, &avg.Expr, poolMin, hw)
 	hreg := data("hreg", hdl.SInt(hw))
 	hreg.SetNext(hval)
 	hreg.SetEnable(adv)
@@ -201,7 +206,7 @@ func lane(c Config) *hdl.Module {
 	newWord := m.Output("lb_wdata", hdl.UInt(ww))
 	last.SetNext(newWord)
 	last.SetEnable(lbWe)
-	vres := hdl.Mux(avg, windowSum(vs, kh, pw), windowPick(vs, kh, poolMin).Ext(pw))
+	vres := window(c, data, adv, "vwin_t", vs, kh, &avg.Expr, poolMin, pw)
 
 	// ---- reduction: S1 over the plane, or S2 down the columns ----
 	// One adder and one comparison serve both: a plane reduction
@@ -222,6 +227,9 @@ func lane(c Config) *hdl.Module {
 	newWord.Set(hdl.Mux(redRows, accNext.AsUInt().Ext(ww), hdl.Cat(parts...).Ext(ww)))
 
 	// ---- X: the exact result of the operation ----
+	if c.eltStages() > 0 {
+		elt = stage(data, adv, "elt_r", elt) // the function select apart from X's
+	}
 	x := data("x", hdl.SInt(xw))
 	x.SetNext(hdl.Mux(xSel.Bit(1),
 		hdl.Mux(xSel.Bit(0), vres.Ext(xw), accNext.Ext(xw)),
@@ -264,7 +272,13 @@ func lane(c Config) *hdl.Module {
 	upR.SetNext(up)
 	upR.SetEnable(adv)
 	r := m.Wire("rounded", hdl.SInt(vw+1))
-	r.Set(flR.Add(upR.Ext(2).AsSInt()))
+	if c.outStages() > 0 {
+		// The increment in a cycle of its own, apart from ReLU, clamp
+		// and saturation.
+		r.Set(stage(data, adv, "rounded_r", flR.Add(upR.Ext(2).AsSInt())))
+	} else {
+		r.Set(flR.Add(upR.Ext(2).AsSInt()))
+	}
 	zero := hdl.S(vw+1, 0)
 	r2 := m.Wire("relued", hdl.SInt(vw+1))
 	r2.Set(hdl.Mux(relu.And(r.Bit(vw)), zero, r))
@@ -335,6 +349,52 @@ func saturate(v *hdl.Expr, t hdl.Type) *hdl.Expr {
 func clampTo(v, lo, hi *hdl.Expr) *hdl.Expr {
 	a := hdl.Mux(v.Lt(lo), lo, v)
 	return hdl.Mux(a.Gt(hi), hi, a)
+}
+
+// stage is v registered, enabled by adv.
+func stage(reg func(string, hdl.Type) *hdl.Signal, adv *hdl.Signal, name string, v *hdl.Expr) *hdl.Expr {
+	r := reg(name, v.Type)
+	r.SetNext(v)
+	r.SetEnable(adv)
+	return &r.Expr
+}
+
+// window is the pooling window's value over slots with k of them in use:
+// their sum (avg 1, w bits) or their maximum (minimum when least is 1).
+// With deep_pipeline the tree takes one level per cycle: the masked slots
+// are registered, then every level's results but the last, which the
+// caller registers (hreg or X), each register enabled by adv; the value
+// comes windowStages cycles later than without.
+func window(c Config, reg func(string, hdl.Type) *hdl.Signal, adv *hdl.Signal, name string, slots []*hdl.Expr,
+	k *hdl.Signal, avg, least *hdl.Expr, w int) *hdl.Expr {
+	if c.windowStages() == 0 {
+		return hdl.Mux(avg, windowSum(slots, k, w), windowPick(slots, k, least).Ext(w))
+	}
+	level := make([]*hdl.Expr, len(slots))
+	for i, v := range slots {
+		level[i] = v.Ext(w)
+		if i > 0 { // past k: 0 in a sum; slot 0, in every window, in a pick
+			level[i] = hdl.Mux(k.Gt(hdl.U(k.Width(), uint64(i))), level[i], hdl.Mux(avg, hdl.S(w, 0), slots[0].Ext(w)))
+		}
+	}
+	combine := func(a, b *hdl.Expr) *hdl.Expr {
+		return hdl.Mux(avg, a.Add(b).Trunc(w), hdl.Mux(hdl.Mux(least, b.Lt(a), b.Gt(a)), b, a))
+	}
+	for depth := 0; ; depth++ {
+		for i, v := range level {
+			level[i] = stage(reg, adv, fmt.Sprintf("%s%d_%d", name, depth, i), v)
+		}
+		var next []*hdl.Expr
+		for i := 0; i+1 < len(level); i += 2 {
+			next = append(next, combine(level[i], level[i+1]))
+		}
+		if len(level)%2 == 1 {
+			next = append(next, level[len(level)-1])
+		}
+		if level = next; len(level) == 1 {
+			return level[0]
+		}
+	}
 }
 
 // windowSum is the sum of the first k slots (k ≥ 1 at run time), w bits.

@@ -11,19 +11,21 @@ import (
 )
 
 // The datapath variants: without datapath reset, and with the PEs'
-// product register as well. Every op still equals the golden model when
-// the unreset registers (the product register among them) power up
-// random: no result reads one before it is written. The net of the
-// second variant also agrees with Verilator (both start at zero); one
-// build covers the RTL of both options.
-func TestNoDatapathReset(t *testing.T) {
+// product register and the planar engine's deep pipeline as well. Every
+// op still equals the golden model when the unreset registers (the new
+// stages among them) power up random: no result reads one before it is
+// written. The net of the second variant also agrees with Verilator
+// (both start at zero); one build covers the RTL of all three options.
+func TestDatapathVariants(t *testing.T) {
 	variants := []struct {
 		name      string
 		mod       func(*npu.Config)
 		verilator bool
 	}{
 		{"no_datapath_reset", func(c *npu.Config) { c.NoDatapathReset = true }, false},
-		{"and_mul_stage", func(c *npu.Config) { c.NoDatapathReset, c.MulStage = true, true }, true},
+		{"and_mul_stage_and_deep_pipeline", func(c *npu.Config) {
+			c.NoDatapathReset, c.MulStage, c.PlanarDeepPipeline = true, true, true
+		}, true},
 	}
 	for _, v := range variants {
 		cfg := small()
