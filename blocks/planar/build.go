@@ -45,6 +45,7 @@ const (
 	stCheck = 1
 	stRun   = 2
 	stPre   = 3 // deep_pipeline: the checks' products, before CHECK
+	stJudge = 4 // deep_pipeline: the registered check result, after CHECK
 )
 
 // The controller: task register, checks, the read address generator,
@@ -61,10 +62,13 @@ func build(c Config) *hdl.Module {
 	// ---- task port ----
 	tValid := m.Input("t_valid", hdl.Bool)
 	q := map[string]*hdl.Signal{}
-	st := m.Reg("state", hdl.UInt(2), stIdle)
-	idle := st.Eq(hdl.U(2, stIdle))
-	checking := st.Eq(hdl.U(2, stCheck))
-	running := st.Eq(hdl.U(2, stRun))
+	stw := 2
+	if c.checkStages() > 0 {
+		stw = 3
+	}
+	st := m.Reg("state", hdl.UInt(stw), stIdle)
+	stIs := func(s uint64) *hdl.Expr { return st.Eq(hdl.U(stw, s)) }
+	idle, checking, running := stIs(stIdle), stIs(stCheck), stIs(stRun)
 	accept := tValid.And(idle)
 	for _, f := range c.Fields() {
 		in := m.Input("t_"+f.Name, f.Type)
@@ -210,7 +214,10 @@ func build(c Config) *hdl.Module {
 	// cycle's pop, must leave room. A request once raised is held until
 	// accepted (the buffers' rule), which stays safe: without an accept
 	// nothing new arrives.
-	credit := fcount.Add(pend).Lt(hdl.U(2, inDepth).Add(pop))
+	credit := fcount.Add(pend).Lt(hdl.U(2, uint64(c.inDepth())).Add(pop))
+	if c.inDepth() > 2 {
+		credit = fcount.Add(pend).Lt(hdl.U(2, uint64(c.inDepth())))
+	}
 	reqValid := m.Wire("req_valid", hdl.Bool)
 	reqValid.Set(held.Or(running.And(rk.Lt(nInR)).And(credit)))
 	plrReady := m.Input("plr_ready", hdl.Bool)
@@ -238,14 +245,30 @@ func build(c Config) *hdl.Module {
 
 	// ---- input FIFO pointers (the data is in the lanes) ----
 	push := hdl.Mux(psumOp, rdRvalid, plrRvalid)
-	fwi := m.Reg("fwi", hdl.Bool, 0)
-	fri := m.Reg("fri", hdl.Bool, 0)
-	fwi.SetNext(fwi.Not())
-	fwi.SetEnable(push)
-	fri.SetNext(fri.Not())
-	fri.SetEnable(pop)
+	fd := c.inDepth()
+	pw := hdl.ClogWidth(fd)
+	fwi := m.Reg("fwi", hdl.UInt(pw), 0)
+	fri := m.Reg("fri", hdl.UInt(pw), 0)
 	fcount.SetNext(fcount.Add(push).Sub(pop.Ext(3)).Trunc(2))
-	fWe := hdl.Mux(push, hdl.Mux(fwi, hdl.U(2, 2), hdl.U(2, 1)), hdl.U(2, 0))
+	var fWe *hdl.Expr
+	if fd == 2 {
+		fwi.SetNext(fwi.Not())
+		fri.SetNext(fri.Not())
+		fWe = hdl.Mux(push, hdl.Mux(fwi, hdl.U(2, 2), hdl.U(2, 1)), hdl.U(2, 0))
+	} else {
+		wrapInc := func(p *hdl.Signal) *hdl.Expr {
+			return hdl.Mux(p.Eq(hdl.U(pw, uint64(fd-1))), hdl.U(pw, 0), p.Add(one).Trunc(pw))
+		}
+		fwi.SetNext(wrapInc(fwi))
+		fri.SetNext(wrapInc(fri))
+		bits := make([]hdl.Value, fd)
+		for i := range fd { // Cat takes the most significant first
+			bits[fd-1-i] = push.And(fwi.Eq(hdl.U(pw, uint64(i))))
+		}
+		fWe = hdl.Cat(bits...)
+	}
+	fwi.SetEnable(push)
+	fri.SetEnable(pop)
 
 	// ---- S1: the consumer and the plane walker ----
 	consDone := m.Reg("cons_done", hdl.Bool, 0)
@@ -346,17 +369,19 @@ func build(c Config) *hdl.Module {
 		fire.And(hdl.Mux(isElt, hdl.Mux(bcast, ck.OrR(), two.Not().Or(phase)), hdl.Mux(isRed, lastPop, isAct.Or(isWB)))))
 	if c.DeepPipeline {
 		// A pooling result leaves the vertical window's tree hs cycles
-		// after S2 (a reduction across rows takes its sum from S2), an
-		// eltwise result its register one cycle after S1.
+		// after S2, a reduction's sum (across rows: from S2) redStages
+		// registers after its last step, an eltwise result eltStages
+		// registers after S1.
 		walkEmit, eltEmit := s2v.And(s2out), fire.And(hdl.Mux(bcast, ck.OrR(), two.Not().Or(phase)))
-		emit = hdl.Mux(walkOp, hdl.Mux(isRow, walkEmit, late("v_valid", walkEmit, hs)),
-			hdl.Mux(isElt, late("e_valid", eltEmit, c.eltStages()), fire.And(hdl.Mux(isRed, lastPop, isAct.Or(isWB)))))
+		emit = hdl.Mux(walkOp, hdl.Mux(isRow, late("rr_valid", walkEmit, c.redStages()), late("v_valid", walkEmit, hs)),
+			hdl.Mux(isElt, late("e_valid", eltEmit, c.eltStages()),
+				hdl.Mux(isRed, late("red_valid", fire.And(lastPop), c.redStages()), fire.And(isAct.Or(isWB)))))
 	}
 	xv := m.Reg("xv", hdl.Bool, 0)
 	xv.SetNext(emit)
 	xv.SetEnable(adv)
 	pv := m.Reg("pv", hdl.Bool, 0)
-	pv.SetNext(xv)
+	pv.SetNext(late("m_valid", &xv.Expr, c.mulStages()))
 	pv.SetEnable(adv)
 	vv := m.Reg("vv", hdl.Bool, 0)
 	vv.SetNext(pv)
@@ -365,6 +390,14 @@ func build(c Config) *hdl.Module {
 	// for postCycles: load, steps, sign; adv is low meanwhile.
 	postSqrt := isRed.And(q["post"].Eq(hdl.U(2, uint64(PostSqrt))))
 	postOn := postSqrt.Or(isRed.And(q["post"].Eq(hdl.U(2, uint64(PostRecip)))))
+	if c.DeepPipeline {
+		// Decoded a cycle after the task register, long before a value
+		// reaches V: the decode leaves the stall signal's path.
+		sq, on := m.Reg("post_sqrt_r", hdl.Bool, 0), m.Reg("post_on_r", hdl.Bool, 0)
+		sq.SetNext(postSqrt)
+		on.SetNext(postOn)
+		postSqrt, postOn = &sq.Expr, &on.Expr
+	}
 	pcw := hdl.ClogWidth(c.postCycles(PostRecip) + 1)
 	pconst := func(delta int) *hdl.Expr { // postCycles + delta of the task's post function
 		return hdl.Mux(postSqrt, hdl.U(pcw, uint64(c.postCycles(PostSqrt)+delta)), hdl.U(pcw, uint64(c.postCycles(PostRecip)+delta)))
@@ -410,17 +443,19 @@ func build(c Config) *hdl.Module {
 
 	// ---- completion ----
 	finish := running.And(consDone).And(wk.Eq(nOutR))
-	afterCheck := hdl.Mux(checking.And(chkBad.Not()), hdl.U(2, stRun), hdl.U(2, stIdle))
-	if c.checkStages() == 0 {
-		st.SetNext(hdl.Mux(idle, hdl.U(2, stCheck), afterCheck))
-		st.SetEnable(accept.Or(checking).Or(finish))
-	} else {
-		pre := st.Eq(hdl.U(2, stPre))
-		st.SetNext(hdl.Mux(idle, hdl.U(2, stPre), hdl.Mux(pre, hdl.U(2, stCheck), afterCheck)))
-		st.SetEnable(accept.Or(pre).Or(checking).Or(finish))
-	}
 	done := m.Reg("done_r", hdl.Bool, 0)
-	done.SetNext(checking.And(chkBad).Or(finish))
+	if c.checkStages() == 0 {
+		st.SetNext(hdl.Mux(idle, hdl.U(2, stCheck), hdl.Mux(checking.And(chkBad.Not()), hdl.U(2, stRun), hdl.U(2, stIdle))))
+		st.SetEnable(accept.Or(checking).Or(finish))
+		done.SetNext(checking.And(chkBad).Or(finish))
+	} else {
+		// PRE, CHECK (into err_code_r), then JUDGE on the registered code.
+		pre, judge, errBad := stIs(stPre), stIs(stJudge), errCode.OrR()
+		st.SetNext(hdl.Mux(idle, hdl.U(stw, stPre), hdl.Mux(pre, hdl.U(stw, stCheck), hdl.Mux(checking, hdl.U(stw, stJudge),
+			hdl.Mux(judge.And(errBad.Not()), hdl.U(stw, stRun), hdl.U(stw, stIdle))))))
+		st.SetEnable(accept.Or(pre).Or(checking).Or(judge).Or(finish))
+		done.SetNext(judge.And(errBad).Or(finish))
+	}
 	m.Output("done", hdl.Bool).Set(done)
 
 	// ---- lanes ----

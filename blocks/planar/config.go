@@ -186,12 +186,27 @@ func (c Config) windowStages() int {
 // the operands, and the function's result.
 func (c Config) eltStages() int { return 2 * c.deepStage() }
 
-// outStages is the extra registers between R and the output FIFO.
-func (c Config) outStages() int { return c.deepStage() }
+// redStages is the extra registers between a reduction's sum and X.
+func (c Config) redStages() int { return c.deepStage() }
 
-// checkStages is the cycles before CHECK that register the products
-// the checks compare.
-func (c Config) checkStages() int { return c.deepStage() }
+// mulStages is the extra registers between X and P: the gain's two
+// partial products.
+func (c Config) mulStages() int { return c.deepStage() }
+
+// outStages is the extra registers between R and the output FIFO: the
+// incremented value, then the saturated one.
+func (c Config) outStages() int { return 2 * c.deepStage() }
+
+// inDepth is the lane input FIFO's depth. Two entries give one element
+// per cycle when the read credit counts the same cycle's pop; with
+// deep_pipeline a third lets the credit leave the pop (and the stall
+// signal behind it) out of the request's path.
+func (c Config) inDepth() int { return 2 + c.deepStage() }
+
+// checkStages is the cycles a task's checks take more: PRE before CHECK
+// registers the products they compare, JUDGE after it acts on the
+// registered result.
+func (c Config) checkStages() int { return 2 * c.deepStage() }
 
 func (c Config) deepStage() int {
 	if c.DeepPipeline {

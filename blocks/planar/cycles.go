@@ -7,6 +7,10 @@ package planar
 // package documentation for the formulas.
 func (t Task) Cycles(c Config) int { return c.checkStages() + t.cycles(c) }
 
+// valueStages is the extra registers on a value's way from X to the
+// output FIFO.
+func (c Config) valueStages() int { return c.mulStages() + c.outStages() }
+
 // cycles is Cycles without the deep pipeline's PRE cycle.
 func (t Task) cycles(c Config) int {
 	if t.Validate(c) != nil {
@@ -19,18 +23,18 @@ func (t Task) cycles(c Config) int {
 		return t.Reads(c) + 5
 	case OpPool:
 		steps, last := t.PoolSteps()
-		return max(steps+5, last+12+2*c.windowStages()+c.outStages())
+		return max(steps+5, last+12+2*c.windowStages()+c.valueStages())
 	case OpReduce:
 		// Across rows: the pooling walk of a 1×1 window, one stage more
 		// than a plane's reduction. A post function holds every result.
 		if t.acrossRows() {
-			return t.Reads(c) + 11 + c.windowStages() + c.outStages() + t.W*c.postCycles(t.Post)
+			return t.Reads(c) + 11 + c.windowStages() + c.redStages() + c.valueStages() + t.W*c.postCycles(t.Post)
 		}
-		return t.Reads(c) + 10 + c.outStages() + c.postCycles(t.Post)
+		return t.Reads(c) + 10 + c.redStages() + c.valueStages() + c.postCycles(t.Post)
 	case OpEltwise:
-		return t.Reads(c) + 10 + c.eltStages() + c.outStages()
+		return t.Reads(c) + 10 + c.eltStages() + c.valueStages()
 	}
-	return t.Reads(c) + 10 + c.outStages()
+	return t.Reads(c) + 10 + c.valueStages()
 }
 
 // PoolSteps is the plane walker's work for a pooling task: steps, one

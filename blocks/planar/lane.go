@@ -7,14 +7,9 @@ import (
 	"github.com/hwgen/hwgen/hdl"
 )
 
-// Depths of the two lane FIFOs. Two entries are enough for one element
-// per cycle: the read credit counts the pop of the same cycle (see the
-// controller), and the output FIFO is only full while the write port
-// stalls.
-const (
-	inDepth  = 2
-	outDepth = 2
-)
+// Depth of the lane's output FIFO: it is only full while the write port
+// stalls. The input FIFO's is Config.inDepth.
+const outDepth = 2
 
 // laneName is the lane module's name: every parameter that shapes it.
 func laneName(c Config) string {
@@ -54,8 +49,8 @@ func lane(c Config) *hdl.Module {
 	rs := m.Input("rs", hdl.UInt(E))
 	rp := m.Input("rp", hdl.SInt(A))
 	inPsum := m.Input("in_psum", hdl.Bool)
-	fWe := m.Input("f_we", hdl.UInt(inDepth))
-	fRi := m.Input("f_ri", hdl.Bool)
+	fWe := m.Input("f_we", hdl.UInt(c.inDepth()))
+	fRi := m.Input("f_ri", hdl.UInt(hdl.ClogWidth(c.inDepth())))
 
 	eltHold := m.Input("elt_hold", hdl.Bool)
 	fn := m.Input("fn", hdl.UInt(3))
@@ -99,14 +94,19 @@ func lane(c Config) *hdl.Module {
 
 	// ---- input FIFO: responses land here one cycle after the request ----
 	in := hdl.Mux(inPsum, rp.Ext(iw), ext(&rs.Expr).Ext(iw))
-	var fe [inDepth]*hdl.Signal
+	fe := make([]hdl.Value, c.inDepth())
 	for i := range fe {
-		fe[i] = data(fmt.Sprintf("fifo_%d", i), hdl.SInt(iw))
-		fe[i].SetNext(in)
-		fe[i].SetEnable(fWe.Bit(i))
+		r := data(fmt.Sprintf("fifo_%d", i), hdl.SInt(iw))
+		r.SetNext(in)
+		r.SetEnable(fWe.Bit(i))
+		fe[i] = r
 	}
 	head := m.Wire("head", hdl.SInt(iw))
-	head.Set(hdl.Mux(fRi, fe[1], fe[0]))
+	if len(fe) == 2 {
+		head.Set(hdl.Mux(fRi, fe[1], fe[0]))
+	} else {
+		head.Set(hdl.Pick(fRi, fe, fe[0]))
+	}
 	e := m.Wire("e", hdl.SInt(ew))
 	e.Set(head.Trunc(ew))
 
@@ -230,18 +230,41 @@ func lane(c Config) *hdl.Module {
 	if c.eltStages() > 0 {
 		elt = stage(data, adv, "elt_r", elt) // the function select apart from X's
 	}
+	redX := &accNext.Expr
+	if c.redStages() > 0 {
+		redX = stage(data, adv, "red_x", redX) // the accumulate apart from X's select
+	}
 	x := data("x", hdl.SInt(xw))
 	x.SetNext(hdl.Mux(xSel.Bit(1),
-		hdl.Mux(xSel.Bit(0), vres.Ext(xw), accNext.Ext(xw)),
+		hdl.Mux(xSel.Bit(0), vres.Ext(xw), redX.Ext(xw)),
 		hdl.Mux(xSel.Bit(0), elt.Ext(xw), head.Ext(xw))))
 	x.SetEnable(adv)
 
 	// ---- V: gain and bias ----
 	sc := hdl.Mux(perLane, pScale, scale)
 	bi := hdl.Mux(perLane, pBias, bias)
+	if c.DeepPipeline {
+		// Both only change between tasks (or with a loadparams task), many
+		// cycles before an element reaches P: a register takes the choice
+		// off the multiplier's and the adder's paths.
+		scR, biR := data("scale_r", sc.Type), data("bias_r", bi.Type)
+		scR.SetNext(sc)
+		biR.SetNext(bi)
+		sc, bi = &scR.Expr, &biR.Expr
+	}
 	// The product is registered before the bias is added: multiplier
 	// and adder in one cycle would be the lane's longest path.
 	prod := x.Mul(sc)
+	if c.mulStages() > 0 {
+		// The gain in two halves of the scale, each product registered
+		// and their sum formed in P's cycle: scale = hi·2^h + lo, lo
+		// unsigned, so x·scale = (x·hi)·2^h + x·lo exactly.
+		sw, h := c.ScaleWidth, c.ScaleWidth/2
+		lo := stage(data, adv, "prod_lo", x.Mul(sc.Slice(h-1, 0).Ext(h+1).AsSInt()))
+		hi := stage(data, adv, "prod_hi", x.Mul(sc.Slice(sw-1, h).AsSInt()))
+		prod = hi.Ext(prod.Type.Width).ShlConst(h).Trunc(prod.Type.Width).AsSInt().
+			Add(lo.Ext(prod.Type.Width)).Trunc(prod.Type.Width).AsSInt()
+	}
 	prodR := data("prod", prod.Type)
 	prodR.SetNext(prod)
 	prodR.SetEnable(adv)
@@ -258,8 +281,17 @@ func lane(c Config) *hdl.Module {
 	sw := c.shiftWidth()
 	fl := u.Shr(shift) // floor(u / 2^shift)
 	ones := hdl.Const(hdl.UInt(vw), hdl.UInt(vw).Mask())
-	rem := u.AsUInt().And(ones.ShlWrap(shift).Not())
+	remMask := ones.ShlWrap(shift).Not()
 	half := hdl.U(vw, 1).ShlWrap(shift.Sub(hdl.U(1, 1)).Trunc(sw))
+	if c.DeepPipeline {
+		// Functions of the task's shift alone: registered, they leave
+		// the rounding decision's path.
+		mr, hr := data("rem_mask", remMask.Type), data("half", half.Type)
+		mr.SetNext(remMask)
+		hr.SetNext(half)
+		remMask, half = &mr.Expr, &hr.Expr
+	}
+	rem := u.AsUInt().And(remMask)
 	gt, eq := rem.Gt(half), rem.Eq(half)
 	up := shift.OrR().And(wrap.Not()).And(hdl.Mux(roundEven, gt.Or(eq.And(fl.Bit(0))), gt.Or(eq)))
 	// R: the floor and the rounding decision are registered, so the
@@ -287,10 +319,15 @@ func lane(c Config) *hdl.Module {
 	// so clamp(saturate(r)) = saturate(clamp(r)) = clamp(r), and the
 	// wrap mode's low bits are the unsaturated value's.
 	sat := m.Wire("saturated", hdl.SInt(ew))
-	sat.Set(ext(saturate(&r2.Expr, et)))
+	satV, wrapV := ext(saturate(&r2.Expr, et)), r2.Trunc(E)
+	if c.outStages() > 1 {
+		// Saturation in a cycle of its own, apart from the clamp.
+		satV, wrapV = stage(data, adv, "saturated_r", satV), stage(data, adv, "wrapped_r", wrapV)
+	}
+	sat.Set(satV)
 	loS, hiS := ext(&lo.Expr), ext(&hi.Expr)
 	y := m.Wire("y", hdl.UInt(E))
-	y.Set(hdl.Mux(clamp, clampTo(&sat.Expr, loS, hiS).Trunc(E), hdl.Mux(wrap, r2.Trunc(E), sat.Trunc(E))).AsUInt())
+	y.Set(hdl.Mux(clamp, clampTo(&sat.Expr, loS, hiS).Trunc(E), hdl.Mux(wrap, wrapV, sat.Trunc(E))).AsUInt())
 
 	// ---- output FIFO ----
 	var oe [outDepth]*hdl.Signal
