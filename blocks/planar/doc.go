@@ -218,17 +218,22 @@
 // contention only adds cycles; the next task is accepted in the cycle of
 // the done pulse.
 //
-// With deep_pipeline (registers that shorten the longest paths for a
-// faster clock) every task takes one cycle more (a PRE cycle registers
-// the products the checks compare), every task that writes outputs one
-// more again (the increment registered before ReLU, clamp and
-// saturation), eltwise two more (its operands and its function's result
-// registered), and each pooling window ceil(log2 max_kernel) more (one
-// level of its compare or add tree per cycle): pool max(steps + 6,
-// last + 14 + 2·ceil(log2 max_kernel)), reduce across rows one window's
-// share more (its horizontal window is 1×1, its vertical sum comes from
-// S2). Task.Cycles has every case.
+// With deep_pipeline (registers that shorten the lane's and the
+// controller's longest paths, for a faster clock on FPGAs) a task takes
+// more cycles; each term is a Config method used by Task.Cycles:
 //
+//	every task              +2   PRE registers the products the checks compare; JUDGE acts on the registered result
+//	every task with outputs +3   the gain in two registered halves; the increment, then saturation, apart from the clamp
+//	eltwise                 +2   its operands, then its function's result
+//	reduce                  +1   the sum registered before X
+//	pool                    +2·ceil(log2 max_kernel)   each window's tree one level per cycle
+//	reduce across rows      +ceil(log2 max_kernel)     its 1×1 horizontal window's tree
+//
+// so nop 5, a bad task 4, act N + 15, eltwise N + 17, reduce N + 16 + P,
+// pool max(steps + 7, last + 17 + 2·ceil(log2 max_kernel)). The input
+// FIFO has a third entry, so the read credit no longer counts the same
+// cycle's pop; the steady state is still one element per lane per cycle.
+
 // # Errors
 //
 // Task.Validate (compiler side) names the field, its value and the
