@@ -102,15 +102,14 @@ func build(c Config) *hdl.Module {
 	product := func(name string, a, b *hdl.Signal) *hdl.Expr {
 		p := a.Mul(b)
 		if c.checkStages() == 0 {
-			w := m.Wire(name, p.Type)
-			w.Set(p)
-			return &w.Expr
+			return p
 		}
 		r := m.Reg(name, p.Type, 0)
 		r.SetNext(p)
 		return &r.Expr
 	}
-	n := product("n", H, W)
+	n := m.Wire("n", hdl.UInt(2*dw))
+	n.Set(product("n_r", H, W))
 	nLP := hdl.U(cw, uint64(c.ParamWords()))
 	nIn := hdl.Mux(isLP, nLP.Ext(2*dw+1), hdl.Mux(two, n.ShlConst(1), n.Add(bcast)))
 	oh, ow := q["oh"], q["ow"]
@@ -124,10 +123,13 @@ func build(c Config) *hdl.Module {
 	paddedH := H.Add(padH.ShlConst(1)) // H + 2·PadH
 	paddedW := W.Add(padW.ShlConst(1))
 	// outOK: o is the number of windows of k with stride s in the padded
-	// length p: o ≥ 1, (o−1)·s + k ≤ p < o·s + k.
+	// length p: o ≥ 1, (o−1)·s + k ≤ p < o·s + k, compared as
+	// o·s + k ≤ p + s so one sum serves both sides.
 	outOK := func(o *hdl.Signal, k, s *hdl.Signal, p *hdl.Expr) *hdl.Expr {
 		os := product(o.Name+"_stride", o, s)
-		return o.OrR().And(os.Sub(s).Add(k).Le(p)).And(os.Add(k).Gt(p))
+		w := max(os.Width(), p.Width()) + 2
+		end := os.Ext(w).Add(k.Ext(w)).Trunc(w) // o·s + k
+		return o.OrR().And(end.Le(p.Ext(w).Add(s.Ext(w)).Trunc(w))).And(end.Gt(p.Ext(w)))
 	}
 	mask := q["mask"]
 	psumMaskBad := hdl.U(1, 0)
@@ -173,17 +175,31 @@ func build(c Config) *hdl.Module {
 		{ErrShift, post.And(q["shift"].Gt(hdl.U(c.shiftWidth(), uint64(c.MaxShift()))))},
 		{ErrClamp, post.And(q["clamp"]).And(signedLoHi(q["lo"]).Gt(signedLoHi(q["hi"])))},
 	}
-	code := hdl.U(errCodeWidth, 0)
-	for i := len(checks) - 1; i >= 0; i-- {
-		bad := checks[i].bad
-		if checks[i].code != ErrOp {
+	// The first failing check's code, picked by a balanced tree (each
+	// node: the left half's code if any of its checks fails, else the
+	// right half's), so the depth grows with log2 of the checks.
+	type verdict struct{ bad, code *hdl.Expr }
+	verdicts := make([]verdict, len(checks))
+	for i, ck := range checks {
+		bad := ck.bad
+		if ck.code != ErrOp {
 			bad = bad.And(isNop.Not())
 		}
-		code = hdl.Mux(bad, hdl.U(errCodeWidth, uint64(checks[i].code)), code)
+		verdicts[i] = verdict{bad, hdl.Mux(bad, hdl.U(errCodeWidth, uint64(ck.code)), hdl.U(errCodeWidth, 0))}
 	}
+	var first func(vs []verdict) verdict
+	first = func(vs []verdict) verdict {
+		if len(vs) == 1 {
+			return vs[0]
+		}
+		a, b := first(vs[:len(vs)/2]), first(vs[len(vs)/2:])
+		return verdict{a.bad.Or(b.bad), hdl.Mux(a.bad, a.code, b.code)}
+	}
+	v := first(verdicts)
 	chkCode := m.Wire("check_code", hdl.UInt(errCodeWidth))
-	chkCode.Set(code)
-	chkBad := chkCode.OrR()
+	chkCode.Set(v.code)
+	chkBad := m.Wire("check_bad", hdl.Bool)
+	chkBad.Set(v.bad)
 
 	errCode := m.Reg("err_code_r", hdl.UInt(errCodeWidth), 0)
 	errCode.SetNext(chkCode)
