@@ -31,6 +31,12 @@ func laneName(c Config) string {
 //	           → [Hreg → S2 vertical pool filter over the line buffer]
 //	           → X → P = X·scale → V = P + bias → R = floor(V / 2^shift), round up?
 //	           → +1, ReLU, clamp, saturate (or wrap) → output FIFO
+//
+// deep_pipeline adds registers on the way (Config's *Stages methods
+// count them): each window's tree one level per cycle, the eltwise
+// operands and result, a reduction's sum, the gain's two halves before
+// P, the increment and then the saturation before the clamp; the scale,
+// bias and rounding masks are registered task constants.
 func lane(c Config) *hdl.Module {
 	m := hdl.NewModule(laneName(c))
 	data := func(name string, t hdl.Type) *hdl.Signal { // a register no valid output reads before writing
