@@ -228,9 +228,9 @@ func build(c Config) *hdl.Module {
 	pop := m.Wire("pop", hdl.Bool)
 	// Credit: the FIFO entries plus the response in flight, less this
 	// cycle's pop, must leave room (with deep_pipeline's third entry the
-	// pop is left out, and with it the stall signal's path). A request once raised is held until
-	// accepted (the buffers' rule), which stays safe: without an accept
-	// nothing new arrives.
+	// pop is left out, and with it the stall signal's path). A request
+	// once raised is held until accepted (the buffers' rule), which stays
+	// safe: without an accept nothing new arrives.
 	credit := fcount.Add(pend).Lt(hdl.U(2, uint64(c.inDepth())).Add(pop))
 	if c.inDepth() > 2 {
 		credit = fcount.Add(pend).Lt(hdl.U(2, uint64(c.inDepth())))
