@@ -40,11 +40,13 @@ type Config struct {
 	// windows, the post-processor's stages) without a reset; valid bits,
 	// counters and the per-lane parameters keep theirs.
 	NoDatapathReset bool `json:"no_datapath_reset"`
-	// DeepPipeline shortens the lanes' longest paths for a faster clock
-	// (on FPGAs) at a few cycles per task: the pooling windows take one
-	// level of their compare or add tree per cycle, the eltwise result
-	// is registered before X, and the rounding increment is registered
-	// before ReLU, clamp and saturation (cycles.go has what each costs).
+	// DeepPipeline shortens the engine's longest paths for a faster
+	// clock (on FPGAs) at 2 to 11 cycles per task: the pooling windows
+	// take one level of their compare or add tree per cycle, the gain is
+	// two registered halves, the eltwise operands and result, a
+	// reduction's sum, the increment and the saturation are registered,
+	// and the checks take three cycles (the *Stages methods below count
+	// each; Task.Cycles adds them up).
 	DeepPipeline bool `json:"deep_pipeline"`
 }
 
