@@ -351,12 +351,10 @@ func build(c Config) *hdl.Module {
 	// With deep_pipeline the horizontal window's result comes hs cycles
 	// later, and S2 (its read of the line buffer included) with it.
 	hs := c.windowStages()
+	ctlReg := func(name string, t hdl.Type) *hdl.Signal { return m.Reg(name, t, 0) }
 	late := func(name string, v *hdl.Expr, n int) *hdl.Expr { // v, n adv-enabled registers later
 		for i := 1; i <= n; i++ {
-			r := m.Reg(fmt.Sprintf("%s_d%d", name, i), v.Type, 0)
-			r.SetNext(v)
-			r.SetEnable(adv)
-			v = &r.Expr
+			v = stage(ctlReg, adv, fmt.Sprintf("%s_d%d", name, i), v)
 		}
 		return v
 	}
@@ -382,16 +380,17 @@ func build(c Config) *hdl.Module {
 	fwd.SetEnable(adv)
 
 	// ---- X, P, V, R valid bits and the output FIFO ----
-	emit := hdl.Mux(walkOp, s2v.And(s2out),
-		fire.And(hdl.Mux(isElt, hdl.Mux(bcast, ck.OrR(), two.Not().Or(phase)), hdl.Mux(isRed, lastPop, isAct.Or(isWB)))))
-	if c.DeepPipeline {
+	walkEmit, eltNext := s2v.And(s2out), hdl.Mux(bcast, ck.OrR(), two.Not().Or(phase))
+	var emit *hdl.Expr
+	if !c.DeepPipeline {
+		emit = hdl.Mux(walkOp, walkEmit, fire.And(hdl.Mux(isElt, eltNext, hdl.Mux(isRed, lastPop, isAct.Or(isWB)))))
+	} else {
 		// A pooling result leaves the vertical window's tree hs cycles
 		// after S2, a reduction's sum (across rows: from S2) redStages
 		// registers after its last step, an eltwise result eltStages
 		// registers after S1.
-		walkEmit, eltEmit := s2v.And(s2out), fire.And(hdl.Mux(bcast, ck.OrR(), two.Not().Or(phase)))
 		emit = hdl.Mux(walkOp, hdl.Mux(isRow, late("rr_valid", walkEmit, c.redStages()), late("v_valid", walkEmit, hs)),
-			hdl.Mux(isElt, late("e_valid", eltEmit, c.eltStages()),
+			hdl.Mux(isElt, late("e_valid", fire.And(eltNext), c.eltStages()),
 				hdl.Mux(isRed, late("red_valid", fire.And(lastPop), c.redStages()), fire.And(isAct.Or(isWB)))))
 	}
 	xv := m.Reg("xv", hdl.Bool, 0)
