@@ -139,10 +139,28 @@ func nextpnr(dev Device, opt Options, nl *netlist, seed int) (seedRun, error) {
 // ICESTORM_LCs").
 var expandRE = regexp.MustCompile(`Failed to expand region .* of (\d+) (ICESTORM_\w+?)s?$`)
 
+// utilisationRE is a line of nextpnr's device utilisation table, printed
+// after packing ("ICESTORM_LC: 11514/ 7680   149%").
+var utilisationRE = regexp.MustCompile(`(ICESTORM_\w+|SB_\w+):\s*(\d+)/\s*(\d+)\s+\d+%`)
+
 // notFit turns nextpnr's complaint about a full device into a NotFitError.
+// The utilisation table says by how much whatever the error says, so an
+// overflow there is preferred.
 func notFit(dev Device, dir, logName, out string) error {
 	b, _ := os.ReadFile(filepath.Join(dir, logName))
 	text := string(b) + "\n" + out
+	if !strings.Contains(text, "ERROR:") {
+		return nil
+	}
+	for _, l := range strings.Split(text, "\n") {
+		if m := utilisationRE.FindStringSubmatch(l); m != nil {
+			used, _ := strconv.Atoi(m[2])
+			has, _ := strconv.Atoi(m[3])
+			if used > has {
+				return &NotFitError{Device: dev.Name, Resource: m[1] + " (with the wrapper)", Needed: used, Available: has}
+			}
+		}
+	}
 	for _, l := range strings.Split(text, "\n") {
 		if m := expandRE.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
 			need, _ := strconv.Atoi(m[1])

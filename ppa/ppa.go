@@ -49,6 +49,9 @@ type Options struct {
 	FreqMHz float64 // the target frequency nextpnr's timing-driven placement aims at
 	Dir     string  // work directory: Verilog, netlists, logs
 	NoDSP   bool    // map multipliers to LUTs even on a device with DSP blocks
+	// Breakdown adds a synthesis that keeps module boundaries and splits
+	// the area by the top's instances (Result.Parts).
+	Breakdown bool
 }
 
 // Path is a critical path.
@@ -84,6 +87,10 @@ type Result struct {
 	SeedFmaxMHz  []float64 `json:"seed_fmax_mhz,omitempty"`
 
 	Critical *Path `json:"critical_path,omitempty"`
+
+	// With Options.Breakdown: the area of each of the top's instances
+	// and of its own logic, largest first, from an unflattened synthesis.
+	Parts []Part `json:"parts,omitempty"`
 }
 
 // NotFitError says a design does not fit a device: which resource and by
@@ -129,6 +136,14 @@ func Measure(d *hdl.Design, opt Options) (*Result, error) {
 		}
 	}
 	r := &Result{Design: d.Top.Name, Target: opt.Target}
+	if opt.Breakdown {
+		// First: a design that does not fit still gets its split.
+		parts, err := breakdown(d, files, opt)
+		if err != nil {
+			return r, err
+		}
+		r.Parts = parts
+	}
 	if opt.Target == Generic {
 		return r, generic(d, files, opt, r)
 	}

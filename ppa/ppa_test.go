@@ -1,15 +1,19 @@
 package ppa
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/hwgen/hwgen/blocks/systolic"
 	"github.com/hwgen/hwgen/examples"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/tooltest"
+	"github.com/hwgen/hwgen/verilog"
 )
 
 func macDesign(t *testing.T) *hdl.Design {
@@ -158,6 +162,12 @@ func TestNotFitLog(t *testing.T) {
 		{"ERROR: Failed to expand region (0, 0) |_> (33, 33) of 40 ICESTORM_RAMs\n", "does not fit ice40-hx8k: needs 40 ICESTORM_RAM (with the wrapper), the device has 32 (over by 8)"},
 		{"ERROR: Unable to place cell 'x', no BELs remaining to implement cell type 'SB_IO'\n", "does not fit ice40-hx8k: Unable to place cell 'x', no BELs remaining to implement cell type 'SB_IO'"},
 		{"ERROR: net 'x' has multiple drivers\n", ""},
+		// The utilisation table says by how much where the error does not.
+		{"Info: Device utilisation:\nInfo: \t         ICESTORM_LC: 11514/ 7680   149%\nInfo: \t        ICESTORM_RAM:     4/   32    12%\n" +
+			"ERROR: Unable to place cell 'dut.x_LC', no BELs remaining to implement cell type 'ICESTORM_LC'\n",
+			"does not fit ice40-hx8k: needs 11514 ICESTORM_LC (with the wrapper), the device has 7680 (over by 3834)"},
+		// A full table without an error is a design that fits.
+		{"Info: \t         ICESTORM_LC:  7680/ 7680   100%\n", ""},
 	}
 	for _, tc := range cases {
 		dir := t.TempDir()
@@ -171,5 +181,66 @@ func TestNotFitLog(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("log %q: got %q, want %q", tc.log, got, tc.want)
 		}
+	}
+}
+
+// TestBreakdown splits the 2×2 array by its instances, on both kinds of
+// synthesis: every instance once, the top's own logic too, identical PEs
+// alike, and the parts adding up to Yosys's own total of the hierarchy.
+func TestBreakdown(t *testing.T) {
+	tooltest.Need(t, "yosys")
+	d := systolic2x2(t)
+	for _, target := range []string{Generic, "ice40-hx8k"} {
+		t.Run(target, func(t *testing.T) {
+			dir := t.TempDir()
+			var files []string
+			for _, f := range verilog.Emit(d) {
+				if strings.HasSuffix(f.Name, ".v") {
+					files = append(files, f.Name)
+					if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			parts, err := breakdown(d, files, Options{Target: target, Dir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]bool{TopPart: true}
+			for _, in := range d.Top.Insts {
+				want[in.Name] = true
+			}
+			got := map[string]bool{}
+			sum := Part{}
+			pes := map[Part]bool{}
+			for _, p := range parts {
+				got[p.Instance] = true
+				sum.Cells += p.Cells
+				sum.FFs += p.FFs
+				if strings.HasPrefix(p.Instance, "pe_") {
+					p.Instance = ""
+					pes[p] = true
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("instances (-want +got):\n%s", diff)
+			}
+			if len(pes) != 1 {
+				t.Errorf("the four PEs differ: %v", pes)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "parts.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var st struct {
+				Design stat `json:"design"`
+			}
+			if err := json.Unmarshal(statJSON(b), &st); err != nil {
+				t.Fatal(err)
+			}
+			if sum.Cells != st.Design.Cells || sum.FFs != st.Design.flipFlops() || sum.FFs == 0 {
+				t.Errorf("parts add up to %d cells and %d flip-flops, Yosys's hierarchy to %d and %d", sum.Cells, sum.FFs, st.Design.Cells, st.Design.flipFlops())
+			}
+		})
 	}
 }

@@ -14,12 +14,13 @@ import (
 type ppaCmd struct {
 	Top string `help:"Built-in design or configurable block to measure (see 'hwgen designs')." required:""`
 	blockFlags
-	Target  string  `help:"generic (Yosys cells and logic depth), ice40-hx8k or ice40-up5k (Yosys synth_ice40, then nextpnr-ice40 place and route)." default:"generic"`
-	Seeds   int     `help:"FPGA targets: place and route with placer seeds 1..N and report the median Fmax." default:"4"`
-	Freq    float64 `help:"FPGA targets: the frequency (MHz) nextpnr's timing-driven placement aims at; Fmax is what it achieved." default:"100"`
-	NoDSP   bool    `name:"no-dsp" help:"ice40-up5k: map multipliers to LUTs instead of its 8 SB_MAC16 DSP blocks."`
-	JSON    bool    `name:"json" help:"Print the figures as JSON."`
-	WorkDir string  `help:"Keep Yosys's and nextpnr's files (Verilog, netlists, logs, reports) in this directory instead of a temporary one." type:"path"`
+	Target    string  `help:"generic (Yosys cells and logic depth), ice40-hx8k or ice40-up5k (Yosys synth_ice40, then nextpnr-ice40 place and route)." default:"generic"`
+	Seeds     int     `help:"FPGA targets: place and route with placer seeds 1..N and report the median Fmax." default:"4"`
+	Freq      float64 `help:"FPGA targets: the frequency (MHz) nextpnr's timing-driven placement aims at; Fmax is what it achieved." default:"100"`
+	NoDSP     bool    `name:"no-dsp" help:"ice40-up5k: map multipliers to LUTs instead of its 8 SB_MAC16 DSP blocks."`
+	JSON      bool    `name:"json" help:"Print the figures as JSON."`
+	Breakdown bool    `help:"Also split the area by the top's instances (their whole subtrees) and its own logic, largest first: one more synthesis, keeping module boundaries, so the parts add up to somewhat more than the flattened totals. Printed also when the design does not fit."`
+	WorkDir   string  `help:"Keep Yosys's and nextpnr's files (Verilog, netlists, logs, reports) in this directory instead of a temporary one." type:"path"`
 }
 
 func (c *ppaCmd) Run() error {
@@ -42,9 +43,12 @@ func (c *ppaCmd) Run() error {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return usageError{fmt.Errorf("--work-dir: %w", err)}
 	}
-	r, err := ppa.Measure(d, ppa.Options{Target: c.Target, Seeds: c.Seeds, FreqMHz: c.Freq, Dir: dir, NoDSP: c.NoDSP})
+	r, err := ppa.Measure(d, ppa.Options{Target: c.Target, Seeds: c.Seeds, FreqMHz: c.Freq, Dir: dir, NoDSP: c.NoDSP, Breakdown: c.Breakdown})
 	var nf *ppa.NotFitError
 	if errors.As(err, &nf) {
+		if r != nil && len(r.Parts) > 0 && !c.JSON {
+			printParts(r)
+		}
 		return fmt.Errorf("%s %w%s", d.Top.Name, err, synthesized(r))
 	}
 	if err != nil {
@@ -93,6 +97,49 @@ func printPPA(r *ppa.Result) {
 		}
 		fmt.Println()
 	}
+	printParts(r)
+}
+
+// printParts is the --breakdown table.
+func printParts(r *ppa.Result) {
+	if len(r.Parts) == 0 {
+		return
+	}
+	fpga := r.Target != ppa.Generic
+	total, wide := 0, len("instance")
+	names := make([]string, len(r.Parts))
+	for i, p := range r.Parts {
+		if fpga {
+			total += p.LUTs
+		} else {
+			total += p.Cells
+		}
+		names[i] = p.Instance
+		if p.Instance != ppa.TopPart {
+			names[i] += " (" + p.Module + ")"
+		}
+		wide = max(wide, len(names[i]))
+	}
+	fmt.Println("  area by instance (synthesized again with module boundaries kept):")
+	if fpga {
+		fmt.Printf("    %-*s %8s %8s %10s %5s %4s %7s\n", wide, "instance", "LUT4", "carries", "flip-flops", "BRAM", "DSP", "LUT4 %")
+	} else {
+		fmt.Printf("    %-*s %8s %10s %8s %7s\n", wide, "instance", "cells", "flip-flops", "memories", "cells %")
+	}
+	for i, p := range r.Parts {
+		if fpga {
+			fmt.Printf("    %-*s %8d %8d %10d %5d %4d %7s\n", wide, names[i], p.LUTs, p.Carries, p.FFs, p.BRAM, p.DSP, percent(p.LUTs, total))
+		} else {
+			fmt.Printf("    %-*s %8d %10d %8d %7s\n", wide, names[i], p.Cells, p.FFs, p.Memories, percent(p.Cells, total))
+		}
+	}
+}
+
+func percent(n, total int) string {
+	if total == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(total))
 }
 
 // checkPPAFlags rejects a target, a number of placer seeds or a target
