@@ -210,7 +210,8 @@
 //	x_req_valid, x_req_write, x_req_addr, x_req_wdata       external memory request (lines)
 //	x_req_ready                                             request accepted
 //	x_resp_valid, x_resp_data                               read response, in request order
-//	<e>_busy_cycles, <e>_stall_cycles, <e>_completed        per engine (dma_in, ne, planar, dma_out; sparse with the sparse engine)
+//	<e>_busy_cycles, <e>_stall_cycles, <e>_completed        per engine (dma_in, ne, planar, dma_out; sparse with the sparse engine);
+//	                                                        a stall is counted the cycle after it (its flag is registered first)
 //	mac_count, skip_count                                   the PE array's counters (the totals with several engines)
 //	ne<i>_start, ne<i>_done, ne<i>_busy_cycles, ne<i>_stall_cycles, ne<i>_mac_count, ne<i>_skip_count
 //	                                                        per neural engine (several engines only)

@@ -296,7 +296,7 @@ func (b *top) engineCounters(count func(string, *hdl.Expr)) {
 		m.Output(p+"start", hdl.Bool).Set(b.neValid[i].And(ne.Out("t_ready")))
 		m.Output(p+"done", hdl.Bool).Set(ne.Out("done"))
 		count(p+"busy_cycles", &ne.Out("busy").Expr)
-		count(p+"stall_cycles", &ne.Out("stall").Expr)
+		count(p+"stall_cycles", b.late(p+"stall", &ne.Out("stall").Expr))
 		m.Output(p+"mac_count", hdl.UInt(cw)).Set(ne.Out("mac_count"))
 		m.Output(p+"skip_count", hdl.UInt(cw)).Set(ne.Out("skip_count"))
 		if macs == nil {

@@ -333,7 +333,7 @@ func (b *top) build() error {
 	}
 	for e, name := range names {
 		count(name+"_busy_cycles", &tm.Out(name+"_busy").Expr)
-		count(name+"_stall_cycles", stalls[e])
+		count(name+"_stall_cycles", b.late(name+"_stall", stalls[e]))
 		m.Output(name+"_completed", tm.Out(name+"_completed").Type).Set(tm.Out(name + "_completed"))
 		m.Output(name+"_start", hdl.Bool).Set(starts[e])
 		m.Output(name+"_start_id", tm.Out(name+"_id").Type).Set(tm.Out(name + "_id"))
@@ -348,6 +348,19 @@ func (b *top) build() error {
 	}
 	m.Output("planar_err_code", pl.Out("err_code").Type).Set(pl.Out("err_code"))
 	return nil
+}
+
+// late registers a stall before it is counted. A stall is a request
+// meeting a ready that an arbiter in another block decides in the same
+// cycle; counted directly, the counter's enable would hang off a
+// combinational path through three blocks (the requester, the
+// arbiter, the requester again: hdl.Passages). The count still
+// completes before the engine is idle: a stall is always followed by the
+// cycle its request is accepted.
+func (b *top) late(name string, stall *hdl.Expr) *hdl.Expr {
+	r := b.m.Reg(name+"_q", hdl.Bool, 0)
+	r.SetNext(stall)
+	return &r.Expr
 }
 
 // connectExt joins dma_in's reads and dma_out's writes onto the
