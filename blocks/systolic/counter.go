@@ -16,12 +16,17 @@ import (
 // skips as many as the row has zero weights, a number counted once when
 // the row's weights are loaded and swapped with them. The totals are the
 // same as counting PE by PE; they are complete R+1 cycles after a vector
-// is taken, before its output leaves the array.
+// is taken (mac_count 1 cycle after), before its output leaves the array.
 func counters(m *hdl.Module, cfg Config, valid *hdl.Expr, tv, ts chain, rowZ, wzPort, rowLd []*hdl.Expr) {
 	R, C, n := cfg.Rows, cfg.Cols, cfg.CounterWidth
+	// A taken vector is registered before it is counted: the counter's
+	// enable would otherwise hang off the in_valid input through the
+	// feeder.
+	took := m.Reg("mac_add", hdl.Bool, 0)
+	took.SetNext(valid)
 	macs := m.Reg("mac_cnt", hdl.UInt(n), 0)
 	macs.SetNext(macs.Add(hdl.U(n, uint64(R*C))).Trunc(n))
-	macs.SetEnable(valid)
+	macs.SetEnable(took)
 	m.Output("mac_count", hdl.UInt(n)).Set(macs)
 	if !cfg.ZeroSkip {
 		return
