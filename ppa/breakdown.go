@@ -72,23 +72,23 @@ func breakdown(d *hdl.Design, files []string, opt Options) ([]Part, error) {
 	if err := json.Unmarshal(statJSON(b), &st); err != nil {
 		return nil, fmt.Errorf("ppa: parts.json: %w", err)
 	}
-	own := func(m *hdl.Module) (stat, error) {
+	// addOwn adds a module's own cells to p. Its stat counts each of its
+	// instances as one cell of the instance's module type; those cells
+	// are left out (whole adds what is inside them instead).
+	addOwn := func(m *hdl.Module, p *Part) error {
 		s, ok := st.Modules["\\"+m.Name]
 		if !ok {
-			return stat{}, fmt.Errorf("ppa: parts.json has no module %s", m.Name)
-		}
-		return s, nil
-	}
-	// A module's own stat counts its instances as cells of their
-	// module's type: those are replaced by what is inside them.
-	var whole func(m *hdl.Module, p *Part) error
-	whole = func(m *hdl.Module, p *Part) error {
-		s, err := own(m)
-		if err != nil {
-			return err
+			return fmt.Errorf("ppa: parts.json has no module %s", m.Name)
 		}
 		p.add(s)
 		p.Cells -= len(m.Insts)
+		return nil
+	}
+	var whole func(m *hdl.Module, p *Part) error
+	whole = func(m *hdl.Module, p *Part) error {
+		if err := addOwn(m, p); err != nil {
+			return err
+		}
 		for _, in := range m.Insts {
 			if err := whole(in.Module, p); err != nil {
 				return err
@@ -97,12 +97,9 @@ func breakdown(d *hdl.Design, files []string, opt Options) ([]Part, error) {
 		return nil
 	}
 	self := Part{Instance: TopPart, Module: top}
-	s, err := own(d.Top)
-	if err != nil {
+	if err := addOwn(d.Top, &self); err != nil {
 		return nil, err
 	}
-	self.add(s)
-	self.Cells -= len(d.Top.Insts)
 	parts := []Part{self}
 	for _, in := range d.Top.Insts {
 		p := Part{Instance: in.Name, Module: in.Module.Name}
