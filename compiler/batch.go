@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // Batch is p run on n inputs one after another in one program: copy k

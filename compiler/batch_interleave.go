@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // CompileBatch compiles g for n inputs (the graph inputs named in

@@ -3,8 +3,8 @@ package compiler
 import (
 	"fmt"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/planar"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // runConv plans layer j and emits its tasks.

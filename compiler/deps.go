@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/blocks/npu/isa"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // Dependencies are derived, never written by hand: every task declares

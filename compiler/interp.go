@@ -7,9 +7,9 @@ import (
 	"slices"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // Machine is the reference interpreter: the NPU's memories as Go arrays

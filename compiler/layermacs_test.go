@@ -8,8 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // LayerMACs splits the useful MACs by layer, and every NE task's label

@@ -3,9 +3,9 @@ package compiler
 import (
 	"fmt"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // validLanes is the number of partitions of tile t that hold channels.

@@ -1,7 +1,7 @@
 package compiler
 
 import (
-	"github.com/hwgen/hwgen/blocks/npu/isa"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // Partial outputs (npu config partial_gating): a task that reads a

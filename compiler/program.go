@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // Task is one descriptor of the program with what the compiler knows

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // TestScheduleShape pins the shape of a streamed GEMM's schedule on the

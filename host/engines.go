@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // NEStats is one neural engine's share of a run on an NPU with several

@@ -46,11 +46,11 @@ import (
 	"time"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/host/trace"
+	"github.com/hwgen/hwgen/isa"
 	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/stim"
 )

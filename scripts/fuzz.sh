@@ -14,7 +14,7 @@ targets=(
   "./internal/npy FuzzRead"
   "./cmd/hwgen FuzzWorkloadJSON"
   "./cmd/hwgen FuzzSet"
-  "./blocks/npu/isa FuzzDecode"
+  "./isa FuzzDecode"
   "./frontend/onnx FuzzLoad"
   "./frontend/onnx FuzzLoadTensor"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hwgen/hwgen/internal/simtest"
+	"github.com/hwgen/hwgen/verify/simtest"
 )
 
 // response is a read the memory model owes, due in a given cycle.

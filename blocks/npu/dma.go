@@ -3,8 +3,8 @@ package npu
 import (
 	"fmt"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // The DMA engines move lines (one element per state-buffer partition,

@@ -3,9 +3,9 @@ package npu
 import (
 	"fmt"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/sparse"
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // The DMA ops that serve the sparse engine (docs/engines.md, "Sparse

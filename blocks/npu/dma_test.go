@@ -7,10 +7,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
-	"github.com/hwgen/hwgen/internal/simtest"
 	"github.com/hwgen/hwgen/internal/tooltest"
+	"github.com/hwgen/hwgen/isa"
 	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/verify/simtest"
 )
 
 // The golden models on hand-worked tasks: strides, wrap-around on both

@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
-	"github.com/hwgen/hwgen/internal/simtest"
+	"github.com/hwgen/hwgen/isa"
+	"github.com/hwgen/hwgen/verify/simtest"
 )
 
 // dmaTaskSpec is one DMA task as its task port sees it.

@@ -8,11 +8,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/simtest"
 	"github.com/hwgen/hwgen/internal/tooltest"
+	"github.com/hwgen/hwgen/isa"
 	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/verify/simtest"
 )
 
 // xmReq is a request on an x_req port.

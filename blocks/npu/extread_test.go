@@ -6,9 +6,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hwgen/hwgen/internal/simtest"
 	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/verify/simtest"
 )
 
 // lineOf is the test memory's content: a line's data from its address.

@@ -3,9 +3,9 @@ package npu
 import (
 	"fmt"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/systolic"
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // NE operation codes (isa.Engines[NE]).

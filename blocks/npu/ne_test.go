@@ -10,7 +10,7 @@ import (
 
 	"github.com/hwgen/hwgen/blocks/sram"
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/simtest"
+	"github.com/hwgen/hwgen/verify/simtest"
 )
 
 // neBench is the NE with the memories it uses: state buffer (pe and wl

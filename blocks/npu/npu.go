@@ -3,11 +3,11 @@ package npu
 import (
 	"fmt"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/blocks/sram"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // EngineNames are the task manager's dense engines, in engine-code order:

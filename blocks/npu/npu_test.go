@@ -7,13 +7,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/simtest"
 	"github.com/hwgen/hwgen/internal/tooltest"
+	"github.com/hwgen/hwgen/isa"
 	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/verify/simtest"
 )
 
 // host drives the simulation top through its ports only, so the run

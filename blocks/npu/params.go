@@ -1,8 +1,8 @@
 package npu
 
 import (
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // Codec is the instruction set of this configuration: the task encoder

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/sparse"
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // The sparse engine inside the NPU (sparse_units > 0; doc.go, "Sparse

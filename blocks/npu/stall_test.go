@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // TestStallCounts: the stall counters, read when the NPU is idle as the

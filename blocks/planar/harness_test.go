@@ -8,8 +8,8 @@ import (
 
 	"github.com/hwgen/hwgen/blocks/sram"
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/simtest"
 	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/verify/simtest"
 )
 
 // smallConfig is the unit-test engine: 4 lanes over a 3-partition psum

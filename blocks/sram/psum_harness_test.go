@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/simtest"
+	"github.com/hwgen/hwgen/verify/simtest"
 )
 
 // Psum clients of the harness.

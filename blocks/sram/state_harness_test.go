@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/simtest"
+	"github.com/hwgen/hwgen/verify/simtest"
 )
 
 // stReq is one state-buffer request.

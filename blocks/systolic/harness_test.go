@@ -7,7 +7,7 @@ import (
 
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/hdl"
-	"github.com/hwgen/hwgen/internal/simtest"
+	"github.com/hwgen/hwgen/verify/simtest"
 )
 
 // This file drives the array on the Go simulator from a plan (what to

@@ -3,9 +3,9 @@ package taskmgr
 import (
 	"fmt"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/check"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // Config sizes the task manager and the descriptor layout. The NPU

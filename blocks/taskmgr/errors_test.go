@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // A malformed descriptor sets err_code and err_id, the machine never

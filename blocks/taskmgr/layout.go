@@ -5,8 +5,8 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // fieldSpec is one entry of the descriptor definition. The list below is

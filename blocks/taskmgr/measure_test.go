@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // measurement is one row of BENCHMARKS.md.

@@ -1,8 +1,8 @@
 package taskmgr
 
 import (
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // outstanding is an engine's record of the tasks it has accepted and not

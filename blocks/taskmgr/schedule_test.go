@@ -7,9 +7,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/internal/tooltest"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // Random task graphs, hundreds of tasks, engines of random latency: every

@@ -8,12 +8,12 @@ import (
 	"os/signal"
 	"time"
 
+	"github.com/hwgen/hwgen/app/infer"
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/frontend/dataset"
 	"github.com/hwgen/hwgen/frontend/lower"
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/host"
-	"github.com/hwgen/hwgen/host/infer"
 	"github.com/hwgen/hwgen/host/pipeline"
 	"github.com/hwgen/hwgen/host/trace"
 	"github.com/hwgen/hwgen/verify"
@@ -28,7 +28,7 @@ type batchFlags struct {
 }
 
 // runBatches is runData's pipeline mode: the test images in batches
-// through host/infer, on one device session, with their accuracy.
+// through app/infer, on one device session, with their accuracy.
 func (c *runCmd) runBatches(cfg npu.Config, m *onnx.Model, net *lower.Net, test *dataset.Set) error {
 	images := make([]*onnx.Array, test.Len())
 	for i := range images {

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/lower"
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/host"
+	"github.com/hwgen/hwgen/isa"
 	"github.com/hwgen/hwgen/shard"
 )
 

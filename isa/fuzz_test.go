@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // descriptorOf reads a descriptor from fuzz bytes: engine, op, then the

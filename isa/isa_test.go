@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hwgen/hwgen/blocks/npu/isa"
 	"github.com/hwgen/hwgen/blocks/planar"
+	"github.com/hwgen/hwgen/isa"
 )
 
 func codec(engines int) *isa.Codec {
