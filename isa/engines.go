@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
-	"github.com/hwgen/hwgen/blocks/planar"
+	"github.com/hwgen/hwgen/isa/planar"
 )
 
 // Engine is the code of an engine in a descriptor's engine field.

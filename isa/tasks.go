@@ -1,8 +1,8 @@
 package isa
 
 import (
-	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/blocks/sparse"
+	"github.com/hwgen/hwgen/isa/planar"
 )
 
 // Task is one engine operation with typed operands. The task types below

@@ -3,6 +3,7 @@ package npu
 import (
 	"encoding/json"
 	"fmt"
+	isaplanar "github.com/hwgen/hwgen/isa/planar"
 	"os"
 	"strings"
 
@@ -259,9 +260,9 @@ func (c Config) SRAM() sram.Config {
 // entries).
 func (c Config) Planar() planar.Config {
 	s := uint(c.SliceBits())
-	return planar.Config{Lanes: c.Rows, PsumLanes: c.Cols, ElemWidth: c.ElemWidth, ElemSigned: true,
+	return planar.Config{Sizes: isaplanar.Sizes{Lanes: c.Rows, PsumLanes: c.Cols, ElemWidth: c.ElemWidth, ElemSigned: true,
 		AccWidth: c.AccWidth, ScaleWidth: c.ScaleWidth, StateDepth: c.StateDepth << s, PsumDepth: c.PsumDepth << s,
-		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline}
+		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth}, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline}
 }
 
 // TaskMgr is the task manager's configuration: the operand widths are

@@ -187,9 +187,9 @@ func (b *top) build() error {
 		if operand := isa.PlanarFieldOperand(f.Name); operand == "param" {
 			v = pp[f.Name]
 		} else {
-			v = field("planar", operand, f.Type.Width)
+			v = field("planar", operand, f.Width)
 		}
-		if f.Type.Signed {
+		if f.Signed {
 			v = v.AsSInt()
 		}
 		pl.Connect("t_"+f.Name, v)
