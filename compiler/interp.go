@@ -63,7 +63,7 @@ func NewMachine(cfg npu.Config) (*Machine, error) {
 	m.Psum = grid(cfg.Cols, cfg.PsumDepth)
 	m.planar = machine.PlanarMemories{State: m.State, Psum: m.Psum, Scale: make([]int64, cfg.Rows), Bias: make([]int64, cfg.Rows)}
 	if cfg.SparseUnits > 0 {
-		m.sparse = newSparseMem(cfg.Sparse())
+		m.sparse = newSparseMem(cfg.Sparse().Sizes)
 	}
 	return m, nil
 }

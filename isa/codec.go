@@ -3,8 +3,8 @@ package isa
 import (
 	"fmt"
 
-	"github.com/hwgen/hwgen/blocks/sparse"
 	"github.com/hwgen/hwgen/isa/planar"
+	"github.com/hwgen/hwgen/isa/sparse"
 )
 
 // Sizes are the numbers of an NPU configuration the instruction set
@@ -19,7 +19,7 @@ type Sizes struct {
 	Planar                             planar.Sizes
 	// Sparse is the sparse engine's configuration; Units 0: the NPU has
 	// none.
-	Sparse sparse.Config
+	Sparse sparse.Sizes
 }
 
 // HasSparse reports whether the NPU has the sparse engine.

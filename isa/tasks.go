@@ -1,8 +1,8 @@
 package isa
 
 import (
-	"github.com/hwgen/hwgen/blocks/sparse"
 	"github.com/hwgen/hwgen/isa/planar"
+	"github.com/hwgen/hwgen/isa/sparse"
 )
 
 // Task is one engine operation with typed operands. The task types below

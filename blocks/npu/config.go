@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	isaplanar "github.com/hwgen/hwgen/isa/planar"
+	isasparse "github.com/hwgen/hwgen/isa/sparse"
 	"os"
 	"strings"
 
@@ -201,9 +202,9 @@ func (c Config) Validate() error {
 
 // Sparse is the sparse engine's configuration (Units 0: none).
 func (c Config) Sparse() sparse.Config {
-	return sparse.Config{Units: c.SparseUnits, Lanes: c.SparseLanes, ValueWidth: c.ElemWidth, WeightWidth: c.ElemWidth,
+	return sparse.Config{Sizes: isasparse.Sizes{Units: c.SparseUnits, Lanes: c.SparseLanes, ValueWidth: c.ElemWidth, WeightWidth: c.ElemWidth,
 		AccWidth: c.AccWidth, Entries: c.SparseEntries, Channels: c.SparseChannels, IndexWidth: c.SparseIndexWidth,
-		MaxKernel: c.MaxKernel, WeightDepth: c.SparseWeightDepth, TableDepth: c.SparseTableDepth, AccDepth: c.SparseAccDepth, AccBanks: c.SparseAccBanks,
+		MaxKernel: c.MaxKernel, WeightDepth: c.SparseWeightDepth, TableDepth: c.SparseTableDepth, AccDepth: c.SparseAccDepth, AccBanks: c.SparseAccBanks},
 		CounterWidth: c.CounterWidth, Macros: c.Macros}
 }
 

@@ -11,7 +11,7 @@ func (c Config) ISA() isa.Sizes {
 	return isa.Sizes{Rows: c.Rows, Cols: c.Cols,
 		StateDepth: c.StateDepth, PsumDepth: c.PsumDepth, WeightDepth: c.WeightDepth,
 		Engines: c.Engines, ElemWidth: c.ElemWidth, AccWidth: c.AccWidth, ExtAddrWidth: c.ExtAddrWidth,
-		Planar: c.Planar().Sizes, Sparse: c.Sparse()}
+		Planar: c.Planar().Sizes, Sparse: c.Sparse().Sizes}
 }
 
 // Codec is the instruction set of this configuration: the task encoder
