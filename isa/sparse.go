@@ -13,7 +13,7 @@ import (
 var sparseParams = newParamLayout(ParamField{Name: "stride_log2", Width: 2}, ParamField{Name: "bank", Width: 1})
 
 // sparseOperands are the descriptor operands carrying the fields of the
-// sparse engine's task record (sparse.Config.Task) other than op; the
+// sparse engine's task record (sparse.Sizes.Task) other than op; the
 // unit is dst. The NPU's decoder and the encoder below both follow it.
 var sparseOperands = map[string]string{"set": "src", "count": "d0", "tbase": "aux", "oh": "d1", "ow": "d2", "stride_log2": "param", "bank": "param"}
 

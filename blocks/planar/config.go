@@ -37,7 +37,7 @@ type Config struct {
 	// two registered halves, the eltwise operands and result, a
 	// reduction's sum, the increment and the saturation are registered,
 	// and the checks take three cycles (the *Stages methods below count
-	// each; Task.Cycles adds them up).
+	// each; Config.Cycles adds them up).
 	DeepPipeline bool `json:"deep_pipeline"`
 }
 

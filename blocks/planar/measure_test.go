@@ -43,7 +43,7 @@ func TestMeasure(t *testing.T) {
 		{"reduce sum of 2048 elements, then sqrt", isaplanar.Task{Op: isaplanar.OpReduce, Fn: isaplanar.FnSum, Mask: full, Src: 0, Dst: 4000, H: 32, W: 64, Scale: 64, Bias: 300000, Post: isaplanar.PostSqrt}},
 		{"reduce sum of 2048 elements, then recip", isaplanar.Task{Op: isaplanar.OpReduce, Fn: isaplanar.FnSum, Mask: full, Src: 0, Dst: 4000, H: 32, W: 64, Scale: 1, Bias: 300000, Shift: c.RecipShift() - 24, Post: isaplanar.PostRecip}},
 	}
-	fmt.Fprintf(&out, "### Cycles per task\n\nFrom acceptance to the done pulse. Formula: `Task.Cycles` (package documentation). "+
+	fmt.Fprintf(&out, "### Cycles per task\n\nFrom acceptance to the done pulse. Formula: `Config.Cycles` (package documentation). "+
 		"Contention: the other clients of both buffers (PE-array, weight-load and DMA reads, DMA writes, PE-array psum writes, clears) "+
 		"each start a request with probability 0.5 in every cycle they are idle.\n\n")
 	fmt.Fprintf(&out, "| task | reads | writes | formula | measured, quiet | elements / cycle, quiet | measured, contention |\n|---|---:|---:|---:|---:|---:|---:|\n")
