@@ -9,6 +9,7 @@ import (
 	"github.com/hwgen/hwgen/compiler/sparseconv"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
+	"github.com/hwgen/hwgen/workload"
 )
 
 // defaultSparseUnits is the sparse engine's units when --accel sparse
@@ -82,7 +83,7 @@ func (c *simCmd) sparseSplit() (sparseconv.Split, error) {
 
 // compileSparse compiles the conv2d workload w with inputs in for the
 // sparse engine of cfg.
-func (c *simCmd) compileSparse(cfg npu.Config, w compiler.Workload, in map[string]*golden.Tensor) (*compiler.Program, *sparseconv.Program, error) {
+func (c *simCmd) compileSparse(cfg npu.Config, w workload.Workload, in map[string]*golden.Tensor) (*compiler.Program, *sparseconv.Program, error) {
 	split, err := c.sparseSplit()
 	if err != nil {
 		return nil, nil, err
@@ -98,7 +99,7 @@ func (c *simCmd) compileSparse(cfg npu.Config, w compiler.Workload, in map[strin
 // runSparseProgram runs prog on the NPU, reports and checks it against
 // the golden model; --timeline, --vcd and --engine verilator work as for
 // the NE.
-func (c *simCmd) runSparseProgram(cfg npu.Config, w compiler.Workload, prog *compiler.Program, sp *sparseconv.Program, in map[string]*golden.Tensor) error {
+func (c *simCmd) runSparseProgram(cfg npu.Config, w workload.Workload, prog *compiler.Program, sp *sparseconv.Program, in map[string]*golden.Tensor) error {
 	conv, scfg := sp.Conv, sp.Config
 	want, err := compiler.Conv2DRef(in["x"], in["w"], conv.Stride, conv.PadH, conv.PadW, golden.S(scfg.AccWidth))
 	if err != nil {
@@ -186,7 +187,7 @@ func reportSparse(p *sparseconv.Program, r *host.Result) {
 // below the NE program's ideal cycles
 // (its MACs over the array's), nil otherwise. It prints the reason
 // either way.
-func (c *simCmd) pickSparse(cfg npu.Config, w compiler.Workload, in map[string]*golden.Tensor, dense *compiler.Program) (npu.Config, *compiler.Program, *sparseconv.Program, error) {
+func (c *simCmd) pickSparse(cfg npu.Config, w workload.Workload, in map[string]*golden.Tensor, dense *compiler.Program) (npu.Config, *compiler.Program, *sparseconv.Program, error) {
 	if w.Op != "conv2d" || c.Engines != nil && *c.Engines > 1 {
 		fmt.Printf("accel     auto: npu (only a single-engine conv2d may go to the sparse engine)\n")
 		return cfg, nil, nil, nil
