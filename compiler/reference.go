@@ -101,8 +101,8 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 			}
 		case opEltwise:
 			switch {
-			case n.elt.Unary():
-				out, err = golden.Abs(x, n.q, elem)
+			case n.elt.Unary(): // the node's own function, whatever it is
+				out, err = golden.EltwiseScalar(n.elt, x, 0, n.q, elem)
 			case n.scalar != nil:
 				out, err = golden.EltwiseScalar(n.elt, x, *n.scalar, n.q, elem)
 			case n.channel:
