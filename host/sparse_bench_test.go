@@ -46,7 +46,7 @@ func benchSparse(t *testing.T, cfg npu.Config, w workload.Workload, in map[strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := compiler.Conv2DRef(in["x"], in["w"], conv.Stride, conv.PadH, conv.PadW, golden.S(32))
+	want, err := golden.Conv2D(in["x"], in["w"], conv.Stride, conv.PadH, conv.PadW, golden.S(32))
 	if err != nil {
 		t.Fatal(err)
 	}

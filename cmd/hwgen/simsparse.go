@@ -97,7 +97,7 @@ func (c *simCmd) compileSparse(cfg npu.Config, w workload.Workload, in map[strin
 // the NE.
 func (c *simCmd) runSparseProgram(cfg npu.Config, w workload.Workload, prog *compiler.Program, sp *sparseconv.Program, in map[string]*golden.Tensor) error {
 	conv, scfg := sp.Conv, sp.Config
-	want, err := compiler.Conv2DRef(in["x"], in["w"], conv.Stride, conv.PadH, conv.PadW, golden.S(scfg.AccWidth))
+	want, err := golden.Conv2D(in["x"], in["w"], conv.Stride, conv.PadH, conv.PadW, golden.S(scfg.AccWidth))
 	if err != nil {
 		return err
 	}
