@@ -101,7 +101,7 @@ func TestErrors(t *testing.T) {
 		}, `output f: is (a view of) the graph input "x"`},
 		{"abs through eltwise", small(), func(g *Graph) {
 			g.Output("y", g.Eltwise(golden.EltAbs, g.Input("a", z(2, 3)), g.Input("b", z(2, 3)), golden.Requant{}))
-		}, "eltwise0: function = abs is unary: use Abs"},
+		}, "eltwise0: function = abs is unary: use Unary"},
 		{"reduce across the rows of a matrix", small(), func(g *Graph) {
 			g.Output("y", g.Reduce(g.Input("a", z(2, 3)), golden.ReduceRowSum, golden.Requant{}))
 		}, "reduce0: input shape [2 3]: rowsum reduces across the rows of feature-map planes"},
@@ -125,7 +125,7 @@ func TestErrors(t *testing.T) {
 		}, "eltwise0: vec has shape [4]: want [3], one element per channel of a [3 2 2]"},
 		{"per-channel abs", small(), func(g *Graph) {
 			g.Output("y", g.EltwiseChannel(golden.EltAbs, g.Input("x", z(3, 2, 2)), g.Input("v", z(3)), golden.Requant{}))
-		}, "eltwise0: function = abs is unary: use Abs"},
+		}, "eltwise0: function = abs is unary: use Unary"},
 		{"transpose rank", small(), func(g *Graph) {
 			g.Output("y", g.Transpose(g.Input("a", z(2, 2, 2))))
 		}, "transpose0: input shape [2 2 2]: want a matrix"},

@@ -596,23 +596,31 @@ func (g *Graph) EltwiseChannel(fn golden.EltOp, a, vec *Value, q golden.Requant)
 }
 
 // binaryElt reports a function that Eltwise and EltwiseScalar cannot
-// apply: an unknown one, or the unary abs (Abs).
+// apply: an unknown one, or a unary one (Unary).
 func binaryElt(fn golden.EltOp) error {
 	switch {
+	case int(fn) < 0 || int(fn) >= len(golden.EltOpNames()):
+		return fmt.Errorf("function = %d: want one of %s", fn, strings.Join(golden.EltOpNames(), ", "))
 	case fn.Unary():
-		return fmt.Errorf("function = %v is unary: use Abs", fn)
-	case fn < golden.EltAdd || fn > golden.EltMin:
-		return fmt.Errorf("function = %d: want add, sub, mul, max or min", fn)
+		return fmt.Errorf("function = %v is unary: use Unary", fn)
 	}
 	return nil
 }
 
-// Abs is |x| element by element, then q; the planar engine's unary
-// eltwise (|−128| is 128 before q: the identity saturates it to 127).
-func (g *Graph) Abs(x *Value, q golden.Requant) *Value {
+// Abs is |x| element by element, then q: Unary(golden.EltAbs, x, q).
+func (g *Graph) Abs(x *Value, q golden.Requant) *Value { return g.Unary(golden.EltAbs, x, q) }
+
+// Unary is fn(x) element by element, then q, for a unary fn (abs, neg):
+// the planar engine's unary eltwise. The exact value goes to q, so
+// |−128| and −(−128) are 128 before q, and the identity saturates them
+// to 127.
+func (g *Graph) Unary(fn golden.EltOp, x *Value, q golden.Requant) *Value {
 	op := fmt.Sprintf("eltwise%d", g.counts[opEltwise])
 	if !g.check(op, x) {
 		return g.bad()
+	}
+	if !fn.Unary() {
+		return g.fail(op, "function = %v is not unary: use Eltwise", fn)
 	}
 	if x.producer == nil {
 		x.setPlain()
@@ -620,7 +628,7 @@ func (g *Graph) Abs(x *Value, q golden.Requant) *Value {
 	out := g.newValue(x.shape)
 	out.formSet, out.cols, out.trans, out.p, out.f, out.h, out.w = true, x.cols, x.trans, x.p, x.f, x.h, x.w
 	n := g.add(opEltwise, []*Value{x}, out)
-	n.elt, n.q = golden.EltAbs, identity(q)
+	n.elt, n.q = fn, identity(q)
 	return out
 }
 

@@ -66,10 +66,20 @@ func TestAbsIsUnary(t *testing.T) {
 	} {
 		g := NewGraph()
 		g.Output("y", build(g, g.Input("a", golden.New(2, 2))))
-		want := "eltwise0: function = abs is unary: use Abs"
+		want := "eltwise0: function = abs is unary: use Unary"
 		if err := g.Err(); err == nil || err.Error() != want {
 			t.Errorf("error %v, want %q", err, want)
 		}
+	}
+}
+
+// Unary refuses a binary function: it has no second operand to take.
+func TestUnaryRefusesBinary(t *testing.T) {
+	g := NewGraph()
+	g.Output("y", g.Unary(golden.EltAdd, g.Input("a", golden.New(2, 2)), golden.Requant{}))
+	want := "eltwise0: function = add is not unary: use Eltwise"
+	if err := g.Err(); err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
 	}
 }
 

@@ -153,7 +153,7 @@ const (
 	EltMul              // a · b
 	EltMax              // max(a, b)
 	EltMin              // min(a, b)
-	// EltAbs is |a|, unary: the second operand is ignored (use Abs).
+	// EltAbs is |a|, unary: the second operand is ignored.
 	// The exact value goes through Requant, so |min| of a signed type
 	// saturates to its maximum.
 	EltAbs

@@ -368,7 +368,7 @@ func (w Workload) Graph(in map[string]*golden.Tensor) (*compiler.Graph, error) {
 		q.Relu = w.Relu
 		fn, _ := golden.ParseEltOp(w.Fn) // checked by Validate
 		if fn.Unary() {
-			g.Output("y", g.Abs(g.Input("a", in["a"]), q))
+			g.Output("y", g.Unary(fn, g.Input("a", in["a"]), q))
 			break
 		}
 		g.Output("y", g.Eltwise(fn, g.Input("a", in["a"]), g.Input("b", in["b"]), q))

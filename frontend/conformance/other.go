@@ -86,14 +86,18 @@ func eltTest(c *Case, base npu.Config) (*job, *Result, error) {
 	in := g.Input("x", x)
 	values := [][]int64{x.Data}
 	var note string
-	switch n.OpType {
-	case "Relu":
+	switch name := unary(n.OpType); {
+	case name != "":
+		fn, err := golden.ParseEltOp(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		g.Output("y", g.Unary(fn, in, golden.Requant{Scale: 1}))
+		note = "planar eltwise " + fn.String()
+	case n.OpType == "Relu":
 		g.Output("y", g.Requant(in, golden.Requant{Scale: 1, Relu: true}))
 		note = "post-processor ReLU"
-	case "Abs":
-		g.Output("y", g.Abs(in, golden.Requant{Scale: 1}))
-		note = "planar eltwise abs"
-	case "Clip":
+	case n.OpType == "Clip":
 		lo, hi, err := clipBounds(c, n, x.Data)
 		if err != nil {
 			return nil, nil, err
@@ -101,7 +105,7 @@ func eltTest(c *Case, base npu.Config) (*job, *Result, error) {
 		g.Output("y", g.Requant(in, golden.Requant{Scale: 1, Clamp: true, Lo: lo, Hi: hi}))
 		note = fmt.Sprintf("post-processor clamp %d..%d", lo, hi)
 		values = append(values, []int64{lo, hi})
-	case "Add", "Min", "Max":
+	case n.OpType == "Add" || n.OpType == "Min" || n.OpType == "Max":
 		if len(n.Inputs) != 2 {
 			return nil, nil, unsupportedf("the planar eltwise takes exactly two operands, the node has %d", len(n.Inputs))
 		}
@@ -272,4 +276,11 @@ func perAxis(c *Case, scale *onnx.Tensor, dims []int64) (axisLen, inner int, err
 		inner *= int(d)
 	}
 	return int(dims[axis]), inner, nil
+}
+
+// unary is the golden elementwise function of a unary op of the table
+// ("" for any other op).
+func unary(opType string) string {
+	o, _ := onnx.LookupOp(opType)
+	return o.Eltwise
 }

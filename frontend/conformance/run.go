@@ -6,6 +6,7 @@ import (
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/golden"
 )
 
@@ -62,13 +63,22 @@ var mappers = map[string]mapper{
 	"ConvInteger": convTest, "QLinearConv": convTest, "Conv": convTest,
 	"MatMulInteger": gemmTest, "QLinearMatMul": gemmTest, "MatMul": gemmTest, "Gemm": gemmTest,
 	"MaxPool": poolTest, "AveragePool": poolTest, "GlobalAveragePool": poolTest, "GlobalMaxPool": poolTest,
-	"Add": eltTest, "Min": eltTest, "Max": eltTest, "Relu": eltTest, "Clip": eltTest, "Abs": eltTest,
+	"Add": eltTest, "Min": eltTest, "Max": eltTest, "Relu": eltTest, "Clip": eltTest,
 	"ReduceSum": reduceTest, "ReduceMean": reduceTest, "ReduceMax": reduceTest,
 	"Sqrt": postTest, "Reciprocal": postTest,
 	"Transpose":        transposeTest,
 	"QuantizeLinear":   quantizeTest,
 	"DequantizeLinear": dequantizeTest,
 	"Flatten":          viewTest, "Reshape": viewTest,
+}
+
+// The unary elementwise ops of the table (onnx.Op.Eltwise) map alike.
+func init() {
+	for _, o := range onnx.OpTable {
+		if o.Eltwise != "" && o.Conformance {
+			mappers[o.Name] = eltTest
+		}
+	}
 }
 
 // Run maps c onto an NPU configured like base (its element width set to

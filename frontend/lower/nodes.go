@@ -50,7 +50,6 @@ var lowerings = map[string]func(l *lowering, n *onnx.Node) error{
 	"GlobalMaxPool":     func(l *lowering, n *onnx.Node) error { return l.globalPool(n, true) },
 	"Relu":              (*lowering).requantOnly,
 	"Clip":              (*lowering).requantOnly,
-	"Abs":               (*lowering).requantOnly,
 	"Add":               (*lowering).residual,
 	"Min":               func(l *lowering, n *onnx.Node) error { return l.binary(n, golden.EltMin) },
 	"Max":               func(l *lowering, n *onnx.Node) error { return l.binary(n, golden.EltMax) },
@@ -60,6 +59,30 @@ var lowerings = map[string]func(l *lowering, n *onnx.Node) error{
 	"Sqrt":              (*lowering).postOnly,
 	"Reciprocal":        (*lowering).postOnly,
 	"Transpose":         (*lowering).transposeData,
+}
+
+// The unary elementwise ops of the table (onnx.Op.Eltwise) lower alike:
+// the planar engine's function, then the requantization.
+func init() {
+	for _, o := range onnx.OpTable {
+		if o.Eltwise != "" && o.NPU {
+			lowerings[o.Name] = (*lowering).requantOnly
+		}
+	}
+}
+
+// unaryEltwise is the golden function of a unary elementwise op of the
+// table (ok false for any other op).
+func unaryEltwise(opType string) (golden.EltOp, bool) {
+	o, ok := onnx.LookupOp(opType)
+	if !ok || o.Eltwise == "" {
+		return 0, false
+	}
+	op, err := golden.ParseEltOp(o.Eltwise)
+	if err != nil {
+		panic(fmt.Sprintf("onnx op table: %s: %v", opType, err)) // a test keeps the table's names golden's
+	}
+	return op, true
 }
 
 // input is the lowered value n reads as its data input, with its scale.

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hwgen/hwgen/frontend/onnx"
+	"github.com/hwgen/hwgen/golden"
 )
 
 // The lowering's dispatch has a lowering for every op onnx.OpTable marks
@@ -29,5 +30,30 @@ func TestLoweringsMatchTable(t *testing.T) {
 		if !slices.Contains(onnx.FloatOps, op) {
 			t.Errorf("%s is lowered but the float executor, which calibrates it, does not run it", op)
 		}
+	}
+}
+
+// Every unary elementwise op of the table names a golden function that
+// is unary, so the lowering computes what the op means.
+func TestUnaryEltwiseOps(t *testing.T) {
+	n := 0
+	for _, o := range onnx.OpTable {
+		if o.Eltwise == "" {
+			continue
+		}
+		n++
+		fn, err := golden.ParseEltOp(o.Eltwise)
+		if err != nil || !fn.Unary() {
+			t.Errorf("%s: Eltwise %q is not a unary golden function (%v)", o.Name, o.Eltwise, err)
+		}
+		if got, ok := unaryEltwise(o.Name); !ok || got != fn {
+			t.Errorf("%s: unaryEltwise = %v, %v", o.Name, got, ok)
+		}
+	}
+	if n == 0 {
+		t.Error("no unary elementwise op in the table")
+	}
+	if _, ok := unaryEltwise("Relu"); ok {
+		t.Error("Relu taken for a unary elementwise op")
 	}
 }

@@ -11,14 +11,15 @@ import (
 )
 
 // This file lowers the ops that stand on their own on the data path: a
-// Relu or Clip no layer absorbed (a requantization of the int8 value), an
-// Abs (the planar engine's eltwise abs, then the requantization), the
+// Relu or Clip no layer absorbed (a requantization of the int8 value), a
+// unary elementwise op such as Abs (the planar engine's function, then
+// the requantization), the
 // Add, Min or Max of two feature maps (an eltwise add, min or max), the
 // Min or Max of a feature map and one constant (a clamp), and
 // the transpose of a matrix.
 
-// requantOnly lowers a lone Relu or Clip to compiler.Graph.Requant (an Abs
-// to compiler.Graph.Abs): the
+// requantOnly lowers a lone Relu or Clip to compiler.Graph.Requant (a
+// unary elementwise op to its compiler.Graph.Eltwise): the
 // value rescaled to its output's calibrated scale, then ReLU or the clamp.
 func (l *lowering) requantOnly(n *onnx.Node) error {
 	in, sx, err := l.input(n)
@@ -36,7 +37,7 @@ func (l *lowering) requantOnly(n *onnx.Node) error {
 
 // requantClip lowers n, the op of computed value in (scale sx), to the
 // rescale to its output's scale with clip as the clamp (and ReLU for a
-// Relu, |x| first for an Abs).
+// Relu, f(x) first for a unary elementwise op).
 func (l *lowering) requantClip(n *onnx.Node, in string, sx float64, clip *clipRange) error {
 	out := n.Outputs[0]
 	sy, err := l.scaleOf(out)
@@ -49,8 +50,8 @@ func (l *lowering) requantClip(n *onnx.Node, in string, sx float64, clip *clipRa
 	}
 	q.Relu = n.OpType == "Relu"
 	q = clip.apply(q, sy, golden.S(l.cfg.ElemWidth))
-	if n.OpType == "Abs" { // |x|, then the rescale (the planar engine's eltwise abs)
-		l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Abs(x, q) })
+	if fn, ok := unaryEltwise(n.OpType); ok { // f(x), then the rescale (the planar engine's eltwise f)
+		l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Unary(fn, x, q) })
 		return nil
 	}
 	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Requant(x, q) })

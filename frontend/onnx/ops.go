@@ -25,6 +25,11 @@ type Op struct {
 	// Conformance: hwgen conformance (frontend/conformance) runs the
 	// official ONNX node tests of the op.
 	Conformance bool
+	// Eltwise names the golden elementwise function (golden.ParseEltOp)
+	// of a unary op the planar engine computes, then requantizes: the
+	// lowering and conformance take every such op the same way, so a new
+	// one is a row here and its float function.
+	Eltwise string
 	// Doc is one line for the help texts and docs/onnx-ops.md: what hwgen
 	// makes of the op and the attribute values and shapes it takes. Ops
 	// next to each other with the same Doc are listed together.
@@ -79,7 +84,7 @@ var OpTable = []Op{
 		Doc: "fused into the Conv, Gemm, MatMul or Add before it, else alone: a requantization with ReLU"},
 	{Name: "Clip", Float: true, NPU: true, Conformance: true,
 		Doc: "constant bounds: fused into the layer before it as the clamp, else alone: a requantization with the clamp"},
-	{Name: "Abs", Float: true, NPU: true, Conformance: true,
+	{Name: "Abs", Float: true, NPU: true, Conformance: true, Eltwise: "abs",
 		Doc: "the planar engine's eltwise abs, then a requantization (hwgen quantize does not export it)"},
 	{Name: "MaxPool", Float: true, NPU: true, Conformance: true,
 		Doc: "symmetric pads, equal strides, ceil_mode 0: a max pool whose padding never wins"},
