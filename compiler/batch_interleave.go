@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/isa"
+	"github.com/hwgen/hwgen/isa/planar"
 )
 
 // CompileBatch compiles g for n inputs (the graph inputs named in
@@ -218,7 +218,7 @@ func estimate(cfg npu.Config, t isa.Task) int {
 	case isa.Transpose:
 		return t.Rows + t.Cols + 10
 	case isa.PlanarTask:
-		return t.Task.Cycles(cfg.Planar())
+		return cfg.Planar().Cycles(t.Task)
 	}
 	return 3
 }

@@ -7,10 +7,10 @@ import (
 	"sort"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/isa"
+	"github.com/hwgen/hwgen/isa/planar"
 )
 
 // Compile maps the workload onto the NPU of cfg: it lays out external
@@ -47,7 +47,7 @@ func compile(cfg npu.Config, g *Graph, taps bool) (*Program, error) {
 		return nil, fmt.Errorf("compiler: %w", err)
 	}
 	c := &ctx{
-		cfg: cfg, R: cfg.Rows, C: cfg.Cols, pcfg: cfg.Planar(), isa: cfg.Codec(),
+		cfg: cfg, R: cfg.Rows, C: cfg.Cols, pcfg: cfg.Planar().Sizes, isa: cfg.Codec(),
 		em:     newEmitter(cfg),
 		state:  newAlloc(cfg.StateDepth),
 		prog:   &Program{Config: cfg, Layout: layout, LayerMACs: map[string]int64{}},
@@ -81,7 +81,7 @@ func compile(cfg npu.Config, g *Graph, taps bool) (*Program, error) {
 type ctx struct {
 	cfg    npu.Config
 	R, C   int
-	pcfg   planar.Config
+	pcfg   planar.Sizes
 	isa    *isa.Codec
 	em     *emitter
 	state  *alloc

@@ -3,8 +3,8 @@ package compiler
 import (
 	"fmt"
 
-	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/isa"
+	"github.com/hwgen/hwgen/isa/planar"
 )
 
 // runConv plans layer j and emits its tasks.

@@ -2,9 +2,9 @@ package compiler
 
 import (
 	"fmt"
+	"github.com/hwgen/hwgen/isa/machine"
 	"strings"
 
-	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/golden"
 )
 
@@ -87,6 +87,6 @@ func (g *Graph) Pool2D(x *Value, p Pool) *Value {
 
 // poolable reports whether the planar engine pools with kind k.
 func poolable(k golden.PoolKind) bool {
-	_, err := planar.PoolFn(k)
+	_, err := machine.PoolFn(k)
 	return err == nil
 }

@@ -2,14 +2,15 @@ package compiler
 
 import (
 	"fmt"
+	"github.com/hwgen/hwgen/isa/machine"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/isa"
+	"github.com/hwgen/hwgen/isa/planar"
 )
 
 // Machine is the reference interpreter: the NPU's memories as Go arrays
@@ -29,8 +30,8 @@ type Machine struct {
 	NetBases []uint64
 
 	codec  *isa.Codec
-	pcfg   planar.Config
-	planar planar.Memories // the state and psum buffers and the planar engine's per-lane parameters
+	pcfg   planar.Sizes
+	planar machine.PlanarMemories // the state and psum buffers and the planar engine's per-lane parameters
 	trace  *tracer
 	sparse *sparseMem // the sparse engine's memories (nil without one)
 	elem   golden.Int
@@ -55,14 +56,14 @@ func NewMachine(cfg npu.Config) (*Machine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	m := &Machine{Cfg: cfg, codec: cfg.Codec(), pcfg: cfg.Planar(), elem: golden.S(cfg.ElemWidth), acc: golden.S(cfg.AccWidth)}
+	m := &Machine{Cfg: cfg, codec: cfg.Codec(), pcfg: cfg.Planar().Sizes, elem: golden.S(cfg.ElemWidth), acc: golden.S(cfg.AccWidth)}
 	m.Ext = make([][]int64, 1<<cfg.ExtAddrWidth)
 	m.State = grid(cfg.Rows, cfg.StateDepth)
 	m.Weight = grid(cfg.WeightDepth, cfg.Cols)
 	m.Psum = grid(cfg.Cols, cfg.PsumDepth)
-	m.planar = planar.Memories{State: m.State, Psum: m.Psum, Scale: make([]int64, cfg.Rows), Bias: make([]int64, cfg.Rows)}
+	m.planar = machine.PlanarMemories{State: m.State, Psum: m.Psum, Scale: make([]int64, cfg.Rows), Bias: make([]int64, cfg.Rows)}
 	if cfg.SparseUnits > 0 {
-		m.sparse = newSparseMem(cfg.Sparse())
+		m.sparse = newSparseMem(cfg.Sparse().Sizes)
 	}
 	return m, nil
 }
@@ -340,7 +341,7 @@ func (m *Machine) planarTask(t planar.Task) error {
 	if m.trace != nil {
 		m.touchPlanar(t)
 	}
-	if err := t.Run(m.pcfg, &m.planar); err != nil {
+	if err := machine.RunPlanar(m.pcfg, t, &m.planar); err != nil {
 		return err
 	}
 	m.Stats.PlanarWrites += t.Writes() * bits.OnesCount64(t.Mask)

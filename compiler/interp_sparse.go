@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/hwgen/hwgen/blocks/sparse"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/isa"
+	"github.com/hwgen/hwgen/isa/sparse"
 )
 
 // sparseMem is the sparse engine's memories in the reference machine:
 // records as the hardware holds them, accumulators as Lanes sums.
 type sparseMem struct {
-	cfg     sparse.Config
+	cfg     sparse.Sizes
 	entries [][2][]*big.Int // [unit][set][address]
 	weights []*big.Int
 	table   []*big.Int
@@ -20,7 +20,7 @@ type sparseMem struct {
 	sum     golden.Int
 }
 
-func newSparseMem(c sparse.Config) *sparseMem {
+func newSparseMem(c sparse.Sizes) *sparseMem {
 	s := &sparseMem{cfg: c, weights: make([]*big.Int, c.WeightDepth), table: make([]*big.Int, c.TableDepth), sum: golden.S(c.AccWidth)}
 	for range c.Units {
 		s.entries = append(s.entries, [2][]*big.Int{make([]*big.Int, c.Entries), make([]*big.Int, c.Entries)})

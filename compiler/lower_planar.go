@@ -2,10 +2,11 @@ package compiler
 
 import (
 	"fmt"
+	"github.com/hwgen/hwgen/isa/machine"
 
-	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/isa"
+	"github.com/hwgen/hwgen/isa/planar"
 )
 
 // validLanes is the number of partitions of tile t that hold channels.
@@ -69,7 +70,7 @@ func (c *ctx) lowerPoolTiles(n *node, in, out *place) error {
 		} else {
 			dst = outRing.get()
 		}
-		fn, err := planar.PoolFn(p.Kind)
+		fn, err := machine.PoolFn(p.Kind)
 		if err != nil {
 			return fmt.Errorf("%s: %w", n.label, err)
 		}
@@ -139,7 +140,7 @@ func (c *ctx) lowerEltwise(n *node) error {
 		return fmt.Errorf("%s: %w", n.label, err)
 	}
 	rings, outRing := rs[:len(ins)], rs[len(ins)]
-	eltFn, err := planar.EltFn(n.elt)
+	eltFn, err := machine.EltFn(n.elt)
 	if err != nil {
 		return fmt.Errorf("%s: %w", n.label, err)
 	}
@@ -225,7 +226,7 @@ func (c *ctx) lowerReduce(n *node) error {
 	if err := c.checkRequant(n.label, q); err != nil {
 		return err
 	}
-	fn, err := planar.ReduceFn(n.red)
+	fn, err := machine.ReduceFn(n.red)
 	if err != nil {
 		return fmt.Errorf("%s: %w", n.label, err)
 	}

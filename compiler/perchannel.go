@@ -3,8 +3,8 @@ package compiler
 import (
 	"fmt"
 
-	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/isa/planar"
 )
 
 // Per-output-channel requantization uses the planar engine's lane
@@ -23,7 +23,7 @@ import (
 // region of tiles·ParamWords addresses that lives as long as the layer.
 
 // check reports a scale or bias the lane registers cannot hold.
-func (pc *ChannelRequant) check(c planar.Config) error {
+func (pc *ChannelRequant) check(c planar.Sizes) error {
 	fits := func(field string, v []int64, width int, name string) error {
 		lo, hi := -int64(1)<<uint(width-1), int64(1)<<uint(width-1)-1
 		for o, x := range v {
@@ -41,7 +41,7 @@ func (pc *ChannelRequant) check(c planar.Config) error {
 
 // words packs pc into the loadparams table: [channels][ParamWords]
 // element values (signed elements, as external memory holds them).
-func (pc *ChannelRequant) words(c planar.Config) *golden.Tensor {
+func (pc *ChannelRequant) words(c planar.Sizes) *golden.Tensor {
 	pw, ew := c.ParamWords(), c.ElemWidth
 	ns := ceilDiv(c.ScaleWidth, ew)
 	elem := golden.S(ew)

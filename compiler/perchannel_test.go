@@ -148,7 +148,7 @@ func TestGEMMPerChannel(t *testing.T) {
 // The per-channel table holds, per channel, the scale then the bias,
 // two's complement and little-endian in whole elements.
 func TestChannelRequantWords(t *testing.T) {
-	cfg := npu.DefaultConfig().Planar() // 8-bit elements, 16-bit scale, 32-bit accumulator
+	cfg := npu.DefaultConfig().Planar().Sizes // 8-bit elements, 16-bit scale, 32-bit accumulator
 	pc := &ChannelRequant{Scale: []int64{1, -2, 0x1234}, Bias: []int64{-1, 0x01020304, -32768}}
 	got := pc.words(cfg)
 	want := &golden.Tensor{Shape: []int{3, 6}, Data: []int64{

@@ -2,9 +2,10 @@ package compiler
 
 import (
 	"fmt"
+	"github.com/hwgen/hwgen/isa/machine"
 
-	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/isa/planar"
 )
 
 // A pool that reads a conv's result (and nothing else does) runs in bands
@@ -121,7 +122,7 @@ func (b *poolBands) emit(c *ctx, t int) error {
 	if r1 <= r0 {
 		return nil
 	}
-	fn, err := planar.PoolFn(p.Kind)
+	fn, err := machine.PoolFn(p.Kind)
 	if err != nil {
 		return fmt.Errorf("%s: %w", b.n.label, err)
 	}

@@ -3,8 +3,8 @@ package compiler
 import (
 	"math/big"
 
-	"github.com/hwgen/hwgen/blocks/sparse"
 	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/isa/sparse"
 )
 
 // fromRecords gathers a tensor held in records (Binding.Records), reading

@@ -45,7 +45,7 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 	// perChannel requantizes sums [C][N] (channel c in row c) with the
 	// node's per-channel scales and biases.
 	perChannel := func(n *node, sums *golden.Tensor) (*golden.Tensor, error) {
-		if err := n.pc.check(cfg.Planar()); err != nil {
+		if err := n.pc.check(cfg.Planar().Sizes); err != nil {
 			return nil, err
 		}
 		return golden.Activate(sums, n.pc.Scale, n.pc.Bias, n.q, typ(n))

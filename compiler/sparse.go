@@ -6,10 +6,10 @@ import (
 	"math/big"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/blocks/sparse"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/compiler/sparseconv"
 	"github.com/hwgen/hwgen/isa"
+	"github.com/hwgen/hwgen/isa/sparse"
 )
 
 // CompileSparse maps a convolution onto the NPU's sparse engine.

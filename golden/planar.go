@@ -159,19 +159,42 @@ const (
 	EltAbs
 )
 
-var eltNames = [...]string{EltAdd: "add", EltSub: "sub", EltMul: "mul", EltMax: "max", EltMin: "min", EltAbs: "abs"}
+// eltDefs is the elementwise table: each function's name, whether it
+// is unary (its second operand ignored) and its exact result.
+var eltDefs = [...]struct {
+	name  string
+	unary bool
+	f     func(a, b int64) int64
+}{
+	EltAdd: {"add", false, func(a, b int64) int64 { return a + b }},
+	EltSub: {"sub", false, func(a, b int64) int64 { return a - b }},
+	EltMul: {"mul", false, func(a, b int64) int64 { return a * b }},
+	EltMax: {"max", false, func(a, b int64) int64 { return max(a, b) }},
+	EltMin: {"min", false, func(a, b int64) int64 { return min(a, b) }},
+	EltAbs: {"abs", true, func(a, _ int64) int64 { return max(a, -a) }},
+}
 
-func (o EltOp) String() string { return nameOf(eltNames[:], o, "eltop") }
+var eltNames = func() []string {
+	names := make([]string, len(eltDefs))
+	for i, d := range eltDefs {
+		names[i] = d.name
+	}
+	return names
+}()
+
+func (o EltOp) String() string { return nameOf(eltNames, o, "eltop") }
 
 // Unary reports whether o takes one operand (its second is ignored).
-func (o EltOp) Unary() bool { return o == EltAbs }
+func (o EltOp) Unary() bool { return o.valid() && eltDefs[o].unary }
+
+func (o EltOp) valid() bool { return o >= 0 && int(o) < len(eltDefs) }
 
 // EltOpNames lists the elementwise functions by name, in code order.
-func EltOpNames() []string { return eltNames[:] }
+func EltOpNames() []string { return eltNames }
 
 // ParseEltOp is the elementwise function called name.
 func ParseEltOp(name string) (EltOp, error) {
-	return parse("elementwise function", name, eltNames[:], EltOp(0))
+	return parse("elementwise function", name, eltNames, EltOp(0))
 }
 
 // parse finds name in names and returns its index as a T.
@@ -186,21 +209,10 @@ func parse[T ~int](what, name string, names []string, _ T) (T, error) {
 
 // apply is the exact result of the function.
 func (o EltOp) apply(a, b int64) (int64, error) {
-	switch o {
-	case EltAdd:
-		return a + b, nil
-	case EltSub:
-		return a - b, nil
-	case EltMul:
-		return a * b, nil
-	case EltMax:
-		return max(a, b), nil
-	case EltMin:
-		return min(a, b), nil
-	case EltAbs:
-		return max(a, -a), nil
+	if !o.valid() {
+		return 0, fmt.Errorf("golden: unknown elementwise function %d", int(o))
 	}
-	return 0, fmt.Errorf("golden: unknown elementwise function %d", int(o))
+	return eltDefs[o].f(a, b), nil
 }
 
 // Eltwise is out = Requant(a op b) element by element on two tensors of

@@ -1,6 +1,6 @@
 package isa
 
-import "github.com/hwgen/hwgen/blocks/planar"
+import "github.com/hwgen/hwgen/isa/planar"
 
 // Access returns the address ranges t reads and writes, in the addresses
 // its operands name (an NE task's are its engine's own slice). The

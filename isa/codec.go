@@ -3,8 +3,8 @@ package isa
 import (
 	"fmt"
 
-	"github.com/hwgen/hwgen/blocks/planar"
-	"github.com/hwgen/hwgen/blocks/sparse"
+	"github.com/hwgen/hwgen/isa/planar"
+	"github.com/hwgen/hwgen/isa/sparse"
 )
 
 // Sizes are the numbers of an NPU configuration the instruction set
@@ -14,10 +14,12 @@ type Sizes struct {
 	StateDepth, PsumDepth, WeightDepth int // per engine
 	Engines                            int
 	ElemWidth                          int // bits of an element: a line is Rows of them
-	Planar                             planar.Config
+	AccWidth                           int // bits of a psum accumulator
+	ExtAddrWidth                       int // bits of an external line address
+	Planar                             planar.Sizes
 	// Sparse is the sparse engine's configuration; Units 0: the NPU has
 	// none.
-	Sparse sparse.Config
+	Sparse sparse.Sizes
 }
 
 // HasSparse reports whether the NPU has the sparse engine.
@@ -156,30 +158,13 @@ func (c *Codec) Decode(d Descriptor) (Task, error) {
 	return nil, fmt.Errorf("isa: %s.%s has no decoder", d.Engine, d.Engine.OpName(d.Op))
 }
 
-// decodePlanar rebuilds the planar task: the operands and the fields
-// packed into param, signed fields sign-extended.
+// decodePlanar rebuilds the planar task from the descriptor's operands
+// and the fields packed into param.
 func (c *Codec) decodePlanar(d Descriptor) planar.Task {
-	p := c.Planar.Unpack(d.Param)
-	s := func(name string) int64 {
-		f, _ := c.Planar.Field(name)
-		sh := uint(64 - f.Width)
-		return int64(p[name]<<sh) >> sh
+	vals := c.Planar.Unpack(d.Param)
+	operands := map[string]uint64{"op": uint64(d.Op), "src": d.Src, "aux": d.Aux, "dst": d.Dst, "d0": d.D0, "d1": d.D1}
+	for field, operand := range planarOperands {
+		vals[field] = operands[operand]
 	}
-	elem := func(name string) int64 { // element values follow the element type
-		if c.Sizes.Planar.ElemSigned {
-			return s(name)
-		}
-		return int64(p[name])
-	}
-	i := func(name string) int { return int(p[name]) }
-	return planar.Task{
-		Op: planar.Op(d.Op), Fn: planar.Fn(p["fn"]), Mask: p["mask"],
-		Src: int(d.Src), Src2: int(d.Aux), Dst: int(d.Dst), H: int(d.D0), W: int(d.D1),
-		KH: i("kh"), KW: i("kw"), Stride: i("stride"), PadH: i("pad_h"), PadW: i("pad_w"),
-		PadEdge: p["pad_edge"] == 1, PadIgnore: p["pad_ignore"] == 1, ScalarOperand: p["scalar_operand"] == 1, Scalar: elem("scalar"),
-		Scale: s("scale"), Bias: s("bias"), Shift: i("shift"),
-		RoundEven: p["round_even"] == 1, Relu: p["relu"] == 1, Clamp: p["clamp"] == 1,
-		Lo: elem("lo"), Hi: elem("hi"), PerLane: p["per_lane"] == 1, Wrap: p["wrap"] == 1,
-		Broadcast: p["broadcast"] == 1, Post: planar.Post(p["post"]),
-	}
+	return planar.Decode(c.Sizes.Planar, vals)
 }

@@ -2,9 +2,10 @@ package isa
 
 import (
 	"fmt"
+	"github.com/hwgen/hwgen/isa/sparse"
 	"math/bits"
 
-	"github.com/hwgen/hwgen/blocks/planar"
+	"github.com/hwgen/hwgen/isa/planar"
 )
 
 // Engine is the code of an engine in a descriptor's engine field.
@@ -68,9 +69,9 @@ const (
 	DMAOutStore       Op = 1
 	DMAOutStoreSparse Op = 2
 
-	SparseNop      = OpNop
-	SparseClear Op = 1
-	SparseConv  Op = 2
+	SparseNop   = OpNop
+	SparseClear = Op(sparse.OpClear)
+	SparseConv  = Op(sparse.OpConv)
 )
 
 // OpDef is one operation an engine understands.

@@ -6,12 +6,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/isa"
+	"github.com/hwgen/hwgen/isa/planar"
 )
 
 func codec(engines int) *isa.Codec {
-	pc := planar.DefaultConfig()
+	pc := planar.Sizes{Lanes: 16, PsumLanes: 16, ElemWidth: 8, ElemSigned: true, AccWidth: 32, ScaleWidth: 16,
+		StateDepth: 4096, PsumDepth: 512, MaxKernel: 8, LineDepth: 64}
 	return isa.NewCodec(isa.Sizes{Rows: pc.Lanes, Cols: pc.PsumLanes, StateDepth: 4096, PsumDepth: 512, WeightDepth: 1024,
 		Engines: engines, Planar: pc})
 }

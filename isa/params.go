@@ -150,7 +150,7 @@ func planarParams(s Sizes) ParamLayout {
 	var defs []ParamField
 	for _, f := range s.Planar.Fields() {
 		if PlanarFieldOperand(f.Name) == "param" {
-			defs = append(defs, ParamField{Name: f.Name, Width: f.Type.Width})
+			defs = append(defs, ParamField{Name: f.Name, Width: f.Width})
 		}
 	}
 	return newParamLayout(defs...)

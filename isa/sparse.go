@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/hwgen/hwgen/blocks/sparse"
+	"github.com/hwgen/hwgen/isa/sparse"
 )
 
 // sparseParams is the sparse engine's param layout: the conv task's
@@ -13,13 +13,13 @@ import (
 var sparseParams = newParamLayout(ParamField{Name: "stride_log2", Width: 2}, ParamField{Name: "bank", Width: 1})
 
 // sparseOperands are the descriptor operands carrying the fields of the
-// sparse engine's task record (sparse.Config.Task) other than op; the
+// sparse engine's task record (sparse.Sizes.Task) other than op; the
 // unit is dst. The NPU's decoder and the encoder below both follow it.
 var sparseOperands = map[string]string{"set": "src", "count": "d0", "tbase": "aux", "oh": "d1", "ow": "d2", "stride_log2": "param", "bank": "param"}
 
 // SparseFieldOperand names the descriptor operand carrying a field of
-// the sparse engine's task record ("op" for op: conv is the record's
-// op 1, clear op 0).
+// the sparse engine's task record ("op" for op: the record's op is the
+// descriptor's).
 func SparseFieldOperand(field string) string {
 	if op, ok := sparseOperands[field]; ok {
 		return op
@@ -90,7 +90,7 @@ func (c *Codec) encodeSparse(t Task, d *Descriptor) error {
 			return err
 		}
 		// The task record checks every field's range.
-		if _, err := s.Task().Pack(1, int64(t.Set), int64(t.Count), int64(t.TBase), int64(t.OH), int64(t.OW), int64(t.StrideLog2), int64(t.Bank)); err != nil {
+		if _, err := s.Task().Pack(sparse.OpConv, int64(t.Set), int64(t.Count), int64(t.TBase), int64(t.OH), int64(t.OW), int64(t.StrideLog2), int64(t.Bank)); err != nil {
 			return err
 		}
 		d.Dst, d.Src, d.D0, d.Aux, d.D1, d.D2 = u(t.Unit), u(t.Set), u(t.Count), u(t.TBase), u(t.OH), u(t.OW)

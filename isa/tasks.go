@@ -1,8 +1,8 @@
 package isa
 
 import (
-	"github.com/hwgen/hwgen/blocks/planar"
-	"github.com/hwgen/hwgen/blocks/sparse"
+	"github.com/hwgen/hwgen/isa/planar"
+	"github.com/hwgen/hwgen/isa/sparse"
 )
 
 // Task is one engine operation with typed operands. The task types below
@@ -103,7 +103,7 @@ type SparseClearTask struct{ Unit, Count, Bank int }
 
 // SparseConvTask scatters Count entries of unit Unit's buffer set Set with
 // the weight lists of the channel table from TBase into its OH×OW
-// accumulator plane in bank Bank, stride 2^StrideLog2 (blocks/sparse,
+// accumulator plane in bank Bank, stride 2^StrideLog2 (isa/sparse,
 // Task).
 type SparseConvTask struct {
 	Unit, Set, Count, TBase int

@@ -3,6 +3,8 @@ package npu
 import (
 	"encoding/json"
 	"fmt"
+	isaplanar "github.com/hwgen/hwgen/isa/planar"
+	isasparse "github.com/hwgen/hwgen/isa/sparse"
 	"os"
 	"strings"
 
@@ -200,9 +202,9 @@ func (c Config) Validate() error {
 
 // Sparse is the sparse engine's configuration (Units 0: none).
 func (c Config) Sparse() sparse.Config {
-	return sparse.Config{Units: c.SparseUnits, Lanes: c.SparseLanes, ValueWidth: c.ElemWidth, WeightWidth: c.ElemWidth,
+	return sparse.Config{Sizes: isasparse.Sizes{Units: c.SparseUnits, Lanes: c.SparseLanes, ValueWidth: c.ElemWidth, WeightWidth: c.ElemWidth,
 		AccWidth: c.AccWidth, Entries: c.SparseEntries, Channels: c.SparseChannels, IndexWidth: c.SparseIndexWidth,
-		MaxKernel: c.MaxKernel, WeightDepth: c.SparseWeightDepth, TableDepth: c.SparseTableDepth, AccDepth: c.SparseAccDepth, AccBanks: c.SparseAccBanks,
+		MaxKernel: c.MaxKernel, WeightDepth: c.SparseWeightDepth, TableDepth: c.SparseTableDepth, AccDepth: c.SparseAccDepth, AccBanks: c.SparseAccBanks},
 		CounterWidth: c.CounterWidth, Macros: c.Macros}
 }
 
@@ -259,9 +261,9 @@ func (c Config) SRAM() sram.Config {
 // entries).
 func (c Config) Planar() planar.Config {
 	s := uint(c.SliceBits())
-	return planar.Config{Lanes: c.Rows, PsumLanes: c.Cols, ElemWidth: c.ElemWidth, ElemSigned: true,
+	return planar.Config{Sizes: isaplanar.Sizes{Lanes: c.Rows, PsumLanes: c.Cols, ElemWidth: c.ElemWidth, ElemSigned: true,
 		AccWidth: c.AccWidth, ScaleWidth: c.ScaleWidth, StateDepth: c.StateDepth << s, PsumDepth: c.PsumDepth << s,
-		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline}
+		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth}, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline}
 }
 
 // TaskMgr is the task manager's configuration: the operand widths are

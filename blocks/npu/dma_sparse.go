@@ -2,6 +2,7 @@ package npu
 
 import (
 	"fmt"
+	isasparse "github.com/hwgen/hwgen/isa/sparse"
 
 	"github.com/hwgen/hwgen/blocks/sparse"
 	"github.com/hwgen/hwgen/hdl"
@@ -12,7 +13,7 @@ import (
 // engine"), present only when the NPU has one (sparse_units > 0): dma_in's
 // load_sparse and dma_out's store_sparse. A sparse record or accumulator
 // entry wider than an external line spans several consecutive lines, low
-// bits first (sparse.ToLines). Both reuse their engine's task port,
+// bits first (isasparse.ToLines). Both reuse their engine's task port,
 // walkers and FIFOs; the dense side of the engine is built as without the
 // sparse engine, and a register (sp_mode) set at the task's start says
 // which side the running task belongs to.
@@ -30,8 +31,8 @@ type dmaSparseIn struct {
 //
 // load_sparse: the read walker reads d0·d1 lines as for load; d2 is the
 // number of records. The line stream is cut into groups
-// (sparse.Grouping, fixed per kind: the kind field of dst,
-// sparse.Config.LoadAddr, registered at the start): a record no wider
+// (isasparse.Grouping, fixed per kind: the kind field of dst,
+// isasparse.Sizes.LoadAddr, registered at the start): a record no wider
 // than a line shares it with the others that fit, written one a cycle
 // from bit 0 up; a wider one spans L lines, whose first L−1 wait in line
 // registers while the last leaves the line FIFO together with them as
@@ -56,7 +57,7 @@ func dmaInSparse(m *hdl.Module, c Config, t *dmaTask, start *hdl.Expr, q dmaFIFO
 	reg := func(name, field string) *hdl.Signal {
 		f := la.Field(field)
 		r := m.Reg(name, hdl.UInt(f.Width), 0)
-		r.SetNext(la.Get(dst, field))
+		r.SetNext(sparse.Get(la, dst, field))
 		r.SetEnable(start)
 		return r
 	}
@@ -64,17 +65,17 @@ func dmaInSparse(m *hdl.Module, c Config, t *dmaTask, start *hdl.Expr, q dmaFIFO
 	sp.mode.SetNext(t.op.Eq(hdl.U(isa.DMAIn.OpWidth(), uint64(isa.DMAInLoadSparse))))
 	sp.mode.SetEnable(start)
 	kind, unit, set := reg("sp_kind_r", "kind"), reg("sp_unit_r", "unit"), reg("sp_set_r", "set")
-	isKind := func(k sparse.Kind) *hdl.Expr { return kind.Eq(hdl.U(kind.Width(), uint64(k))) }
+	isKind := func(k isasparse.Kind) *hdl.Expr { return kind.Eq(hdl.U(kind.Width(), uint64(k))) }
 	// byKind is v(kind), kind 3 (never encoded) as entries.
-	byKind := func(v func(k sparse.Kind) *hdl.Expr) *hdl.Expr {
-		return hdl.Mux(isKind(sparse.KindWeights), v(sparse.KindWeights), hdl.Mux(isKind(sparse.KindTable), v(sparse.KindTable), v(sparse.KindEntries)))
+	byKind := func(v func(k isasparse.Kind) *hdl.Expr) *hdl.Expr {
+		return hdl.Mux(isKind(isasparse.KindWeights), v(isasparse.KindWeights), hdl.Mux(isKind(isasparse.KindTable), v(isasparse.KindTable), v(isasparse.KindEntries)))
 	}
 
 	// Records per group and lines per group, per kind.
-	per, lines := make([]int, sparse.NumKinds), make([]int, sparse.NumKinds)
+	per, lines := make([]int, isasparse.NumKinds), make([]int, isasparse.NumKinds)
 	lmax, pmax, wmax := 1, 1, 1
-	for k := range sparse.NumKinds {
-		per[k], lines[k] = sparse.Grouping(s.Record(k).Width, lw)
+	for k := range isasparse.NumKinds {
+		per[k], lines[k] = isasparse.Grouping(s.Record(k).Width, lw)
 		lmax, pmax, wmax = max(lmax, lines[k]), max(pmax, per[k]), max(wmax, s.Record(k).Width)
 	}
 	jw, rw := hdl.ClogWidth(lmax), hdl.ClogWidth(pmax)
@@ -82,8 +83,8 @@ func dmaInSparse(m *hdl.Module, c Config, t *dmaTask, start *hdl.Expr, q dmaFIFO
 	r := m.Reg("sp_rec", hdl.UInt(rw), 0)  // the record of the line
 	dim := t.d2.Width()
 	left := m.Reg("sp_left", hdl.UInt(dim), 0) // records still to write
-	lastLine := byKind(func(k sparse.Kind) *hdl.Expr { return j.Eq(hdl.U(jw, uint64(lines[k]-1))) })
-	lastOfLine := byKind(func(k sparse.Kind) *hdl.Expr { return r.Eq(hdl.U(rw, uint64(per[k]-1))) }).
+	lastLine := byKind(func(k isasparse.Kind) *hdl.Expr { return j.Eq(hdl.U(jw, uint64(lines[k]-1))) })
+	lastOfLine := byKind(func(k isasparse.Kind) *hdl.Expr { return r.Eq(hdl.U(rw, uint64(per[k]-1))) }).
 		Or(left.Eq(hdl.U(dim, 1)))
 	ready := m.Input("sp_ready", hdl.Bool)
 	line := sp.mode.And(q.nonEmpty)
@@ -106,7 +107,7 @@ func dmaInSparse(m *hdl.Module, c Config, t *dmaTask, start *hdl.Expr, q dmaFIFO
 		held[i].SetNext(q.head)
 		held[i].SetEnable(sp.drain.And(j.Eq(hdl.U(jw, uint64(i)))))
 	}
-	record := func(k sparse.Kind) *hdl.Expr {
+	record := func(k isasparse.Kind) *hdl.Expr {
 		w := s.Record(k).Width
 		if per[k] > 1 { // record r of the line
 			recs := make([]hdl.Value, per[k])
@@ -125,7 +126,7 @@ func dmaInSparse(m *hdl.Module, c Config, t *dmaTask, start *hdl.Expr, q dmaFIFO
 
 	af := la.Field("addr")
 	addr := m.Reg("sp_addr_r", hdl.UInt(af.Width), 0)
-	addr.SetNext(hdl.Mux(start, la.Get(dst, "addr"), addr.Add(hdl.U(1, 1)).Trunc(af.Width)))
+	addr.SetNext(hdl.Mux(start, sparse.Get(la, dst, "addr"), addr.Add(hdl.U(1, 1)).Trunc(af.Width)))
 	addr.SetEnable(start.Or(written))
 
 	m.Output("sp_valid", hdl.Bool).Set(sp.valid)
@@ -151,7 +152,7 @@ type dmaSparseOut struct {
 // moving task, xwReady the external write port's ready.
 //
 // store_sparse reads d0·d1 accumulator entries of unit src.unit's bank
-// src.bank from entry src.addr up (sparse.Config.ReadAddr), one read per entry and
+// src.bank from entry src.addr up (isasparse.Sizes.ReadAddr), one read per entry and
 // cycle (sp_rd_en; always accepted, data on sp_rd_data the next cycle;
 // the top clears each entry as it is read), into an entry FIFO of
 // dmaOutFIFODepth entries; entry n leaves as L_acc = LinesPer(lanes ·
@@ -181,16 +182,16 @@ func dmaOutSparse(m *hdl.Module, c Config, t *dmaTask, start *hdl.Expr, xwReady 
 	spStart := start.And(sp.isOp)
 	uf, af := ra.Field("unit"), ra.Field("addr")
 	unit := m.Reg("sp_unit_r", hdl.UInt(uf.Width), 0)
-	unit.SetNext(ra.Get(src, "unit"))
+	unit.SetNext(sparse.Get(ra, src, "unit"))
 	unit.SetEnable(spStart)
 	bank := m.Reg("sp_bank_r", hdl.UInt(1), 0)
-	bank.SetNext(ra.Get(src, "bank"))
+	bank.SetNext(sparse.Get(ra, src, "bank"))
 	bank.SetEnable(spStart)
 
 	issue := m.Wire("sp_issue", hdl.Bool)
 	pop := m.Wire("sp_pop", hdl.Bool)
 	room, idle := dmaCredits(m, "sp_credits_used", dmaOutFIFODepth, issue, pop)
-	rd := newDMAWalker(m, "sp_acc", t, af.Width, spStart, ra.Get(src, "addr"), t.nonEmpty, &issue.Expr, false, true)
+	rd := newDMAWalker(m, "sp_acc", t, af.Width, spStart, sparse.Get(ra, src, "addr"), t.nonEmpty, &issue.Expr, false, true)
 	issue.Set(rd.more.And(room))
 	rvalid := m.Reg("sp_rvalid", hdl.Bool, 0)
 	rvalid.SetNext(issue)
@@ -200,7 +201,7 @@ func dmaOutSparse(m *hdl.Module, c Config, t *dmaTask, start *hdl.Expr, xwReady 
 	m.Output("sp_rd_addr", hdl.UInt(af.Width)).Set(rd.addr)
 	rdData := m.Input("sp_rd_data", hdl.UInt(s.AccWordWidth()))
 
-	n := sparse.LinesPer(s.AccWordWidth(), lw)
+	n := isasparse.LinesPer(s.AccWordWidth(), lw)
 	q := newDMAFIFO(m, "sp_entry", dmaOutFIFODepth, n*lw, &rvalid.Expr, rdData.Resize(n*lw), &pop.Expr)
 	jw := hdl.ClogWidth(n)
 	j := m.Reg("sp_out_line", hdl.UInt(jw), 0)

@@ -132,7 +132,7 @@
 // goes to the unit named by dst's low
 // clog2(sparse_units) bits (when sparse_units is not a power of two, a
 // value naming no unit goes to the first idle unit; the compiler never
-// encodes one), the unit's task record (sparse.Config.Task) is packed
+// encodes one), the unit's task record (isa/sparse, Sizes.Task) is packed
 // from the descriptor operands (isa.SparseFieldOperand; op 1 for conv),
 // and each unit keeps the queue and ID of its task: a finished task's
 // done pulse reaches the task manager with them (sparse_done_queue,

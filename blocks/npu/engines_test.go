@@ -9,12 +9,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/check"
 	"github.com/hwgen/hwgen/internal/emittest"
 	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/isa"
+	"github.com/hwgen/hwgen/isa/planar"
 	"github.com/hwgen/hwgen/verify"
 )
 

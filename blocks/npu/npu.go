@@ -236,9 +236,9 @@ func (b *top) planarTask() {
 		if operand := isa.PlanarFieldOperand(f.Name); operand == "param" {
 			v = pp[f.Name]
 		} else {
-			v = b.field("planar", operand, f.Type.Width)
+			v = b.field("planar", operand, f.Width)
 		}
-		if f.Type.Signed {
+		if f.Signed {
 			v = v.AsSInt()
 		}
 		b.pl.Connect("t_"+f.Name, v)

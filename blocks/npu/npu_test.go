@@ -7,11 +7,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/isa"
+	"github.com/hwgen/hwgen/isa/planar"
 	"github.com/hwgen/hwgen/verify"
 	"github.com/hwgen/hwgen/verify/simtest"
 )

@@ -5,13 +5,18 @@ import (
 	"github.com/hwgen/hwgen/isa"
 )
 
+// ISA is the sizes of this configuration that the instruction set and
+// the reference machine depend on.
+func (c Config) ISA() isa.Sizes {
+	return isa.Sizes{Rows: c.Rows, Cols: c.Cols,
+		StateDepth: c.StateDepth, PsumDepth: c.PsumDepth, WeightDepth: c.WeightDepth,
+		Engines: c.Engines, ElemWidth: c.ElemWidth, AccWidth: c.AccWidth, ExtAddrWidth: c.ExtAddrWidth,
+		Planar: c.Planar().Sizes, Sparse: c.Sparse().Sizes}
+}
+
 // Codec is the instruction set of this configuration: the task encoder
 // and decoder with the NE's and the planar engine's param layouts.
-func (c Config) Codec() *isa.Codec {
-	return isa.NewCodec(isa.Sizes{Rows: c.Rows, Cols: c.Cols,
-		StateDepth: c.StateDepth, PsumDepth: c.PsumDepth, WeightDepth: c.WeightDepth,
-		Engines: c.Engines, ElemWidth: c.ElemWidth, Planar: c.Planar(), Sparse: c.Sparse()})
-}
+func (c Config) Codec() *isa.Codec { return isa.NewCodec(c.ISA()) }
 
 // NEParams is the NE's param layout (conv and gemm).
 func (c Config) NEParams() isa.ParamLayout { return c.Codec().NE }

@@ -2,6 +2,7 @@ package npu
 
 import (
 	"fmt"
+	isasparse "github.com/hwgen/hwgen/isa/sparse"
 	"math/big"
 
 	"github.com/hwgen/hwgen/blocks/sparse"
@@ -69,7 +70,7 @@ func (b *top) buildSparse(di, do *hdl.Instance, field func(e, f string, w int) *
 		var v *hdl.Expr
 		switch operand := isa.SparseFieldOperand(f.Name); operand {
 		case "op":
-			v = tm.Out("sparse_op").Eq(hdl.U(isa.OpBits, uint64(isa.SparseConv)))
+			v = tm.Out("sparse_op").Resize(f.Width) // the ISA's op code, as the unit decodes it
 		case "param":
 			v = sparams[f.Name].Resize(f.Width)
 		default:
@@ -111,9 +112,9 @@ func (b *top) buildSparse(di, do *hdl.Instance, field func(e, f string, w int) *
 func (b *top) connectSparseLoad(sp, di *hdl.Instance, width func(string) int) {
 	U := b.c.SparseUnits
 	kind, unit := di.Out("sp_kind"), di.Out("sp_unit")
-	is := func(k sparse.Kind) *hdl.Expr { return kind.Eq(hdl.U(kind.Width(), uint64(k))) }
+	is := func(k isasparse.Kind) *hdl.Expr { return kind.Eq(hdl.U(kind.Width(), uint64(k))) }
 	valid, addr, data := di.Out("sp_valid"), di.Out("sp_addr"), di.Out("sp_data")
-	entries := valid.And(is(sparse.KindEntries))
+	entries := valid.And(is(isasparse.KindEntries))
 	readies := make([]hdl.Value, U)
 	for i := range U {
 		p := func(name string) string { return sparse.UnitPort(i, name) }
@@ -125,11 +126,11 @@ func (b *top) connectSparseLoad(sp, di *hdl.Instance, width func(string) int) {
 	}
 	// A unit number past the last (never encoded): taken and dropped.
 	unitReady := hdl.Pick(unit, readies, hdl.U(1, 1))
-	di.Connect("sp_ready", hdl.Mux(is(sparse.KindEntries), unitReady, hdl.U(1, 1)))
+	di.Connect("sp_ready", hdl.Mux(is(isasparse.KindEntries), unitReady, hdl.U(1, 1)))
 	for _, mem := range []struct {
 		prefix string
-		kind   sparse.Kind
-	}{{"w_wr", sparse.KindWeights}, {"t_wr", sparse.KindTable}} {
+		kind   isasparse.Kind
+	}{{"w_wr", isasparse.KindWeights}, {"t_wr", isasparse.KindTable}} {
 		sp.Connect(mem.prefix+"_en", valid.And(is(mem.kind)))
 		sp.Connect(mem.prefix+"_addr", addr.Resize(sp.Module.Port(mem.prefix+"_addr").Type.Width))
 		sp.Connect(mem.prefix+"_data", data.Resize(sp.Module.Port(mem.prefix+"_data").Type.Width))

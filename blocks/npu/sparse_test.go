@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hwgen/hwgen/blocks/sparse"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/isa"
+	"github.com/hwgen/hwgen/isa/sparse"
 )
 
 // sparseConfig is a small NPU (512 external lines) with a small sparse

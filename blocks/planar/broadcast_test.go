@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	isaplanar "github.com/hwgen/hwgen/isa/planar"
 )
 
 // A broadcast eltwise adds (or multiplies by) one value per lane: lane
@@ -24,19 +25,19 @@ func TestBroadcastPerLaneOperand(t *testing.T) {
 		before[p] = append([]int64(nil), b.state[p][src:src+h*w]...)
 	}
 	for _, tc := range []struct {
-		fn Fn
+		fn isaplanar.Fn
 		f  func(a, b int64) int64
 	}{
-		{FnAdd, func(a, b int64) int64 { return a + b }},
-		{FnMul, func(a, b int64) int64 { return a * b }},
-		{FnMax, func(a, b int64) int64 { return max(a, b) }},
+		{isaplanar.FnAdd, func(a, b int64) int64 { return a + b }},
+		{isaplanar.FnMul, func(a, b int64) int64 { return a * b }},
+		{isaplanar.FnMax, func(a, b int64) int64 { return max(a, b) }},
 	} {
-		task := withID(Task{Op: OpEltwise, Fn: tc.fn, Mask: all4, Src: src, Src2: src2, Dst: dst, H: h, W: w, Broadcast: true})
+		task := withID(isaplanar.Task{Op: isaplanar.OpEltwise, Fn: tc.fn, Mask: all4, Src: src, Src2: src2, Dst: dst, H: h, W: w, Broadcast: true})
 		res := b.run(task)
 		b.expect(task)
 		b.checkMemory("broadcast")
-		if res.reads != h*w+1 || res.cycles != h*w+11 || task.Cycles(c) != h*w+11 {
-			t.Errorf("fn %d: %d reads in %d cycles (formula %d), want %d reads in %d cycles", tc.fn, res.reads, res.cycles, task.Cycles(c), h*w+1, h*w+11)
+		if res.reads != h*w+1 || res.cycles != h*w+11 || c.Cycles(task) != h*w+11 {
+			t.Errorf("fn %d: %d reads in %d cycles (formula %d), want %d reads in %d cycles", tc.fn, res.reads, res.cycles, c.Cycles(task), h*w+1, h*w+11)
 		}
 		et := c.ElemType()
 		for p := range c.Lanes {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hwgen/hwgen/hdl"
+	isaplanar "github.com/hwgen/hwgen/isa/planar"
 )
 
 // Name is the engine's module name for cfg: every parameter that changes
@@ -55,7 +56,7 @@ func build(c Config) *hdl.Module {
 	m := hdl.NewModule(Name(c))
 	L, C, E := c.Lanes, c.PsumLanes, c.ElemWidth
 	aw, pwid, dw := c.AddrWidth(), c.PsumAddrWidth(), c.DimWidth()
-	cw := c.srcWidth() + 2 // counts: at most 2·depth reads
+	cw := c.SrcWidth() + 2 // counts: at most 2·depth reads
 	lbw := hdl.ClogWidth(c.LineDepth)
 	one := hdl.U(1, 1)
 
@@ -71,8 +72,9 @@ func build(c Config) *hdl.Module {
 	idle, checking, running := stIs(stIdle), stIs(stCheck), stIs(stRun)
 	accept := tValid.And(idle)
 	for _, f := range c.Fields() {
-		in := m.Input("t_"+f.Name, f.Type)
-		r := m.Reg("q_"+f.Name, f.Type, 0)
+		ft := fieldType(f)
+		in := m.Input("t_"+f.Name, ft)
+		r := m.Reg("q_"+f.Name, ft, 0)
 		r.SetNext(in)
 		r.SetEnable(accept)
 		q[f.Name] = r
@@ -81,11 +83,11 @@ func build(c Config) *hdl.Module {
 	m.Output("busy", hdl.Bool).Set(idle.Not())
 
 	op := q["op"]
-	is := func(o Op) *hdl.Expr { return op.Eq(hdl.U(3, uint64(o))) }
-	isNop, isAct, isWB, isElt, isPool, isRed, isLP := is(OpNop), is(OpAct), is(OpWriteBack), is(OpEltwise), is(OpPool), is(OpReduce), is(OpLoadParams)
+	opW, fnW, postW := isaplanar.OpWidth(), isaplanar.FnWidth(), isaplanar.PostWidth()
+	is := func(o isaplanar.Op) *hdl.Expr { return op.Eq(hdl.U(opW, uint64(o))) }
+	isNop, isAct, isWB, isElt, isPool, isRed, isLP := is(isaplanar.OpNop), is(isaplanar.OpAct), is(isaplanar.OpWriteBack), is(isaplanar.OpEltwise), is(isaplanar.OpPool), is(isaplanar.OpReduce), is(isaplanar.OpLoadParams)
 	psumOp := isAct.Or(isWB)
-	isAbs := q["fn"].Eq(hdl.U(3, uint64(FnAbs)))
-	binary := isElt.And(q["scalar_operand"].Not()).And(isAbs.Not())
+	binary := isElt.And(q["scalar_operand"].Not()).And(fnIn(q["fn"], isaplanar.UnaryFns()).Not())
 	two := binary.And(q["broadcast"].Not()) // Task.twoTensors
 	bcast := binary.And(q["broadcast"])     // Task.broadcasts: src2 read once, first
 	H, W := q["h"], q["w"]
@@ -118,7 +120,7 @@ func build(c Config) *hdl.Module {
 		hdl.Mux(isRed, hdl.Mux(isRow, W.Ext(2*dw), hdl.U(2*dw, 1)), hdl.Mux(isAct.Or(isWB).Or(isElt), n, hdl.U(2*dw, 0))))
 	kh, kw, stride, padH, padW := q["kh"], q["kw"], q["stride"], q["pad_h"], q["pad_w"]
 	kOK := func(k *hdl.Signal) *hdl.Expr {
-		return k.OrR().And(k.Le(hdl.U(c.kWidth(), uint64(c.MaxKernel))))
+		return k.OrR().And(k.Le(hdl.U(c.KWidth(), uint64(c.MaxKernel))))
 	}
 	paddedH := H.Add(padH.ShlConst(1)) // H + 2·PadH
 	paddedW := W.Add(padW.ShlConst(1))
@@ -149,31 +151,31 @@ func build(c Config) *hdl.Module {
 		return v.Ext(E + 1).AsSInt()
 	}
 	checks := []struct {
-		code ErrCode
+		code isaplanar.ErrCode
 		bad  *hdl.Expr
 	}{
-		{ErrOp, op.Ge(hdl.U(3, uint64(numOps)))},
-		{ErrFn, isElt.And(q["fn"].Ge(hdl.U(3, uint64(numEltFns)))).
-			Or(isPool.And(q["fn"].Ge(hdl.U(3, uint64(numPoolFns))))).Or(isRed.And(q["fn"].Ge(hdl.U(3, uint64(numRedFns))))).
-			Or(q["post"].Ge(hdl.U(2, uint64(numPosts)))).Or(q["post"].OrR().And(isRed.Not()))},
-		{ErrMask, mask.OrR().Not().Or(psumOp.And(psumMaskBad))},
-		{ErrShape, isLP.Not().And(H.OrR().Not().Or(W.OrR().Not()))},
-		{ErrKernel, isPool.And(kOK(kh).And(kOK(kw)).And(kOK(stride)).Not())},
-		{ErrPad, isPool.And(padH.Ext(4).Ge(kh).Or(padW.Ext(4).Ge(kw)).
-			Or(q["pad_ignore"].And(q["fn"].Eq(hdl.U(3, uint64(FnPoolAvg))).Or(q["pad_edge"]))))},
-		{ErrWindow, isPool.And(kh.Gt(paddedH).Or(kw.Gt(paddedW)))},
-		{ErrOutShape, isPool.And(outOK(oh, kh, stride, paddedH).And(outOK(ow, kw, stride, paddedW)).Not())},
-		{ErrLine, isPool.And(ow.Gt(hdl.U(dw, uint64(c.LineDepth)))).Or(isRow.And(W.Gt(hdl.U(dw, uint64(c.LineDepth)))))},
-		{ErrSrc, srcEnd.Gt(srcLimit)},
-		{ErrSrc2, two.And(src2.Add(n).Gt(hdl.U(dw, uint64(c.StateDepth)))).
+		{isaplanar.ErrOp, op.Ge(hdl.U(opW, uint64(isaplanar.NumOps)))},
+		{isaplanar.ErrFn, isElt.And(q["fn"].Ge(hdl.U(fnW, uint64(isaplanar.NumFns(isaplanar.OpEltwise))))).
+			Or(isPool.And(q["fn"].Ge(hdl.U(fnW, uint64(isaplanar.NumFns(isaplanar.OpPool)))))).Or(isRed.And(q["fn"].Ge(hdl.U(fnW, uint64(isaplanar.NumFns(isaplanar.OpReduce)))))).
+			Or(q["post"].Ge(hdl.U(postW, uint64(isaplanar.NumPosts)))).Or(q["post"].OrR().And(isRed.Not()))},
+		{isaplanar.ErrMask, mask.OrR().Not().Or(psumOp.And(psumMaskBad))},
+		{isaplanar.ErrShape, isLP.Not().And(H.OrR().Not().Or(W.OrR().Not()))},
+		{isaplanar.ErrKernel, isPool.And(kOK(kh).And(kOK(kw)).And(kOK(stride)).Not())},
+		{isaplanar.ErrPad, isPool.And(padH.Ext(4).Ge(kh).Or(padW.Ext(4).Ge(kw)).
+			Or(q["pad_ignore"].And(q["fn"].Eq(hdl.U(fnW, uint64(isaplanar.FnPoolAvg))).Or(q["pad_edge"]))))},
+		{isaplanar.ErrWindow, isPool.And(kh.Gt(paddedH).Or(kw.Gt(paddedW)))},
+		{isaplanar.ErrOutShape, isPool.And(outOK(oh, kh, stride, paddedH).And(outOK(ow, kw, stride, paddedW)).Not())},
+		{isaplanar.ErrLine, isPool.And(ow.Gt(hdl.U(dw, uint64(c.LineDepth)))).Or(isRow.And(W.Gt(hdl.U(dw, uint64(c.LineDepth)))))},
+		{isaplanar.ErrSrc, srcEnd.Gt(srcLimit)},
+		{isaplanar.ErrSrc2, two.And(src2.Add(n).Gt(hdl.U(dw, uint64(c.StateDepth)))).
 			Or(isElt.And(q["broadcast"]).And(q["scalar_operand"]))},
-		{ErrDst, nOut.OrR().And(dst.Add(nOut).Gt(hdl.U(dw, uint64(c.StateDepth))))},
-		{ErrOverlap, isElt.And(dstE.Gt(srcS).And(dstE.Lt(srcS.Add(n)))).
+		{isaplanar.ErrDst, nOut.OrR().And(dst.Add(nOut).Gt(hdl.U(dw, uint64(c.StateDepth))))},
+		{isaplanar.ErrOverlap, isElt.And(dstE.Gt(srcS).And(dstE.Lt(srcS.Add(n)))).
 			Or(two.And(dstE.Gt(src2.Ext(dw)).And(dstE.Lt(src2.Add(n))))).
 			Or(isPool.And(dstE.Lt(srcS.Add(n)).And(srcS.Lt(dstE.Add(nPool))))).
 			Or(isRow.And(dstE.Add(W).Gt(srcS.Add(n))).And(dstE.Lt(srcS.Add(n))))},
-		{ErrShift, post.And(q["shift"].Gt(hdl.U(c.shiftWidth(), uint64(c.MaxShift()))))},
-		{ErrClamp, post.And(q["clamp"]).And(signedLoHi(q["lo"]).Gt(signedLoHi(q["hi"])))},
+		{isaplanar.ErrShift, post.And(q["shift"].Gt(hdl.U(c.ShiftWidth(), uint64(c.MaxShift()))))},
+		{isaplanar.ErrClamp, post.And(q["clamp"]).And(signedLoHi(q["lo"]).Gt(signedLoHi(q["hi"])))},
 	}
 	// The first failing check's code, picked by a balanced tree (each
 	// node: the left half's code if any of its checks fails, else the
@@ -182,10 +184,10 @@ func build(c Config) *hdl.Module {
 	verdicts := make([]verdict, len(checks))
 	for i, ck := range checks {
 		bad := ck.bad
-		if ck.code != ErrOp {
+		if ck.code != isaplanar.ErrOp {
 			bad = bad.And(isNop.Not())
 		}
-		verdicts[i] = verdict{bad, hdl.Mux(bad, hdl.U(errCodeWidth, uint64(ck.code)), hdl.U(errCodeWidth, 0))}
+		verdicts[i] = verdict{bad, hdl.Mux(bad, hdl.U(isaplanar.ErrCodeWidth, uint64(ck.code)), hdl.U(isaplanar.ErrCodeWidth, 0))}
 	}
 	var first func(vs []verdict) verdict
 	first = func(vs []verdict) verdict {
@@ -196,15 +198,15 @@ func build(c Config) *hdl.Module {
 		return verdict{a.bad.Or(b.bad), hdl.Mux(a.bad, a.code, b.code)}
 	}
 	v := first(verdicts)
-	chkCode := m.Wire("check_code", hdl.UInt(errCodeWidth))
+	chkCode := m.Wire("check_code", hdl.UInt(isaplanar.ErrCodeWidth))
 	chkCode.Set(v.code)
 	chkBad := m.Wire("check_bad", hdl.Bool)
 	chkBad.Set(v.bad)
 
-	errCode := m.Reg("err_code_r", hdl.UInt(errCodeWidth), 0)
+	errCode := m.Reg("err_code_r", hdl.UInt(isaplanar.ErrCodeWidth), 0)
 	errCode.SetNext(chkCode)
 	errCode.SetEnable(checking)
-	m.Output("err_code", hdl.UInt(errCodeWidth)).Set(errCode)
+	m.Output("err_code", hdl.UInt(isaplanar.ErrCodeWidth)).Set(errCode)
 	m.Output("error", hdl.Bool).Set(errCode.OrR())
 
 	// Counts for the run, loaded in the CHECK cycle (they fit cw bits
@@ -251,7 +253,7 @@ func build(c Config) *hdl.Module {
 	// Broadcast: b at src2 first, then a at src+k-1.
 	sel := two.And(rk.Bit(0)).Or(bcast.And(rk.OrR().Not()))
 	idx := hdl.Mux(two, rk.ShrConst(1).Ext(cw), hdl.Mux(bcast.And(rk.OrR()), rk.Sub(one).Trunc(cw), rk))
-	base := hdl.Mux(sel, src2.Resize(c.srcWidth()), src)
+	base := hdl.Mux(sel, src2.Resize(c.SrcWidth()), src)
 	raddr := base.Add(idx)
 	m.Output("plr_valid", hdl.Bool).Set(reqValid.And(psumOp.Not()))
 	m.Output("plr_addr", hdl.UInt(aw)).Set(raddr.Trunc(aw))
@@ -313,9 +315,9 @@ func build(c Config) *hdl.Module {
 	// stride 1, no padding, W wide and one output row (its last row).
 	wOW := hdl.Mux(isRow, W, ow)
 	wOH := hdl.Mux(isRow, hdl.U(dw, 1), oh)
-	wKW := hdl.Mux(isRow, hdl.U(c.kWidth(), 1), kw)
-	wPadW := hdl.Mux(isRow, hdl.U(c.padWidth(), 0), padW)
-	wStride := hdl.Mux(isRow, hdl.U(c.kWidth(), 1), stride)
+	wKW := hdl.Mux(isRow, hdl.U(c.KWidth(), 1), kw)
+	wPadW := hdl.Mux(isRow, hdl.U(c.PadWidth(), 0), padW)
+	wStride := hdl.Mux(isRow, hdl.U(c.KWidth(), 1), stride)
 	hOut := vrow.Not().And(hcnt.Eq(hdl.U(4, 0))).And(ox.Lt(wOW))
 	rowOut := hdl.Mux(isRow, y.Add(one).Eq(H), vcnt.Eq(hdl.U(4, 0)).And(oy.Lt(oh)))
 	oxNext := ox.Add(hdl.Mux(vrow, one, hOut)).Trunc(dw)
@@ -404,8 +406,8 @@ func build(c Config) *hdl.Module {
 	vv.SetEnable(adv)
 	// The post function holds the value in V (and everything behind it)
 	// for postCycles: load, steps, sign; adv is low meanwhile.
-	postSqrt := isRed.And(q["post"].Eq(hdl.U(2, uint64(PostSqrt))))
-	postOn := postSqrt.Or(isRed.And(q["post"].Eq(hdl.U(2, uint64(PostRecip)))))
+	postSqrt := isRed.And(q["post"].Eq(hdl.U(postW, uint64(isaplanar.PostSqrt))))
+	postOn := postSqrt.Or(isRed.And(q["post"].Eq(hdl.U(postW, uint64(isaplanar.PostRecip)))))
 	if c.DeepPipeline {
 		// Decoded a cycle after the task register, long before a value
 		// reaches V: the decode leaves the stall signal's path.
@@ -414,9 +416,9 @@ func build(c Config) *hdl.Module {
 		on.SetNext(postOn)
 		postSqrt, postOn = &sq.Expr, &on.Expr
 	}
-	pcw := hdl.ClogWidth(c.postCycles(PostRecip) + 1)
+	pcw := hdl.ClogWidth(c.postCycles(isaplanar.PostRecip) + 1)
 	pconst := func(delta int) *hdl.Expr { // postCycles + delta of the task's post function
-		return hdl.Mux(postSqrt, hdl.U(pcw, uint64(c.postCycles(PostSqrt)+delta)), hdl.U(pcw, uint64(c.postCycles(PostRecip)+delta)))
+		return hdl.Mux(postSqrt, hdl.U(pcw, uint64(c.postCycles(isaplanar.PostSqrt)+delta)), hdl.U(pcw, uint64(c.postCycles(isaplanar.PostRecip)+delta)))
 	}
 	pcnt := m.Reg("post_cnt", hdl.UInt(pcw), 0)
 	pbusy := m.Wire("post_busy", hdl.Bool)
@@ -503,7 +505,7 @@ func build(c Config) *hdl.Module {
 		ln.Connect("per_lane", isAct.And(q["per_lane"])).
 			Connect("scale", hdl.Mux(isWB, hdl.S(c.ScaleWidth, 1), q["scale"])).
 			Connect("bias", hdl.Mux(isWB, hdl.S(c.AccWidth, 0), q["bias"])).
-			Connect("shift", hdl.Mux(isWB, hdl.U(c.shiftWidth(), 0), q["shift"])).
+			Connect("shift", hdl.Mux(isWB, hdl.U(c.ShiftWidth(), 0), q["shift"])).
 			Connect("round_even", q["round_even"]).Connect("relu", q["relu"].And(isWBn)).Connect("clamp", q["clamp"].And(isWBn)).
 			Connect("wrap", q["wrap"].And(isWBn)).Connect("lo", q["lo"]).Connect("hi", q["hi"])
 		for _, pc := range postCtl {
@@ -514,3 +516,21 @@ func build(c Config) *hdl.Module {
 	}
 	return m
 }
+
+// fnIn is fn ∈ codes: the decode of a function attribute (such as
+// unary) from the function table.
+func fnIn(fn *hdl.Signal, codes []isaplanar.Fn) *hdl.Expr {
+	in := hdl.U(1, 0)
+	for i, c := range codes {
+		eq := fn.Eq(hdl.U(fn.Width(), uint64(c)))
+		if i == 0 {
+			in = eq
+			continue
+		}
+		in = in.Or(eq)
+	}
+	return in
+}
+
+// fieldType is the type of a descriptor field's port.
+func fieldType(f isaplanar.FieldDef) hdl.Type { return hdl.Type{Width: f.Width, Signed: f.Signed} }

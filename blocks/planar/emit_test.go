@@ -1,6 +1,7 @@
 package planar
 
 import (
+	isaplanar "github.com/hwgen/hwgen/isa/planar"
 	"strings"
 	"testing"
 
@@ -29,10 +30,10 @@ func emitDir(t testing.TB, c Config) (string, *hdl.Design, []string) {
 // default) and compiles under Icarus.
 func TestLint(t *testing.T) {
 	tooltest.Need(t, "verilator")
-	one := Config{Lanes: 1, PsumLanes: 1, ElemWidth: 2, ElemSigned: false, AccWidth: 8, ScaleWidth: 2,
-		StateDepth: 2, PsumDepth: 2, MaxKernel: 2, LineDepth: 1}
-	wide := Config{Lanes: 3, PsumLanes: 2, ElemWidth: 16, ElemSigned: true, AccWidth: 40, ScaleWidth: 20,
-		StateDepth: 64, PsumDepth: 1024, MaxKernel: 5, LineDepth: 100}
+	one := Config{Sizes: isaplanar.Sizes{Lanes: 1, PsumLanes: 1, ElemWidth: 2, ElemSigned: false, AccWidth: 8, ScaleWidth: 2,
+		StateDepth: 2, PsumDepth: 2, MaxKernel: 2, LineDepth: 1}}
+	wide := Config{Sizes: isaplanar.Sizes{Lanes: 3, PsumLanes: 2, ElemWidth: 16, ElemSigned: true, AccWidth: 40, ScaleWidth: 20,
+		StateDepth: 64, PsumDepth: 1024, MaxKernel: 5, LineDepth: 100}}
 	noReset := smallConfig()
 	noReset.NoDatapathReset = true
 	deepOne, deepWide := deep(one), deep(wide)
@@ -58,8 +59,8 @@ func TestLint(t *testing.T) {
 func TestSynth(t *testing.T) {
 	tooltest.Need(t, "yosys")
 	for _, v := range []struct{ noReset, deep bool }{{false, false}, {true, false}, {false, true}} {
-		c := Config{Lanes: 2, PsumLanes: 2, ElemWidth: 4, ElemSigned: true, AccWidth: 8, ScaleWidth: 4,
-			StateDepth: 16, PsumDepth: 8, MaxKernel: 3, LineDepth: 4, NoDatapathReset: v.noReset, DeepPipeline: v.deep}
+		c := Config{Sizes: isaplanar.Sizes{Lanes: 2, PsumLanes: 2, ElemWidth: 4, ElemSigned: true, AccWidth: 8, ScaleWidth: 4,
+			StateDepth: 16, PsumDepth: 8, MaxKernel: 3, LineDepth: 4}, NoDatapathReset: v.noReset, DeepPipeline: v.deep}
 		dir, _, files := emitDir(t, c)
 		stat, err := toolchain.Synth(dir, Name(c), files)
 		if err != nil {
@@ -151,7 +152,7 @@ func TestPorts(t *testing.T) {
 		t.Error("lane 3 has no psum partition but a rd_data_3 port")
 	}
 	for _, f := range c.Fields() {
-		if got["t_"+f.Name] != "input "+f.Type.String() {
+		if got["t_"+f.Name] != "input "+fieldType(f).String() {
 			t.Errorf("descriptor field %s: port %q", f.Name, got["t_"+f.Name])
 		}
 	}

@@ -2,6 +2,7 @@ package planar
 
 import (
 	"errors"
+	isaplanar "github.com/hwgen/hwgen/isa/planar"
 	"strings"
 	"testing"
 )
@@ -11,73 +12,51 @@ import (
 // flagged by the hardware with that code.
 func badTasks() []struct {
 	name string
-	t    Task
-	code ErrCode
+	t    isaplanar.Task
+	code isaplanar.ErrCode
 	msg  string
 } {
-	pool := Task{Op: OpPool, Mask: all4, Src: 0, Dst: 128, H: 4, W: 4, KH: 2, KW: 2, Stride: 2, Scale: 1}
-	with := func(f func(*Task)) Task { t := pool; f(&t); return t }
+	pool := isaplanar.Task{Op: isaplanar.OpPool, Mask: all4, Src: 0, Dst: 128, H: 4, W: 4, KH: 2, KW: 2, Stride: 2, Scale: 1}
+	with := func(f func(*isaplanar.Task)) isaplanar.Task { t := pool; f(&t); return t }
 	return []struct {
 		name string
-		t    Task
-		code ErrCode
+		t    isaplanar.Task
+		code isaplanar.ErrCode
 		msg  string
 	}{
-		{"unknown op", Task{Op: 7, Mask: 1}, ErrOp, "op = 7 is not allowed: must be one of 0..6"},
-		{"unknown eltwise function", Task{Op: OpEltwise, Fn: 6, Mask: 1, H: 1, W: 1, Dst: 9}, ErrFn, "fn = 6 is not allowed: an eltwise function is 0..5 (add, sub, mul, max, min, abs)"},
-		{"unknown reduction", Task{Op: OpReduce, Fn: 4, Mask: 1, H: 1, W: 1, Dst: 9, Scale: 1}, ErrFn, "fn = 4 is not allowed: a reduction is 0..3 (sum, max, rowsum, rowmax)"},
-		{"unknown post function", Task{Op: OpReduce, Mask: 1, H: 1, W: 1, Dst: 9, Scale: 1, Post: 3}, ErrFn,
-			"post = 3 is not allowed: must be 0 (none), 1 (sqrt) or 2 (recip)"},
-		{"post function outside a reduction", Task{Op: OpAct, Mask: 1, H: 1, W: 1, Dst: 9, Scale: 1, Post: PostSqrt}, ErrFn,
-			"post = 1 is not allowed: sqrt applies to reductions only (op reduce), not to act"},
-		{"unknown pooling function", with(func(t *Task) { t.Fn = 3 }), ErrFn, "fn = 3 is not allowed: a pooling function is 0..2 (the FnPool codes)"},
-		{"empty mask", Task{Op: OpReduce, H: 1, W: 1}, ErrMask, "mask = 0x0 is not allowed: must name at least one lane"},
-		{"act on a lane without psum", Task{Op: OpAct, Mask: 8, H: 1, W: 1, Dst: 128, Scale: 1}, ErrMask,
-			"mask = 0x8 is not allowed: act reads the psum buffer: only its 3 partitions (bits 0..2)"},
-		{"zero height", Task{Op: OpWriteBack, Mask: 1, H: 0, W: 3}, ErrShape, "h = 0 is not allowed: must be at least 1"},
-		{"zero width", with(func(t *Task) { t.W = 0 }), ErrShape, "w = 0 is not allowed: must be at least 1"},
-		{"zero stride", with(func(t *Task) { t.Stride = 0 }), ErrKernel, "stride = 0 is not allowed: must be in 1..8 (max_kernel)"},
-		{"kernel too large", with(func(t *Task) { t.KH, t.H = 9, 9 }), ErrKernel, "kh = 9 is not allowed: must be in 1..8 (max_kernel)"},
-		{"padding as large as the window", with(func(t *Task) { t.PadW = 2 }), ErrPad, "pad_w = 2 is not allowed: must be below kw = 2"},
-		{"average pooling ignoring the padding", with(func(t *Task) { t.Fn, t.PadIgnore = FnPoolAvg, true }), ErrPad,
-			"pad_ignore = true is not allowed: only max and min pooling ignore the padding: an average's divisor would change"},
-		{"padding both ignored and edge", with(func(t *Task) { t.Fn, t.PadIgnore, t.PadEdge = FnPoolMin, true, true }), ErrPad,
-			"pad_ignore = true is not allowed: pad_edge is set too: a task pads one way"},
-		{"window larger than the padded plane", with(func(t *Task) { t.H, t.KH, t.PadH, t.Stride = 2, 5, 1, 1 }), ErrWindow,
-			"kh = 5 is not allowed: the window must fit the padded plane: at most h+2·pad_h = 4"},
-		{"output row wider than the line buffer", with(func(t *Task) { t.H, t.W, t.KH, t.KW, t.Stride = 1, 17, 1, 1, 1 }), ErrLine,
-			"w = 17 is not allowed: the output row (ow = 17) must fit the line buffer of 16 entries (line_depth)"},
-		{"row reduction wider than the line buffer", Task{Op: OpReduce, Fn: FnRowSum, Mask: 1, Dst: 128, H: 2, W: 17, Scale: 1}, ErrLine,
-			"w = 17 is not allowed: a reduction across rows keeps one sum per column in the line buffer: at most 16 columns (line_depth)"},
-		{"psum source past the end", Task{Op: OpWriteBack, Mask: 1, Src: 60, Dst: 128, H: 2, W: 4}, ErrSrc,
-			"src = 60 is not allowed: the 8 elements read from it must lie in the psum buffer: at most 56"},
-		{"params past the end", Task{Op: OpLoadParams, Mask: 1, Src: 253}, ErrSrc,
-			"src = 253 is not allowed: the 5 elements read from it must lie in the state buffer: at most 251"},
-		{"second source past the end", Task{Op: OpEltwise, Mask: 1, Src: 0, Src2: 250, Dst: 128, H: 2, W: 4, Scale: 1}, ErrSrc2,
-			"src2 = 250 is not allowed: the 8 elements read from it must lie in the state buffer: at most 248"},
-		{"broadcast with a scalar operand", Task{Op: OpEltwise, Mask: 1, Src: 0, Src2: 5, Dst: 128, H: 2, W: 4, Scale: 1, ScalarOperand: true, Broadcast: true}, ErrSrc2,
-			"broadcast = true is not allowed: scalar_operand is set too: the second operand is either the scalar or one element per lane at src2"},
-		{"destination past the end", with(func(t *Task) { t.Dst = 253 }), ErrDst,
-			"dst = 253 is not allowed: the 4 elements written must lie in the state buffer: at most 252"},
-		{"eltwise writes ahead of its reads", Task{Op: OpEltwise, Mask: 1, Src: 10, Src2: 100, Dst: 11, H: 2, W: 4, Scale: 1}, ErrOverlap,
-			"dst = 11 is not allowed: eltwise writes behind its reads: dst must be ≤ src (10) or ≥ src+8"},
-		{"eltwise overlaps the second source", Task{Op: OpEltwise, Mask: 1, Src: 10, Src2: 100, Dst: 107, H: 2, W: 4, Scale: 1}, ErrOverlap,
-			"dst = 107 is not allowed: eltwise writes behind its reads: dst must be ≤ src2 (100) or ≥ src2+8"},
-		{"pooling output over its input", with(func(t *Task) { t.Dst = 15 }), ErrOverlap,
-			"dst = 15 is not allowed: the pooled output (4 elements) may not overlap the input at 0..15"},
-		{"row reduction writing ahead of its last row's reads", Task{Op: OpReduce, Fn: FnRowMax, Mask: 1, Src: 10, Dst: 19, H: 3, W: 4, Scale: 1}, ErrOverlap,
-			"dst = 19 is not allowed: a reduction across rows writes its results behind the last row's reads: dst must be ≤ src+(h−1)·w (18) or ≥ src+h·w (22)"},
-		{"shift too large", Task{Op: OpReduce, Mask: 1, Dst: 128, H: 1, W: 1, Scale: 1, Shift: 31}, ErrShift, "shift = 31 is not allowed: must be in 0..30"},
-		{"clamp bounds crossed", Task{Op: OpAct, Mask: 1, Dst: 128, H: 1, W: 1, Scale: 1, Clamp: true, Lo: 5, Hi: -5}, ErrClamp,
-			"lo = 5 is not allowed: must not exceed hi = -5"},
-		{"scalar not an element", Task{Op: OpEltwise, Mask: 1, H: 1, W: 1, Dst: 9, ScalarOperand: true, Scalar: 200}, ErrField,
-			"scalar = 200 is not allowed: must fit its 8-bit field: -128..127"},
-		{"scale too wide", Task{Op: OpAct, Mask: 1, H: 1, W: 1, Dst: 9, Scale: 600}, ErrField,
-			"scale = 600 is not allowed: must fit its 10-bit field: -512..511"},
-		{"mask beyond the lanes", Task{Op: OpReduce, Mask: 0x10, H: 1, W: 1}, ErrField,
-			"mask = 0x10 is not allowed: must have bits only below 4 (the lanes)"},
-		{"plane too large to encode", Task{Op: OpReduce, Mask: 1, H: 600, W: 1}, ErrField,
-			"h = 600 is not allowed: must fit its 9-bit field: 0..511"},
+		{"unknown op", isaplanar.Task{Op: 7, Mask: 1}, isaplanar.ErrOp, "op = 7 is not allowed: must be one of 0..6"},
+		{"unknown eltwise function", isaplanar.Task{Op: isaplanar.OpEltwise, Fn: 6, Mask: 1, H: 1, W: 1, Dst: 9}, isaplanar.ErrFn, "fn = 6 is not allowed: eltwise functions are 0..5 (add, sub, mul, max, min, abs)"},
+		{"unknown reduction", isaplanar.Task{Op: isaplanar.OpReduce, Fn: 4, Mask: 1, H: 1, W: 1, Dst: 9, Scale: 1}, isaplanar.ErrFn, "fn = 4 is not allowed: reduce functions are 0..3 (sum, max, rowsum, rowmax)"},
+		{"unknown post function", isaplanar.Task{Op: isaplanar.OpReduce, Mask: 1, H: 1, W: 1, Dst: 9, Scale: 1, Post: 3}, isaplanar.ErrFn, "post = 3 is not allowed: must be 0 (none), 1 (sqrt) or 2 (recip)"},
+		{"post function outside a reduction", isaplanar.Task{Op: isaplanar.OpAct, Mask: 1, H: 1, W: 1, Dst: 9, Scale: 1, Post: isaplanar.PostSqrt}, isaplanar.ErrFn, "post = 1 is not allowed: sqrt applies to reductions only (op reduce), not to act"},
+		{"unknown pooling function", with(func(t *isaplanar.Task) { t.Fn = 3 }), isaplanar.ErrFn, "fn = 3 is not allowed: pool functions are 0..2 (max, avg, min)"},
+		{"empty mask", isaplanar.Task{Op: isaplanar.OpReduce, H: 1, W: 1}, isaplanar.ErrMask, "mask = 0x0 is not allowed: must name at least one lane"},
+		{"act on a lane without psum", isaplanar.Task{Op: isaplanar.OpAct, Mask: 8, H: 1, W: 1, Dst: 128, Scale: 1}, isaplanar.ErrMask, "mask = 0x8 is not allowed: act reads the psum buffer: only its 3 partitions (bits 0..2)"},
+		{"zero height", isaplanar.Task{Op: isaplanar.OpWriteBack, Mask: 1, H: 0, W: 3}, isaplanar.ErrShape, "h = 0 is not allowed: must be at least 1"},
+		{"zero width", with(func(t *isaplanar.Task) { t.W = 0 }), isaplanar.ErrShape, "w = 0 is not allowed: must be at least 1"},
+		{"zero stride", with(func(t *isaplanar.Task) { t.Stride = 0 }), isaplanar.ErrKernel, "stride = 0 is not allowed: must be in 1..8 (max_kernel)"},
+		{"kernel too large", with(func(t *isaplanar.Task) { t.KH, t.H = 9, 9 }), isaplanar.ErrKernel, "kh = 9 is not allowed: must be in 1..8 (max_kernel)"},
+		{"padding as large as the window", with(func(t *isaplanar.Task) { t.PadW = 2 }), isaplanar.ErrPad, "pad_w = 2 is not allowed: must be below kw = 2"},
+		{"average pooling ignoring the padding", with(func(t *isaplanar.Task) { t.Fn, t.PadIgnore = isaplanar.FnPoolAvg, true }), isaplanar.ErrPad, "pad_ignore = true is not allowed: only max and min pooling ignore the padding: an average's divisor would change"},
+		{"padding both ignored and edge", with(func(t *isaplanar.Task) { t.Fn, t.PadIgnore, t.PadEdge = isaplanar.FnPoolMin, true, true }), isaplanar.ErrPad, "pad_ignore = true is not allowed: pad_edge is set too: a task pads one way"},
+		{"window larger than the padded plane", with(func(t *isaplanar.Task) { t.H, t.KH, t.PadH, t.Stride = 2, 5, 1, 1 }), isaplanar.ErrWindow, "kh = 5 is not allowed: the window must fit the padded plane: at most h+2·pad_h = 4"},
+		{"output row wider than the line buffer", with(func(t *isaplanar.Task) { t.H, t.W, t.KH, t.KW, t.Stride = 1, 17, 1, 1, 1 }), isaplanar.ErrLine, "w = 17 is not allowed: the output row (ow = 17) must fit the line buffer of 16 entries (line_depth)"},
+		{"row reduction wider than the line buffer", isaplanar.Task{Op: isaplanar.OpReduce, Fn: isaplanar.FnRowSum, Mask: 1, Dst: 128, H: 2, W: 17, Scale: 1}, isaplanar.ErrLine, "w = 17 is not allowed: a reduction across rows keeps one sum per column in the line buffer: at most 16 columns (line_depth)"},
+		{"psum source past the end", isaplanar.Task{Op: isaplanar.OpWriteBack, Mask: 1, Src: 60, Dst: 128, H: 2, W: 4}, isaplanar.ErrSrc, "src = 60 is not allowed: the 8 elements read from it must lie in the psum buffer: at most 56"},
+		{"params past the end", isaplanar.Task{Op: isaplanar.OpLoadParams, Mask: 1, Src: 253}, isaplanar.ErrSrc, "src = 253 is not allowed: the 5 elements read from it must lie in the state buffer: at most 251"},
+		{"second source past the end", isaplanar.Task{Op: isaplanar.OpEltwise, Mask: 1, Src: 0, Src2: 250, Dst: 128, H: 2, W: 4, Scale: 1}, isaplanar.ErrSrc2, "src2 = 250 is not allowed: the 8 elements read from it must lie in the state buffer: at most 248"},
+		{"broadcast with a scalar operand", isaplanar.Task{Op: isaplanar.OpEltwise, Mask: 1, Src: 0, Src2: 5, Dst: 128, H: 2, W: 4, Scale: 1, ScalarOperand: true, Broadcast: true}, isaplanar.ErrSrc2, "broadcast = true is not allowed: scalar_operand is set too: the second operand is either the scalar or one element per lane at src2"},
+		{"destination past the end", with(func(t *isaplanar.Task) { t.Dst = 253 }), isaplanar.ErrDst, "dst = 253 is not allowed: the 4 elements written must lie in the state buffer: at most 252"},
+		{"eltwise writes ahead of its reads", isaplanar.Task{Op: isaplanar.OpEltwise, Mask: 1, Src: 10, Src2: 100, Dst: 11, H: 2, W: 4, Scale: 1}, isaplanar.ErrOverlap, "dst = 11 is not allowed: eltwise writes behind its reads: dst must be ≤ src (10) or ≥ src+8"},
+		{"eltwise overlaps the second source", isaplanar.Task{Op: isaplanar.OpEltwise, Mask: 1, Src: 10, Src2: 100, Dst: 107, H: 2, W: 4, Scale: 1}, isaplanar.ErrOverlap, "dst = 107 is not allowed: eltwise writes behind its reads: dst must be ≤ src2 (100) or ≥ src2+8"},
+		{"pooling output over its input", with(func(t *isaplanar.Task) { t.Dst = 15 }), isaplanar.ErrOverlap, "dst = 15 is not allowed: the pooled output (4 elements) may not overlap the input at 0..15"},
+		{"row reduction writing ahead of its last row's reads", isaplanar.Task{Op: isaplanar.OpReduce, Fn: isaplanar.FnRowMax, Mask: 1, Src: 10, Dst: 19, H: 3, W: 4, Scale: 1}, isaplanar.ErrOverlap, "dst = 19 is not allowed: a reduction across rows writes its results behind the last row's reads: dst must be ≤ src+(h−1)·w (18) or ≥ src+h·w (22)"},
+		{"shift too large", isaplanar.Task{Op: isaplanar.OpReduce, Mask: 1, Dst: 128, H: 1, W: 1, Scale: 1, Shift: 31}, isaplanar.ErrShift, "shift = 31 is not allowed: must be in 0..30"},
+		{"clamp bounds crossed", isaplanar.Task{Op: isaplanar.OpAct, Mask: 1, Dst: 128, H: 1, W: 1, Scale: 1, Clamp: true, Lo: 5, Hi: -5}, isaplanar.ErrClamp, "lo = 5 is not allowed: must not exceed hi = -5"},
+		{"scalar not an element", isaplanar.Task{Op: isaplanar.OpEltwise, Mask: 1, H: 1, W: 1, Dst: 9, ScalarOperand: true, Scalar: 200}, isaplanar.ErrField, "scalar = 200 is not allowed: must fit its 8-bit field: -128..127"},
+		{"scale too wide", isaplanar.Task{Op: isaplanar.OpAct, Mask: 1, H: 1, W: 1, Dst: 9, Scale: 600}, isaplanar.ErrField, "scale = 600 is not allowed: must fit its 10-bit field: -512..511"},
+		{"mask beyond the lanes", isaplanar.Task{Op: isaplanar.OpReduce, Mask: 0x10, H: 1, W: 1}, isaplanar.ErrField, "mask = 0x10 is not allowed: must have bits only below 4 (the lanes)"},
+		{"plane too large to encode", isaplanar.Task{Op: isaplanar.OpReduce, Mask: 1, H: 600, W: 1}, isaplanar.ErrField, "h = 600 is not allowed: must fit its 9-bit field: 0..511"},
 	}
 }
 
@@ -86,32 +65,32 @@ func badTasks() []struct {
 func TestValidateErrors(t *testing.T) {
 	c := smallConfig()
 	for _, tc := range badTasks() {
-		err := tc.t.Validate(c)
+		err := tc.t.Validate(c.Sizes)
 		if err == nil {
 			t.Errorf("%s: accepted", tc.name)
 			continue
 		}
-		if !errors.Is(err, ErrTask) || FirstCode(err) != tc.code {
-			t.Errorf("%s: first code %v, want %v (%v)", tc.name, FirstCode(err), tc.code, err)
+		if !errors.Is(err, isaplanar.ErrTask) || isaplanar.FirstCode(err) != tc.code {
+			t.Errorf("%s: first code %v, want %v (%v)", tc.name, isaplanar.FirstCode(err), tc.code, err)
 		}
 		if !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s: error %q does not say %q", tc.name, err, tc.msg)
 		}
-		if _, err := tc.t.Encode(c); err == nil {
+		if _, err := tc.t.Encode(c.Sizes); err == nil {
 			t.Errorf("%s: Encode accepted it", tc.name)
 		}
-		if _, err := tc.t.EncodeRaw(c); (err != nil) != (tc.code == ErrField) {
+		if _, err := tc.t.EncodeRaw(c.Sizes); (err != nil) != (tc.code == isaplanar.ErrField) {
 			t.Errorf("%s: EncodeRaw error %v, want one only for ErrField", tc.name, err)
 		}
 	}
 	// Several bad fields: all listed, the hardware's check order first.
-	multi := Task{Op: OpPool, Mask: 1, H: 4, W: 4, KH: 0, KW: 2, Stride: 1, Dst: 128, Shift: 31}
-	err := multi.Validate(c)
-	if FirstCode(err) != ErrKernel || !strings.Contains(err.Error(), "shift = 31") {
+	multi := isaplanar.Task{Op: isaplanar.OpPool, Mask: 1, H: 4, W: 4, KH: 0, KW: 2, Stride: 1, Dst: 128, Shift: 31}
+	err := multi.Validate(c.Sizes)
+	if isaplanar.FirstCode(err) != isaplanar.ErrKernel || !strings.Contains(err.Error(), "shift = 31") {
 		t.Errorf("multiple errors: %v", err)
 	}
 	for _, good := range append(append(actTasks(), eltTasks()...), poolTasks()...) {
-		if _, err := good.t.Encode(c); err != nil {
+		if _, err := good.t.Encode(c.Sizes); err != nil {
 			t.Errorf("%s: %v", good.name, err)
 		}
 	}
@@ -123,7 +102,7 @@ func TestValidateErrors(t *testing.T) {
 func TestHardwareErrorStatus(t *testing.T) {
 	c := smallConfig()
 	b := newBench(t, c, 11, 0)
-	check := func(name string, res taskRun, want ErrCode) {
+	check := func(name string, res taskRun, want isaplanar.ErrCode) {
 		t.Helper()
 		if res.errCode != want || res.cycles != 2 || res.reads != 0 || res.writes != 0 {
 			t.Errorf("%s: code %v in %d cycles with %d reads, %d writes; want code %v in 2 cycles, no access",
@@ -131,7 +110,7 @@ func TestHardwareErrorStatus(t *testing.T) {
 		}
 	}
 	for _, tc := range badTasks() {
-		if tc.code == ErrField {
+		if tc.code == isaplanar.ErrField {
 			continue
 		}
 		check(tc.name, b.run(tc.t), tc.code)
@@ -139,12 +118,12 @@ func TestHardwareErrorStatus(t *testing.T) {
 	}
 	// A raw descriptor whose OH/OW do not match its pooling: the walk
 	// would never end, so the hardware refuses it.
-	good := Task{Op: OpPool, Mask: all4, Src: 0, Dst: 128, H: 5, W: 5, KH: 3, KW: 3, Stride: 2, Scale: 1}
+	good := isaplanar.Task{Op: isaplanar.OpPool, Mask: all4, Src: 0, Dst: 128, H: 5, W: 5, KH: 3, KW: 3, Stride: 2, Scale: 1}
 	for _, f := range []struct {
 		name  string
 		delta int64
 	}{{"oh", 1}, {"oh", -1}, {"ow", 1}, {"ow", -2}} {
-		fields, err := good.Encode(c)
+		fields, err := good.Encode(c.Sizes)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,13 +132,13 @@ func TestHardwareErrorStatus(t *testing.T) {
 				fields[i].Value = uint64(int64(fields[i].Value) + f.delta)
 			}
 		}
-		check(f.name, b.runFields(good, fields), ErrOutShape)
+		check(f.name, b.runFields(good, fields), isaplanar.ErrOutShape)
 	}
 	b.checkMemory("out shape")
 	res := b.run(good)
 	b.expect(good)
 	b.checkMemory("good task after errors")
-	if res.errCode != ErrNone || res.cycles != good.Cycles(c) {
-		t.Errorf("good task after errors: code %v, %d cycles (want %d)", res.errCode, res.cycles, good.Cycles(c))
+	if res.errCode != isaplanar.ErrNone || res.cycles != c.Cycles(good) {
+		t.Errorf("good task after errors: code %v, %d cycles (want %d)", res.errCode, res.cycles, c.Cycles(good))
 	}
 }

@@ -2,12 +2,14 @@ package planar
 
 import (
 	"fmt"
+	"github.com/hwgen/hwgen/isa/machine"
 	"math/big"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/hwgen/hwgen/blocks/sram"
 	"github.com/hwgen/hwgen/hdl"
+	isaplanar "github.com/hwgen/hwgen/isa/planar"
 	"github.com/hwgen/hwgen/verify"
 	"github.com/hwgen/hwgen/verify/simtest"
 )
@@ -15,8 +17,8 @@ import (
 // smallConfig is the unit-test engine: 4 lanes over a 3-partition psum
 // buffer (so lane 3 has no psum partition), shallow buffers, 8×8 windows.
 func smallConfig() Config {
-	return Config{Lanes: 4, PsumLanes: 3, ElemWidth: 8, ElemSigned: true, AccWidth: 20, ScaleWidth: 10,
-		StateDepth: 256, PsumDepth: 64, MaxKernel: 8, LineDepth: 16}
+	return Config{Sizes: isaplanar.Sizes{Lanes: 4, PsumLanes: 3, ElemWidth: 8, ElemSigned: true, AccWidth: 20, ScaleWidth: 10,
+		StateDepth: 256, PsumDepth: 64, MaxKernel: 8, LineDepth: 16}}
 }
 
 // Other clients of the buffers, driven by the bench to make the engine
@@ -44,13 +46,13 @@ func testTop(c Config) *hdl.Module {
 	aw, pw := c.AddrWidth(), c.PsumAddrWidth()
 
 	for _, f := range c.Fields() {
-		pl.Connect("t_"+f.Name, top.Input("t_"+f.Name, f.Type))
+		pl.Connect("t_"+f.Name, top.Input("t_"+f.Name, fieldType(f)))
 	}
 	pl.Connect("t_valid", top.Input("t_valid", hdl.Bool))
 	for _, o := range []string{"t_ready", "busy", "done", "error"} {
 		top.Output(o, hdl.Bool).Set(pl.Out(o))
 	}
-	top.Output("err_code", hdl.UInt(errCodeWidth)).Set(pl.Out("err_code"))
+	top.Output("err_code", hdl.UInt(isaplanar.ErrCodeWidth)).Set(pl.Out("err_code"))
 
 	// planar <-> state buffer (plr, plw) and psum buffer (rd)
 	sb.Connect("plr_valid", pl.Out("plr_valid")).Connect("plr_addr", pl.Out("plr_addr")).Connect("plr_mask", pl.Out("plr_mask"))
@@ -130,7 +132,7 @@ type bench struct {
 type taskRun struct {
 	cycles            int // accept to done pulse
 	reads, writes     int // accepted vector reads (plr or rd) and writes (plw)
-	errCode           ErrCode
+	errCode           isaplanar.ErrCode
 	acceptAt, doneAt  int
 	psumReads, plrRds int // reads by port
 }
@@ -294,9 +296,9 @@ func (b *bench) quiesce() {
 
 // run hands t (encoded without the compiler-side checks) to the engine
 // and clocks until its done pulse.
-func (b *bench) run(t Task) taskRun {
+func (b *bench) run(t isaplanar.Task) taskRun {
 	b.t.Helper()
-	fields, err := t.EncodeRaw(b.cfg)
+	fields, err := t.EncodeRaw(b.cfg.Sizes)
 	if err != nil {
 		b.t.Fatalf("encode %+v: %v", t, err)
 	}
@@ -305,7 +307,7 @@ func (b *bench) run(t Task) taskRun {
 
 // runFields is run with the descriptor given field by field (t only
 // bounds the wait).
-func (b *bench) runFields(t Task, fields []Field) taskRun {
+func (b *bench) runFields(t isaplanar.Task, fields []isaplanar.Field) taskRun {
 	b.t.Helper()
 	for _, f := range fields {
 		b.dr.Poke("t_"+f.Name, f.Value)
@@ -325,7 +327,7 @@ func (b *bench) runFields(t Task, fields []Field) taskRun {
 		b.step()
 	}
 	b.dr.Poke("t_valid", 0)
-	limit := b.cyc + 64 + 40*(t.Reads(b.cfg)+t.Writes()+expectSteps(t))
+	limit := b.cyc + 64 + 40*(t.Reads(b.cfg.Sizes)+t.Writes()+expectSteps(t))
 	for {
 		b.drive()
 		if b.dr.Peek("plr_go") == 1 {
@@ -341,8 +343,8 @@ func (b *bench) runFields(t Task, fields []Field) taskRun {
 		}
 		if b.dr.Peek("done") == 1 {
 			res.doneAt = b.cyc
-			res.errCode = ErrCode(b.dr.Peek("err_code"))
-			if (b.dr.Peek("error") == 1) != (res.errCode != ErrNone) {
+			res.errCode = isaplanar.ErrCode(b.dr.Peek("err_code"))
+			if (b.dr.Peek("error") == 1) != (res.errCode != isaplanar.ErrNone) {
 				b.t.Errorf("error = %d with err_code %d", b.dr.Peek("error"), res.errCode)
 			}
 			b.step()
@@ -358,8 +360,8 @@ func (b *bench) runFields(t Task, fields []Field) taskRun {
 }
 
 // expectSteps bounds the plane walker's steps, for the hang limit.
-func expectSteps(t Task) int {
-	if t.Op != OpPool {
+func expectSteps(t isaplanar.Task) int {
+	if t.Op != isaplanar.OpPool {
 		return 0
 	}
 	return (t.H + 8) * (t.W + 8)
@@ -398,10 +400,10 @@ func (b *bench) checkMemory(what string) {
 
 // requant is the task's post-processor as the golden model spells it.
 // expect applies t to the mirror with the task-level model.
-func (b *bench) expect(t Task) {
+func (b *bench) expect(t isaplanar.Task) {
 	b.t.Helper()
-	m := &Memories{State: b.state, Psum: b.psum, Scale: b.lscale, Bias: b.lbias}
-	if err := t.Run(b.cfg, m); err != nil {
+	m := &machine.PlanarMemories{State: b.state, Psum: b.psum, Scale: b.lscale, Bias: b.lbias}
+	if err := machine.RunPlanar(b.cfg.Sizes, t, m); err != nil {
 		b.t.Fatalf("model of %+v: %v", t, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math/big"
 
 	"github.com/hwgen/hwgen/hdl"
+	isaplanar "github.com/hwgen/hwgen/isa/planar"
 )
 
 // Depth of the lane's output FIFO: it is only full while the write port
@@ -43,7 +44,7 @@ func lane(c Config) *hdl.Module {
 		return m.DataReg(name, t, !c.NoDatapathReset)
 	}
 	E, A, K := c.ElemWidth, c.AccWidth, c.MaxKernel
-	ew, iw, hw, pw := c.extWidth(), c.inWidth(), c.hsumWidth(), c.poolWidth()
+	ew, iw, hw, pw := c.ExtWidth(), c.InWidth(), c.HsumWidth(), c.PoolWidth()
 	xw, vw := c.XWidth(), c.VWidth()
 	ext := func(bits *hdl.Expr) *hdl.Expr { // element bits -> SInt(E+1)
 		if c.ElemSigned {
@@ -59,7 +60,7 @@ func lane(c Config) *hdl.Module {
 	fRi := m.Input("f_ri", hdl.UInt(hdl.ClogWidth(c.inDepth())))
 
 	eltHold := m.Input("elt_hold", hdl.Bool)
-	fn := m.Input("fn", hdl.UInt(3))
+	fn := m.Input("fn", hdl.UInt(isaplanar.FnWidth()))
 	eltScalar := m.Input("elt_scalar", hdl.Bool)
 	eltBcast := m.Input("elt_bcast", hdl.Bool)
 	scalar := m.Input("scalar", hdl.UInt(E))
@@ -74,8 +75,8 @@ func lane(c Config) *hdl.Module {
 	padEdge := m.Input("pad_edge", hdl.Bool)
 	padIgnore := m.Input("pad_ignore", hdl.Bool)
 	avg := m.Input("avg", hdl.Bool)
-	kw := m.Input("kw", hdl.UInt(c.kWidth()))
-	kh := m.Input("kh", hdl.UInt(c.kWidth()))
+	kw := m.Input("kw", hdl.UInt(c.KWidth()))
+	kh := m.Input("kh", hdl.UInt(c.KWidth()))
 	vFill := m.Input("v_fill", hdl.Bool)
 	vVirt := m.Input("v_virt", hdl.Bool)
 	lbWe := m.Input("lb_we", hdl.Bool)
@@ -85,7 +86,7 @@ func lane(c Config) *hdl.Module {
 	perLane := m.Input("per_lane", hdl.Bool)
 	scale := m.Input("scale", hdl.SInt(c.ScaleWidth))
 	bias := m.Input("bias", hdl.SInt(A))
-	shift := m.Input("shift", hdl.UInt(c.shiftWidth()))
+	shift := m.Input("shift", hdl.UInt(c.ShiftWidth()))
 	roundEven := m.Input("round_even", hdl.Bool)
 	relu := m.Input("relu", hdl.Bool)
 	clamp := m.Input("clamp", hdl.Bool)
@@ -124,7 +125,7 @@ func lane(c Config) *hdl.Module {
 	// (read once, before the plane).
 	a := hdl.Mux(eltScalar.Or(eltBcast), e, hold)
 	b := hdl.Mux(eltScalar, ext(&scalar.Expr), hdl.Mux(eltBcast, hold, e))
-	eltW := c.eltWidth()
+	eltW := c.EltWidth()
 	// |e| of an extended element fits its E+1 bits: |min| = 2^(E−1).
 	absE := hdl.Mux(e.Lt(hdl.S(ew, 0)), e.Neg().Trunc(ew), e)
 	if c.eltStages() > 0 {
@@ -134,10 +135,10 @@ func lane(c Config) *hdl.Module {
 	}
 	var elt *hdl.Expr = a.Mul(b) // FnMul; the others are narrower and extended
 	for _, f := range []struct {
-		fn Fn
+		fn isaplanar.Fn
 		v  *hdl.Expr
-	}{{FnAdd, a.Add(b)}, {FnSub, a.Sub(b)}, {FnMax, hdl.Mux(a.Gt(b), a, b)}, {FnMin, hdl.Mux(a.Lt(b), a, b)}, {FnAbs, absE}} {
-		elt = hdl.Mux(fn.Eq(hdl.U(3, uint64(f.fn))), f.v.Ext(eltW), elt)
+	}{{isaplanar.FnAdd, a.Add(b)}, {isaplanar.FnSub, a.Sub(b)}, {isaplanar.FnMax, hdl.Mux(a.Gt(b), a, b)}, {isaplanar.FnMin, hdl.Mux(a.Lt(b), a, b)}, {isaplanar.FnAbs, absE}} {
+		elt = hdl.Mux(fn.Eq(hdl.U(fn.Width(), uint64(f.fn))), f.v.Ext(eltW), elt)
 	}
 
 	// ---- S1: per-lane parameters, shifted in little-endian ----
@@ -145,7 +146,7 @@ func lane(c Config) *hdl.Module {
 	pr := m.Reg("params", hdl.UInt(nlp*E), 0)
 	pr.SetNext(hdl.Cat(head.Slice(E-1, 0), pr.Slice(nlp*E-1, E)))
 	pr.SetEnable(lpEn)
-	ns := ceilDiv(c.ScaleWidth, E)
+	ns := (c.ScaleWidth + E - 1) / E
 	pScale := pr.Slice(c.ScaleWidth-1, 0).AsSInt()
 	pBias := pr.Slice(ns*E+A-1, ns*E).AsSInt()
 
@@ -157,7 +158,7 @@ func lane(c Config) *hdl.Module {
 	// pooling) or maximum (min pooling): every window holds an element
 	// of the plane (padding is below the window size), which is at
 	// least as good, so the padding never decides the result.
-	poolMin := fn.Eq(hdl.U(3, uint64(FnPoolMin)))
+	poolMin := fn.Eq(hdl.U(fn.Width(), uint64(isaplanar.FnPoolMin)))
 	et := c.ElemType()
 	extreme := func(w int) *hdl.Expr { // the element type's worst value for the pooling, w bits
 		return hdl.Mux(poolMin, hdl.Const(hdl.SInt(w), big.NewInt(maxOf(et))), hdl.Const(hdl.SInt(w), big.NewInt(minOf(et))))
@@ -219,7 +220,7 @@ func lane(c Config) *hdl.Module {
 	// combines each element (S1) with acc; a reduction across rows
 	// combines the element (hreg: a 1×1 window) with its column's
 	// value from the line buffer (S2) and writes the result back.
-	rw := c.redWidth()
+	rw := c.RedWidth()
 	acc := data("acc", hdl.SInt(rw))
 	rin := m.Wire("red_in", hdl.SInt(ew))
 	rin.Set(hdl.Mux(redRows, hreg.Trunc(ew), e))
@@ -284,7 +285,7 @@ func lane(c Config) *hdl.Module {
 	u.Set(hdl.Mux(postOn, pu.AsSInt(), vr))
 
 	// ---- round, ReLU, clamp, saturate (or wrap: floor, then the low bits) ----
-	sw := c.shiftWidth()
+	sw := c.ShiftWidth()
 	fl := u.Shr(shift) // floor(u / 2^shift)
 	ones := hdl.Const(hdl.UInt(vw), hdl.UInt(vw).Mask())
 	remMask := ones.ShlWrap(shift).Not()
@@ -349,7 +350,7 @@ func lane(c Config) *hdl.Module {
 // lineWidth is a line-buffer word: MaxKernel-1 horizontal results, or
 // a column's running sum for a reduction across rows (wider only for
 // deep state buffers and small windows).
-func lineWidth(c Config) int { return max((c.MaxKernel-1)*c.hsumWidth(), c.redWidth()) }
+func lineWidth(c Config) int { return max((c.MaxKernel-1)*c.HsumWidth(), c.RedWidth()) }
 
 // lineBuffer is one lane's line buffer: LineDepth words, one write and
 // one read port, the read held while en is 0 (a stalled pipeline keeps

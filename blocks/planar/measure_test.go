@@ -10,6 +10,7 @@ import (
 
 	"github.com/hwgen/hwgen/internal/toolchain"
 	"github.com/hwgen/hwgen/internal/tooltest"
+	isaplanar "github.com/hwgen/hwgen/isa/planar"
 )
 
 // TestMeasure writes BENCHMARKS.md:
@@ -28,21 +29,21 @@ func TestMeasure(t *testing.T) {
 
 	full := uint64(1)<<uint(c.Lanes) - 1
 	tasks := []namedTask{
-		{"writeback 16 x 512", Task{Op: OpWriteBack, Mask: full, Src: 0, Dst: 2048, H: 16, W: 32}},
-		{"act 16 x 512 (scale, bias, shift, relu)", Task{Op: OpAct, Mask: full, Src: 0, Dst: 2048, H: 16, W: 32, Scale: 77, Bias: 5, Shift: 8, Relu: true}},
-		{"eltwise add, two 1024-element tensors", Task{Op: OpEltwise, Fn: FnAdd, Mask: full, Src: 0, Src2: 1024, Dst: 2048, H: 32, W: 32, Scale: 1}},
-		{"eltwise mul by a scalar, 1024 elements", Task{Op: OpEltwise, Fn: FnMul, Mask: full, Src: 0, Dst: 2048, H: 32, W: 32, Scale: 1, ScalarOperand: true, Scalar: 3}},
-		{"reduce sum of 2048 elements", Task{Op: OpReduce, Fn: FnSum, Mask: full, Src: 0, Dst: 4000, H: 32, W: 64, Scale: 1, Shift: 11}},
-		{"max pool 2x2 s2 of 32x64", Task{Op: OpPool, Fn: FnPoolMax, Mask: full, Src: 0, Dst: 2048, H: 32, W: 64, KH: 2, KW: 2, Stride: 2, Scale: 1}},
-		{"avg pool 3x3 s1 pad1 of 32x64", Task{Op: OpPool, Fn: FnPoolAvg, Mask: full, Src: 0, Dst: 2048, H: 32, W: 64, KH: 3, KW: 3, Stride: 1, PadH: 1, PadW: 1, Scale: 455, Shift: 12}},
-		{"max pool 8x8 s8 of 32x64", Task{Op: OpPool, Fn: FnPoolMax, Mask: full, Src: 0, Dst: 2048, H: 32, W: 64, KH: 8, KW: 8, Stride: 8, Scale: 1}},
-		{"loadparams", Task{Op: OpLoadParams, Mask: full, Src: 100}},
-		{"eltwise add of one value per partition (broadcast), 1024 elements", Task{Op: OpEltwise, Fn: FnAdd, Mask: full, Src: 0, Src2: 1024, Dst: 2048, H: 32, W: 32, Scale: 1, Broadcast: true}},
-		{"column sums of 32x64 (reduce across rows)", Task{Op: OpReduce, Fn: FnRowSum, Mask: full, Src: 0, Dst: 4000, H: 32, W: 64, Scale: 1, Shift: 5}},
-		{"reduce sum of 2048 elements, then sqrt", Task{Op: OpReduce, Fn: FnSum, Mask: full, Src: 0, Dst: 4000, H: 32, W: 64, Scale: 64, Bias: 300000, Post: PostSqrt}},
-		{"reduce sum of 2048 elements, then recip", Task{Op: OpReduce, Fn: FnSum, Mask: full, Src: 0, Dst: 4000, H: 32, W: 64, Scale: 1, Bias: 300000, Shift: c.RecipShift() - 24, Post: PostRecip}},
+		{"writeback 16 x 512", isaplanar.Task{Op: isaplanar.OpWriteBack, Mask: full, Src: 0, Dst: 2048, H: 16, W: 32}},
+		{"act 16 x 512 (scale, bias, shift, relu)", isaplanar.Task{Op: isaplanar.OpAct, Mask: full, Src: 0, Dst: 2048, H: 16, W: 32, Scale: 77, Bias: 5, Shift: 8, Relu: true}},
+		{"eltwise add, two 1024-element tensors", isaplanar.Task{Op: isaplanar.OpEltwise, Fn: isaplanar.FnAdd, Mask: full, Src: 0, Src2: 1024, Dst: 2048, H: 32, W: 32, Scale: 1}},
+		{"eltwise mul by a scalar, 1024 elements", isaplanar.Task{Op: isaplanar.OpEltwise, Fn: isaplanar.FnMul, Mask: full, Src: 0, Dst: 2048, H: 32, W: 32, Scale: 1, ScalarOperand: true, Scalar: 3}},
+		{"reduce sum of 2048 elements", isaplanar.Task{Op: isaplanar.OpReduce, Fn: isaplanar.FnSum, Mask: full, Src: 0, Dst: 4000, H: 32, W: 64, Scale: 1, Shift: 11}},
+		{"max pool 2x2 s2 of 32x64", isaplanar.Task{Op: isaplanar.OpPool, Fn: isaplanar.FnPoolMax, Mask: full, Src: 0, Dst: 2048, H: 32, W: 64, KH: 2, KW: 2, Stride: 2, Scale: 1}},
+		{"avg pool 3x3 s1 pad1 of 32x64", isaplanar.Task{Op: isaplanar.OpPool, Fn: isaplanar.FnPoolAvg, Mask: full, Src: 0, Dst: 2048, H: 32, W: 64, KH: 3, KW: 3, Stride: 1, PadH: 1, PadW: 1, Scale: 455, Shift: 12}},
+		{"max pool 8x8 s8 of 32x64", isaplanar.Task{Op: isaplanar.OpPool, Fn: isaplanar.FnPoolMax, Mask: full, Src: 0, Dst: 2048, H: 32, W: 64, KH: 8, KW: 8, Stride: 8, Scale: 1}},
+		{"loadparams", isaplanar.Task{Op: isaplanar.OpLoadParams, Mask: full, Src: 100}},
+		{"eltwise add of one value per partition (broadcast), 1024 elements", isaplanar.Task{Op: isaplanar.OpEltwise, Fn: isaplanar.FnAdd, Mask: full, Src: 0, Src2: 1024, Dst: 2048, H: 32, W: 32, Scale: 1, Broadcast: true}},
+		{"column sums of 32x64 (reduce across rows)", isaplanar.Task{Op: isaplanar.OpReduce, Fn: isaplanar.FnRowSum, Mask: full, Src: 0, Dst: 4000, H: 32, W: 64, Scale: 1, Shift: 5}},
+		{"reduce sum of 2048 elements, then sqrt", isaplanar.Task{Op: isaplanar.OpReduce, Fn: isaplanar.FnSum, Mask: full, Src: 0, Dst: 4000, H: 32, W: 64, Scale: 64, Bias: 300000, Post: isaplanar.PostSqrt}},
+		{"reduce sum of 2048 elements, then recip", isaplanar.Task{Op: isaplanar.OpReduce, Fn: isaplanar.FnSum, Mask: full, Src: 0, Dst: 4000, H: 32, W: 64, Scale: 1, Bias: 300000, Shift: c.RecipShift() - 24, Post: isaplanar.PostRecip}},
 	}
-	fmt.Fprintf(&out, "### Cycles per task\n\nFrom acceptance to the done pulse. Formula: `Task.Cycles` (package documentation). "+
+	fmt.Fprintf(&out, "### Cycles per task\n\nFrom acceptance to the done pulse. Formula: `Config.Cycles` (package documentation). "+
 		"Contention: the other clients of both buffers (PE-array, weight-load and DMA reads, DMA writes, PE-array psum writes, clears) "+
 		"each start a request with probability 0.5 in every cycle they are idle.\n\n")
 	fmt.Fprintf(&out, "| task | reads | writes | formula | measured, quiet | elements / cycle, quiet | measured, contention |\n|---|---:|---:|---:|---:|---:|---:|\n")
@@ -50,16 +51,16 @@ func TestMeasure(t *testing.T) {
 	busy := newBench(t, c, 72, 0.5)
 	t0 := time.Now()
 	for _, nt := range tasks {
-		if err := nt.t.Validate(c); err != nil {
+		if err := nt.t.Validate(c.Sizes); err != nil {
 			t.Fatal(err)
 		}
 		rq, rb := quiet.run(nt.t), busy.run(nt.t)
 		quiet.expect(nt.t)
 		busy.expect(nt.t)
-		if rq.cycles != nt.t.Cycles(c) {
-			t.Errorf("%s: %d cycles, formula %d", nt.name, rq.cycles, nt.t.Cycles(c))
+		if rq.cycles != c.Cycles(nt.t) {
+			t.Errorf("%s: %d cycles, formula %d", nt.name, rq.cycles, c.Cycles(nt.t))
 		}
-		fmt.Fprintf(&out, "| %s | %d | %d | %d | %d | %.2f | %d |\n", nt.name, rq.reads, rq.writes, nt.t.Cycles(c), rq.cycles,
+		fmt.Fprintf(&out, "| %s | %d | %d | %d | %d | %.2f | %d |\n", nt.name, rq.reads, rq.writes, c.Cycles(nt.t), rq.cycles,
 			float64(max(rq.reads, rq.writes))/float64(rq.cycles), rb.cycles)
 	}
 	quiet.checkMemory("measure")

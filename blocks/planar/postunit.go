@@ -26,7 +26,7 @@ type postUnitCtl struct {
 //	recip (restoring division of 2^K by |v|): rem = 2·rem + numerator bit;
 //	      rem ≥ |v|: rem −= |v|, q = 2·q + 1; else q = 2·q               (|v| = 0: every bit 1)
 func postUnit(m *hdl.Module, c Config, v *hdl.Signal, ctl postUnitCtl, data func(string, hdl.Type) *hdl.Signal) *hdl.Signal {
-	vw, mw, sb := c.VWidth(), c.magWidth(), c.sqrtBits()
+	vw, mw, sb := c.VWidth(), c.MagWidth(), c.SqrtBits()
 	opw := 2 * sb         // the radicand, shifted out two bits per step (≥ mw)
 	remw := max(mw, sb+2) // remainders: below |v| or 2·root+1
 	cw := remw + 2        // the shifted remainder and the subtrahend

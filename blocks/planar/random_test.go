@@ -2,6 +2,7 @@ package planar
 
 import (
 	"fmt"
+	isaplanar "github.com/hwgen/hwgen/isa/planar"
 	"math/rand/v2"
 )
 
@@ -9,7 +10,7 @@ import (
 // bench layout: inputs in the lower half of the state buffer, outputs in
 // the upper half below the scratch region, psum sources below the psum
 // scratch region. maxN bounds the elements of a plane (run time).
-func randomTask(r *rand.Rand, c Config, maxN int) Task {
+func randomTask(r *rand.Rand, c Config, maxN int) isaplanar.Task {
 	half, outEnd := c.StateDepth/2, c.StateDepth-16
 	psumEnd := c.PsumDepth - 8
 	et := c.ElemType()
@@ -19,7 +20,7 @@ func randomTask(r *rand.Rand, c Config, maxN int) Task {
 		h := 1 + r.IntN(n)
 		return h, max(1, n/h)
 	}
-	post := func(t *Task) {
+	post := func(t *isaplanar.Task) {
 		t.Scale = 1
 		if r.IntN(3) > 0 {
 			t.Scale = r.Int64N(1<<uint(c.ScaleWidth)) - 1<<uint(c.ScaleWidth-1)
@@ -38,19 +39,19 @@ func randomTask(r *rand.Rand, c Config, maxN int) Task {
 	}
 	mask := func(lanes int) uint64 { return uint64(1 + r.IntN(1<<uint(lanes)-1)) }
 	for {
-		var t Task
+		var t isaplanar.Task
 		switch r.IntN(9) {
 		case 0, 1:
-			t = Task{Op: OpAct, Mask: mask(c.PsumLanes)}
+			t = isaplanar.Task{Op: isaplanar.OpAct, Mask: mask(c.PsumLanes)}
 			t.H, t.W = shape(min(psumEnd, outEnd-half))
 			t.Src, t.Dst = r.IntN(psumEnd-t.H*t.W+1), half+r.IntN(outEnd-half-t.H*t.W+1)
 			post(&t)
 			t.PerLane = r.IntN(3) == 0
 			if r.IntN(4) == 0 {
-				t.Op = OpWriteBack
+				t.Op = isaplanar.OpWriteBack
 			}
 		case 2, 3:
-			t = Task{Op: OpEltwise, Fn: Fn(r.IntN(int(numEltFns))), Mask: mask(c.Lanes), ScalarOperand: r.IntN(3) == 0, Scalar: elem()}
+			t = isaplanar.Task{Op: isaplanar.OpEltwise, Fn: isaplanar.Fn(r.IntN(int(isaplanar.Fn(isaplanar.NumFns(isaplanar.OpEltwise))))), Mask: mask(c.Lanes), ScalarOperand: r.IntN(3) == 0, Scalar: elem()}
 			t.Broadcast = !t.ScalarOperand && r.IntN(2) == 0
 			t.H, t.W = shape(min(half, outEnd-half))
 			n := t.H * t.W
@@ -60,26 +61,26 @@ func randomTask(r *rand.Rand, c Config, maxN int) Task {
 		case 4, 5, 6:
 			t = randomPoolIn(r, c, min(maxN, half))
 			post(&t)
-			if t.Fn == FnPoolAvg {
+			if t.Fn == isaplanar.FnPoolAvg {
 				t.Scale, t.Shift = avgScale(t.KH*t.KW, c.ScaleWidth)
 			} else if r.IntN(2) == 0 {
 				t.Scale, t.Bias, t.Shift = 1, 0, 0
 			}
 		case 7:
-			t = Task{Op: OpReduce, Fn: Fn(r.IntN(int(numRedFns))), Mask: mask(c.Lanes)}
+			t = isaplanar.Task{Op: isaplanar.OpReduce, Fn: isaplanar.Fn(r.IntN(int(isaplanar.Fn(isaplanar.NumFns(isaplanar.OpReduce))))), Mask: mask(c.Lanes)}
 			t.H, t.W = shape(half)
 			t.Src, t.Dst = r.IntN(half-t.H*t.W+1), half+r.IntN(outEnd-half-t.Writes()+1)
 			post(&t)
 			if r.IntN(2) == 0 {
-				t.Post = Post(1 + r.IntN(int(numPosts)-1))
+				t.Post = isaplanar.Post(1 + r.IntN(int(isaplanar.NumPosts)-1))
 			}
-			if t.Post == PostRecip && r.IntN(2) == 0 { // results in the element range: 2^j / v
+			if t.Post == isaplanar.PostRecip && r.IntN(2) == 0 { // results in the element range: 2^j / v
 				t.Shift = c.RecipShift() - r.IntN(c.ElemWidth)
 			}
 		case 8:
-			t = Task{Op: OpLoadParams, Mask: mask(c.Lanes), Src: r.IntN(half - c.ParamWords())}
+			t = isaplanar.Task{Op: isaplanar.OpLoadParams, Mask: mask(c.Lanes), Src: r.IntN(half - c.ParamWords())}
 		}
-		if t.Validate(c) == nil {
+		if t.Validate(c.Sizes) == nil {
 			return t
 		}
 	}
@@ -87,14 +88,14 @@ func randomTask(r *rand.Rand, c Config, maxN int) Task {
 
 // randomPoolIn draws a valid pooling task reading at most maxN elements
 // from the lower half and writing to the upper half.
-func randomPoolIn(r *rand.Rand, c Config, maxN int) Task {
+func randomPoolIn(r *rand.Rand, c Config, maxN int) isaplanar.Task {
 	half, outEnd := c.StateDepth/2, c.StateDepth-16
 	for {
-		t := Task{Op: OpPool, Fn: Fn(r.IntN(int(numPoolFns))), Mask: uint64(1 + r.IntN(1<<uint(c.Lanes)-1)),
+		t := isaplanar.Task{Op: isaplanar.OpPool, Fn: isaplanar.Fn(r.IntN(int(isaplanar.Fn(isaplanar.NumFns(isaplanar.OpPool))))), Mask: uint64(1 + r.IntN(1<<uint(c.Lanes)-1)),
 			KH: 1 + r.IntN(c.MaxKernel), KW: 1 + r.IntN(c.MaxKernel), Stride: 1 + r.IntN(c.MaxKernel),
 			PadEdge: r.IntN(2) == 1, Scale: 1}
 		t.PadH, t.PadW = r.IntN(t.KH), r.IntN(t.KW)
-		t.PadIgnore = !t.PadEdge && t.Fn != FnPoolAvg && r.IntN(2) == 0
+		t.PadIgnore = !t.PadEdge && t.Fn != isaplanar.FnPoolAvg && r.IntN(2) == 0
 		t.H, t.W = 1+r.IntN(12), 1+r.IntN(c.LineDepth+4)
 		if t.H*t.W > maxN {
 			continue
@@ -105,7 +106,7 @@ func randomPoolIn(r *rand.Rand, c Config, maxN int) Task {
 			continue
 		}
 		t.Dst = half + r.IntN(outEnd-half-oh*ow+1)
-		if t.Validate(c) == nil {
+		if t.Validate(c.Sizes) == nil {
 			return t
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	isaplanar "github.com/hwgen/hwgen/isa/planar"
 )
 
 // A reduction across rows gives one value per column: the column sums
@@ -16,11 +17,11 @@ func TestRowReduceColumns(t *testing.T) {
 	b := newBench(t, c, 63, 0)
 	et := c.ElemType()
 	for _, tc := range []struct {
-		fn      Fn
+		fn      isaplanar.Fn
 		combine func(a, b int64) int64
 	}{
-		{FnRowSum, func(a, b int64) int64 { return a + b }},
-		{FnRowMax, func(a, b int64) int64 { return max(a, b) }},
+		{isaplanar.FnRowSum, func(a, b int64) int64 { return a + b }},
+		{isaplanar.FnRowMax, func(a, b int64) int64 { return max(a, b) }},
 	} {
 		want := make([][]int64, c.Lanes)
 		for p := range c.Lanes {
@@ -32,7 +33,7 @@ func TestRowReduceColumns(t *testing.T) {
 				want[p] = append(want[p], min(max(v, minOf(et)), maxOf(et)))
 			}
 		}
-		task := withID(Task{Op: OpReduce, Fn: tc.fn, Mask: all4, Src: src, Dst: dst, H: h, W: w})
+		task := withID(isaplanar.Task{Op: isaplanar.OpReduce, Fn: tc.fn, Mask: all4, Src: src, Dst: dst, H: h, W: w})
 		runSuite(t, b, []namedTask{{"row reduction", task}}, true)
 		got := make([][]int64, c.Lanes)
 		for p := range got {
@@ -48,15 +49,15 @@ func TestRowReduceColumns(t *testing.T) {
 // sum (E+1+10 bits) is wider than the pooling's line-buffer word, which
 // widens for it.
 func wideColumnConfig() Config {
-	return Config{Lanes: 2, PsumLanes: 1, ElemWidth: 8, ElemSigned: true, AccWidth: 16, ScaleWidth: 8,
-		StateDepth: 1024, PsumDepth: 8, MaxKernel: 2, LineDepth: 4}
+	return Config{Sizes: isaplanar.Sizes{Lanes: 2, PsumLanes: 1, ElemWidth: 8, ElemSigned: true, AccWidth: 16, ScaleWidth: 8,
+		StateDepth: 1024, PsumDepth: 8, MaxKernel: 2, LineDepth: 4}}
 }
 
 // Tall columns whose sums need every bit of the widened word, with
 // pooling on the same line buffer before and after.
 func TestRowReduceWideColumns(t *testing.T) {
 	c := wideColumnConfig()
-	if lineWidth(c) != c.redWidth() || (c.MaxKernel-1)*c.hsumWidth() >= c.redWidth() {
+	if lineWidth(c) != c.RedWidth() || (c.MaxKernel-1)*c.HsumWidth() >= c.RedWidth() {
 		t.Fatalf("line word %d bits: the configuration no longer widens it", lineWidth(c))
 	}
 	// Large elements of one sign in the first column, so the sums are
@@ -67,11 +68,11 @@ func TestRowReduceWideColumns(t *testing.T) {
 		}
 	})
 	tasks := []namedTask{
-		{"max pool 2x2 before", withID(Task{Op: OpPool, Fn: FnPoolMax, Mask: 3, Src: 0, Dst: 1000, H: 4, W: 4, KH: 2, KW: 2, Stride: 1})},
-		{"rowsum 250x4", Task{Op: OpReduce, Fn: FnRowSum, Mask: 3, Src: 0, Dst: 1004, H: 250, W: 4, Scale: 1, Shift: 8}},
-		{"rowsum 250x4 low byte", Task{Op: OpReduce, Fn: FnRowSum, Mask: 3, Src: 0, Dst: 1008, H: 250, W: 4, Scale: 1, Wrap: true}},
-		{"rowmax 250x4", withID(Task{Op: OpReduce, Fn: FnRowMax, Mask: 3, Src: 0, Dst: 1012, H: 250, W: 4})},
-		{"avg pool 2x2 after", Task{Op: OpPool, Fn: FnPoolAvg, Mask: 3, Src: 0, Dst: 1016, H: 3, W: 5, KH: 2, KW: 2, Stride: 1, Scale: 1, Shift: 2}},
+		{"max pool 2x2 before", withID(isaplanar.Task{Op: isaplanar.OpPool, Fn: isaplanar.FnPoolMax, Mask: 3, Src: 0, Dst: 1000, H: 4, W: 4, KH: 2, KW: 2, Stride: 1})},
+		{"rowsum 250x4", isaplanar.Task{Op: isaplanar.OpReduce, Fn: isaplanar.FnRowSum, Mask: 3, Src: 0, Dst: 1004, H: 250, W: 4, Scale: 1, Shift: 8}},
+		{"rowsum 250x4 low byte", isaplanar.Task{Op: isaplanar.OpReduce, Fn: isaplanar.FnRowSum, Mask: 3, Src: 0, Dst: 1008, H: 250, W: 4, Scale: 1, Wrap: true}},
+		{"rowmax 250x4", withID(isaplanar.Task{Op: isaplanar.OpReduce, Fn: isaplanar.FnRowMax, Mask: 3, Src: 0, Dst: 1012, H: 250, W: 4})},
+		{"avg pool 2x2 after", isaplanar.Task{Op: isaplanar.OpPool, Fn: isaplanar.FnPoolAvg, Mask: 3, Src: 0, Dst: 1016, H: 3, W: 5, KH: 2, KW: 2, Stride: 1, Scale: 1, Shift: 2}},
 	}
 	runSuite(t, b, tasks, true)
 	if got := b.state[0][1004]; got != (250*127+128)>>8 {

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hwgen/hwgen/golden"
+	isaplanar "github.com/hwgen/hwgen/isa/planar"
 )
 
 // The worked example of docs/sources.md §1: after the PE array has streamed the
@@ -30,8 +31,8 @@ func TestTransposeWriteBack(t *testing.T) {
 				}
 			}
 		})
-		wb := Task{Op: OpWriteBack, Mask: 1<<uint(tc.cols) - 1, Src: entry, Dst: n, H: 1, W: tc.rows}
-		if res := b.run(wb); res.errCode != ErrNone || res.cycles != wb.Cycles(c) {
+		wb := isaplanar.Task{Op: isaplanar.OpWriteBack, Mask: 1<<uint(tc.cols) - 1, Src: entry, Dst: n, H: 1, W: tc.rows}
+		if res := b.run(wb); res.errCode != isaplanar.ErrNone || res.cycles != c.Cycles(wb) {
 			t.Fatalf("%dx%d: %+v", tc.rows, tc.cols, res)
 		}
 		b.expect(wb)

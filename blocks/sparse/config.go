@@ -2,6 +2,7 @@ package sparse
 
 import (
 	"fmt"
+	isasparse "github.com/hwgen/hwgen/isa/sparse"
 
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/check"
@@ -21,22 +22,7 @@ const (
 // Config is the single source of every width, depth and count of the
 // sparse engine.
 type Config struct {
-	Units       int `json:"units"`        // m: compute units, each with its own memory unit
-	Lanes       int `json:"lanes"`        // p: multipliers per unit = output channels per pass
-	ValueWidth  int `json:"value_width"`  // bits of an input value (signed)
-	WeightWidth int `json:"weight_width"` // bits of a weight (signed)
-	AccWidth    int `json:"acc_width"`    // bits of an accumulator (signed; sums wrap)
-	Entries     int `json:"entries"`      // (value, index) entries per buffer set of a memory unit
-	Channels    int `json:"channels"`     // input channels an entry can name
-	IndexWidth  int `json:"index_width"`  // bits of a row or column index: maps up to 2^w rows and columns
-	MaxKernel   int `json:"max_kernel"`   // largest kernel height and width
-	WeightDepth int `json:"weight_depth"` // weight-list entries per unit
-	TableDepth  int `json:"table_depth"`  // channel-table entries per unit
-	AccDepth    int `json:"acc_depth"`    // accumulator entries (output pixels of one pass) per unit and bank
-	// AccBanks is 1 or 2 accumulator banks of AccDepth entries: with
-	// two, a pass's plane is read out of one while the unit computes the
-	// next pass into the other.
-	AccBanks     int `json:"acc_banks"`
+	isasparse.Sizes
 	CounterWidth int `json:"counter_width"` // bits of the multiplication and cycle counters
 	// Macros emits the memories (buffer sets, weights, table,
 	// accumulator) as black-box SRAM macros plus models.
@@ -46,9 +32,9 @@ type Config struct {
 // DefaultConfig is 4 units of 16 int8 multipliers: 64 multipliers, 4,096
 // non-zeros per buffer set, 64×64 output pixels per pass.
 func DefaultConfig() Config {
-	return Config{Units: 4, Lanes: 16, ValueWidth: 8, WeightWidth: 8, AccWidth: 32,
+	return Config{Sizes: isasparse.Sizes{Units: 4, Lanes: 16, ValueWidth: 8, WeightWidth: 8, AccWidth: 32,
 		Entries: 4096, Channels: 256, IndexWidth: 8, MaxKernel: 7,
-		WeightDepth: 2048, TableDepth: 512, AccDepth: 4096, AccBanks: 2, CounterWidth: 48}
+		WeightDepth: 2048, TableDepth: 512, AccDepth: 4096, AccBanks: 2}, CounterWidth: 48}
 }
 
 // Validate reports every bad field by its JSON name.
@@ -87,10 +73,13 @@ func Name(c Config) string {
 	return fmt.Sprintf("sparse_%dx%d_v%dw%da%d", c.Units, c.Lanes, c.ValueWidth, c.WeightWidth, c.AccWidth)
 }
 
-// widths derived from the configuration.
-func (c Config) entryAddrWidth() int  { return hdl.ClogWidth(c.Entries) }
-func (c Config) weightAddrWidth() int { return hdl.ClogWidth(c.WeightDepth) }
-func (c Config) tableAddrWidth() int  { return hdl.ClogWidth(c.TableDepth) }
-func (c Config) accAddrWidth() int    { return hdl.ClogWidth(c.AccDepth) }
-func (c Config) channelWidth() int    { return hdl.ClogWidth(c.Channels) }
-func (c Config) kernelWidth() int     { return hdl.ClogWidth(c.MaxKernel) }
+// Get is the named field of a record of layout l held in e, typed as the
+// field is: the hardware side of a Layout.
+func Get(l isasparse.Layout, e *hdl.Expr, name string) *hdl.Expr {
+	f := l.Field(name)
+	v := e.Slice(f.Offset+f.Width-1, f.Offset)
+	if f.Signed {
+		return v.AsSInt()
+	}
+	return v
+}

@@ -25,7 +25,7 @@ type weightStage struct {
 func (u *unit) fetch(conv *hdl.Expr, entries, table, weights *hdl.Memory) (done, issue *hdl.Expr, w *weightStage) {
 	c, m := u.c, u.m
 	cw := u.count.Width()
-	eaw := c.entryAddrWidth()
+	eaw := c.EntryAddrWidth()
 
 	ptr := m.Reg("ptr", hdl.UInt(cw), 0)
 	occ := m.Reg("q_occ", hdl.UInt(3), 0)
@@ -39,7 +39,7 @@ func (u *unit) fetch(conv *hdl.Expr, entries, table, weights *hdl.Memory) (done,
 
 	// f1: the entry arrives; look its channel up.
 	ed := entries.Read("e_rd", hdl.Cat(u.set, ptr.Slice(eaw-1, 0)))
-	td := table.Read("t_rd", u.tbase.Add(u.entry.Get(&ed.Expr, "channel")).Trunc(c.tableAddrWidth()))
+	td := table.Read("t_rd", u.tbase.Add(Get(u.entry, &ed.Expr, "channel")).Trunc(c.TableAddrWidth()))
 	f2e := m.Reg("f2_entry", hdl.UInt(u.entry.Width), 0)
 	f2e.SetNext(ed)
 	f2v.SetNext(f1v)
@@ -64,7 +64,7 @@ func (u *unit) fetch(conv *hdl.Expr, entries, table, weights *hdl.Memory) (done,
 	head := hdl.Pick(rp, vs, slots[queueDepth-1])
 	hEntry := head.Slice(u.entry.Width-1, 0)
 	hTab := head.Slice(qw-1, u.entry.Width)
-	hStart, hCount := u.tab.Get(hTab, "start"), u.tab.Get(hTab, "count")
+	hStart, hCount := Get(u.tab, hTab, "start"), Get(u.tab, hTab, "count")
 
 	// The weight iterator.
 	jw := hCount.Width()
@@ -85,12 +85,12 @@ func (u *unit) fetch(conv *hdl.Expr, entries, table, weights *hdl.Memory) (done,
 		value: m.Reg("m1_value", hdl.SInt(c.ValueWidth), 0),
 		row:   m.Reg("m1_row", hdl.UInt(c.IndexWidth), 0),
 		col:   m.Reg("m1_col", hdl.UInt(c.IndexWidth), 0),
-		data:  weights.Read("w_rd", hStart.Add(j).Trunc(c.weightAddrWidth())),
+		data:  weights.Read("w_rd", hStart.Add(j).Trunc(c.WeightAddrWidth())),
 	}
 	w.valid.SetNext(iss)
-	w.value.SetNext(u.entry.Get(hEntry, "value"))
-	w.row.SetNext(u.entry.Get(hEntry, "row"))
-	w.col.SetNext(u.entry.Get(hEntry, "col"))
+	w.value.SetNext(Get(u.entry, hEntry, "value"))
+	w.row.SetNext(Get(u.entry, hEntry, "row"))
+	w.col.SetNext(Get(u.entry, hEntry, "col"))
 
 	done = ptr.Eq(u.count).And(f1v.Not()).And(f2v.Not()).And(nonEmpty.Not())
 	return done, &iss.Expr, w

@@ -43,7 +43,7 @@ func (u *unit) scatter(w *weightStage) *accumulator {
 
 	// m1: where the products land.
 	signed := func(e *hdl.Expr) *hdl.Expr { return hdl.Cat(hdl.U(1, 0), e).AsSInt() }
-	ky, kx := u.wrec.Get(&w.data.Expr, "ky"), u.wrec.Get(&w.data.Expr, "kx")
+	ky, kx := Get(u.wrec, &w.data.Expr, "ky"), Get(u.wrec, &w.data.Expr, "kx")
 	ty := signed(&w.row.Expr).Sub(signed(ky))
 	tx := signed(&w.col.Expr).Sub(signed(kx))
 	zero := hdl.S(2, 0)
@@ -51,7 +51,7 @@ func (u *unit) scatter(w *weightStage) *accumulator {
 	oy, oky := u.onGrid(ty.Slice(iw-1, 0))
 	ox, okx := u.onGrid(tx.Slice(iw-1, 0))
 	ok = ok.And(oky).And(okx).And(oy.Lt(u.oh)).And(ox.Lt(u.ow))
-	aaw := c.accAddrWidth()
+	aaw := c.AccAddrWidth()
 	addr := m.Wire("m1_addr", hdl.UInt(aaw))
 	// Resize: with small index widths the product is narrower than the
 	// accumulator address (it fits, acc_depth bounds it from above).
@@ -64,7 +64,7 @@ func (u *unit) scatter(w *weightStage) *accumulator {
 	var prods []*hdl.Signal
 	nz := hdl.U(1, 0)
 	for j := range p {
-		wj := u.wrec.Get(&w.data.Expr, fmt.Sprintf("w%d", j))
+		wj := Get(u.wrec, &w.data.Expr, fmt.Sprintf("w%d", j))
 		pr := m.Reg(fmt.Sprintf("m2_prod%d", j), hdl.SInt(c.ValueWidth+c.WeightWidth), 0)
 		pr.SetNext(w.value.Mul(wj))
 		prods = append(prods, pr)
@@ -141,7 +141,7 @@ func (u *unit) clear(acc *accumulator) *hdl.Expr {
 	clearing := m.Wire("clearing", hdl.Bool)
 	clearing.Set(u.running.And(u.isConv.Not()).And(n.Lt(u.count)))
 	n.SetNext(hdl.Mux(u.start, hdl.U(cw, 0), hdl.Mux(clearing, n.Add(hdl.U(1, 1)).Trunc(cw), n)))
-	aaw := u.c.accAddrWidth()
+	aaw := u.c.AccAddrWidth()
 	acc.wEn[1], acc.wAddr[1] = &clearing.Expr, n.Resize(aaw)
 
 	for b, mem := range acc.banks {

@@ -2,6 +2,7 @@ package sparse
 
 import (
 	"fmt"
+	isasparse "github.com/hwgen/hwgen/isa/sparse"
 
 	"github.com/hwgen/hwgen/hdl"
 )
@@ -16,7 +17,7 @@ const queueDepth = 4
 type unit struct {
 	c                    Config
 	m                    *hdl.Module
-	entry, wrec, tab, tk Layout
+	entry, wrec, tab, tk isasparse.Layout
 
 	running, isConv  *hdl.Signal
 	start            *hdl.Expr
@@ -48,13 +49,13 @@ func (u *unit) build() {
 	latch := func(name string) *hdl.Signal {
 		f := u.tk.Field(name)
 		r := m.Reg("t_"+name, hdl.UInt(f.Width), 0)
-		r.SetNext(u.tk.Get(&task.Expr, name))
+		r.SetNext(Get(u.tk, &task.Expr, name))
 		r.SetEnable(start)
 		return r
 	}
 	opReg := latch("op")
 	u.isConv = m.Wire("is_conv", hdl.Bool)
-	u.isConv.Set(opReg.Eq(hdl.U(1, OpConv)))
+	u.isConv.Set(opReg.Eq(hdl.U(isasparse.OpBits, isasparse.OpConv)))
 	u.set, u.count, u.tbase = latch("set"), latch("count"), latch("tbase")
 	u.oh, u.ow, u.shift = latch("oh"), latch("ow"), latch("stride_log2")
 	u.bank = latch("bank")
@@ -63,10 +64,10 @@ func (u *unit) build() {
 	// task reads is closed to writes.
 	inEn := m.Input("in_wr_en", hdl.Bool)
 	inSet := m.Input("in_wr_set", hdl.UInt(1))
-	inAddr := m.Input("in_wr_addr", hdl.UInt(c.entryAddrWidth()))
+	inAddr := m.Input("in_wr_addr", hdl.UInt(c.EntryAddrWidth()))
 	inData := m.Input("in_wr_data", hdl.UInt(u.entry.Width))
 	inReady := m.Output("in_wr_ready", hdl.Bool)
-	entries := m.Memory("entries", 2<<uint(c.entryAddrWidth()), hdl.UInt(u.entry.Width))
+	entries := m.Memory("entries", 2<<uint(c.EntryAddrWidth()), hdl.UInt(u.entry.Width))
 	entries.Write(hdl.Cat(inSet, inAddr), inData, inEn.And(inReady))
 
 	weights := m.Memory("weights", c.WeightDepth, hdl.UInt(u.wrec.Width))
@@ -74,12 +75,12 @@ func (u *unit) build() {
 		entries.AsMacro()
 		weights.AsMacro()
 	}
-	weights.Write(m.Input("w_wr_addr", hdl.UInt(c.weightAddrWidth())), m.Input("w_wr_data", hdl.UInt(u.wrec.Width)), m.Input("w_wr_en", hdl.Bool))
+	weights.Write(m.Input("w_wr_addr", hdl.UInt(c.WeightAddrWidth())), m.Input("w_wr_data", hdl.UInt(u.wrec.Width)), m.Input("w_wr_en", hdl.Bool))
 	table := m.Memory("chan_table", c.TableDepth, hdl.UInt(u.tab.Width))
 	if c.Macros {
 		table.AsMacro()
 	}
-	table.Write(m.Input("t_wr_addr", hdl.UInt(c.tableAddrWidth())), m.Input("t_wr_data", hdl.UInt(u.tab.Width)), m.Input("t_wr_en", hdl.Bool))
+	table.Write(m.Input("t_wr_addr", hdl.UInt(c.TableAddrWidth())), m.Input("t_wr_data", hdl.UInt(u.tab.Width)), m.Input("t_wr_en", hdl.Bool))
 
 	conv := u.running.And(u.isConv)
 	// Fill levels: a load writes a set from address 0 up; the running

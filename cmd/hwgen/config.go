@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/blocks/sparse"
+	"github.com/hwgen/hwgen/isa/sparse"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 )
 

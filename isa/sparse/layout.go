@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
-
-	"github.com/hwgen/hwgen/hdl"
 )
 
 // Field is one field of a record, field 0 at bit 0.
@@ -90,23 +88,13 @@ func (l Layout) Unpack(bits *big.Int) []int64 {
 	return out
 }
 
-// Get is the named field of a record held in e, typed as the field is.
-func (l Layout) Get(e *hdl.Expr, name string) *hdl.Expr {
-	f := l.Field(name)
-	v := e.Slice(f.Offset+f.Width-1, f.Offset)
-	if f.Signed {
-		return v.AsSInt()
-	}
-	return v
-}
-
 // Entry is a memory unit's record: one non-zero input value and where it
 // sits (channel, row, column of the partition's padded input).
-func (c Config) Entry() Layout {
+func (c Sizes) Entry() Layout {
 	iw := c.IndexWidth
 	return newLayout("entry",
 		Field{Name: "value", Width: c.ValueWidth, Signed: true},
-		Field{Name: "channel", Width: c.channelWidth()},
+		Field{Name: "channel", Width: c.ChannelWidth()},
 		Field{Name: "row", Width: iw},
 		Field{Name: "col", Width: iw})
 }
@@ -114,8 +102,8 @@ func (c Config) Entry() Layout {
 // Weight is a weight-list record: one kernel position (ky, kx) with a
 // non-zero weight in at least one lane, and the weights of the pass's
 // Lanes output channels there.
-func (c Config) Weight() Layout {
-	fs := []Field{{Name: "ky", Width: c.kernelWidth()}, {Name: "kx", Width: c.kernelWidth()}}
+func (c Sizes) Weight() Layout {
+	fs := []Field{{Name: "ky", Width: c.KernelWidth()}, {Name: "kx", Width: c.KernelWidth()}}
 	for j := range c.Lanes {
 		fs = append(fs, Field{Name: fmt.Sprintf("w%d", j), Width: c.WeightWidth, Signed: true})
 	}
@@ -124,16 +112,19 @@ func (c Config) Weight() Layout {
 
 // Table is a channel-table record: where an input channel's weight list
 // starts in the weight memory and how many records it has.
-func (c Config) Table() Layout {
+func (c Sizes) Table() Layout {
 	return newLayout("table",
-		Field{Name: "start", Width: c.weightAddrWidth()},
-		Field{Name: "count", Width: c.weightAddrWidth() + 1})
+		Field{Name: "start", Width: c.WeightAddrWidth()},
+		Field{Name: "count", Width: c.WeightAddrWidth() + 1})
 }
 
-// Task operations.
+// Task operations: the codes of the sparse engine's descriptor op field
+// and of the unit's task record, one code per operation.
 const (
-	OpClear = 0 // write zeros to accumulator entries 0 … count−1
-	OpConv  = 1 // scatter the products of count entries of a buffer set
+	OpClear = 1 // write zeros to accumulator entries 0 … count−1
+	OpConv  = 2 // scatter the products of count entries of a buffer set
+	// OpBits is the width of the op field of the task record.
+	OpBits = 2
 )
 
 // Task is a unit's task record: op, the buffer set and the number of
@@ -141,13 +132,13 @@ const (
 // pass's output-channel tile), the output plane (oh × ow pixels, the
 // accumulator entry of pixel (y, x) is y·ow + x), the stride's log2 and
 // the accumulator bank (0 with one bank).
-func (c Config) Task() Layout {
-	cw := max(c.entryAddrWidth(), c.accAddrWidth()) + 1
+func (c Sizes) Task() Layout {
+	cw := max(c.EntryAddrWidth(), c.AccAddrWidth()) + 1
 	return newLayout("task",
-		Field{Name: "op", Width: 1},
+		Field{Name: "op", Width: OpBits},
 		Field{Name: "set", Width: 1},
 		Field{Name: "count", Width: cw},
-		Field{Name: "tbase", Width: c.tableAddrWidth()},
+		Field{Name: "tbase", Width: c.TableAddrWidth()},
 		Field{Name: "oh", Width: c.IndexWidth + 1},
 		Field{Name: "ow", Width: c.IndexWidth + 1},
 		Field{Name: "stride_log2", Width: 2},

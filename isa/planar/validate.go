@@ -3,16 +3,26 @@ package planar
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 func joinErrs(errs []error) error { return errors.Join(errs...) }
+
+// fnNames lists the functions' names, comma separated.
+func fnNames(fns []FnDef) string {
+	names := make([]string, len(fns))
+	for i, d := range fns {
+		names[i] = d.Name
+	}
+	return strings.Join(names, ", ")
+}
 
 // Validate checks t against the configuration c. Every error is a
 // *TaskError naming the field, its value and what is allowed. Values that
 // do not fit their descriptor fields (ErrField) are reported alone;
 // otherwise the errors come in the order the hardware checks them, so the
 // hardware flags FirstCode of the result.
-func (t Task) Validate(c Config) error {
+func (t Task) Validate(c Sizes) error {
 	if err := t.fieldErrors(c); err != nil {
 		return err
 	}
@@ -20,23 +30,18 @@ func (t Task) Validate(c Config) error {
 	bad := func(code ErrCode, field string, v any, allowed string, args ...any) {
 		errs = append(errs, &TaskError{code, field, v, fmt.Sprintf(allowed, args...)})
 	}
-	if t.Op >= numOps {
-		bad(ErrOp, "op", uint8(t.Op), "must be one of 0..%d %v", numOps-1, opNames)
+	if t.Op >= NumOps {
+		bad(ErrOp, "op", uint8(t.Op), "must be one of 0..%d %v", NumOps-1, opNames)
 		return joinErrs(errs)
 	}
 	if t.Op == OpNop {
 		return nil
 	}
-	switch {
-	case t.Op == OpEltwise && t.Fn >= numEltFns:
-		bad(ErrFn, "fn", uint8(t.Fn), "an eltwise function is 0..%d (add, sub, mul, max, min, abs)", numEltFns-1)
-	case t.Op == OpPool && t.Fn >= numPoolFns:
-		bad(ErrFn, "fn", uint8(t.Fn), "a pooling function is 0..%d (the FnPool codes)", numPoolFns-1)
-	case t.Op == OpReduce && t.Fn >= numRedFns:
-		bad(ErrFn, "fn", uint8(t.Fn), "a reduction is 0..%d (sum, max, rowsum, rowmax)", numRedFns-1)
+	if fns := FnsOf(t.Op); len(fns) > 0 && int(t.Fn) >= len(fns) {
+		bad(ErrFn, "fn", uint8(t.Fn), "%s functions are 0..%d (%s)", t.Op, len(fns)-1, fnNames(fns))
 	}
 	switch {
-	case t.Post >= numPosts:
+	case t.Post >= NumPosts:
 		bad(ErrFn, "post", uint8(t.Post), "must be 0 (none), 1 (sqrt) or 2 (recip)")
 	case t.Post != PostNone && t.Op != OpReduce:
 		bad(ErrFn, "post", uint8(t.Post), "%v applies to reductions only (op reduce), not to %v", t.Post, t.Op)
@@ -92,7 +97,7 @@ func (t Task) Validate(c Config) error {
 			}
 		}
 	}
-	if t.acrossRows() && t.W > c.LineDepth {
+	if t.AcrossRows() && t.W > c.LineDepth {
 		bad(ErrLine, "w", t.W, "a reduction across rows keeps one sum per column in the line buffer: at most %d columns (line_depth)", c.LineDepth)
 	}
 	n := t.H * t.W
@@ -131,7 +136,7 @@ func (t Task) Validate(c Config) error {
 		bad(ErrOverlap, "dst", t.Dst, "eltwise writes behind its reads: dst must be ≤ src (%d) or ≥ src+%d", t.Src, n)
 	case two && t.Dst > t.Src2 && t.Dst < t.Src2+n:
 		bad(ErrOverlap, "dst", t.Dst, "eltwise writes behind its reads: dst must be ≤ src2 (%d) or ≥ src2+%d", t.Src2, n)
-	case t.acrossRows() && t.Dst > t.Src+n-t.W && t.Dst < t.Src+n:
+	case t.AcrossRows() && t.Dst > t.Src+n-t.W && t.Dst < t.Src+n:
 		bad(ErrOverlap, "dst", t.Dst, "a reduction across rows writes its results behind the last row's reads: dst must be ≤ src+(h−1)·w (%d) or ≥ src+h·w (%d)", t.Src+n-t.W, t.Src+n)
 	case t.Op == OpPool && nout > 0 && t.Dst < t.Src+n && t.Src < t.Dst+nout:
 		bad(ErrOverlap, "dst", t.Dst, "the pooled output (%d elements) may not overlap the input at %d..%d", nout, t.Src, t.Src+n-1)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	isaplanar "github.com/hwgen/hwgen/isa/planar"
 )
 
 // Abs with the identity post-processor: |min| saturates to the element
@@ -23,7 +24,7 @@ func TestAbsSaturatesMin(t *testing.T) {
 				}
 			})
 			dst := c.StateDepth / 2
-			task := Task{Op: OpEltwise, Fn: FnAbs, Mask: 1<<uint(c.Lanes) - 1, Src: 10, Dst: dst, H: 2, W: 4, Scale: 1}
+			task := isaplanar.Task{Op: isaplanar.OpEltwise, Fn: isaplanar.FnAbs, Mask: 1<<uint(c.Lanes) - 1, Src: 10, Dst: dst, H: 2, W: 4, Scale: 1}
 			runSuite(t, b, []namedTask{{"abs", task}}, true)
 			var want []int64
 			for _, v := range in {

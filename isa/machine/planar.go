@@ -1,33 +1,42 @@
-package planar
+package machine
 
 import (
 	"fmt"
 	"math"
 
 	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/isa/planar"
 )
 
 // The golden models' operations of the function codes: the one mapping
-// between what the hardware is told (Fn) and what the reference models
-// compute. The compiler maps the other way with EltFn, PoolFn and
-// ReduceFn.
+// between what the hardware is told (Fn) and what the golden models
+// compute. Eltwise functions pair by name (isa/planar's Fns and golden's
+// EltOp), so a new function is one row in each table; the compiler maps
+// the other way with EltFn, PoolFn and ReduceFn.
 var (
-	eltOps = map[Fn]golden.EltOp{FnAdd: golden.EltAdd, FnSub: golden.EltSub, FnMul: golden.EltMul,
-		FnMax: golden.EltMax, FnMin: golden.EltMin, FnAbs: golden.EltAbs}
-	poolKinds   = map[Fn]golden.PoolKind{FnPoolMax: golden.PoolMax, FnPoolAvg: golden.PoolAvg, FnPoolMin: golden.PoolMin}
-	reduceKinds = map[Fn]golden.ReduceKind{FnSum: golden.ReduceSum, FnRedMax: golden.ReduceMax,
-		FnRowSum: golden.ReduceRowSum, FnRowMax: golden.ReduceRowMax}
+	eltOps = func() map[planar.Fn]golden.EltOp {
+		m := map[planar.Fn]golden.EltOp{}
+		for _, d := range planar.FnsOf(planar.OpEltwise) {
+			if op, err := golden.ParseEltOp(d.Name); err == nil {
+				m[d.Fn] = op
+			}
+		}
+		return m
+	}()
+	poolKinds   = map[planar.Fn]golden.PoolKind{planar.FnPoolMax: golden.PoolMax, planar.FnPoolAvg: golden.PoolAvg, planar.FnPoolMin: golden.PoolMin}
+	reduceKinds = map[planar.Fn]golden.ReduceKind{planar.FnSum: golden.ReduceSum, planar.FnRedMax: golden.ReduceMax,
+		planar.FnRowSum: golden.ReduceRowSum, planar.FnRowMax: golden.ReduceRowMax}
 	// rowKinds: the reductions across rows as the column by column
 	// plane reductions the model computes them with.
-	rowKinds = map[Fn]golden.ReduceKind{FnRowSum: golden.ReduceSum, FnRowMax: golden.ReduceMax}
+	rowKinds = map[planar.Fn]golden.ReduceKind{planar.FnRowSum: golden.ReduceSum, planar.FnRowMax: golden.ReduceMax}
 )
 
 // EltFn, PoolFn and ReduceFn are the function codes of golden operations.
-func EltFn(op golden.EltOp) (Fn, error)        { return fnOf("elementwise function", eltOps, op) }
-func PoolFn(k golden.PoolKind) (Fn, error)     { return fnOf("pooling kind", poolKinds, k) }
-func ReduceFn(k golden.ReduceKind) (Fn, error) { return fnOf("reduction", reduceKinds, k) }
+func EltFn(op golden.EltOp) (planar.Fn, error)        { return fnOf("elementwise function", eltOps, op) }
+func PoolFn(k golden.PoolKind) (planar.Fn, error)     { return fnOf("pooling kind", poolKinds, k) }
+func ReduceFn(k golden.ReduceKind) (planar.Fn, error) { return fnOf("reduction", reduceKinds, k) }
 
-func fnOf[K comparable](what string, m map[Fn]K, k K) (Fn, error) {
+func fnOf[K comparable](what string, m map[planar.Fn]K, k K) (planar.Fn, error) {
 	for f, v := range m {
 		if v == k {
 			return f, nil
@@ -36,32 +45,32 @@ func fnOf[K comparable](what string, m map[Fn]K, k K) (Fn, error) {
 	return 0, fmt.Errorf("the planar engine has no %s %v", what, k)
 }
 
-// Memories are what planar tasks work on, lane by lane: the state buffer
+// PlanarMemories are what planar tasks work on, lane by lane: the state buffer
 // [lane][address], the psum buffer [partition][entry], and the per-lane
 // scale and bias that loadparams sets and per_lane acts use.
-type Memories struct {
+type PlanarMemories struct {
 	State, Psum [][]int64
 	Scale, Bias []int64
 }
 
-// Run is the task-level model of the planar engine: it applies t to m
-// with the golden models, exactly as the hardware does (t must pass
+// RunPlanar is the task-level model of the planar engine: it applies t
+// to m with the golden models, exactly as the hardware does (t must pass
 // Validate for c).
-func (t Task) Run(c Config, m *Memories) error {
+func RunPlanar(c planar.Sizes, t planar.Task, m *PlanarMemories) error {
 	var lanes []int
 	for p := range c.Lanes {
 		if t.Mask>>uint(p)&1 == 1 {
 			lanes = append(lanes, p)
 		}
 	}
-	if t.Op == OpNop || len(lanes) == 0 {
+	if t.Op == planar.OpNop || len(lanes) == 0 {
 		return nil
 	}
-	if t.Op == OpLoadParams {
-		t.loadParams(c, m, lanes)
+	if t.Op == planar.OpLoadParams {
+		loadParams(c, t, m, lanes)
 		return nil
 	}
-	res, err := t.result(c, m, lanes)
+	res, err := planarResult(c, t, m, lanes)
 	if err != nil {
 		return fmt.Errorf("planar model of %s: %w", t.Op, err)
 	}
@@ -73,8 +82,8 @@ func (t Task) Run(c Config, m *Memories) error {
 }
 
 // requant is the post-processor of t.
-func (t Task) requant() golden.Requant {
-	if t.Op == OpWriteBack {
+func requant(t planar.Task) golden.Requant {
+	if t.Op == planar.OpWriteBack {
 		return golden.Identity()
 	}
 	q := golden.Requant{Scale: t.Scale, Bias: t.Bias, Shift: t.Shift, Relu: t.Relu, Clamp: t.Clamp, Lo: t.Lo, Hi: t.Hi, Wrap: t.Wrap}
@@ -84,11 +93,11 @@ func (t Task) requant() golden.Requant {
 	return q
 }
 
-// result is the golden model of t on the lanes' planes, one row of the
-// result per lane.
-func (t Task) result(c Config, m *Memories, lanes []int) (*golden.Tensor, error) {
+// planarResult is the golden model of t on the lanes' planes, one row of
+// the result per lane.
+func planarResult(c planar.Sizes, t planar.Task, m *PlanarMemories, lanes []int) (*golden.Tensor, error) {
 	out := golden.Int{Width: c.ElemWidth, Signed: c.ElemSigned}
-	n, q := t.H*t.W, t.requant()
+	n, q := t.H*t.W, requant(t)
 	plane := func(mem [][]int64, base int) *golden.Tensor {
 		x := golden.New(len(lanes), n)
 		for i, p := range lanes {
@@ -97,23 +106,20 @@ func (t Task) result(c Config, m *Memories, lanes []int) (*golden.Tensor, error)
 		return x
 	}
 	switch t.Op {
-	case OpAct, OpWriteBack:
+	case planar.OpAct, planar.OpWriteBack:
 		var sc, bi []int64
-		if t.Op == OpAct && t.PerLane {
+		if t.Op == planar.OpAct && t.PerLane {
 			for _, p := range lanes {
 				sc, bi = append(sc, m.Scale[p]), append(bi, m.Bias[p])
 			}
 		}
 		return golden.Activate(plane(m.Psum, t.Src), sc, bi, q, out)
-	case OpEltwise:
-		if t.Fn == FnAbs {
-			return eachElement(plane(m.State, t.Src), q, out, func(a int64) int64 { return max(a, -a) })
-		}
+	case planar.OpEltwise:
 		op, ok := eltOps[t.Fn]
 		if !ok {
 			return nil, fmt.Errorf("no elementwise function %d", t.Fn)
 		}
-		if t.ScalarOperand {
+		if t.ScalarOperand || op.Unary() {
 			return golden.EltwiseScalar(op, plane(m.State, t.Src), t.Scalar, q, out)
 		}
 		if t.Broadcast {
@@ -126,7 +132,7 @@ func (t Task) result(c Config, m *Memories, lanes []int) (*golden.Tensor, error)
 			return golden.Eltwise(op, plane(m.State, t.Src), b, q, out)
 		}
 		return golden.Eltwise(op, plane(m.State, t.Src), plane(m.State, t.Src2), q, out)
-	case OpPool:
+	case planar.OpPool:
 		kind, ok := poolKinds[t.Fn]
 		if !ok {
 			return nil, fmt.Errorf("no pooling function %d", t.Fn)
@@ -141,7 +147,7 @@ func (t Task) result(c Config, m *Memories, lanes []int) (*golden.Tensor, error)
 			p.Padding = golden.PadIgnore
 		}
 		return golden.Pool(x, p, q, out)
-	case OpReduce:
+	case planar.OpReduce:
 		x := plane(m.State, t.Src)
 		kind, ok := reduceKinds[t.Fn]
 		if rk, rows := rowKinds[t.Fn]; rows {
@@ -150,7 +156,7 @@ func (t Task) result(c Config, m *Memories, lanes []int) (*golden.Tensor, error)
 		if !ok {
 			return nil, fmt.Errorf("no reduction %d", t.Fn)
 		}
-		if t.Post == PostNone {
+		if t.Post == planar.PostNone {
 			return golden.Reduce(x, kind, q, out)
 		}
 		// The exact reductions (no saturation in 63 bits), then the
@@ -170,12 +176,12 @@ func (t Task) result(c Config, m *Memories, lanes []int) (*golden.Tensor, error)
 // postRequant is the post-processor q with the post function p applied
 // to v = x·scale + bias before the shift (RecipShift gives the
 // reciprocal's K).
-func postRequant(c Config, p Post, q golden.Requant, x int64, out golden.Int) int64 {
+func postRequant(c planar.Sizes, p planar.Post, q golden.Requant, x int64, out golden.Int) int64 {
 	v := x*q.Scale + q.Bias
 	switch p {
-	case PostSqrt:
+	case planar.PostSqrt:
 		v = floorSqrt(v)
-	case PostRecip:
+	case planar.PostRecip:
 		k := uint(c.RecipShift())
 		switch {
 		case v > 0:
@@ -220,20 +226,10 @@ func columns(x *golden.Tensor, h, w int) *golden.Tensor {
 	return res
 }
 
-// eachElement is out = Requant(f(a)) element by element: a unary
-// function's exact value through the post-processor.
-func eachElement(a *golden.Tensor, q golden.Requant, out golden.Int, f func(int64) int64) (*golden.Tensor, error) {
-	res := golden.New(a.Shape...)
-	for i, v := range a.Data {
-		res.Data[i] = q.Apply(f(v), out)
-	}
-	return res, nil
-}
-
 // loadParams sets each lane's scale and bias from ParamWords elements at
 // src: scale, then bias, little-endian in whole elements.
-func (t Task) loadParams(c Config, m *Memories, lanes []int) {
-	ns := ceilDiv(c.ScaleWidth, c.ElemWidth) * c.ElemWidth
+func loadParams(c planar.Sizes, t planar.Task, m *PlanarMemories, lanes []int) {
+	ns := (c.ScaleWidth + c.ElemWidth - 1) / c.ElemWidth * c.ElemWidth
 	for _, p := range lanes {
 		var bits uint64
 		for i := c.ParamWords() - 1; i >= 0; i-- {

@@ -3,8 +3,6 @@ package sparse
 import (
 	"fmt"
 	"math/big"
-
-	"github.com/hwgen/hwgen/hdl"
 )
 
 // The sparse engine inside the NPU (docs/engines.md, "Sparse engine"):
@@ -34,7 +32,7 @@ func (k Kind) String() string {
 }
 
 // Record is the layout of the records of kind k.
-func (c Config) Record(k Kind) Layout {
+func (c Sizes) Record(k Kind) Layout {
 	switch k {
 	case KindWeights:
 		return c.Weight()
@@ -45,7 +43,7 @@ func (c Config) Record(k Kind) Layout {
 }
 
 // Depth is how many records of kind k one memory holds.
-func (c Config) Depth(k Kind) int {
+func (c Sizes) Depth(k Kind) int {
 	switch k {
 	case KindWeights:
 		return c.WeightDepth
@@ -59,26 +57,26 @@ func (c Config) Depth(k Kind) int {
 // address in the memory of that kind, and for entries the unit and the
 // buffer set (weights and tables reach every unit's copy: unit and set
 // are ignored).
-func (c Config) LoadAddr() Layout {
-	aw := max(c.entryAddrWidth(), c.weightAddrWidth(), c.tableAddrWidth())
+func (c Sizes) LoadAddr() Layout {
+	aw := max(c.EntryAddrWidth(), c.WeightAddrWidth(), c.TableAddrWidth())
 	return newLayout("load_addr",
 		Field{Name: "addr", Width: aw},
 		Field{Name: "set", Width: 1},
-		Field{Name: "unit", Width: hdl.ClogWidth(c.Units)},
+		Field{Name: "unit", Width: clogWidth(c.Units)},
 		Field{Name: "kind", Width: 2})
 }
 
 // ReadAddr is the source operand of a store_sparse: the unit, its
 // accumulator bank and the first entry.
-func (c Config) ReadAddr() Layout {
+func (c Sizes) ReadAddr() Layout {
 	return newLayout("read_addr",
-		Field{Name: "addr", Width: c.accAddrWidth()},
+		Field{Name: "addr", Width: c.AccAddrWidth()},
 		Field{Name: "bank", Width: 1},
-		Field{Name: "unit", Width: hdl.ClogWidth(c.Units)})
+		Field{Name: "unit", Width: clogWidth(c.Units)})
 }
 
 // AccWordWidth is the width of an accumulator entry: Lanes sums.
-func (c Config) AccWordWidth() int { return c.Lanes * c.AccWidth }
+func (c Sizes) AccWordWidth() int { return c.Lanes * c.AccWidth }
 
 // LinesPer is how many external lines of lineWidth bits a record of
 // width bits takes.

@@ -18,20 +18,20 @@ const (
 	OpPool                 // state → state: max or average pooling of an H×W plane
 	OpReduce               // state → state: sum or max of an H×W plane, one value
 	OpLoadParams           // state → per-lane scale and bias registers
-	numOps
+	NumOps                 // the number of operations
 )
 
 var opNames = [...]string{"nop", "act", "writeback", "eltwise", "pool", "reduce", "loadparams"}
 
 func (o Op) String() string {
-	if o < numOps {
+	if o < NumOps {
 		return opNames[o]
 	}
 	return fmt.Sprintf("op%d", uint8(o))
 }
 
 // Fn selects the function of an eltwise, pool or reduce task (the t_fn
-// field); its meaning depends on Op.
+// field); its meaning depends on Op (the Fns table).
 type Fn uint8
 
 // Eltwise functions.
@@ -46,30 +46,119 @@ const (
 	// identity |min| (2^(E−1) for a signed type) saturates to the
 	// element maximum, and wrap gives its low bits like any result.
 	FnAbs
-	numEltFns
 )
 
 // Pooling and reduction functions.
 const (
-	FnPoolMax  Fn = 0 // pool: window maximum
-	FnPoolAvg  Fn = 1 // pool: window sum, then the post-processor (its scale and shift divide)
-	FnPoolMin  Fn = 2 // pool: window minimum
-	numPoolFns    = FnPoolMin + 1
-	FnSum      Fn = 0 // reduce: plane sum
-	FnRedMax   Fn = 1 // reduce: plane maximum
+	FnPoolMax Fn = 0 // pool: window maximum
+	FnPoolAvg Fn = 1 // pool: window sum, then the post-processor (its scale and shift divide)
+	FnPoolMin Fn = 2 // pool: window minimum
+	FnSum     Fn = 0 // reduce: plane sum
+	FnRedMax  Fn = 1 // reduce: plane maximum
 	// FnRowSum and FnRowMax reduce across rows: the H rows of the plane
 	// combine element by element into one row of W values at dst, one
 	// per column (the column sums or maxima), accumulated in the line
 	// buffer, so W ≤ line_depth. Bit 0 of a reduction's code is max,
 	// bit 1 is across rows.
-	FnRowSum  Fn = 2
-	FnRowMax  Fn = 3
-	numRedFns    = FnRowMax + 1
+	FnRowSum Fn = 2
+	FnRowMax Fn = 3
 )
 
-// acrossRows reports whether t is a reduction across rows (FnRowSum,
+// FnDef is one function of an operation: its code, its name, and
+// whether it is unary (an eltwise function that reads no second
+// operand).
+type FnDef struct {
+	Op    Op
+	Fn    Fn
+	Name  string
+	Unary bool
+	Doc   string
+}
+
+// Fns is the function table of eltwise, pool and reduce, each
+// operation's codes from 0 without a gap: the hardware's fn check, its
+// unary decode, the validation and the reference machine's dispatch are
+// made from it.
+var Fns = []FnDef{
+	{OpEltwise, FnAdd, "add", false, "a + b"},
+	{OpEltwise, FnSub, "sub", false, "a − b"},
+	{OpEltwise, FnMul, "mul", false, "a · b"},
+	{OpEltwise, FnMax, "max", false, "max(a, b)"},
+	{OpEltwise, FnMin, "min", false, "min(a, b)"},
+	{OpEltwise, FnAbs, "abs", true, "|a|"},
+	{OpPool, FnPoolMax, "max", false, "window maximum"},
+	{OpPool, FnPoolAvg, "avg", false, "window sum, divided by the post-processor's scale and shift"},
+	{OpPool, FnPoolMin, "min", false, "window minimum"},
+	{OpReduce, FnSum, "sum", false, "plane sum"},
+	{OpReduce, FnRedMax, "max", false, "plane maximum"},
+	{OpReduce, FnRowSum, "rowsum", false, "column sums across the rows"},
+	{OpReduce, FnRowMax, "rowmax", false, "column maxima across the rows"},
+}
+
+// FnsOf is the function table of op, in code order.
+func FnsOf(op Op) []FnDef {
+	var out []FnDef
+	for _, d := range Fns {
+		if d.Op == op {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// NumFns is the number of function codes of op (0 for an op without
+// functions): codes 0..NumFns−1 are valid.
+func NumFns(op Op) int { return len(FnsOf(op)) }
+
+// FnWidth is the width of the fn field: every operation's largest code.
+func FnWidth() int {
+	n := 0
+	for _, d := range Fns {
+		n = max(n, int(d.Fn)+1)
+	}
+	return widthOf(n)
+}
+
+// OpWidth is the width of the op field.
+func OpWidth() int { return widthOf(int(NumOps)) }
+
+// PostWidth is the width of the post field.
+func PostWidth() int { return widthOf(int(NumPosts)) }
+
+// UnaryFns are the eltwise functions that read no second operand.
+func UnaryFns() []Fn {
+	var out []Fn
+	for _, d := range FnsOf(OpEltwise) {
+		if d.Unary {
+			out = append(out, d.Fn)
+		}
+	}
+	return out
+}
+
+// FnName is the name of t's function ("" for an op without functions).
+func (t Task) FnName() string {
+	for _, d := range FnsOf(t.Op) {
+		if d.Fn == t.Fn {
+			return d.Name
+		}
+	}
+	return ""
+}
+
+// Unary reports whether t is an eltwise task with a unary function.
+func (t Task) Unary() bool {
+	for _, d := range FnsOf(OpEltwise) {
+		if t.Op == OpEltwise && d.Fn == t.Fn {
+			return d.Unary
+		}
+	}
+	return false
+}
+
+// AcrossRows reports whether t is a reduction across rows (FnRowSum,
 // FnRowMax): W results, not one.
-func (t Task) acrossRows() bool {
+func (t Task) AcrossRows() bool {
 	return t.Op == OpReduce && (t.Fn == FnRowSum || t.Fn == FnRowMax)
 }
 
@@ -82,14 +171,14 @@ type Post uint8
 const (
 	PostNone  Post = iota // u = v
 	PostSqrt              // u = floor(√v), 0 for v < 0
-	PostRecip             // u = trunc(2^K / v), K = Config.RecipShift(); 2^(K+1)−1 for v = 0
-	numPosts
+	PostRecip             // u = trunc(2^K / v), K = Sizes.RecipShift(); 2^(K+1)−1 for v = 0
+	NumPosts              // the number of post functions
 )
 
 var postNames = [...]string{"none", "sqrt", "recip"}
 
 func (p Post) String() string {
-	if p < numPosts {
+	if p < NumPosts {
 		return postNames[p]
 	}
 	return fmt.Sprintf("post%d", uint8(p))
@@ -128,7 +217,7 @@ type Task struct {
 	// Broadcast (eltwise): the second operand is one element per lane,
 	// at Src2, read once and used for every element of the plane (a
 	// per-channel bias or scale). Not with ScalarOperand; ignored by
-	// FnAbs and by the other operations.
+	// the unary functions and by the other operations.
 	Broadcast bool `json:"broadcast"`
 	// Post (reduce only): square root or reciprocal of v = x·scale +
 	// bias, then the shift, rounding, ReLU, clamp and saturation as
@@ -196,8 +285,8 @@ func (e ErrCode) String() string {
 	return fmt.Sprintf("err%d", uint8(e))
 }
 
-// errCodeWidth is the width of the err_code port.
-const errCodeWidth = 4
+// ErrCodeWidth is the width of the err_code port.
+const ErrCodeWidth = 4
 
 // TaskError is one bad task field: the field by its JSON name, its
 // value, what is allowed, and the hardware error code.
@@ -245,14 +334,14 @@ func (t Task) PoolOut() (oh, ow int) {
 
 // Reads is the number of vector reads the task makes (state buffer, or
 // psum buffer for act and writeback).
-func (t Task) Reads(c Config) int {
+func (t Task) Reads(s Sizes) int {
 	switch t.Op {
 	case OpAct, OpWriteBack, OpPool, OpReduce:
 		return t.H * t.W
 	case OpEltwise:
 		return t.H*t.W + t.Src2Elements()
 	case OpLoadParams:
-		return c.ParamWords()
+		return s.ParamWords()
 	}
 	return 0
 }
@@ -266,7 +355,7 @@ func (t Task) Writes() int {
 		oh, ow := t.PoolOut()
 		return oh * ow
 	case OpReduce:
-		if t.acrossRows() {
+		if t.AcrossRows() {
 			return t.W
 		}
 		return 1
@@ -277,13 +366,13 @@ func (t Task) Writes() int {
 // twoTensors reports whether an eltwise task reads its second operand
 // from a tensor at src2, element by element (interleaved with src).
 func (t Task) twoTensors() bool {
-	return t.Op == OpEltwise && !t.ScalarOperand && t.Fn != FnAbs && !t.Broadcast
+	return t.Op == OpEltwise && !t.ScalarOperand && !t.Unary() && !t.Broadcast
 }
 
 // broadcasts reports whether an eltwise task reads one second operand
 // per lane at src2 (Broadcast, for a binary function).
 func (t Task) broadcasts() bool {
-	return t.Op == OpEltwise && !t.ScalarOperand && t.Fn != FnAbs && t.Broadcast
+	return t.Op == OpEltwise && !t.ScalarOperand && !t.Unary() && t.Broadcast
 }
 
 // ReadsSrc2 reports whether src2 is an operand address of the task
