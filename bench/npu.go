@@ -9,6 +9,7 @@ import (
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/host"
 	"github.com/hwgen/hwgen/stim"
+	"github.com/hwgen/hwgen/workload"
 )
 
 // Recording is a workload's stimulus with its phases, the consecutive
@@ -74,14 +75,14 @@ func changes(st *stim.Stimulus) []Change {
 // cycles with nothing to do.
 type Workload struct {
 	Config npu.Config
-	Op     compiler.Workload
+	Op     workload.Workload
 	Idle   int
 }
 
 // DefaultWorkload is the one BENCHMARKS.md reports: GEMM 64×64×64 on the
 // default 16×16 NPU, then 20000 idle cycles.
 func DefaultWorkload() Workload {
-	return Workload{Config: npu.DefaultConfig(), Op: compiler.Workload{Op: "gemm"}.WithDefaults(), Idle: 20000}
+	return Workload{Config: npu.DefaultConfig(), Op: workload.Workload{Op: "gemm"}.WithDefaults(), Idle: 20000}
 }
 
 // Name describes the workload, e.g. "gemm 64×64×64".

@@ -381,11 +381,3 @@ func (j *convJob) neReads(bd band, g group, o0, o1 int, split bool) (neReads, bo
 	}
 	return r, true
 }
-
-func log2(v int) int {
-	n := 0
-	for 1<<n < v {
-		n++
-	}
-	return n
-}

@@ -3,7 +3,8 @@
 // Program: the external-memory image, where every input and output
 // tensor lives in it and how to convert it, and the descriptors for task
 // queue 0 with their dependencies. No simulator is involved; Interpret
-// runs a Program on Go arrays with the engines' exact semantics.
+// runs a Program on the reference machine (isa/machine: Go arrays with
+// the engines' exact semantics).
 //
 //	g := compiler.NewGraph()
 //	x := g.Input("x", img)                                  // *golden.Tensor, [C,H,W]
@@ -12,7 +13,7 @@
 //	g.Output("logits", g.GEMM(g.Flatten(y), fc, q))
 //	prog, err := compiler.Compile(cfg, g)                   // errors name op, parameter, value, limit
 //	want, _ := g.Reference(cfg)                             // golden models
-//	got, m, err := compiler.Interpret(prog)                 // reference interpreter
+//	got, m, err := compiler.Interpret(prog)                 // reference machine (isa/machine)
 //
 // Operations: GEMM (any M, K, N; A a graph value, B constant weights),
 // Conv2D (NCHW, batch 1, stride, padding, any channel counts), a fully
@@ -130,6 +131,6 @@
 // more IDs back has always completed) are dropped; when more than
 // max_deps remain, join nops of the same engine take the surplus. IDs
 // number from 0. CheckDeps verifies this statically (also against the
-// accesses the interpreter really makes: TraceAccesses, CheckSpans), and
+// accesses the reference machine really makes: TraceAccesses, CheckSpans), and
 // RandomOrder/InterpretOrder execute any legal order.
 package compiler

@@ -132,7 +132,7 @@ func TestConv2DInt32(t *testing.T) {
 				}
 				g := NewGraph()
 				g.Output("y", g.Conv2D(g.Input("x", x), w, Conv{Stride: tc.stride, PadH: tc.pad, PadW: tc.pad, Int32: true, Bias: b}))
-				sums, err := Conv2DRef(x, w, tc.stride, tc.pad, tc.pad, golden.S(tc.cfg.AccWidth))
+				sums, err := golden.Conv2D(x, w, tc.stride, tc.pad, tc.pad, golden.S(tc.cfg.AccWidth))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -2,105 +2,26 @@ package compiler
 
 import (
 	"fmt"
-	"github.com/hwgen/hwgen/isa/machine"
-	"math/bits"
 	"math/rand/v2"
 	"slices"
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/isa"
-	"github.com/hwgen/hwgen/isa/planar"
+	"github.com/hwgen/hwgen/isa/machine"
 )
 
-// Machine is the reference interpreter: the NPU's memories as Go arrays
-// and every engine operation with exactly the semantics of blocks/npu's
-// documentation, one task at a time. It is the compiler's oracle: a
-// program is right when the machine's results equal the golden models,
-// in program order and in any other legal order.
-type Machine struct {
-	Cfg    npu.Config
-	Ext    [][]int64 // lines; nil means all zero
-	State  [][]int64 // [partition][address]
-	Weight [][]int64 // [row][column]
-	Psum   [][]int64 // [partition][entry]
-	Stats  Stats
-	// NetBases are the networks' base pointers (Program.NetBases): a
-	// memory-relative operand is made absolute with them, as the NPU does.
-	NetBases []uint64
-
-	codec  *isa.Codec
-	pcfg   planar.Sizes
-	planar machine.PlanarMemories // the state and psum buffers and the planar engine's per-lane parameters
-	trace  *tracer
-	sparse *sparseMem // the sparse engine's memories (nil without one)
-	elem   golden.Int
-	acc    golden.Int
-}
-
-// Stats counts what the engines did.
-type Stats struct {
-	Tasks        [isa.NumEngines]int
-	NEVectors    int   // input vectors streamed into the PE array (one per cycle)
-	NEReads      int   // of those, state-buffer vector reads (the rest are padding zeros)
-	NEMACs       int64 // multiply-accumulates the array performs (vectors × rows × cols)
-	DMAInLines   int
-	DMAOutLines  int
-	PlanarReads  int // planar vector reads (state or psum)
-	PlanarWrites int
-	SparseMults  []int64 // per sparse unit: multiplications performed
-}
-
-// NewMachine is a machine with all memories zero.
-func NewMachine(cfg npu.Config) (*Machine, error) {
+// newMachine is a machine of cfg (checked first), all memories zero.
+func newMachine(cfg npu.Config) (*machine.Machine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	m := &Machine{Cfg: cfg, codec: cfg.Codec(), pcfg: cfg.Planar().Sizes, elem: golden.S(cfg.ElemWidth), acc: golden.S(cfg.AccWidth)}
-	m.Ext = make([][]int64, 1<<cfg.ExtAddrWidth)
-	m.State = grid(cfg.Rows, cfg.StateDepth)
-	m.Weight = grid(cfg.WeightDepth, cfg.Cols)
-	m.Psum = grid(cfg.Cols, cfg.PsumDepth)
-	m.planar = machine.PlanarMemories{State: m.State, Psum: m.Psum, Scale: make([]int64, cfg.Rows), Bias: make([]int64, cfg.Rows)}
-	if cfg.SparseUnits > 0 {
-		m.sparse = newSparseMem(cfg.Sparse().Sizes)
-	}
-	return m, nil
+	return machine.New(cfg.ISA())
 }
 
-func grid(a, b int) [][]int64 {
-	out := make([][]int64, a)
-	for i := range out {
-		out[i] = make([]int64, b)
-	}
-	return out
-}
-
-// LoadImage copies a program's external-memory image.
-func (m *Machine) LoadImage(img [][]int64) error {
-	if len(img) > len(m.Ext) {
-		return fmt.Errorf("interp: image of %d lines, external memory has %d", len(img), len(m.Ext))
-	}
-	for a, line := range img {
-		m.Ext[a] = append([]int64(nil), line...)
-	}
-	return nil
-}
-
-// Line returns external line a (for Binding.FromLines).
-func (m *Machine) Line(a int) ([]int64, error) {
-	if a < 0 || a >= len(m.Ext) {
-		return nil, fmt.Errorf("interp: external line %d outside 0..%d", a, len(m.Ext)-1)
-	}
-	if m.Ext[a] == nil {
-		return make([]int64, m.Cfg.Rows), nil
-	}
-	return m.Ext[a], nil
-}
-
-// Interpret runs p in program order on a fresh machine and returns the
-// outputs.
-func Interpret(p *Program) (map[string]*golden.Tensor, *Machine, error) {
+// Interpret runs p in program order on a fresh reference machine
+// (isa/machine) and returns the outputs and the machine.
+func Interpret(p *Program) (map[string]*golden.Tensor, *machine.Machine, error) {
 	order := make([]int, len(p.Tasks))
 	for i := range order {
 		order[i] = i
@@ -110,8 +31,8 @@ func Interpret(p *Program) (map[string]*golden.Tensor, *Machine, error) {
 
 // InterpretOrder runs p's tasks in the given order (a permutation of the
 // IDs) on a fresh machine and returns the outputs.
-func InterpretOrder(p *Program, order []int) (map[string]*golden.Tensor, *Machine, error) {
-	m, err := NewMachine(p.Config)
+func InterpretOrder(p *Program, order []int) (map[string]*golden.Tensor, *machine.Machine, error) {
+	m, err := newMachine(p.Config)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -130,245 +51,6 @@ func InterpretOrder(p *Program, order []int) (map[string]*golden.Tensor, *Machin
 	}
 	res, err := p.Results(m.Line)
 	return res, m, err
-}
-
-// Exec runs one descriptor.
-func (m *Machine) Exec(d isa.Descriptor) error {
-	t, err := m.codec.Decode(d.Based(m.NetBases))
-	if err != nil {
-		return err
-	}
-	m.Stats.Tasks[d.Engine]++
-	switch t := t.(type) {
-	case isa.Nop:
-		return nil
-	case isa.Load:
-		return m.transfer(t.Ext, t.State, t.Lines, t.Rows, t.Stride, isa.MemState)
-	case isa.LoadWeights:
-		return m.transfer(t.Ext, t.Row, t.Lines, t.Rows, t.Stride, isa.MemWeight)
-	case isa.Store:
-		return m.store(t)
-	case isa.Transpose:
-		return m.transpose(t)
-	case isa.Conv:
-		return m.conv(t)
-	case isa.PlanarTask:
-		return m.planarTask(t.Task)
-	case isa.SparseLoad, isa.SparseStore, isa.SparseClearTask, isa.SparseConvTask:
-		return m.sparseTask(t)
-	}
-	return fmt.Errorf("interp: no model of %T", t)
-}
-
-func (m *Machine) extLine(a int) ([]int64, error) {
-	if a < 0 || a >= len(m.Ext) {
-		return nil, fmt.Errorf("external line %d outside 0..%d", a, len(m.Ext)-1)
-	}
-	if m.Ext[a] == nil {
-		m.Ext[a] = make([]int64, m.Cfg.Rows)
-	}
-	return m.Ext[a], nil
-}
-
-// transfer is dma_in: for k < rows, l < lines: external line
-// ext+k·stride+l → address dst+k·lines+l of the state or weight buffer.
-func (m *Machine) transfer(ext, dst, lines, rows, stride int, to isa.Mem) error {
-	for k := 0; k < rows; k++ {
-		for l := 0; l < lines; l++ {
-			line, err := m.extLine(ext + k*stride + l)
-			if err != nil {
-				return err
-			}
-			a := dst + k*lines + l
-			m.Stats.DMAInLines++
-			m.touch(isa.MemExt, ext+k*stride+l, false)
-			m.touch(to, a, true)
-			if to == isa.MemState {
-				if a >= m.Cfg.StateDepth {
-					return fmt.Errorf("dma_in load: state address %d outside 0..%d", a, m.Cfg.StateDepth-1)
-				}
-				for p := 0; p < m.Cfg.Rows; p++ {
-					m.State[p][a] = m.elem.Wrap(line[p])
-				}
-				continue
-			}
-			if a >= m.Cfg.WeightDepth {
-				return fmt.Errorf("dma_in load_weights: weight row %d outside 0..%d", a, m.Cfg.WeightDepth-1)
-			}
-			for c := 0; c < m.Cfg.Cols; c++ {
-				m.Weight[a][c] = m.elem.Wrap(line[c])
-			}
-		}
-	}
-	return nil
-}
-
-func (m *Machine) store(t isa.Store) error {
-	for k := 0; k < t.Rows; k++ {
-		for l := 0; l < t.Lines; l++ {
-			a := t.State + k*t.Lines + l
-			if a >= m.Cfg.StateDepth {
-				return fmt.Errorf("dma_out store: state address %d outside 0..%d", a, m.Cfg.StateDepth-1)
-			}
-			x := t.Ext + k*t.Stride + l
-			line, err := m.extLine(x)
-			if err != nil {
-				return err
-			}
-			for p := 0; p < m.Cfg.Rows; p++ {
-				line[p] = m.State[p][a]
-			}
-			m.Stats.DMAOutLines++
-			m.touch(isa.MemState, a, false)
-			m.touch(isa.MemExt, x, true)
-		}
-	}
-	return nil
-}
-
-func (m *Machine) transpose(t isa.Transpose) error {
-	R, C := m.Cfg.Rows, m.Cfg.Cols
-	if t.Rows < 1 || t.Rows > R || t.Cols < 1 || t.Cols > C {
-		return fmt.Errorf("ne transpose of %dx%d: rows must be 1..%d, columns 1..%d", t.Rows, t.Cols, R, C)
-	}
-	if t.Src+t.Cols > m.Cfg.StateDepth || t.Psum+t.Rows > m.Cfg.PsumDepth {
-		return fmt.Errorf("ne transpose: src %d + %d or dst %d + %d outside the buffers", t.Src, t.Cols, t.Psum, t.Rows)
-	}
-	for i := 0; i < t.Rows; i++ {
-		m.touch(isa.MemPsum, t.Psum+i, true)
-		for j := 0; j < t.Cols; j++ {
-			m.touch(isa.MemState, t.Src+j, false)
-		}
-		for j := 0; j < C; j++ {
-			v := int64(0)
-			if j < t.Cols {
-				v = m.State[i][t.Src+j]
-			}
-			m.Psum[j][t.Psum+i] = v
-		}
-	}
-	m.Stats.NEVectors += t.Rows
-	return nil
-}
-
-func (m *Machine) conv(t isa.Conv) error {
-	R := m.Cfg.Rows
-	kh, kw, s, oh, ow := t.KH, t.KW, t.Stride, t.OH, t.OW
-	h, w, ct := t.H, t.W, t.Tiles
-	if kh < 1 || kw < 1 || s < 1 || oh < 1 || ow < 1 || h < 1 || w < 1 || ct < 1 {
-		return fmt.Errorf("ne conv: kh %d kw %d stride %d oh %d ow %d h %d w %d tiles %d: all must be at least 1", kh, kw, s, oh, ow, h, w, ct)
-	}
-	src, aux, dst := t.Src, t.Weights, t.Psum
-	if dst+oh*ow > m.Cfg.PsumDepth {
-		return fmt.Errorf("ne conv: psum entries %d..%d outside 0..%d", dst, dst+oh*ow-1, m.Cfg.PsumDepth-1)
-	}
-	if aux+ct*kh*kw*R > m.Cfg.WeightDepth {
-		return fmt.Errorf("ne conv: weight rows %d..%d outside 0..%d", aux, aux+ct*kh*kw*R-1, m.Cfg.WeightDepth-1)
-	}
-	p := 0
-	for tile := 0; tile < ct; tile++ {
-		for ky := 0; ky < kh; ky++ {
-			for kx := 0; kx < kw; kx++ {
-				acc := p > 0 || t.Acc
-				if err := m.convPass(src+tile*h*w, aux+p*R, t, ky, kx, acc); err != nil {
-					return err
-				}
-				p++
-			}
-		}
-	}
-	return nil
-}
-
-// convPass streams one kernel offset's input vectors (zeros for padding)
-// through the weights at row wrow into the output psums.
-func (m *Machine) convPass(plane, wrow int, t isa.Conv, ky, kx int, acc bool) error {
-	R, C := m.Cfg.Rows, m.Cfg.Cols
-	x := make([]int64, R)
-	sum := make([]int64, C)
-	for r := 0; r < R; r++ {
-		m.touch(isa.MemWeight, wrow+r, false)
-	}
-	for oy := 0; oy < t.OH; oy++ {
-		for ox := 0; ox < t.OW; ox++ {
-			iy, ix := oy*t.Stride+ky-t.PadH, ox*t.Stride+kx-t.PadW
-			m.Stats.NEVectors++
-			m.Stats.NEMACs += int64(R * C)
-			if iy >= 0 && iy < t.H && ix >= 0 && ix < t.W {
-				a := plane + iy*t.W + ix
-				if a >= m.Cfg.StateDepth {
-					return fmt.Errorf("ne conv: state address %d outside 0..%d", a, m.Cfg.StateDepth-1)
-				}
-				for r := 0; r < R; r++ {
-					x[r] = m.State[r][a]
-				}
-				m.Stats.NEReads++
-				m.touch(isa.MemState, a, false)
-			} else {
-				clear(x)
-			}
-			for c := 0; c < C; c++ {
-				var v int64
-				for r := 0; r < R; r++ {
-					v += x[r] * m.Weight[wrow+r][c]
-				}
-				sum[c] = v
-			}
-			e := t.Psum + oy*t.OW + ox
-			m.touch(isa.MemPsum, e, true)
-			if acc {
-				m.touch(isa.MemPsum, e, false)
-			}
-			for c := 0; c < C; c++ {
-				if acc {
-					m.Psum[c][e] = m.acc.Wrap(m.Psum[c][e] + sum[c])
-				} else {
-					m.Psum[c][e] = m.acc.Wrap(sum[c])
-				}
-			}
-		}
-	}
-	return nil
-}
-
-func (m *Machine) planarTask(t planar.Task) error {
-	if t.Op == planar.OpNop {
-		return nil
-	}
-	if err := t.Validate(m.pcfg); err != nil {
-		return err
-	}
-	if m.trace != nil {
-		m.touchPlanar(t)
-	}
-	if err := machine.RunPlanar(m.pcfg, t, &m.planar); err != nil {
-		return err
-	}
-	m.Stats.PlanarWrites += t.Writes() * bits.OnesCount64(t.Mask)
-	m.Stats.PlanarReads += t.Reads(m.pcfg)
-	return nil
-}
-
-// touchPlanar records the addresses a planar task touches.
-func (m *Machine) touchPlanar(t planar.Task) {
-	n, srcMem := t.H*t.W, isa.MemState
-	switch t.Op {
-	case planar.OpAct, planar.OpWriteBack:
-		srcMem = isa.MemPsum
-	case planar.OpLoadParams:
-		n = m.pcfg.ParamWords()
-	}
-	for i := 0; i < n; i++ {
-		m.touch(srcMem, t.Src+i, false)
-	}
-	// The second operand: a tensor, one element per lane (broadcast), or
-	// nothing (a scalar, abs); the task knows which.
-	for i := 0; i < t.Src2Elements(); i++ {
-		m.touch(isa.MemState, t.Src2+i, false)
-	}
-	for i := 0; i < t.Writes(); i++ {
-		m.touch(isa.MemState, t.Dst+i, true)
-	}
 }
 
 // RandomOrder is a random legal execution order of p: every task after
@@ -494,18 +176,15 @@ func CheckDeps(p *Program, acc []Access) error {
 	return nil
 }
 
-// tracer records the addresses one task touches.
+// tracer records the addresses one task touches (the machine's OnTouch).
 type tracer struct {
 	reads, writes [isa.NumMems]map[int]bool
 }
 
-func (m *Machine) touch(mem isa.Mem, a int, write bool) {
-	if m.trace == nil {
-		return
-	}
-	set := &m.trace.reads[mem]
+func (t *tracer) touch(mem isa.Mem, a int, write bool) {
+	set := &t.reads[mem]
 	if write {
-		set = &m.trace.writes[mem]
+		set = &t.writes[mem]
 	}
 	if *set == nil {
 		*set = map[int]bool{}
@@ -533,7 +212,7 @@ func spansOf(sets [isa.NumMems]map[int]bool) []isa.Span {
 	return out
 }
 
-// Access is what one task actually read and wrote, as the interpreter saw it.
+// Access is what one task actually read and wrote, as the reference machine saw it.
 type Access struct {
 	Reads, Writes []isa.Span
 }
@@ -542,7 +221,7 @@ type Access struct {
 // task really touches (independently of the spans the compiler declared),
 // for CheckDeps.
 func TraceAccesses(p *Program) ([]Access, error) {
-	m, err := NewMachine(p.Config)
+	m, err := newMachine(p.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -551,11 +230,12 @@ func TraceAccesses(p *Program) ([]Access, error) {
 	}
 	out := make([]Access, len(p.Tasks))
 	for id := range p.Tasks {
-		m.trace = &tracer{}
+		tr := &tracer{}
+		m.OnTouch = tr.touch
 		if err := m.Exec(p.Tasks[id].Desc); err != nil {
 			return nil, fmt.Errorf("task %d (%s): %w", id, p.Tasks[id].Label, err)
 		}
-		out[id] = Access{Reads: spansOf(m.trace.reads), Writes: spansOf(m.trace.writes)}
+		out[id] = Access{Reads: spansOf(tr.reads), Writes: spansOf(tr.writes)}
 	}
 	return out, nil
 }

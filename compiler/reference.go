@@ -8,7 +8,7 @@ import (
 )
 
 // Reference evaluates the graph with the golden models (package golden;
-// the convolution is the direct loop nest below): int32 (acc_width)
+// the convolution is golden.Conv2D): int32 (acc_width)
 // accumulation, then the requantization to elements, or for an int32
 // result the post-processor's wrap to 32 bits of the sums plus bias. It
 // is what a compiled program must produce, on any engine.
@@ -63,7 +63,7 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 			}
 		case opConv:
 			var sums *golden.Tensor
-			if sums, err = Conv2DRef(reshape(x, n.in[0].p, n.in[0].h, n.in[0].w), n.weights, n.conv.Stride, n.conv.PadH, n.conv.PadW, acc); err != nil {
+			if sums, err = golden.Conv2D(reshape(x, n.in[0].p, n.in[0].h, n.in[0].w), n.weights, n.conv.Stride, n.conv.PadH, n.conv.PadW, acc); err != nil {
 				break
 			}
 			if n.pc == nil {
@@ -102,7 +102,8 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 		case opEltwise:
 			switch {
 			case n.elt.Unary():
-				out, err = golden.Abs(x, n.q, elem)
+				// The node's own function; the second operand is ignored.
+				out, err = golden.EltwiseScalar(n.elt, x, 0, n.q, elem)
 			case n.scalar != nil:
 				out, err = golden.EltwiseScalar(n.elt, x, *n.scalar, n.q, elem)
 			case n.channel:
@@ -144,40 +145,4 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 		}
 	}
 	return res, nil
-}
-
-// Conv2DRef is the direct convolution (cross-correlation) of x [C][H][W]
-// with w [Cout][C][KH][KW], zero padding, wrapping to acc: the sums
-// before requantization, [Cout][OH][OW].
-func Conv2DRef(x, w *golden.Tensor, stride, padH, padW int, acc golden.Int) (*golden.Tensor, error) {
-	if x == nil || w == nil || len(x.Shape) != 3 || len(w.Shape) != 4 || w.Shape[1] != x.Shape[0] {
-		return nil, fmt.Errorf("conv reference: want x [C][H][W] and w [Cout][C][KH][KW]")
-	}
-	C, H, W := x.Shape[0], x.Shape[1], x.Shape[2]
-	co, kh, kw := w.Shape[0], w.Shape[2], w.Shape[3]
-	oh, ow := (H+2*padH-kh)/stride+1, (W+2*padW-kw)/stride+1
-	if oh < 1 || ow < 1 {
-		return nil, fmt.Errorf("conv reference: kernel larger than the padded input")
-	}
-	out := golden.New(co, oh, ow)
-	for o := 0; o < co; o++ {
-		for oy := 0; oy < oh; oy++ {
-			for ox := 0; ox < ow; ox++ {
-				var s int64
-				for c := 0; c < C; c++ {
-					for ky := 0; ky < kh; ky++ {
-						for kx := 0; kx < kw; kx++ {
-							iy, ix := oy*stride+ky-padH, ox*stride+kx-padW
-							if iy < 0 || iy >= H || ix < 0 || ix >= W {
-								continue
-							}
-							s += x.Data[(c*H+iy)*W+ix] * w.Data[((o*C+c)*kh+ky)*kw+kx]
-						}
-					}
-				}
-				out.Data[(o*oh+oy)*ow+ox] = acc.Wrap(s)
-			}
-		}
-	}
-	return out, nil
 }

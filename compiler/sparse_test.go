@@ -71,7 +71,7 @@ func TestCompileSparseMatchesDense(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := Conv2DRef(&golden.Tensor{Shape: []int{c.C, c.H, c.W}, Data: x},
+			want, err := golden.Conv2D(&golden.Tensor{Shape: []int{c.C, c.H, c.W}, Data: x},
 				&golden.Tensor{Shape: []int{c.Cout, c.C, c.KH, c.KW}, Data: w}, c.Stride, c.PadH, c.PadW, golden.S(32))
 			if err != nil {
 				t.Fatal(err)

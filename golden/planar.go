@@ -467,11 +467,6 @@ func (k ReduceKind) String() string { return nameOf(reduceNames[:], k, "reductio
 // ReduceKindNames lists the reductions by name, in code order.
 func ReduceKindNames() []string { return reduceNames[:] }
 
-// ParseReduceKind is the reduction called name.
-func ParseReduceKind(name string) (ReduceKind, error) {
-	return parse("reduction", name, reduceNames[:], ReduceKind(0))
-}
-
 // AcrossRows reports whether k reduces across rows (W results per plane).
 func (k ReduceKind) AcrossRows() bool { return k == ReduceRowSum || k == ReduceRowMax }
 

@@ -10,12 +10,13 @@ import (
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/workload"
 )
 
 // everyOp is one small workload of every operation kind.
-func everyOp() []compiler.Workload {
+func everyOp() []workload.Workload {
 	pad := func(v int) *int { return &v }
-	return []compiler.Workload{
+	return []workload.Workload{
 		{Op: "gemm", M: 9, K: 6, N: 5},
 		{Op: "conv2d", C: 5, H: 6, W: 5, Cout: 3, Kernel: 3, Stride: 2, Pad: pad(1)},
 		{Op: "transpose", M: 6, N: 7},
@@ -30,7 +31,7 @@ func everyOp() []compiler.Workload {
 
 // compileWorkload draws w's inputs and returns the golden outputs and the
 // program compiled for cfg.
-func compileWorkload(t *testing.T, cfg npu.Config, w compiler.Workload) (map[string]*golden.Tensor, *compiler.Program) {
+func compileWorkload(t *testing.T, cfg npu.Config, w workload.Workload) (map[string]*golden.Tensor, *compiler.Program) {
 	t.Helper()
 	w = w.WithDefaults()
 	g, err := w.Graph(w.RandomInputs(nil))

@@ -156,9 +156,6 @@ func WithRelease(q, cycle int) Option {
 	}
 }
 
-// WithMaxCycles bounds the run phase.
-func WithMaxCycles(n int) Option { return func(o *Options) { o.MaxCycles = n } }
-
 // EngineStats is one engine's share of the run.
 type EngineStats struct {
 	Name      string

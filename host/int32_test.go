@@ -27,7 +27,7 @@ func TestInt32(t *testing.T) {
 	g.Output("c", g.GEMMInt32(g.Input("a", a), b, nil))
 	res := run(t, small(), g)
 
-	sums, err := compiler.Conv2DRef(x, w, 1, 1, 1, golden.S(32))
+	sums, err := golden.Conv2D(x, w, 1, 1, 1, golden.S(32))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,10 +5,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/isa"
 	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/workload"
 )
 
 // The buffers' extra read ports: with the DMA's own state-buffer read
@@ -18,7 +18,7 @@ import (
 // stalls less. Same program, same results, fewer cycles; the run with
 // both replays on Verilator.
 func TestOwnReadPorts(t *testing.T) {
-	w := compiler.Workload{Op: "gemm", M: 32, K: 16, N: 16}
+	w := workload.Workload{Op: "gemm", M: 32, K: 16, N: 16}
 	run := func(t *testing.T, dma, psum bool) *Result {
 		cfg := roomy()
 		cfg.DMAReadPort, cfg.PsumReadPort = dma, psum

@@ -11,14 +11,15 @@ import (
 	"github.com/hwgen/hwgen/compiler/sparseconv"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/internal/tooltest"
+	"github.com/hwgen/hwgen/workload"
 )
 
 // benchWorkload is the BENCHMARKS.md layer: conv 32×48×48 → 32, 3×3, pad
 // 1, the zeros in x only (dense weights), as `hwgen sim --op conv2d
 // --zeros Z --spread S` draws it.
-func benchWorkload(zeros int, spread string) (compiler.Workload, map[string]*golden.Tensor) {
+func benchWorkload(zeros int, spread string) (workload.Workload, map[string]*golden.Tensor) {
 	pad := 1
-	w := compiler.Workload{Op: "conv2d", C: 32, H: 48, W: 48, Cout: 32, Kernel: 3, Stride: 1, Pad: &pad,
+	w := workload.Workload{Op: "conv2d", C: 32, H: 48, W: 48, Cout: 32, Kernel: 3, Stride: 1, Pad: &pad,
 		Zeros: zeros, Spread: spread, Seed: 1}.WithDefaults()
 	return w, w.RandomInputs(nil)
 }
@@ -34,7 +35,7 @@ func sparseBenchNPU(units, lanes int) npu.Config {
 
 // benchSparse runs w on the sparse engine of cfg and checks it against
 // the golden model.
-func benchSparse(t *testing.T, cfg npu.Config, w compiler.Workload, in map[string]*golden.Tensor, split sparseconv.Split) (*sparseconv.Program, *Result) {
+func benchSparse(t *testing.T, cfg npu.Config, w workload.Workload, in map[string]*golden.Tensor, split sparseconv.Split) (*sparseconv.Program, *Result) {
 	t.Helper()
 	conv := sparseconv.Conv{C: w.C, H: w.H, W: w.W, Cout: w.Cout, KH: w.Kernel, KW: w.Kernel, Stride: w.Stride, PadH: *w.Pad, PadW: *w.Pad}
 	p, sp, err := compiler.CompileSparse(cfg, conv, in["x"].Data, in["w"].Data, split, "y")
@@ -45,7 +46,7 @@ func benchSparse(t *testing.T, cfg npu.Config, w compiler.Workload, in map[strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := compiler.Conv2DRef(in["x"], in["w"], conv.Stride, conv.PadH, conv.PadW, golden.S(32))
+	want, err := golden.Conv2D(in["x"], in["w"], conv.Stride, conv.PadH, conv.PadW, golden.S(32))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func runSparse(t *testing.T, tc sparseCase, seed uint64) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := compiler.Conv2DRef(&golden.Tensor{Shape: []int{c.C, c.H, c.W}, Data: x},
+	want, err := golden.Conv2D(&golden.Tensor{Shape: []int{c.C, c.H, c.W}, Data: x},
 		&golden.Tensor{Shape: []int{c.Cout, c.C, c.KH, c.KW}, Data: w}, c.Stride, c.PadH, c.PadW, golden.S(32))
 	if err != nil {
 		t.Fatal(err)

@@ -29,8 +29,8 @@ type vcd struct {
 // large design that would otherwise take hundreds of megabytes.
 type VCDFilter struct {
 	// Scope is the dotted instance path of the part to trace, below the
-	// top ("ne0", "ne0.array"); the top module's name may lead it. Empty:
-	// the whole design.
+	// top ("npu.nec", "npu.nec.array" in the NPU's simulation top); the
+	// top module's name may lead it. Empty: the whole design.
 	Scope string
 	// Depth is how many levels of instances below Scope are traced: 0
 	// the scope's own signals only. Negative: every level.

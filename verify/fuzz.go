@@ -67,15 +67,10 @@ func (e *FuzzError) Error() string {
 
 func (e *FuzzError) Unwrap() error { return e.Err }
 
-// Fuzz runs a campaign of count designs of cycles cycles each from seed,
-// with default design options, calling progress after each design that
-// agrees. It stops at the first failure, returning a *FuzzError, and
-// returns the coverage of the designs checked so far in both cases.
-func Fuzz(seed uint64, count, cycles int, progress func(FuzzStep)) (*Coverage, error) {
-	return FuzzCampaign{Seed: seed, Count: count, Cycles: cycles, Progress: progress}.Run()
-}
-
-// Run runs the campaign; see Fuzz.
+// Run runs the campaign: Count designs of Cycles cycles each from Seed,
+// calling Progress after each design that agrees. It stops at the first
+// failure, returning a *FuzzError, and returns the coverage of the
+// designs checked so far in both cases.
 func (fc FuzzCampaign) Run() (*Coverage, error) {
 	if fc.Count < 0 || fc.Cycles < 1 {
 		return nil, fmt.Errorf("fuzz: need a count >= 0 and cycles >= 1, got %d and %d", fc.Count, fc.Cycles)

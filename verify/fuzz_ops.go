@@ -283,16 +283,6 @@ func (g *gen) address(mem *hdl.Memory) *hdl.Expr {
 	return g.opaqueIf(ConstAddressOutOfRange, mem.AddrType)
 }
 
-// liveIf is operand(t), or live(t) when c is avoided and operand drew a
-// constant.
-func (g *gen) liveIf(c Construct, t hdl.Type) *hdl.Expr {
-	x := g.operand(t)
-	if constOnly(x) && g.avoid(c) {
-		return g.live(t)
-	}
-	return x
-}
-
 // opaqueCompare replaces the operands of an unsigned ordered comparison
 // by values Verilator cannot prove constant (it propagates constants
 // through wires, instances and operators such as x*0): registers, memory

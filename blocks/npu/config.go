@@ -1,12 +1,9 @@
 package npu
 
 import (
-	"encoding/json"
 	"fmt"
 	isaplanar "github.com/hwgen/hwgen/isa/planar"
 	isasparse "github.com/hwgen/hwgen/isa/sparse"
-	"os"
-	"strings"
 
 	"github.com/hwgen/hwgen/blocks/planar"
 	"github.com/hwgen/hwgen/blocks/sparse"
@@ -340,22 +337,6 @@ func (c Config) Name() string {
 		parts = append(parts, fmt.Sprintf("nw%d", c.Networks))
 	}
 	return hdl.Name("npu", parts...)
-}
-
-// Load reads a JSON configuration; fields it does not name keep their
-// default values, and an unknown field is an error.
-func Load(path string) (Config, error) {
-	c := DefaultConfig()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return c, fmt.Errorf("npu config: %w", err)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return c, fmt.Errorf("npu config %s: %w", path, err)
-	}
-	return c, c.Validate()
 }
 
 // log2 of a power of two (the ceiling otherwise).

@@ -31,14 +31,6 @@ func (r *record) add(name string, width int) {
 	r.width += width
 }
 
-func (r *record) field(name string) int {
-	i, ok := r.index[name]
-	if !ok {
-		panic(fmt.Sprintf("taskmgr: no record field %q", name)) // a bug in this package
-	}
-	return i
-}
-
 // pack concatenates the values, each exactly as wide as its field.
 func (r *record) pack(vals map[string]hdl.Value) *hdl.Expr {
 	parts := make([]hdl.Value, len(r.names))

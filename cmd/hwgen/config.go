@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 
-	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/isa/sparse"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
+	"github.com/hwgen/hwgen/isa/sparse"
 )
 
 type configCmd struct {
@@ -25,20 +23,9 @@ the task manager decodes and the compiler encodes, for that configuration.`
 }
 
 func (c *configCmd) Run() error {
-	cfg := npu.DefaultConfig()
-	if c.File != "" {
-		data, err := os.ReadFile(c.File)
-		if err != nil {
-			return usageError{fmt.Errorf("--config: %w", err)}
-		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&cfg); err != nil {
-			return usagef("--config %s: %v", c.File, err)
-		}
-	}
-	if err := cfg.Validate(); err != nil {
-		return usageError{err}
+	cfg, err := npuConfig(blockFlags{Config: c.File})
+	if err != nil {
+		return err
 	}
 	if c.Descriptors {
 		lay, err := taskmgr.NewLayout(cfg.TaskMgr())

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/schollz/progressbar/v3"
 
@@ -49,11 +50,9 @@ func testsDigest(dirs []string) string {
 }
 
 func (c *conformanceCmd) Help() string {
-	return `Runs the official ONNX operator tests of the ops hwgen maps (ConvInteger,
-MatMulInteger, QLinearConv, QLinearMatMul, QuantizeLinear, DequantizeLinear,
-and Conv, Gemm, MatMul, Add, Min, Max, Relu, Clip, MaxPool, AveragePool,
-GlobalAveragePool, GlobalMaxPool, ReduceSum, ReduceMean, ReduceMax, Sqrt,
-Reciprocal, Flatten, Reshape, Transpose) on the NPU and prints a
+	// The list of ops comes from onnx.OpTable; kong reflows the paragraph.
+	return `Runs the official ONNX operator tests of the ops hwgen maps (` +
+		strings.Join(conformance.Ops, ", ") + `) on the NPU and prints a
 table: pass (the NPU's output equals the expected one exactly), pass (host)
 (QuantizeLinear/DequantizeLinear: the host's conversions at the NPU's
 boundary), fail (how many elements, by how many LSB) or unsupported (why).

@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/workload"
 )
 
 // hwgen sim --engines 2 splits a conv2d between two engines (balanced,
@@ -26,7 +26,7 @@ func TestSimEngines(t *testing.T) {
 		if got := run(append(args, flags...)); got != exitOK {
 			t.Fatalf("%s: exit %d", split, got)
 		}
-		w := compiler.Workload{Op: "conv2d", C: 5, H: 9, W: 7, Cout: 3, Kernel: 3, Zeros: 60, Seed: 4}.WithDefaults()
+		w := workload.Workload{Op: "conv2d", C: 5, H: 9, W: 7, Cout: 3, Kernel: 3, Zeros: 60, Seed: 4}.WithDefaults()
 		g, err := w.Graph(w.RandomInputs(nil))
 		if err != nil {
 			t.Fatal(err)

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/compiler/multi"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/ppa"
+	"github.com/hwgen/hwgen/workload"
 )
 
 type exploreCmd struct {
@@ -74,7 +74,7 @@ const exploreCommand = "explore"
 
 // exploreArgs decide the sweep's table.
 type exploreArgs struct {
-	Workload compiler.Workload `json:"workload"`
+	Workload workload.Workload `json:"workload"`
 	Base     npu.Config        `json:"base"` // the defaults with --config laid over them
 	Sweep    sweep             `json:"sweep"`
 	Target   string            `json:"target"`
@@ -89,7 +89,7 @@ type exploreArgs struct {
 type explorePoint struct {
 	set     []string // FIELD=VALUE of every swept field
 	cfg     npu.Config
-	w       compiler.Workload
+	w       workload.Workload
 	given   map[string]*golden.Tensor
 	invalid string
 }
@@ -184,7 +184,7 @@ func (c *exploreCmd) Run() error {
 // validates it; a configuration the NPU rejects, or that cannot hold the
 // workload's inputs, is an invalid point. Flags that are wrong for every
 // point are usage errors.
-func (c *exploreCmd) plan(sw sweep, w compiler.Workload) ([]explorePoint, error) {
+func (c *exploreCmd) plan(sw sweep, w workload.Workload) ([]explorePoint, error) {
 	var points []explorePoint
 	for _, set := range sw.points() {
 		p := explorePoint{set: set}

@@ -206,25 +206,25 @@ func tableCells(out string) [][]string {
 	return rows
 }
 
-// The README's sample sweep has the cycles and MAC utilization that its
-// command prints (run here without synthesis: the ppa columns are
+// The sample sweep of docs/cli.md has the cycles and MAC utilization that
+// its command prints (run here without synthesis: the ppa columns are
 // checked by TestExplorePPAGeneric).
-func TestReadmeExploreOutput(t *testing.T) {
-	cmdLines := readmeBlock(t, "so sweep cycles with")
+func TestDocsExploreOutput(t *testing.T) {
+	cmdLines := docBlock(t, "docs/cli.md", "so sweep cycles with")
 	args := strings.Fields(strings.ReplaceAll(strings.Join(cmdLines, "\n"), "\\\n", " "))
 	if len(args) < 2 || args[0] != "hwgen" || args[1] != "explore" {
-		t.Fatalf("README command %q is not hwgen explore", args)
+		t.Fatalf("docs/cli.md command %q is not hwgen explore", args)
 	}
 	code, stdout, stderr := capture(t, append(args[1:], "--no-ppa")...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	sample := readmeBlock(t, "--set state_depth=64 --set psum_depth=64 --set weight_depth=64\n```")
+	sample := docBlock(t, "docs/cli.md", "--set state_depth=64 --set psum_depth=64 --set weight_depth=64\n```")
 	var want [][]string
 	for _, r := range tableCells(strings.Join(sample, "\n")) {
 		want = append(want, r[:3]) // the point, cycles, MAC util
 	}
 	if diff := cmp.Diff(want, tableCells(stdout)); diff != "" {
-		t.Errorf("README sample (-readme +hwgen explore --no-ppa):\n%s", diff)
+		t.Errorf("docs/cli.md sample (-doc +hwgen explore --no-ppa):\n%s", diff)
 	}
 }

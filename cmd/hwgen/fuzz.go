@@ -34,7 +34,7 @@ Standard output is the report (one line per design, the coverage, the
 verdict); build and run times go to standard error, so the report of a run is
 the same however it is spread over processes. A long campaign can be split
 into shards, one process each (Kubernetes Indexed Jobs, Slurm arrays, Bazel;
-see 'Sharding long runs' in the README):
+see docs/sharding.md):
 
   hwgen verify fuzz --count 1000 --shard 0/4 --result s0.json   (and 1/4, 2/4, 3/4)
   hwgen merge s0.json s1.json s2.json s3.json

@@ -13,9 +13,9 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/conformance"
 	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/workload"
 )
 
 // Exit statuses.
@@ -97,7 +97,7 @@ func profiled(f func() int) int {
 func newParser(c *cli) (*kong.Kong, error) {
 	return kong.New(c, kong.Name("hwgen"), kong.Description(description),
 		kong.UsageOnError(), kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Vars{"pool_kinds": strings.Join(golden.PoolKindNames(), ", "), "elt_fns": strings.Join(golden.EltOpNames(), ", "), "reduce_fns": strings.Join(compiler.ReduceFns, ", "),
+		kong.Vars{"pool_kinds": strings.Join(golden.PoolKindNames(), ", "), "elt_fns": strings.Join(golden.EltOpNames(), ", "), "reduce_fns": strings.Join(workload.ReduceFns, ", "),
 			"onnx_tests": conformance.DefaultDir})
 }
 

@@ -10,13 +10,14 @@ import (
 	"github.com/hwgen/hwgen/compiler/multi"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
+	"github.com/hwgen/hwgen/workload"
 )
 
 // npuJob is a workload compiled for one NPU configuration: what hwgen sim
 // runs once and hwgen explore once per point of its sweep.
 type npuJob struct {
 	cfg  npu.Config
-	w    compiler.Workload
+	w    workload.Workload
 	in   map[string]*golden.Tensor // the input tensors: given, else random
 	g    *compiler.Graph
 	prog *compiler.Program
@@ -27,7 +28,7 @@ type npuJob struct {
 // on several engines is split into row bands as split says (equal areas
 // or balanced non-zero counts; merged into one queue, or a queue per
 // band). A workload the configuration cannot run is a usage error.
-func compileJob(cfg npu.Config, w compiler.Workload, given map[string]*golden.Tensor, split multi.Options) (*npuJob, error) {
+func compileJob(cfg npu.Config, w workload.Workload, given map[string]*golden.Tensor, split multi.Options) (*npuJob, error) {
 	if cfg.Engines > 1 && w.Op != "conv2d" {
 		return nil, usagef("--engines %d: only a conv2d is split among several engines (%s runs on one: leave engines at 1)", cfg.Engines, w.Op)
 	}

@@ -39,20 +39,6 @@ func readNPY(path string, elem golden.Int) (*golden.Tensor, error) {
 	return t, nil
 }
 
-// npyShape is the shape in a .npy file's header.
-func npyShape(path string) ([]int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	h, err := npyread.ReadHeader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return h.Shape, nil
-}
-
 // writeNPY writes t as an int8 (or, for wider elements, int32) .npy
 // array of its shape, atomically.
 func writeNPY(path string, t *golden.Tensor, elem golden.Int) error {

@@ -16,7 +16,7 @@ import (
 
 // hwgen quantize writes mnist-7 as an int8 ONNX model that the project's
 // loader reads back, and with --ref the input and the NPU's outputs; on
-// ONNX Runtime (when installed) the README's comparison command reports
+// ONNX Runtime (when installed) the comparison command of docs/onnx.md reports
 // them identical. The output is int32 by default, as hwgen run's, or int8.
 func TestQuantizeMnist(t *testing.T) {
 	for _, tc := range []struct {

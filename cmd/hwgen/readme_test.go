@@ -13,17 +13,17 @@ import (
 	"github.com/hwgen/hwgen/internal/tooltest"
 )
 
-// readmeBlock is the fenced block of README.md that follows the line
-// holding intro.
-func readmeBlock(t *testing.T, intro string) []string {
+// docBlock is the fenced block of the repository's file doc (a path
+// such as README.md or docs/cli.md) that follows the line holding intro.
+func docBlock(t *testing.T, doc, intro string) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(doc)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, rest, ok := strings.Cut(string(b), intro)
 	if !ok {
-		t.Fatalf("README.md has no %q", intro)
+		t.Fatalf("%s has no %q", doc, intro)
 	}
 	_, rest, _ = strings.Cut(rest, "```")
 	_, rest, _ = strings.Cut(rest, "\n") // the fence's language
@@ -47,19 +47,19 @@ func TestReadmeSimOutput(t *testing.T) {
 		}
 		return out
 	}
-	want := drop(readmeBlock(t, "`hwgen sim` prints:"))
+	want := drop(docBlock(t, "README.md", "`hwgen sim` prints:"))
 	got := drop(strings.Split(strings.TrimSuffix(stdout, "\n"), "\n"))
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("README sample (-readme +hwgen sim):\n%s", diff)
 	}
 }
 
-// The README's Verilator lint of an emitted file list works as written,
-// from the directory that holds rtl/.
-func TestReadmeLintCommand(t *testing.T) {
+// The Verilator lint of an emitted file list in docs/cli.md works as
+// written, from the directory that holds rtl/.
+func TestDocsLintCommand(t *testing.T) {
 	tooltest.Need(t, "verilator")
 	var emit, lint string
-	for _, l := range readmeBlock(t, "Use the emitted file list with any tool:") {
+	for _, l := range docBlock(t, "docs/cli.md", "Use the emitted file list with any tool:") {
 		switch {
 		case strings.HasPrefix(l, "hwgen emit "):
 			emit = l
@@ -68,7 +68,7 @@ func TestReadmeLintCommand(t *testing.T) {
 		}
 	}
 	if emit == "" || lint == "" {
-		t.Fatalf("README block lacks the emit or the lint line")
+		t.Fatalf("docs/cli.md block lacks the emit or the lint line")
 	}
 	dir := t.TempDir()
 	t.Chdir(dir)

@@ -49,25 +49,9 @@ other layers. Prints the per-layer quantization, the float and the
 dequantized logits with their top-1 classes, the largest difference, cycles
 and MAC utilization.
 
-Ops (batch 1, int8 with per-channel weights):
-  Conv, Gemm, MatMul   by constant weights (Gemm: transA 0, alpha and beta·C
-                       folded), with a following bias Add, Relu and Clip fused
-  MaxPool, AveragePool symmetric pads, equal strides, ceil_mode 0
-                       (AveragePool: count_include_pad 1, or no pads)
-  GlobalAveragePool, GlobalMaxPool   a pool of the whole plane, or a
-                       per-channel reduce (sum, max)
-  ReduceSum, ReduceMean, ReduceMax   over the plane (axes 2,3) or across
-                       rows (axis 2): a pool of the window, or a planar reduce
-  Sqrt, Reciprocal     after a ReduceSum/ReduceMean/ReduceMax (the reduce's
-                       post function), or of one value per channel
-  Add, Min, Max        of two values of one shape, rescaled (Min, Max: eltwise);
-                       Min, Max of a value and one constant: a clamp (Max(x, 0) is a ReLU)
-  Relu, Clip, Abs      alone: a requantization (Abs: eltwise abs)
-  Flatten, Reshape, Squeeze, Unsqueeze   of [1,C,H,W] to [1,C·H·W]
-  Transpose            of a Gemm or MatMul result (perm [1 0])
-  constant subgraphs   folded: Constant, Shape, Gather, Unsqueeze, Squeeze,
-                       Concat, Slice, Cast, Reshape, Transpose of constants
-Anything else is one line naming the node, the op and what is supported
+Ops (batch 1, int8 with per-channel weights; docs/onnx-ops.md has the table):
+` + opsHelp(npuOps) + opsHelp(foldedOps) + // from onnx.OpTable
+		`Anything else is one line naming the node, the op and what is supported
 (exit status 2).
 
   hwgen run --model frontend/onnx/testdata/mnist-7.onnx

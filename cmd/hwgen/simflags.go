@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/workload"
 )
 
 // Flags of hwgen sim that a run would ignore, and explicit zeros, are
@@ -81,7 +81,7 @@ func (f tensorFlags) checkOp() error {
 	if op == "" {
 		op = "gemm"
 	}
-	if fields := compiler.Fields(op); fields != nil {
+	if fields := workload.Fields(op); fields != nil {
 		for _, name := range sortedKeys(given) {
 			if !slices.Contains(fields, name) {
 				flag := fmt.Sprintf("--%s %v", name, given[name])

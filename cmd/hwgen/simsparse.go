@@ -9,28 +9,26 @@ import (
 	"github.com/hwgen/hwgen/compiler/sparseconv"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
+	"github.com/hwgen/hwgen/workload"
 )
 
-// defaultSparseUnits is the sparse engine's units when --accel sparse
-// or auto runs on an NPU configured without one.
-const defaultSparseUnits = 4
-
 // withSparse is cfg with the sparse engine: --units as sparse_units, or
-// defaultSparseUnits when the configuration has none.
+// the configuration's, else workload.DefaultSparseUnits.
 func (c *simCmd) withSparse(cfg npu.Config) (npu.Config, error) {
+	cfg, err := workload.SparseConfig(cfg, c.Units)
+	return cfg, c.unitsError(err)
+}
+
+// unitsError is a usage error of an NPU configuration with the sparse
+// engine (naming --units when it was given), or nil.
+func (c *simCmd) unitsError(err error) error {
+	if err == nil {
+		return nil
+	}
 	if c.Units != 0 {
-		cfg.SparseUnits = c.Units
+		return usageError{fmt.Errorf("--units: %w", err)}
 	}
-	if cfg.SparseUnits == 0 {
-		cfg.SparseUnits = defaultSparseUnits
-	}
-	if err := cfg.Validate(); err != nil {
-		if c.Units != 0 {
-			return cfg, usageError{fmt.Errorf("--units: %w", err)}
-		}
-		return cfg, usageError{err}
-	}
-	return cfg, nil
+	return usageError{err}
 }
 
 // runSparse runs a conv2d workload on the NPU's sparse engine.
@@ -82,15 +80,14 @@ func (c *simCmd) sparseSplit() (sparseconv.Split, error) {
 
 // compileSparse compiles the conv2d workload w with inputs in for the
 // sparse engine of cfg.
-func (c *simCmd) compileSparse(cfg npu.Config, w compiler.Workload, in map[string]*golden.Tensor) (*compiler.Program, *sparseconv.Program, error) {
+func (c *simCmd) compileSparse(cfg npu.Config, w workload.Workload, in map[string]*golden.Tensor) (*compiler.Program, *sparseconv.Program, error) {
 	split, err := c.sparseSplit()
 	if err != nil {
 		return nil, nil, err
 	}
-	conv := sparseconv.Conv{C: w.C, H: w.H, W: w.W, Cout: w.Cout, KH: w.Kernel, KW: w.Kernel, Stride: w.Stride, PadH: *w.Pad, PadW: *w.Pad}
-	prog, sp, err := compiler.CompileSparse(cfg, conv, in["x"].Data, in["w"].Data, split, "y")
+	prog, sp, err := w.CompileSparse(cfg, in, split)
 	if err != nil {
-		return nil, nil, usageError{fmt.Errorf("compile conv2d for the sparse engine: %w", err)}
+		return nil, nil, usageError{err}
 	}
 	return prog, sp, nil
 }
@@ -98,9 +95,9 @@ func (c *simCmd) compileSparse(cfg npu.Config, w compiler.Workload, in map[strin
 // runSparseProgram runs prog on the NPU, reports and checks it against
 // the golden model; --timeline, --vcd and --engine verilator work as for
 // the NE.
-func (c *simCmd) runSparseProgram(cfg npu.Config, w compiler.Workload, prog *compiler.Program, sp *sparseconv.Program, in map[string]*golden.Tensor) error {
+func (c *simCmd) runSparseProgram(cfg npu.Config, w workload.Workload, prog *compiler.Program, sp *sparseconv.Program, in map[string]*golden.Tensor) error {
 	conv, scfg := sp.Conv, sp.Config
-	want, err := compiler.Conv2DRef(in["x"], in["w"], conv.Stride, conv.PadH, conv.PadW, golden.S(scfg.AccWidth))
+	want, err := golden.Conv2D(in["x"], in["w"], conv.Stride, conv.PadH, conv.PadW, golden.S(scfg.AccWidth))
 	if err != nil {
 		return err
 	}
@@ -180,46 +177,24 @@ func reportSparse(p *sparseconv.Program, r *host.Result) {
 }
 
 // pickSparse decides --accel auto for a conv2d compiled for the NE as
-// dense: the sparse program (on cfg with the sparse engine) when its
-// estimated cycles (the compiler's list schedule of its tasks: a weight
-// record a cycle on each unit, a line a cycle on each DMA engine) are
-// below the NE program's ideal cycles
-// (its MACs over the array's), nil otherwise. It prints the reason
-// either way.
-func (c *simCmd) pickSparse(cfg npu.Config, w compiler.Workload, in map[string]*golden.Tensor, dense *compiler.Program) (npu.Config, *compiler.Program, *sparseconv.Program, error) {
-	if w.Op != "conv2d" || c.Engines != nil && *c.Engines > 1 {
-		fmt.Printf("accel     auto: npu (only a single-engine conv2d may go to the sparse engine)\n")
-		return cfg, nil, nil, nil
-	}
-	if c.Shift != 0 || c.Relu {
-		fmt.Printf("accel     auto: npu (--shift or --relu asks for requantized int8 results; the sparse engine gives the int32 sums)\n")
-		return cfg, nil, nil, nil
-	}
-	scfg, err := c.withSparse(cfg)
+// dense (workload.PickAccel) and prints the choice with its reason: the
+// sparse engine's configuration and programs, or nil programs for the NE.
+func (c *simCmd) pickSparse(cfg npu.Config, w workload.Workload, in map[string]*golden.Tensor, dense *compiler.Program) (npu.Config, *compiler.Program, *sparseconv.Program, error) {
+	split, err := c.sparseSplit()
 	if err != nil {
 		return cfg, nil, nil, err
 	}
-	var nnz int
-	for _, v := range in["x"].Data {
-		if v != 0 {
-			nnz++
-		}
+	run := workload.AccelRun{Requant: c.Shift != 0 || c.Relu, Units: c.Units, Split: split}
+	if c.Engines != nil {
+		run.Engines = *c.Engines
 	}
-	density := 100 * float64(nnz) / float64(max(len(in["x"].Data), 1))
-	prog, sp, err := c.compileSparse(scfg, w, in)
+	a, err := workload.PickAccel(cfg, w, in, dense, run)
 	if err != nil {
-		fmt.Printf("accel     auto: npu (the conv does not map onto the sparse engine: %v)\n", err)
+		return cfg, nil, nil, c.unitsError(err)
+	}
+	fmt.Printf("accel     auto: %s\n", a)
+	if !a.Sparse {
 		return cfg, nil, nil, nil
 	}
-	est := prog.Ideal // the units' records and the DMA engines' lines, scheduled
-	pick, cmpWord := "npu", "not below"
-	if est < dense.Ideal {
-		pick, cmpWord = "sparse", "below"
-	}
-	fmt.Printf("accel     auto: %s (input density %.1f%%: an estimated %d cycles on the sparse engine, %d×%d, %s the NE's ideal %d)\n",
-		pick, density, est, scfg.SparseUnits, scfg.SparseLanes, cmpWord, dense.Ideal)
-	if pick == "npu" {
-		return cfg, nil, nil, nil
-	}
-	return scfg, prog, sp, nil
+	return a.Config, a.Program, a.SparseProgram, nil
 }

@@ -10,7 +10,7 @@ import (
 
 // vcdFilterFlags narrow a --vcd waveform (hwgen sim and run).
 type vcdFilterFlags struct {
-	VCDScope string `name:"vcd-scope" help:"With --vcd: trace only this instance and those below it, a dotted path below the top (e.g. ne0 or ne0.array; 'hwgen emit verilog' names the instances). The whole design when not given." placeholder:"PATH"`
+	VCDScope string `name:"vcd-scope" help:"With --vcd: trace only this instance and those below it, a dotted path below the top (e.g. npu.nec, the NE of the NPU's simulation top, or npu.nec.array; 'hwgen emit verilog' names the instances). The whole design when not given." placeholder:"PATH"`
 	VCDDepth int    `name:"vcd-depth" help:"With --vcd: trace only this many levels of instances below --vcd-scope (0: its own signals only). Every level when not given." default:"-1" placeholder:"N"`
 }
 

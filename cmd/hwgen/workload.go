@@ -15,12 +15,12 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/compiler/multi"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
 	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/verify"
+	"github.com/hwgen/hwgen/workload"
 )
 
 // tensorFlags describe a tensor workload: its operation, shapes and
@@ -64,7 +64,7 @@ type workloadFlags struct {
 // workload assembles the workload from the file and the flags; unless
 // it runs on the sparse engine, it must fit the configured NPU's external
 // memory.
-func (c *simCmd) workload() (compiler.Workload, map[string]*golden.Tensor, error) {
+func (c *simCmd) workload() (workload.Workload, map[string]*golden.Tensor, error) {
 	w, err := c.tensorFlags.assemble(c.Seed)
 	if err != nil {
 		return w, nil, err
@@ -83,8 +83,8 @@ func (c *simCmd) workload() (compiler.Workload, map[string]*golden.Tensor, error
 
 // assemble is the workload of the --workload file with the flags laid
 // over it (shapes not given still 0: resolve fills them).
-func (f tensorFlags) assemble(seed uint64) (compiler.Workload, error) {
-	var w compiler.Workload
+func (f tensorFlags) assemble(seed uint64) (workload.Workload, error) {
+	var w workload.Workload
 	if f.Workload != "" {
 		data, err := os.ReadFile(f.Workload)
 		if err != nil {
@@ -159,14 +159,14 @@ func (f tensorFlags) assemble(seed uint64) (compiler.Workload, error) {
 	if err := w.CheckFields(); err != nil {
 		return w, usagef("--workload %s: %v", f.Workload, err) // the flags were checked before
 	}
-	if !slices.Contains(compiler.Ops, w.Op) {
+	if !slices.Contains(workload.Ops, w.Op) {
 		src := "--op " + w.Op
 		if f.Op == "" {
 			src = fmt.Sprintf("--workload %s: op = %q", f.Workload, w.Op)
 		}
-		return w, usagef("%s is not allowed: want one of %s", src, strings.Join(compiler.Ops, ", "))
+		return w, usagef("%s is not allowed: want one of %s", src, strings.Join(workload.Ops, ", "))
 	}
-	names := (compiler.Workload{Op: w.Op, Fn: w.Fn}).InputNames()
+	names := (workload.Workload{Op: w.Op, Fn: w.Fn}).InputNames()
 	for name := range w.Inputs {
 		if !slices.Contains(names, name) {
 			return w, usagef("--in %s: %s has no tensor %q (it has %s)", name, w.Op, name, strings.Join(names, ", "))
@@ -177,7 +177,7 @@ func (f tensorFlags) assemble(seed uint64) (compiler.Workload, error) {
 
 // resolve reads the --in files as cfg's elements, takes the shapes not
 // given from them, else the defaults, and checks the whole workload.
-func (f tensorFlags) resolve(w compiler.Workload, cfg npu.Config) (compiler.Workload, map[string]*golden.Tensor, error) {
+func (f tensorFlags) resolve(w workload.Workload, cfg npu.Config) (workload.Workload, map[string]*golden.Tensor, error) {
 	elem := golden.S(cfg.ElemWidth)
 	given := map[string]*golden.Tensor{}
 	shapes := map[string][]int{}
@@ -203,7 +203,7 @@ func (f tensorFlags) resolve(w compiler.Workload, cfg npu.Config) (compiler.Work
 
 // fitsExtMem says whether the input tensors of w fit the external memory
 // of cfg (a usage error when not).
-func fitsExtMem(w compiler.Workload, cfg npu.Config) error {
+func fitsExtMem(w workload.Workload, cfg npu.Config) error {
 	if need, have := w.MinExtLines(cfg.Rows), int64(1)<<cfg.ExtAddrWidth; need > have {
 		return usagef("%s: its input tensors alone need at least %d lines of external memory (%d int%d elements a line); ext_addr_width = %d gives %d lines (allowed: up to 24, --set ext_addr_width=N)",
 			describe(w), need, cfg.Rows, cfg.ElemWidth, cfg.ExtAddrWidth, have)
@@ -362,7 +362,7 @@ func pct(a uint64, b int) float64 {
 	return 100 * float64(a) / float64(b)
 }
 
-func describe(w compiler.Workload) string {
+func describe(w workload.Workload) string {
 	switch w.Op {
 	case "gemm":
 		return fmt.Sprintf("gemm %d×%d×%d (seed %d)", w.M, w.K, w.N, w.Seed)

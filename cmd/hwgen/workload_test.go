@@ -8,15 +8,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/workload"
 )
 
 // .npy tensors in, the result out: hwgen sim reads the inputs, writes
 // y.npy and y.golden.npy, and they equal the golden model of the inputs.
 func TestSimNPYRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	w := compiler.Workload{Op: "conv2d", C: 5, H: 6, W: 7, Cout: 3, Kernel: 3, Seed: 9}.WithDefaults()
+	w := workload.Workload{Op: "conv2d", C: 5, H: 6, W: 7, Cout: 3, Kernel: 3, Seed: 9}.WithDefaults()
 	in := w.RandomInputs(nil)
 	elem := golden.S(8)
 	for name, tens := range in {

@@ -9,11 +9,12 @@
 // engine i's slice (state addresses + i·state_depth, weight rows +
 // i·weight_depth, psum entries + i·psum_depth), into its own region of
 // external memory, and its NE tasks name engine i. The band programs are
-// merged into one program for task queue 0 (see Merge below for why one
-// queue); the host runs it unchanged (host.Run) and Program.Stitch puts
-// the bands' outputs together (partition.Stitch). The result is
-// bit-identical to the single-engine run: every output pixel is computed
-// by one band from the same inputs, weights and requantization.
+// merged into one program for task queue 0 (see "Merge, or a queue per
+// band" below for why one queue); the host runs it unchanged (host.Run)
+// and Program.Stitch puts the bands' outputs together
+// (partition.Stitch). The result is bit-identical to the single-engine
+// run: every output pixel is computed by one band from the same inputs,
+// weights and requantization.
 //
 // # Merge, or a queue per band
 //
@@ -197,14 +198,6 @@ func (p *Program) Stitch(outs map[string]*golden.Tensor) (*golden.Tensor, error)
 	return &golden.Tensor{Shape: []int{p.Cout, p.Plan.OH, p.Plan.OW}, Data: data}, nil
 }
 
-// Merge relocates band program i (compiled for cfg.Slice()) into engine
-// i's slice and its own external-memory region and merges the bands
-// into one program for cfg (package documentation). It returns the
-// program and each band's first external line.
-func Merge(cfg npu.Config, bands []*compiler.Program) (*compiler.Program, []int, error) {
-	return merge(cfg, bands, false)
-}
-
 // Networks runs independent programs side by side: program i (compiled
 // for cfg.Slice()) is relocated into engine i's slice and its own
 // external-memory region, as a band is, and goes to task queue i with
@@ -216,8 +209,11 @@ func Networks(cfg npu.Config, progs []*compiler.Program) (*compiler.Program, err
 	return p, err
 }
 
-// merge is Merge; with perQueue band i keeps its IDs and goes to queue
-// i, in the same push order.
+// merge relocates band program i (compiled for cfg.Slice()) into engine
+// i's slice and its own external-memory region and merges the bands
+// into one program for cfg (package documentation); with perQueue band i
+// keeps its IDs and goes to queue i, in the same push order. It returns
+// the program and each band's first external line.
 func merge(cfg npu.Config, bands []*compiler.Program, perQueue bool) (*compiler.Program, []int, error) {
 	if len(bands) > cfg.Engines {
 		return nil, nil, fmt.Errorf("multi: %d bands for %d engines", len(bands), cfg.Engines)

@@ -10,7 +10,7 @@ import (
 )
 
 // Per-channel requantization is refused across engines, whether asked of
-// Conv2D or found in the band programs given to Merge.
+// Conv2D or found in the band programs given to merge.
 func TestPerChannelRefused(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	x, w := sparseMap(rng, 2, 8, 6, 0.5, false), weights(rng, 3, 2, 3)
@@ -27,7 +27,7 @@ func TestPerChannelRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Merge(cfg, []*compiler.Program{band, band}); err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("Merge: err = %v, want %q", err, want)
+	if _, _, err := merge(cfg, []*compiler.Program{band, band}, false); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("merge: err = %v, want %q", err, want)
 	}
 }

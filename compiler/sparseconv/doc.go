@@ -10,6 +10,8 @@
 // its buffer sets hold (compiler.CompileSparse makes the descriptors and
 // the external-memory image of the NPU program from them). Stitch puts the
 // units' planes together; Model runs the same program without hardware
-// (the scatter, x + (K−1−w) cropped to the strided output grid), so the
-// mapping is checked on its own against the dense golden model.
+// (the scatter, x + (K−1−w) cropped to the strided output grid, with
+// isa/machine's Scatter, the model the reference machine's sparse conv
+// task runs too), so the mapping is checked on its own against the dense
+// golden model.
 package sparseconv

@@ -5,6 +5,7 @@ import (
 	"math/big"
 
 	"github.com/hwgen/hwgen/compiler/partition"
+	"github.com/hwgen/hwgen/isa/machine"
 )
 
 // Planes are a unit's read-out: Planes[t][y·OW+x][j] is output channel
@@ -12,38 +13,27 @@ import (
 // holds it (wrapped to AccWidth, signed).
 type Planes [][][]int64
 
-// Model runs unit i's program without hardware: every entry meets every
+// Model runs unit i's program without hardware, pass by pass, with the
+// sparse engine's one model (machine.Scatter): every entry meets every
 // record of its channel's weight list; the product of lane j lands at
 // (row − ky, col − kx) of the stride-1 valid correlation, kept when it is
 // on the stride's grid inside the plane.
-func (p *Program) Model(i int) Planes {
-	cfg, u := p.Config, p.Units[i]
-	el, wl, tl := cfg.Entry(), cfg.Weight(), cfg.Table()
-	s := p.Conv.Stride
+func (p *Program) Model(i int) (Planes, error) {
+	u := p.Units[i]
+	r := machine.SparseRecords{Entries: u.Entries, Weights: p.Weights, Table: p.Table}
 	out := make(Planes, p.Passes)
 	for t := range p.Passes {
 		acc := make([][]int64, u.OH*u.OW)
 		for a := range acc {
-			acc[a] = make([]int64, cfg.Lanes)
+			acc[a] = make([]int64, p.Config.Lanes)
 		}
-		for _, e := range u.Entries {
-			f := el.Unpack(e) // value, channel, row, col
-			tab := tl.Unpack(p.Table[t*p.Conv.C+int(f[1])])
-			for k := tab[0]; k < tab[0]+tab[1]; k++ {
-				wr := wl.Unpack(p.Weights[k])
-				ty, tx := int(f[2]-wr[0]), int(f[3]-wr[1])
-				if ty < 0 || tx < 0 || ty%s != 0 || tx%s != 0 || ty/s >= u.OH || tx/s >= u.OW {
-					continue
-				}
-				a := acc[ty/s*u.OW+tx/s]
-				for j := range cfg.Lanes {
-					a[j] = wrap(a[j]+f[0]*wr[2+j], cfg.AccWidth)
-				}
-			}
+		pass := machine.ScatterPass{OH: u.OH, OW: u.OW, Stride: p.Conv.Stride, TBase: t * p.Conv.C}
+		if _, err := machine.Scatter(p.Config.Sizes, r, pass, acc, nil); err != nil {
+			return nil, fmt.Errorf("sparseconv: unit %d, pass %d: %w", i, t, err)
 		}
 		out[t] = acc
 	}
-	return out
+	return out, nil
 }
 
 func wrap(v int64, w int) int64 {

@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	hw "github.com/hwgen/hwgen/blocks/sparse"
-	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/compiler/sparseconv"
 	"github.com/hwgen/hwgen/golden"
 )
@@ -35,7 +34,7 @@ func dense(t *testing.T, c sparseconv.Conv, x, w []int64) []int64 {
 	if c.PadH != c.PadW {
 		t.Fatal("the golden model pads both axes alike here")
 	}
-	y, err := compiler.Conv2DRef(xt, wt, c.Stride, c.PadH, c.PadW, golden.S(32))
+	y, err := golden.Conv2D(xt, wt, c.Stride, c.PadH, c.PadW, golden.S(32))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +78,11 @@ func TestModelMatchesDense(t *testing.T) {
 			var planes []sparseconv.Planes
 			var mults int64
 			for u := range p.Units {
-				planes = append(planes, p.Model(u))
+				pl, err := p.Model(u)
+				if err != nil {
+					t.Fatal(err)
+				}
+				planes = append(planes, pl)
 				mults += p.Mults(u)
 			}
 			got, err := p.Stitch(planes)

@@ -15,13 +15,9 @@ import (
 // DefaultDir is where Debian's libonnx-testdata puts the node tests.
 const DefaultDir = "/usr/share/libonnx-testdata/data/node"
 
-// Ops are the operators whose tests the runner takes, in table order.
-var Ops = []string{
-	"ConvInteger", "MatMulInteger", "QLinearConv", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear",
-	"Conv", "Gemm", "MatMul", "Add", "Min", "Max", "Relu", "Clip", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
-	"ReduceSum", "ReduceMean", "ReduceMax", "Sqrt", "Reciprocal",
-	"Flatten", "Reshape", "Transpose",
-}
+// Ops are the operators whose tests the runner takes, in table order:
+// those onnx.OpTable marks Conformance (a test keeps mappers in step).
+var Ops = onnx.OpNames(func(o onnx.Op) bool { return o.Conformance })
 
 // Case is one node test: its model and first data set.
 type Case struct {

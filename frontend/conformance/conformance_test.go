@@ -2,8 +2,10 @@ package conformance
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -198,4 +200,79 @@ func TestGlobalMaxPoolMapped(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The runner's mappers are those of the ops onnx.OpTable marks
+// Conformance, and Ops lists those ops in table order.
+func TestMappersMatchTable(t *testing.T) {
+	var have []string
+	for op := range mappers {
+		have = append(have, op)
+	}
+	slices.Sort(have)
+	want := onnx.OpNames(func(o onnx.Op) bool { return o.Conformance })
+	if d := cmp.Diff(want, Ops); d != "" {
+		t.Errorf("Ops (-table +Ops):\n%s", d)
+	}
+	slices.Sort(want)
+	if d := cmp.Diff(want, have); d != "" {
+		t.Errorf("mappers (-table Conformance ops +mapped):\n%s", d)
+	}
+}
+
+// Abs maps onto the planar engine's eltwise abs: integer data (−128
+// among it, whose magnitude needs a 9-bit element) passes exactly on the
+// reference machine and on the Go simulator; the official test_abs, of
+// random float data, is unsupported and says why.
+func TestAbsMapped(t *testing.T) {
+	data, err := onnxtest.New(13).Input("x", 2, 3).Output("y").Node("a", "Abs", []string{"x"}, "y").Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := onnx.Load(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := func(p *compiler.Program) (map[string]*golden.Tensor, error) {
+		res, err := host.Run(p.Config, p)
+		if err != nil {
+			return nil, err
+		}
+		return res.Outputs, nil
+	}
+	tests := []struct {
+		name   string
+		x      []float32
+		engine Engine
+		want   string
+	}{
+		{"int8 range, reference machine", []float32{-3, 0, 5, -128, 127, -1}, Interp, "planar eltwise abs; elem_width 9; 6 elements exact"},
+		{"int8 range, Go simulator", []float32{-3, 0, 5, -128, 127, -1}, sim, "planar eltwise abs; elem_width 9; 6 elements exact"},
+		{"small values, Go simulator", []float32{-3, 0, 5, -7, 2, -1}, sim, "planar eltwise abs; elem_width 8; 6 elements exact"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			y := make([]float32, len(tt.x))
+			for i, v := range tt.x {
+				y[i] = float32(math.Abs(float64(v)))
+			}
+			c := &Case{Name: "abs " + tt.name, Op: "Abs", Model: m,
+				Inputs:  []*onnx.Tensor{{DType: onnx.Float32, Dims: []int64{2, 3}, Float32: tt.x}},
+				Outputs: []*onnx.Tensor{{DType: onnx.Float32, Dims: []int64{2, 3}, Float32: y}}}
+			r := Run(c, npu.DefaultConfig(), tt.engine)
+			if d := cmp.Diff(Result{Name: c.Name, Op: "Abs", Status: Pass, Detail: tt.want}, r); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+	t.Run("test_abs", func(t *testing.T) {
+		needData(t)
+		c, err := Load(filepath.Join(DefaultDir, "test_abs"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := Run(c, npu.DefaultConfig(), Interp); r.Status != Unsupported || !strings.Contains(r.Detail, "is not an integer") {
+			t.Errorf("%s: %s; want unsupported, data not integers", r.Status, r.Detail)
+		}
+	})
 }

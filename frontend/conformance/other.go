@@ -90,6 +90,9 @@ func eltTest(c *Case, base npu.Config) (*job, *Result, error) {
 	case "Relu":
 		g.Output("y", g.Requant(in, golden.Requant{Scale: 1, Relu: true}))
 		note = "post-processor ReLU"
+	case "Abs":
+		g.Output("y", g.Abs(in, golden.Requant{Scale: 1}))
+		note = "planar eltwise abs"
 	case "Clip":
 		lo, hi, err := clipBounds(c, n, x.Data)
 		if err != nil {

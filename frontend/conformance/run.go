@@ -56,11 +56,13 @@ type job struct {
 // (a nil job and a Result).
 type mapper func(c *Case, base npu.Config) (*job, *Result, error)
 
+// mappers is the mapper of every op of Ops, keyed by op name (a test
+// keeps the keys and onnx.OpTable in step).
 var mappers = map[string]mapper{
 	"ConvInteger": convTest, "QLinearConv": convTest, "Conv": convTest,
 	"MatMulInteger": gemmTest, "QLinearMatMul": gemmTest, "MatMul": gemmTest, "Gemm": gemmTest,
 	"MaxPool": poolTest, "AveragePool": poolTest, "GlobalAveragePool": poolTest, "GlobalMaxPool": poolTest,
-	"Add": eltTest, "Min": eltTest, "Max": eltTest, "Relu": eltTest, "Clip": eltTest,
+	"Add": eltTest, "Min": eltTest, "Max": eltTest, "Relu": eltTest, "Clip": eltTest, "Abs": eltTest,
 	"ReduceSum": reduceTest, "ReduceMean": reduceTest, "ReduceMax": reduceTest,
 	"Sqrt": postTest, "Reciprocal": postTest,
 	"Transpose":        transposeTest,

@@ -9,7 +9,8 @@
 // constant: the Shape/Gather/Unsqueeze/Concat of PyTorch's
 // x.view(x.size(0), -1), Slice, Cast, Squeeze, a Transpose or Reshape of
 // weights), quantizes each Conv's, Gemm's and MatMul's weights per output
-// channel (package quant), and maps the rest node by node:
+// channel (package quant), and maps the rest node by node (the ops
+// onnx.OpTable marks NPU, which are Ops):
 //
 //	Conv [+ Add bias] [+ Relu] [+ Clip]   → Conv2D, per-channel requantization,
 //	                                        the bias folded into it, the ReLU
@@ -43,6 +44,7 @@
 //	Min, Max of a value and a one-element constant
 //	                                      → Requant with the constant as the clamp bound
 //	Relu, Clip alone                      → Requant with ReLU or the clamp
+//	Abs                                   → Eltwise abs, then the requantization
 //	Reshape/Flatten/Squeeze/Unsqueeze of [1,C,H,W] to [1,C·H·W]
 //	                                      → Flatten
 //	Transpose of a Gemm/MatMul result     → Transpose (a view: free)

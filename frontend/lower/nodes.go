@@ -18,52 +18,49 @@ func (l *lowering) node(n *onnx.Node) error {
 	if len(n.Inputs) == 0 || len(n.Outputs) != 1 {
 		return fmt.Errorf("%d inputs and %d outputs, want at least one and one", len(n.Inputs), len(n.Outputs))
 	}
-	switch n.OpType {
-	case "Reshape":
-		return l.flatten(n) // a reshape of a constant is folded
-	case "Flatten":
+	f, ok := lowerings[n.OpType]
+	if !ok {
+		return fmt.Errorf("op not supported by the lowering; supported: %s", strings.Join(Ops, ", "))
+	}
+	return f(l, n)
+}
+
+// Ops are the ops the lowering maps: those onnx.OpTable marks NPU
+// (constant subgraphs of any onnx.FloatOps op are folded before).
+var Ops = onnx.OpNames(func(o onnx.Op) bool { return o.NPU })
+
+// lowerings is the lowering's dispatch: how each op of Ops is lowered,
+// keyed by op name (a test keeps the keys and onnx.OpTable in step).
+var lowerings = map[string]func(l *lowering, n *onnx.Node) error{
+	"Reshape": (*lowering).flatten, // a reshape of a constant is folded
+	"Flatten": func(l *lowering, n *onnx.Node) error {
 		if a := n.Int("axis", 1); a != 1 {
 			return fmt.Errorf("axis %d: only 1 is supported", a)
 		}
 		return l.flatten(n)
-	case "MaxPool":
-		return l.maxPool(n)
-	case "Conv":
-		return l.conv(n)
-	case "MatMul":
-		return l.matMul(n)
-	case "Gemm":
-		return l.gemm(n)
-	case "AveragePool":
-		return l.avgPool(n)
-	case "GlobalAveragePool":
-		return l.globalPool(n, false)
-	case "GlobalMaxPool":
-		return l.globalPool(n, true)
-	case "Relu", "Clip", "Abs":
-		return l.requantOnly(n)
-	case "Add":
-		return l.residual(n)
-	case "Min":
-		return l.binary(n, golden.EltMin)
-	case "Max":
-		return l.binary(n, golden.EltMax)
-	case "ReduceSum", "ReduceMean", "ReduceMax":
-		return l.reduce(n)
-	case "Sqrt", "Reciprocal":
-		return l.postOnly(n)
-	case "Transpose":
-		return l.transposeData(n)
-	case "Squeeze", "Unsqueeze":
-		return l.flatten(n)
-	}
-	return fmt.Errorf("op not supported by the lowering; supported: %s", strings.Join(Ops, ", "))
+	},
+	"Squeeze":           (*lowering).flatten,
+	"Unsqueeze":         (*lowering).flatten,
+	"MaxPool":           (*lowering).maxPool,
+	"Conv":              (*lowering).conv,
+	"MatMul":            (*lowering).matMul,
+	"Gemm":              (*lowering).gemm,
+	"AveragePool":       (*lowering).avgPool,
+	"GlobalAveragePool": func(l *lowering, n *onnx.Node) error { return l.globalPool(n, false) },
+	"GlobalMaxPool":     func(l *lowering, n *onnx.Node) error { return l.globalPool(n, true) },
+	"Relu":              (*lowering).requantOnly,
+	"Clip":              (*lowering).requantOnly,
+	"Abs":               (*lowering).requantOnly,
+	"Add":               (*lowering).residual,
+	"Min":               func(l *lowering, n *onnx.Node) error { return l.binary(n, golden.EltMin) },
+	"Max":               func(l *lowering, n *onnx.Node) error { return l.binary(n, golden.EltMax) },
+	"ReduceSum":         (*lowering).reduce,
+	"ReduceMean":        (*lowering).reduce,
+	"ReduceMax":         (*lowering).reduce,
+	"Sqrt":              (*lowering).postOnly,
+	"Reciprocal":        (*lowering).postOnly,
+	"Transpose":         (*lowering).transposeData,
 }
-
-// Ops are the ops the lowering maps (constant subgraphs of any FloatOps op
-// are folded before).
-var Ops = []string{"Conv", "Gemm", "MatMul", "Add", "Min", "Max", "Relu", "Clip", "Abs", "MaxPool", "AveragePool", "GlobalAveragePool",
-	"GlobalMaxPool", "ReduceSum", "ReduceMean", "ReduceMax", "Sqrt", "Reciprocal", "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Transpose"}
 
 // input is the lowered value n reads as its data input, with its scale.
 func (l *lowering) input(n *onnx.Node) (string, float64, error) {

@@ -8,13 +8,18 @@
 // first op or element type outside what hwgen supports (SupportedOps,
 // SupportedDTypes), one problem per error line.
 //
+// OpTable is the one list of the ONNX ops hwgen supports, with what each
+// part of the frontend does with each; SupportedOps, FloatOps, the
+// lowering's and the conformance runner's lists, the help texts of hwgen
+// run and hwgen conformance, and docs/onnx-ops.md (go generate) derive from
+// it.
+//
 // Graph.Execute and Graph.Run evaluate a graph in float for the ops
-// FloatOps lists (mnist-7's, Gemm, Clip, AveragePool, GlobalAveragePool,
-// GlobalMaxPool, ReduceSum, ReduceMean, ReduceMax, Sqrt, Reciprocal, Min,
-// Max, Transpose and the shape
-// computations exporters emit: Constant, Shape, Gather, Unsqueeze,
-// Squeeze, Concat, Slice, Cast), after the ONNX operator spec for opsets
-// 7 to 18: a plain, slow reference executor that quantized results are
+// FloatOps lists (mnist-7's, the other ops the NPU takes, and the shape
+// computations exporters emit, such as the Shape, Gather, Unsqueeze,
+// Concat and Reshape of PyTorch's x.view(x.size(0), -1)), after the ONNX
+// operator spec for opsets MinOpset to MaxOpset (7 to 18): a plain, slow
+// reference executor that quantized results are
 // checked against and that calibration runs on.
 // Integer values (shapes, indices) travel as Array.Ints, exactly.
 //

@@ -114,11 +114,13 @@ func TestCheckErrors(t *testing.T) {
 		want []string
 	}{
 		{"unsupported op", tiny(t, 13, onnxpb.TensorProto_FLOAT, []*onnxpb.NodeProto{node("c", "Conv"), node("sm", "Softmax")}, nil),
-			[]string{`node 1 "sm" (Softmax)`, "op Softmax not supported", "supported ops: Conv, Gemm, MatMul", "MatMulInteger"}},
+			[]string{`node 1 "sm" (Softmax)`, "op Softmax not supported", "supported ops: ConvInteger, MatMulInteger, ", ", Conv, Gemm, MatMul, ", ", Cast"}},
 		{"unsupported op, unnamed node", tiny(t, 13, onnxpb.TensorProto_FLOAT, []*onnxpb.NodeProto{unnamed}, nil),
 			[]string{"node 0 (Softmax)", "op Softmax not supported"}},
 		{"op of another domain", tiny(t, 13, onnxpb.TensorProto_FLOAT, []*onnxpb.NodeProto{custom}, nil),
 			[]string{`node 0 "q" (com.microsoft.QGemm)`, "not supported"}},
+		{"op older than its opset", tiny(t, 9, onnxpb.TensorProto_FLOAT, []*onnxpb.NodeProto{node("q", "QuantizeLinear")}, nil),
+			[]string{`node 0 "q" (QuantizeLinear)`, "op QuantizeLinear in default-domain opset 9 not supported; supported: opsets 10 to 18"}},
 		{"float16 input", tiny(t, 13, onnxpb.TensorProto_FLOAT16, []*onnxpb.NodeProto{node("r", "Relu")}, nil),
 			[]string{`graph input "x"`, "element type FLOAT16 not supported", "supported: FLOAT, INT8"}},
 	}

@@ -102,24 +102,17 @@ func (g *Graph) Execute(inputs map[string]*Array) (map[string]*Array, error) {
 	return env, nil
 }
 
-// FloatOps are the ops Execute runs: those of mnist-7, Gemm, Clip, the
-// average pools, GlobalMaxPool, Transpose, the reductions ReduceSum,
-// ReduceMean and ReduceMax, Sqrt, Reciprocal, Min, Max, and the ops of the shape computations that
-// exporters emit (PyTorch's x.view(x.size(0), -1): Shape, Gather,
-// Unsqueeze, Concat, then a Reshape reading the computed shape).
-var FloatOps = []string{
-	"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip", "Abs",
-	"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
-	"ReduceSum", "ReduceMean", "ReduceMax", "Sqrt", "Reciprocal", "Min", "Max",
-	"Flatten", "Reshape", "Transpose",
-	"Constant", "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Cast",
-}
+// FloatOps are the ops Execute runs: those OpTable marks Float (mnist-7's,
+// the other NPU ops, and the shape computations exporters emit, e.g.
+// PyTorch's x.view(x.size(0), -1): Shape, Gather, Unsqueeze, Concat, then
+// a Reshape reading the computed shape).
+var FloatOps = OpNames(func(o Op) bool { return o.Float })
 
 // opFunc evaluates one node on its operands.
 type opFunc func(n *Node, in operands) (*Array, error)
 
-// floatOps holds the evaluator of every op in FloatOps (a test keeps the
-// two in step).
+// floatOps is the float executor's dispatch: the evaluator of every op in
+// FloatOps, keyed by op name (a test keeps the keys and OpTable in step).
 var floatOps = map[string]opFunc{
 	"Conv": func(n *Node, in operands) (*Array, error) {
 		x, w, err := in.float2()

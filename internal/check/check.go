@@ -49,16 +49,6 @@ func PowerOfTwo(field string, v, lo, hi int, why string) error {
 	return nil
 }
 
-// OneOf requires v to be one of allowed.
-func OneOf[T comparable](field string, v T, allowed ...T) error {
-	for _, a := range allowed {
-		if v == a {
-			return nil
-		}
-	}
-	return &FieldError{field, v, fmt.Sprintf("must be one of %v", allowed)}
-}
-
 // All joins the non-nil errors (nil if there are none), so a user sees
 // every bad field at once.
 func All(errs ...error) error { return errors.Join(errs...) }

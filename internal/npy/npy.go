@@ -46,9 +46,6 @@ func (h Header) Len() int {
 	return n
 }
 
-// Float reports whether the dtype is a float.
-func (h Header) Float() bool { return h.kind == 'f' }
-
 var magic = []byte("\x93NUMPY")
 
 // ReadHeader reads and checks the header; r is then at the data.

@@ -2,9 +2,10 @@ package machine
 
 import (
 	"fmt"
-	"math"
+	"math/bits"
 
 	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/isa"
 	"github.com/hwgen/hwgen/isa/planar"
 )
 
@@ -29,6 +30,16 @@ var (
 	// rowKinds: the reductions across rows as the column by column
 	// plane reductions the model computes them with.
 	rowKinds = map[planar.Fn]golden.ReduceKind{planar.FnRowSum: golden.ReduceSum, planar.FnRowMax: golden.ReduceMax}
+	// postFns are the reductions' post functions, paired by name too.
+	postFns = func() map[planar.Post]golden.PostFn {
+		m := map[planar.Post]golden.PostFn{}
+		for p := range planar.NumPosts {
+			if g, err := golden.ParsePostFn(p.String()); err == nil {
+				m[p] = g
+			}
+		}
+		return m
+	}()
 )
 
 // EltFn, PoolFn and ReduceFn are the function codes of golden operations.
@@ -79,6 +90,48 @@ func RunPlanar(c planar.Sizes, t planar.Task, m *PlanarMemories) error {
 		copy(m.State[p][t.Dst:], res.Data[i*k:(i+1)*k])
 	}
 	return nil
+}
+
+// planarTask runs a planar task on the machine's buffers (RunPlanar),
+// counting its vector reads and writes.
+func (m *Machine) planarTask(t planar.Task) error {
+	if t.Op == planar.OpNop {
+		return nil
+	}
+	if err := t.Validate(m.pcfg()); err != nil {
+		return err
+	}
+	if m.OnTouch != nil {
+		m.touchPlanar(t)
+	}
+	if err := RunPlanar(m.pcfg(), t, &m.planar); err != nil {
+		return err
+	}
+	m.Stats.PlanarWrites += t.Writes() * bits.OnesCount64(t.Mask)
+	m.Stats.PlanarReads += t.Reads(m.pcfg())
+	return nil
+}
+
+// touchPlanar tells OnTouch of the addresses a planar task touches.
+func (m *Machine) touchPlanar(t planar.Task) {
+	n, srcMem := t.H*t.W, isa.MemState
+	switch t.Op {
+	case planar.OpAct, planar.OpWriteBack:
+		srcMem = isa.MemPsum
+	case planar.OpLoadParams:
+		n = m.pcfg().ParamWords()
+	}
+	for i := 0; i < n; i++ {
+		m.touch(srcMem, t.Src+i, false)
+	}
+	// The second operand: a tensor, one element per lane (broadcast), or
+	// nothing (a scalar, a unary function); the task knows which.
+	for i := 0; i < t.Src2Elements(); i++ {
+		m.touch(isa.MemState, t.Src2+i, false)
+	}
+	for i := 0; i < t.Writes(); i++ {
+		m.touch(isa.MemState, t.Dst+i, true)
+	}
 }
 
 // requant is the post-processor of t.
@@ -156,59 +209,13 @@ func planarResult(c planar.Sizes, t planar.Task, m *PlanarMemories, lanes []int)
 		if !ok {
 			return nil, fmt.Errorf("no reduction %d", t.Fn)
 		}
-		if t.Post == planar.PostNone {
-			return golden.Reduce(x, kind, q, out)
+		post, ok := postFns[t.Post]
+		if !ok {
+			return nil, fmt.Errorf("no post function %d", t.Post)
 		}
-		// The exact reductions (no saturation in 63 bits), then the
-		// post-processor with the post function.
-		res, err := golden.Reduce(x, kind, golden.Identity(), golden.Int{Width: 63, Signed: true})
-		if err != nil {
-			return nil, err
-		}
-		for i, v := range res.Data {
-			res.Data[i] = postRequant(c, t.Post, q, v, out)
-		}
-		return res, nil
+		return golden.ReducePost(x, kind, post, c.RecipShift(), q, out)
 	}
 	return nil, fmt.Errorf("unknown op %d", t.Op)
-}
-
-// postRequant is the post-processor q with the post function p applied
-// to v = x·scale + bias before the shift (RecipShift gives the
-// reciprocal's K).
-func postRequant(c planar.Sizes, p planar.Post, q golden.Requant, x int64, out golden.Int) int64 {
-	v := x*q.Scale + q.Bias
-	switch p {
-	case planar.PostSqrt:
-		v = floorSqrt(v)
-	case planar.PostRecip:
-		k := uint(c.RecipShift())
-		switch {
-		case v > 0:
-			v = (1 << k) / v
-		case v < 0:
-			v = -((1 << k) / -v)
-		default:
-			v = 1<<(k+1) - 1
-		}
-	}
-	q.Scale, q.Bias = 1, 0
-	return q.Apply(v, out)
-}
-
-// floorSqrt is floor(√v) for v ≥ 0 and 0 for v < 0 (v < 2^62).
-func floorSqrt(v int64) int64 {
-	if v <= 0 {
-		return 0
-	}
-	r := int64(math.Sqrt(float64(v)))
-	for r*r > v {
-		r--
-	}
-	for (r+1)*(r+1) <= v {
-		r++
-	}
-	return r
 }
 
 // columns regroups planes (one H×W plane per row of x) by column: row

@@ -16,9 +16,10 @@ func smallSizes() planar.Sizes {
 		StateDepth: 256, PsumDepth: 64, MaxKernel: 8, LineDepth: 16}
 }
 
-// The post functions' integer semantics, by hand (smallConfig: K = 29):
-// floor(√v) (0 below 0), trunc(2^K / v) (2^(K+1)−1 at 0), then the
-// shift with its rounding and the saturation as usual.
+// The post functions' integer semantics, by hand (smallSizes: K = 29),
+// as the machine's reductions apply them (the golden PostFn of each
+// planar.Post): floor(√v) (0 below 0), trunc(2^K / v) (2^(K+1)−1 at 0),
+// then the shift with its rounding and the saturation as usual.
 func TestPostFunctionValues(t *testing.T) {
 	c := smallSizes()
 	if k := c.RecipShift(); k != 29 {
@@ -53,7 +54,7 @@ func TestPostFunctionValues(t *testing.T) {
 	}
 	var got, want []int64
 	for _, r := range rows {
-		got = append(got, postRequant(c, r.post, r.q, r.x, out))
+		got = append(got, r.q.ApplyPost(r.x, postFns[r.post], c.RecipShift(), out))
 		want = append(want, r.want)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -61,6 +62,55 @@ func TestPostFunctionValues(t *testing.T) {
 			if got[i] != want[i] {
 				t.Errorf("%s: %d, want %d", r.name, got[i], want[i])
 			}
+		}
+	}
+}
+
+// Every function of isa/planar's table has its golden model: an eltwise
+// function one of the same name and the same unary attribute (a new row
+// in Fns without its golden function fails here), a pooling function or
+// a reduction its kind, a post function its golden PostFn; and the
+// compiler's direction (EltFn, PoolFn, ReduceFn) finds the code back.
+func TestFnsHaveGolden(t *testing.T) {
+	for _, d := range planar.Fns {
+		var code planar.Fn
+		var err error
+		switch d.Op {
+		case planar.OpEltwise:
+			op, perr := golden.ParseEltOp(d.Name)
+			if perr != nil {
+				t.Errorf("eltwise %s (fn %d): no golden function: %v", d.Name, d.Fn, perr)
+				continue
+			}
+			if op.Unary() != d.Unary {
+				t.Errorf("eltwise %s: unary %v in isa/planar, %v in golden", d.Name, d.Unary, op.Unary())
+			}
+			code, err = EltFn(op)
+		case planar.OpPool:
+			k, ok := poolKinds[d.Fn]
+			if !ok {
+				t.Errorf("pool %s (fn %d): no golden pooling kind", d.Name, d.Fn)
+				continue
+			}
+			code, err = PoolFn(k)
+		case planar.OpReduce:
+			k, ok := reduceKinds[d.Fn]
+			if !ok {
+				t.Errorf("reduce %s (fn %d): no golden reduction", d.Name, d.Fn)
+				continue
+			}
+			code, err = ReduceFn(k)
+		default:
+			t.Errorf("function %s of op %s: the machine dispatches no such op", d.Name, d.Op)
+			continue
+		}
+		if err != nil || code != d.Fn {
+			t.Errorf("%s %s: the code of its golden model is %d (%v), want %d", d.Op, d.Name, code, err, d.Fn)
+		}
+	}
+	for p := range planar.NumPosts {
+		if _, ok := postFns[p]; !ok {
+			t.Errorf("post function %s: no golden PostFn of that name", p)
 		}
 	}
 }

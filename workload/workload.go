@@ -1,4 +1,4 @@
-package compiler
+package workload
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
 )
 
@@ -195,7 +196,7 @@ func (w Workload) validateReduce() error {
 }
 
 // reduction is the reduce workload's Reduction.
-func (w Workload) reduction() Reduction {
+func (w Workload) reduction() compiler.Reduction {
 	kind := golden.ReduceSum
 	switch w.Fn {
 	case "max":
@@ -210,10 +211,10 @@ func (w Workload) reduction() Reduction {
 		n = w.H
 	}
 	post, _ := golden.ParsePostFn(w.Post) // checked by Validate; "" is none
-	r := Reduction{Kind: kind, Post: post, Requant: golden.Requant{Scale: 1, Shift: w.Shift}}
+	r := compiler.Reduction{Kind: kind, Post: post, Requant: golden.Requant{Scale: 1, Shift: w.Shift}}
 	switch {
 	case strings.HasSuffix(w.Fn, "mean"):
-		r.Requant = AvgRequant(n)
+		r.Requant = compiler.AvgRequant(n)
 	case post == golden.PostRecip:
 		r.RecipBits = reduceRecipBits
 	case post == golden.PostNone && kind != golden.ReduceMax && kind != golden.ReduceRowMax && w.Shift == 0:
@@ -326,7 +327,7 @@ func autoShift(n int) int { return 6 + (bits.Len(uint(max(n, 1)))+1)/2 }
 
 // Graph builds the workload's graph from its tensors (RandomInputs, with
 // any given ones). The output is named "y".
-func (w Workload) Graph(in map[string]*golden.Tensor) (*Graph, error) {
+func (w Workload) Graph(in map[string]*golden.Tensor) (*compiler.Graph, error) {
 	for name, shape := range w.InputShapes() {
 		t, ok := in[name]
 		if !ok {
@@ -343,7 +344,7 @@ func (w Workload) Graph(in map[string]*golden.Tensor) (*Graph, error) {
 		}
 		return golden.Requant{Scale: 1, Shift: s, Relu: w.Relu}
 	}
-	g := NewGraph()
+	g := compiler.NewGraph()
 	k := w.Kernel
 	switch w.Op {
 	case "gemm":
@@ -354,9 +355,9 @@ func (w Workload) Graph(in map[string]*golden.Tensor) (*Graph, error) {
 		g.Output("y", g.Conv2D(g.Input("x", in["x"]), in["w"], w.ConvParams()))
 	case "pool":
 		kind, _ := golden.ParsePoolKind(w.Pool) // checked by Validate
-		p := Pool{Kind: kind, KH: k, KW: k, Stride: w.Stride, PadH: *w.Pad, PadW: *w.Pad}
+		p := compiler.Pool{Kind: kind, KH: k, KW: k, Stride: w.Stride, PadH: *w.Pad, PadW: *w.Pad}
 		if kind == golden.PoolAvg {
-			p.Requant = AvgRequant(k * k)
+			p.Requant = compiler.AvgRequant(k * k)
 		}
 		g.Output("y", g.Pool2D(g.Input("x", in["x"]), p))
 	case "eltwise":
@@ -377,9 +378,9 @@ func (w Workload) Graph(in map[string]*golden.Tensor) (*Graph, error) {
 		// conv 3×3 → ReLU → max-pool 2×2 → conv 3×3 → ReLU → fully connected.
 		relu := func(n int) golden.Requant { q := rq(n); q.Relu = true; return q }
 		x := g.Input("x", in["x"])
-		c1 := g.Conv2D(x, in["w1"], Conv{PadH: 1, PadW: 1, Requant: relu(w.C * 9)})
-		p1 := g.Pool2D(c1, Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2})
-		c2 := g.Conv2D(p1, in["w2"], Conv{PadH: 1, PadW: 1, Requant: relu(w.Cout * 9)})
+		c1 := g.Conv2D(x, in["w1"], compiler.Conv{PadH: 1, PadW: 1, Requant: relu(w.C * 9)})
+		p1 := g.Pool2D(c1, compiler.Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2})
+		c2 := g.Conv2D(p1, in["w2"], compiler.Conv{PadH: 1, PadW: 1, Requant: relu(w.Cout * 9)})
 		g.Output("y", g.GEMM(g.Flatten(c2), in["fc"], rq(w.Cout*(w.H/2)*(w.W/2))))
 	}
 	if err := g.Err(); err != nil {

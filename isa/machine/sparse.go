@@ -1,27 +1,25 @@
-package compiler
+package machine
 
 import (
 	"fmt"
 	"math/big"
 
-	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/isa"
 	"github.com/hwgen/hwgen/isa/sparse"
 )
 
-// sparseMem is the sparse engine's memories in the reference machine:
-// records as the hardware holds them, accumulators as Lanes sums.
+// sparseMem is the sparse engine's memories: records as the hardware
+// holds them, accumulators as Lanes sums.
 type sparseMem struct {
 	cfg     sparse.Sizes
 	entries [][2][]*big.Int // [unit][set][address]
 	weights []*big.Int
 	table   []*big.Int
 	acc     [][][][]int64 // [unit][bank][entry][lane]
-	sum     golden.Int
 }
 
 func newSparseMem(c sparse.Sizes) *sparseMem {
-	s := &sparseMem{cfg: c, weights: make([]*big.Int, c.WeightDepth), table: make([]*big.Int, c.TableDepth), sum: golden.S(c.AccWidth)}
+	s := &sparseMem{cfg: c, weights: make([]*big.Int, c.WeightDepth), table: make([]*big.Int, c.TableDepth)}
 	for range c.Units {
 		s.entries = append(s.entries, [2][]*big.Int{make([]*big.Int, c.Entries), make([]*big.Int, c.Entries)})
 		s.acc = append(s.acc, [][][]int64{grid(c.AccDepth, c.Lanes), grid(c.AccDepth, c.Lanes)})
@@ -29,17 +27,11 @@ func newSparseMem(c sparse.Sizes) *sparseMem {
 	return s
 }
 
-// accAddr is accumulator entry a of a unit's bank in the MemSparseAcc
-// address space (isa's sparse spans).
-func (s *sparseMem) accAddr(unit, bank, a int) int { return (unit*2+bank)*s.cfg.AccDepth + a }
-
-// record is the record at a of mem (zero if never written).
-func record(mem []*big.Int, a int) *big.Int {
-	if mem[a] == nil {
-		return new(big.Int)
-	}
-	return mem[a]
-}
+// entryAddr is entry a of a unit's buffer set in the MemSparseEntries
+// address space, accAddr accumulator entry a of a unit's bank in the
+// MemSparseAcc one (isa's sparse spans).
+func (s *sparseMem) entryAddr(unit, set, a int) int { return (unit*2+set)*s.cfg.Entries + a }
+func (s *sparseMem) accAddr(unit, bank, a int) int  { return (unit*2+bank)*s.cfg.AccDepth + a }
 
 // sparseTask runs a sparse-engine task or a DMA task that serves it,
 // with the semantics of blocks/sparse (doc.go) and blocks/npu's DMA.
@@ -68,15 +60,17 @@ func (m *Machine) sparseTask(t isa.Task) error {
 	return fmt.Errorf("interp: no model of %T", t)
 }
 
+// sparseLoad is dma_in's load_sparse: records from external lines into
+// a unit's buffer set, the weight list or the channel table.
 func (m *Machine) sparseLoad(t isa.SparseLoad) error {
 	s := m.sparse
-	n := m.codec.Sizes.SparseLoadLines(t.Kind, t.Records)
+	n := m.Sizes.SparseLoadLines(t.Kind, t.Records)
 	var mem []*big.Int
 	var space isa.Mem
 	base := 0
 	switch t.Kind {
 	case sparse.KindEntries:
-		mem, space, base = s.entries[t.Unit][t.Set], isa.MemSparseEntries, (t.Unit*2+t.Set)*s.cfg.Entries
+		mem, space, base = s.entries[t.Unit][t.Set], isa.MemSparseEntries, s.entryAddr(t.Unit, t.Set, 0)
 	case sparse.KindWeights:
 		mem, space = s.weights, isa.MemSparseWeights
 	default:
@@ -96,7 +90,7 @@ func (m *Machine) sparseLoad(t isa.SparseLoad) error {
 	if t.Records == 0 {
 		return nil
 	}
-	for r, rec := range sparse.LinesToRecords(lines, t.Records, s.cfg.Record(t.Kind).Width, m.Cfg.ElemWidth) {
+	for r, rec := range sparse.LinesToRecords(lines, t.Records, s.cfg.Record(t.Kind).Width, m.Sizes.ElemWidth) {
 		a := t.Addr + r
 		if a >= len(mem) {
 			return fmt.Errorf("dma_in load_sparse: %s record %d outside 0..%d", t.Kind, a, len(mem)-1)
@@ -107,9 +101,12 @@ func (m *Machine) sparseLoad(t isa.SparseLoad) error {
 	return nil
 }
 
+// sparseStore is dma_out's store_sparse: accumulator entries, each
+// packed into a word of Lanes sums and cleared by the read, out to
+// external lines.
 func (m *Machine) sparseStore(t isa.SparseStore) error {
 	s := m.sparse
-	n := m.codec.Sizes.SparseAccLines()
+	n := m.Sizes.SparseAccLines()
 	aw := s.cfg.AccWidth
 	for e := range t.Entries {
 		a := t.Addr + e
@@ -124,7 +121,7 @@ func (m *Machine) sparseStore(t isa.SparseStore) error {
 		clear(s.acc[t.Unit][t.Bank][a]) // the read clears
 		m.touch(isa.MemSparseAcc, s.accAddr(t.Unit, t.Bank, a), false)
 		m.touch(isa.MemSparseAcc, s.accAddr(t.Unit, t.Bank, a), true)
-		for j, l := range sparse.ToLines(word, n, m.Cfg.Rows, m.Cfg.ElemWidth) {
+		for j, l := range sparse.ToLines(word, n, m.Sizes.Rows, m.Sizes.ElemWidth) {
 			x := t.Ext + e*n + j
 			dst, err := m.extLine(x)
 			if err != nil {
@@ -138,51 +135,31 @@ func (m *Machine) sparseStore(t isa.SparseStore) error {
 	return nil
 }
 
-// sparseConv scatters: every entry meets every record of its channel's
-// weight list; lane j's product lands at (row − ky, col − kx), kept on
-// the stride's grid inside the OH×OW plane.
+// sparseConv is the sparse engine's conv: Scatter of the first Count
+// entries of a unit's buffer set into one bank's accumulators.
 func (m *Machine) sparseConv(t isa.SparseConvTask) error {
 	s := m.sparse
-	el, wl, tl := s.cfg.Entry(), s.cfg.Weight(), s.cfg.Table()
-	stride := 1 << uint(t.StrideLog2)
 	if t.Count > s.cfg.Entries {
 		return fmt.Errorf("sparse conv: %d entries, a buffer set holds %d", t.Count, s.cfg.Entries)
 	}
 	if t.OH*t.OW > s.cfg.AccDepth {
 		return fmt.Errorf("sparse conv: plane %dx%d exceeds acc_depth %d", t.OH, t.OW, s.cfg.AccDepth)
 	}
-	for i := range t.Count {
-		m.touch(isa.MemSparseEntries, (t.Unit*2+t.Set)*s.cfg.Entries+i, false)
-		f := el.Unpack(record(s.entries[t.Unit][t.Set], i)) // value, channel, row, col
-		ta := t.TBase + int(f[1])
-		if ta >= s.cfg.TableDepth {
-			return fmt.Errorf("sparse conv: channel-table entry %d outside 0..%d", ta, s.cfg.TableDepth-1)
-		}
-		m.touch(isa.MemSparseTable, ta, false)
-		tab := tl.Unpack(record(s.table, ta)) // start, count
-		for k := tab[0]; k < tab[0]+tab[1]; k++ {
-			if int(k) >= s.cfg.WeightDepth {
-				return fmt.Errorf("sparse conv: weight record %d outside 0..%d", k, s.cfg.WeightDepth-1)
+	var touch func(isa.Mem, int, bool)
+	if m.OnTouch != nil {
+		touch = func(mem isa.Mem, a int, write bool) {
+			switch mem {
+			case isa.MemSparseEntries:
+				a = s.entryAddr(t.Unit, t.Set, a)
+			case isa.MemSparseAcc:
+				a = s.accAddr(t.Unit, t.Bank, a)
 			}
-			m.touch(isa.MemSparseWeights, int(k), false)
-			wr := wl.Unpack(record(s.weights, int(k))) // ky, kx, w0..
-			for j := range s.cfg.Lanes {
-				if f[0] != 0 && wr[2+j] != 0 {
-					m.Stats.SparseMults[t.Unit]++
-				}
-			}
-			ty, tx := int(f[2]-wr[0]), int(f[3]-wr[1])
-			if ty < 0 || tx < 0 || ty%stride != 0 || tx%stride != 0 || ty/stride >= t.OH || tx/stride >= t.OW {
-				continue
-			}
-			a := ty/stride*t.OW + tx/stride
-			m.touch(isa.MemSparseAcc, s.accAddr(t.Unit, t.Bank, a), false)
-			m.touch(isa.MemSparseAcc, s.accAddr(t.Unit, t.Bank, a), true)
-			px := s.acc[t.Unit][t.Bank][a]
-			for j := range s.cfg.Lanes {
-				px[j] = s.sum.Wrap(px[j] + f[0]*wr[2+j])
-			}
+			m.touch(mem, a, write)
 		}
 	}
-	return nil
+	r := SparseRecords{Entries: s.entries[t.Unit][t.Set][:t.Count], Weights: s.weights, Table: s.table}
+	p := ScatterPass{OH: t.OH, OW: t.OW, Stride: 1 << uint(t.StrideLog2), TBase: t.TBase}
+	mults, err := Scatter(s.cfg, r, p, s.acc[t.Unit][t.Bank], touch)
+	m.Stats.SparseMults[t.Unit] += mults
+	return err
 }

@@ -1,12 +1,14 @@
-package compiler
+package workload
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/compiler"
 )
 
 // Every operation runs with its default shapes alone: it compiles for the
@@ -23,7 +25,7 @@ func TestWorkloadDefaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := Compile(cfg, g)
+			p, err := compiler.Compile(cfg, g)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -31,7 +33,7 @@ func TestWorkloadDefaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, _, err := Interpret(p)
+			got, _, err := compiler.Interpret(p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,6 +115,59 @@ func TestReduceWorkloads(t *testing.T) {
 				}
 				verifyGraph(t, small(), g, 1)
 			})
+		}
+	}
+}
+
+// small is the compiler tests' small configuration: a 4×4 PE array.
+func small() npu.Config {
+	c := npu.DefaultConfig()
+	c.Rows, c.Cols, c.StateDepth, c.PsumDepth, c.WeightDepth, c.ExtAddrWidth = 4, 4, 256, 64, 64, 10
+	return c
+}
+
+// verifyGraph compiles g, runs it on the interpreter in program order and
+// in random legal orders, checks every output against the golden
+// reference and the dependencies statically (declared and traced
+// accesses), as the compiler's own tests do.
+func verifyGraph(t *testing.T, cfg npu.Config, g *compiler.Graph, orders int) {
+	t.Helper()
+	p, err := compiler.Compile(cfg, g)
+	if err != nil {
+		t.Fatalf("compile: %v", err)
+	}
+	want, err := g.Reference(cfg)
+	if err != nil {
+		t.Fatalf("reference: %v", err)
+	}
+	got, _, err := compiler.Interpret(p)
+	if err != nil {
+		t.Fatalf("interpret: %v", err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("program order (-golden +interpreter):\n%s", d)
+	}
+	if err := compiler.CheckDeps(p, nil); err != nil {
+		t.Fatalf("declared accesses: %v", err)
+	}
+	acc, err := compiler.TraceAccesses(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := compiler.CheckSpans(p, acc); err != nil {
+		t.Fatal(err)
+	}
+	if err := compiler.CheckDeps(p, acc); err != nil {
+		t.Fatalf("traced accesses: %v", err)
+	}
+	rng := rand.New(rand.NewPCG(7, uint64(len(p.Tasks))))
+	for i := 0; i < orders; i++ {
+		got, _, err := compiler.InterpretOrder(p, compiler.RandomOrder(p, rng))
+		if err != nil {
+			t.Fatalf("order %d: %v", i, err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("random order %d (-golden +interpreter):\n%s", i, d)
 		}
 	}
 }

@@ -1,0 +1,189 @@
+package onnx
+
+import (
+	"fmt"
+	"strings"
+)
+
+//go:generate go run ./internal/opsdoc -o ../../docs/onnx-ops.md
+
+// Op is one default-domain ONNX operator that hwgen takes, and which parts
+// of the frontend take it.
+type Op struct {
+	Name string
+	// Since is the opset that introduced the op when that is later than
+	// MinOpset, else 0: the op is read in the default-domain opsets
+	// Opsets gives, and Model.Check refuses it in an older one.
+	Since int64
+	// Float: the float executor (Graph.Execute: calibration, hwgen run's
+	// float side) runs it.
+	Float bool
+	// NPU: frontend/lower maps it onto the NPU. A Float op that is not NPU
+	// is taken only inside a constant subgraph, which the lowering folds
+	// (as it folds any op whose inputs are all constant).
+	NPU bool
+	// Conformance: hwgen conformance (frontend/conformance) runs the
+	// official ONNX node tests of the op.
+	Conformance bool
+	// Doc is one line for the help texts and docs/onnx-ops.md: what hwgen
+	// makes of the op and the attribute values and shapes it takes. Ops
+	// next to each other with the same Doc are listed together.
+	Doc string
+}
+
+// Opsets is the range of default-domain opsets the op is read in.
+func (o Op) Opsets() (lo, hi int64) { return max(o.Since, MinOpset), MaxOpset }
+
+// Docs shared by several ops.
+const (
+	docMinMax   = "of two values of one shape: eltwise min or max, the finer operand rescaled; of a value and a one-element constant: a clamp (Max(x, 0) is a ReLU)"
+	docGlobal   = "a pool of the whole plane (up to max_kernel), else a per-channel reduce (sum, max)"
+	docReduce   = "over the plane (axes 2,3) or across rows (axis 2): a pool of the window, or a planar reduce (across rows: hwgen quantize does not export it)"
+	docPost     = "after a ReduceSum/ReduceMean/ReduceMax (the reduce's post function), or of one value per channel (hwgen quantize does not export it)"
+	docView     = "of [1,C,H,W] to [1,C·H·W] (Flatten: axis 1): the NPU's flatten; to the same shape: nothing"
+	docFoldOnly = "only in a constant subgraph (e.g. the Shape, Gather, Unsqueeze, Concat of PyTorch's x.view(x.size(0), -1)), folded before lowering"
+)
+
+// OpTable is the one list of the ONNX operators hwgen supports: the
+// reader's check (SupportedOps, FloatOps), the float executor's dispatch,
+// frontend/lower's dispatch (lower.Ops), the ops hwgen conformance runs
+// (conformance.Ops), the help of hwgen run and hwgen conformance and
+// docs/onnx-ops.md all come from it, and tests keep each implementation
+// in step with it. Its order is the order of those lists (hwgen
+// conformance reports the integer ops first).
+var OpTable = []Op{
+	{Name: "ConvInteger", Since: 10, Conformance: true,
+		Doc: "conformance only: the NPU's conv, zero points subtracted on the host (uint8 data in 9-bit elements), the int32 sums leaving as int32"},
+	{Name: "MatMulInteger", Since: 10, Conformance: true,
+		Doc: "conformance only: the NPU's GEMM, zero points subtracted on the host (uint8 data in 9-bit elements), the int32 sums leaving as int32"},
+	{Name: "QLinearConv", Since: 10, Conformance: true,
+		Doc: "conformance only: as ConvInteger, then a per-channel requantization by an integer multiplier and shift, half to even"},
+	{Name: "QLinearMatMul", Since: 10, Conformance: true,
+		Doc: "conformance only: as MatMulInteger, then a per-channel requantization by an integer multiplier and shift, half to even"},
+	{Name: "QuantizeLinear", Since: 10, Conformance: true,
+		Doc: "conformance only: the host's float → int conversion at the NPU's boundary (frontend/quant)"},
+	{Name: "DequantizeLinear", Since: 10, Conformance: true,
+		Doc: "conformance only: the host's int → float conversion at the NPU's boundary (frontend/quant)"},
+
+	{Name: "Conv", Float: true, NPU: true, Conformance: true,
+		Doc: "constant weights, group 1, equal strides, symmetric pads: Conv2D, int8 weights per output channel; a following bias Add, Relu and Clip fused"},
+	{Name: "Gemm", Float: true, NPU: true, Conformance: true,
+		Doc: "A [1,K] (transA 0) by a constant B: a GEMM per output channel, alpha folded into the weights, beta·C into the bias; a following Add, Relu and Clip fused"},
+	{Name: "MatMul", Float: true, NPU: true, Conformance: true,
+		Doc: "[1,K] by a constant [K,N]: a GEMM per output channel; a following bias Add, Relu and Clip fused"},
+	{Name: "Add", Float: true, NPU: true, Conformance: true,
+		Doc: "of two values of one shape: eltwise add, the finer operand rescaled; a constant only as the bias right after a Conv, Gemm or MatMul"},
+	{Name: "Min", Float: true, NPU: true, Conformance: true, Doc: docMinMax},
+	{Name: "Max", Float: true, NPU: true, Conformance: true, Doc: docMinMax},
+	{Name: "Relu", Float: true, NPU: true, Conformance: true,
+		Doc: "fused into the Conv, Gemm, MatMul or Add before it, else alone: a requantization with ReLU"},
+	{Name: "Clip", Float: true, NPU: true, Conformance: true,
+		Doc: "constant bounds: fused into the layer before it as the clamp, else alone: a requantization with the clamp"},
+	{Name: "Abs", Float: true, NPU: true, Conformance: true,
+		Doc: "the planar engine's eltwise abs, then a requantization (hwgen quantize does not export it)"},
+	{Name: "MaxPool", Float: true, NPU: true, Conformance: true,
+		Doc: "symmetric pads, equal strides, ceil_mode 0: a max pool whose padding never wins"},
+	{Name: "AveragePool", Float: true, NPU: true, Conformance: true,
+		Doc: "symmetric pads, equal strides, ceil_mode 0, count_include_pad 1 or no pads: the planar engine's average pool"},
+	{Name: "GlobalAveragePool", Float: true, NPU: true, Conformance: true, Doc: docGlobal},
+	{Name: "GlobalMaxPool", Float: true, NPU: true, Conformance: true, Doc: docGlobal},
+	{Name: "ReduceSum", Float: true, NPU: true, Conformance: true, Doc: docReduce},
+	{Name: "ReduceMean", Float: true, NPU: true, Conformance: true, Doc: docReduce},
+	{Name: "ReduceMax", Float: true, NPU: true, Conformance: true, Doc: docReduce},
+	{Name: "Sqrt", Float: true, NPU: true, Conformance: true, Doc: docPost},
+	{Name: "Reciprocal", Float: true, NPU: true, Conformance: true, Doc: docPost},
+	{Name: "Flatten", Float: true, NPU: true, Conformance: true, Doc: docView},
+	{Name: "Reshape", Float: true, NPU: true, Conformance: true, Doc: docView},
+	{Name: "Squeeze", Float: true, NPU: true, Doc: docView},
+	{Name: "Unsqueeze", Float: true, NPU: true, Doc: docView},
+	{Name: "Transpose", Float: true, NPU: true, Conformance: true,
+		Doc: "of a Gemm or MatMul result (perm [1 0]): a view, free"},
+
+	{Name: "Constant", Float: true, Doc: docFoldOnly},
+	{Name: "Shape", Float: true, Doc: docFoldOnly},
+	{Name: "Gather", Float: true, Doc: docFoldOnly},
+	{Name: "Concat", Float: true, Doc: docFoldOnly},
+	{Name: "Slice", Float: true, Doc: docFoldOnly},
+	{Name: "Cast", Float: true, Doc: docFoldOnly},
+}
+
+// OpNames are the names of the ops of OpTable that keep reports true for,
+// in table order.
+func OpNames(keep func(Op) bool) []string {
+	var names []string
+	for _, o := range OpTable {
+		if keep(o) {
+			names = append(names, o.Name)
+		}
+	}
+	return names
+}
+
+// LookupOp is the op of OpTable called name.
+func LookupOp(name string) (Op, bool) {
+	for _, o := range OpTable {
+		if o.Name == name {
+			return o, true
+		}
+	}
+	return Op{}, false
+}
+
+// OpGroup is a run of ops next to each other in OpTable with the same Doc.
+type OpGroup struct {
+	Names []string
+	Doc   string
+}
+
+// OpGroups groups the ops keep reports true for, in table order: ops next
+// to each other with one Doc make one group.
+func OpGroups(keep func(Op) bool) []OpGroup {
+	var gs []OpGroup
+	for _, o := range OpTable {
+		if !keep(o) {
+			continue
+		}
+		if n := len(gs); n > 0 && gs[n-1].Doc == o.Doc {
+			gs[n-1].Names = append(gs[n-1].Names, o.Name)
+			continue
+		}
+		gs = append(gs, OpGroup{Names: []string{o.Name}, Doc: o.Doc})
+	}
+	return gs
+}
+
+// OpsMarkdown is docs/onnx-ops.md: OpTable as a Markdown table.
+func OpsMarkdown() string {
+	var b strings.Builder
+	yes := func(v bool) string {
+		if v {
+			return "yes"
+		}
+		return "no"
+	}
+	fmt.Fprintf(&b, `# ONNX operators
+
+<!-- Generated from frontend/onnx/ops.go (onnx.OpTable) by go generate ./frontend/onnx; do not edit. -->
+
+hwgen reads ONNX models of the default-domain opsets %d to %d and takes the operators
+below, and no other (`+"`Model.Check`"+` names the first node of another op, the op and the
+supported ones in one line). The columns:
+
+- **opsets**: the default-domain opsets the op is read in.
+- **float**: the float executor runs it (`+"`Graph.Execute`"+`: calibration, the float side of
+  `+"`hwgen run`"+`).
+- **NPU**: `+"`frontend/lower`"+` maps it onto the NPU (`+"`hwgen run`, `hwgen quantize`"+`). A float op
+  that is not an NPU op is taken only inside a constant subgraph, which the lowering folds
+  (as it folds any op whose inputs are all constant).
+- **conformance**: `+"`hwgen conformance`"+` runs its official ONNX node tests.
+
+| op | opsets | float | NPU | conformance | what hwgen makes of it |
+|---|---|---|---|---|---|
+`, MinOpset, MaxOpset)
+	for _, o := range OpTable {
+		lo, hi := o.Opsets()
+		fmt.Fprintf(&b, "| %s | %d–%d | %s | %s | %s | %s |\n", o.Name, lo, hi, yes(o.Float), yes(o.NPU), yes(o.Conformance),
+			strings.ReplaceAll(o.Doc, "|", `\|`))
+	}
+	return b.String()
+}
