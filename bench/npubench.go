@@ -12,6 +12,7 @@ import (
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/stim"
+	"github.com/hwgen/hwgen/verify"
 )
 
 // NPUConfig sets how the NPU workload is timed.
@@ -63,174 +64,248 @@ type NPURow struct {
 // cfg.Compiled, compiled), Verilator and Icarus, checks that all end with
 // the same outputs, and times them phase by phase.
 func RunNPU(w Workload, cfg NPUConfig, log io.Writer) (NPURow, error) {
-	row := NPURow{Workload: w.Name(), FirstResult: cfg.FirstResult}
-	fmt.Fprintf(log, "%s: compiling and recording on the Go simulator\n", w.Name())
+	b := &npuBench{w: w, cfg: cfg, log: log, row: NPURow{Workload: w.Name(), FirstResult: cfg.FirstResult}}
+	if err := b.record(); err != nil {
+		return b.row, err
+	}
+	if err := b.buildVerilator(); err != nil {
+		return b.row, err
+	}
+	dir, err := os.MkdirTemp("", "hwgen-bench-stim-")
+	if err != nil {
+		return b.row, err
+	}
+	defer os.RemoveAll(dir)
+	b.stimPath = filepath.Join(dir, "stimulus.bin")
+	if err := stim.WriteFile(b.stimPath, b.st.Stimulus); err != nil {
+		return b.row, err
+	}
+	if cfg.Compiled && cfg.FreshBuilds {
+		if err := b.timeCompiledBuild(); err != nil {
+			return b.row, err
+		}
+	}
+	// Agreement over the whole stimulus, then over the Icarus prefix.
+	if err := b.agree(); err != nil {
+		return b.row, err
+	}
+	if cfg.IcarusCycles != 0 {
+		if err := b.icarus(); err != nil {
+			return b.row, err
+		}
+	}
+	if err := b.timeRounds(); err != nil {
+		return b.row, err
+	}
+	return b.row, nil
+}
+
+// npuBench is one RunNPU: the recorded workload, the simulators it is
+// replayed on, and the row being filled in.
+type npuBench struct {
+	w   Workload
+	cfg NPUConfig
+	log io.Writer
+	row NPURow
+
+	d        *hdl.Design
+	st       *Recording
+	run      Phase    // the run phase of st
+	s        *sim.Sim // the Go interpreter the agreement check replays on
+	vb       *verify.Build
+	stimPath string // st's stimulus, for Verilator
+}
+
+// newCompiled is a compiled Go simulator of d.
+func newCompiled(d *hdl.Design) (*sim.Sim, error) { return sim.NewWith(d, sim.Options{Compiled: true}) }
+
+// record records the workload and builds the Go interpreter.
+func (b *npuBench) record() error {
+	w, row := b.w, &b.row
+	fmt.Fprintf(b.log, "%s: compiling and recording on the Go simulator\n", w.Name())
 	d, st, err := w.Record()
 	if err != nil {
-		return row, err
+		return err
 	}
+	b.d, b.st = d, st
 	row.Design = d.Top.Name
-	run, _ := st.Phase("run")
+	b.run, _ = st.Phase("run")
 	idle, hasIdle := st.Phase("idle")
-	row.Cycles, row.RunCycles = st.Cycles(), run.End-run.Start
+	row.Cycles, row.RunCycles = st.Cycles(), b.run.End-b.run.Start
 	if hasIdle {
 		row.IdleCycles = idle.End - idle.Start
 	}
 	t0 := time.Now()
 	s, err := sim.New(d)
 	if err != nil {
-		return row, err
+		return err
 	}
+	b.s = s
 	row.GoNew = time.Since(t0)
 	stats := s.Stats()
 	row.Nodes, row.Registers = stats.Nodes, stats.Registers
+	return nil
+}
 
-	fmt.Fprintf(log, "%s: building on Verilator (-O2)\n", w.Name())
-	vb, _, err := buildVerilator(d, false)
+// buildVerilator builds the Verilator model (cached) and, with
+// FreshBuilds, times an uncached build.
+func (b *npuBench) buildVerilator() error {
+	fmt.Fprintf(b.log, "%s: building on Verilator (-O2)\n", b.w.Name())
+	vb, _, err := buildVerilator(b.d, false)
 	if err != nil {
-		return row, err
+		return err
 	}
-	if cfg.FreshBuilds {
-		fmt.Fprintf(log, "%s: timing a fresh Verilator build\n", w.Name())
-		if _, row.VerilatorBuild, err = buildVerilator(d, true); err != nil {
-			return row, err
+	b.vb = vb
+	if b.cfg.FreshBuilds {
+		fmt.Fprintf(b.log, "%s: timing a fresh Verilator build\n", b.w.Name())
+		if _, b.row.VerilatorBuild, err = buildVerilator(b.d, true); err != nil {
+			return err
 		}
 	}
-	dir, err := os.MkdirTemp("", "hwgen-bench-stim-")
-	if err != nil {
-		return row, err
-	}
-	defer os.RemoveAll(dir)
-	stimPath := filepath.Join(dir, "stimulus.bin")
-	if err := stim.WriteFile(stimPath, st.Stimulus); err != nil {
-		return row, err
-	}
-	newCompiled := func(d *hdl.Design) (*sim.Sim, error) { return sim.NewWith(d, sim.Options{Compiled: true}) }
-	if cfg.Compiled && cfg.FreshBuilds {
-		fmt.Fprintf(log, "%s: timing a fresh build of the compiled Go simulator\n", w.Name())
-		dir, err := os.MkdirTemp("", "hwgen-bench-gosim-")
-		if err != nil {
-			return row, err
-		}
-		t0 := time.Now()
-		_, err = sim.NewWith(d, sim.Options{Compiled: true, CacheDir: dir})
-		row.GoCompile = time.Since(t0)
-		os.RemoveAll(dir)
-		if err != nil {
-			return row, err
-		}
-	}
+	return nil
+}
 
-	// Agreement over the whole stimulus, then over the Icarus prefix.
-	_, goOut, err := replayGo(d, s, st, st.Cycles())
+// timeCompiledBuild times an uncached build of the compiled Go simulator.
+func (b *npuBench) timeCompiledBuild() error {
+	fmt.Fprintf(b.log, "%s: timing a fresh build of the compiled Go simulator\n", b.w.Name())
+	dir, err := os.MkdirTemp("", "hwgen-bench-gosim-")
 	if err != nil {
-		return row, err
+		return err
 	}
-	_, vOut, err := replayVerilator(vb, stimPath, st, st.Cycles(), 1)
+	t0 := time.Now()
+	_, err = sim.NewWith(b.d, sim.Options{Compiled: true, CacheDir: dir})
+	b.row.GoCompile = time.Since(t0)
+	os.RemoveAll(dir)
+	return err
+}
+
+// agree checks that the Go interpreter, Verilator and (Compiled) the
+// compiled Go simulator end the whole stimulus with the same outputs.
+func (b *npuBench) agree() error {
+	d, st, w := b.d, b.st, b.w
+	_, goOut, err := replayGo(d, b.s, st, st.Cycles())
 	if err != nil {
-		return row, err
+		return err
+	}
+	_, vOut, err := replayVerilator(b.vb, b.stimPath, st, st.Cycles(), 1)
+	if err != nil {
+		return err
 	}
 	if goOut != vOut {
-		return row, fmt.Errorf("bench %s: Go and Verilator disagree after %d cycles:\n  go        %s\n  verilator %s", w.Name(), st.Cycles(), goOut, vOut)
+		return fmt.Errorf("bench %s: Go and Verilator disagree after %d cycles:\n  go        %s\n  verilator %s", w.Name(), st.Cycles(), goOut, vOut)
 	}
-	if cfg.Compiled {
+	if b.cfg.Compiled {
 		sc, err := newCompiled(d)
 		if err != nil {
-			return row, err
+			return err
 		}
 		_, cOut, err := replayGo(d, sc, st, st.Cycles())
 		if err != nil {
-			return row, err
+			return err
 		}
 		if cOut != goOut {
-			return row, fmt.Errorf("bench %s: compiled and interpreted Go simulators disagree after %d cycles:\n  interpreted %s\n  compiled    %s", w.Name(), st.Cycles(), goOut, cOut)
+			return fmt.Errorf("bench %s: compiled and interpreted Go simulators disagree after %d cycles:\n  interpreted %s\n  compiled    %s", w.Name(), st.Cycles(), goOut, cOut)
 		}
 	}
-	if ic := cfg.IcarusCycles; ic != 0 {
-		if ic < 0 || ic > run.End {
-			ic = run.End
-		}
-		row.IcarusCycles = ic
-		fmt.Fprintf(log, "%s: replaying %d cycles on Icarus\n", w.Name(), ic)
-		it, cpuB, iOut, err := runStimIcarus(d, st, ic)
-		if err != nil {
-			return row, err
-		}
-		s2, err := sim.New(d)
-		if err != nil {
-			return row, err
-		}
-		_, gOut, err := replayGo(d, s2, st, ic)
-		if err != nil {
-			return row, err
-		}
-		if !agreeX(gOut, iOut) {
-			return row, fmt.Errorf("bench %s: Go and Icarus disagree after %d cycles:\n  go     %s\n  icarus %s", w.Name(), ic, gOut, iOut)
-		}
-		if ic > run.Start {
-			// The CPU time of the run-phase part: this run less one that
-			// stops where the run phase starts (same startup, same load).
-			fmt.Fprintf(log, "%s: replaying %d cycles on Icarus (the load phase alone)\n", w.Name(), run.Start)
-			_, cpuA, _, err := runStimIcarus(d, st, run.Start)
-			if err != nil {
-				return row, err
-			}
-			if cpuB > cpuA {
-				row.Icarus = float64(ic-run.Start) / (cpuB - cpuA).Seconds()
-			}
-			for i, ph := range st.Phases {
-				if ph.Name == "run" && it[i] > 0 {
-					row.IcarusWall = float64(ic-run.Start) / it[i].Seconds()
-				}
-			}
-		}
-	}
+	return nil
+}
 
-	// Timing rounds: the three sides in turn, so load on the machine hits
-	// all of them alike.
-	fmt.Fprintf(log, "%s: timing, %d rounds of %d replays per side\n", w.Name(), cfg.Repeats, cfg.Inner)
-	var goT, cT, vT [][]Lap
-	goSide := func(newSim func(*hdl.Design) (*sim.Sim, error)) ([]Lap, error) {
-		var reps [][]Lap
-		for range cfg.Inner {
-			s, err := newSim(d)
-			if err != nil {
-				return nil, err
-			}
-			runtime.GC()
-			t, _, err := replayGo(d, s, st, st.Cycles())
-			if err != nil {
-				return nil, err
-			}
-			reps = append(reps, t)
-		}
-		return medianLaps(reps), nil
+// icarus replays the stimulus on Icarus up to IcarusCycles (at most the
+// run phase's end), checks it against the Go simulator there and rates
+// the run-phase part.
+func (b *npuBench) icarus() error {
+	d, st, w, run, row := b.d, b.st, b.w, b.run, &b.row
+	ic := b.cfg.IcarusCycles
+	if ic < 0 || ic > run.End {
+		ic = run.End
 	}
-	for range cfg.Repeats {
-		t, err := goSide(sim.New)
+	row.IcarusCycles = ic
+	fmt.Fprintf(b.log, "%s: replaying %d cycles on Icarus\n", w.Name(), ic)
+	it, cpuB, iOut, err := runStimIcarus(d, st, ic)
+	if err != nil {
+		return err
+	}
+	s2, err := sim.New(d)
+	if err != nil {
+		return err
+	}
+	_, gOut, err := replayGo(d, s2, st, ic)
+	if err != nil {
+		return err
+	}
+	if !agreeX(gOut, iOut) {
+		return fmt.Errorf("bench %s: Go and Icarus disagree after %d cycles:\n  go     %s\n  icarus %s", w.Name(), ic, gOut, iOut)
+	}
+	if ic > run.Start {
+		// The CPU time of the run-phase part: this run less one that
+		// stops where the run phase starts (same startup, same load).
+		fmt.Fprintf(b.log, "%s: replaying %d cycles on Icarus (the load phase alone)\n", w.Name(), run.Start)
+		_, cpuA, _, err := runStimIcarus(d, st, run.Start)
 		if err != nil {
-			return row, err
+			return err
+		}
+		if cpuB > cpuA {
+			row.Icarus = float64(ic-run.Start) / (cpuB - cpuA).Seconds()
+		}
+		for i, ph := range st.Phases {
+			if ph.Name == "run" && it[i] > 0 {
+				row.IcarusWall = float64(ic-run.Start) / it[i].Seconds()
+			}
+		}
+	}
+	return nil
+}
+
+// timeRounds times the sides: the three in turn each round, so load on
+// the machine hits all of them alike.
+func (b *npuBench) timeRounds() error {
+	cfg, st := b.cfg, b.st
+	fmt.Fprintf(b.log, "%s: timing, %d rounds of %d replays per side\n", b.w.Name(), cfg.Repeats, cfg.Inner)
+	var goT, cT, vT [][]Lap
+	for range cfg.Repeats {
+		t, err := b.goSide(sim.New)
+		if err != nil {
+			return err
 		}
 		goT = append(goT, t)
 		if cfg.Compiled {
-			t, err := goSide(newCompiled)
+			t, err := b.goSide(newCompiled)
 			if err != nil {
-				return row, err
+				return err
 			}
 			cT = append(cT, t)
 		}
-		vt, _, err := replayVerilator(vb, stimPath, st, st.Cycles(), cfg.Inner)
+		vt, _, err := replayVerilator(b.vb, b.stimPath, st, st.Cycles(), cfg.Inner)
 		if err != nil {
-			return row, err
+			return err
 		}
 		vT = append(vT, medianLaps(vt))
 	}
-	row.Go, row.GoWall = rates(st, medianLaps(goT))
-	row.Verilator, row.VerilatorWall = rates(st, medianLaps(vT))
+	b.row.Go, b.row.GoWall = rates(st, medianLaps(goT))
+	b.row.Verilator, b.row.VerilatorWall = rates(st, medianLaps(vT))
 	if cfg.Compiled {
-		row.GoCompiled, row.GoCompiledWall = rates(st, medianLaps(cT))
+		b.row.GoCompiled, b.row.GoCompiledWall = rates(st, medianLaps(cT))
 	}
-	return row, nil
+	return nil
+}
+
+// goSide is one round of a Go simulator's timing: Inner replays, each on
+// a fresh simulator from newSim; the median laps.
+func (b *npuBench) goSide(newSim func(*hdl.Design) (*sim.Sim, error)) ([]Lap, error) {
+	var reps [][]Lap
+	for range b.cfg.Inner {
+		s, err := newSim(b.d)
+		if err != nil {
+			return nil, err
+		}
+		runtime.GC()
+		t, _, err := replayGo(b.d, s, b.st, b.st.Cycles())
+		if err != nil {
+			return nil, err
+		}
+		reps = append(reps, t)
+	}
+	return medianLaps(reps), nil
 }
 
 // medianLaps is the element-wise median of equal-length lists, wall and

@@ -9,8 +9,34 @@ import (
 	"github.com/hwgen/hwgen/hdl"
 )
 
+// op builds one random operation of kind k (fuzz_gen.go lists the
+// kinds), by operator family.
 func (g *gen) op(k string) *hdl.Expr {
-	r := g.r
+	switch k {
+	case "not", "neg", "andr", "orr", "xorr":
+		return g.unaryOp(k)
+	case "add", "sub", "mul":
+		return g.arithOp(k)
+	case "and", "or", "xor":
+		return g.bitwiseOp(k)
+	case "shlc", "shl", "shlwrap", "shr", "shrc":
+		return g.shiftOp(k)
+	case "eq", "ne", "lt", "le", "gt", "ge":
+		return g.compareOp(k)
+	case "mux", "cat":
+		return g.combineOp(k)
+	case "slice", "bit", "ext", "trunc", "resize", "assint", "asuint":
+		return g.widthOp(k)
+	case "const":
+		return g.constOp()
+	case "wire":
+		return g.wireOp()
+	}
+	panic("verify: unknown fuzz operation " + k)
+}
+
+// unaryOp: not, neg and the reductions.
+func (g *gen) unaryOp(k string) *hdl.Expr {
 	maxW := g.opts.MaxWidth
 	switch k {
 	case "not":
@@ -21,19 +47,15 @@ func (g *gen) op(k string) *hdl.Expr {
 		return g.operand(g.typ(maxW)).AndR()
 	case "orr":
 		return g.operand(g.typ(maxW)).OrR()
-	case "xorr":
-		return g.operand(g.typ(maxW)).XorR()
-	case "add", "sub":
-		t := g.typ(maxW - 1)
-		a, b := g.operand(t), g.operandOfSign(t, maxW-1)
-		if r.IntN(2) == 0 {
-			a, b = b, a
-		}
-		if k == "add" {
-			return a.Add(b)
-		}
-		return a.Sub(b)
-	case "mul":
+	}
+	return g.operand(g.typ(maxW)).XorR()
+}
+
+// arithOp: add, sub and mul.
+func (g *gen) arithOp(k string) *hdl.Expr {
+	r := g.r
+	maxW := g.opts.MaxWidth
+	if k == "mul" {
 		w := g.width(2, maxW)
 		wa := 1 + r.IntN(w-1)
 		if r.IntN(3) == 0 {
@@ -41,16 +63,37 @@ func (g *gen) op(k string) *hdl.Expr {
 		}
 		signed := r.IntN(2) == 0
 		return g.operand(hdl.Type{Width: wa, Signed: signed}).Mul(g.operand(hdl.Type{Width: w - wa, Signed: signed}))
-	case "and", "or", "xor":
-		t := g.typ(maxW)
-		a, b := g.operand(t), g.operandOfSign(t, maxW)
-		switch k {
-		case "and":
-			return a.And(b)
-		case "or":
-			return a.Or(b)
-		}
-		return a.Xor(b)
+	}
+	t := g.typ(maxW - 1)
+	a, b := g.operand(t), g.operandOfSign(t, maxW-1)
+	if r.IntN(2) == 0 {
+		a, b = b, a
+	}
+	if k == "add" {
+		return a.Add(b)
+	}
+	return a.Sub(b)
+}
+
+// bitwiseOp: and, or and xor.
+func (g *gen) bitwiseOp(k string) *hdl.Expr {
+	maxW := g.opts.MaxWidth
+	t := g.typ(maxW)
+	a, b := g.operand(t), g.operandOfSign(t, maxW)
+	switch k {
+	case "and":
+		return a.And(b)
+	case "or":
+		return a.Or(b)
+	}
+	return a.Xor(b)
+}
+
+// shiftOp: the constant, growing, wrapping and right shifts.
+func (g *gen) shiftOp(k string) *hdl.Expr {
+	r := g.r
+	maxW := g.opts.MaxWidth
+	switch k {
 	case "shlc":
 		t := g.typ(maxW - 1)
 		n := 1 + r.IntN(maxW-t.Width)
@@ -76,52 +119,69 @@ func (g *gen) op(k string) *hdl.Expr {
 			g.feat["Shr (logical)"]++
 		}
 		return g.operand(t).Shr(g.amount(t.Width))
-	case "shrc":
-		t := g.typ(maxW)
-		n := 1 + r.IntN(t.Width)
-		if r.IntN(3) == 0 {
-			n = t.Width + r.IntN(3)
-		}
-		if n >= t.Width {
-			g.feat["ShrConst (n >= width)"]++
-		} else {
-			g.feat["ShrConst"]++
-		}
-		return g.operand(t).ShrConst(n)
-	case "eq", "ne", "lt", "le", "gt", "ge":
-		t := g.typ(maxW)
-		a, b := g.operand(t), g.operandOfSign(t, maxW)
-		if !t.Signed && k != "eq" && k != "ne" && g.avoid(UnsignedCompareConstant) {
-			a, b = g.opaqueCompare(a, b)
-		}
-		switch k {
-		case "eq":
-			return a.Eq(b)
-		case "ne":
-			return a.Ne(b)
-		case "lt":
-			return a.Lt(b)
-		case "le":
-			return a.Le(b)
-		case "gt":
-			return a.Gt(b)
-		}
-		return a.Ge(b)
-	case "mux":
+	}
+	t := g.typ(maxW)
+	n := 1 + r.IntN(t.Width)
+	if r.IntN(3) == 0 {
+		n = t.Width + r.IntN(3)
+	}
+	if n >= t.Width {
+		g.feat["ShrConst (n >= width)"]++
+	} else {
+		g.feat["ShrConst"]++
+	}
+	return g.operand(t).ShrConst(n)
+}
+
+// compareOp: the six comparisons.
+func (g *gen) compareOp(k string) *hdl.Expr {
+	maxW := g.opts.MaxWidth
+	t := g.typ(maxW)
+	a, b := g.operand(t), g.operandOfSign(t, maxW)
+	if !t.Signed && k != "eq" && k != "ne" && g.avoid(UnsignedCompareConstant) {
+		a, b = g.opaqueCompare(a, b)
+	}
+	switch k {
+	case "eq":
+		return a.Eq(b)
+	case "ne":
+		return a.Ne(b)
+	case "lt":
+		return a.Lt(b)
+	case "le":
+		return a.Le(b)
+	case "gt":
+		return a.Gt(b)
+	}
+	return a.Ge(b)
+}
+
+// combineOp: mux and cat.
+func (g *gen) combineOp(k string) *hdl.Expr {
+	r := g.r
+	maxW := g.opts.MaxWidth
+	if k == "mux" {
 		t := g.typ(maxW)
 		return hdl.Mux(g.boolean(), g.operand(t), g.operandOfSign(t, maxW))
-	case "cat":
-		total := g.width(1, maxW)
-		var parts []hdl.Value
-		for left := total; left > 0; {
-			w := 1 + r.IntN(left)
-			if len(parts) == 3 {
-				w = left
-			}
-			parts = append(parts, g.operand(hdl.Type{Width: w, Signed: r.IntN(2) == 0}))
-			left -= w
+	}
+	total := g.width(1, maxW)
+	var parts []hdl.Value
+	for left := total; left > 0; {
+		w := 1 + r.IntN(left)
+		if len(parts) == 3 {
+			w = left
 		}
-		return hdl.Cat(parts...)
+		parts = append(parts, g.operand(hdl.Type{Width: w, Signed: r.IntN(2) == 0}))
+		left -= w
+	}
+	return hdl.Cat(parts...)
+}
+
+// widthOp: the selects, width changes and sign casts.
+func (g *gen) widthOp(k string) *hdl.Expr {
+	r := g.r
+	maxW := g.opts.MaxWidth
+	switch k {
 	case "slice":
 		v := g.pick()
 		lo := r.IntN(v.Width())
@@ -160,34 +220,38 @@ func (g *gen) op(k string) *hdl.Expr {
 	case "assint":
 		g.feat["AsSInt"]++
 		return g.operand(hdl.UInt(g.width(1, maxW))).AsSInt()
-	case "asuint":
-		g.feat["AsUInt"]++
-		return g.operand(hdl.SInt(g.width(1, maxW))).AsUInt()
-	case "const":
-		// A constant-only expression combined with a live value: both
-		// sides constant-fold their part.
-		t := g.typ(maxW - 1)
-		c := g.constant(t)
-		switch r.IntN(4) {
-		case 0:
-			c = c.Add(g.constant(t)).Trunc(t.Width)
-		case 1:
-			c = g.coerce(c.Not(), t)
-		case 2:
-			c = g.coerce(c.ShrConst(r.IntN(t.Width)+1), t)
-		}
-		if r.IntN(2) == 0 {
-			return c.Xor(g.operand(t))
-		}
-		return c.Add(g.operand(t))
-	case "wire":
-		v := g.pick()
-		g.feat["named wire"]++
-		w := g.m.Wire(g.name("w"), v.Type)
-		w.Set(v)
-		return &w.Expr
 	}
-	panic("verify: unknown fuzz operation " + k)
+	g.feat["AsUInt"]++
+	return g.operand(hdl.SInt(g.width(1, maxW))).AsUInt()
+}
+
+// constOp is a constant-only expression combined with a live value: both
+// sides constant-fold their part.
+func (g *gen) constOp() *hdl.Expr {
+	r := g.r
+	t := g.typ(g.opts.MaxWidth - 1)
+	c := g.constant(t)
+	switch r.IntN(4) {
+	case 0:
+		c = c.Add(g.constant(t)).Trunc(t.Width)
+	case 1:
+		c = g.coerce(c.Not(), t)
+	case 2:
+		c = g.coerce(c.ShrConst(r.IntN(t.Width)+1), t)
+	}
+	if r.IntN(2) == 0 {
+		return c.Xor(g.operand(t))
+	}
+	return c.Add(g.operand(t))
+}
+
+// wireOp names a picked value with a wire.
+func (g *gen) wireOp() *hdl.Expr {
+	v := g.pick()
+	g.feat["named wire"]++
+	w := g.m.Wire(g.name("w"), v.Type)
+	w.Set(v)
+	return &w.Expr
 }
 
 const avoidedPrefix = "AVOIDED: "

@@ -42,41 +42,78 @@ type top struct {
 	sbs, pbs, nes, wbs []*hdl.Instance      // per engine: state buffer, psum buffer, NE, weight buffer
 	routedReady        map[string]*hdl.Expr // several engines: a routed client's ready (plr, plw, rd)
 	neValid            []*hdl.Expr          // several engines: each NE's t_valid
+
+	pl, di, do, xa *hdl.Instance        // planar engine, DMA engines, external-memory arbiter
+	np             map[string]*hdl.Expr // the NE's task params
+	starts, dones  []*hdl.Expr          // per task-manager engine: a task starts, a task is done
+	sp             *sparseEngine        // nil without the sparse engine
 }
 
-func (b *top) build() error {
-	c, m := b.c, b.m
-	R, C, N := c.Rows, c.Cols, c.Engines
-	aw, pw, ww := log2(c.StateDepth), log2(c.PsumDepth), log2(c.WeightDepth)
-	sl := c.SliceBits() // the shared blocks' addresses are aw+sl, pw+sl, ww+sl bits wide
-	whole := c.whole()
+// modules are the submodules the NPU instantiates (besides the small
+// ones built where they are placed).
+type modules struct {
+	tm, sb, pb, ne, pl *hdl.Module
+}
 
-	tmMod, err := taskmgr.Build(c.TaskMgr())
+// build wires the NPU part by part, in the order the parts create
+// signals and instances (the Verilog declares them in that order).
+func (b *top) build() error {
+	mods, err := b.modules()
 	if err != nil {
 		return err
+	}
+	b.instances(mods)
+	// Host command port and status.
+	df, err := b.hostFront(mods.tm)
+	if err != nil {
+		return err
+	}
+	if err := b.engines(); err != nil {
+		return err
+	}
+	b.dmaTasks()
+	b.neTasks()
+	b.planarTask()
+	b.stateClients()
+	b.psumBuffers(mods.pl)
+	b.weightBuffers()
+	// External memory port through the arbiter.
+	b.connectExt(b.xa, b.di, b.do, df)
+	b.counters()
+	return nil
+}
+
+func (b *top) modules() (*modules, error) {
+	c := b.c
+	var mods modules
+	var err error
+	if mods.tm, err = taskmgr.Build(c.TaskMgr()); err != nil {
+		return nil, err
 	}
 	if b.lay, err = taskmgr.NewLayout(c.TaskMgr()); err != nil {
-		return err
+		return nil, err
 	}
-	sbMod, err := sram.StateBuffer(c.SRAM().State, c.Macros)
-	if err != nil {
-		return err
+	if mods.sb, err = sram.StateBuffer(c.SRAM().State, c.Macros); err != nil {
+		return nil, err
 	}
-	pbMod, err := sram.PsumBuffer(c.SRAM().Psum, c.Macros)
-	if err != nil {
-		return err
+	if mods.pb, err = sram.PsumBuffer(c.SRAM().Psum, c.Macros); err != nil {
+		return nil, err
 	}
-	neMod, err := neController(c)
-	if err != nil {
-		return err
+	if mods.ne, err = neController(c); err != nil {
+		return nil, err
 	}
-	plMod, err := planar.Build(c.Planar())
-	if err != nil {
-		return err
+	if mods.pl, err = planar.Build(c.Planar()); err != nil {
+		return nil, err
 	}
+	return &mods, nil
+}
 
-	// One state buffer, psum buffer, NE and weight buffer per engine
-	// (named sb, pb, nec, wb with one engine; sb0, sb1, ... with more).
+// instances places the blocks: one state buffer, psum buffer, NE and
+// weight buffer per engine (named sb, pb, nec, wb with one engine; sb0,
+// sb1, ... with more), and one of each other block.
+func (b *top) instances(mods *modules) {
+	c, m, N := b.c, b.m, b.c.Engines
+	whole := c.whole()
 	inst := func(name string, mod *hdl.Module) []*hdl.Instance {
 		if N == 1 {
 			return []*hdl.Instance{m.Instance(name, mod)}
@@ -87,280 +124,125 @@ func (b *top) build() error {
 		}
 		return out
 	}
-	tm := m.Instance("tm", tmMod)
-	b.tm = tm
-	sbs := inst("sb", sbMod)
-	pbs := inst("pb", pbMod)
-	nes := inst("nec", neMod)
-	pl := m.Instance("pl", plMod)
-	wbs := inst("wb", weightBuffer(c))
-	di := m.Instance("dmai", dmaIn(whole))
-	do := m.Instance("dmao", dmaOut(whole))
-	xa := m.Instance("xarb", extArbiter(c))
-	b.sbs, b.pbs, b.nes, b.wbs = sbs, pbs, nes, wbs
+	b.tm = m.Instance("tm", mods.tm)
+	b.sbs = inst("sb", mods.sb)
+	b.pbs = inst("pb", mods.pb)
+	b.nes = inst("nec", mods.ne)
+	b.pl = m.Instance("pl", mods.pl)
+	b.wbs = inst("wb", weightBuffer(c))
+	b.di = m.Instance("dmai", dmaIn(whole))
+	b.do = m.Instance("dmao", dmaOut(whole))
+	b.xa = m.Instance("xarb", extArbiter(c))
+}
 
-	// Host command port and status.
-	df, err := b.hostFront(tmMod)
-	if err != nil {
-		return err
-	}
+// field is task-manager engine e's descriptor field f, resized to w bits.
+func (b *top) field(e, f string, w int) *hdl.Expr { return b.tm.Out(e + "_" + f).Resize(w) }
 
-	field := func(e, f string, w int) *hdl.Expr { return tm.Out(e + "_" + f).Resize(w) }
-	param := func(e string) *hdl.Expr {
-		var words []hdl.Value
-		for _, f := range b.lay.EngineFields() {
-			if f.Name == "param" || (len(f.Name) > 5 && f.Name[:5] == "param") {
-				words = append([]hdl.Value{tm.Out(e + "_" + f.Name)}, words...)
-			}
+// param is engine e's param words, the first at the bottom.
+func (b *top) param(e string) *hdl.Expr {
+	var words []hdl.Value
+	for _, f := range b.lay.EngineFields() {
+		if f.Name == "param" || (len(f.Name) > 5 && f.Name[:5] == "param") {
+			words = append([]hdl.Value{b.tm.Out(e + "_" + f.Name)}, words...)
 		}
-		return hdl.Cat(words...)
 	}
-	np := sliceParams(c.NEParams(), param("ne"))
+	return hdl.Cat(words...)
+}
 
-	// Engines: dispatch and completion. With several NEs the dispatcher
-	// stands for them as the task manager's one "ne" engine.
-	engines := []*hdl.Instance{di, nes[0], pl, do}
+// engines joins each engine's dispatch and completion to the task
+// manager. With several NEs the dispatcher stands for them as the task
+// manager's one "ne" engine.
+func (b *top) engines() error {
+	c, tm := b.c, b.tm
+	b.np = sliceParams(c.NEParams(), b.param("ne"))
+	engines := []*hdl.Instance{b.di, b.nes[0], b.pl, b.do}
 	names := c.EngineNames()
-	starts := make([]*hdl.Expr, len(names))
-	dones := make([]*hdl.Expr, len(names))
-	var sp *sparseEngine
+	b.starts = make([]*hdl.Expr, len(names))
+	b.dones = make([]*hdl.Expr, len(names))
 	if c.SparseUnits > 0 {
-		if sp, err = b.buildSparse(di, do, field, param); err != nil {
+		var err error
+		if b.sp, err = b.buildSparse(b.di, b.do, b.field, b.param); err != nil {
 			return err
 		}
 	}
 	for e, name := range names {
 		if e == int(isa.Sparse) {
-			starts[e], dones[e] = sp.start, sp.done
+			b.starts[e], b.dones[e] = b.sp.start, b.sp.done
 			continue
 		}
-		if e == int(isa.NE) && N > 1 {
-			ready, done := b.dispatchNE(np[isa.EngineField])
+		if e == int(isa.NE) && c.Engines > 1 {
+			ready, done := b.dispatchNE(b.np[isa.EngineField])
 			tm.Connect(name+"_ready", ready)
 			tm.Connect("ne_free", b.neFree())
 			tm.Connect(name+"_done", done)
-			starts[e] = tm.Out(name + "_valid").And(ready)
-			dones[e] = done
+			b.starts[e] = tm.Out(name + "_valid").And(ready)
+			b.dones[e] = done
 			continue
 		}
 		en := engines[e]
 		en.Connect("t_valid", tm.Out(name+"_valid"))
 		tm.Connect(name+"_ready", en.Out("t_ready"))
 		tm.Connect(name+"_done", en.Out("done"))
-		starts[e] = tm.Out(name + "_valid").And(en.Out("t_ready"))
-		dones[e] = &en.Out("done").Expr
+		b.starts[e] = tm.Out(name + "_valid").And(en.Out("t_ready"))
+		b.dones[e] = &en.Out("done").Expr
 	}
+	return nil
+}
 
-	// DMA engines: their buffer addresses span every slice; their
-	// external lines are relative to a base pointer with networks.
-	// (With the sparse engine t_dst of dma_in and t_src of dma_out are
-	// wide enough for its LoadAddr and ReadAddr operands too.)
+// dmaTasks gives the DMA engines their task operands: their buffer
+// addresses span every slice; their external lines are relative to a
+// base pointer with networks. (With the sparse engine t_dst of dma_in
+// and t_src of dma_out are wide enough for its LoadAddr and ReadAddr
+// operands too.)
+func (b *top) dmaTasks() {
+	di, do := b.di, b.do
 	portWidth := func(in *hdl.Instance, p string) int { return in.Module.Port(p).Type.Width }
 	ext := b.basePointers()
-	di.Connect("t_op", field("dma_in", "op", isa.DMAIn.OpWidth())).Connect("t_src", ext("dma_in", "src", "src_mem")).
-		Connect("t_dst", field("dma_in", "dst", portWidth(di, "t_dst")))
-	do.Connect("t_op", field("dma_out", "op", isa.DMAOut.OpWidth())).Connect("t_src", field("dma_out", "src", portWidth(do, "t_src"))).
+	di.Connect("t_op", b.field("dma_in", "op", isa.DMAIn.OpWidth())).Connect("t_src", ext("dma_in", "src", "src_mem")).
+		Connect("t_dst", b.field("dma_in", "dst", portWidth(di, "t_dst")))
+	do.Connect("t_op", b.field("dma_out", "op", isa.DMAOut.OpWidth())).Connect("t_src", b.field("dma_out", "src", portWidth(do, "t_src"))).
 		Connect("t_dst", ext("dma_out", "dst", "dst_mem"))
 	for _, d := range []string{"d0", "d1", "d2"} {
-		di.Connect("t_"+d, field("dma_in", d, 16))
-		do.Connect("t_"+d, field("dma_out", d, 16))
+		di.Connect("t_"+d, b.field("dma_in", d, 16))
+		do.Connect("t_"+d, b.field("dma_out", d, 16))
 	}
+}
 
-	// NEs: every one sees the task; the addresses are slice-relative.
-	for _, ne := range nes {
-		ne.Connect("t_op", field("ne", "op", isa.NE.OpWidth())).Connect("t_src", field("ne", "src", aw)).
-			Connect("t_aux", field("ne", "aux", ww)).Connect("t_dst", field("ne", "dst", pw))
+// neTasks gives every NE the task; the addresses are slice-relative.
+func (b *top) neTasks() {
+	c := b.c
+	aw, pw, ww := log2(c.StateDepth), log2(c.PsumDepth), log2(c.WeightDepth)
+	for _, ne := range b.nes {
+		ne.Connect("t_op", b.field("ne", "op", isa.NE.OpWidth())).Connect("t_src", b.field("ne", "src", aw)).
+			Connect("t_aux", b.field("ne", "aux", ww)).Connect("t_dst", b.field("ne", "dst", pw))
 		for _, d := range []string{"d0", "d1", "d2"} {
-			ne.Connect("t_"+d, field("ne", d, 16))
+			ne.Connect("t_"+d, b.field("ne", d, 16))
 		}
 		for _, f := range c.NEParams().Fields {
 			if f.Name != isa.EngineField {
-				ne.Connect("t_"+f.Name, np[f.Name])
+				ne.Connect("t_"+f.Name, b.np[f.Name])
 			}
 		}
 	}
+}
 
-	// Planar engine: descriptor operands and packed params onto its fields.
-	pp := sliceParams(c.PlanarParams(), param("planar"))
+// planarTask puts the descriptor operands and the packed params onto the
+// planar engine's task fields.
+func (b *top) planarTask() {
+	c := b.c
+	pp := sliceParams(c.PlanarParams(), b.param("planar"))
 	for _, f := range c.Planar().Fields() {
 		var v *hdl.Expr
 		if operand := isa.PlanarFieldOperand(f.Name); operand == "param" {
 			v = pp[f.Name]
 		} else {
-			v = field("planar", operand, f.Width)
+			v = b.field("planar", operand, f.Width)
 		}
 		if f.Signed {
 			v = v.AsSInt()
 		}
-		pl.Connect("t_"+f.Name, v)
+		b.pl.Connect("t_"+f.Name, v)
 	}
-
-	// State buffer clients: each NE reads its own slice; the DMA engines
-	// and the planar engine reach every slice through the routers.
-	// held (nil: never) keeps a read from the buffer: partial outputs.
-	read := func(sb *hdl.Instance, client string, en *hdl.Instance, prefix string, held func(addr *hdl.Expr) *hdl.Expr) {
-		valid, ready := &en.Out(prefix+"_valid").Expr, &sb.Out(client+"_ready").Expr
-		if held != nil {
-			pass := held(&en.Out(prefix + "_addr").Expr).Not()
-			valid, ready = valid.And(pass), ready.And(pass)
-		}
-		sb.Connect(client+"_valid", valid).Connect(client+"_addr", en.Out(prefix+"_addr")).
-			Connect(client+"_mask", en.Out(prefix+"_mask"))
-		en.Connect(prefix+"_ready", ready)
-		if en.Module.Port(prefix+"_rvalid") != nil {
-			en.Connect(prefix+"_rvalid", sb.Out(client+"_rvalid"))
-		}
-		for p := range R {
-			en.Connect(fmt.Sprintf("%s_rdata_%d", prefix, p), sb.Out(fmt.Sprintf("%s_rdata_%d", client, p)))
-		}
-	}
-	write := func(sb *hdl.Instance, client string, en *hdl.Instance, prefix string) {
-		sb.Connect(client+"_valid", en.Out(prefix+"_valid")).Connect(client+"_addr", en.Out(prefix+"_addr")).
-			Connect(client+"_mask", en.Out(prefix+"_mask"))
-		en.Connect(prefix+"_ready", sb.Out(client+"_ready"))
-		for p := range R {
-			sb.Connect(fmt.Sprintf("%s_wdata_%d", client, p), en.Out(fmt.Sprintf("%s_wdata_%d", prefix, p)))
-		}
-	}
-	var neHeld, storeHeld func(*hdl.Expr) *hdl.Expr
-	if c.PartialGating { // one engine (Validate)
-		prods := []*progress{
-			b.trackProducer("dma_in", starts[isa.DMAIn], dones[isa.DMAIn], &di.Out("sw_valid").Expr, &sbs[0].Out("dmaw_ready").Expr, &di.Out("sw_addr").Expr),
-			b.trackProducer("planar", starts[isa.Planar], dones[isa.Planar], &pl.Out("plw_valid").Expr, &sbs[0].Out("plw_ready").Expr, &pl.Out("plw_addr").Expr),
-		}
-		neGate, storeGate := b.latchGate("ne", starts[isa.NE]), b.latchGate("dma_out", starts[isa.DMAOut])
-		neHeld = func(a *hdl.Expr) *hdl.Expr { return neGate.held(a, prods) }
-		storeHeld = func(a *hdl.Expr) *hdl.Expr { return storeGate.held(a, prods) }
-	}
-	for i, ne := range nes {
-		read(sbs[i], "pe", ne, "pe", neHeld)
-		read(sbs[i], "wl", ne, "wl", neHeld)
-	}
-	if N == 1 {
-		read(sbs[0], "dmar", do, "sr", storeHeld)
-		read(sbs[0], "plr", pl, "plr", nil)
-		write(sbs[0], "dmaw", di, "sw")
-		write(sbs[0], "plw", pl, "plw")
-	} else {
-		b.routeState("dmar", do, "sr", false)
-		b.routeState("plr", pl, "plr", false)
-		b.routeState("dmaw", di, "sw", true)
-		b.routeState("plw", pl, "plw", true)
-	}
-
-	// Psum buffers: each array writes its own, the planar engine reads
-	// them all; no clears.
-	var overrunNow *hdl.Expr
-	for i, ne := range nes {
-		pb := pbs[i]
-		pb.Connect("wr_valid", ne.Out("out_valid")).Connect("wr_addr", ne.Out("out_entry")).
-			Connect("wr_acc", ne.Out("out_acc")).Connect("wr_mask", hdl.U(C, 1<<uint(C)-1))
-		for k := range C {
-			pb.Connect(fmt.Sprintf("wr_data_%d", k), ne.Out(fmt.Sprintf("out_psum_%d", k)))
-		}
-		pb.Connect("clr_valid", hdl.U(1, 0)).Connect("clr_base", hdl.U(pw, 0)).Connect("clr_count", hdl.U(pw+1, 0))
-		o := ne.Out("out_valid").And(pb.Out("wr_ready").Not())
-		if overrunNow == nil {
-			overrunNow = o
-		} else {
-			overrunNow = overrunNow.Or(o)
-		}
-	}
-	if N == 1 {
-		pb := pbs[0]
-		for k := range C {
-			pl.Connect(fmt.Sprintf("rd_data_%d", k), pb.Out(fmt.Sprintf("rd_data_%d", k)))
-		}
-		pb.Connect("rd_valid", pl.Out("rd_valid")).Connect("rd_addr", pl.Out("rd_addr")).Connect("rd_mask", pl.Out("rd_mask"))
-		pl.Connect("rd_ready", pb.Out("rd_ready")).Connect("rd_rvalid", pb.Out("rd_rvalid"))
-	} else {
-		b.routePsum(pl)
-	}
-	for k := C; k < R; k++ { // planar lanes without a psum partition
-		if plMod.Port(fmt.Sprintf("rd_data_%d", k)) != nil {
-			pl.Connect(fmt.Sprintf("rd_data_%d", k), hdl.S(c.AccWidth, 0))
-		}
-	}
-	// The array cannot stall: a write the buffer refuses would be lost.
-	// Write priority makes that impossible; this sticky flag proves it
-	// in every simulation.
-	overrun := m.Reg("psum_overrun_r", hdl.Bool, 0)
-	overrun.SetNext(hdl.U(1, 1))
-	overrun.SetEnable(overrunNow)
-	m.Output("psum_overrun", hdl.Bool).Set(overrun)
-
-	// Weight buffers: dma_in writes the slice its row's high bits name.
-	for i, wb := range wbs {
-		if N == 1 {
-			wb.Connect("wr_valid", di.Out("ww_valid")).Connect("wr_addr", di.Out("ww_addr"))
-		} else {
-			hit := di.Out("ww_addr").Slice(ww+sl-1, ww).Eq(hdl.U(sl, uint64(i)))
-			wb.Connect("wr_valid", di.Out("ww_valid").And(hit)).Connect("wr_addr", di.Out("ww_addr").Slice(ww-1, 0))
-		}
-		wb.Connect("wr_data", di.Out("ww_data"))
-		wb.Connect("rd_addr", nes[i].Out("wb_addr"))
-		nes[i].Connect("wb_rdata", wb.Out("rd_data"))
-	}
-
-	// External memory port through the arbiter.
-	b.connectExt(xa, di, do, df)
-
-	// Performance counters and the timeline ports.
-	cw := c.CounterWidth
-	count := func(name string, en *hdl.Expr) {
-		r := m.Reg(name+"_r", hdl.UInt(cw), 0)
-		r.SetNext(r.Add(hdl.U(1, 1)).Trunc(cw))
-		r.SetEnable(en)
-		m.Output(name, hdl.UInt(cw)).Set(r)
-	}
-	var planarStall *hdl.Expr
-	if N == 1 {
-		planarStall = pl.Out("plr_valid").And(sbs[0].Out("plr_ready").Not()).
-			Or(pl.Out("plw_valid").And(sbs[0].Out("plw_ready").Not())).
-			Or(pl.Out("rd_valid").And(pbs[0].Out("rd_ready").Not()))
-	} else {
-		planarStall = pl.Out("plr_valid").And(b.routedReady["plr"].Not()).
-			Or(pl.Out("plw_valid").And(b.routedReady["plw"].Not())).
-			Or(pl.Out("rd_valid").And(b.routedReady["rd"].Not()))
-	}
-	neStall := &nes[0].Out("stall").Expr
-	for _, ne := range nes[1:] {
-		neStall = neStall.Or(ne.Out("stall"))
-	}
-	stalls := []*hdl.Expr{&di.Out("stall").Expr, neStall, planarStall, &do.Out("stall").Expr}
-	if sp != nil {
-		stalls = append(stalls, sp.stall)
-	}
-	for e, name := range names {
-		count(name+"_busy_cycles", &tm.Out(name+"_busy").Expr)
-		count(name+"_stall_cycles", b.late(name+"_stall", stalls[e]))
-		m.Output(name+"_completed", tm.Out(name+"_completed").Type).Set(tm.Out(name + "_completed"))
-		m.Output(name+"_start", hdl.Bool).Set(starts[e])
-		m.Output(name+"_start_id", tm.Out(name+"_id").Type).Set(tm.Out(name + "_id"))
-		m.Output(name+"_start_queue", tm.Out(name+"_queue").Type).Set(tm.Out(name + "_queue"))
-		m.Output(name+"_done", hdl.Bool).Set(dones[e])
-	}
-	if N == 1 {
-		m.Output("mac_count", hdl.UInt(cw)).Set(nes[0].Out("mac_count"))
-		m.Output("skip_count", hdl.UInt(cw)).Set(nes[0].Out("skip_count"))
-	} else {
-		b.engineCounters(count)
-	}
-	m.Output("planar_err_code", pl.Out("err_code").Type).Set(pl.Out("err_code"))
-	return nil
-}
-
-// late registers a stall before it is counted. A stall is a request
-// meeting a ready that an arbiter in another block decides in the same
-// cycle; counted directly, the counter's enable would hang off a
-// combinational path through three blocks (the requester, the
-// arbiter, the requester again: hdl.Passages). The count still
-// completes before the engine is idle: a stall is always followed by the
-// cycle its request is accepted.
-func (b *top) late(name string, stall *hdl.Expr) *hdl.Expr {
-	r := b.m.Reg(name+"_q", hdl.Bool, 0)
-	r.SetNext(stall)
-	return &r.Expr
 }
 
 // connectExt joins dma_in's reads and dma_out's writes onto the

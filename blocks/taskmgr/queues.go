@@ -1,0 +1,72 @@
+package taskmgr
+
+import (
+	"fmt"
+
+	"github.com/hwgen/hwgen/hdl"
+)
+
+// buildQueues builds the descriptor queues and the command port.
+func (b *builder) buildQueues() {
+	c, m := b.cfg, b.m
+	// A queue number beyond the last queue goes to the last (lowest
+	// priority) queue, so no push is ever refused for its number.
+	var qsel hdl.Value = b.cmdQueue
+	if 1<<b.qb > c.Queues {
+		qsel = hdl.Mux(b.cmdQueue.Ge(hdl.U(b.qb, uint64(c.Queues))), hdl.U(b.qb, uint64(c.Queues-1)), b.cmdQueue)
+	}
+	qmod := queueModule(c.QueueDepth, b.lay.Width)
+	b.queues = make([]*hdl.Instance, c.Queues)
+	var cmdReady *hdl.Expr = hdl.U(1, 0)
+	room := make([]hdl.Value, c.Queues)
+	b.pops = make([]*hdl.Signal, c.Queues)
+	for q := range b.queues {
+		is := exprOf(qsel).Eq(hdl.U(b.qb, uint64(q)))
+		u := m.Instance(fmt.Sprintf("queue%d", q), qmod)
+		b.pops[q] = m.Wire(fmt.Sprintf("pop%d", q), hdl.Bool)
+		notFull := u.Out("full").Not()
+		u.Connect("push", b.cmdValid.And(is).And(notFull)).Connect("data", b.cmdDesc).Connect("pop", b.pops[q])
+		cmdReady = cmdReady.Or(is.And(notFull))
+		room[c.Queues-1-q] = notFull
+		b.queues[q] = u
+	}
+	m.Output("cmd_ready", hdl.Bool).Set(cmdReady)
+	if c.RoomPort {
+		m.Output("cmd_room", hdl.UInt(c.Queues)).Set(hdl.Cat(room...))
+	}
+}
+
+// slotRecord is what waits in front of an engine: the engine fields,
+// which dependency fields are used and the low l bits of each dependency
+// ID (enough to place it relative to the scoreboard base). The queue is
+// the slot FIFO's own.
+func (b *builder) slotRecord() *record {
+	r := newRecord()
+	for _, f := range b.lay.EngineFields() {
+		r.add(f.Name, f.Width)
+	}
+	if b.cfg.Queues > 1 {
+		r.add("run", 1) // issued in a hold run: dispatched before other queues' tasks
+	}
+	r.add("depmask", b.cfg.MaxDeps)
+	for i := 0; i < b.cfg.MaxDeps; i++ {
+		r.add(fmt.Sprintf("dl%d", i), b.l)
+	}
+	return r
+}
+
+// engineSlots builds the slot FIFOs: issued tasks waiting for their
+// dependencies. One FIFO per engine and queue, so a queue's task waiting
+// for its dependencies never holds back another queue's task.
+func (b *builder) engineSlots() {
+	c, m := b.cfg, b.m
+	b.rec = b.slotRecord()
+	slotMod := shiftFIFO("taskmgr_slots", c.EngineSlots, b.rec.width)
+	engines := c.Engines()
+	b.slots = make([][]*hdl.Instance, len(engines))
+	for e, def := range engines {
+		for q := range b.queues {
+			b.slots[e] = append(b.slots[e], m.Instance(fmt.Sprintf("slots_%s_%d", def.Name, q), slotMod))
+		}
+	}
+}
