@@ -157,6 +157,9 @@ const (
 	// The exact value goes through Requant, so |min| of a signed type
 	// saturates to its maximum.
 	EltAbs
+	// EltNeg is −a, unary; −min of a signed type saturates to its
+	// maximum, as EltAbs's |min| does.
+	EltNeg
 )
 
 // eltDefs is the elementwise table: each function's name, whether it
@@ -172,6 +175,7 @@ var eltDefs = [...]struct {
 	EltMax: {"max", false, func(a, b int64) int64 { return max(a, b) }},
 	EltMin: {"min", false, func(a, b int64) int64 { return min(a, b) }},
 	EltAbs: {"abs", true, func(a, _ int64) int64 { return max(a, -a) }},
+	EltNeg: {"neg", true, func(a, _ int64) int64 { return -a }},
 }
 
 var eltNames = func() []string {

@@ -25,16 +25,18 @@ func (ln *laneBuilder) eltwise() {
 	eltW := c.EltWidth()
 	// |e| of an extended element fits its E+1 bits: |min| = 2^(E−1).
 	absE := hdl.Mux(e.Lt(hdl.S(ew, 0)), e.Neg().Trunc(ew), e)
+	negE := e.Neg().Trunc(ew) // −min = 2^(E−1) fits too
 	if c.eltStages() > 0 {
 		// The operands are chosen in S1 and registered; the function of
 		// them is computed in the next cycle, and registered again (X).
 		a, b, absE = stage(ln.data, p.adv, "elt_a", a), stage(ln.data, p.adv, "elt_b", b), stage(ln.data, p.adv, "elt_abs", absE)
+		negE = stage(ln.data, p.adv, "elt_neg", negE)
 	}
 	var elt *hdl.Expr = a.Mul(b) // FnMul; the others are narrower and extended
 	for _, f := range []struct {
 		fn isaplanar.Fn
 		v  *hdl.Expr
-	}{{isaplanar.FnAdd, a.Add(b)}, {isaplanar.FnSub, a.Sub(b)}, {isaplanar.FnMax, hdl.Mux(a.Gt(b), a, b)}, {isaplanar.FnMin, hdl.Mux(a.Lt(b), a, b)}, {isaplanar.FnAbs, absE}} {
+	}{{isaplanar.FnAdd, a.Add(b)}, {isaplanar.FnSub, a.Sub(b)}, {isaplanar.FnMax, hdl.Mux(a.Gt(b), a, b)}, {isaplanar.FnMin, hdl.Mux(a.Lt(b), a, b)}, {isaplanar.FnAbs, absE}, {isaplanar.FnNeg, negE}} {
 		elt = hdl.Mux(fn.Eq(hdl.U(fn.Width(), uint64(f.fn))), f.v.Ext(eltW), elt)
 	}
 	ln.elt = elt

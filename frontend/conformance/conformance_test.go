@@ -220,19 +220,12 @@ func TestMappersMatchTable(t *testing.T) {
 	}
 }
 
-// Abs maps onto the planar engine's eltwise abs: integer data (−128
-// among it, whose magnitude needs a 9-bit element) passes exactly on the
-// reference machine and on the Go simulator; the official test_abs, of
-// random float data, is unsupported and says why.
-func TestAbsMapped(t *testing.T) {
-	data, err := onnxtest.New(13).Input("x", 2, 3).Output("y").Node("a", "Abs", []string{"x"}, "y").Bytes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := onnx.Load(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
+// The unary elementwise ops map onto the planar engine's eltwise
+// functions: integer data (−128 among it, whose magnitude needs a 9-bit
+// element) passes exactly on the reference machine and on the Go
+// simulator; the official test_abs, of random float data, is
+// unsupported and says why.
+func TestUnaryMapped(t *testing.T) {
 	sim := func(p *compiler.Program) (map[string]*golden.Tensor, error) {
 		res, err := host.Run(p.Config, p)
 		if err != nil {
@@ -240,30 +233,46 @@ func TestAbsMapped(t *testing.T) {
 		}
 		return res.Outputs, nil
 	}
-	tests := []struct {
-		name   string
-		x      []float32
-		engine Engine
-		want   string
+	for _, op := range []struct {
+		name, fn string
+		f        func(float32) float32
 	}{
-		{"int8 range, reference machine", []float32{-3, 0, 5, -128, 127, -1}, Interp, "planar eltwise abs; elem_width 9; 6 elements exact"},
-		{"int8 range, Go simulator", []float32{-3, 0, 5, -128, 127, -1}, sim, "planar eltwise abs; elem_width 9; 6 elements exact"},
-		{"small values, Go simulator", []float32{-3, 0, 5, -7, 2, -1}, sim, "planar eltwise abs; elem_width 8; 6 elements exact"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			y := make([]float32, len(tt.x))
-			for i, v := range tt.x {
-				y[i] = float32(math.Abs(float64(v)))
-			}
-			c := &Case{Name: "abs " + tt.name, Op: "Abs", Model: m,
-				Inputs:  []*onnx.Tensor{{DType: onnx.Float32, Dims: []int64{2, 3}, Float32: tt.x}},
-				Outputs: []*onnx.Tensor{{DType: onnx.Float32, Dims: []int64{2, 3}, Float32: y}}}
-			r := Run(c, npu.DefaultConfig(), tt.engine)
-			if d := cmp.Diff(Result{Name: c.Name, Op: "Abs", Status: Pass, Detail: tt.want}, r); d != "" {
-				t.Errorf("(-want +got):\n%s", d)
-			}
-		})
+		{"Abs", "abs", func(v float32) float32 { return float32(math.Abs(float64(v))) }},
+		{"Neg", "neg", func(v float32) float32 { return -v }},
+	} {
+		data, err := onnxtest.New(13).Input("x", 2, 3).Output("y").Node("a", op.name, []string{"x"}, "y").Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := onnx.Load(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tests := []struct {
+			name   string
+			x      []float32
+			engine Engine
+			want   string
+		}{
+			{"int8 range, reference machine", []float32{-3, 0, 5, -128, 127, -1}, Interp, "planar eltwise " + op.fn + "; elem_width 9; 6 elements exact"},
+			{"int8 range, Go simulator", []float32{-3, 0, 5, -128, 127, -1}, sim, "planar eltwise " + op.fn + "; elem_width 9; 6 elements exact"},
+			{"small values, Go simulator", []float32{-3, 0, 5, -7, 2, -1}, sim, "planar eltwise " + op.fn + "; elem_width 8; 6 elements exact"},
+		}
+		for _, tt := range tests {
+			t.Run(op.name+" "+tt.name, func(t *testing.T) {
+				y := make([]float32, len(tt.x))
+				for i, v := range tt.x {
+					y[i] = op.f(v)
+				}
+				c := &Case{Name: op.fn + " " + tt.name, Op: op.name, Model: m,
+					Inputs:  []*onnx.Tensor{{DType: onnx.Float32, Dims: []int64{2, 3}, Float32: tt.x}},
+					Outputs: []*onnx.Tensor{{DType: onnx.Float32, Dims: []int64{2, 3}, Float32: y}}}
+				r := Run(c, npu.DefaultConfig(), tt.engine)
+				if d := cmp.Diff(Result{Name: c.Name, Op: op.name, Status: Pass, Detail: tt.want}, r); d != "" {
+					t.Errorf("(-want +got):\n%s", d)
+				}
+			})
+		}
 	}
 	t.Run("test_abs", func(t *testing.T) {
 		needData(t)

@@ -161,6 +161,14 @@ var opCases = []struct {
 			Float("w", []int64{64, 3}, wave(20, 0.5, 64, 3)...).
 			Node("fc", "MatMul", []string{"f", "w"}, "y")
 	}, []int64{1, 2, 4, 4}, 1.5},
+	{"Neg of a conv result", func() *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y")
+		return conv(b, "conv", "x", "c", 4, 2, 19).
+			Node("neg", "Neg", []string{"c"}, "a").
+			Node("flat", "Flatten", []string{"a"}, "f").
+			Float("w", []int64{64, 3}, wave(25, 0.5, 64, 3)...).
+			Node("fc", "MatMul", []string{"f", "w"}, "y")
+	}, []int64{1, 2, 4, 4}, 1.5},
 	{"AveragePool 2x2 stride 2", func() *onnxtest.Builder {
 		b := onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y")
 		return conv(b, "conv", "x", "c", 4, 2, 10).
@@ -437,7 +445,7 @@ func TestOpsErrors(t *testing.T) {
 			Node("tr", "Transpose", []string{"f"}, "y"),
 			`node "tr" (Transpose): input "f" is not the result of a Gemm or MatMul: only those are transposed on the data path`},
 		{"Concat of feature maps", base().Node("cat", "Concat", []string{"x", "x"}, "y", i64("axis", 1)),
-			`node "cat" (Concat): op not supported by the lowering; supported: Conv, Gemm, MatMul, Add, Min, Max, Relu, Clip, Abs, MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, ReduceSum, ReduceMean, ReduceMax, Sqrt, Reciprocal, Flatten, Reshape, Squeeze, Unsqueeze, Transpose`},
+			`node "cat" (Concat): op not supported by the lowering; supported: ` + strings.Join(Ops, ", ")},
 		{"Add of a constant alone", base().Float("k", []int64{}, 1).Node("add", "Add", []string{"x", "k"}, "y"),
 			`node "add" (Add): adds the constant "k": a constant is added only as the bias right after a Conv, Gemm or MatMul`},
 		{"Add broadcast", base().Float("w", []int64{2, 2, 3, 3}, wave(0, 1, 2, 2, 3, 3)...).

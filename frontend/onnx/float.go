@@ -153,6 +153,17 @@ var floatOps = map[string]opFunc{
 		}
 		return abs(x), nil
 	},
+	"Neg": func(n *Node, in operands) (*Array, error) {
+		x, err := in.float(0)
+		if err != nil {
+			return nil, err
+		}
+		y := NewArray(x.Shape...)
+		for i, v := range x.Data {
+			y.Data[i] = -v
+		}
+		return y, nil
+	},
 	"MaxPool": func(n *Node, in operands) (*Array, error) {
 		x, err := in.float(0)
 		if err != nil {

@@ -86,6 +86,8 @@ var OpTable = []Op{
 		Doc: "constant bounds: fused into the layer before it as the clamp, else alone: a requantization with the clamp"},
 	{Name: "Abs", Float: true, NPU: true, Conformance: true, Eltwise: "abs",
 		Doc: "the planar engine's eltwise abs, then a requantization (hwgen quantize does not export it)"},
+	{Name: "Neg", Float: true, NPU: true, Conformance: true, Eltwise: "neg",
+		Doc: "the planar engine's eltwise neg (−(−128) saturates to 127), then a requantization (hwgen quantize does not export it)"},
 	{Name: "MaxPool", Float: true, NPU: true, Conformance: true,
 		Doc: "symmetric pads, equal strides, ceil_mode 0: a max pool whose padding never wins"},
 	{Name: "AveragePool", Float: true, NPU: true, Conformance: true,

@@ -19,7 +19,7 @@
 //
 //	field           type            meaning
 //	op              UInt(3)         Op: nop, act, writeback, eltwise, pool, reduce, loadparams
-//	fn              UInt(3)         a code of the Fns table: eltwise add/sub/mul/max/min/abs; pool max/avg/min; reduce sum/max/rowsum/rowmax
+//	fn              UInt(3)         a code of the Fns table: eltwise add/sub/mul/max/min/abs/neg; pool max/avg/min; reduce sum/max/rowsum/rowmax
 //	mask            UInt(L)         lanes (partitions) worked on
 //	src, src2, dst  addresses       sources (src: psum entry for act/writeback) and destination
 //	h, w            UInt(dw)        the plane (act, writeback, eltwise: H·W elements in any split)
@@ -92,6 +92,7 @@
 //	           scale), read once before the plane
 //	           abs: x = |a|, unary (neither src2 nor scalar is read); |min| = 2^(E−1) is exact in x,
 //	           so saturation makes it the element maximum (127 for int8) and wrap its low bits
+//	           neg: x = −a, unary like abs; −min = 2^(E−1) saturates to the element maximum
 //	pool       x = the window's values combined (FnPool codes) over the KH×KW window (padding 0, the nearest element, or ignored) → dst + oy·OW + ox;
 //	           OH = (H + 2·pad_h − KH)/stride + 1, OW likewise; average = sum with scale/shift dividing by KH·KW
 //	reduce     x = sum or max of the H·W plane → dst (fn 0, 1)

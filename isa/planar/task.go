@@ -46,6 +46,9 @@ const (
 	// identity |min| (2^(E−1) for a signed type) saturates to the
 	// element maximum, and wrap gives its low bits like any result.
 	FnAbs
+	// FnNeg is −a, unary like FnAbs: −min of a signed type saturates to
+	// the element maximum (−(−128) = 127 for int8).
+	FnNeg
 )
 
 // Pooling and reduction functions.
@@ -86,6 +89,7 @@ var Fns = []FnDef{
 	{OpEltwise, FnMax, "max", false, "max(a, b)"},
 	{OpEltwise, FnMin, "min", false, "min(a, b)"},
 	{OpEltwise, FnAbs, "abs", true, "|a|"},
+	{OpEltwise, FnNeg, "neg", true, "−a"},
 	{OpPool, FnPoolMax, "max", false, "window maximum"},
 	{OpPool, FnPoolAvg, "avg", false, "window sum, divided by the post-processor's scale and shift"},
 	{OpPool, FnPoolMin, "min", false, "window minimum"},
