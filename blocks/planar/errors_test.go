@@ -25,7 +25,7 @@ func badTasks() []struct {
 		msg  string
 	}{
 		{"unknown op", isaplanar.Task{Op: 7, Mask: 1}, isaplanar.ErrOp, "op = 7 is not allowed: must be one of 0..6"},
-		{"unknown eltwise function", isaplanar.Task{Op: isaplanar.OpEltwise, Fn: 6, Mask: 1, H: 1, W: 1, Dst: 9}, isaplanar.ErrFn, "fn = 6 is not allowed: eltwise functions are 0..5 (add, sub, mul, max, min, abs)"},
+		{"unknown eltwise function", isaplanar.Task{Op: isaplanar.OpEltwise, Fn: 7, Mask: 1, H: 1, W: 1, Dst: 9}, isaplanar.ErrFn, "fn = 7 is not allowed: eltwise functions are 0..6 (add, sub, mul, max, min, abs, neg)"},
 		{"unknown reduction", isaplanar.Task{Op: isaplanar.OpReduce, Fn: 4, Mask: 1, H: 1, W: 1, Dst: 9, Scale: 1}, isaplanar.ErrFn, "fn = 4 is not allowed: reduce functions are 0..3 (sum, max, rowsum, rowmax)"},
 		{"unknown post function", isaplanar.Task{Op: isaplanar.OpReduce, Mask: 1, H: 1, W: 1, Dst: 9, Scale: 1, Post: 3}, isaplanar.ErrFn, "post = 3 is not allowed: must be 0 (none), 1 (sqrt) or 2 (recip)"},
 		{"post function outside a reduction", isaplanar.Task{Op: isaplanar.OpAct, Mask: 1, H: 1, W: 1, Dst: 9, Scale: 1, Post: isaplanar.PostSqrt}, isaplanar.ErrFn, "post = 1 is not allowed: sqrt applies to reductions only (op reduce), not to act"},
