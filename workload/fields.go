@@ -91,7 +91,7 @@ func (w *Workload) dims() map[string][]*int {
 	case "pool", "reduce":
 		return map[string][]*int{"x": {&w.C, &w.H, &w.W}}
 	case "eltwise":
-		if w.unaryElt() {
+		if w.UnaryElt() {
 			return map[string][]*int{"a": {&w.C, &w.H, &w.W}}
 		}
 		return map[string][]*int{"a": {&w.C, &w.H, &w.W}, "b": {&w.C, &w.H, &w.W}}

@@ -238,7 +238,7 @@ func (w Workload) InputShapes() map[string][]int {
 	case "pool", "reduce":
 		return map[string][]int{"x": {w.C, w.H, w.W}}
 	case "eltwise":
-		if w.unaryElt() {
+		if w.UnaryElt() {
 			return map[string][]int{"a": {w.C, w.H, w.W}}
 		}
 		return map[string][]int{"a": {w.C, w.H, w.W}, "b": {w.C, w.H, w.W}}
@@ -249,8 +249,8 @@ func (w Workload) InputShapes() map[string][]int {
 	return nil
 }
 
-// unaryElt reports an eltwise of one tensor (abs).
-func (w Workload) unaryElt() bool {
+// UnaryElt reports an eltwise of one tensor (a unary function: abs, neg).
+func (w Workload) UnaryElt() bool {
 	fn, err := golden.ParseEltOp(w.Fn)
 	return w.Op == "eltwise" && err == nil && fn.Unary()
 }

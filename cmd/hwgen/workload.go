@@ -373,8 +373,8 @@ func describe(w workload.Workload) string {
 	case "pool":
 		return fmt.Sprintf("%s pool %d×%d×%d, %d×%d window, stride %d, pad %d (seed %d)", w.Pool, w.C, w.H, w.W, w.Kernel, w.Kernel, w.Stride, *w.Pad, w.Seed)
 	case "eltwise":
-		if w.Fn == "abs" {
-			return fmt.Sprintf("eltwise abs of a %d×%d×%d tensor (seed %d)", w.C, w.H, w.W, w.Seed)
+		if w.UnaryElt() {
+			return fmt.Sprintf("eltwise %s of a %d×%d×%d tensor (seed %d)", w.Fn, w.C, w.H, w.W, w.Seed)
 		}
 		return fmt.Sprintf("eltwise %s of two %d×%d×%d tensors (seed %d)", w.Fn, w.C, w.H, w.W, w.Seed)
 	case "reduce":
