@@ -27,7 +27,9 @@ func TestOpsHelp(t *testing.T) {
 				"                       operand rescaled; of a value and a one-element constant:",
 				"                       a clamp (Max(x, 0) is a ReLU)",
 			}},
-		{"names wider than the column", func(o onnx.Op) bool { return foldedOps(o) && slices.Contains([]string{"Constant", "Shape", "Gather", "Slice", "Cast"}, o.Name) },
+		{"names wider than the column", func(o onnx.Op) bool {
+			return foldedOps(o) && slices.Contains([]string{"Constant", "Shape", "Gather", "Slice", "Cast"}, o.Name)
+		},
 			[]string{
 				"  Constant, Shape, Gather, Slice, Cast   only in a constant subgraph (e.g. the",
 				"                       Shape, Gather, Unsqueeze, Concat of PyTorch's",
