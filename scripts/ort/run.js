@@ -1,12 +1,15 @@
 #!/usr/bin/env node
-// Runs an ONNX model on ONNX Runtime's CPU provider: once per input .npy
-// file (fed to the model's one input), printing every output. It is how
-// hwgen's exported int8 models are checked against the NPU
-// (frontend/export's tests run it); install its one dependency with
-// scripts/setup.sh or `npm ci --ignore-scripts` in this directory.
+// Runs an ONNX model on ONNX Runtime's CPU provider: once per input
+// argument, printing every output. An argument is one .npy file for a
+// model of one input, or a comma-separated list of files, one per model
+// input in the model's input order. It is how hwgen's exported int8
+// models are checked against the NPU and the float executor against the
+// float models (the tests of frontend/export and frontend/onnx run it);
+// install its one dependency with scripts/setup.sh or
+// `npm ci --ignore-scripts` in this directory.
 //
-//   node scripts/ort/run.js MODEL.onnx INPUT.npy... [--json] [--out DIR]
-//                           [--expect OUTPUT=FILE.npy]...
+//   node scripts/ort/run.js MODEL.onnx INPUT.npy[,INPUT2.npy...]... [--json]
+//                           [--out DIR] [--expect OUTPUT=FILE.npy]...
 //
 // --json     one JSON line per input: {"input", "outputs": {name: {"type", "dims", "data"}}}
 // --out DIR  write OUTPUT.npy for every output (one input only)
@@ -103,14 +106,21 @@ async function main() {
   if (out && inputs.length !== 1) usage('--out writes the outputs of one input');
 
   const session = await ort.InferenceSession.create(model, { executionProviders: ['cpu'] });
-  if (session.inputNames.length !== 1) throw new Error(`${model}: ${session.inputNames.length} inputs, want one`);
   for (const e of expects) {
     if (!session.outputNames.includes(e.name)) usage(`--expect ${e.name}: the model's outputs are ${session.outputNames.join(', ')}`);
   }
   let differ = false;
   for (const file of inputs) {
-    const x = readNpy(file);
-    const res = await session.run({ [session.inputNames[0]]: new ort.Tensor(x.type, x.data, x.dims) });
+    const parts = file.split(',');
+    if (parts.length !== session.inputNames.length) {
+      throw new Error(`${file}: ${parts.length} arrays for the model's ${session.inputNames.length} inputs (${session.inputNames.join(', ')})`);
+    }
+    const feeds = {};
+    parts.forEach((p, i) => {
+      const x = readNpy(p);
+      feeds[session.inputNames[i]] = new ort.Tensor(x.type, x.data, x.dims);
+    });
+    const res = await session.run(feeds);
     if (json) {
       const outputs = {};
       for (const name of session.outputNames) {
