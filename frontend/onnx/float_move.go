@@ -215,9 +215,9 @@ func evalSplit(n *Node, in operands) ([]*Array, error) {
 // evalIdentity passes its input on.
 func evalIdentity(n *Node, in operands) (*Array, error) { return in.get(0) }
 
-// evalDropout is Dropout at inference: the output is the input and the
-// optional mask is all ones (FLOAT before opset 10, BOOL, held as
-// integers, from 10). Training, which drops at random, has no
+// evalDropout is Dropout at inference: the output is the input. The
+// optional mask is all true from opset 10 (BOOL, held as integers); before
+// 10 it is FLOAT and, as ONNX Runtime gives it, all zeros. Training, which drops at random, has no
 // reproducible result: training_mode true (opset 12 on) is refused;
 // is_test 0 (the default before opset 7, which old exporters left in
 // inference graphs) is run as inference.
@@ -239,7 +239,7 @@ func evalDropout(n *Node, in operands) ([]*Array, error) {
 	if len(n.Outputs) > 1 {
 		mask := &Array{Shape: slices.Clone(x.Shape)}
 		if in.opset < 10 {
-			mask.Data = slices.Repeat([]float32{1}, len(x.Data))
+			mask.Data = make([]float32, len(x.Data))
 		} else {
 			mask.Ints = slices.Repeat([]int64{1}, len(x.Data))
 		}

@@ -58,7 +58,7 @@ const (
 	docFoldOnly = "only in a constant subgraph (e.g. the Shape, Gather, Unsqueeze, Concat of PyTorch's x.view(x.size(0), -1)), folded before lowering"
 	docArith    = "float only for now (NPU: a constant operand in a constant subgraph, folded): numpy broadcasting; before opset 7 the broadcast and axis attributes"
 	docAct      = "float only for now: elementwise, with the spec's attribute defaults"
-	docPass     = "float only for now: inference, so the input passes on (Dropout's mask is all ones; training_mode true is refused); Model.Fold removes it"
+	docPass     = "float only for now: inference, so the input passes on (Dropout's mask: all true, before opset 10 zeros as in ONNX Runtime; training_mode true is refused); Model.Fold removes it"
 )
 
 // OpTable is the one list of the ONNX operators hwgen supports: the
