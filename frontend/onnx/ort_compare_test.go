@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/hwgen/hwgen/frontend/onnx/onnxtest"
 )
@@ -54,6 +55,13 @@ func relErr(got []float32, want []float64) float64 {
 // the largest relative error over its outputs, naming the output in err
 // when shapes differ.
 func compareORT(t testing.TB, node string, m *Model, data []byte, inputs ...*Array) (float64, error) {
+	e, _, err := compareORTTimed(t, node, m, data, inputs...)
+	return e, err
+}
+
+// compareORTTimed is compareORT that also gives the float executor's wall
+// time.
+func compareORTTimed(t testing.TB, node string, m *Model, data []byte, inputs ...*Array) (float64, time.Duration, error) {
 	t.Helper()
 	feeds := map[string]*Array{}
 	run := make([]onnxtest.NPY, len(inputs))
@@ -61,21 +69,23 @@ func compareORT(t testing.TB, node string, m *Model, data []byte, inputs ...*Arr
 		feeds[m.Graph.Inputs[i].Name] = x
 		run[i] = onnxtest.Float32NPY(x.Shape, x.Data)
 	}
+	start := time.Now()
 	got, err := m.Graph.Run(feeds)
+	took := time.Since(start)
 	if err != nil {
-		return 0, err
+		return 0, took, err
 	}
 	want := onnxtest.RunORT(t, node, data, [][]onnxtest.NPY{run})[0]
 	worst := 0.0
 	for _, v := range m.Graph.Outputs {
 		g, w := got[v.Name], want[v.Name]
 		if !slices.Equal(g.Shape, w.Dims) {
-			return 0, fmt.Errorf("output %q: shape %v, ONNX Runtime's %v", v.Name, g.Shape, w.Dims)
+			return 0, took, fmt.Errorf("output %q: shape %v, ONNX Runtime's %v", v.Name, g.Shape, w.Dims)
 		}
 		if g.IsInt() {
-			return 0, fmt.Errorf("output %q is an integer tensor; the comparison takes FLOAT outputs", v.Name)
+			return 0, took, fmt.Errorf("output %q is an integer tensor; the comparison takes FLOAT outputs", v.Name)
 		}
 		worst = max(worst, relErr(g.Data, w.Data))
 	}
-	return worst, nil
+	return worst, took, nil
 }
