@@ -63,29 +63,48 @@ func compareORT(t testing.TB, node string, m *Model, data []byte, inputs ...*Arr
 // time.
 func compareORTTimed(t testing.TB, node string, m *Model, data []byte, inputs ...*Array) (float64, time.Duration, error) {
 	t.Helper()
-	feeds := map[string]*Array{}
-	run := make([]onnxtest.NPY, len(inputs))
-	for i, x := range inputs {
-		feeds[m.Graph.Inputs[i].Name] = x
-		run[i] = onnxtest.Float32NPY(x.Shape, x.Data)
-	}
 	start := time.Now()
-	got, err := m.Graph.Run(feeds)
+	got, err := m.Graph.Run(feedsOf(m, inputs))
 	took := time.Since(start)
 	if err != nil {
 		return 0, took, err
 	}
-	want := onnxtest.RunORT(t, node, data, [][]onnxtest.NPY{run})[0]
+	want := onnxtest.RunORT(t, node, data, [][]onnxtest.NPY{npyOf(inputs)})[0]
+	e, err := compareOutputs(m, got, want)
+	return e, took, err
+}
+
+// feedsOf names the inputs by the model's graph inputs, in order.
+func feedsOf(m *Model, inputs []*Array) map[string]*Array {
+	feeds := map[string]*Array{}
+	for i, x := range inputs {
+		feeds[m.Graph.Inputs[i].Name] = x
+	}
+	return feeds
+}
+
+// npyOf is one run of run.js.
+func npyOf(inputs []*Array) []onnxtest.NPY {
+	run := make([]onnxtest.NPY, len(inputs))
+	for i, x := range inputs {
+		run[i] = onnxtest.Float32NPY(x.Shape, x.Data)
+	}
+	return run
+}
+
+// compareOutputs is the largest relative error of the executor's outputs
+// against ONNX Runtime's.
+func compareOutputs(m *Model, got map[string]*Array, want map[string]onnxtest.ORTTensor) (float64, error) {
 	worst := 0.0
 	for _, v := range m.Graph.Outputs {
 		g, w := got[v.Name], want[v.Name]
 		if !slices.Equal(g.Shape, w.Dims) {
-			return 0, took, fmt.Errorf("output %q: shape %v, ONNX Runtime's %v", v.Name, g.Shape, w.Dims)
+			return 0, fmt.Errorf("output %q: shape %v, ONNX Runtime's %v", v.Name, g.Shape, w.Dims)
 		}
 		if g.IsInt() {
-			return 0, took, fmt.Errorf("output %q is an integer tensor; the comparison takes FLOAT outputs", v.Name)
+			return 0, fmt.Errorf("output %q is an integer tensor; the comparison takes FLOAT outputs", v.Name)
 		}
 		worst = max(worst, relErr(g.Data, w.Data))
 	}
-	return worst, took, nil
+	return worst, nil
 }

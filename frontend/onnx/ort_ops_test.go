@@ -173,33 +173,72 @@ func attrList(kv []any) []*onnxpb.AttributeProto {
 
 // Each op case agrees with ONNX Runtime on random inputs.
 func TestORTFloatOps(t *testing.T) {
+	var cases []sameCase
+	for _, c := range append(opCases(), splitResizeCases()...) {
+		cases = append(cases, sameCase{c.name, c.model, c.model})
+	}
+	checkCasesORT(t, cases)
+}
+
+// sameCase is a model for the float executor and the same computation
+// for ONNX Runtime: the same graph, or its equivalent in an opset ONNX
+// Runtime runs.
+type sameCase struct {
+	name      string
+	exec, ort *onnxtest.Builder
+}
+
+// checkCasesORT runs each case on the float executor and, all in one
+// process, on ONNX Runtime, with seeded random inputs of the model's
+// input shapes, and compares.
+func checkCasesORT(t *testing.T, cases []sameCase) {
 	node := onnxtest.NeedORT(t)
-	cases := append(opCases(), splitResizeCases()...)
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			checkCaseORT(t, node, tc.model, tc.model)
+	models := make([]*Model, len(cases))
+	inputs := make([][]*Array, len(cases))
+	jobs := make([]onnxtest.ORTJob, len(cases))
+	for i, c := range cases {
+		models[i], inputs[i] = caseModel(t, c.name, c.exec)
+		data, err := c.ort.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs[i] = onnxtest.ORTJob{Model: data, Runs: [][]onnxtest.NPY{npyOf(inputs[i])}}
+	}
+	res := onnxtest.RunORTBatch(t, node, jobs)
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if res[i].Err != "" {
+				t.Fatalf("ONNX Runtime: %s", res[i].Err)
+			}
+			got, err := models[i].Graph.Run(feedsOf(models[i], inputs[i]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, err := compareOutputs(models[i], got, res[i].Runs[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e > ortTolerance {
+				t.Errorf("largest difference from ONNX Runtime %.3g of the output range, want ≤ %g", e, ortTolerance)
+			}
 		})
 	}
 }
 
-// checkCaseORT runs model on the float executor and same (the same graph,
-// or its equivalent in an opset ONNX Runtime runs) on ONNX Runtime, with
-// seeded random inputs of the model's input shapes.
-func checkCaseORT(t *testing.T, node string, model, same *onnxtest.Builder) {
+// caseModel loads a case's model, checks it, and makes seeded random
+// inputs of its input shapes.
+func caseModel(t *testing.T, name string, b *onnxtest.Builder) (*Model, []*Array) {
 	t.Helper()
-	data, err := model.Bytes()
+	data, err := b.Bytes()
 	if err != nil {
 		t.Fatal(err)
 	}
 	m, err := Load(bytes.NewReader(data))
+	if err == nil {
+		err = m.Check(FloatOps)
+	}
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Check(FloatOps); err != nil {
-		t.Fatal(err)
-	}
-	if data, err = same.Bytes(); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", name, err)
 	}
 	var inputs []*Array
 	for i, v := range m.Graph.Inputs {
@@ -209,11 +248,5 @@ func checkCaseORT(t *testing.T, node string, model, same *onnxtest.Builder) {
 		}
 		inputs = append(inputs, randomArray(uint64(100+i), shape...))
 	}
-	e, err := compareORT(t, node, m, data, inputs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e > ortTolerance {
-		t.Errorf("largest difference from ONNX Runtime %.3g of the output range, want ≤ %g", e, ortTolerance)
-	}
+	return m, inputs
 }

@@ -10,8 +10,13 @@
 //
 //   node scripts/ort/run.js MODEL.onnx INPUT.npy[,INPUT2.npy...]... [--json]
 //                           [--out DIR] [--expect OUTPUT=FILE.npy]...
+//   node scripts/ort/run.js --batch JOBS.json
 //
 // --json     one JSON line per input: {"input", "outputs": {name: {"type", "dims", "data"}}}
+// --batch F  run many models in this one process (loading ONNX Runtime once):
+//            F is a JSON array of {"model", "inputs": [argument...]}; prints one
+//            JSON line per input, {"job", "input", "outputs"}, or {"job", "error"}
+//            for a model that fails
 // --out DIR  write OUTPUT.npy for every output (one input only)
 // --expect   compare an output with a .npy array element for element;
 //            exit status 1 when any differs
@@ -84,8 +89,52 @@ function show(name, t) {
   return `${name} ${t.type} [${t.dims.join(',')}] [${Array.from(t.data).join(' ')}]`;
 }
 
+// outputsOf converts a run's result to plain JSON values.
+function outputsOf(session, res) {
+  const outputs = {};
+  for (const name of session.outputNames) {
+    const t = res[name];
+    outputs[name] = { type: t.type, dims: t.dims, data: Array.from(t.data) };
+  }
+  return outputs;
+}
+
+// feedsOf reads one input argument: a .npy file per model input.
+function feedsOf(session, arg) {
+  const parts = arg.split(',');
+  if (parts.length !== session.inputNames.length) {
+    throw new Error(`${arg}: ${parts.length} arrays for the model's ${session.inputNames.length} inputs (${session.inputNames.join(', ')})`);
+  }
+  const feeds = {};
+  parts.forEach((p, i) => {
+    const x = readNpy(p);
+    feeds[session.inputNames[i]] = new ort.Tensor(x.type, x.data, x.dims);
+  });
+  return feeds;
+}
+
+// batch runs every job of the list file, one JSON line per input.
+async function batch(file) {
+  const jobs = JSON.parse(fs.readFileSync(file, 'utf8'));
+  for (let j = 0; j < jobs.length; j++) {
+    try {
+      const session = await ort.InferenceSession.create(jobs[j].model, { executionProviders: ['cpu'] });
+      for (const input of jobs[j].inputs) {
+        const res = await session.run(feedsOf(session, input));
+        process.stdout.write(JSON.stringify({ job: j, input, outputs: outputsOf(session, res) }) + '\n');
+      }
+    } catch (err) {
+      process.stdout.write(JSON.stringify({ job: j, error: err.message }) + '\n');
+    }
+  }
+}
+
 async function main() {
   const args = process.argv.slice(2);
+  if (args[0] === '--batch') {
+    if (args.length !== 2) usage('--batch takes one list file and nothing else');
+    return batch(args[1]);
+  }
   const files = [];
   const expects = [];
   let json = false;
@@ -111,23 +160,9 @@ async function main() {
   }
   let differ = false;
   for (const file of inputs) {
-    const parts = file.split(',');
-    if (parts.length !== session.inputNames.length) {
-      throw new Error(`${file}: ${parts.length} arrays for the model's ${session.inputNames.length} inputs (${session.inputNames.join(', ')})`);
-    }
-    const feeds = {};
-    parts.forEach((p, i) => {
-      const x = readNpy(p);
-      feeds[session.inputNames[i]] = new ort.Tensor(x.type, x.data, x.dims);
-    });
-    const res = await session.run(feeds);
+    const res = await session.run(feedsOf(session, file));
     if (json) {
-      const outputs = {};
-      for (const name of session.outputNames) {
-        const t = res[name];
-        outputs[name] = { type: t.type, dims: t.dims, data: Array.from(t.data) };
-      }
-      process.stdout.write(JSON.stringify({ input: file, outputs }) + '\n');
+      process.stdout.write(JSON.stringify({ input: file, outputs: outputsOf(session, res) }) + '\n');
     } else {
       process.stdout.write(`input ${file}\n`);
       for (const name of session.outputNames) process.stdout.write(show(name, res[name]) + '\n');

@@ -106,10 +106,35 @@ func (a NPY) write(path string) error {
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
-// RunORT runs the serialized model on ONNX Runtime once per run, a run
-// giving one array per model input in the model's input order, and
-// returns each run's outputs by name.
+// ORTJob is one model for RunORTBatch and its runs, a run giving one
+// array per model input in the model's input order.
+type ORTJob struct {
+	Model []byte
+	Runs  [][]NPY
+}
+
+// ORTResult is what ONNX Runtime gave for a job: each run's outputs by
+// name, or the error it stopped the job with (a model it refuses).
+type ORTResult struct {
+	Runs []map[string]ORTTensor
+	Err  string
+}
+
+// RunORT runs the serialized model on ONNX Runtime once per run and
+// returns each run's outputs by name; an error ends the test.
 func RunORT(t testing.TB, node string, model []byte, runs [][]NPY) []map[string]ORTTensor {
+	t.Helper()
+	res := RunORTBatch(t, node, []ORTJob{{Model: model, Runs: runs}})[0]
+	if res.Err != "" {
+		t.Fatalf("ONNX Runtime: %s", res.Err)
+	}
+	return res.Runs
+}
+
+// RunORTBatch runs many models in one ONNX Runtime process (run.js
+// --batch): loading the runtime costs far more than running a small
+// model, so a table of small models runs in one go.
+func RunORTBatch(t testing.TB, node string, jobs []ORTJob) []ORTResult {
 	t.Helper()
 	// Not t.TempDir: its name holds the test's, which may hold the comma
 	// that run.js splits an argument's files on.
@@ -118,45 +143,67 @@ func RunORT(t testing.TB, node string, model []byte, runs [][]NPY) []map[string]
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	path := filepath.Join(dir, "model.onnx")
-	if err := os.WriteFile(path, model, 0o644); err != nil {
+	type job struct {
+		Model  string   `json:"model"`
+		Inputs []string `json:"inputs"`
+	}
+	list := make([]job, len(jobs))
+	for j, jb := range jobs {
+		list[j].Model = filepath.Join(dir, fmt.Sprintf("model%d.onnx", j))
+		if err := os.WriteFile(list[j].Model, jb.Model, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for i, run := range jb.Runs {
+			var files []string
+			for k, in := range run {
+				p := filepath.Join(dir, fmt.Sprintf("in%d_%d_%d.npy", j, i, k))
+				if err := in.write(p); err != nil {
+					t.Fatal(err)
+				}
+				files = append(files, p)
+			}
+			list[j].Inputs = append(list[j].Inputs, strings.Join(files, ","))
+		}
+	}
+	listFile := filepath.Join(dir, "jobs.json")
+	b, err := json.Marshal(list)
+	if err != nil {
 		t.Fatal(err)
 	}
-	args := []string{filepath.Join(ortDir(t), "run.js"), path, "--json"}
-	for i, run := range runs {
-		var files []string
-		for j, in := range run {
-			p := filepath.Join(dir, fmt.Sprintf("in%d_%d.npy", i, j))
-			if err := in.write(p); err != nil {
-				t.Fatal(err)
-			}
-			files = append(files, p)
-		}
-		args = append(args, strings.Join(files, ","))
+	if err := os.WriteFile(listFile, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(node, args...)
+	cmd := exec.Command(node, filepath.Join(ortDir(t), "run.js"), "--batch", listFile)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("run.js: %v\n%s", err, stderr.String())
 	}
-	var res []map[string]ORTTensor
+	res := make([]ORTResult, len(jobs))
 	sc := bufio.NewScanner(&stdout)
 	sc.Buffer(nil, 1<<26)
 	for sc.Scan() {
 		var line struct {
+			Job     int                  `json:"job"`
+			Error   string               `json:"error"`
 			Outputs map[string]ORTTensor `json:"outputs"`
 		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			t.Fatalf("run.js printed %q: %v", sc.Text(), err)
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil || line.Job < 0 || line.Job >= len(jobs) {
+			t.Fatalf("run.js printed %.200q: %v", sc.Text(), err)
 		}
-		res = append(res, line.Outputs)
+		if line.Error != "" {
+			res[line.Job].Err = line.Error
+			continue
+		}
+		res[line.Job].Runs = append(res[line.Job].Runs, line.Outputs)
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatalf("reading run.js's output: %v", err)
 	}
-	if len(res) != len(runs) {
-		t.Fatalf("run.js printed %d results for %d runs:\n%s", len(res), len(runs), stdout.String())
+	for j, r := range res {
+		if r.Err == "" && len(r.Runs) != len(jobs[j].Runs) {
+			t.Fatalf("run.js printed %d results for job %d's %d runs", len(r.Runs), j, len(jobs[j].Runs))
+		}
 	}
 	return res
 }
