@@ -2,7 +2,8 @@
 // Runs an ONNX model on ONNX Runtime's CPU provider: once per input
 // argument, printing every output. An argument is one .npy file for a
 // model of one input, or a comma-separated list of files, one per model
-// input in the model's input order. It is how hwgen's exported int8
+// input in the model's input order (a path that exists is taken whole,
+// commas and all). It is how hwgen's exported int8
 // models are checked against the NPU and the float executor against the
 // float models (the tests of frontend/export and frontend/onnx run it);
 // install its one dependency with scripts/setup.sh or
@@ -99,9 +100,11 @@ function outputsOf(session, res) {
   return outputs;
 }
 
-// feedsOf reads one input argument: a .npy file per model input.
+// feedsOf reads one input argument: a .npy file per model input. An
+// argument naming an existing file is that one file, even with a comma in
+// its path.
 function feedsOf(session, arg) {
-  const parts = arg.split(',');
+  const parts = fs.existsSync(arg) ? [arg] : arg.split(',');
   if (parts.length !== session.inputNames.length) {
     throw new Error(`${arg}: ${parts.length} arrays for the model's ${session.inputNames.length} inputs (${session.inputNames.join(', ')})`);
   }
