@@ -87,18 +87,40 @@ func conv(x, w, b *Array, n *Node) (*Array, error) {
 	}
 	y := NewArray(g.outShape(N, M, len(x.Shape))...)
 	plane, oplane, kernel, perGroup := g.H*g.W, g.OH*g.OW, kh*kw, M/group
-	parallel(N*M, func(lo, hi int) {
+	// A job is a block of up to four output channels of one group and
+	// batch element: each input row read feeds four multiply-adds.
+	blocks := (perGroup + 3) / 4
+	parallel(N*group*blocks, func(lo, hi int) {
+		var out, k [4][]float32
 		for job := lo; job < hi; job++ {
-			bi, m := job/M, job%M
-			out := y.Data[job*oplane : (job+1)*oplane]
-			if b != nil {
-				for i := range out {
-					out[i] = b.Data[m]
+			bi, gi, blk := job/(group*blocks), job/blocks%group, job%blocks
+			m0 := gi*perGroup + blk*4
+			count := min(4, (gi+1)*perGroup-m0)
+			for j := range 4 {
+				m := m0 + min(j, count-1) // a short block repeats its last channel
+				out[j] = y.Data[(bi*M+m)*oplane : (bi*M+m+1)*oplane]
+			}
+			for j := range count {
+				if b != nil {
+					for i := range out[j] {
+						out[j][i] = b.Data[m0+j]
+					}
 				}
 			}
-			first := bi*C + (m/perGroup)*CG // the group's first input channel
+			first := bi*C + gi*CG // the group's first input channel
 			for c := range CG {
-				g.accumulate(out, x.Data[(first+c)*plane:(first+c+1)*plane], w.Data[(m*CG+c)*kernel:(m*CG+c+1)*kernel])
+				for j := range 4 {
+					m := m0 + min(j, count-1)
+					k[j] = w.Data[(m*CG+c)*kernel : (m*CG+c+1)*kernel]
+				}
+				in := x.Data[(first+c)*plane : (first+c+1)*plane]
+				if count == 4 {
+					g.accumulate4(&out, in, &k)
+					continue
+				}
+				for j := range count {
+					g.accumulate(out[j], in, k[j])
+				}
 			}
 		}
 	})
@@ -132,6 +154,50 @@ func (g grid) accumulate(out, in, k []float32) {
 				ix := ox0*g.SW + offX
 				for i := range dst {
 					dst[i] += wv * row[ix]
+					ix += g.SW
+				}
+			}
+		}
+	}
+}
+
+// accumulate4 is accumulate for four output planes and their kernels at
+// once, each input element loaded once for the four.
+func (g grid) accumulate4(out *[4][]float32, in []float32, k *[4][]float32) {
+	for ky := range g.KH {
+		offY := ky*g.DH - g.Top
+		oy0, oy1 := span(g.OH, g.SH, offY, g.H)
+		for kx := range g.KW {
+			t := ky*g.KW + kx
+			w0, w1, w2, w3 := k[0][t], k[1][t], k[2][t], k[3][t]
+			offX := kx*g.DW - g.Lft
+			ox0, ox1 := span(g.OW, g.SW, offX, g.W)
+			if ox0 >= ox1 {
+				continue
+			}
+			for oy := oy0; oy < oy1; oy++ {
+				row := in[(oy*g.SH+offY)*g.W : (oy*g.SH+offY+1)*g.W]
+				o := oy*g.OW + ox0
+				n := ox1 - ox0
+				d0, d1, d2, d3 := out[0][o:o+n], out[1][o:o+n], out[2][o:o+n], out[3][o:o+n]
+				if g.SW == 1 {
+					src := row[ox0+offX : ox1+offX]
+					src = src[:n]
+					for i, v := range src {
+						d0[i] += w0 * v
+						d1[i] += w1 * v
+						d2[i] += w2 * v
+						d3[i] += w3 * v
+					}
+					continue
+				}
+				ix := ox0*g.SW + offX
+				for i := range n {
+					v := row[ix]
+					d0[i] += w0 * v
+					d1[i] += w1 * v
+					d2[i] += w2 * v
+					d3[i] += w3 * v
 					ix += g.SW
 				}
 			}

@@ -22,15 +22,41 @@ func TestLightNetworksFull(t *testing.T) {
 		for _, seed := range []uint64{1, 2} {
 			t.Run(fmt.Sprintf("%s seed %d", name, seed), func(t *testing.T) {
 				m, data := lightModel(t, name, seed, 0)
-				e, took, err := compareORTTimed(t, node, m, data, inputOf(m, seed))
+				c, err := compareORT(t, node, m, data, inputOf(m, seed))
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Logf("network %s seed %d: max relative error %.2e, float executor %.2f s", name, seed, e, took.Seconds())
-				if e > ortTolerance {
-					t.Errorf("largest difference from ONNX Runtime %.3g of the output range, want ≤ %g", e, ortTolerance)
+				gmac := float64(macs(m, c.env)) / 1e9
+				t.Logf("network %s seed %d: max relative error %.2e, float executor %.2f s, %.2f GMAC (%.2f GMAC/s)",
+					name, seed, c.relErr, c.took.Seconds(), gmac, gmac/c.took.Seconds())
+				if c.relErr > ortTolerance {
+					t.Errorf("largest difference from ONNX Runtime %.3g of the output range, want ≤ %g", c.relErr, ortTolerance)
 				}
 			})
 		}
 	}
+}
+
+// macs counts the multiply-adds of the network's Conv, Gemm and MatMul
+// nodes from the shapes the executor computed: each output element of a
+// Conv takes C/group·KH·KW, of a Gemm or MatMul K.
+func macs(m *Model, env map[string]*Array) int64 {
+	var n int64
+	for _, nd := range m.Graph.Nodes {
+		y, w := env[nd.Outputs[0]], env[nd.Inputs[1]]
+		if y == nil || w == nil {
+			continue
+		}
+		switch nd.OpType {
+		case "Conv":
+			n += int64(numel(y.Shape)) * int64(numel(w.Shape[1:]))
+		case "Gemm", "MatMul":
+			k := w.Shape[max(len(w.Shape)-2, 0)]
+			if nd.OpType == "Gemm" && nd.Int("transB", 0) != 0 {
+				k = w.Shape[1]
+			}
+			n += int64(numel(y.Shape)) * int64(k)
+		}
+	}
+	return n
 }

@@ -50,28 +50,28 @@ func relErr(got []float32, want []float64) float64 {
 	return worst / max(hi-lo, 1e-30)
 }
 
-// compareORT runs the serialized model on the float executor and on ONNX
-// Runtime with the given inputs (in the model's input order) and returns
-// the largest relative error over its outputs, naming the output in err
-// when shapes differ.
-func compareORT(t testing.TB, node string, m *Model, data []byte, inputs ...*Array) (float64, error) {
-	e, _, err := compareORTTimed(t, node, m, data, inputs...)
-	return e, err
+// comparison is what compareORT measured.
+type comparison struct {
+	relErr float64           // the largest difference over the output range
+	took   time.Duration     // the float executor's wall time
+	env    map[string]*Array // every value the executor computed
 }
 
-// compareORTTimed is compareORT that also gives the float executor's wall
-// time.
-func compareORTTimed(t testing.TB, node string, m *Model, data []byte, inputs ...*Array) (float64, time.Duration, error) {
+// compareORT runs the serialized model on the float executor and on ONNX
+// Runtime with the given inputs (in the model's input order) and gives
+// the largest relative error over its outputs, naming the output in err
+// when shapes differ.
+func compareORT(t testing.TB, node string, m *Model, data []byte, inputs ...*Array) (comparison, error) {
 	t.Helper()
 	start := time.Now()
-	got, err := m.Graph.Run(feedsOf(m, inputs))
-	took := time.Since(start)
+	env, err := m.Graph.Execute(feedsOf(m, inputs))
+	c := comparison{took: time.Since(start), env: env}
 	if err != nil {
-		return 0, took, err
+		return c, err
 	}
 	want := onnxtest.RunORT(t, node, data, [][]onnxtest.NPY{npyOf(inputs)})[0]
-	e, err := compareOutputs(m, got, want)
-	return e, took, err
+	c.relErr, err = compareOutputs(m, env, want)
+	return c, err
 }
 
 // feedsOf names the inputs by the model's graph inputs, in order.
@@ -98,6 +98,9 @@ func compareOutputs(m *Model, got map[string]*Array, want map[string]onnxtest.OR
 	worst := 0.0
 	for _, v := range m.Graph.Outputs {
 		g, w := got[v.Name], want[v.Name]
+		if g == nil {
+			return 0, fmt.Errorf("output %q is never computed", v.Name)
+		}
 		if !slices.Equal(g.Shape, w.Dims) {
 			return 0, fmt.Errorf("output %q: shape %v, ONNX Runtime's %v", v.Name, g.Shape, w.Dims)
 		}
