@@ -24,6 +24,9 @@ import (
 // results. Folded integer values become INT64 initializers.
 func (m *Model) Fold() error {
 	g := &m.Graph
+	if g.Opset == 0 { // a Graph built by hand: evaluate in the model's opset
+		g.Opset = m.Opset
+	}
 	outputs := map[string]bool{}
 	for _, v := range g.Outputs {
 		outputs[v.Name] = true
