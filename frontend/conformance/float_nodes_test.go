@@ -111,8 +111,7 @@ func diffNames(want, got []string) string {
 // outputs the float executor refuses, each with a one-line error.
 var floatRefusals = []string{
 	"test_averagepool_3d_default", "test_maxpool_3d_default", // 3-D windows
-	// training mode's running statistics; MaxPool's Indices
-	"test_batchnorm_epsilon_training_mode", "test_batchnorm_example_training_mode",
+	// MaxPool's Indices output
 	"test_maxpool_with_argmax_2d_precomputed_pads", "test_maxpool_with_argmax_2d_precomputed_strides",
 	"test_cast_FLOAT_to_DOUBLE", "test_reshape_allowzero_reordered",
 	// Resize: nearest only

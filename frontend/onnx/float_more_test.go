@@ -298,10 +298,10 @@ func TestFloatErrors(t *testing.T) {
 			Float("s", []int64{2, 1, 1}, 1, 1).Float("b", []int64{2, 1, 1}, 0, 0).Float("m", []int64{2, 1, 1}, 0, 0).Float("v", []int64{2, 1, 1}, 1, 1).
 			Node("bn", "BatchNormalization", []string{"x", "s", "b", "m", "v"}, "y", i("spatial", 0)),
 			[]string{`node "bn" (BatchNormalization)`, "spatial 0 in training mode", "supported: spatial 1, or inference"}},
-		{"BatchNormalization statistics outputs", onnxtest.New(15).Input("x", 1, 1, 2, 2).Output("y").
+		{"BatchNormalization statistics outputs before opset 14", onnxtest.New(9).Input("x", 1, 1, 2, 2).Output("y").
 			Float("s", []int64{1}, 1).Float("b", []int64{1}, 0).Float("m", []int64{1}, 0).Float("v", []int64{1}, 1).
-			NodeN("bn", "BatchNormalization", []string{"x", "s", "b", "m", "v"}, []string{"y", "rm", "rv"}, i("training_mode", 1)),
-			[]string{`node "bn" (BatchNormalization)`, "3 outputs, want 1"}},
+			NodeN("bn", "BatchNormalization", []string{"x", "s", "b", "m", "v"}, []string{"y", "mean", "var", "sm", "sv"}),
+			[]string{`node "bn" (BatchNormalization)`, "5 outputs: the statistics outputs of opset 9 not supported", "from opset 14 in training mode the running mean and var"}},
 		{"LRN without size", onnxtest.New(13).Input("x", 1, 2, 2, 2).Output("y").Node("l", "LRN", []string{"x"}, "y"),
 			[]string{`node "l" (LRN)`, "size 0: want a positive size"}},
 		{"Conv group not dividing the channels", onnxtest.New(13).Input("x", 1, 3, 3, 3).Output("y").

@@ -11,24 +11,48 @@ import (
 // evalBatchNorm is BatchNormalization: y = (x − mean)/√(var + epsilon)·scale
 // + B per channel of x [N,C,...]. The statistics are the mean and var
 // inputs (inference), or the batch's own (training: is_test 0, the
-// default before opset 7, or training_mode 1 from 14), whose running
-// averages (momentum) are outputs this executor does not give. spatial 0
-// (before opset 9) takes the four parameters per element of [C,...]
-// rather than per channel. consumed_inputs (opset 1) only said which
-// inputs could be overwritten in place and changes nothing.
-func evalBatchNorm(n *Node, in operands) (*Array, error) {
+// default before opset 7, or training_mode 1 from 14). From opset 14 a
+// training node may also give the running mean and var, input·momentum +
+// batch·(1 − momentum); the statistics outputs of older opsets are
+// refused. spatial 0 (before opset 9) takes the four parameters per
+// element of [C,...] rather than per channel. consumed_inputs (opset 1)
+// only said which inputs could be overwritten in place and changes
+// nothing.
+func evalBatchNorm(n *Node, in operands) ([]*Array, error) {
+	if len(n.Outputs) > 1 && (in.opset < 14 || n.Int("training_mode", 0) == 0) {
+		return nil, fmt.Errorf("%d outputs: the statistics outputs of opset %d not supported; supported: Y, and from opset 14 in training mode the running mean and var", len(n.Outputs), in.opset)
+	}
+	y, mean, variance, err := batchNorm(n, in)
+	if err != nil || len(n.Outputs) == 1 {
+		return []*Array{y}, err
+	}
+	momentum := float64(n.Float("momentum", 0.9))
+	ys := []*Array{y}
+	for i, batch := range [][]float32{mean, variance} {
+		run, _ := in.float(3 + i) // read by batchNorm already
+		r := NewArray(run.Shape...)
+		for c, v := range batch {
+			r.Data[c] = float32(float64(run.Data[c])*momentum + float64(v)*(1-momentum))
+		}
+		ys = append(ys, r)
+	}
+	return ys[:len(n.Outputs)], nil
+}
+
+// batchNorm computes Y and gives the statistics it used.
+func batchNorm(n *Node, in operands) (y *Array, mean, variance []float32, err error) {
 	x, err := in.float(0)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	var p [4]*Array // scale, B, mean, var
 	for i := range p {
 		if p[i], err = in.float(i + 1); err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 	}
 	if len(x.Shape) < 2 {
-		return nil, fmt.Errorf("shape %v: want [N,C,...]", x.Shape)
+		return nil, nil, nil, fmt.Errorf("shape %v: want [N,C,...]", x.Shape)
 	}
 	training := n.Int("training_mode", 0) != 0 || in.opset < 7 && n.Int("is_test", 0) == 0
 	spatial := in.opset >= 9 || n.Int("spatial", 1) != 0
@@ -37,16 +61,16 @@ func evalBatchNorm(n *Node, in operands) (*Array, error) {
 	per := C // parameters per channel, or per element of [C,...]
 	if !spatial {
 		if training {
-			return nil, fmt.Errorf("spatial 0 in training mode (is_test 0 before opset 7) not supported; supported: spatial 1, or inference")
+			return nil, nil, nil, fmt.Errorf("spatial 0 in training mode (is_test 0 before opset 7) not supported; supported: spatial 1, or inference")
 		}
 		per = C * plane
 	}
 	for i, a := range p {
 		if len(a.Data) != per {
-			return nil, fmt.Errorf("input %d %q has %d values, want %d (spatial %v)", i+1, n.Inputs[i+1], len(a.Data), per, spatial)
+			return nil, nil, nil, fmt.Errorf("input %d %q has %d values, want %d (spatial %v)", i+1, n.Inputs[i+1], len(a.Data), per, spatial)
 		}
 	}
-	mean, variance := p[2].Data, p[3].Data
+	mean, variance = p[2].Data, p[3].Data
 	if training {
 		mean, variance = batchStats(x)
 	}
@@ -56,7 +80,7 @@ func evalBatchNorm(n *Node, in operands) (*Array, error) {
 		a := float64(p[0].Data[i]) / math.Sqrt(float64(variance[i])+eps)
 		mul[i], add[i] = float32(a), float32(float64(p[1].Data[i])-float64(mean[i])*a)
 	}
-	y := NewArray(x.Shape...)
+	y = NewArray(x.Shape...)
 	for b := range N {
 		for c := range C {
 			o := (b*C + c) * plane
@@ -69,7 +93,7 @@ func evalBatchNorm(n *Node, in operands) (*Array, error) {
 			}
 		}
 	}
-	return y, nil
+	return y, mean, variance, nil
 }
 
 // batchStats are the mean and (population) variance of every channel of

@@ -124,7 +124,7 @@ var OpTable = []Op{
 	{Name: "Sum", Float: true,
 		Doc: "float only for now: the elementwise sum of any number of inputs, numpy broadcasting"},
 	{Name: "BatchNormalization", Float: true,
-		Doc: "float only for now: inference with the mean and var inputs, or the batch's statistics in training mode (is_test 0 before opset 7, training_mode 1), Y only; spatial 0 (before 9) per element"},
+		Doc: "float only for now: inference with the mean and var inputs, or the batch's statistics in training mode (is_test 0 before opset 7, training_mode 1: with opset 14's running mean and var outputs); spatial 0 (before 9) per element"},
 	{Name: "LRN", Float: true, Doc: "float only for now: across channels, size required"},
 	{Name: "Softmax", Float: true,
 		Doc: "float only for now: before opset 13 over the input coerced to 2-D at axis (default 1), from 13 along axis (default −1)"},

@@ -69,6 +69,8 @@ func opCases() []opCase {
 			Node("bn", "BatchNormalization", bn, "y", af("epsilon", 1e-2))},
 		{"BatchNormalization opset 7, spatial 0", bnParams(onnxtest.New(7).Input("x", 2, 3, 2, 2).Output("y"), 3, 2, 2).
 			Node("bn", "BatchNormalization", bn, "y", ai("spatial", 0))},
+		{"BatchNormalization opset 15 training_mode with running statistics", bnParams(onnxtest.New(15).Input("x", 2, 3, 2, 2).Output("y").Output("rm").Output("rv"), 3).
+			NodeN("bn", "BatchNormalization", bn, []string{"y", "rm", "rv"}, ai("training_mode", 1), af("momentum", 0.8))},
 		{"BatchNormalization of [N,C]", bnParams(onnxtest.New(13).Input("x", 3, 4).Output("y"), 4).
 			Node("bn", "BatchNormalization", bn, "y")},
 		{"Concat axis 1 of two inputs", onnxtest.New(9).Input("x", 1, 2, 3, 3).Input("z", 1, 4, 3, 3).Output("y").
