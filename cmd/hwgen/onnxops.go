@@ -37,6 +37,7 @@ func opsHelp(keep func(onnx.Op) bool) string {
 }
 
 // npuOps and foldedOps choose the ops hwgen run maps onto the NPU and those
-// it takes only inside a constant subgraph.
+// it takes only inside a constant subgraph (which it folds); the float
+// executor runs the latter anywhere, as their Docs say.
 func npuOps(o onnx.Op) bool    { return o.NPU }
 func foldedOps(o onnx.Op) bool { return o.Float && !o.NPU }

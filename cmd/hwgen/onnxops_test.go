@@ -27,10 +27,12 @@ func TestOpsHelp(t *testing.T) {
 				"                       operand rescaled; of a value and a one-element constant:",
 				"                       a clamp (Max(x, 0) is a ReLU)",
 			}},
-		{"names wider than the column", foldedOps,
+		{"names wider than the column", func(o onnx.Op) bool {
+			return foldedOps(o) && slices.Contains([]string{"Constant", "Shape", "Gather", "Slice", "Cast"}, o.Name)
+		},
 			[]string{
-				"  Constant, Shape, Gather, Concat, Slice, Cast   only in a constant subgraph",
-				"                       (e.g. the Shape, Gather, Unsqueeze, Concat of PyTorch's",
+				"  Constant, Shape, Gather, Slice, Cast   only in a constant subgraph (e.g. the",
+				"                       Shape, Gather, Unsqueeze, Concat of PyTorch's",
 				"                       x.view(x.size(0), -1)), folded before lowering",
 			}},
 		{"none", func(onnx.Op) bool { return false }, []string{""}},

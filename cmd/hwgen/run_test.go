@@ -61,7 +61,7 @@ func softmaxModel(t *testing.T) []byte {
 			Name:   proto.String("soft"),
 			Input:  []*onnxpb.ValueInfoProto{value("x")},
 			Output: []*onnxpb.ValueInfoProto{value("y")},
-			Node:   []*onnxpb.NodeProto{{Name: proto.String("probs"), OpType: proto.String("Softmax"), Input: []string{"x"}, Output: []string{"y"}}},
+			Node:   []*onnxpb.NodeProto{{Name: proto.String("probs"), OpType: proto.String("Einsum"), Input: []string{"x"}, Output: []string{"y"}}},
 		},
 	})
 	if err != nil {
@@ -145,7 +145,7 @@ func TestRunUsageErrors(t *testing.T) {
 	}{
 		{"missing model", []string{"--model", filepath.Join(dir, "none.onnx")}, []string{"--model", "none.onnx"}},
 		{"garbage model", []string{"--model", garbage}, []string{"--model", "garbage.onnx", "not a valid ONNX model"}},
-		{"unsupported op", []string{"--model", softmax, "--input", wrong}, []string{"probs", "Softmax", "not supported"}},
+		{"unsupported op", []string{"--model", softmax, "--input", wrong}, []string{"probs", "Einsum", "not supported"}},
 		{"wrong input shape", []string{"--model", mnistModel, "--input", wrong}, []string{"wrong.npy", "[1 28 28]", "[1 1 28 28]"}},
 		{"wrong calibration shape", []string{"--model", mnistModel, "--calib", wrong}, []string{"--calib", "wrong.npy", "[1 28 28]"}},
 		{"no input", []string{"--model", lone}, []string{"--input", "test_data_set_0"}},

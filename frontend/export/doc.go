@@ -88,6 +88,6 @@
 // per channel by other tools (ONNX Runtime's own quantizer wants 13 for
 // that) sits in the same opset as the export when the two are compared.
 // The ops used here mean the same in every later opset, the IR version
-// is 7 (opset 13's release), and frontend/onnx reads opsets 7 to 18, so
+// is 7 (opset 13's release), and frontend/onnx reads opsets 1 to 21, so
 // the project's own loader reads the exported files back.
 package export

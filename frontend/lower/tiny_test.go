@@ -112,8 +112,8 @@ func TestQuantizeErrors(t *testing.T) {
 		want string
 	}{
 		{"unsupported op", func(m *onnx.Model) {
-			m.Graph.Nodes[2] = &onnx.Node{Name: "flat", OpType: "Softmax", Inputs: []string{"r"}, Outputs: []string{"f"}}
-		}, `node "flat" (Softmax): op not supported`},
+			m.Graph.Nodes[2] = &onnx.Node{Name: "flat", OpType: "Einsum", Inputs: []string{"r"}, Outputs: []string{"f"}}
+		}, `node "flat" (Einsum): op not supported`},
 		{"asymmetric pads", func(m *onnx.Model) {
 			m.Graph.Nodes[0].Attrs["pads"] = ints(1, 1, 0, 0)
 			m.Graph.Initializers[2] = named("fc", ramp(0.2, 18, 3))

@@ -15,18 +15,25 @@
 // it.
 //
 // Graph.Execute and Graph.Run evaluate a graph in float for the ops
-// FloatOps lists (mnist-7's, the other ops the NPU takes, and the shape
-// computations exporters emit, such as the Shape, Gather, Unsqueeze,
-// Concat and Reshape of PyTorch's x.view(x.size(0), -1)), after the ONNX
-// operator spec for opsets MinOpset to MaxOpset (7 to 18): a plain, slow
-// reference executor that quantized results are
-// checked against and that calibration runs on.
-// Integer values (shapes, indices) travel as Array.Ints, exactly.
+// FloatOps lists, after the ONNX operator spec of the graph's opset
+// (MinOpset to MaxOpset, 1 to 21, older attribute forms included: Add's
+// broadcast and axis, BatchNormalization's spatial and is_test, Reshape's
+// shape attribute, Softmax's 2-D coercion before 13): the reference that
+// quantized results are checked against, that calibration runs on, and
+// that runs whole ImageNet networks (the nine of testdata/light) within
+// 1e-4 of ONNX Runtime's output range (docs/notes/networks.md). Conv and the pools, the bulk of such a network's
+// time, loop without im2col over output rows and share the output planes
+// among goroutines. Integer values (shapes, indices) travel as
+// Array.Ints, exactly.
 //
-// What it does not do: quantization, lowering onto the compiler and the
-// folding of constant subgraphs are package lower's; it runs no shape
-// inference (shapes come from running the graph); it does not
-// read external tensor data, sparse initializers, subgraphs or model-local
+// Model.Fold simplifies a graph for inference (pass-through ops removed,
+// Sum as Adds, constant subgraphs evaluated into initializers);
+// RandomWeights gives a model seeded random weights (the light models
+// hold one-value stand-ins); Model.Marshal writes a model back as ONNX.
+//
+// What it does not do: quantization and lowering onto the compiler are
+// package lower's; it runs no shape inference (shapes come from running
+// the graph); it does not read external tensor data, sparse initializers, subgraphs or model-local
 // functions (graph attributes are kept only by kind, so Check rejects the
 // ops that carry them). The protobuf types live in package onnxpb and are
 // not part of this package's API.

@@ -62,6 +62,16 @@ func TestLoadErrors(t *testing.T) {
 		random[i] = byte(rng.UintN(256))
 	}
 	half := &onnxpb.TensorProto{Name: proto.String("w16"), DataType: proto.Int32(int32(onnxpb.TensorProto_FLOAT16)), Dims: []int64{1}, RawData: []byte{0, 0x3c}}
+	// 2³²·2³²·16 wraps to 0 in int64, so the two empty data fields would
+	// match it; 2³¹·2 does not wrap but is past MaxElements.
+	huge := &onnxpb.TensorProto{Name: proto.String("huge"), DataType: proto.Int32(int32(onnxpb.TensorProto_FLOAT)), Dims: []int64{1 << 32, 1 << 32, 16}}
+	big := &onnxpb.TensorProto{Name: proto.String("big"), DataType: proto.Int32(int32(onnxpb.TensorProto_FLOAT)), Dims: []int64{1 << 31, 2}}
+	twin := node("b", "Abs")
+	twin.Output = []string{"a_out"}
+	overwrite := node("c", "Relu")
+	overwrite.Output = []string{"w"}
+	loop := node("l", "Relu")
+	loop.Output = []string{"x"}
 	short := floatTensor("short")
 	short.FloatData = short.FloatData[:1]
 	tests := []struct {
@@ -72,8 +82,17 @@ func TestLoadErrors(t *testing.T) {
 		{"truncated", mnist[:1000], []string{"not a valid ONNX model", "truncated"}},
 		{"random bytes", random, []string{"not a valid ONNX model"}},
 		{"empty", nil, []string{"not a valid ONNX model: empty file"}},
-		{"opset 6", tiny(t, 6, onnxpb.TensorProto_FLOAT, nil, nil), []string{"opset_import", "opset 6 not supported", "7 to 18"}},
-		{"opset 19", tiny(t, 19, onnxpb.TensorProto_FLOAT, nil, nil), []string{"opset 19 not supported", "7 to 18"}},
+		{"opset 22", tiny(t, 22, onnxpb.TensorProto_FLOAT, nil, nil), []string{"opset_import", "opset 22 not supported", "1 to 21"}},
+		{"dims overflow", tiny(t, 13, onnxpb.TensorProto_FLOAT, nil, []*onnxpb.TensorProto{huge}),
+			[]string{`initializer 0 "huge"`, "dims [4294967296 4294967296 16] hold more than 2147483648 elements"}},
+		{"dims past the bound", tiny(t, 13, onnxpb.TensorProto_FLOAT, nil, []*onnxpb.TensorProto{big}),
+			[]string{`initializer 0 "big"`, "hold more than 2147483648 elements"}},
+		{"two producers", tiny(t, 13, onnxpb.TensorProto_FLOAT, []*onnxpb.NodeProto{node("a", "Relu"), twin}, nil),
+			[]string{`node 1 "b" (Abs)`, `output "a_out" is already given by node 0 "a" (Relu)`, "one producer"}},
+		{"a node writes an initializer", tiny(t, 13, onnxpb.TensorProto_FLOAT, []*onnxpb.NodeProto{overwrite}, []*onnxpb.TensorProto{floatTensor("w")}),
+			[]string{`node 0 "c" (Relu)`, `output "w" is already given by initializer "w"`}},
+		{"a node writes the graph input", tiny(t, 13, onnxpb.TensorProto_FLOAT, []*onnxpb.NodeProto{loop}, nil),
+			[]string{`node 0 "l" (Relu)`, `output "x" is already given by graph input "x"`}},
 		{"float16 initializer", tiny(t, 13, onnxpb.TensorProto_FLOAT, nil, []*onnxpb.TensorProto{floatTensor("ok"), half}),
 			[]string{`initializer 1 "w16"`, "element type FLOAT16 not supported", "supported: FLOAT, INT8, UINT8, INT32, INT64, DOUBLE"}},
 		{"data shorter than dims", tiny(t, 13, onnxpb.TensorProto_FLOAT, nil, []*onnxpb.TensorProto{short}),
@@ -105,7 +124,7 @@ func checkMessage(t *testing.T, err error, want []string) {
 }
 
 func TestCheckErrors(t *testing.T) {
-	unnamed := node("", "Softmax")
+	unnamed := node("", "Einsum")
 	custom := node("q", "QGemm")
 	custom.Domain = proto.String("com.microsoft")
 	tests := []struct {
@@ -113,14 +132,14 @@ func TestCheckErrors(t *testing.T) {
 		data []byte
 		want []string
 	}{
-		{"unsupported op", tiny(t, 13, onnxpb.TensorProto_FLOAT, []*onnxpb.NodeProto{node("c", "Conv"), node("sm", "Softmax")}, nil),
-			[]string{`node 1 "sm" (Softmax)`, "op Softmax not supported", "supported ops: ConvInteger, MatMulInteger, ", ", Conv, Gemm, MatMul, ", ", Cast"}},
+		{"unsupported op", tiny(t, 13, onnxpb.TensorProto_FLOAT, []*onnxpb.NodeProto{node("c", "Conv"), node("sm", "Einsum")}, nil),
+			[]string{`node 1 "sm" (Einsum)`, "op Einsum not supported", "supported ops: ConvInteger, MatMulInteger, ", ", Conv, Gemm, MatMul, ", ", Cast"}},
 		{"unsupported op, unnamed node", tiny(t, 13, onnxpb.TensorProto_FLOAT, []*onnxpb.NodeProto{unnamed}, nil),
-			[]string{"node 0 (Softmax)", "op Softmax not supported"}},
+			[]string{"node 0 (Einsum)", "op Einsum not supported"}},
 		{"op of another domain", tiny(t, 13, onnxpb.TensorProto_FLOAT, []*onnxpb.NodeProto{custom}, nil),
 			[]string{`node 0 "q" (com.microsoft.QGemm)`, "not supported"}},
 		{"op older than its opset", tiny(t, 9, onnxpb.TensorProto_FLOAT, []*onnxpb.NodeProto{node("q", "QuantizeLinear")}, nil),
-			[]string{`node 0 "q" (QuantizeLinear)`, "op QuantizeLinear in default-domain opset 9 not supported; supported: opsets 10 to 18"}},
+			[]string{`node 0 "q" (QuantizeLinear)`, "op QuantizeLinear in default-domain opset 9 not supported; supported: opsets 10 to 21"}},
 		{"float16 input", tiny(t, 13, onnxpb.TensorProto_FLOAT16, []*onnxpb.NodeProto{node("r", "Relu")}, nil),
 			[]string{`graph input "x"`, "element type FLOAT16 not supported", "supported: FLOAT, INT8"}},
 	}

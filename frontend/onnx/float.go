@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -69,10 +70,10 @@ func (g *Graph) Run(inputs map[string]*Array) (map[string]*Array, error) {
 }
 
 // Execute evaluates the graph in float and returns every value: the
-// inputs, the initializers and each node's output (integer ones as Ints).
-// It is the framework side that quantized results are checked against,
-// written for clarity rather than speed, and supports only the ops
-// FloatOps lists.
+// inputs, the initializers and each node's outputs (integer ones as Ints).
+// It is the framework side that quantized results are checked against
+// and that calibration runs on, after the ONNX operator spec of the
+// graph's opset, and supports only the ops FloatOps lists.
 func (g *Graph) Execute(inputs map[string]*Array) (map[string]*Array, error) {
 	env := map[string]*Array{}
 	for _, t := range g.Initializers {
@@ -90,14 +91,15 @@ func (g *Graph) Execute(inputs map[string]*Array) (map[string]*Array, error) {
 		env[v.Name] = a
 	}
 	for _, n := range g.Nodes {
-		y, err := g.evalNode(n, env)
+		ys, err := g.evalNode(n, env)
 		if err != nil {
 			return nil, fmt.Errorf("onnx: node %q (%s): %w", n.Name, n.OpType, err)
 		}
-		if len(n.Outputs) != 1 {
-			return nil, fmt.Errorf("onnx: node %q (%s): %d outputs, want 1", n.Name, n.OpType, len(n.Outputs))
+		for i, o := range n.Outputs {
+			if o != "" {
+				env[o] = ys[i]
+			}
 		}
-		env[n.Outputs[0]] = y
 	}
 	return env, nil
 }
@@ -114,73 +116,29 @@ type opFunc func(n *Node, in operands) (*Array, error)
 // floatOps is the float executor's dispatch: the evaluator of every op in
 // FloatOps, keyed by op name (a test keeps the keys and OpTable in step).
 var floatOps = map[string]opFunc{
-	"Conv": func(n *Node, in operands) (*Array, error) {
-		x, w, err := in.float2()
-		if err != nil {
-			return nil, err
-		}
-		b, err := in.optFloat(2)
-		if err != nil {
-			return nil, err
-		}
-		return conv(x, w, b, n)
-	},
-	"MatMul": func(n *Node, in operands) (*Array, error) {
-		x, y, err := in.float2()
-		if err != nil {
-			return nil, err
-		}
-		return matMul(x, y)
-	},
-	"Add": func(n *Node, in operands) (*Array, error) {
-		x, y, err := in.float2()
-		if err != nil {
-			return nil, err
-		}
-		return add(x, y)
-	},
-	"Relu": func(n *Node, in operands) (*Array, error) {
-		x, err := in.float(0)
-		if err != nil {
-			return nil, err
-		}
-		return relu(x), nil
-	},
-	"Abs": func(n *Node, in operands) (*Array, error) {
-		x, err := in.float(0)
-		if err != nil {
-			return nil, err
-		}
-		return abs(x), nil
-	},
-	"Neg": func(n *Node, in operands) (*Array, error) {
-		x, err := in.float(0)
-		if err != nil {
-			return nil, err
-		}
-		y := NewArray(x.Shape...)
-		for i, v := range x.Data {
-			y.Data[i] = -v
-		}
-		return y, nil
-	},
-	"MaxPool": func(n *Node, in operands) (*Array, error) {
-		x, err := in.float(0)
-		if err != nil {
-			return nil, err
-		}
-		return maxPool(x, n)
-	},
-	"Flatten": func(n *Node, in operands) (*Array, error) {
-		x, err := in.get(0)
-		if err != nil {
-			return nil, err
-		}
-		return flatten(x, int(n.Int("axis", 1)))
-	},
-	"Reshape":           evalReshape,
+	"Conv":              evalConv,
 	"Gemm":              evalGemm,
+	"MatMul":            evalMatMul,
+	"Add":               evalArith(func(x, y float32) float32 { return x + y }),
+	"Sub":               evalArith(func(x, y float32) float32 { return x - y }),
+	"Mul":               evalArith(func(x, y float32) float32 { return x * y }),
+	"Div":               evalArith(func(x, y float32) float32 { return x / y }),
+	"Sum":               evalSum,
+	"Min":               evalMin,
+	"Max":               evalMax,
+	"Relu":              unary32(func(v float32) float32 { return max(v, 0) }),
 	"Clip":              evalClip,
+	"Abs":               unary32(func(v float32) float32 { return max(v, -v) }),
+	"Neg":               unary32(func(v float32) float32 { return -v }),
+	"Sigmoid":           unary(func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }),
+	"Tanh":              unary(math.Tanh),
+	"Exp":               unary(math.Exp),
+	"HardSigmoid":       evalHardSigmoid,
+	"HardSwish":         unary(func(v float64) float64 { return v * min(max(v/6+0.5, 0), 1) }),
+	"Elu":               evalElu,
+	"LeakyRelu":         evalLeakyRelu,
+	"PRelu":             evalPRelu,
+	"MaxPool":           evalMaxPool,
 	"AveragePool":       evalAveragePool,
 	"GlobalAveragePool": evalGlobalAveragePool,
 	"GlobalMaxPool":     evalGlobalMaxPool,
@@ -189,34 +147,73 @@ var floatOps = map[string]opFunc{
 	"ReduceMax":         evalReduce(reduceMax),
 	"Sqrt":              evalSqrt,
 	"Reciprocal":        evalReciprocal,
-	"Min":               evalMin,
-	"Max":               evalMax,
+	"LRN":               evalLRN,
+	"Softmax":           evalSoftmax,
+	"Flatten":           evalFlatten,
+	"Reshape":           evalReshape,
+	"Squeeze":           evalSqueeze,
+	"Unsqueeze":         evalUnsqueeze,
 	"Transpose":         evalTranspose,
+	"Concat":            evalConcat,
+	"Pad":               evalPad,
+	"Resize":            evalResize,
+	"Upsample":          evalUpsample,
+	"Identity":          evalIdentity,
+	"ConstantOfShape":   evalConstantOfShape,
 	"Constant":          evalConstant,
 	"Shape":             evalShape,
 	"Gather":            evalGather,
-	"Unsqueeze":         evalUnsqueeze,
-	"Squeeze":           evalSqueeze,
-	"Concat":            evalConcat,
 	"Slice":             evalSlice,
 	"Cast":              evalCast,
 }
 
-func (g *Graph) evalNode(n *Node, env map[string]*Array) (*Array, error) {
+// multiFunc evaluates a node of several outputs (Split, Dropout's mask):
+// one array per output of n, nil where the output is omitted.
+type multiFunc func(n *Node, in operands) ([]*Array, error)
+
+// floatMultiOps are the ops of FloatOps with more than one output; the
+// executor looks here after floatOps.
+var floatMultiOps = map[string]multiFunc{
+	"Split":              evalSplit,
+	"Dropout":            evalDropout,
+	"BatchNormalization": evalBatchNorm,
+}
+
+// evalNode runs n on the values computed so far: one array per output.
+func (g *Graph) evalNode(n *Node, env map[string]*Array) ([]*Array, error) {
 	if n.Domain != "" && n.Domain != "ai.onnx" {
 		return nil, fmt.Errorf("domain %q not supported", n.Domain)
+	}
+	opset := g.Opset
+	if opset == 0 {
+		opset = MaxOpset
+	}
+	in := operands{n: n, env: env, opset: opset}
+	if f, ok := floatMultiOps[n.OpType]; ok {
+		ys, err := f(n, in)
+		if err == nil && len(ys) != len(n.Outputs) {
+			err = fmt.Errorf("%d outputs, the op gives %d", len(n.Outputs), len(ys))
+		}
+		return ys, err
 	}
 	f, ok := floatOps[n.OpType]
 	if !ok {
 		return nil, fmt.Errorf("op not supported by the float executor; supported: %s", strings.Join(FloatOps, ", "))
 	}
-	return f(n, operands{n: n, env: env})
+	if len(n.Outputs) != 1 {
+		return nil, fmt.Errorf("%d outputs, want 1 (the op's optional outputs are not supported)", len(n.Outputs))
+	}
+	y, err := f(n, in)
+	return []*Array{y}, err
 }
 
 // operands reads a node's inputs from the values computed so far.
 type operands struct {
 	n   *Node
 	env map[string]*Array
+	// opset is the graph's default-domain opset, which picks the op's
+	// version (and so its attributes and semantics).
+	opset int64
 }
 
 // given reports whether optional input i is there (not omitted).
@@ -282,13 +279,19 @@ func (in operands) intsArg(name string, i int) ([]int64, error) {
 	return in.n.Ints(name, nil), nil
 }
 
+// evalReshape is Reshape: the target shape is the shape attribute before
+// opset 5, input 1 from 5 on.
 func evalReshape(n *Node, in operands) (*Array, error) {
 	x, err := in.get(0)
 	if err != nil {
 		return nil, err
 	}
-	shape, err := in.ints(1)
-	if err != nil {
+	var shape []int64
+	if in.opset < 5 {
+		if shape = n.Ints("shape", nil); shape == nil {
+			return nil, fmt.Errorf("no shape attribute (Reshape before opset 5 takes the shape as an attribute)")
+		}
+	} else if shape, err = in.ints(1); err != nil {
 		return nil, err
 	}
 	if n.Int("allowzero", 0) != 0 && slices.Contains(shape, 0) {

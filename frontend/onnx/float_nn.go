@@ -6,7 +6,7 @@ import (
 )
 
 // This file holds the float ops beyond mnist-7's that compute: Gemm, Clip
-// and the average pools, each after the ONNX operator spec.
+// and the global average pool, each after the ONNX operator spec.
 
 // evalGemm is Y = alpha·A'·B' + beta·C with A' = A or Aᵀ (transA), B' = B
 // or Bᵀ (transB), C optional and broadcast to Y's [M,N] (unidirectionally:
@@ -37,18 +37,6 @@ func evalGemm(n *Node, in operands) (*Array, error) {
 	if kb != k {
 		return nil, fmt.Errorf("A %v (transA %v) and B %v (transB %v): inner sizes %d and %d differ", a.Shape, ta, b.Shape, tb, k, kb)
 	}
-	at := func(i, l int) float64 {
-		if ta {
-			return float64(a.Data[l*m+i])
-		}
-		return float64(a.Data[i*k+l])
-	}
-	bt := func(l, j int) float64 {
-		if tb {
-			return float64(b.Data[j*k+l])
-		}
-		return float64(b.Data[l*nn+j])
-	}
 	var cPad []int
 	if c != nil {
 		if len(c.Shape) > 2 {
@@ -59,21 +47,40 @@ func evalGemm(n *Node, in operands) (*Array, error) {
 			return nil, fmt.Errorf("C shape %v does not broadcast to [%d %d]", c.Shape, m, nn)
 		}
 	}
+	// Aᵀ and B (not transposed) are copied into rows of K so that every
+	// output is a dot product of two contiguous rows.
+	ar, br := rowsOf(a.Data, a.Shape[0], a.Shape[1], ta), rowsOf(b.Data, b.Shape[0], b.Shape[1], !tb)
 	y := NewArray(m, nn)
-	for i := 0; i < m; i++ {
-		for j := 0; j < nn; j++ {
+	parallel(m*nn, func(lo, hi int) {
+		for o := lo; o < hi; o++ {
+			i, j := o/nn, o%nn
 			var s float64
-			for l := 0; l < k; l++ {
-				s += at(i, l) * bt(l, j)
+			for l, v := range ar[i*k : (i+1)*k] {
+				s += float64(v) * float64(br[j*k+l])
 			}
 			s *= alpha
 			if c != nil {
 				s += beta * float64(c.Data[bcastIndex([]int{i, j}, cPad)])
 			}
-			y.Data[i*nn+j] = float32(s)
+			y.Data[o] = float32(s)
+		}
+	})
+	return y, nil
+}
+
+// rowsOf is the r×c matrix v (row-major) as rows, transposed first when
+// trans, so that it is then c×r.
+func rowsOf(v []float32, r, c int, trans bool) []float32 {
+	if !trans {
+		return v
+	}
+	t := make([]float32, len(v))
+	for i := range r {
+		for j := range c {
+			t[j*r+i] = v[i*c+j]
 		}
 	}
-	return y, nil
+	return t
 }
 
 // ClipBounds are a Clip node's bounds: the min and max inputs (opset 11
@@ -113,50 +120,6 @@ func evalClip(n *Node, in operands) (*Array, error) {
 	y := NewArray(x.Shape...)
 	for i, v := range x.Data {
 		y.Data[i] = min(max(v, lo), hi)
-	}
-	return y, nil
-}
-
-// evalAveragePool is AveragePool over [N,C,H,W]: the window's sum divided
-// by KH·KW (count_include_pad 1: padded positions count as zeros) or by
-// the number of positions inside the plane (count_include_pad 0, the
-// default). ceil_mode 1 and dilations are refused (WindowOf).
-func evalAveragePool(n *Node, in operands) (*Array, error) {
-	x, err := in.float(0)
-	if err != nil {
-		return nil, err
-	}
-	if len(x.Shape) != 4 {
-		return nil, fmt.Errorf("shape %v: want [N,C,H,W]", x.Shape)
-	}
-	N, C, H, W := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
-	win, err := WindowOf(n, H, W, 0, 0)
-	if err != nil {
-		return nil, err
-	}
-	includePad := n.Int("count_include_pad", 0) != 0
-	OH, OW := win.Out(H, W)
-	y := NewArray(N, C, OH, OW)
-	for p := 0; p < N*C; p++ {
-		for oy := 0; oy < OH; oy++ {
-			for ox := 0; ox < OW; ox++ {
-				var s float64
-				count := 0
-				for ky := 0; ky < win.KH; ky++ {
-					for kx := 0; kx < win.KW; kx++ {
-						iy, ix := oy*win.SH+ky-win.Top, ox*win.SW+kx-win.Left
-						if iy >= 0 && iy < H && ix >= 0 && ix < W {
-							s += float64(x.Data[(p*H+iy)*W+ix])
-							count++
-						}
-					}
-				}
-				if includePad {
-					count = win.KH * win.KW
-				}
-				y.Data[(p*OH+oy)*OW+ox] = float32(s / float64(count))
-			}
-		}
 	}
 	return y, nil
 }

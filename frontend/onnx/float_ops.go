@@ -2,26 +2,8 @@ package onnx
 
 import (
 	"fmt"
-	"math"
 	"slices"
 )
-
-func relu(x *Array) *Array {
-	y := NewArray(x.Shape...)
-	for i, v := range x.Data {
-		y.Data[i] = max(v, 0)
-	}
-	return y
-}
-
-// abs is ONNX Abs.
-func abs(x *Array) *Array {
-	y := NewArray(x.Shape...)
-	for i, v := range x.Data {
-		y.Data[i] = max(v, -v)
-	}
-	return y
-}
 
 // flatten is ONNX Flatten: dims before axis become rows, the rest columns.
 func flatten(x *Array, axis int) (*Array, error) {
@@ -80,28 +62,76 @@ func add(a, b *Array) (*Array, error) {
 }
 
 // broadcast applies f to a and b element by element with multidirectional
-// (numpy) broadcasting.
+// (numpy) broadcasting. The innermost dim runs as a plain loop with a
+// stride of 0 or 1 per operand, the rest by a multi-index, so a large
+// feature map costs one function call per element and no index
+// arithmetic.
 func broadcast(a, b *Array, f func(x, y float32) float32) (*Array, error) {
-	rank := max(len(a.Shape), len(b.Shape))
-	pa, pb := padRank(a.Shape, rank), padRank(b.Shape, rank)
+	out, err := broadcastShape(a.Shape, b.Shape)
+	if err != nil {
+		return nil, err
+	}
+	y := NewArray(out...)
+	if slices.Equal(a.Shape, b.Shape) {
+		for i := range y.Data {
+			y.Data[i] = f(a.Data[i], b.Data[i])
+		}
+		return y, nil
+	}
+	rank := len(out)
+	sa, sb := bcastStrides(a.Shape, out), bcastStrides(b.Shape, out)
+	inner, ia, ib := 1, 0, 0
+	if rank > 0 {
+		inner, ia, ib = out[rank-1], sa[rank-1], sb[rank-1]
+	}
+	idx := make([]int, max(rank-1, 0))
+	for o := 0; o < len(y.Data); o += inner {
+		pa, pb := 0, 0
+		for d, i := range idx {
+			pa += i * sa[d]
+			pb += i * sb[d]
+		}
+		row := y.Data[o : o+inner]
+		for i := range row {
+			row[i] = f(a.Data[pa+i*ia], b.Data[pb+i*ib])
+		}
+		if rank > 1 {
+			next(idx, out[:rank-1])
+		}
+	}
+	return y, nil
+}
+
+// broadcastShape is the numpy broadcast of two shapes.
+func broadcastShape(x, y []int) ([]int, error) {
+	rank := max(len(x), len(y))
+	px, py := padRank(x, rank), padRank(y, rank)
 	out := make([]int, rank)
 	for i := range out {
 		switch {
-		case pa[i] == pb[i] || pb[i] == 1:
-			out[i] = pa[i]
-		case pa[i] == 1:
-			out[i] = pb[i]
+		case px[i] == py[i] || py[i] == 1:
+			out[i] = px[i]
+		case px[i] == 1:
+			out[i] = py[i]
 		default:
-			return nil, fmt.Errorf("shapes %v and %v do not broadcast", a.Shape, b.Shape)
+			return nil, fmt.Errorf("shapes %v and %v do not broadcast", x, y)
 		}
 	}
-	y := NewArray(out...)
-	idx := make([]int, rank)
-	for i := range y.Data {
-		y.Data[i] = f(a.Data[bcastIndex(idx, pa)], b.Data[bcastIndex(idx, pb)])
-		next(idx, out)
+	return out, nil
+}
+
+// bcastStrides are the flat strides of a tensor of shape broadcast to
+// out: 0 along the dims it repeats.
+func bcastStrides(shape, out []int) []int {
+	p := padRank(shape, len(out))
+	st := make([]int, len(out))
+	for d, s := len(out)-1, 1; d >= 0; d-- {
+		if p[d] != 1 {
+			st[d] = s
+		}
+		s *= p[d]
 	}
-	return y, nil
+	return st
 }
 
 func padRank(shape []int, rank int) []int {
@@ -132,100 +162,75 @@ func next(idx, shape []int) {
 	}
 }
 
-// matMul is the 2-D matrix product with float64 accumulation.
+func evalFlatten(n *Node, in operands) (*Array, error) {
+	x, err := in.get(0)
+	if err != nil {
+		return nil, err
+	}
+	return flatten(x, int(n.Int("axis", 1)))
+}
+
+func evalMatMul(n *Node, in operands) (*Array, error) {
+	x, y, err := in.float2()
+	if err != nil {
+		return nil, err
+	}
+	return matMul(x, y)
+}
+
+// matMul is numpy's matmul: a 1-D operand is a row (first) or a column
+// (second) vector whose added dim is dropped again, and the dims before
+// the last two broadcast. Sums in float64.
 func matMul(a, b *Array) (*Array, error) {
-	if len(a.Shape) != 2 || len(b.Shape) != 2 || a.Shape[1] != b.Shape[0] {
-		return nil, fmt.Errorf("shapes %v and %v: want [M,K]·[K,N]", a.Shape, b.Shape)
+	as, bs := a.Shape, b.Shape
+	if len(as) == 0 || len(bs) == 0 {
+		return nil, fmt.Errorf("shapes %v and %v: MatMul takes no scalars", as, bs)
 	}
-	m, k, n := a.Shape[0], a.Shape[1], b.Shape[1]
-	y := NewArray(m, n)
-	for i := 0; i < m; i++ {
-		for j := 0; j < n; j++ {
-			var s float64
-			for l := 0; l < k; l++ {
-				s += float64(a.Data[i*k+l]) * float64(b.Data[l*n+j])
-			}
-			y.Data[i*n+j] = float32(s)
-		}
+	if len(as) == 1 {
+		as = []int{1, as[0]}
 	}
-	return y, nil
-}
-
-// conv is Conv (cross-correlation) of x [N,C,H,W] with w [M,C,kH,kW],
-// group 1, plus the optional bias b [M].
-func conv(x, w, b *Array, n *Node) (*Array, error) {
-	if len(x.Shape) != 4 || len(w.Shape) != 4 || x.Shape[1] != w.Shape[1] {
-		return nil, fmt.Errorf("shapes %v and %v: want [N,C,H,W] and [M,C,kH,kW]", x.Shape, w.Shape)
+	if len(bs) == 1 {
+		bs = []int{bs[0], 1}
 	}
-	if g := n.Int("group", 1); g != 1 {
-		return nil, fmt.Errorf("group %d: only 1 is supported", g)
+	m, k, kb, nn := as[len(as)-2], as[len(as)-1], bs[len(bs)-2], bs[len(bs)-1]
+	if k != kb {
+		return nil, fmt.Errorf("shapes %v and %v: inner sizes %d and %d differ", a.Shape, b.Shape, k, kb)
 	}
-	if b != nil && (len(b.Shape) != 1 || b.Shape[0] != w.Shape[0]) {
-		return nil, fmt.Errorf("bias shape %v: want [%d]", b.Shape, w.Shape[0])
-	}
-	N, C, H, W := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
-	M, KH, KW := w.Shape[0], w.Shape[2], w.Shape[3]
-	win, err := WindowOf(n, H, W, KH, KW)
+	batch, err := broadcastShape(as[:len(as)-2], bs[:len(bs)-2])
 	if err != nil {
 		return nil, err
 	}
-	OH, OW := win.Out(H, W)
-	y := NewArray(N, M, OH, OW)
-	for bi := 0; bi < N; bi++ {
-		for m := 0; m < M; m++ {
-			for oy := 0; oy < OH; oy++ {
-				for ox := 0; ox < OW; ox++ {
-					var s float64
-					if b != nil {
-						s = float64(b.Data[m])
-					}
-					for c := 0; c < C; c++ {
-						for ky := 0; ky < KH; ky++ {
-							iy := oy*win.SH + ky - win.Top
-							for kx := 0; kx < KW; kx++ {
-								ix := ox*win.SW + kx - win.Left
-								if iy < 0 || iy >= H || ix < 0 || ix >= W {
-									continue // zero padding
-								}
-								s += float64(x.Data[((bi*C+c)*H+iy)*W+ix]) * float64(w.Data[((m*C+c)*KH+ky)*KW+kx])
-							}
-						}
-					}
-					y.Data[((bi*M+m)*OH+oy)*OW+ox] = float32(s)
+	sa, sb := bcastStrides(as[:len(as)-2], batch), bcastStrides(bs[:len(bs)-2], batch)
+	y := NewArray(append(slices.Clone(batch), m, nn)...)
+	idx := make([]int, len(batch))
+	acc := make([]float64, nn)
+	for p := range numel(batch) {
+		pa, pb := 0, 0
+		for d, i := range idx {
+			pa, pb = pa+i*sa[d], pb+i*sb[d]
+		}
+		A, B := a.Data[pa*m*k:(pa+1)*m*k], b.Data[pb*k*nn:(pb+1)*k*nn]
+		for i := range m {
+			clear(acc)
+			for l, av := range A[i*k : (i+1)*k] {
+				for j, bv := range B[l*nn : (l+1)*nn] {
+					acc[j] += float64(av) * float64(bv)
 				}
 			}
-		}
-	}
-	return y, nil
-}
-
-// maxPool is MaxPool over [N,C,H,W]; padded positions never win.
-func maxPool(x *Array, n *Node) (*Array, error) {
-	if len(x.Shape) != 4 {
-		return nil, fmt.Errorf("shape %v: want [N,C,H,W]", x.Shape)
-	}
-	N, C, H, W := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
-	win, err := WindowOf(n, H, W, 0, 0)
-	if err != nil {
-		return nil, err
-	}
-	OH, OW := win.Out(H, W)
-	y := NewArray(N, C, OH, OW)
-	for p := 0; p < N*C; p++ {
-		for oy := 0; oy < OH; oy++ {
-			for ox := 0; ox < OW; ox++ {
-				best := float32(math.Inf(-1))
-				for ky := 0; ky < win.KH; ky++ {
-					for kx := 0; kx < win.KW; kx++ {
-						iy, ix := oy*win.SH+ky-win.Top, ox*win.SW+kx-win.Left
-						if iy >= 0 && iy < H && ix >= 0 && ix < W {
-							best = max(best, x.Data[(p*H+iy)*W+ix])
-						}
-					}
-				}
-				y.Data[(p*OH+oy)*OW+ox] = best
+			for j, s := range acc {
+				y.Data[(p*m+i)*nn+j] = float32(s)
 			}
 		}
+		next(idx, batch)
 	}
+	// Drop the dims a 1-D operand added.
+	shape := slices.Clone(batch)
+	if len(a.Shape) > 1 {
+		shape = append(shape, m)
+	}
+	if len(b.Shape) > 1 {
+		shape = append(shape, nn)
+	}
+	y.Shape = shape
 	return y, nil
 }

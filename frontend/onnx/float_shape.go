@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/hwgen/hwgen/frontend/onnx/onnxpb"
 )
 
 // This file holds the ops that move elements without arithmetic: the shape
@@ -229,8 +231,11 @@ func evalSqueeze(n *Node, in operands) (*Array, error) {
 	return pick(x, shape, seq(numel(shape))), nil
 }
 
+// evalConcat is Concat along axis, which opsets 1 to 3 let default to 1
+// and later ones require.
 func evalConcat(n *Node, in operands) (*Array, error) {
-	if _, ok := n.Attrs["axis"]; !ok {
+	def := int64(1)
+	if _, ok := n.Attrs["axis"]; !ok && in.opset >= 4 {
 		return nil, fmt.Errorf("no axis attribute")
 	}
 	var xs []*Array
@@ -247,7 +252,7 @@ func evalConcat(n *Node, in operands) (*Array, error) {
 	if len(xs) == 0 {
 		return nil, fmt.Errorf("no inputs")
 	}
-	ax, err := axis(n.Int("axis", 0), len(xs[0].Shape))
+	ax, err := axis(n.Int("axis", def), len(xs[0].Shape))
 	if err != nil {
 		return nil, err
 	}
@@ -385,6 +390,9 @@ func evalCast(n *Node, in operands) (*Array, error) {
 		return nil, err
 	}
 	to := DType(n.Int("to", 0))
+	if name := n.Str("to", ""); name != "" { // Cast-1 names the type
+		to = DType(onnxpb.TensorProto_DataType_value[name])
+	}
 	if !slices.Contains(castTypes, to) {
 		names := make([]string, len(castTypes))
 		for i, t := range castTypes {

@@ -11,11 +11,13 @@ import (
 	"github.com/hwgen/hwgen/frontend/onnx/onnxpb"
 )
 
-// The default-domain opsets Load accepts; the range is the project's
-// choice (7 is mnist-7's), not a limit of the reader.
+// The default-domain opsets Load accepts: every opset from the first to
+// 21. The float executor follows each op's older forms (Op.Opsets says
+// which opsets an op is read in; old attribute forms such as Add's
+// broadcast and axis or BatchNormalization's spatial are honoured).
 const (
-	MinOpset = 7
-	MaxOpset = 18
+	MinOpset = 1
+	MaxOpset = 21
 )
 
 // LoadFile reads the ONNX model at path.
@@ -78,6 +80,7 @@ func decodeModel(p *onnxpb.ModelProto) (*Model, error) {
 		return nil, err
 	}
 	m.Graph = *g
+	m.Graph.Opset = m.Opset
 	return m, nil
 }
 
@@ -119,7 +122,36 @@ func decodeGraph(p *onnxpb.GraphProto) (*Graph, error) {
 		}
 		g.Nodes = append(g.Nodes, n)
 	}
+	if err := checkProducers(g); err != nil {
+		return nil, err
+	}
 	return g, nil
+}
+
+// checkProducers refuses a value given twice: two nodes writing one
+// output, or a node writing a graph input or an initializer. The executor
+// and the lowering key values by name, so the second writer would
+// silently replace the first.
+func checkProducers(g *Graph) error {
+	by := map[string]string{}
+	for _, v := range g.Inputs {
+		by[v.Name] = fmt.Sprintf("graph input %q", v.Name)
+	}
+	for _, t := range g.Initializers {
+		by[t.Name] = fmt.Sprintf("initializer %q", t.Name)
+	}
+	for i, n := range g.Nodes {
+		for _, o := range n.Outputs {
+			if o == "" {
+				continue // an omitted optional output
+			}
+			if prev, ok := by[o]; ok {
+				return fmt.Errorf("onnx: %s: output %q is already given by %s; each value must have one producer", n.label(i), o, prev)
+			}
+			by[o] = n.label(i)
+		}
+	}
+	return nil
 }
 
 // decodeValue keeps the element type whatever it is: Check, not Load,

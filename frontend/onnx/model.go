@@ -15,6 +15,11 @@ type Model struct {
 // Graph is the model's main graph.
 type Graph struct {
 	Name string
+	// Opset is the model's default-domain opset, which Load copies here:
+	// the float executor follows the op versions it selects (Softmax's
+	// 2-D coercion before 13, Add's broadcast attribute before 7, ...).
+	// 0, in a Graph built by hand, means the newest versions.
+	Opset int64
 	// Inputs are the graph inputs that no initializer feeds: the values a
 	// caller must supply. Files of IR version < 4 also list every
 	// initializer as an input; those are dropped here.

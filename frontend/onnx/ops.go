@@ -12,15 +12,18 @@ import (
 type Op struct {
 	Name string
 	// Since is the opset that introduced the op when that is later than
-	// MinOpset, else 0: the op is read in the default-domain opsets
-	// Opsets gives, and Model.Check refuses it in an older one.
-	Since int64
+	// MinOpset, else 0; Until is the last opset that has it when that is
+	// earlier than MaxOpset (an op the standard removed), else 0. The op
+	// is read in the default-domain opsets Opsets gives, and Model.Check
+	// refuses it in others.
+	Since, Until int64
 	// Float: the float executor (Graph.Execute: calibration, hwgen run's
 	// float side) runs it.
 	Float bool
 	// NPU: frontend/lower maps it onto the NPU. A Float op that is not NPU
-	// is taken only inside a constant subgraph, which the lowering folds
-	// (as it folds any op whose inputs are all constant).
+	// is taken by the lowering only inside a constant subgraph, which it
+	// folds (as it folds any op whose inputs are all constant); elsewhere
+	// it runs in float only.
 	NPU bool
 	// Conformance: hwgen conformance (frontend/conformance) runs the
 	// official ONNX node tests of the op.
@@ -37,7 +40,13 @@ type Op struct {
 }
 
 // Opsets is the range of default-domain opsets the op is read in.
-func (o Op) Opsets() (lo, hi int64) { return max(o.Since, MinOpset), MaxOpset }
+func (o Op) Opsets() (lo, hi int64) {
+	hi = MaxOpset
+	if o.Until != 0 {
+		hi = o.Until
+	}
+	return max(o.Since, MinOpset), hi
+}
 
 // Docs shared by several ops.
 const (
@@ -47,6 +56,9 @@ const (
 	docPost     = "after a ReduceSum/ReduceMean/ReduceMax (the reduce's post function), or of one value per channel (hwgen quantize does not export it)"
 	docView     = "of [1,C,H,W] to [1,C·H·W] (Flatten: axis 1): the NPU's flatten; to the same shape: nothing"
 	docFoldOnly = "only in a constant subgraph (e.g. the Shape, Gather, Unsqueeze, Concat of PyTorch's x.view(x.size(0), -1)), folded before lowering"
+	docArith    = "float only for now (NPU: a constant operand in a constant subgraph, folded): numpy broadcasting; before opset 7 the broadcast and axis attributes"
+	docAct      = "float only for now: elementwise, with the spec's attribute defaults"
+	docPass     = "float only for now: inference, so the input passes on (Dropout's mask: all true, before opset 10 zeros as in ONNX Runtime; training_mode true is refused); Model.Fold removes it"
 )
 
 // OpTable is the one list of the ONNX operators hwgen supports: the
@@ -106,10 +118,42 @@ var OpTable = []Op{
 	{Name: "Transpose", Float: true, NPU: true, Conformance: true,
 		Doc: "of a Gemm or MatMul result (perm [1 0]): a view, free"},
 
+	{Name: "Sub", Float: true, Doc: docArith},
+	{Name: "Mul", Float: true, Doc: docArith},
+	{Name: "Div", Float: true, Doc: docArith},
+	{Name: "Sum", Float: true,
+		Doc: "float only for now: the elementwise sum of any number of inputs, numpy broadcasting"},
+	{Name: "BatchNormalization", Float: true,
+		Doc: "float only for now: inference with the mean and var inputs, or the batch's statistics in training mode (is_test 0 before opset 7, training_mode 1: with opset 14's running mean and var outputs); spatial 0 (before 9) per element"},
+	{Name: "LRN", Float: true, Doc: "float only for now: across channels, size required"},
+	{Name: "Softmax", Float: true,
+		Doc: "float only for now: before opset 13 over the input coerced to 2-D at axis (default 1), from 13 along axis (default −1)"},
+	{Name: "Sigmoid", Float: true, Doc: docAct},
+	{Name: "Tanh", Float: true, Doc: docAct},
+	{Name: "Exp", Float: true, Doc: docAct},
+	{Name: "HardSigmoid", Float: true, Doc: docAct},
+	{Name: "HardSwish", Float: true, Since: 14, Doc: docAct},
+	{Name: "Elu", Float: true, Doc: docAct},
+	{Name: "LeakyRelu", Float: true, Doc: docAct},
+	{Name: "PRelu", Float: true,
+		Doc: "float only for now: the slope broadcast to the input (per channel: [C,1,1]); before opset 7 a slope of C values is per channel"},
+	{Name: "Pad", Float: true,
+		Doc: "float only for now: modes constant, reflect, edge (not wrap); pads as attribute (paddings at opset 1) or input, with opset 18's axes; negative pads crop"},
+	{Name: "Split", Float: true,
+		Doc: "float only for now: by split sizes (attribute or input) or into equal parts (num_outputs from opset 18)"},
+	{Name: "Resize", Float: true, Since: 10,
+		Doc: "float only for now: mode nearest, every coordinate_transformation_mode but tf_crop_and_resize, every nearest_mode; scales or sizes; no antialias or axes"},
+	{Name: "Upsample", Float: true, Since: 7, Until: 9,
+		Doc: "float only for now: mode nearest, scales as attribute (7, 8) or input (9)"},
+	{Name: "Dropout", Float: true, Doc: docPass},
+	{Name: "Identity", Float: true, Doc: docPass},
+	{Name: "ConstantOfShape", Float: true, Since: 9,
+		Doc: "a tensor of one value: the weight stand-ins of test models (onnx.RandomWeights fills them), else folded before lowering"},
+	{Name: "Concat", Float: true,
+		Doc: "float only for now (NPU: in a constant subgraph, folded): along axis (default 1 before opset 4)"},
 	{Name: "Constant", Float: true, Doc: docFoldOnly},
 	{Name: "Shape", Float: true, Doc: docFoldOnly},
 	{Name: "Gather", Float: true, Doc: docFoldOnly},
-	{Name: "Concat", Float: true, Doc: docFoldOnly},
 	{Name: "Slice", Float: true, Doc: docFoldOnly},
 	{Name: "Cast", Float: true, Doc: docFoldOnly},
 }
@@ -180,8 +224,8 @@ supported ones in one line). The columns:
 - **float**: the float executor runs it (`+"`Graph.Execute`"+`: calibration, the float side of
   `+"`hwgen run`"+`).
 - **NPU**: `+"`frontend/lower`"+` maps it onto the NPU (`+"`hwgen run`, `hwgen quantize`"+`). A float op
-  that is not an NPU op is taken only inside a constant subgraph, which the lowering folds
-  (as it folds any op whose inputs are all constant).
+  that is not an NPU op is taken by the lowering only inside a constant subgraph, which it
+  folds (as it folds any op whose inputs are all constant); elsewhere it runs in float only.
 - **conformance**: `+"`hwgen conformance`"+` runs its official ONNX node tests.
 
 | op | opsets | float | NPU | conformance | what hwgen makes of it |

@@ -42,6 +42,9 @@ func TestOpTableRows(t *testing.T) {
 		if lo, hi := o.Opsets(); o.Since != 0 && (o.Since <= MinOpset || lo > hi) {
 			bad = append(bad, "Since 0 or inside MinOpset+1..MaxOpset")
 		}
+		if lo, hi := o.Opsets(); o.Until != 0 && (o.Until >= MaxOpset || lo > hi) {
+			bad = append(bad, "Until 0 or inside Since..MaxOpset-1")
+		}
 		if !o.Float && !o.Conformance {
 			bad = append(bad, "Float or Conformance")
 		}
@@ -69,8 +72,10 @@ func TestOpNamesAndGroups(t *testing.T) {
 		keep func(Op) bool
 		want []OpGroup
 	}{
-		{"folded only", func(o Op) bool { return o.Float && !o.NPU },
-			[]OpGroup{{Names: []string{"Constant", "Shape", "Gather", "Concat", "Slice", "Cast"}, Doc: docFoldOnly}}},
+		{"folded only", func(o Op) bool { return o.Doc == docFoldOnly },
+			[]OpGroup{{Names: []string{"Constant", "Shape", "Gather", "Slice", "Cast"}, Doc: docFoldOnly}}},
+		{"activations", func(o Op) bool { return o.Doc == docAct },
+			[]OpGroup{{Names: []string{"Sigmoid", "Tanh", "Exp", "HardSigmoid", "HardSwish", "Elu", "LeakyRelu"}, Doc: docAct}}},
 		{"views", func(o Op) bool { return o.Doc == docView },
 			[]OpGroup{{Names: []string{"Flatten", "Reshape", "Squeeze", "Unsqueeze"}, Doc: docView}}},
 		{"Min, Abs, Max: not next to each other", func(o Op) bool { return o.Name == "Min" || o.Name == "Abs" || o.Name == "Max" },
@@ -83,8 +88,8 @@ func TestOpNamesAndGroups(t *testing.T) {
 			}
 		})
 	}
-	if _, ok := LookupOp("Softmax"); ok {
-		t.Error("LookupOp finds Softmax")
+	if _, ok := LookupOp("Einsum"); ok {
+		t.Error("LookupOp finds Einsum")
 	}
 	if o, ok := LookupOp("QLinearConv"); !ok || o.Since != 10 {
 		t.Errorf("LookupOp(QLinearConv) = %+v, %v", o, ok)
@@ -102,8 +107,13 @@ func TestCheckOpsets(t *testing.T) {
 		{"Relu", MinOpset, ""},
 		{"Relu", MaxOpset, ""},
 		{"QuantizeLinear", 10, ""},
-		{"QuantizeLinear", 9, `node 0 "q" (QuantizeLinear): op QuantizeLinear in default-domain opset 9 not supported; supported: opsets 10 to 18`},
-		{"QLinearConv", 7, `op QLinearConv in default-domain opset 7 not supported; supported: opsets 10 to 18`},
+		{"QuantizeLinear", 9, `node 0 "q" (QuantizeLinear): op QuantizeLinear in default-domain opset 9 not supported; supported: opsets 10 to 21`},
+		{"QLinearConv", 7, `op QLinearConv in default-domain opset 7 not supported; supported: opsets 10 to 21`},
+		{"Relu", 1, ""},
+		{"Upsample", 9, ""},
+		{"Upsample", 10, `op Upsample in default-domain opset 10 not supported; supported: opsets 7 to 9`},
+		{"Upsample", 6, `op Upsample in default-domain opset 6 not supported; supported: opsets 7 to 9`},
+		{"HardSwish", 13, `op HardSwish in default-domain opset 13 not supported; supported: opsets 14 to 21`},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s opset %d", tt.op, tt.opset), func(t *testing.T) {

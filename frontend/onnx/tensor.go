@@ -65,6 +65,12 @@ type Tensor struct {
 	Float64 []float64
 }
 
+// MaxElements bounds the element count of any tensor the reader decodes
+// or the executor makes (2³¹: 8 GiB of FLOAT), so that dims whose product
+// overflows, or a shape input asking for terabytes, are refused in one
+// line instead of wrapping or exhausting memory.
+const MaxElements = 1 << 31
+
 // Len is the number of elements the dims call for.
 func (t *Tensor) Len() int64 {
 	n := int64(1)
@@ -88,12 +94,19 @@ func decodeTensor(p *onnxpb.TensorProto, what string) (*Tensor, error) {
 	if p.GetDataLocation() == onnxpb.TensorProto_EXTERNAL {
 		return nil, fmt.Errorf("%s: external tensor data not supported", what)
 	}
+	n := int64(1)
 	for _, d := range t.Dims {
 		if d < 0 {
 			return nil, fmt.Errorf("%s: negative dimension in %v", what, t.Dims)
 		}
+		// A product past MaxElements (or one that overflows int64 and
+		// wraps to a small number that the data could match) is a damaged
+		// or hostile file, never a real tensor.
+		if d != 0 && n > MaxElements/d {
+			return nil, fmt.Errorf("%s: dims %v hold more than %d elements", what, t.Dims, int64(MaxElements))
+		}
+		n *= d
 	}
-	n := t.Len()
 	raw := p.GetRawData()
 	var got int
 	switch t.DType {

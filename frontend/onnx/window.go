@@ -7,7 +7,9 @@ import (
 
 // Window is the geometry of a Conv's or MaxPool's sliding window over the
 // two spatial axes of an [N,C,H,W] input, with auto_pad resolved to
-// explicit begin (Top, Left) and end (Bottom, Right) pads.
+// explicit begin (Top, Left) and end (Bottom, Right) pads: the geometry
+// the NPU lowering and conformance take. The float executor's own (grid,
+// float_window.go) also takes dilations, ceil_mode and 1-D windows.
 type Window struct {
 	KH, KW                   int
 	SH, SW                   int

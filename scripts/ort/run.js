@@ -1,14 +1,23 @@
 #!/usr/bin/env node
-// Runs an ONNX model on ONNX Runtime's CPU provider: once per input .npy
-// file (fed to the model's one input), printing every output. It is how
-// hwgen's exported int8 models are checked against the NPU
-// (frontend/export's tests run it); install its one dependency with
-// scripts/setup.sh or `npm ci --ignore-scripts` in this directory.
+// Runs an ONNX model on ONNX Runtime's CPU provider: once per input
+// argument, printing every output. An argument is one .npy file for a
+// model of one input, or a comma-separated list of files, one per model
+// input in the model's input order (a path that exists is taken whole,
+// commas and all). It is how hwgen's exported int8
+// models are checked against the NPU and the float executor against the
+// float models (the tests of frontend/export and frontend/onnx run it);
+// install its one dependency with scripts/setup.sh or
+// `npm ci --ignore-scripts` in this directory.
 //
-//   node scripts/ort/run.js MODEL.onnx INPUT.npy... [--json] [--out DIR]
-//                           [--expect OUTPUT=FILE.npy]...
+//   node scripts/ort/run.js MODEL.onnx INPUT.npy[,INPUT2.npy...]... [--json]
+//                           [--out DIR] [--expect OUTPUT=FILE.npy]...
+//   node scripts/ort/run.js --batch JOBS.json
 //
 // --json     one JSON line per input: {"input", "outputs": {name: {"type", "dims", "data"}}}
+// --batch F  run many models in this one process (loading ONNX Runtime once):
+//            F is a JSON array of {"model", "inputs": [argument...]}; prints one
+//            JSON line per input, {"job", "input", "outputs"}, or {"job", "error"}
+//            for a model that fails
 // --out DIR  write OUTPUT.npy for every output (one input only)
 // --expect   compare an output with a .npy array element for element;
 //            exit status 1 when any differs
@@ -81,8 +90,54 @@ function show(name, t) {
   return `${name} ${t.type} [${t.dims.join(',')}] [${Array.from(t.data).join(' ')}]`;
 }
 
+// outputsOf converts a run's result to plain JSON values.
+function outputsOf(session, res) {
+  const outputs = {};
+  for (const name of session.outputNames) {
+    const t = res[name];
+    outputs[name] = { type: t.type, dims: t.dims, data: Array.from(t.data) };
+  }
+  return outputs;
+}
+
+// feedsOf reads one input argument: a .npy file per model input. An
+// argument naming an existing file is that one file, even with a comma in
+// its path.
+function feedsOf(session, arg) {
+  const parts = fs.existsSync(arg) ? [arg] : arg.split(',');
+  if (parts.length !== session.inputNames.length) {
+    throw new Error(`${arg}: ${parts.length} arrays for the model's ${session.inputNames.length} inputs (${session.inputNames.join(', ')})`);
+  }
+  const feeds = {};
+  parts.forEach((p, i) => {
+    const x = readNpy(p);
+    feeds[session.inputNames[i]] = new ort.Tensor(x.type, x.data, x.dims);
+  });
+  return feeds;
+}
+
+// batch runs every job of the list file, one JSON line per input.
+async function batch(file) {
+  const jobs = JSON.parse(fs.readFileSync(file, 'utf8'));
+  for (let j = 0; j < jobs.length; j++) {
+    try {
+      const session = await ort.InferenceSession.create(jobs[j].model, { executionProviders: ['cpu'] });
+      for (const input of jobs[j].inputs) {
+        const res = await session.run(feedsOf(session, input));
+        process.stdout.write(JSON.stringify({ job: j, input, outputs: outputsOf(session, res) }) + '\n');
+      }
+    } catch (err) {
+      process.stdout.write(JSON.stringify({ job: j, error: err.message }) + '\n');
+    }
+  }
+}
+
 async function main() {
   const args = process.argv.slice(2);
+  if (args[0] === '--batch') {
+    if (args.length !== 2) usage('--batch takes one list file and nothing else');
+    return batch(args[1]);
+  }
   const files = [];
   const expects = [];
   let json = false;
@@ -103,21 +158,14 @@ async function main() {
   if (out && inputs.length !== 1) usage('--out writes the outputs of one input');
 
   const session = await ort.InferenceSession.create(model, { executionProviders: ['cpu'] });
-  if (session.inputNames.length !== 1) throw new Error(`${model}: ${session.inputNames.length} inputs, want one`);
   for (const e of expects) {
     if (!session.outputNames.includes(e.name)) usage(`--expect ${e.name}: the model's outputs are ${session.outputNames.join(', ')}`);
   }
   let differ = false;
   for (const file of inputs) {
-    const x = readNpy(file);
-    const res = await session.run({ [session.inputNames[0]]: new ort.Tensor(x.type, x.data, x.dims) });
+    const res = await session.run(feedsOf(session, file));
     if (json) {
-      const outputs = {};
-      for (const name of session.outputNames) {
-        const t = res[name];
-        outputs[name] = { type: t.type, dims: t.dims, data: Array.from(t.data) };
-      }
-      process.stdout.write(JSON.stringify({ input: file, outputs }) + '\n');
+      process.stdout.write(JSON.stringify({ input: file, outputs: outputsOf(session, res) }) + '\n');
     } else {
       process.stdout.write(`input ${file}\n`);
       for (const name of session.outputNames) process.stdout.write(show(name, res[name]) + '\n');

@@ -2,7 +2,8 @@
 // they go through the real loader (onnx.Load) like a file would: a graph
 // of named float inputs and outputs, initializers and nodes with typed
 // attributes. It uses only the generated protobuf types, so package onnx's
-// own tests can import it.
+// own tests can import it. RunORT runs a model on ONNX Runtime, the judge
+// of the float executor and of the exported int8 models.
 package onnxtest
 
 import (
@@ -72,6 +73,14 @@ func (b *Builder) Int64(name string, dims []int64, v ...int64) *Builder {
 func (b *Builder) Node(name, op string, inputs []string, output string, attrs ...*onnxpb.AttributeProto) *Builder {
 	b.g.Node = append(b.g.Node, &onnxpb.NodeProto{Name: proto.String(name), OpType: proto.String(op),
 		Input: inputs, Output: []string{output}, Attribute: attrs})
+	return b
+}
+
+// NodeN adds a node with several outputs; an empty output name is an
+// omitted optional output.
+func (b *Builder) NodeN(name, op string, inputs, outputs []string, attrs ...*onnxpb.AttributeProto) *Builder {
+	b.g.Node = append(b.g.Node, &onnxpb.NodeProto{Name: proto.String(name), OpType: proto.String(op),
+		Input: inputs, Output: outputs, Attribute: attrs})
 	return b
 }
 
