@@ -56,7 +56,7 @@ func (c *ctx) runConv(j *convJob) error {
 			return err
 		}
 	}
-	macs := int64(j.oh) * int64(j.ow) * int64(j.n) * int64(j.cin) * int64(j.kh) * int64(j.kw)
+	macs := int64(j.oh) * int64(j.ow) * int64(j.n) * int64(j.perOut()) * int64(j.kh) * int64(j.kw)
 	c.prog.MACs += macs
 	c.prog.LayerMACs[j.label] += macs
 	return nil
@@ -68,16 +68,21 @@ func (c *ctx) bindWeights(j *convJob, p *convPlan) int {
 	R, C, pin := c.R, c.C, j.in.part
 	wb := &Binding{Name: j.wname, Shape: append([]int(nil), j.wt.Shape...), Rows: R}
 	for t := range p.wblocks {
-		for gi, g := range p.groups {
+		for gi, g := range p.groups[t] {
 			for tc := g.c0; tc < g.c1; tc++ {
 				for ky := g.y0; ky < g.y1; ky++ {
 					for kx := 0; kx < j.kw; kx++ {
 						for r := 0; r < R; r++ {
+							ch := -1
+							if r < pin {
+								ch = j.inChan(tc*pin + r)
+							}
 							for e := 0; e < R; e++ {
 								idx := -1
-								ch, oc := tc*pin+r, t*C+e
-								if e < C && r < pin && ch < j.cin && oc < j.n {
-									idx = j.widx(oc, ch, ky, kx)
+								if e < C && ch >= 0 {
+									if oc := j.outChan(t*C + e); oc >= 0 {
+										idx = j.widx(oc, ch, ky, kx)
+									}
 								}
 								wb.Index = append(wb.Index, int32(idx))
 							}
@@ -93,6 +98,20 @@ func (c *ctx) bindWeights(j *convJob, p *convPlan) int {
 	lines, _ := wb.ToLines(j.wt)
 	copy(c.prog.Image[wb.Base:], lines)
 	return wb.Base
+}
+
+// outMask is the mask of the lanes of output tile t (of cols lanes)
+// that hold output channels: the act writes only those partitions, so
+// a result that shares its tiles' other partitions (holes of a channel
+// layout) keeps them.
+func (j *convJob) outMask(t, cols int) uint64 {
+	var m uint64
+	for e := 0; e < cols; e++ {
+		if j.outChan(t*cols+e) >= 0 {
+			m |= 1 << uint(e)
+		}
+	}
+	return m
 }
 
 // convEmitter emits the tasks of a planned layer, step by step.
@@ -137,7 +156,7 @@ func (e *convEmitter) step(st *convStep) error {
 	}
 	ps := e.c.psumAlloc((st.o1 - st.o0) * j.ow)
 	e.first = true
-	for g, gr := range p.groups {
+	for g, gr := range p.groups[st.t] {
 		wp := st.w[g]
 		if wp.load && ld != nil && gr.c1-gr.c0 > 1 {
 			ld.perTile[g] = true
@@ -152,7 +171,7 @@ func (e *convEmitter) step(st *convStep) error {
 		// Whatever a split step did not read (channel tiles whose rows are
 		// all padding) still loads: later steps expect the whole band and
 		// whole weight blocks.
-		for g, gr := range p.groups {
+		for g, gr := range p.groups[st.t] {
 			if ld.perTile[g] {
 				for t := gr.c0; t < gr.c1; t++ {
 					e.loadWTile(st, g, t, ld)
@@ -183,7 +202,7 @@ func (e *convEmitter) loadWTile(st *convStep, g, t int, ld *splitLoads) {
 		return
 	}
 	ld.w[[2]int{g, t}] = true
-	gr := e.p.groups[g]
+	gr := e.p.groups[st.t][g]
 	per := (gr.y1 - gr.y0) * e.j.kw * e.c.R
 	r0 := (t - gr.c0) * per
 	e.loadW(st.t, g, st.w[g].row, r0, r0+per)
@@ -205,7 +224,7 @@ func (e *convEmitter) loadBandTile(t int, ld *splitLoads) {
 // A split step (ld) loads what each task reads just before it.
 func (e *convEmitter) neTasks(st *convStep, g, ps int, name string, ld *splitLoads) error {
 	j, R := e.j, e.c.R
-	gr := e.p.groups[g]
+	gr := e.p.groups[st.t][g]
 	rd, ok := j.neReads(e.bd, gr, st.o0, st.o1, ld != nil)
 	if !ok {
 		// The first group of a block starts at the band's first row, so
@@ -243,17 +262,17 @@ func (e *convEmitter) neTasks(st *convStep, g, ps int, name string, ld *splitLoa
 func (e *convEmitter) act(st *convStep, ps int, blk string) error {
 	j := e.j
 	np := (st.o1 - st.o0) * j.ow
-	lanes := min(e.c.C, j.n-st.t*e.c.C)
+	mask := j.outMask(st.t, e.c.C)
 	dst := 0
 	if e.p.staged {
 		dst = e.outRing.get()
 	} else {
 		dst = j.out.addr(st.t, st.o0*j.ow)
 	}
-	at := planar.Task{Op: planar.OpAct, Mask: laneMask(lanes), Src: ps, Dst: dst, H: st.o1 - st.o0, W: j.ow}
+	at := planar.Task{Op: planar.OpAct, Mask: mask, Src: ps, Dst: dst, H: st.o1 - st.o0, W: j.ow}
 	post(&at, j.q)
 	if j.pc != nil {
-		if err := e.laneParams(st.t, lanes, blk); err != nil {
+		if err := e.laneParams(st.t, mask, blk); err != nil {
 			return err
 		}
 		at.PerLane, at.Scale, at.Bias = true, 0, 0

@@ -162,14 +162,30 @@ func (c *ctx) lowerConv(n *node) error {
 	w := n.weights
 	co, ci, kh, kw := w.Shape[0], w.Shape[1], w.Shape[2], w.Shape[3]
 	v := n.out
-	j := &convJob{label: n.label, in: in, cin: ci, h: x.h, w: x.w, kh: kh, kw: kw, s: n.conv.Stride,
+	groups := n.conv.Groups
+	cin, og := ci*groups, co/groups // the weights hold ci = Cin/groups input channels
+	j := &convJob{label: n.label, in: in, cin: cin, h: x.h, w: x.w, kh: kh, kw: kw, s: n.conv.Stride,
 		ph: n.conv.PadH, pw: n.conv.PadW, oh: v.h, ow: v.w, n: co, wt: w, wname: n.wname, q: n.q, pc: n.pc, out: out,
-		widx: func(o, c, ky, kx int) int { return ((o*ci+c)*kh+ky)*kw + kx }}
+		groups: groups,
+		widx: func(o, c, ky, kx int) int {
+			if c/ci != o/og {
+				return -1 // another group's input channel
+			}
+			return ((o*ci+c%ci)*kh+ky)*kw + kx
+		}}
 	if t := c.taps[x]; t != nil {
 		// A 1×1 convolution over the windows; weight (o, c, ky, kx) is
 		// row (c·kh+ky)·kw+kx of output o.
+		// With groups, a group's rows are consecutive: (c·kh+ky)·kw+kx
+		// for its channels c.
+		per := t.rows / groups
 		j.cin, j.h, j.w, j.kh, j.kw, j.s, j.ph, j.pw = t.rows, t.oh, t.ow, 1, 1, 1, 0, 0
-		j.widx = func(o, r, _, _ int) int { return o*t.rows + r }
+		j.widx = func(o, r, _, _ int) int {
+			if r/per != o/og {
+				return -1
+			}
+			return o*per + r%per
+		}
 	}
 	if err := c.int32Job(n, j); err != nil {
 		return err

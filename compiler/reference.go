@@ -8,7 +8,7 @@ import (
 )
 
 // Reference evaluates the graph with the golden models (package golden;
-// the convolution is golden.Conv2D): int32 (acc_width)
+// the convolution is golden.Conv2DGroups): int32 (acc_width)
 // accumulation, then the requantization to elements, or for an int32
 // result the post-processor's wrap to 32 bits of the sums plus bias. It
 // is what a compiled program must produce, on any engine.
@@ -63,7 +63,7 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 			}
 		case opConv:
 			var sums *golden.Tensor
-			if sums, err = golden.Conv2D(reshape(x, n.in[0].p, n.in[0].h, n.in[0].w), n.weights, n.conv.Stride, n.conv.PadH, n.conv.PadW, acc); err != nil {
+			if sums, err = golden.Conv2DGroups(reshape(x, n.in[0].p, n.in[0].h, n.in[0].w), n.weights, n.conv.Stride, n.conv.PadH, n.conv.PadW, n.conv.Groups, acc); err != nil {
 				break
 			}
 			if n.pc == nil {
