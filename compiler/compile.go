@@ -94,6 +94,16 @@ type ctx struct {
 	noTaps bool                 // every conv direct (the fallback)
 	g      *Graph
 	fused  map[*node]bool // pools emitted in bands with their conv (poolBands)
+
+	// The layout pass (layout.go): every value's channel layout, the
+	// views (permutations) and their values, the shared storages of
+	// concats and their parts, the concat parts copied in, and the
+	// views of each value.
+	lays      map[*Value]*layout
+	viewOf    map[*Value]*Value
+	stor      map[*Value]*storage
+	copyParts map[*node][]int
+	views     map[*Value][]*Value
 }
 
 // place is where a stored value lives: in the state buffer (resident),
@@ -104,8 +114,9 @@ type place struct {
 	tiles    int
 	f        int
 	resident bool
-	base     int // state address of tile 0
-	ext      int // external line of tile 0, -1 if none
+	base     int  // state address of tile 0
+	ext      int  // external line of tile 0, -1 if none
+	out      bool // a resident value stored to ext for an output (storeResident)
 }
 
 // addr is the state address of (tile t, free index j).
@@ -113,7 +124,8 @@ func (p *place) addr(t, j int) int { return p.base + t*p.f + j }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
-// root follows views to the value that owns the storage.
+// root follows reshape views to the value that owns the storage (the
+// graph's view; the compiler's, with permutations, is ctx.root).
 func root(v *Value) *Value {
 	for v.alias != nil {
 		v = v.alias
@@ -130,16 +142,16 @@ func (c *ctx) partOf(v *Value) int {
 
 func (c *ctx) run(g *Graph) error {
 	c.g = g
-	// Consumers per stored value; a value nothing reads that is an output
-	// is staged out block by block instead of kept on chip.
-	views := map[*Value]bool{}
+	c.layoutPass(g)
+	// Consumers per stored value (per storage, for the values a storage
+	// holds); a value nothing reads that is an output is staged out
+	// block by block instead of kept on chip.
 	for _, n := range g.nodes {
-		if n.kind == opView {
-			views[root(n.out)] = true
+		if isView(n) {
 			continue
 		}
 		for _, v := range n.in {
-			c.live[root(v)]++
+			c.live[c.key(v)]++
 		}
 	}
 	for _, v := range g.values {
@@ -156,7 +168,7 @@ func (c *ctx) run(g *Graph) error {
 			return fmt.Errorf("input %s: no operation uses it", v.name)
 		}
 		pl := &place{part: c.partOf(v), f: v.f, ext: -1}
-		pl.tiles = ceilDiv(v.p, pl.part)
+		pl.tiles = ceilDiv(c.lay(v).slots, pl.part)
 		b := c.binding(v.name, v, pl)
 		if t := c.tapMapping(v, consumer(g, v)); t != nil {
 			pl.f, pl.tiles = t.oh*t.ow, ceilDiv(t.rows, pl.part)
@@ -174,41 +186,55 @@ func (c *ctx) run(g *Graph) error {
 		for k := first; k < len(c.em.tasks); k++ {
 			c.em.tasks[k].Layer = i
 		}
-		if n.kind == opView {
+		if isView(n) {
 			continue
 		}
 		for _, v := range n.in {
-			r := root(v)
-			c.live[r]--
-			if c.live[r] == 0 {
-				if pl := c.loc[r]; pl != nil && pl.resident {
-					c.state.free(pl.base)
-				}
+			k := c.key(v)
+			c.live[k]--
+			if c.live[k] == 0 {
+				c.release(k)
 			}
 		}
 		// A result nobody reads frees its state at once.
-		if r := root(n.out); c.live[r] == 0 && !views[r] {
-			if pl := c.loc[r]; pl != nil && pl.resident {
-				c.state.free(pl.base)
-			}
+		if k := c.key(n.out); c.live[k] == 0 && len(c.views[c.root(n.out)]) == 0 {
+			c.release(k)
 		}
 	}
 	return nil
 }
 
+// isView: the node's result shares its operand's storage (a reshape,
+// the transpose of a GEMM result, a channel permutation).
+func isView(n *node) bool { return n.kind == opView || n.kind == opPermute }
+
+// release frees the state of the value or storage k stands for.
+func (c *ctx) release(k *Value) {
+	pl := c.loc[k]
+	if s := c.stor[k]; s != nil {
+		pl = s.pl
+	}
+	if pl != nil && pl.resident {
+		c.state.free(pl.base)
+	}
+}
+
 // outPlace places the result of node n: resident when something reads it
-// (or a view of it), else staged to external memory if it is an output.
+// (or a view of it), else staged to external memory if it is an output;
+// a value a storage holds gets its part of the storage (allocated by
+// its first producer).
 func (c *ctx) outPlace(n *node, what string) (*place, error) {
 	v := n.out
-	pl := &place{part: c.partOf(v), f: v.f, ext: -1}
-	pl.tiles = ceilDiv(v.p, pl.part)
-	hasView := false
-	for _, w := range v.g.values {
-		if w.alias == v {
-			hasView = true
+	if st := c.stor[v]; st != nil {
+		if err := c.allocStorage(st, n.label); err != nil {
+			return nil, err
 		}
+		return c.loc[v], nil
 	}
-	if c.live[v] > 0 || hasView {
+	pl := &place{part: c.partOf(v), f: v.f, ext: -1}
+	pl.tiles = ceilDiv(c.lay(v).slots, pl.part)
+	views := c.views[v]
+	if c.live[v] > 0 || len(views) > 0 {
 		pl.resident = true
 		base, err := c.state.alloc(pl.tiles * pl.f)
 		if err != nil {
@@ -217,40 +243,97 @@ func (c *ctx) outPlace(n *node, what string) (*place, error) {
 		}
 		pl.base = base
 	}
-	if len(v.outputs) > 0 || hasView {
-		c.bindOutputs(v, pl)
-	}
+	c.bindOutputs(v, pl)
 	c.loc[v] = pl
 	return pl, nil
 }
 
-// bindOutputs gives v (and any view of it that is an output) an external
-// region and output bindings.
+// allocStorage places storage st (once, for its first producer):
+// resident when something reads one of its values, else staged to
+// external memory; every value it holds gets its place, and those that
+// are outputs their bindings.
+func (c *ctx) allocStorage(st *storage, label string) error {
+	if st.pl != nil {
+		return nil
+	}
+	pl := &place{part: st.part, tiles: st.tiles, f: st.f, ext: -1}
+	outs := false
+	for m := range st.members {
+		outs = outs || c.isOutput(m)
+	}
+	if c.live[st.key] > 0 {
+		pl.resident = true
+		base, err := c.state.alloc(pl.tiles * pl.f)
+		if err != nil {
+			return fmt.Errorf("%s: the concatenation it is part of (%d channel tiles × %d) needs %d state addresses: %w",
+				label, pl.tiles, pl.f, pl.tiles*pl.f, err)
+		}
+		pl.base = base
+	}
+	if !pl.resident || outs {
+		pl.ext = c.extAlloc(pl.tiles * pl.f)
+	}
+	st.pl = pl
+	// Members in a fixed order: the bindings' order does not depend on
+	// map iteration.
+	ms := make([]*Value, 0, len(st.members))
+	for m := range st.members {
+		ms = append(ms, m)
+	}
+	slices.SortFunc(ms, func(a, b *Value) int { return a.id - b.id })
+	for _, m := range ms {
+		t := st.members[m]
+		mp := &place{part: st.part, tiles: ceilDiv(c.lay(m).slots, st.part), f: st.f, resident: pl.resident, base: pl.base + t*st.f, ext: -1}
+		if pl.ext >= 0 {
+			mp.ext = pl.ext + t*st.f
+		}
+		c.loc[m] = mp
+		c.bindOutputs(m, mp)
+	}
+	return nil
+}
+
+// isOutput reports whether v or a view of it is a graph output.
+func (c *ctx) isOutput(v *Value) bool {
+	if len(v.outputs) > 0 {
+		return true
+	}
+	for _, w := range c.views[v] {
+		if len(w.outputs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// bindOutputs gives v (and any view of it that is an output) output
+// bindings, at pl.ext or in an external region allocated now.
 func (c *ctx) bindOutputs(v *Value, pl *place) {
-	names := append([]string(nil), v.outputs...)
-	type view struct {
+	type named struct {
 		name string
 		w    *Value
 	}
-	var vs []view
-	for _, name := range names {
-		vs = append(vs, view{name, v})
+	var vs []named
+	for _, name := range v.outputs {
+		vs = append(vs, named{name, v})
 	}
-	for _, w := range v.g.values {
-		if w.alias == v {
-			for _, name := range w.outputs {
-				vs = append(vs, view{name, w})
-			}
+	for _, w := range c.views[v] {
+		for _, name := range w.outputs {
+			vs = append(vs, named{name, w})
 		}
 	}
 	if len(vs) == 0 {
 		return
 	}
-	for i, x := range vs {
-		if i == 0 {
-			pl.ext = c.extBind(x.name, x.w, pl)
-			continue
+	if pl.ext < 0 {
+		lines := pl.tiles * pl.f
+		if v.isInt32 {
+			lines *= c.digits()
 		}
+		pl.ext = c.extAlloc(lines)
+	}
+	pl.out = true
+	for _, x := range vs {
 		b := c.binding(x.name, x.w, pl)
 		b.Base = pl.ext
 		c.prog.Outputs = append(c.prog.Outputs, b)
@@ -272,8 +355,10 @@ func (c *ctx) binding(name string, v *Value, pl *place) *Binding {
 	for i := range b.Index {
 		b.Index[i] = -1
 	}
+	l := c.lay(v)
 	for i := 0; i < v.p; i++ {
-		t, p := i/pl.part, i%pl.part
+		s := l.slotOf(i)
+		t, p := s/pl.part, s%pl.part
 		for j := 0; j < v.f; j++ {
 			idx := i*v.f + j
 			if v.trans {
@@ -283,14 +368,6 @@ func (c *ctx) binding(name string, v *Value, pl *place) *Binding {
 		}
 	}
 	return b
-}
-
-// extBind allocates the external lines of output v and its binding.
-func (c *ctx) extBind(name string, v *Value, pl *place) int {
-	b := c.binding(name, v, pl)
-	b.Base = c.extAlloc(b.Lines)
-	c.prog.Outputs = append(c.prog.Outputs, b)
-	return b.Base
 }
 
 // bindInput allocates the external lines of input binding b and writes

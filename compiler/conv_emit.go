@@ -56,6 +56,9 @@ func (c *ctx) runConv(j *convJob) error {
 			return err
 		}
 	}
+	if j.copy {
+		return nil
+	}
 	macs := int64(j.oh) * int64(j.ow) * int64(j.n) * int64(j.perOut()) * int64(j.kh) * int64(j.kw)
 	c.prog.MACs += macs
 	c.prog.LayerMACs[j.label] += macs

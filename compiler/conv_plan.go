@@ -48,6 +48,13 @@ type convJob struct {
 	// outCh[s]; -1 for none. nil: slot s holds channel s (the dense
 	// layout).
 	inCh, outCh []int
+	// reads, when set, is the input channels [lo, hi) output channel o
+	// reads (else all, or its group's): each output tile runs only the
+	// input tiles they lie in.
+	reads func(o int) (lo, hi int)
+	// copy: the layer moves data (relayoutJob), its MACs are not the
+	// workload's.
+	copy bool
 }
 
 // inChan is the input channel in input slot s, -1 for none.
@@ -86,12 +93,17 @@ func (j *convJob) perOut() int { return j.cin / max(1, j.groups) }
 // group one of t's output channels belongs to (weights elsewhere are
 // zero, so their passes would add nothing).
 func (j *convJob) tilesFor(t, cols, part, ct int) []int {
-	if j.groups <= 1 {
+	if j.groups <= 1 && j.reads == nil {
 		all := make([]int, ct)
 		for i := range all {
 			all[i] = i
 		}
 		return all
+	}
+	reads := j.reads
+	if reads == nil {
+		cg, og := j.perOut(), j.n/j.groups
+		reads = func(o int) (int, int) { return o / og * cg, (o/og + 1) * cg }
 	}
 	slotOf := make([]int, j.cin) // input channel → slot
 	for s := range j.inSlots() {
@@ -100,15 +112,18 @@ func (j *convJob) tilesFor(t, cols, part, ct int) []int {
 		}
 	}
 	need := make([]bool, ct)
-	cg, og := j.perOut(), j.n/j.groups
 	seen := map[int]bool{}
 	for e := 0; e < cols; e++ {
 		o := j.outChan(t*cols + e)
-		if o < 0 || seen[o/og] {
+		if o < 0 {
 			continue
 		}
-		seen[o/og] = true
-		for c := o / og * cg; c < (o/og+1)*cg; c++ {
+		lo, hi := reads(o)
+		if seen[lo] {
+			continue
+		}
+		seen[lo] = true
+		for c := lo; c < hi; c++ {
 			need[slotOf[c]/part] = true
 		}
 	}

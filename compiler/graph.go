@@ -83,9 +83,11 @@ const (
 	opReduce
 	opTranspose
 	opView
+	opConcat
+	opPermute
 )
 
-var opKindNames = [...]string{"conv2d", "gemm", "pool", "eltwise", "reduce", "transpose", "view"}
+var opKindNames = [...]string{"conv2d", "gemm", "pool", "eltwise", "reduce", "transpose", "view", "concat", "permute"}
 
 func (k opKind) String() string { return opKindNames[k] }
 
@@ -109,6 +111,7 @@ type node struct {
 	pc      *ChannelRequant // conv2d, GEMM: per-output-channel scale and bias, else nil
 	viewT   bool            // a view that transposes (of a GEMM result), else a reshape
 	bias    []int64         // an int32 result's bias per output channel, or nil
+	perm    []int           // permute: output channel i is input channel perm[i]
 }
 
 func (g *Graph) newValue(shape []int) *Value {

@@ -4,8 +4,10 @@ import "fmt"
 
 func (c *ctx) lower(n *node) error {
 	switch n.kind {
-	case opView:
+	case opView, opPermute:
 		return nil // shares its root's storage
+	case opConcat:
+		return c.lowerConcat(n)
 	case opConv:
 		return c.lowerConv(n)
 	case opGEMM:
@@ -25,7 +27,7 @@ func (c *ctx) lower(n *node) error {
 // operand is where an operation finds an input: resident in the state
 // buffer, or streamed from external memory (graph inputs).
 func (c *ctx) operand(v *Value) *place {
-	return c.loc[root(v)]
+	return c.loc[c.root(v)]
 }
 
 // scratch is the state space an operation takes for its streaming slots
@@ -134,7 +136,7 @@ func ringNeed(sizes ...int) (least, most int) {
 // storeResident writes a resident result to its external region when it
 // is an output (or has an output view).
 func (c *ctx) storeResident(label string, pl *place) {
-	if pl.resident && pl.ext >= 0 {
+	if pl.resident && pl.ext >= 0 && pl.out {
 		n := pl.tiles * pl.f
 		c.store(label+" store", pl.base, pl.ext, n, 1, n)
 	}
@@ -187,9 +189,15 @@ func (c *ctx) lowerConv(n *node) error {
 			return o*per + r%per
 		}
 	}
+	j.inCh, j.outCh = c.lay(x).chans(), c.lay(v).chans()
 	if err := c.int32Job(n, j); err != nil {
 		return err
 	}
+	release, err := c.denseInput(n, j)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if j.digits == 0 {
 		j.pool = c.fusablePool(n, out)
 	}
@@ -220,6 +228,7 @@ func (c *ctx) lowerGEMM(n *node) error {
 		f := a.f
 		j := &convJob{label: n.label, gemm: true, in: in, cin: a.p, h: f, w: 1, kh: f, kw: 1, s: 1,
 			oh: 1, ow: 1, n: nn, wt: b, wname: n.wname, q: n.q, pc: n.pc, out: out, kernelSplitOK: true,
+			inCh: c.lay(a).chans(),
 			widx: func(o, ch, ky, _ int) int { return (ch*f+ky)*nn + o }}
 		if err := c.int32Job(n, j); err != nil {
 			return err

@@ -74,7 +74,7 @@ func (c *ctx) lowerPoolTiles(n *node, in, out *place) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", n.label, err)
 		}
-		pt := planar.Task{Op: planar.OpPool, Fn: fn, Mask: laneMask(validLanes(x.p, in.part, t)),
+		pt := planar.Task{Op: planar.OpPool, Fn: fn, Mask: c.tileMask(x, t, in.part),
 			Src: src, Dst: dst, H: x.h, W: x.w, KH: p.KH, KW: p.KW, Stride: p.Stride, PadH: p.PadH, PadW: p.PadW,
 			PadEdge: p.Padding == golden.PadEdge, PadIgnore: p.Padding == golden.PadIgnore}
 		post(&pt, n.q)
@@ -91,10 +91,41 @@ func (c *ctx) lowerPoolTiles(n *node, in, out *place) error {
 }
 
 func (c *ctx) lowerEltwise(n *node) error {
-	a, v := n.in[0], n.out
-	ins := []*place{c.operand(a)}
-	if len(n.in) > 1 { // a second tensor (not a scalar, not the unary abs)
-		ins = append(ins, c.operand(n.in[1]))
+	a := n.in[0]
+	places := make([]*place, len(n.in))
+	for i, x := range n.in {
+		places[i] = c.operand(x)
+	}
+	mask := c.unionMask(a, places[0].part)
+	if len(n.in) > 1 && !c.lay(a).equal(c.lay(n.in[1])) {
+		// The operands' channels lie in different orders: both in
+		// channel order first (layout.go).
+		for i, x := range n.in {
+			if c.lay(x).dense() {
+				continue
+			}
+			tmp, release, err := c.denseCopy(fmt.Sprintf("%s operand %d", n.label, i), x)
+			if err != nil {
+				return err
+			}
+			defer release()
+			places[i] = tmp
+		}
+		mask = laneMask(min(places[0].part, a.p))
+	}
+	var b *place
+	if len(n.in) > 1 {
+		b = places[1]
+	}
+	return c.lowerEltwisePlaces(n, places[0], b, mask)
+}
+
+// lowerEltwisePlaces emits eltwise n on operands in places a and b (b
+// nil: a scalar or unary function), over the partitions of mask.
+func (c *ctx) lowerEltwisePlaces(n *node, a, b *place, mask uint64) error {
+	ins := []*place{a}
+	if b != nil { // a second tensor (not a scalar, not the unary abs)
+		ins = append(ins, b)
 		if ins[0].part != ins[1].part {
 			return fmt.Errorf("%s: the operands have channel tiles of %d and %d partitions (one came from the psum write-back, rows %d ≠ cols %d)",
 				n.label, ins[0].part, ins[1].part, c.R, c.C)
@@ -168,7 +199,7 @@ func (c *ctx) lowerEltwise(n *node) error {
 		} else {
 			dst = outRing.get()
 		}
-		pt := planar.Task{Op: planar.OpEltwise, Fn: eltFn, Mask: laneMask(min(ins[0].part, v.p)),
+		pt := planar.Task{Op: planar.OpEltwise, Fn: eltFn, Mask: mask,
 			Src: srcs[0], Dst: dst, H: 1, W: k}
 		switch {
 		case n.scalar != nil:
@@ -259,7 +290,7 @@ func (c *ctx) lowerReduce(n *node) error {
 		if out.resident {
 			dst = out.addr(t, 0)
 		}
-		pt := planar.Task{Op: planar.OpReduce, Fn: fn, Mask: laneMask(validLanes(x.p, in.part, t)),
+		pt := planar.Task{Op: planar.OpReduce, Fn: fn, Mask: c.tileMask(x, t, in.part),
 			Src: src, Dst: dst, H: x.h, W: x.w, Post: planarPost[n.post]}
 		if !rows && x.h*x.w != in.f {
 			pt.H, pt.W = 1, in.f

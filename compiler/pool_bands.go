@@ -126,7 +126,7 @@ func (b *poolBands) emit(c *ctx, t int) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", b.n.label, err)
 	}
-	pt := planar.Task{Op: planar.OpPool, Fn: fn, Mask: laneMask(validLanes(x.p, b.in.part, t)),
+	pt := planar.Task{Op: planar.OpPool, Fn: fn, Mask: c.tileMask(x, t, b.in.part),
 		Src: b.in.addr(t, r0*s*x.w), Dst: b.out.addr(t, r0*b.n.out.w), H: (r1-r0-1)*s + p.KH, W: x.w,
 		KH: p.KH, KW: p.KW, Stride: p.Stride, PadW: p.PadW,
 		PadEdge: p.Padding == golden.PadEdge, PadIgnore: p.Padding == golden.PadIgnore}

@@ -132,6 +132,20 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 			}
 		case opTranspose:
 			out, err = golden.Transpose(x)
+		case opConcat:
+			parts := make([]*golden.Tensor, len(n.in))
+			for i, v := range n.in {
+				parts[i] = reshape(val[v], v.p, v.f)
+			}
+			var r *golden.Tensor
+			if r, err = golden.ConcatChannels(parts...); err == nil {
+				out = reshape(r, n.out.shape...)
+			}
+		case opPermute:
+			var r *golden.Tensor
+			if r, err = golden.Channels(reshape(x, n.in[0].p, n.in[0].f), n.perm); err == nil {
+				out = reshape(r, n.out.shape...)
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", n.label, err)
