@@ -1,6 +1,5 @@
 package compiler
 
-
 // Channel layouts and shared storage: how Concat and PermuteChannels
 // cost nothing where they can.
 //
