@@ -22,14 +22,81 @@ import (
 // A conv reading a graph input may run on the input's windows (see
 // TapMapping); when the program that takes does not fit (its larger
 // input in external memory), the direct convolution is compiled instead.
+// Values operations read stay in the state buffer when they fit
+// (residentOrSpilled); when an operation then finds too little room to
+// stream, the graph is compiled again with only values of at most a
+// quarter of the buffer resident, then with none.
 func Compile(cfg npu.Config, g *Graph) (*Program, error) {
-	if p, err := compile(cfg, g, true); err == nil {
-		return p, nil
-	}
-	return compile(cfg, g, false)
+	return CompileWith(cfg, g, Options{})
 }
 
-func compile(cfg npu.Config, g *Graph, taps bool) (*Program, error) {
+// Options tune CompileWith.
+type Options struct {
+	// GrowExt widens the configuration's ext_addr_width to what the
+	// program needs (ExtAddrWidthFor its external lines, up to the
+	// NPU's limit of 24) instead of failing: Program.Config is then cfg
+	// with that width, the configuration to build and run the NPU with
+	// (host.Run accepts it for cfg).
+	GrowExt bool
+}
+
+// MaxExtAddrWidth is the widest external address the NPU takes
+// (npu.Config.Validate).
+const MaxExtAddrWidth = 24
+
+// ExtAddrWidthFor is the narrowest ext_addr_width (at least 4, the
+// NPU's least) whose 2^width lines hold lines.
+func ExtAddrWidthFor(lines int) int {
+	w := 4
+	for 1<<w < lines {
+		w++
+	}
+	return w
+}
+
+// CompileWith is Compile with options.
+func CompileWith(cfg npu.Config, g *Graph, opt Options) (*Program, error) {
+	want := cfg
+	if opt.GrowExt && cfg.ExtAddrWidth < MaxExtAddrWidth {
+		cfg.ExtAddrWidth = MaxExtAddrWidth
+	}
+	var report error
+	for _, resident := range []int{cfg.StateDepth, cfg.StateDepth / 4, 0} {
+		for _, taps := range []bool{true, false} {
+			p, err := compile(cfg, g, taps, resident)
+			if err == nil {
+				return p.narrowExt(want)
+			}
+			if report == nil && !taps {
+				report = err // the direct convolution's, as values fit best
+			}
+		}
+	}
+	return nil, report
+}
+
+// narrowExt gives a program compiled with the widest external addresses
+// the configuration want, with its ext_addr_width grown to what the
+// program needs.
+func (p *Program) narrowExt(want npu.Config) (*Program, error) {
+	if p.Config == want {
+		return p, nil
+	}
+	want.ExtAddrWidth = max(want.ExtAddrWidth, ExtAddrWidthFor(p.ExtLines))
+	layout, err := taskmgr.NewLayout(want.TaskMgr())
+	if err != nil {
+		return nil, fmt.Errorf("compiler: %w", err)
+	}
+	p.Config, p.Layout = want, layout
+	for i := range p.Tasks {
+		if _, err := layout.Encode(p.Tasks[i].Desc); err != nil {
+			return nil, fmt.Errorf("compiler: %s: %w", p.Tasks[i].Label, err)
+		}
+	}
+	return p, nil
+}
+
+func compile(cfg npu.Config, g *Graph, taps bool, residentMax int) (*Program, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("compiler: %w", err)
 	}
@@ -56,6 +123,9 @@ func compile(cfg npu.Config, g *Graph, taps bool) (*Program, error) {
 		taps:   map[*Value]*tapInput{},
 		noTaps: !taps,
 		fused:  map[*node]bool{},
+
+		residentMax: residentMax,
+		consts:      map[int64][2]int{},
 	}
 	if err := c.run(g); err != nil {
 		return nil, err
@@ -104,6 +174,9 @@ type ctx struct {
 	stor      map[*Value]*storage
 	copyParts map[*node][]int
 	views     map[*Value][]*Value
+
+	residentMax int              // the largest value kept in the state buffer (addresses)
+	consts      map[int64][2]int // constant regions of external memory: value → first line, lines
 }
 
 // place is where a stored value lives: in the state buffer (resident),
@@ -235,13 +308,7 @@ func (c *ctx) outPlace(n *node, what string) (*place, error) {
 	pl.tiles = ceilDiv(c.lay(v).slots, pl.part)
 	views := c.views[v]
 	if c.live[v] > 0 || len(views) > 0 {
-		pl.resident = true
-		base, err := c.state.alloc(pl.tiles * pl.f)
-		if err != nil {
-			return nil, fmt.Errorf("%s: its result %v (%d channel tiles × %d) needs %d state addresses: %w",
-				n.label, v.shape, pl.tiles, pl.f, pl.tiles*pl.f, err)
-		}
-		pl.base = base
+		c.residentOrSpilled(pl, v.isInt32)
 	}
 	c.bindOutputs(v, pl)
 	c.loc[v] = pl
@@ -262,13 +329,7 @@ func (c *ctx) allocStorage(st *storage, label string) error {
 		outs = outs || c.isOutput(m)
 	}
 	if c.live[st.key] > 0 {
-		pl.resident = true
-		base, err := c.state.alloc(pl.tiles * pl.f)
-		if err != nil {
-			return fmt.Errorf("%s: the concatenation it is part of (%d channel tiles × %d) needs %d state addresses: %w",
-				label, pl.tiles, pl.f, pl.tiles*pl.f, err)
-		}
-		pl.base = base
+		c.residentOrSpilled(pl, false)
 	}
 	if !pl.resident || outs {
 		pl.ext = c.extAlloc(pl.tiles * pl.f)
@@ -292,6 +353,45 @@ func (c *ctx) allocStorage(st *storage, label string) error {
 	}
 	return nil
 }
+
+// residentOrSpilled places a value that operations read: in the state
+// buffer when it is small enough (residentMax) and leaves room for the
+// streaming and staging slots of the operations around it
+// (stateReserve), else in external memory (spilled: its producer stages
+// it out block by block and its consumers stream it back in, as they do
+// graph inputs).
+func (c *ctx) residentOrSpilled(pl *place, int32 bool) {
+	if c.tryResident(pl) {
+		return
+	}
+	n := pl.tiles * pl.f
+	if int32 {
+		n *= c.digits()
+	}
+	pl.ext = c.extAlloc(n)
+}
+
+// tryResident places pl in the state buffer if it takes at most
+// residentMax addresses and fits there with stateReserve to spare.
+func (c *ctx) tryResident(pl *place) bool {
+	if pl.tiles*pl.f > c.residentMax {
+		return false
+	}
+	base, err := c.state.alloc(pl.tiles * pl.f)
+	if err != nil {
+		return false
+	}
+	if c.state.largest() < c.stateReserve() {
+		c.state.free(base)
+		return false
+	}
+	pl.resident, pl.base = true, base
+	return true
+}
+
+// stateReserve is the state a resident value leaves free at the least:
+// a sixteenth of the buffer, for the slots that stream other values.
+func (c *ctx) stateReserve() int { return c.cfg.StateDepth / 16 }
 
 // isOutput reports whether v or a view of it is a graph output.
 func (c *ctx) isOutput(v *Value) bool {
@@ -380,12 +480,11 @@ func (c *ctx) bindInput(b *Binding, data *golden.Tensor) int {
 	return b.Base
 }
 
-// extAlloc appends n zero lines to the image.
+// extAlloc appends n zero lines to the image (nil lines: a region the
+// program writes before it reads it takes no memory in the image).
 func (c *ctx) extAlloc(n int) int {
 	base := len(c.prog.Image)
-	for i := 0; i < n; i++ {
-		c.prog.Image = append(c.prog.Image, make([]int64, c.R))
-	}
+	c.prog.Image = slices.Grow(c.prog.Image, n)[:base+n]
 	return base
 }
 

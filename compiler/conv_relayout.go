@@ -35,19 +35,12 @@ func (c *ctx) denseInput(n *node, j *convJob) (func(), error) {
 }
 
 // denseCopy copies v into channel order (the dense layout, tiles of
-// Cols partitions) with a relayout conv: into the state buffer when it
-// fits with a quarter of it to spare, else into external memory. It
+// Cols partitions) with a relayout conv, in the state buffer or in
+// external memory (residentOrSpilled). It
 // returns the copy's place and what frees it.
 func (c *ctx) denseCopy(label string, v *Value) (*place, func(), error) {
 	tmp := &place{part: c.C, tiles: ceilDiv(v.p, c.C), f: v.f, ext: -1}
-	if base, err := c.state.alloc(tmp.tiles * tmp.f); err == nil && c.state.largest() >= c.cfg.StateDepth/4 {
-		tmp.resident, tmp.base = true, base
-	} else {
-		if err == nil {
-			c.state.free(base)
-		}
-		tmp.ext = c.extAlloc(tmp.tiles * tmp.f)
-	}
+	c.residentOrSpilled(tmp, false)
 	release := func() {
 		if tmp.resident {
 			c.state.free(tmp.base)

@@ -48,6 +48,9 @@ func (c *ctx) checkPool(n *node) error {
 // lowerPoolTiles emits pool n over input in into out: one task per
 // channel tile over the whole plane.
 func (c *ctx) lowerPoolTiles(n *node, in, out *place) error {
+	if !in.resident && !c.poolPlanesFit(in, out) {
+		return c.lowerPoolStream(n, in, out)
+	}
 	x, p := n.in[0], n.pool
 	sc := &scratch{c: c}
 	defer sc.release()

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
@@ -47,4 +49,39 @@ func TestCNNOps(t *testing.T) {
 			run(t, tc.cfg, g)
 		})
 	}
+}
+
+// Maps larger than the state buffer go to external memory and back, a
+// pool of one streams in bands, and the external memory is sized from
+// the program: compiled with GrowExt for ext_addr_width 10, run on the
+// configuration the compiler grew.
+func TestSpilledNet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	q := golden.Requant{Scale: 1, Shift: 7, Relu: true}
+	g := compiler.NewGraph()
+	x := g.Input("x", randTensor(rng, 3, 18, 18))
+	y := g.Conv2D(x, randTensor(rng, 8, 3, 3, 3), compiler.Conv{PadH: 1, PadW: 1, Requant: q})
+	y = g.Pool2D(y, compiler.Pool{Kind: golden.PoolMax, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1, Padding: golden.PadIgnore})
+	y = g.Conv2D(y, randTensor(rng, 4, 8, 1, 1), compiler.Conv{Requant: q})
+	g.Output("y", y)
+	cfg := small()
+	p, err := compiler.CompileWith(cfg, g, compiler.Options{GrowExt: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Config.ExtAddrWidth <= cfg.ExtAddrWidth {
+		t.Fatalf("ext_addr_width %d: the case should need more than %d", p.Config.ExtAddrWidth, cfg.ExtAddrWidth)
+	}
+	want, err := g.Reference(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(cfg, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, res.Outputs); d != "" {
+		t.Fatalf("(-golden +simulator):\n%s", d)
+	}
+	t.Logf("%s: %s", p.Summary(), res.Summary())
 }
