@@ -67,6 +67,9 @@ func CompileWith(cfg npu.Config, g *Graph, opt Options) (*Program, error) {
 			if err == nil {
 				return p.narrowExt(want)
 			}
+			if _, ok := err.(*extError); ok && !taps {
+				return nil, err // spilling more would take more lines still
+			}
 			if report == nil && !taps {
 				report = err // the direct convolution's, as values fit best
 			}
@@ -79,21 +82,28 @@ func CompileWith(cfg npu.Config, g *Graph, opt Options) (*Program, error) {
 // the configuration want, with its ext_addr_width grown to what the
 // program needs.
 func (p *Program) narrowExt(want npu.Config) (*Program, error) {
-	if p.Config == want {
-		return p, nil
+	if p.Config != want {
+		want.ExtAddrWidth = max(want.ExtAddrWidth, ExtAddrWidthFor(p.ExtLines))
+		layout, err := taskmgr.NewLayout(want.TaskMgr())
+		if err != nil {
+			return nil, fmt.Errorf("compiler: %w", err)
+		}
+		p.Config, p.Layout = want, layout
 	}
-	want.ExtAddrWidth = max(want.ExtAddrWidth, ExtAddrWidthFor(p.ExtLines))
-	layout, err := taskmgr.NewLayout(want.TaskMgr())
-	if err != nil {
-		return nil, fmt.Errorf("compiler: %w", err)
-	}
-	p.Config, p.Layout = want, layout
 	for i := range p.Tasks {
-		if _, err := layout.Encode(p.Tasks[i].Desc); err != nil {
+		if _, err := p.Layout.Encode(p.Tasks[i].Desc); err != nil {
 			return nil, fmt.Errorf("compiler: %s: %w", p.Tasks[i].Label, err)
 		}
 	}
 	return p, nil
+}
+
+// extError is a program that needs more external lines than
+// ext_addr_width gives.
+type extError struct{ lines, width int }
+
+func (e *extError) Error() string {
+	return fmt.Sprintf("compiler: the program needs %d external lines, ext_addr_width = %d allows %d", e.lines, e.width, 1<<e.width)
 }
 
 func compile(cfg npu.Config, g *Graph, taps bool, residentMax int) (*Program, error) {
@@ -135,15 +145,10 @@ func compile(cfg npu.Config, g *Graph, taps bool, residentMax int) (*Program, er
 	p.Joins = c.em.nops
 	p.ExtLines = len(p.Image)
 	if lim := 1 << cfg.ExtAddrWidth; p.ExtLines > lim {
-		return nil, fmt.Errorf("compiler: the program needs %d external lines, ext_addr_width = %d allows %d", p.ExtLines, cfg.ExtAddrWidth, lim)
+		return nil, &extError{p.ExtLines, cfg.ExtAddrWidth}
 	}
 	rc := int64(cfg.Rows * cfg.Cols)
 	p.Ideal = (p.MACs + rc - 1) / rc
-	for i := range p.Tasks {
-		if _, err := layout.Encode(p.Tasks[i].Desc); err != nil {
-			return nil, fmt.Errorf("compiler: %s: %w", p.Tasks[i].Label, err)
-		}
-	}
 	return p, nil
 }
 
@@ -483,8 +488,16 @@ func (c *ctx) bindInput(b *Binding, data *golden.Tensor) int {
 // extAlloc appends n zero lines to the image (nil lines: a region the
 // program writes before it reads it takes no memory in the image).
 func (c *ctx) extAlloc(n int) int {
-	base := len(c.prog.Image)
-	c.prog.Image = slices.Grow(c.prog.Image, n)[:base+n]
+	img := c.prog.Image
+	base := len(img)
+	if base+n > cap(img) {
+		// Doubling: a large program appends a million lines in
+		// thousands of steps.
+		grown := make([][]int64, base, max(2*cap(img), base+n))
+		copy(grown, img)
+		img = grown
+	}
+	c.prog.Image = img[:base+n]
 	return base
 }
 

@@ -70,6 +70,13 @@ func (c *ctx) runConv(j *convJob) error {
 func (c *ctx) bindWeights(j *convJob, p *convPlan) int {
 	R, C, pin := c.R, c.C, j.in.part
 	wb := &Binding{Name: j.wname, Shape: append([]int(nil), j.wt.Shape...), Rows: R}
+	lines := 0
+	for t := range p.wblocks {
+		for _, b := range p.wblocks[t] {
+			lines += b.rows
+		}
+	}
+	wb.Index = make([]int32, 0, lines*R)
 	for t := range p.wblocks {
 		for gi, g := range p.groups[t] {
 			for tc := g.c0; tc < g.c1; tc++ {
@@ -98,8 +105,8 @@ func (c *ctx) bindWeights(j *convJob, p *convPlan) int {
 	}
 	wb.Base = c.extAlloc(wb.Lines)
 	c.prog.Inputs = append(c.prog.Inputs, wb)
-	lines, _ := wb.ToLines(j.wt)
-	copy(c.prog.Image[wb.Base:], lines)
+	img, _ := wb.ToLines(j.wt)
+	copy(c.prog.Image[wb.Base:], img)
 	return wb.Base
 }
 

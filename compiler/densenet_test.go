@@ -1,10 +1,8 @@
 package compiler
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/golden"
@@ -59,13 +57,6 @@ func denseNet(rng *rand.Rand, res, growth, stem, classes int, blocks []int) *Gra
 	return g
 }
 
-// imagenet is the default NPU with room for ImageNet-sized programs.
-func imagenet() npu.Config {
-	c := npu.DefaultConfig()
-	c.ExtAddrWidth = 24
-	return c
-}
-
 // A reduced DenseNet (two blocks, growth 8, 40×40 input) on a 16×16
 // array with a 256-deep state buffer: most maps do not fit on chip,
 // so they go to external memory and come back (spilled), the stem's
@@ -83,12 +74,20 @@ func TestDenseNetReduced(t *testing.T) {
 	t.Logf("%s; ext_addr_width %d", p.Summary(), p.Config.ExtAddrWidth)
 }
 
-func TestDenseNet224Compiles(t *testing.T) {
+// BenchmarkCompileDenseNet224 compiles the DenseNet-121-like graph at
+// 224×224 (121 convs and the FC, 58 concats; docs/notes/npu-utilization.md
+// has the figures):
+//
+//	go test ./compiler -run '^$' -bench DenseNet224 -benchmem
+func BenchmarkCompileDenseNet224(b *testing.B) {
 	g := denseNet(rand.New(rand.NewPCG(1, 2)), 224, 32, 64, 1000, []int{6, 12, 24, 16})
-	t0 := time.Now()
-	p, err := Compile(imagenet(), g)
-	if err != nil {
-		t.Fatal(err)
+	b.ResetTimer()
+	for range b.N {
+		p, err := CompileWith(npu.DefaultConfig(), g, Options{GrowExt: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(len(p.Tasks)), "tasks")
+		b.ReportMetric(float64(p.Config.ExtAddrWidth), "ext_addr_width")
 	}
-	fmt.Println(time.Since(t0), p.Summary())
 }
