@@ -136,6 +136,7 @@ func compile(cfg npu.Config, g *Graph, taps bool, residentMax int) (*Program, er
 
 		residentMax: residentMax,
 		consts:      map[int64][2]int{},
+		outCopies:   map[*Value]*place{},
 	}
 	if err := c.run(g); err != nil {
 		return nil, err
@@ -180,8 +181,9 @@ type ctx struct {
 	copyParts map[*node][]int
 	views     map[*Value][]*Value
 
-	residentMax int              // the largest value kept in the state buffer (addresses)
-	consts      map[int64][2]int // constant regions of external memory: value → first line, lines
+	outCopies   map[*Value]*place // outputs in a spilled storage: their own lines (allocStorage)
+	residentMax int               // the largest value kept in the state buffer (addresses)
+	consts      map[int64][2]int  // constant regions of external memory: value → first line, lines
 }
 
 // place is where a stored value lives: in the state buffer (resident),
@@ -260,6 +262,11 @@ func (c *ctx) run(g *Graph) error {
 		first := len(c.em.tasks)
 		if err := c.lower(n); err != nil {
 			return err
+		}
+		if op := c.outCopies[n.out]; op != nil {
+			if err := c.copyTiles(n.label+" output", c.loc[n.out], op); err != nil {
+				return err
+			}
 		}
 		for k := first; k < len(c.em.tasks); k++ {
 			c.em.tasks[k].Layer = i
@@ -354,6 +361,16 @@ func (c *ctx) allocStorage(st *storage, label string) error {
 			mp.ext = pl.ext + t*st.f
 		}
 		c.loc[m] = mp
+		if !pl.resident && c.isOutput(m) {
+			// An output in a spilled storage gets lines of its own, copied
+			// when it is complete: the storage's lines are read and written
+			// around it, and a batch gives each image its own output lines
+			// (Batch moves whole bindings).
+			op := &place{part: st.part, tiles: mp.tiles, f: st.f, ext: -1}
+			c.bindOutputs(m, op)
+			c.outCopies[m] = op
+			continue
+		}
 		c.bindOutputs(m, mp)
 	}
 	return nil

@@ -91,3 +91,26 @@ func BenchmarkCompileDenseNet224(b *testing.B) {
 		b.ReportMetric(float64(p.Config.ExtAddrWidth), "ext_addr_width")
 	}
 }
+
+// NEVectors is what the reference machine's PE array streams: the
+// static count matches the machine's on a reduced DenseNet.
+func TestNEVectors(t *testing.T) {
+	cfg := npu.DefaultConfig()
+	cfg.StateDepth = 256
+	g := denseNet(rand.New(rand.NewPCG(1, 2)), 24, 8, 16, 10, []int{2, 2})
+	p, err := CompileWith(cfg, g, Options{GrowExt: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, m, err := Interpret(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, v := range p.NEVectors() {
+		total += v
+	}
+	if got, want := total*int64(cfg.Rows*cfg.Cols), m.Stats.NEMACs; got != want {
+		t.Errorf("NEVectors: %d array MACs, the machine counted %d", got, want)
+	}
+}
