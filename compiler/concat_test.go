@@ -116,6 +116,12 @@ func TestConcatPermute(t *testing.T) {
 			a := g.Pool2D(x, Pool{Kind: golden.PoolMax, KH: 1, KW: 1})
 			g.Output("y", g.Eltwise(golden.EltAdd, g.ChannelShuffle(a, 2), g.Pool2D(x, Pool{Kind: golden.PoolMin, KH: 1, KW: 1}), golden.Requant{Scale: 1}))
 		}, true, false},
+		{"per-channel operands take the permuted order", small(), func(g *Graph, rng *rand.Rand) {
+			x := g.Pool2D(g.Input("x", randTensor(rng, -128, 127, 7, 4, 4)), Pool{Kind: golden.PoolMax, KH: 1, KW: 1})
+			s := g.PermuteChannels(x, []int{6, 2, 4, 0, 1, 5, 3})
+			m := g.EltwiseChannel(golden.EltSub, s, g.Reduce(s, golden.ReduceMax, golden.Requant{}), golden.Requant{Scale: 1})
+			g.Output("y", g.EltwiseChannel(golden.EltAdd, m, g.Input("bias", randTensor(rng, -20, 20, 7)), golden.Requant{Scale: 1}))
+		}, false, false},
 		{"permuted input and output", small(), func(g *Graph, rng *rand.Rand) {
 			x := g.Input("x", randTensor(rng, -128, 127, 6, 3, 3))
 			s := g.PermuteChannels(x, []int{5, 0, 4, 1, 3, 2})
