@@ -61,8 +61,8 @@ func TestErrors(t *testing.T) {
 			g.Output("y", g.Requant(y, golden.Requant{}))
 		}, "compiler: the program needs 1288 external lines, ext_addr_width = 10 allows 1024"},
 		{"pool line buffer", small(), func(g *Graph) {
-			g.Output("y", g.Pool2D(g.Input("x", z(1, 1, 130)), Pool{KH: 1, KW: 1}))
-		}, "pool0: output width ow = 130 exceeds line_depth = 64"},
+			g.Output("y", g.Pool2D(g.Input("x", z(1, 1, 130)), Pool{KH: 1, KW: 3, PadW: 1}))
+		}, "pool0: output width ow = 130 exceeds line_depth = 64 (the planar line buffer) and pad_w = 1: a wider output is pooled in strips of columns, which take no column padding"},
 		{"pool window", small(), func(g *Graph) {
 			g.Output("y", g.Pool2D(g.Input("x", z(1, 2, 2)), Pool{KH: 3, KW: 2}))
 		}, "pool0: window height kh = 3 is larger than the padded input height h+2·pad_h = 2"},

@@ -39,8 +39,8 @@ func (c *ctx) checkPool(n *node) error {
 		return fmt.Errorf("%s: padding %d, %d must be below the window %dx%d (planar engine)", n.label, p.PadH, p.PadW, p.KH, p.KW)
 	case uint64(p.PadH) > c.isa.Planar.Max("pad_h") || uint64(p.PadW) > c.isa.Planar.Max("pad_w"):
 		return fmt.Errorf("%s: padding %d, %d exceeds %d (the planar engine's pad fields)", n.label, p.PadH, p.PadW, c.isa.Planar.Max("pad_h"))
-	case v.w > cfg.LineDepth:
-		return fmt.Errorf("%s: output width ow = %d exceeds line_depth = %d (the planar line buffer)", n.label, v.w, cfg.LineDepth)
+	case v.w > cfg.LineDepth && p.PadW > 0:
+		return fmt.Errorf("%s: output width ow = %d exceeds line_depth = %d (the planar line buffer) and pad_w = %d: a wider output is pooled in strips of columns, which take no column padding", n.label, v.w, cfg.LineDepth, p.PadW)
 	}
 	return c.checkRequant(n.label, n.q)
 }
@@ -48,8 +48,11 @@ func (c *ctx) checkPool(n *node) error {
 // lowerPoolTiles emits pool n over input in into out: one task per
 // channel tile over the whole plane.
 func (c *ctx) lowerPoolTiles(n *node, in, out *place) error {
-	if !in.resident && !c.poolPlanesFit(in, out) {
+	if !in.resident && (!c.poolPlanesFit(in, out) || n.out.w > c.cfg.LineDepth) {
 		return c.lowerPoolStream(n, in, out)
+	}
+	if n.out.w > c.cfg.LineDepth {
+		return fmt.Errorf("%s: output width ow = %d exceeds line_depth = %d and the input is on chip: strips of columns are cut from external memory", n.label, n.out.w, c.cfg.LineDepth)
 	}
 	x, p := n.in[0], n.pool
 	sc := &scratch{c: c}

@@ -38,7 +38,7 @@ func (c *ctx) fusablePool(n *node, out *place) *node {
 		return nil
 	}
 	p := consumer(c.g, v)
-	if p == nil || p.kind != opPool || p.in[0] != v || p.pool.Whole || p.pool.PadH != 0 || c.stor[p.out] != nil ||
+	if p == nil || p.kind != opPool || p.in[0] != v || p.pool.Whole || p.pool.PadH != 0 || c.stor[p.out] != nil || p.out.w > c.cfg.LineDepth ||
 		c.live[p.out] == 0 || isOutput(c.g, p.out) {
 		return nil
 	}

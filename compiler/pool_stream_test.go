@@ -30,6 +30,9 @@ func TestPoolStream(t *testing.T) {
 		{"min 2x3, edge padding", 18, 16, Pool{Kind: golden.PoolMin, KH: 2, KW: 3, Stride: 1, PadH: 1, PadW: 2, Padding: golden.PadEdge}, false, true},
 		{"min 3x3, padding never wins", 16, 18, Pool{Kind: golden.PoolMin, KH: 3, KW: 3, Stride: 1, PadH: 2, PadW: 1, Padding: golden.PadIgnore}, false, true},
 		{"avg 2x2 stride 2, no padding", 20, 20, Pool{Kind: golden.PoolAvg, KH: 2, KW: 2, Stride: 2, Requant: AvgRequant(4)}, true, false},
+		// Wider than the line buffer (64): strips of columns.
+		{"max 2x2 stride 2, 70 columns out", 6, 140, Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2}, false, false},
+		{"max 3x3 stride 1, 68 columns, padding above and below", 5, 70, Pool{Kind: golden.PoolMax, KH: 3, KW: 3, Stride: 1, PadH: 1, Padding: golden.PadIgnore}, false, true},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -66,3 +66,84 @@ func TestMeasureCNNLayers(t *testing.T) {
 			100*res.Utilization(), 100*float64(p.MACs)/float64(vec*int64(cfg.Rows*cfg.Cols)), p.Config.ExtAddrWidth, res.Wall.Round(1e8))
 	}
 }
+
+// TestMeasureDenseNet224 runs a DenseNet-121-like graph at 224×224
+// (compiler/densenet_test.go's, random int8 weights) on the Go simulator
+// of the default NPU and checks it against the golden models.
+//
+//	HWGEN_MEASURE=1 go test ./host -run TestMeasureDenseNet224 -v -timeout 60m
+func TestMeasureDenseNet224(t *testing.T) {
+	if os.Getenv("HWGEN_MEASURE") == "" {
+		t.Skip("set HWGEN_MEASURE=1")
+	}
+	g := denseNet(rand.New(rand.NewPCG(1, 2)), 224, 32, 64, 1000, []int{6, 12, 24, 16})
+	cfg := npu.DefaultConfig()
+	p, err := compiler.CompileWith(cfg, g, compiler.Options{GrowExt: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(cfg, p, WithoutStimulus(), WithProgress(1000000, func(pr Progress) {
+		fmt.Printf("%s %d/%d (%d tasks done)\n", pr.Phase, pr.Cycle, pr.Total, pr.Completed)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := g.Reference(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, res.Outputs); d != "" {
+		t.Fatalf("(-golden +simulator):\n%s", d)
+	}
+	fmt.Printf("%s\n%s (%v)\n", p.Summary(), res.Summary(), res.Wall)
+}
+
+// denseNet is compiler/densenet_test.go's DenseNet-121-like graph.
+func denseNet(rng *rand.Rand, res, growth, stem, classes int, blocks []int) *compiler.Graph {
+	relu := golden.Requant{Scale: 1, Relu: true}
+	q := func(fanIn int) golden.Requant {
+		s := 7
+		for 1<<s < fanIn*16 {
+			s++
+		}
+		return golden.Requant{Scale: 1, Shift: s, Relu: true}
+	}
+	w := func(co, ci, k int) *golden.Tensor { return randRange(rng, -8, 8, co, ci, k, k) }
+	g := compiler.NewGraph()
+	x := g.Input("image", randRange(rng, -128, 127, 3, res, res))
+	y := g.Conv2D(x, w(stem, 3, 7), compiler.Conv{Stride: 2, PadH: 3, PadW: 3, Requant: q(3 * 49)})
+	y = g.Pool2D(y, compiler.Pool{Kind: golden.PoolMax, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1, Padding: golden.PadIgnore})
+	c := stem
+	for b, layers := range blocks {
+		feats := []*compiler.Value{y}
+		for range layers {
+			in := y
+			if len(feats) > 1 {
+				in = g.Concat(feats...)
+			}
+			l := g.Conv2D(g.Requant(in, relu), w(4*growth, c, 1), compiler.Conv{Requant: q(c)})
+			l = g.Conv2D(l, w(growth, 4*growth, 3), compiler.Conv{PadH: 1, PadW: 1, Requant: q(4 * growth * 9)})
+			feats = append(feats, l)
+			c += growth
+		}
+		y = g.Concat(feats...)
+		if b == len(blocks)-1 {
+			break
+		}
+		y = g.Conv2D(g.Requant(y, relu), w(c/2, c, 1), compiler.Conv{Requant: q(c)})
+		c /= 2
+		y = g.Pool2D(y, compiler.Pool{Kind: golden.PoolAvg, KH: 2, KW: 2, Stride: 2, Requant: compiler.AvgRequant(4)})
+	}
+	hw := y.Shape()[1] * y.Shape()[2]
+	y = g.Reduce(g.Requant(y, relu), golden.ReduceSum, compiler.AvgRequant(hw))
+	g.Output("logits", g.GEMM(g.Flatten(g.Requant(y, golden.Requant{Scale: 1})), randRange(rng, -8, 8, c, classes), q(c)))
+	return g
+}
+
+func randRange(rng *rand.Rand, lo, hi int64, shape ...int) *golden.Tensor {
+	t := golden.New(shape...)
+	for i := range t.Data {
+		t.Data[i] = lo + rng.Int64N(hi-lo+1)
+	}
+	return t
+}
