@@ -137,6 +137,7 @@ func compile(cfg npu.Config, g *Graph, taps bool, residentMax int) (*Program, er
 		residentMax: residentMax,
 		consts:      map[int64][2]int{},
 		outCopies:   map[*Value]*place{},
+		ahead:       map[*Value]*eltAhead{},
 	}
 	if err := c.run(g); err != nil {
 		return nil, err
@@ -181,9 +182,10 @@ type ctx struct {
 	copyParts map[*node][]int
 	views     map[*Value][]*Value
 
-	outCopies   map[*Value]*place // outputs in a spilled storage: their own lines (allocStorage)
-	residentMax int               // the largest value kept in the state buffer (addresses)
-	consts      map[int64][2]int  // constant regions of external memory: value → first line, lines
+	outCopies   map[*Value]*place    // outputs in a spilled storage: their own lines (allocStorage)
+	ahead       map[*Value]*eltAhead // eltwise results emitted ahead of their conv (elt_ahead.go)
+	residentMax int                  // the largest value kept in the state buffer (addresses)
+	consts      map[int64][2]int     // constant regions of external memory: value → first line, lines
 }
 
 // place is where a stored value lives: in the state buffer (resident),
@@ -336,14 +338,10 @@ func (c *ctx) allocStorage(st *storage, label string) error {
 		return nil
 	}
 	pl := &place{part: st.part, tiles: st.tiles, f: st.f, ext: -1}
-	outs := false
-	for m := range st.members {
-		outs = outs || c.isOutput(m)
-	}
 	if c.live[st.key] > 0 {
 		c.residentOrSpilled(pl, false)
 	}
-	if !pl.resident || outs {
+	if !pl.resident && pl.ext < 0 {
 		pl.ext = c.extAlloc(pl.tiles * pl.f)
 	}
 	st.pl = pl
@@ -365,7 +363,8 @@ func (c *ctx) allocStorage(st *storage, label string) error {
 			// An output in a spilled storage gets lines of its own, copied
 			// when it is complete: the storage's lines are read and written
 			// around it, and a batch gives each image its own output lines
-			// (Batch moves whole bindings).
+			// (Batch moves whole bindings, which must not nest). An output
+			// in a resident storage gets its own lines from bindOutputs.
 			op := &place{part: st.part, tiles: mp.tiles, f: st.f, ext: -1}
 			c.bindOutputs(m, op)
 			c.outCopies[m] = op

@@ -56,6 +56,11 @@ func (c *ctx) runConv(j *convJob) error {
 			return err
 		}
 	}
+	if j.ahead != nil {
+		if err := j.ahead.finish(); err != nil {
+			return err
+		}
+	}
 	if j.copy {
 		return nil
 	}
@@ -156,6 +161,11 @@ func (e *convEmitter) step(st *convStep) error {
 	var ld *splitLoads
 	if st.split {
 		ld = &splitLoads{band: make([]bool, p.ct), perTile: map[int]bool{}, w: map[[2]int]bool{}}
+	}
+	if st.newBand && j.ahead != nil {
+		if err := j.ahead.upTo(st.b1 * j.w); err != nil {
+			return err
+		}
 	}
 	if st.newBand {
 		slot := e.inRing.get()

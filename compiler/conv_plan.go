@@ -55,6 +55,9 @@ type convJob struct {
 	// copy: the layer moves data (relayoutJob), its MACs are not the
 	// workload's.
 	copy bool
+	// ahead: the eltwise producing the input, emitted band by band just
+	// before the band loads that read it (elt_ahead.go), or nil.
+	ahead *eltAhead
 }
 
 // inChan is the input channel in input slot s, -1 for none.

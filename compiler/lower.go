@@ -193,6 +193,16 @@ func (c *ctx) lowerConv(n *node) error {
 	if err := c.int32Job(n, j); err != nil {
 		return err
 	}
+	if e := c.takeAhead(x); e != nil {
+		if j.groups > 1 && j.inCh != nil {
+			// A relayout may read the input first: all of it now.
+			if err := e.finish(); err != nil {
+				return err
+			}
+		} else {
+			j.ahead = e
+		}
+	}
 	release, err := c.denseInput(n, j)
 	if err != nil {
 		return err

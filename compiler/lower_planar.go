@@ -126,109 +126,11 @@ func (c *ctx) lowerEltwise(n *node) error {
 	return c.lowerEltwisePlaces(n, places[0], b, mask)
 }
 
-// lowerEltwisePlaces emits eltwise n on operands in places a and b (b
-// nil: a scalar or unary function), over the partitions of mask.
-func (c *ctx) lowerEltwisePlaces(n *node, a, b *place, mask uint64) error {
-	ins := []*place{a}
-	if b != nil { // a second tensor (not a scalar, not the unary abs)
-		ins = append(ins, b)
-		if ins[0].part != ins[1].part {
-			return fmt.Errorf("%s: the operands have channel tiles of %d and %d partitions (one came from the psum write-back, rows %d ≠ cols %d)",
-				n.label, ins[0].part, ins[1].part, c.R, c.C)
-		}
-	}
-	if err := c.checkRequant(n.label, n.q); err != nil {
-		return err
-	}
-	out, err := c.outPlace(n, "eltwise")
-	if err != nil {
-		return err
-	}
-	total := ins[0].tiles * ins[0].f
-	streams := 0
-	for _, in := range ins {
-		if !in.resident {
-			streams++
-		}
-	}
-	if !out.resident {
-		streams++
-	}
-	chunk := total
-	if streams > 0 {
-		chunk = min(total, c.state.largest()/(2*streams))
-		if chunk < 1 {
-			return fmt.Errorf("%s: no state space left to stream its operands (%d streams, %d free addresses)", n.label, streams, c.state.largest())
-		}
-	}
-	sc := &scratch{c: c}
-	defer sc.release()
-	var sizes []int
-	for i, in := range ins {
-		if i == 1 && n.channel {
-			sizes = append(sizes, streamSize(in, 1)) // one element per lane
-			continue
-		}
-		sizes = append(sizes, streamSize(in, chunk))
-	}
-	sizes = append(sizes, stageSize(out, chunk))
-	rs, err := sc.rings(sizes...)
-	if err != nil {
-		return fmt.Errorf("%s: %w", n.label, err)
-	}
-	rings, outRing := rs[:len(ins)], rs[len(ins)]
-	eltFn, err := machine.EltFn(n.elt)
-	if err != nil {
-		return fmt.Errorf("%s: %w", n.label, err)
-	}
-	for _, ch := range eltChunks(total, ins[0].f, chunk, n.channel) {
-		a0, k := ch.a0, ch.k
-		label := fmt.Sprintf("%s e%d-%d", n.label, a0, a0+k)
-		srcs := make([]int, len(ins))
-		for i, in := range ins {
-			switch {
-			case i == 1 && n.channel && in.resident:
-				srcs[i] = in.addr(ch.tile, 0)
-			case i == 1 && n.channel:
-				srcs[i] = rings[i].get()
-				c.load(fmt.Sprintf("%s load vec c%d", label, ch.tile), in.ext+ch.tile, srcs[i], 1, 1, 1)
-			case in.resident:
-				srcs[i] = in.base + a0
-			default:
-				srcs[i] = rings[i].get()
-				c.load(fmt.Sprintf("%s load %c", label, 'a'+i), in.ext+a0, srcs[i], k, 1, k)
-			}
-		}
-		dst := 0
-		if out.resident {
-			dst = out.base + a0
-		} else {
-			dst = outRing.get()
-		}
-		pt := planar.Task{Op: planar.OpEltwise, Fn: eltFn, Mask: mask,
-			Src: srcs[0], Dst: dst, H: 1, W: k}
-		switch {
-		case n.scalar != nil:
-			pt.ScalarOperand, pt.Scalar = true, *n.scalar
-		case len(srcs) > 1:
-			pt.Src2, pt.Broadcast = srcs[1], n.channel
-		}
-		post(&pt, n.q)
-		if err := c.planarTask(label, pt); err != nil {
-			return err
-		}
-		if !out.resident {
-			c.store(label+" store", dst, out.ext+a0, k, 1, k)
-		}
-	}
-	c.storeResident(n.label, out)
-	return nil
-}
-
 // eltChunk is one eltwise task's share: k elements from flat index a0
 // of the operand's tiles (tile t's plane at t·f); tile is the channel
-// tile of a chunk that stays within one (per channel).
-type eltChunk struct{ a0, k, tile int }
+// tile of a chunk that stays within one (per channel). With tiles > 1
+// it is k addresses from a0 of each of tiles channel tiles (eltBands).
+type eltChunk struct{ a0, k, tile, tiles int }
 
 // eltChunks cuts total elements (tiles of f) into chunks of at most
 // chunk; perTile keeps every chunk within one channel tile, as a
@@ -237,13 +139,13 @@ func eltChunks(total, f, chunk int, perTile bool) []eltChunk {
 	var out []eltChunk
 	if !perTile {
 		for a0 := 0; a0 < total; a0 += chunk {
-			out = append(out, eltChunk{a0, min(chunk, total-a0), 0})
+			out = append(out, eltChunk{a0: a0, k: min(chunk, total-a0)})
 		}
 		return out
 	}
 	for t := 0; t*f < total; t++ {
 		for j := 0; j < f; j += chunk {
-			out = append(out, eltChunk{t*f + j, min(chunk, f-j), t})
+			out = append(out, eltChunk{a0: t*f + j, k: min(chunk, f-j), tile: t})
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/golden"
@@ -132,20 +133,8 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 			}
 		case opTranspose:
 			out, err = golden.Transpose(x)
-		case opConcat:
-			parts := make([]*golden.Tensor, len(n.in))
-			for i, v := range n.in {
-				parts[i] = reshape(val[v], v.p, v.f)
-			}
-			var r *golden.Tensor
-			if r, err = golden.ConcatChannels(parts...); err == nil {
-				out = reshape(r, n.out.shape...)
-			}
-		case opPermute:
-			var r *golden.Tensor
-			if r, err = golden.Channels(reshape(x, n.in[0].p, n.in[0].f), n.perm); err == nil {
-				out = reshape(r, n.out.shape...)
-			}
+		case opConcat, opPermute:
+			out, err = channelsRef(n, val)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", n.label, err)
@@ -159,4 +148,24 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 		}
 	}
 	return res, nil
+}
+
+// channelsRef is the golden result of a concat or permute node: the
+// channels of its operands (in val) gathered, as [C][H·W] planes.
+func channelsRef(n *node, val map[*Value]*golden.Tensor) (*golden.Tensor, error) {
+	planes := make([]*golden.Tensor, len(n.in))
+	for i, v := range n.in {
+		planes[i] = &golden.Tensor{Shape: []int{v.p, v.f}, Data: val[v].Data}
+	}
+	var r *golden.Tensor
+	var err error
+	if n.kind == opPermute {
+		r, err = golden.Channels(planes[0], n.perm)
+	} else {
+		r, err = golden.ConcatChannels(planes...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &golden.Tensor{Shape: slices.Clone(n.out.shape), Data: r.Data}, nil
 }

@@ -96,6 +96,42 @@ func TestMeasureDenseNet224(t *testing.T) {
 		t.Fatalf("(-golden +simulator):\n%s", d)
 	}
 	fmt.Printf("%s\n%s (%v)\n", p.Summary(), res.Summary(), res.Wall)
+	neWaits(g, p, res)
+}
+
+// neWaits prints where the NE waits: the cycles between the end of one
+// NE task and the start of the next, by the kind of layer the next one
+// belongs to, and the NE's busy cycles against the ideal per kind.
+func neWaits(g *compiler.Graph, p *compiler.Program, res *Result) {
+	ops, _ := g.Ops()
+	kind := func(layer int) string {
+		op := ops[layer]
+		if op.Weights == nil || op.Kind != compiler.OpConv2D {
+			return op.Kind.String()
+		}
+		s := op.Out.Shape()
+		return fmt.Sprintf("%s %dx%d at %dx%d", op.Kind, op.Weights.Shape[2], op.Weights.Shape[3], s[len(s)-2], s[len(s)-1])
+	}
+	wait, busy, macs := map[string]int{}, map[string]int{}, map[string]int64{}
+	last := 0
+	for _, sp := range res.Timeline {
+		if sp.Engine != "ne" {
+			continue
+		}
+		k := kind(p.Tasks[sp.ID].Layer)
+		wait[k] += max(0, sp.Start-last)
+		busy[k] += sp.End - sp.Start
+		last = max(last, sp.End)
+	}
+	for i, op := range ops {
+		if op.Kind == compiler.OpConv2D || op.Kind == compiler.OpGEMM {
+			macs[kind(i)] += p.LayerMACs[op.Label]
+		}
+	}
+	fmt.Println("| layers | NE waits before them | NE busy | ideal |")
+	for k, b := range busy {
+		fmt.Printf("| %s | %d | %d | %d |\n", k, wait[k], b, macs[k]/256)
+	}
 }
 
 // denseNet is compiler/densenet_test.go's DenseNet-121-like graph.
