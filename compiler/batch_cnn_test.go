@@ -25,7 +25,7 @@ func cnnNet(x *golden.Tensor, seed uint64) *Graph {
 	b = g.Conv2D(g.ChannelShuffle(b, 2), randTensor(rng, -128, 127, 6, 1, 3, 3), Conv{PadH: 1, PadW: 1, Requant: q, Groups: 6})
 	cat := g.Concat(g.Pool2D(y, Pool{Kind: golden.PoolMax, KH: 3, KW: 3, Stride: 1, PadH: 1, PadW: 1, Padding: golden.PadIgnore}), b)
 	g.Output("cat", cat)
-	g.Output("b", b) // a part: a proper part of the concatenation's lines
+	g.Output("b", b)               // a part: a proper part of the concatenation's lines
 	g.Output("flat", g.Flatten(b)) // a view of an output: the same lines
 	g.Output("y", g.Conv2D(cat, randTensor(rng, -128, 127, 4, 6, 1, 1), Conv{Requant: q, Groups: 2}))
 	return g
