@@ -137,7 +137,7 @@ func compile(cfg npu.Config, g *Graph, taps bool, residentMax int) (*Program, er
 		residentMax: residentMax,
 		consts:      map[int64][2]int{},
 		outCopies:   map[*Value]*place{},
-		ahead:       map[*Value]*eltAhead{},
+		pre:         map[*Value]*node{},
 	}
 	if err := c.run(g); err != nil {
 		return nil, err
@@ -183,7 +183,7 @@ type ctx struct {
 	views     map[*Value][]*Value
 
 	outCopies   map[*Value]*place    // outputs in a spilled storage: their own lines (allocStorage)
-	ahead       map[*Value]*eltAhead // eltwise results emitted ahead of their conv (elt_ahead.go)
+	pre         map[*Value]*node  // eltwise results computed on their conv's input bands (conv_pre.go)
 	residentMax int                  // the largest value kept in the state buffer (addresses)
 	consts      map[int64][2]int     // constant regions of external memory: value → first line, lines
 }

@@ -56,11 +56,6 @@ func (c *ctx) runConv(j *convJob) error {
 			return err
 		}
 	}
-	if j.ahead != nil {
-		if err := j.ahead.finish(); err != nil {
-			return err
-		}
-	}
 	if j.copy {
 		return nil
 	}
@@ -162,16 +157,14 @@ func (e *convEmitter) step(st *convStep) error {
 	if st.split {
 		ld = &splitLoads{band: make([]bool, p.ct), perTile: map[int]bool{}, w: map[[2]int]bool{}}
 	}
-	if st.newBand && j.ahead != nil {
-		if err := j.ahead.upTo(st.b1 * j.w); err != nil {
-			return err
-		}
-	}
 	if st.newBand {
 		slot := e.inRing.get()
 		e.bd = band{base: slot, b0: st.b0, rows: st.b1 - st.b0, stride: (st.b1 - st.b0) * j.w}
 		if !st.split {
 			e.c.load(fmt.Sprintf("%s load input rows %d-%d", j.label, st.b0, st.b1), j.in.ext+st.b0*j.w, slot, (st.b1-st.b0)*j.w, p.ct, j.in.f)
+			if err := e.preBand(slot, p.ct*(st.b1-st.b0), fmt.Sprintf("%s rows %d-%d", j.label, st.b0, st.b1)); err != nil {
+				return err
+			}
 		}
 	}
 	ps := e.c.psumAlloc((st.o1 - st.o0) * j.ow)
@@ -199,7 +192,9 @@ func (e *convEmitter) step(st *convStep) error {
 			}
 		}
 		for t := range ld.band {
-			e.loadBandTile(t, ld)
+			if err := e.loadBandTile(t, ld); err != nil {
+				return err
+			}
 		}
 	}
 	return e.act(st, ps, blk)
@@ -230,14 +225,15 @@ func (e *convEmitter) loadWTile(st *convStep, g, t int, ld *splitLoads) {
 
 // loadBandTile loads channel tile t of a split step's band, unless it is
 // loaded.
-func (e *convEmitter) loadBandTile(t int, ld *splitLoads) {
+func (e *convEmitter) loadBandTile(t int, ld *splitLoads) error {
 	if ld.band[t] {
-		return
+		return nil
 	}
 	ld.band[t] = true
 	j, bd := e.j, e.bd
 	e.c.load(fmt.Sprintf("%s load input rows %d-%d c%d", j.label, bd.b0, bd.b0+bd.rows, t),
 		j.in.ext+t*j.in.f+bd.b0*j.w, bd.base+t*bd.stride, bd.stride, 1, bd.stride)
+	return e.preBand(bd.base+t*bd.stride, bd.rows, fmt.Sprintf("%s rows %d-%d c%d", j.label, bd.b0, bd.b0+bd.rows, t))
 }
 
 // neTasks emits the NE tasks of group g of step st into psum entry ps.
@@ -262,7 +258,9 @@ func (e *convEmitter) neTasks(st *convStep, g, ps int, name string, ld *splitLoa
 				if ld.perTile[g] {
 					e.loadWTile(st, g, t, ld)
 				}
-				e.loadBandTile(t, ld)
+				if err := e.loadBandTile(t, ld); err != nil {
+					return err
+				}
 			}
 		}
 		acc := !e.first

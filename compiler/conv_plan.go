@@ -55,9 +55,10 @@ type convJob struct {
 	// copy: the layer moves data (relayoutJob), its MACs are not the
 	// workload's.
 	copy bool
-	// ahead: the eltwise producing the input, emitted band by band just
-	// before the band loads that read it (elt_ahead.go), or nil.
-	ahead *eltAhead
+	// pre: an eltwise of one operand whose result is this layer's input,
+	// run on each band of the streamed input after its load (conv_pre.go),
+	// or nil.
+	pre *node
 }
 
 // inChan is the input channel in input slot s, -1 for none.

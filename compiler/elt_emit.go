@@ -9,9 +9,7 @@ import (
 
 // An eltwise runs in chunks: a slot of each streamed operand is loaded,
 // one planar task computes the chunk, a staged result is stored. eltRun
-// holds what the chunks share (places, rings, the function), so the
-// chunks can be emitted all at once (lowerEltwisePlaces) or just ahead
-// of the one conv that reads the result (elt_ahead.go).
+// holds what the chunks share (places, rings, the function).
 type eltRun struct {
 	c      *ctx
 	n      *node
@@ -26,17 +24,11 @@ type eltRun struct {
 }
 
 // lowerEltwisePlaces emits eltwise n on operands in places a and b (b
-// nil: a scalar or unary function), over the partitions of mask: every
-// chunk now, or, when one conv alone reads a result that streams
-// through external memory, chunk by chunk ahead of that conv's loads.
+// nil: a scalar or unary function), over the partitions of mask.
 func (c *ctx) lowerEltwisePlaces(n *node, a, b *place, mask uint64) error {
 	r, err := c.planElt(n, a, b, mask)
 	if err != nil {
 		return err
-	}
-	if c.eltAheadOK(n, r) {
-		c.ahead[n.out] = &eltAhead{r: r}
-		return nil
 	}
 	defer r.sc.release()
 	for _, ch := range r.chunks {
@@ -79,10 +71,6 @@ func (c *ctx) planElt(n *node, a, b *place, mask uint64) (*eltRun, error) {
 	chunk := total
 	if streams > 0 {
 		chunk = min(total, c.state.largest()/(2*streams))
-		if c.eltAheadCandidate(n, ins, out) {
-			// Its slots stay taken while the conv after it runs.
-			chunk = min(total, c.state.largest()/(8*streams))
-		}
 		if chunk < 1 {
 			return nil, fmt.Errorf("%s: no state space left to stream its operands (%d streams, %d free addresses)", n.label, streams, c.state.largest())
 		}
@@ -111,8 +99,8 @@ func (c *ctx) planElt(n *node, a, b *place, mask uint64) (*eltRun, error) {
 	if streams == len(ins)+1 && !n.channel && ins[0].tiles > 1 && chunk >= ins[0].tiles {
 		// Everything streams: chunks of the same addresses of every
 		// channel tile, so that a conv reading the result, which takes
-		// rows of every tile, can start after the first chunk and not
-		// after the last tile (DenseNet's ReLU of each concatenation).
+		// rows of every tile, can start on the first chunks rather than
+		// after the last tile's.
 		r.chunks = eltBands(ins[0].f, ins[0].tiles, chunk/ins[0].tiles)
 	}
 	return r, nil

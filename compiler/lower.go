@@ -157,6 +157,10 @@ func (c *ctx) int32Job(n *node, j *convJob) error {
 func (c *ctx) lowerConv(n *node) error {
 	x := n.in[0]
 	in := c.operand(x)
+	pre := c.pre[x]
+	if pre != nil {
+		in = c.operand(pre.in[0]) // the eltwise runs on the input's bands
+	}
 	out, err := c.outPlace(n, "conv")
 	if err != nil {
 		return err
@@ -190,18 +194,9 @@ func (c *ctx) lowerConv(n *node) error {
 		}
 	}
 	j.inCh, j.outCh = c.lay(x).chans(), c.lay(v).chans()
+	j.pre = pre
 	if err := c.int32Job(n, j); err != nil {
 		return err
-	}
-	if e := c.takeAhead(x); e != nil {
-		if j.groups > 1 && j.inCh != nil {
-			// A relayout may read the input first: all of it now.
-			if err := e.finish(); err != nil {
-				return err
-			}
-		} else {
-			j.ahead = e
-		}
 	}
 	release, err := c.denseInput(n, j)
 	if err != nil {

@@ -97,6 +97,10 @@ func (c *ctx) lowerPoolTiles(n *node, in, out *place) error {
 }
 
 func (c *ctx) lowerEltwise(n *node) error {
+	if c.preFusable(n) {
+		c.pre[n.out] = n // run by its conv, on the input bands (conv_pre.go)
+		return nil
+	}
 	a := n.in[0]
 	places := make([]*place, len(n.in))
 	for i, x := range n.in {
