@@ -182,10 +182,10 @@ type ctx struct {
 	copyParts map[*node][]int
 	views     map[*Value][]*Value
 
-	outCopies   map[*Value]*place    // outputs in a spilled storage: their own lines (allocStorage)
+	outCopies   map[*Value]*place // outputs in a spilled storage: their own lines (allocStorage)
 	pre         map[*Value]*node  // eltwise results computed on their conv's input bands (conv_pre.go)
-	residentMax int                  // the largest value kept in the state buffer (addresses)
-	consts      map[int64][2]int     // constant regions of external memory: value → first line, lines
+	residentMax int               // the largest value kept in the state buffer (addresses)
+	consts      map[int64][2]int  // constant regions of external memory: value → first line, lines
 }
 
 // place is where a stored value lives: in the state buffer (resident),
