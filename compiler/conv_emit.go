@@ -52,7 +52,11 @@ func (c *ctx) runConv(j *convJob) error {
 		e.bd = band{base: j.in.base, b0: 0, rows: j.h, stride: j.in.f}
 	}
 	for i := range p.steps {
-		if err := e.step(&p.steps[i]); err != nil {
+		var next *convStep
+		if i+1 < len(p.steps) {
+			next = &p.steps[i+1]
+		}
+		if err := e.step(&p.steps[i], next); err != nil {
 			return err
 		}
 	}
@@ -133,8 +137,9 @@ type convEmitter struct {
 	wbase           int // external line of the layer's weights
 	inRing, outRing *ring
 
-	bd    band // the band the current step reads
-	first bool // the next NE task starts its psum block (no accumulation)
+	bd    band  // the band the current step reads
+	next  *band // the next step's band, loaded ahead (pre eltwise), or nil
+	first bool  // the next NE task starts its psum block (no accumulation)
 
 	params    int // state address of the per-channel parameters (j.pc)
 	paramTile int // the output tile whose parameters the lane registers hold, -1 none
@@ -150,22 +155,25 @@ type splitLoads struct {
 
 // step emits one block of output rows of one output tile: its loads, NE
 // tasks, act and store.
-func (e *convEmitter) step(st *convStep) error {
+func (e *convEmitter) step(st, next *convStep) error {
 	j, p := e.j, e.p
 	blk := fmt.Sprintf("%s o%d-%d n%d", j.label, st.o0, st.o1, st.t)
 	var ld *splitLoads
 	if st.split {
 		ld = &splitLoads{band: make([]bool, p.ct), perTile: map[int]bool{}, w: map[[2]int]bool{}}
 	}
-	if st.newBand {
+	switch {
+	case st.newBand && e.next != nil:
+		e.bd, e.next = *e.next, nil // loaded by the step before
+	case st.newBand && st.split:
 		slot := e.inRing.get()
 		e.bd = band{base: slot, b0: st.b0, rows: st.b1 - st.b0, stride: (st.b1 - st.b0) * j.w}
-		if !st.split {
-			e.c.load(fmt.Sprintf("%s load input rows %d-%d", j.label, st.b0, st.b1), j.in.ext+st.b0*j.w, slot, (st.b1-st.b0)*j.w, p.ct, j.in.f)
-			if err := e.preBand(slot, p.ct*(st.b1-st.b0), fmt.Sprintf("%s rows %d-%d", j.label, st.b0, st.b1)); err != nil {
-				return err
-			}
+	case st.newBand:
+		bd, err := e.loadBand(st)
+		if err != nil {
+			return err
 		}
+		e.bd = bd
 	}
 	ps := e.c.psumAlloc((st.o1 - st.o0) * j.ow)
 	e.first = true
@@ -197,7 +205,27 @@ func (e *convEmitter) step(st *convStep) error {
 			}
 		}
 	}
+	if next != nil && next.newBand && j.pre != nil && e.inRing.n >= 2 {
+		// The next band's load and its pre eltwise go before this step's
+		// act: the planar engine runs its tasks in order, and behind the
+		// act (which waits for the NE) the pre would hold the NE up.
+		bd, err := e.loadBand(next)
+		if err != nil {
+			return err
+		}
+		e.next = &bd
+	}
 	return e.act(st, ps, blk)
+}
+
+// loadBand loads the band of input rows step st reads into the next slot
+// of the ring (and runs the layer's pre eltwise on it).
+func (e *convEmitter) loadBand(st *convStep) (band, error) {
+	j := e.j
+	slot := e.inRing.get()
+	bd := band{base: slot, b0: st.b0, rows: st.b1 - st.b0, stride: (st.b1 - st.b0) * j.w}
+	e.c.load(fmt.Sprintf("%s load input rows %d-%d", j.label, st.b0, st.b1), j.in.ext+st.b0*j.w, slot, (st.b1-st.b0)*j.w, e.p.ct, j.in.f)
+	return bd, e.preBand(slot, e.p.ct*(st.b1-st.b0), fmt.Sprintf("%s rows %d-%d", j.label, st.b0, st.b1))
 }
 
 // loadW loads rows [r0, r1) of weight block (t, g) placed at row w.
