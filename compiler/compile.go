@@ -138,6 +138,7 @@ func compile(cfg npu.Config, g *Graph, taps bool, residentMax int) (*Program, er
 		consts:      map[int64][2]int{},
 		outCopies:   map[*Value]*place{},
 		pre:         map[*Value]*node{},
+		readers:     map[*Value][]*node{},
 	}
 	if err := c.run(g); err != nil {
 		return nil, err
@@ -182,10 +183,11 @@ type ctx struct {
 	copyParts map[*node][]int
 	views     map[*Value][]*Value
 
-	outCopies   map[*Value]*place // outputs in a spilled storage: their own lines (allocStorage)
-	pre         map[*Value]*node  // eltwise results computed on their conv's input bands (conv_pre.go)
-	residentMax int               // the largest value kept in the state buffer (addresses)
-	consts      map[int64][2]int  // constant regions of external memory: value → first line, lines
+	outCopies   map[*Value]*place  // outputs in a spilled storage: their own lines (allocStorage)
+	pre         map[*Value]*node   // eltwise results computed on their conv's input bands (conv_pre.go)
+	readers     map[*Value][]*node // the operations reading each value (by key)
+	residentMax int                // the largest value kept in the state buffer (addresses)
+	consts      map[int64][2]int   // constant regions of external memory: value → first line, lines
 }
 
 // place is where a stored value lives: in the state buffer (resident),
@@ -234,6 +236,7 @@ func (c *ctx) run(g *Graph) error {
 		}
 		for _, v := range n.in {
 			c.live[c.key(v)]++
+			c.readers[c.key(v)] = append(c.readers[c.key(v)], n)
 		}
 	}
 	for _, v := range g.values {
@@ -321,7 +324,10 @@ func (c *ctx) outPlace(n *node, what string) (*place, error) {
 	pl := &place{part: c.partOf(v), f: v.f, ext: -1}
 	pl.tiles = ceilDiv(c.lay(v).slots, pl.part)
 	views := c.views[v]
-	if c.live[v] > 0 || len(views) > 0 {
+	switch {
+	case c.live[v] > 0 && c.preferSpill(v, pl):
+		c.spill(pl, v.isInt32)
+	case c.live[v] > 0 || len(views) > 0:
 		c.residentOrSpilled(pl, v.isInt32)
 	}
 	c.bindOutputs(v, pl)
@@ -338,7 +344,10 @@ func (c *ctx) allocStorage(st *storage, label string) error {
 		return nil
 	}
 	pl := &place{part: st.part, tiles: st.tiles, f: st.f, ext: -1}
-	if c.live[st.key] > 0 {
+	switch {
+	case c.live[st.key] > 0 && c.preferSpill(st.key, pl):
+		c.spill(pl, false)
+	case c.live[st.key] > 0:
 		c.residentOrSpilled(pl, false)
 	}
 	if !pl.resident && pl.ext < 0 {
@@ -385,11 +394,41 @@ func (c *ctx) residentOrSpilled(pl *place, int32 bool) {
 	if c.tryResident(pl) {
 		return
 	}
+	c.spill(pl, int32)
+}
+
+// spill places pl in external memory.
+func (c *ctx) spill(pl *place, int32 bool) {
 	n := pl.tiles * pl.f
 	if int32 {
 		n *= c.digits()
 	}
 	pl.ext = c.extAlloc(n)
+}
+
+// preferSpill reports a value (or storage, by its key) in place pl
+// better kept in external memory: it takes over a quarter of the state
+// buffer, every operation reading it is a planar one (they stream it at
+// no loss), and one of them is an eltwise that runs on a conv's input
+// bands when its operand streams (conv_pre.go). Resident, the value
+// would take the state buffer that conv needs to hold its whole input
+// (DenseNet's concatenations at 7×7: the conv's input in bands of one
+// row reloads every weight for each).
+func (c *ctx) preferSpill(k *Value, pl *place) bool {
+	if pl.tiles*pl.f <= c.cfg.StateDepth/4 {
+		return false
+	}
+	pre := false
+	for _, n := range c.readers[k] {
+		switch {
+		case n.kind == opEltwise && len(n.in) == 1 && c.preCandidate(n):
+			pre = true
+		case n.kind == opEltwise || n.kind == opPool || n.kind == opReduce:
+		default:
+			return false
+		}
+	}
+	return pre
 }
 
 // tryResident places pl in the state buffer if it takes at most

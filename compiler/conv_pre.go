@@ -22,8 +22,14 @@ import (
 
 // preFusable reports whether eltwise n runs on its conv's input bands.
 func (c *ctx) preFusable(n *node) bool {
+	return !c.operand(n.in[0]).resident && c.preCandidate(n)
+}
+
+// preCandidate reports whether eltwise n would run on its conv's input
+// bands if its operand streamed.
+func (c *ctx) preCandidate(n *node) bool {
 	v := n.out
-	if n.kind != opEltwise || len(n.in) != 1 || c.operand(n.in[0]).resident || c.taps[n.in[0]] != nil ||
+	if n.kind != opEltwise || len(n.in) != 1 || c.taps[n.in[0]] != nil ||
 		c.isOutput(v) || len(c.views[v]) > 0 || c.stor[v] != nil || c.live[c.key(v)] != 1 ||
 		c.checkRequant(n.label, n.q) != nil {
 		return false
