@@ -423,7 +423,8 @@ func (c *ctx) preferSpill(k *Value, pl *place) bool {
 		switch {
 		case n.kind == opEltwise && len(n.in) == 1 && c.preCandidate(n):
 			pre = true
-		case n.kind == opEltwise || n.kind == opPool || n.kind == opReduce:
+		case n.kind == opEltwise || n.kind == opPool || n.kind == opReduce || n.kind == opConcat:
+			// (A concat's parts are in place or copied by DMA.)
 		default:
 			return false
 		}

@@ -137,9 +137,10 @@ type convEmitter struct {
 	wbase           int // external line of the layer's weights
 	inRing, outRing *ring
 
-	bd    band  // the band the current step reads
-	next  *band // the next step's band, loaded ahead (pre eltwise), or nil
-	first bool  // the next NE task starts its psum block (no accumulation)
+	bd        band  // the band the current step reads
+	next      *band // the next band, loaded ahead (loadAhead), or nil
+	nextTiles int   // its channel tiles loaded so far
+	first     bool  // the next NE task starts its psum block (no accumulation)
 
 	params    int // state address of the per-channel parameters (j.pc)
 	paramTile int // the output tile whose parameters the lane registers hold, -1 none
@@ -205,17 +206,52 @@ func (e *convEmitter) step(st, next *convStep) error {
 			}
 		}
 	}
-	if next != nil && next.newBand && j.pre != nil && e.inRing.n >= 2 {
-		// The next band's load and its pre eltwise go before this step's
-		// act: the planar engine runs its tasks in order, and behind the
-		// act (which waits for the NE) the pre would hold the NE up.
-		bd, err := e.loadBand(next)
-		if err != nil {
-			return err
-		}
-		e.next = &bd
+	if err := e.loadAhead(st, next); err != nil {
+		return err
 	}
 	return e.act(st, ps, blk)
+}
+
+// loadAhead loads, for a layer with a pre eltwise, this step's share of
+// the next band's channel tiles and runs the pre on them, before the
+// step's act: the planar engine runs its tasks in order, so a pre behind
+// the act (which waits for the NE) would hold the NE up at every band,
+// and a whole band's pre at once would delay the acts as long. The
+// steps of a band are its output tiles in order, each taking its share.
+func (e *convEmitter) loadAhead(st, next *convStep) error {
+	j, p := e.j, e.p
+	if j.pre == nil || e.inRing.n < 2 || next == nil || !p.streamIn {
+		return nil
+	}
+	nb := e.next
+	if nb == nil {
+		// The band after this one: the first step past it starts it.
+		var after *convStep
+		for i := range p.steps {
+			if p.steps[i].ob == st.ob+1 && p.steps[i].newBand {
+				after = &p.steps[i]
+				break
+			}
+		}
+		if after == nil {
+			return nil
+		}
+		nb = &band{base: e.inRing.get(), b0: after.b0, rows: after.b1 - after.b0, stride: (after.b1 - after.b0) * j.w}
+		e.next, e.nextTiles = nb, 0
+	}
+	upTo := p.ct
+	if !next.newBand {
+		upTo = ceilDiv((st.t+1)*p.ct, p.nt)
+	}
+	for ; e.nextTiles < upTo; e.nextTiles++ {
+		t := e.nextTiles
+		e.c.load(fmt.Sprintf("%s load input rows %d-%d c%d", j.label, nb.b0, nb.b0+nb.rows, t),
+			j.in.ext+t*j.in.f+nb.b0*j.w, nb.base+t*nb.stride, nb.stride, 1, nb.stride)
+		if err := e.preBand(nb.base+t*nb.stride, nb.rows, fmt.Sprintf("%s rows %d-%d c%d", j.label, nb.b0, nb.b0+nb.rows, t)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // loadBand loads the band of input rows step st reads into the next slot
