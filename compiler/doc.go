@@ -171,11 +171,18 @@
 // A value operations read stays in the state buffer when it fits with
 // room to spare, else it is spilled: its producer stages it out block
 // by block and its consumers stream it back as they stream graph inputs
-// (residentOrSpilled); a pool of a streamed plane larger than the state
-// buffer runs in bands of rows (pool_stream.go). The external memory a
-// program needs is Program.ExtLines; CompileWith's Options.GrowExt
-// widens ext_addr_width to it (ExtAddrWidthFor), and host.Run sizes the
-// simulated external memory from the program.
+// (residentOrSpilled; Compile retries with fewer resident values when a
+// layer then finds no room to stream). A pool of a streamed plane larger
+// than the state buffer runs in bands of rows, and one wider than the
+// planar line buffer in strips of columns (pool_stream.go); an eltwise
+// of streamed operands runs in chunks across the channel tiles. An
+// eltwise of one operand that feeds one conv (DenseNet's BN-ReLU of each
+// concatenation) runs in place on that conv's input bands, one band
+// ahead (conv_pre.go), and the value it reads is kept in external memory
+// when that leaves the conv the state buffer (preferSpill). The external
+// memory a program needs is Program.ExtLines; CompileWith's
+// Options.GrowExt widens ext_addr_width to it (ExtAddrWidthFor), and
+// host.Run sizes the simulated external memory from the program.
 //
 // # Dependencies
 //
