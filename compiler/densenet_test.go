@@ -114,3 +114,28 @@ func TestNEVectors(t *testing.T) {
 		t.Errorf("NEVectors: %d array MACs, the machine counted %d", got, want)
 	}
 }
+
+// The whole DenseNet-121-like graph (120 convs and the FC, 58 concats)
+// compiles at a reduced resolution, as CI's check of the 224×224
+// benchmark; its concats copy nothing.
+func TestDenseNet121Compiles(t *testing.T) {
+	g := denseNet(rand.New(rand.NewPCG(1, 2)), 64, 32, 64, 1000, []int{6, 12, 24, 16})
+	counts := map[OpKind]int{}
+	ops, err := g.Ops()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range ops {
+		counts[op.Kind]++
+	}
+	if got, want := [3]int{counts[OpConv2D], counts[OpGEMM], counts[OpConcat]}, [3]int{120, 1, 58}; got != want {
+		t.Fatalf("convs, GEMMs, concats: %v, want %v", got, want)
+	}
+	p, err := CompileWith(npu.DefaultConfig(), g, Options{GrowExt: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, parts := copies(p); r+parts > 0 {
+		t.Errorf("%d relayout and %d part-copy tasks, want none", r, parts)
+	}
+}
