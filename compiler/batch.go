@@ -48,8 +48,10 @@ func Batch(p *Program, n int, perInput ...string) (*Program, error) {
 	}
 	em := newEmitter(cfg)
 	for k := 0; k < n; k++ {
-		// The external offset of each varying region in copy k.
+		// The external offset of each varying region in copy k. Bindings
+		// of one region (an output and its view) move together.
 		moved := map[*Binding]int{}
+		regions := map[[2]int]int{}
 		for _, list := range [][]*Binding{p.Inputs, p.Outputs} {
 			for _, x := range list {
 				if !vary[x] {
@@ -57,9 +59,12 @@ func Batch(p *Program, n int, perInput ...string) (*Program, error) {
 				}
 				c := *x
 				c.Name = BatchName(x.Name, k)
-				if k > 0 {
+				if base, ok := regions[[2]int{x.Base, x.Lines}]; ok && k > 0 {
+					c.Base = base
+				} else if k > 0 {
 					c.Base = len(b.Image)
 					b.Image = append(b.Image, p.Image[x.Base:x.Base+x.Lines]...)
+					regions[[2]int{x.Base, x.Lines}] = c.Base
 				}
 				moved[x] = c.Base - x.Base
 				if slices.Contains(p.Inputs, x) {

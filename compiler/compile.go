@@ -22,14 +22,91 @@ import (
 // A conv reading a graph input may run on the input's windows (see
 // TapMapping); when the program that takes does not fit (its larger
 // input in external memory), the direct convolution is compiled instead.
+// Values operations read stay in the state buffer when they fit
+// (residentOrSpilled); when an operation then finds too little room to
+// stream, the graph is compiled again with only values of at most a
+// quarter of the buffer resident, then with none.
 func Compile(cfg npu.Config, g *Graph) (*Program, error) {
-	if p, err := compile(cfg, g, true); err == nil {
-		return p, nil
-	}
-	return compile(cfg, g, false)
+	return CompileWith(cfg, g, Options{})
 }
 
-func compile(cfg npu.Config, g *Graph, taps bool) (*Program, error) {
+// Options tune CompileWith.
+type Options struct {
+	// GrowExt widens the configuration's ext_addr_width to what the
+	// program needs (ExtAddrWidthFor its external lines, up to the
+	// NPU's limit of 24) instead of failing: Program.Config is then cfg
+	// with that width, the configuration to build and run the NPU with
+	// (host.Run accepts it for cfg).
+	GrowExt bool
+}
+
+// MaxExtAddrWidth is the widest external address the NPU takes
+// (npu.Config.Validate).
+const MaxExtAddrWidth = 24
+
+// ExtAddrWidthFor is the narrowest ext_addr_width (at least 4, the
+// NPU's least) whose 2^width lines hold lines.
+func ExtAddrWidthFor(lines int) int {
+	w := 4
+	for 1<<w < lines {
+		w++
+	}
+	return w
+}
+
+// CompileWith is Compile with options.
+func CompileWith(cfg npu.Config, g *Graph, opt Options) (*Program, error) {
+	want := cfg
+	if opt.GrowExt && cfg.ExtAddrWidth < MaxExtAddrWidth {
+		cfg.ExtAddrWidth = MaxExtAddrWidth
+	}
+	var report error
+	for _, resident := range []int{cfg.StateDepth, cfg.StateDepth / 4, 0} {
+		for _, taps := range []bool{true, false} {
+			p, err := compile(cfg, g, taps, resident)
+			if err == nil {
+				return p.narrowExt(want)
+			}
+			if _, ok := err.(*extError); ok && !taps {
+				return nil, err // spilling more would take more lines still
+			}
+			if report == nil && !taps {
+				report = err // the direct convolution's, as values fit best
+			}
+		}
+	}
+	return nil, report
+}
+
+// narrowExt gives a program compiled with the widest external addresses
+// the configuration want, with its ext_addr_width grown to what the
+// program needs.
+func (p *Program) narrowExt(want npu.Config) (*Program, error) {
+	if p.Config != want {
+		want.ExtAddrWidth = max(want.ExtAddrWidth, ExtAddrWidthFor(p.ExtLines))
+		layout, err := taskmgr.NewLayout(want.TaskMgr())
+		if err != nil {
+			return nil, fmt.Errorf("compiler: %w", err)
+		}
+		p.Config, p.Layout = want, layout
+	}
+	for i := range p.Tasks {
+		if _, err := p.Layout.Encode(p.Tasks[i].Desc); err != nil {
+			return nil, fmt.Errorf("compiler: %s: %w", p.Tasks[i].Label, err)
+		}
+	}
+	return p, nil
+}
+
+// extError is a program that needs more external lines than
+// ext_addr_width gives.
+type extError struct{ lines, width int }
+
+func (e *extError) Error() string {
+	return fmt.Sprintf("compiler: the program needs %d external lines, ext_addr_width = %d allows %d", e.lines, e.width, 1<<e.width)
+}
+
+func compile(cfg npu.Config, g *Graph, taps bool, residentMax int) (*Program, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("compiler: %w", err)
 	}
@@ -56,6 +133,12 @@ func compile(cfg npu.Config, g *Graph, taps bool) (*Program, error) {
 		taps:   map[*Value]*tapInput{},
 		noTaps: !taps,
 		fused:  map[*node]bool{},
+
+		residentMax: residentMax,
+		consts:      map[int64][2]int{},
+		outCopies:   map[*Value]*place{},
+		pre:         map[*Value]*node{},
+		readers:     map[*Value][]*node{},
 	}
 	if err := c.run(g); err != nil {
 		return nil, err
@@ -65,15 +148,10 @@ func compile(cfg npu.Config, g *Graph, taps bool) (*Program, error) {
 	p.Joins = c.em.nops
 	p.ExtLines = len(p.Image)
 	if lim := 1 << cfg.ExtAddrWidth; p.ExtLines > lim {
-		return nil, fmt.Errorf("compiler: the program needs %d external lines, ext_addr_width = %d allows %d", p.ExtLines, cfg.ExtAddrWidth, lim)
+		return nil, &extError{p.ExtLines, cfg.ExtAddrWidth}
 	}
 	rc := int64(cfg.Rows * cfg.Cols)
 	p.Ideal = (p.MACs + rc - 1) / rc
-	for i := range p.Tasks {
-		if _, err := layout.Encode(p.Tasks[i].Desc); err != nil {
-			return nil, fmt.Errorf("compiler: %s: %w", p.Tasks[i].Label, err)
-		}
-	}
 	return p, nil
 }
 
@@ -94,6 +172,22 @@ type ctx struct {
 	noTaps bool                 // every conv direct (the fallback)
 	g      *Graph
 	fused  map[*node]bool // pools emitted in bands with their conv (poolBands)
+
+	// The layout pass (layout.go): every value's channel layout, the
+	// views (permutations) and their values, the shared storages of
+	// concats and their parts, the concat parts copied in, and the
+	// views of each value.
+	lays      map[*Value]*layout
+	viewOf    map[*Value]*Value
+	stor      map[*Value]*storage
+	copyParts map[*node][]int
+	views     map[*Value][]*Value
+
+	outCopies   map[*Value]*place  // outputs in a spilled storage: their own lines (allocStorage)
+	pre         map[*Value]*node   // eltwise results computed on their conv's input bands (conv_pre.go)
+	readers     map[*Value][]*node // the operations reading each value (by key)
+	residentMax int                // the largest value kept in the state buffer (addresses)
+	consts      map[int64][2]int   // constant regions of external memory: value → first line, lines
 }
 
 // place is where a stored value lives: in the state buffer (resident),
@@ -104,8 +198,9 @@ type place struct {
 	tiles    int
 	f        int
 	resident bool
-	base     int // state address of tile 0
-	ext      int // external line of tile 0, -1 if none
+	base     int  // state address of tile 0
+	ext      int  // external line of tile 0, -1 if none
+	out      bool // a resident value stored to ext for an output (storeResident)
 }
 
 // addr is the state address of (tile t, free index j).
@@ -113,7 +208,8 @@ func (p *place) addr(t, j int) int { return p.base + t*p.f + j }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
-// root follows views to the value that owns the storage.
+// root follows reshape views to the value that owns the storage (the
+// graph's view; the compiler's, with permutations, is ctx.root).
 func root(v *Value) *Value {
 	for v.alias != nil {
 		v = v.alias
@@ -130,16 +226,17 @@ func (c *ctx) partOf(v *Value) int {
 
 func (c *ctx) run(g *Graph) error {
 	c.g = g
-	// Consumers per stored value; a value nothing reads that is an output
-	// is staged out block by block instead of kept on chip.
-	views := map[*Value]bool{}
+	c.layoutPass(g)
+	// Consumers per stored value (per storage, for the values a storage
+	// holds); a value nothing reads that is an output is staged out
+	// block by block instead of kept on chip.
 	for _, n := range g.nodes {
-		if n.kind == opView {
-			views[root(n.out)] = true
+		if isView(n) {
 			continue
 		}
 		for _, v := range n.in {
-			c.live[root(v)]++
+			c.live[c.key(v)]++
+			c.readers[c.key(v)] = append(c.readers[c.key(v)], n)
 		}
 	}
 	for _, v := range g.values {
@@ -156,7 +253,7 @@ func (c *ctx) run(g *Graph) error {
 			return fmt.Errorf("input %s: no operation uses it", v.name)
 		}
 		pl := &place{part: c.partOf(v), f: v.f, ext: -1}
-		pl.tiles = ceilDiv(v.p, pl.part)
+		pl.tiles = ceilDiv(c.lay(v).slots, pl.part)
 		b := c.binding(v.name, v, pl)
 		if t := c.tapMapping(v, consumer(g, v)); t != nil {
 			pl.f, pl.tiles = t.oh*t.ow, ceilDiv(t.rows, pl.part)
@@ -171,86 +268,233 @@ func (c *ctx) run(g *Graph) error {
 		if err := c.lower(n); err != nil {
 			return err
 		}
+		if op := c.outCopies[n.out]; op != nil {
+			if err := c.copyTiles(n.label+" output", c.loc[n.out], op); err != nil {
+				return err
+			}
+		}
 		for k := first; k < len(c.em.tasks); k++ {
 			c.em.tasks[k].Layer = i
 		}
-		if n.kind == opView {
+		if isView(n) {
 			continue
 		}
 		for _, v := range n.in {
-			r := root(v)
-			c.live[r]--
-			if c.live[r] == 0 {
-				if pl := c.loc[r]; pl != nil && pl.resident {
-					c.state.free(pl.base)
-				}
+			k := c.key(v)
+			c.live[k]--
+			if c.live[k] == 0 {
+				c.release(k)
 			}
 		}
 		// A result nobody reads frees its state at once.
-		if r := root(n.out); c.live[r] == 0 && !views[r] {
-			if pl := c.loc[r]; pl != nil && pl.resident {
-				c.state.free(pl.base)
-			}
+		if k := c.key(n.out); c.live[k] == 0 && len(c.views[c.root(n.out)]) == 0 {
+			c.release(k)
 		}
 	}
 	return nil
 }
 
+// isView: the node's result shares its operand's storage (a reshape,
+// the transpose of a GEMM result, a channel permutation).
+func isView(n *node) bool { return n.kind == opView || n.kind == opPermute }
+
+// release frees the state of the value or storage k stands for.
+func (c *ctx) release(k *Value) {
+	pl := c.loc[k]
+	if s := c.stor[k]; s != nil {
+		pl = s.pl
+	}
+	if pl != nil && pl.resident {
+		c.state.free(pl.base)
+	}
+}
+
 // outPlace places the result of node n: resident when something reads it
-// (or a view of it), else staged to external memory if it is an output.
+// (or a view of it), else staged to external memory if it is an output;
+// a value a storage holds gets its part of the storage (allocated by
+// its first producer).
 func (c *ctx) outPlace(n *node, what string) (*place, error) {
 	v := n.out
+	if st := c.stor[v]; st != nil {
+		if err := c.allocStorage(st, n.label); err != nil {
+			return nil, err
+		}
+		return c.loc[v], nil
+	}
 	pl := &place{part: c.partOf(v), f: v.f, ext: -1}
-	pl.tiles = ceilDiv(v.p, pl.part)
-	hasView := false
-	for _, w := range v.g.values {
-		if w.alias == v {
-			hasView = true
-		}
+	pl.tiles = ceilDiv(c.lay(v).slots, pl.part)
+	views := c.views[v]
+	switch {
+	case c.live[v] > 0 && c.preferSpill(v, pl):
+		c.spill(pl, v.isInt32)
+	case c.live[v] > 0 || len(views) > 0:
+		c.residentOrSpilled(pl, v.isInt32)
 	}
-	if c.live[v] > 0 || hasView {
-		pl.resident = true
-		base, err := c.state.alloc(pl.tiles * pl.f)
-		if err != nil {
-			return nil, fmt.Errorf("%s: its result %v (%d channel tiles × %d) needs %d state addresses: %w",
-				n.label, v.shape, pl.tiles, pl.f, pl.tiles*pl.f, err)
-		}
-		pl.base = base
-	}
-	if len(v.outputs) > 0 || hasView {
-		c.bindOutputs(v, pl)
-	}
+	c.bindOutputs(v, pl)
 	c.loc[v] = pl
 	return pl, nil
 }
 
-// bindOutputs gives v (and any view of it that is an output) an external
-// region and output bindings.
+// allocStorage places storage st (once, for its first producer):
+// resident when something reads one of its values, else staged to
+// external memory; every value it holds gets its place, and those that
+// are outputs their bindings.
+func (c *ctx) allocStorage(st *storage, label string) error {
+	if st.pl != nil {
+		return nil
+	}
+	pl := &place{part: st.part, tiles: st.tiles, f: st.f, ext: -1}
+	switch {
+	case c.live[st.key] > 0 && c.preferSpill(st.key, pl):
+		c.spill(pl, false)
+	case c.live[st.key] > 0:
+		c.residentOrSpilled(pl, false)
+	}
+	if !pl.resident && pl.ext < 0 {
+		pl.ext = c.extAlloc(pl.tiles * pl.f)
+	}
+	st.pl = pl
+	// Members in a fixed order: the bindings' order does not depend on
+	// map iteration.
+	ms := make([]*Value, 0, len(st.members))
+	for m := range st.members {
+		ms = append(ms, m)
+	}
+	slices.SortFunc(ms, func(a, b *Value) int { return a.id - b.id })
+	for _, m := range ms {
+		t := st.members[m]
+		mp := &place{part: st.part, tiles: ceilDiv(c.lay(m).slots, st.part), f: st.f, resident: pl.resident, base: pl.base + t*st.f, ext: -1}
+		if pl.ext >= 0 {
+			mp.ext = pl.ext + t*st.f
+		}
+		c.loc[m] = mp
+		if !pl.resident && c.isOutput(m) {
+			// An output in a spilled storage gets lines of its own, copied
+			// when it is complete: the storage's lines are read and written
+			// around it, and a batch gives each image its own output lines
+			// (Batch moves whole bindings, which must not nest). An output
+			// in a resident storage gets its own lines from bindOutputs.
+			op := &place{part: st.part, tiles: mp.tiles, f: st.f, ext: -1}
+			c.bindOutputs(m, op)
+			c.outCopies[m] = op
+			continue
+		}
+		c.bindOutputs(m, mp)
+	}
+	return nil
+}
+
+// residentOrSpilled places a value that operations read: in the state
+// buffer when it is small enough (residentMax) and leaves room for the
+// streaming and staging slots of the operations around it
+// (stateReserve), else in external memory (spilled: its producer stages
+// it out block by block and its consumers stream it back in, as they do
+// graph inputs).
+func (c *ctx) residentOrSpilled(pl *place, int32 bool) {
+	if c.tryResident(pl) {
+		return
+	}
+	c.spill(pl, int32)
+}
+
+// spill places pl in external memory.
+func (c *ctx) spill(pl *place, int32 bool) {
+	n := pl.tiles * pl.f
+	if int32 {
+		n *= c.digits()
+	}
+	pl.ext = c.extAlloc(n)
+}
+
+// preferSpill reports a value (or storage, by its key) in place pl
+// better kept in external memory: it takes over a quarter of the state
+// buffer, every operation reading it is a planar one (they stream it at
+// no loss), and one of them is an eltwise that runs on a conv's input
+// bands when its operand streams (conv_pre.go). Resident, the value
+// would take the state buffer that conv needs to hold its whole input
+// (DenseNet's concatenations at 7×7: the conv's input in bands of one
+// row reloads every weight for each).
+func (c *ctx) preferSpill(k *Value, pl *place) bool {
+	if pl.tiles*pl.f <= c.cfg.StateDepth/4 {
+		return false
+	}
+	pre := false
+	for _, n := range c.readers[k] {
+		switch {
+		case n.kind == opEltwise && len(n.in) == 1 && c.preCandidate(n):
+			pre = true
+		case n.kind == opEltwise || n.kind == opPool || n.kind == opReduce || n.kind == opConcat:
+			// (A concat's parts are in place or copied by DMA.)
+		default:
+			return false
+		}
+	}
+	return pre
+}
+
+// tryResident places pl in the state buffer if it takes at most
+// residentMax addresses and fits there with stateReserve to spare.
+func (c *ctx) tryResident(pl *place) bool {
+	if pl.tiles*pl.f > c.residentMax {
+		return false
+	}
+	base, err := c.state.alloc(pl.tiles * pl.f)
+	if err != nil {
+		return false
+	}
+	if c.state.largest() < c.stateReserve() {
+		c.state.free(base)
+		return false
+	}
+	pl.resident, pl.base = true, base
+	return true
+}
+
+// stateReserve is the state a resident value leaves free at the least:
+// a sixteenth of the buffer, for the slots that stream other values.
+func (c *ctx) stateReserve() int { return c.cfg.StateDepth / 16 }
+
+// isOutput reports whether v or a view of it is a graph output.
+func (c *ctx) isOutput(v *Value) bool {
+	if len(v.outputs) > 0 {
+		return true
+	}
+	for _, w := range c.views[v] {
+		if len(w.outputs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// bindOutputs gives v (and any view of it that is an output) output
+// bindings, at pl.ext or in an external region allocated now.
 func (c *ctx) bindOutputs(v *Value, pl *place) {
-	names := append([]string(nil), v.outputs...)
-	type view struct {
+	type named struct {
 		name string
 		w    *Value
 	}
-	var vs []view
-	for _, name := range names {
-		vs = append(vs, view{name, v})
+	var vs []named
+	for _, name := range v.outputs {
+		vs = append(vs, named{name, v})
 	}
-	for _, w := range v.g.values {
-		if w.alias == v {
-			for _, name := range w.outputs {
-				vs = append(vs, view{name, w})
-			}
+	for _, w := range c.views[v] {
+		for _, name := range w.outputs {
+			vs = append(vs, named{name, w})
 		}
 	}
 	if len(vs) == 0 {
 		return
 	}
-	for i, x := range vs {
-		if i == 0 {
-			pl.ext = c.extBind(x.name, x.w, pl)
-			continue
+	if pl.ext < 0 {
+		lines := pl.tiles * pl.f
+		if v.isInt32 {
+			lines *= c.digits()
 		}
+		pl.ext = c.extAlloc(lines)
+	}
+	pl.out = true
+	for _, x := range vs {
 		b := c.binding(x.name, x.w, pl)
 		b.Base = pl.ext
 		c.prog.Outputs = append(c.prog.Outputs, b)
@@ -272,8 +516,10 @@ func (c *ctx) binding(name string, v *Value, pl *place) *Binding {
 	for i := range b.Index {
 		b.Index[i] = -1
 	}
+	l := c.lay(v)
 	for i := 0; i < v.p; i++ {
-		t, p := i/pl.part, i%pl.part
+		s := l.slotOf(i)
+		t, p := s/pl.part, s%pl.part
 		for j := 0; j < v.f; j++ {
 			idx := i*v.f + j
 			if v.trans {
@@ -283,14 +529,6 @@ func (c *ctx) binding(name string, v *Value, pl *place) *Binding {
 		}
 	}
 	return b
-}
-
-// extBind allocates the external lines of output v and its binding.
-func (c *ctx) extBind(name string, v *Value, pl *place) int {
-	b := c.binding(name, v, pl)
-	b.Base = c.extAlloc(b.Lines)
-	c.prog.Outputs = append(c.prog.Outputs, b)
-	return b.Base
 }
 
 // bindInput allocates the external lines of input binding b and writes
@@ -303,12 +541,19 @@ func (c *ctx) bindInput(b *Binding, data *golden.Tensor) int {
 	return b.Base
 }
 
-// extAlloc appends n zero lines to the image.
+// extAlloc appends n zero lines to the image (nil lines: a region the
+// program writes before it reads it takes no memory in the image).
 func (c *ctx) extAlloc(n int) int {
-	base := len(c.prog.Image)
-	for i := 0; i < n; i++ {
-		c.prog.Image = append(c.prog.Image, make([]int64, c.R))
+	img := c.prog.Image
+	base := len(img)
+	if base+n > cap(img) {
+		// Doubling: a large program appends a million lines in
+		// thousands of steps.
+		grown := make([][]int64, base, max(2*cap(img), base+n))
+		copy(grown, img)
+		img = grown
 	}
+	c.prog.Image = img[:base+n]
 	return base
 }
 

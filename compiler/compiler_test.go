@@ -47,6 +47,13 @@ func verifyGraph(t *testing.T, cfg npu.Config, g *Graph, orders int) *Program {
 	if err != nil {
 		t.Fatalf("compile: %v", err)
 	}
+	return verifyProgram(t, g, p, orders)
+}
+
+// verifyProgram is verifyGraph of a compiled program of g.
+func verifyProgram(t *testing.T, g *Graph, p *Program, orders int) *Program {
+	t.Helper()
+	cfg := p.Config
 	want, err := g.Reference(cfg)
 	if err != nil {
 		t.Fatalf("reference: %v", err)

@@ -52,11 +52,18 @@ func (c *ctx) runConv(j *convJob) error {
 		e.bd = band{base: j.in.base, b0: 0, rows: j.h, stride: j.in.f}
 	}
 	for i := range p.steps {
-		if err := e.step(&p.steps[i]); err != nil {
+		var next *convStep
+		if i+1 < len(p.steps) {
+			next = &p.steps[i+1]
+		}
+		if err := e.step(&p.steps[i], next); err != nil {
 			return err
 		}
 	}
-	macs := int64(j.oh) * int64(j.ow) * int64(j.n) * int64(j.cin) * int64(j.kh) * int64(j.kw)
+	if j.copy {
+		return nil
+	}
+	macs := int64(j.oh) * int64(j.ow) * int64(j.n) * int64(j.perOut()) * int64(j.kh) * int64(j.kw)
 	c.prog.MACs += macs
 	c.prog.LayerMACs[j.label] += macs
 	return nil
@@ -67,17 +74,29 @@ func (c *ctx) runConv(j *convJob) error {
 func (c *ctx) bindWeights(j *convJob, p *convPlan) int {
 	R, C, pin := c.R, c.C, j.in.part
 	wb := &Binding{Name: j.wname, Shape: append([]int(nil), j.wt.Shape...), Rows: R}
+	lines := 0
 	for t := range p.wblocks {
-		for gi, g := range p.groups {
+		for _, b := range p.wblocks[t] {
+			lines += b.rows
+		}
+	}
+	wb.Index = make([]int32, 0, lines*R)
+	for t := range p.wblocks {
+		for gi, g := range p.groups[t] {
 			for tc := g.c0; tc < g.c1; tc++ {
 				for ky := g.y0; ky < g.y1; ky++ {
 					for kx := 0; kx < j.kw; kx++ {
 						for r := 0; r < R; r++ {
+							ch := -1
+							if r < pin {
+								ch = j.inChan(tc*pin + r)
+							}
 							for e := 0; e < R; e++ {
 								idx := -1
-								ch, oc := tc*pin+r, t*C+e
-								if e < C && r < pin && ch < j.cin && oc < j.n {
-									idx = j.widx(oc, ch, ky, kx)
+								if e < C && ch >= 0 {
+									if oc := j.outChan(t*C + e); oc >= 0 {
+										idx = j.widx(oc, ch, ky, kx)
+									}
 								}
 								wb.Index = append(wb.Index, int32(idx))
 							}
@@ -90,9 +109,23 @@ func (c *ctx) bindWeights(j *convJob, p *convPlan) int {
 	}
 	wb.Base = c.extAlloc(wb.Lines)
 	c.prog.Inputs = append(c.prog.Inputs, wb)
-	lines, _ := wb.ToLines(j.wt)
-	copy(c.prog.Image[wb.Base:], lines)
+	img, _ := wb.ToLines(j.wt)
+	copy(c.prog.Image[wb.Base:], img)
 	return wb.Base
+}
+
+// outMask is the mask of the lanes of output tile t (of cols lanes)
+// that hold output channels: the act writes only those partitions, so
+// a result that shares its tiles' other partitions (holes of a channel
+// layout) keeps them.
+func (j *convJob) outMask(t, cols int) uint64 {
+	var m uint64
+	for e := 0; e < cols; e++ {
+		if j.outChan(t*cols+e) >= 0 {
+			m |= 1 << uint(e)
+		}
+	}
+	return m
 }
 
 // convEmitter emits the tasks of a planned layer, step by step.
@@ -104,8 +137,10 @@ type convEmitter struct {
 	wbase           int // external line of the layer's weights
 	inRing, outRing *ring
 
-	bd    band // the band the current step reads
-	first bool // the next NE task starts its psum block (no accumulation)
+	bd        band  // the band the current step reads
+	next      *band // the next band, loaded ahead (loadAhead), or nil
+	nextTiles int   // its channel tiles loaded so far
+	first     bool  // the next NE task starts its psum block (no accumulation)
 
 	params    int // state address of the per-channel parameters (j.pc)
 	paramTile int // the output tile whose parameters the lane registers hold, -1 none
@@ -121,23 +156,29 @@ type splitLoads struct {
 
 // step emits one block of output rows of one output tile: its loads, NE
 // tasks, act and store.
-func (e *convEmitter) step(st *convStep) error {
+func (e *convEmitter) step(st, next *convStep) error {
 	j, p := e.j, e.p
 	blk := fmt.Sprintf("%s o%d-%d n%d", j.label, st.o0, st.o1, st.t)
 	var ld *splitLoads
 	if st.split {
 		ld = &splitLoads{band: make([]bool, p.ct), perTile: map[int]bool{}, w: map[[2]int]bool{}}
 	}
-	if st.newBand {
+	switch {
+	case st.newBand && e.next != nil:
+		e.bd, e.next = *e.next, nil // loaded by the step before
+	case st.newBand && st.split:
 		slot := e.inRing.get()
 		e.bd = band{base: slot, b0: st.b0, rows: st.b1 - st.b0, stride: (st.b1 - st.b0) * j.w}
-		if !st.split {
-			e.c.load(fmt.Sprintf("%s load input rows %d-%d", j.label, st.b0, st.b1), j.in.ext+st.b0*j.w, slot, (st.b1-st.b0)*j.w, p.ct, j.in.f)
+	case st.newBand:
+		bd, err := e.loadBand(st)
+		if err != nil {
+			return err
 		}
+		e.bd = bd
 	}
 	ps := e.c.psumAlloc((st.o1 - st.o0) * j.ow)
 	e.first = true
-	for g, gr := range p.groups {
+	for g, gr := range p.groups[st.t] {
 		wp := st.w[g]
 		if wp.load && ld != nil && gr.c1-gr.c0 > 1 {
 			ld.perTile[g] = true
@@ -152,7 +193,7 @@ func (e *convEmitter) step(st *convStep) error {
 		// Whatever a split step did not read (channel tiles whose rows are
 		// all padding) still loads: later steps expect the whole band and
 		// whole weight blocks.
-		for g, gr := range p.groups {
+		for g, gr := range p.groups[st.t] {
 			if ld.perTile[g] {
 				for t := gr.c0; t < gr.c1; t++ {
 					e.loadWTile(st, g, t, ld)
@@ -160,10 +201,67 @@ func (e *convEmitter) step(st *convStep) error {
 			}
 		}
 		for t := range ld.band {
-			e.loadBandTile(t, ld)
+			if err := e.loadBandTile(t, ld); err != nil {
+				return err
+			}
 		}
 	}
+	if err := e.loadAhead(st, next); err != nil {
+		return err
+	}
 	return e.act(st, ps, blk)
+}
+
+// loadAhead loads, for a layer with a pre eltwise, this step's share of
+// the next band's channel tiles and runs the pre on them, before the
+// step's act: the planar engine runs its tasks in order, so a pre behind
+// the act (which waits for the NE) would hold the NE up at every band,
+// and a whole band's pre at once would delay the acts as long. The
+// steps of a band are its output tiles in order, each taking its share.
+func (e *convEmitter) loadAhead(st, next *convStep) error {
+	j, p := e.j, e.p
+	if j.pre == nil || e.inRing.n < 2 || next == nil || !p.streamIn {
+		return nil
+	}
+	nb := e.next
+	if nb == nil {
+		// The band after this one: the first step past it starts it.
+		var after *convStep
+		for i := range p.steps {
+			if p.steps[i].ob == st.ob+1 && p.steps[i].newBand {
+				after = &p.steps[i]
+				break
+			}
+		}
+		if after == nil {
+			return nil
+		}
+		nb = &band{base: e.inRing.get(), b0: after.b0, rows: after.b1 - after.b0, stride: (after.b1 - after.b0) * j.w}
+		e.next, e.nextTiles = nb, 0
+	}
+	upTo := p.ct
+	if !next.newBand {
+		upTo = ceilDiv((st.t+1)*p.ct, p.nt)
+	}
+	for ; e.nextTiles < upTo; e.nextTiles++ {
+		t := e.nextTiles
+		e.c.load(fmt.Sprintf("%s load input rows %d-%d c%d", j.label, nb.b0, nb.b0+nb.rows, t),
+			j.in.ext+t*j.in.f+nb.b0*j.w, nb.base+t*nb.stride, nb.stride, 1, nb.stride)
+		if err := e.preBand(nb.base+t*nb.stride, nb.rows, fmt.Sprintf("%s rows %d-%d c%d", j.label, nb.b0, nb.b0+nb.rows, t)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadBand loads the band of input rows step st reads into the next slot
+// of the ring (and runs the layer's pre eltwise on it).
+func (e *convEmitter) loadBand(st *convStep) (band, error) {
+	j := e.j
+	slot := e.inRing.get()
+	bd := band{base: slot, b0: st.b0, rows: st.b1 - st.b0, stride: (st.b1 - st.b0) * j.w}
+	e.c.load(fmt.Sprintf("%s load input rows %d-%d", j.label, st.b0, st.b1), j.in.ext+st.b0*j.w, slot, (st.b1-st.b0)*j.w, e.p.ct, j.in.f)
+	return bd, e.preBand(slot, e.p.ct*(st.b1-st.b0), fmt.Sprintf("%s rows %d-%d", j.label, st.b0, st.b1))
 }
 
 // loadW loads rows [r0, r1) of weight block (t, g) placed at row w.
@@ -183,7 +281,7 @@ func (e *convEmitter) loadWTile(st *convStep, g, t int, ld *splitLoads) {
 		return
 	}
 	ld.w[[2]int{g, t}] = true
-	gr := e.p.groups[g]
+	gr := e.p.groups[st.t][g]
 	per := (gr.y1 - gr.y0) * e.j.kw * e.c.R
 	r0 := (t - gr.c0) * per
 	e.loadW(st.t, g, st.w[g].row, r0, r0+per)
@@ -191,21 +289,22 @@ func (e *convEmitter) loadWTile(st *convStep, g, t int, ld *splitLoads) {
 
 // loadBandTile loads channel tile t of a split step's band, unless it is
 // loaded.
-func (e *convEmitter) loadBandTile(t int, ld *splitLoads) {
+func (e *convEmitter) loadBandTile(t int, ld *splitLoads) error {
 	if ld.band[t] {
-		return
+		return nil
 	}
 	ld.band[t] = true
 	j, bd := e.j, e.bd
 	e.c.load(fmt.Sprintf("%s load input rows %d-%d c%d", j.label, bd.b0, bd.b0+bd.rows, t),
 		j.in.ext+t*j.in.f+bd.b0*j.w, bd.base+t*bd.stride, bd.stride, 1, bd.stride)
+	return e.preBand(bd.base+t*bd.stride, bd.rows, fmt.Sprintf("%s rows %d-%d c%d", j.label, bd.b0, bd.b0+bd.rows, t))
 }
 
 // neTasks emits the NE tasks of group g of step st into psum entry ps.
 // A split step (ld) loads what each task reads just before it.
 func (e *convEmitter) neTasks(st *convStep, g, ps int, name string, ld *splitLoads) error {
 	j, R := e.j, e.c.R
-	gr := e.p.groups[g]
+	gr := e.p.groups[st.t][g]
 	rd, ok := j.neReads(e.bd, gr, st.o0, st.o1, ld != nil)
 	if !ok {
 		// The first group of a block starts at the band's first row, so
@@ -223,7 +322,9 @@ func (e *convEmitter) neTasks(st *convStep, g, ps int, name string, ld *splitLoa
 				if ld.perTile[g] {
 					e.loadWTile(st, g, t, ld)
 				}
-				e.loadBandTile(t, ld)
+				if err := e.loadBandTile(t, ld); err != nil {
+					return err
+				}
 			}
 		}
 		acc := !e.first
@@ -243,17 +344,17 @@ func (e *convEmitter) neTasks(st *convStep, g, ps int, name string, ld *splitLoa
 func (e *convEmitter) act(st *convStep, ps int, blk string) error {
 	j := e.j
 	np := (st.o1 - st.o0) * j.ow
-	lanes := min(e.c.C, j.n-st.t*e.c.C)
+	mask := j.outMask(st.t, e.c.C)
 	dst := 0
 	if e.p.staged {
 		dst = e.outRing.get()
 	} else {
 		dst = j.out.addr(st.t, st.o0*j.ow)
 	}
-	at := planar.Task{Op: planar.OpAct, Mask: laneMask(lanes), Src: ps, Dst: dst, H: st.o1 - st.o0, W: j.ow}
+	at := planar.Task{Op: planar.OpAct, Mask: mask, Src: ps, Dst: dst, H: st.o1 - st.o0, W: j.ow}
 	post(&at, j.q)
 	if j.pc != nil {
-		if err := e.laneParams(st.t, lanes, blk); err != nil {
+		if err := e.laneParams(st.t, mask, blk); err != nil {
 			return err
 		}
 		at.PerLane, at.Scale, at.Bias = true, 0, 0

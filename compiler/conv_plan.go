@@ -25,7 +25,7 @@ type convJob struct {
 	ph, pw         int
 	oh, ow         int
 	n              int
-	widx           func(n, c, ky, kx int) int // flat index of the weight, -1 for none
+	widx           func(n, c, ky, kx int) int // flat index of the weight, -1 for none (another group)
 	wt             *golden.Tensor
 	wname          string
 	q              golden.Requant
@@ -37,6 +37,110 @@ type convJob struct {
 	pool           *node      // a pool of the result that may run in bands (fusablePool), or nil
 	bands          *poolBands // the pool running in bands after the acts, or nil
 	oneBlock       bool       // no two-half split of an output that fits one block (Graph.OneBlock)
+
+	// groups > 1: output channel o reads only the cin/groups input
+	// channels of its group o/(n/groups) (Conv.Groups); the NE runs,
+	// for each output tile, only the input tiles its groups touch.
+	groups int
+	// inCh and outCh say which channel each slot holds: input slot s
+	// (tile s/in.part, partition s%in.part) holds input channel
+	// inCh[s], output slot s (tile s/Cols, lane s%Cols) output channel
+	// outCh[s]; -1 for none. nil: slot s holds channel s (the dense
+	// layout).
+	inCh, outCh []int
+	// reads, when set, is the input channels [lo, hi) output channel o
+	// reads (else all, or its group's): each output tile runs only the
+	// input tiles they lie in.
+	reads func(o int) (lo, hi int)
+	// copy: the layer moves data (relayoutJob), its MACs are not the
+	// workload's.
+	copy bool
+	// pre: an eltwise of one operand whose result is this layer's input,
+	// run on each band of the streamed input after its load (conv_pre.go),
+	// or nil.
+	pre *node
+}
+
+// inChan is the input channel in input slot s, -1 for none.
+func (j *convJob) inChan(s int) int { return slotChan(j.inCh, j.cin, s) }
+
+// outChan is the output channel in output slot s, -1 for none.
+func (j *convJob) outChan(s int) int { return slotChan(j.outCh, j.n, s) }
+
+func slotChan(m []int, n, s int) int {
+	switch {
+	case m != nil && s < len(m):
+		return m[s]
+	case m == nil && s < n:
+		return s
+	}
+	return -1
+}
+
+// inSlots and outSlots are the slots the input and output take.
+func (j *convJob) inSlots() int  { return slotCount(j.inCh, j.cin) }
+func (j *convJob) outSlots() int { return slotCount(j.outCh, j.n) }
+
+func slotCount(m []int, n int) int {
+	if m != nil {
+		return len(m)
+	}
+	return n
+}
+
+// perOut is the input channels each output channel reads.
+func (j *convJob) perOut() int { return j.cin / max(1, j.groups) }
+
+// tilesFor lists the input channel tiles (of part partitions, ct in
+// all) that output tile t (of cols lanes) reads: every tile of a dense
+// conv; for a grouped one, the tiles holding an input channel of a
+// group one of t's output channels belongs to (weights elsewhere are
+// zero, so their passes would add nothing).
+func (j *convJob) tilesFor(t, cols, part, ct int) []int {
+	if j.groups <= 1 && j.reads == nil {
+		all := make([]int, ct)
+		for i := range all {
+			all[i] = i
+		}
+		return all
+	}
+	reads := j.reads
+	if reads == nil {
+		cg, og := j.perOut(), j.n/j.groups
+		reads = func(o int) (int, int) { return o / og * cg, (o/og + 1) * cg }
+	}
+	slotOf := make([]int, j.cin) // input channel → slot
+	for s := range j.inSlots() {
+		if ch := j.inChan(s); ch >= 0 {
+			slotOf[ch] = s
+		}
+	}
+	need := make([]bool, ct)
+	seen := map[int]bool{}
+	for e := 0; e < cols; e++ {
+		o := j.outChan(t*cols + e)
+		if o < 0 {
+			continue
+		}
+		lo, hi := reads(o)
+		if seen[lo] {
+			continue
+		}
+		seen[lo] = true
+		for c := lo; c < hi; c++ {
+			need[slotOf[c]/part] = true
+		}
+	}
+	var out []int
+	for i, ok := range need {
+		if ok {
+			out = append(out, i)
+		}
+	}
+	if len(out) == 0 {
+		out = []int{0} // a tile of no channels: zero weights still start its psums
+	}
+	return out
 }
 
 // group is a set of NE passes that one weight-buffer block holds:
@@ -83,7 +187,7 @@ type convPlan struct {
 	wrows           int
 	resident        bool
 	slots, slotRows int
-	groups          []group
+	groups          [][]group  // [output tile]: its pass groups (a grouped conv's tiles differ)
 	wblocks         [][]wblock // [output tile][group], in load order
 	wringEnd        int        // the weight ring's next row after the layer (resident)
 
@@ -120,7 +224,7 @@ func (j *convJob) checkLimits(cfg npu.Config) error {
 // wring.
 func planConv(cfg npu.Config, j *convJob, free, wring int) (*convPlan, error) {
 	p := &convPlan{
-		ct: ceilDiv(j.cin, j.in.part), nt: ceilDiv(j.n, cfg.Cols),
+		ct: ceilDiv(j.inSlots(), j.in.part), nt: ceilDiv(j.outSlots(), cfg.Cols),
 		streamIn: !j.in.resident, staged: !j.out.resident,
 	}
 	dim := int(cfg.NEParams().Max("oh")) + 1
@@ -138,11 +242,15 @@ func planConv(cfg npu.Config, j *convJob, free, wring int) (*convPlan, error) {
 	return p, nil
 }
 
-// planGroups chooses where the weights live and groups the passes so a
-// group's weights fit a slot.
+// planGroups chooses where the weights live and groups each output
+// tile's passes so a group's weights fit a slot.
 func (p *convPlan) planGroups(cfg npu.Config, j *convJob) error {
 	R := cfg.Rows
-	p.wrows = p.nt * p.ct * j.kh * j.kw * R
+	p.groups = make([][]group, p.nt)
+	p.wrows = 0
+	for t := range p.groups {
+		p.wrows += len(j.tilesFor(t, cfg.Cols, j.in.part, p.ct)) * j.kh * j.kw * R
+	}
 	p.resident = p.wrows <= cfg.WeightDepth
 	p.slotRows, p.slots = cfg.WeightDepth, 1
 	if !p.resident {
@@ -156,20 +264,24 @@ func (p *convPlan) planGroups(cfg npu.Config, j *convJob) error {
 	}
 	limit := p.slotRows
 	perCT := j.kh * j.kw * R
-	if j.kh <= cfg.MaxKernel && perCT <= limit {
-		g := min(p.ct, limit/perCT)
-		for c0 := 0; c0 < p.ct; c0 += g {
-			p.groups = append(p.groups, group{c0, min(p.ct, c0+g), 0, j.kh})
-		}
-	} else {
-		rows := min(cfg.MaxKernel, limit/(j.kw*R))
-		if rows < 1 {
-			return fmt.Errorf("%s: one kernel row of kw = %d passes needs %d weight rows (kw·rows), more than weight_depth = %d",
-				j.label, j.kw, j.kw*R, cfg.WeightDepth)
-		}
-		for t := 0; t < p.ct; t++ {
-			for y0 := 0; y0 < j.kh; y0 += rows {
-				p.groups = append(p.groups, group{t, t + 1, y0, min(j.kh, y0+rows)})
+	rows := min(cfg.MaxKernel, limit/(j.kw*R))
+	if (j.kh > cfg.MaxKernel || perCT > limit) && rows < 1 {
+		return fmt.Errorf("%s: one kernel row of kw = %d passes needs %d weight rows (kw·rows), more than weight_depth = %d",
+			j.label, j.kw, j.kw*R, cfg.WeightDepth)
+	}
+	for t := range p.groups {
+		for _, run := range tileRuns(j.tilesFor(t, cfg.Cols, j.in.part, p.ct)) {
+			if j.kh <= cfg.MaxKernel && perCT <= limit {
+				g := limit / perCT
+				for c0 := run[0]; c0 < run[1]; c0 += g {
+					p.groups[t] = append(p.groups[t], group{c0, min(run[1], c0+g), 0, j.kh})
+				}
+				continue
+			}
+			for c := run[0]; c < run[1]; c++ {
+				for y0 := 0; y0 < j.kh; y0 += rows {
+					p.groups[t] = append(p.groups[t], group{c, c + 1, y0, min(j.kh, y0+rows)})
+				}
 			}
 		}
 	}
@@ -177,13 +289,27 @@ func (p *convPlan) planGroups(cfg npu.Config, j *convJob) error {
 	p.wblocks = make([][]wblock, p.nt)
 	ext := 0
 	for t := range p.wblocks {
-		for _, g := range p.groups {
+		for _, g := range p.groups[t] {
 			rows := j.passes(g) * R
 			p.wblocks[t] = append(p.wblocks[t], wblock{ext, rows})
 			ext += rows
 		}
 	}
 	return nil
+}
+
+// tileRuns cuts ascending tile indices into runs of consecutive ones,
+// [first, last+1) each: one NE task reads a run at one stride.
+func tileRuns(tiles []int) [][2]int {
+	var out [][2]int
+	for _, t := range tiles {
+		if n := len(out); n > 0 && out[n-1][1] == t {
+			out[n-1][1]++
+			continue
+		}
+		out = append(out, [2]int{t, t + 1})
+	}
+	return out
 }
 
 // bandRows is the input rows a block of ohb output rows reads at most.
@@ -298,7 +424,7 @@ func (p *convPlan) placeWeights(cfg npu.Config, wring int) {
 		loaded := map[key]bool{}
 		for i := range p.steps {
 			st := &p.steps[i]
-			for g := range p.groups {
+			for g := range p.groups[st.t] {
 				k := key{st.t, g}
 				st.w = append(st.w, wplace{rows[k], !loaded[k]})
 				loaded[k] = true
@@ -311,7 +437,7 @@ func (p *convPlan) placeWeights(cfg npu.Config, wring int) {
 	lru := 0
 	for i := range p.steps {
 		st := &p.steps[i]
-		for g := range p.groups {
+		for g := range p.groups[st.t] {
 			k := key{st.t, g}
 			h := lru
 			for s := 0; s < p.slots; s++ {

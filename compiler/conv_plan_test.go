@@ -32,6 +32,16 @@ func planStep(ob, t, o0, o1, b0, b1 int, newBand, split bool, w ...wplace) convS
 	return convStep{ob: ob, t: t, o0: o0, o1: o1, b0: b0, b1: b1, newBand: newBand, split: split, w: w}
 }
 
+// perTile is the same pass groups for each of nt output tiles (a dense
+// conv).
+func perTile(nt int, gs ...group) [][]group {
+	out := make([][]group, nt)
+	for t := range out {
+		out[t] = gs
+	}
+	return out
+}
+
 func wLoad(row int) wplace { return wplace{row, true} }
 func wKeep(row int) wplace { return wplace{row, false} }
 
@@ -52,7 +62,7 @@ var planConvCases = []struct {
 	// once; the first step loads it tile by tile.
 	name: "gemm 64³ on 16×16", cfg: npu.DefaultConfig(), j: gemmJob(64, 64, 64, 16), free: 4096,
 	want: convPlan{ct: 4, nt: 4, wrows: 256, resident: true, slots: 1, slotRows: 1024,
-		groups:  []group{{0, 4, 0, 1}},
+		groups:  perTile(4, group{0, 4, 0, 1}),
 		wblocks: [][]wblock{{{0, 64}}, {{64, 64}}, {{128, 64}}, {{192, 64}}}, wringEnd: 256,
 		ohb: 64, nob: 1, streamIn: true, staged: true, inSize: 256, outSize: 64, inSlots: 2, outSlots: 2,
 		steps: []convStep{
@@ -68,7 +78,7 @@ var planConvCases = []struct {
 	// reading input rows 0-5 (top padding) and 3-8 (bottom padding).
 	name: "conv 3×3 pad 1, 8×8×16 → 16", cfg: npu.DefaultConfig(), j: convJobOf(16, 8, 8, 16, 3, 1, 1, 16), free: 4096, wring: 100,
 	want: convPlan{ct: 1, nt: 1, wrows: 144, resident: true, slots: 1, slotRows: 1024,
-		groups: []group{{0, 1, 0, 3}}, wblocks: [][]wblock{{{0, 144}}}, wringEnd: 244,
+		groups: perTile(1, group{0, 1, 0, 3}), wblocks: [][]wblock{{{0, 144}}}, wringEnd: 244,
 		ohb: 4, nob: 2, streamIn: true, staged: true, inSize: 6 * 8, outSize: 4 * 8, inSlots: 2, outSlots: 2,
 		steps: []convStep{
 			planStep(0, 0, 0, 4, 0, 5, true, false, wLoad(100)),
@@ -79,7 +89,7 @@ var planConvCases = []struct {
 	// weights start over at row 0.
 	name: "resident weights wrap the ring", cfg: npu.DefaultConfig(), j: convJobOf(16, 8, 8, 16, 3, 1, 1, 16), free: 4096, wring: 900,
 	want: convPlan{ct: 1, nt: 1, wrows: 144, resident: true, slots: 1, slotRows: 1024,
-		groups: []group{{0, 1, 0, 3}}, wblocks: [][]wblock{{{0, 144}}}, wringEnd: 144,
+		groups: perTile(1, group{0, 1, 0, 3}), wblocks: [][]wblock{{{0, 144}}}, wringEnd: 144,
 		ohb: 4, nob: 2, streamIn: true, staged: true, inSize: 6 * 8, outSize: 4 * 8, inSlots: 2, outSlots: 2,
 		steps: []convStep{
 			planStep(0, 0, 0, 4, 0, 5, true, false, wLoad(0)),
@@ -94,7 +104,7 @@ var planConvCases = []struct {
 	// (2·(3·5·6 + 18) = 216). Every group loads into the other half.
 	name: "channel tiles and weight groups", cfg: small(), j: convJobOf(9, 6, 6, 4, 3, 1, 1, 4), free: 256, wring: 40,
 	want: convPlan{ct: 3, nt: 1, wrows: 108, resident: false, slots: 2, slotRows: 32,
-		groups:   []group{{0, 1, 0, 2}, {0, 1, 2, 3}, {1, 2, 0, 2}, {1, 2, 2, 3}, {2, 3, 0, 2}, {2, 3, 2, 3}},
+		groups:   perTile(1, group{0, 1, 0, 2}, group{0, 1, 2, 3}, group{1, 2, 0, 2}, group{1, 2, 2, 3}, group{2, 3, 0, 2}, group{2, 3, 2, 3}),
 		wblocks:  [][]wblock{{{0, 24}, {24, 12}, {36, 24}, {60, 12}, {72, 24}, {96, 12}}},
 		wringEnd: 40,
 		ohb:      3, nob: 2, streamIn: true, staged: true, inSize: 3 * 5 * 6, outSize: 3 * 6, inSlots: 2, outSlots: 2,
@@ -109,7 +119,7 @@ var planConvCases = []struct {
 	// tile, which stay in their halves for the tile's other blocks.
 	name: "resident input, streamed weights reused", cfg: small(), j: residentIO(convJobOf(4, 12, 10, 8, 3, 1, 1, 4)), free: 200,
 	want: convPlan{ct: 1, nt: 2, wrows: 72, resident: false, slots: 2, slotRows: 32,
-		groups:  []group{{0, 1, 0, 2}, {0, 1, 2, 3}},
+		groups:  perTile(2, group{0, 1, 0, 2}, group{0, 1, 2, 3}),
 		wblocks: [][]wblock{{{0, 24}, {24, 12}}, {{36, 24}, {60, 12}}},
 		ohb:     3, nob: 4, inSlots: 2, outSlots: 2,
 		steps: []convStep{
@@ -129,7 +139,7 @@ var planConvCases = []struct {
 	// each band serves the 3 output tiles before the next.
 	name: "gemm K blocks", cfg: small(), j: gemmJob(33, 40, 9, 4), free: 256,
 	want: convPlan{ct: 10, nt: 3, wrows: 120, resident: false, slots: 2, slotRows: 32,
-		groups:  []group{{0, 8, 0, 1}, {8, 10, 0, 1}},
+		groups:  perTile(3, group{0, 8, 0, 1}, group{8, 10, 0, 1}),
 		wblocks: [][]wblock{{{0, 32}, {32, 8}}, {{40, 32}, {72, 8}}, {{80, 32}, {112, 8}}},
 		ohb:     11, nob: 3, streamIn: true, staged: true, inSize: 110, outSize: 11, inSlots: 2, outSlots: 2,
 		steps: []convStep{

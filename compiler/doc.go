@@ -16,9 +16,11 @@
 //	got, m, err := compiler.Interpret(prog)                 // reference machine (isa/machine)
 //
 // Operations: GEMM (any M, K, N; A a graph value, B constant weights),
-// Conv2D (NCHW, batch 1, stride, padding, any channel counts), a fully
+// Conv2D (NCHW, batch 1, stride, padding, any channel counts, grouped
+// and depthwise: Conv.Groups), a fully
 // connected layer as GEMM on Flatten of a feature map, Transpose (any
-// size, on chip), Pool2D (max/avg/min, window, stride, padding, zero or
+// size, on chip), Concat (feature maps along channels), PermuteChannels
+// and ChannelShuffle, Pool2D (max/avg/min, window, stride, padding, zero or
 // edge padding, or for max/min padding that never wins), Eltwise and EltwiseScalar (add, sub, mul, max, min), EltwiseChannel
 // (the same with one operand per channel, broadcast over the plane), Abs,
 // Requant (the post-processor on a state-buffer tensor: eltwise add of
@@ -119,6 +121,68 @@
 // still convolves, and the next layer waits only for the bands it reads
 // (Pool.Whole keeps one task; so does a conv that would not fit its
 // streaming slots beside the pool's result).
+//
+// # Grouped and depthwise convolution
+//
+// A grouped conv (Conv.Groups) is one layer whose weight tiles are block
+// diagonal: the weight of input channel c for output channel o is zero
+// unless both lie in one group. Each output tile of Cols channels runs
+// only the input channel tiles that hold a channel of one of its
+// groups (convJob.tilesFor), so a pass of the array serves as many
+// groups as fit a tile. The array utilization this mapping reaches
+// (useful MACs over the array's, NEVectors; 16×16 array): groups of
+// whole tiles are dense (AlexNet's two groups of 48: 100%); groups of g
+// < 16 channels use g of every 16 PE columns (groups of 8: 50%); groups
+// that straddle tiles pay for the tiles two groups share (ShuffleNet's
+// 1×1 GConvs: 240 → 60 in 3 groups 62.5%, 272 → 68 in 4 groups 48.8%);
+// a depthwise conv uses one PE per row, 1/16 (6.25%).
+//
+// For depthwise convs the other mapping at hand was tried too: the
+// tap mapping of taps.go, the kh·kw taps of each channel along the PE
+// rows (Conv.Taps = TapsWindows; it needs the input's windows in
+// external memory, kh·kw times its lines). It reaches the same 6.25%:
+// either way every PE row carries one input element, and an input
+// element of a depthwise conv feeds one output channel, so 16 of a
+// vector's 256 products count. Only a layout with pixels across the
+// partitions can do better (16 consecutive pixels of one channel on the
+// rows, 14 output pixels on the columns, a band of kw taps per column:
+// 42 of 256, about 2.6 times), and it needs the map turned on the NE
+// before and after the layer. In ShuffleNet v1 the depthwise convs are
+// about 3% of the MACs but, at 1/16, about a fifth of the array's time;
+// by our estimate the pixel layout, turns included, would save about a
+// tenth of the total: not yet worth a layout of its own. The
+// block-diagonal mapping stays (the windows are taken when they take
+// fewer passes, TapsAuto: a depthwise conv of a graph input whose C·kh·kw
+// is not a multiple of 16).
+//
+// # Concat and channel permutations
+//
+// A value's channels lie in slots of its place (layout.go): usually
+// channel c in slot c, but a concat gives every part channel tiles of
+// its own (holes when a part does not fill its last tile) so producers
+// write the concatenation directly, and a permutation (a channel
+// shuffle) is the same place under another order: a conv takes the
+// order into its weights, a depthwise conv keeps it, planar ops work
+// slot by slot. Copies are made only where channel order is needed
+// (copy.go, conv_relayout.go).
+//
+// # Large maps
+//
+// A value operations read stays in the state buffer when it fits with
+// room to spare, else it is spilled: its producer stages it out block
+// by block and its consumers stream it back as they stream graph inputs
+// (residentOrSpilled; Compile retries with fewer resident values when a
+// layer then finds no room to stream). A pool of a streamed plane larger
+// than the state buffer runs in bands of rows, and one wider than the
+// planar line buffer in strips of columns (pool_stream.go); an eltwise
+// of streamed operands runs in chunks across the channel tiles. An
+// eltwise of one operand that feeds one conv (DenseNet's BN-ReLU of each
+// concatenation) runs in place on that conv's input bands, one band
+// ahead (conv_pre.go), and the value it reads is kept in external memory
+// when that leaves the conv the state buffer (preferSpill). The external
+// memory a program needs is Program.ExtLines; CompileWith's
+// Options.GrowExt widens ext_addr_width to it (ExtAddrWidthFor), and
+// host.Run sizes the simulated external memory from the program.
 //
 // # Dependencies
 //

@@ -83,9 +83,11 @@ const (
 	opReduce
 	opTranspose
 	opView
+	opConcat
+	opPermute
 )
 
-var opKindNames = [...]string{"conv2d", "gemm", "pool", "eltwise", "reduce", "transpose", "view"}
+var opKindNames = [...]string{"conv2d", "gemm", "pool", "eltwise", "reduce", "transpose", "view", "concat", "permute"}
 
 func (k opKind) String() string { return opKindNames[k] }
 
@@ -109,6 +111,7 @@ type node struct {
 	pc      *ChannelRequant // conv2d, GEMM: per-output-channel scale and bias, else nil
 	viewT   bool            // a view that transposes (of a GEMM result), else a reshape
 	bias    []int64         // an int32 result's bias per output channel, or nil
+	perm    []int           // permute: output channel i is input channel perm[i]
 }
 
 func (g *Graph) newValue(shape []int) *Value {
@@ -272,6 +275,13 @@ type Conv struct {
 	// output (it leaves in digit planes, see Binding.Digits).
 	Int32 bool
 	Bias  []int64 // Int32 only: one bias per output channel (nil: none)
+	// Groups splits the input and output channels into groups of
+	// consecutive channels (ONNX Conv's group; 0 means 1): output
+	// channel o reads only the Cin/Groups input channels of its group
+	// o/(Cout/Groups), and the weights are [Cout][Cin/Groups][KH][KW].
+	// Groups = Cin is the depthwise convolution. The NE runs only the
+	// channel tiles a group touches (see doc.go, Grouped convolution).
+	Groups int
 }
 
 // TapMapping is a conv's choice of input layout.
@@ -285,6 +295,10 @@ const (
 	// TapsDirect: always the direct convolution (C rows, one pass per
 	// kernel tap), as the source document's worked examples count them.
 	TapsDirect
+	// TapsWindows: the windows whenever the conv is the only reader of a
+	// graph input, even when that takes as many passes or more (to
+	// measure one mapping against the other).
+	TapsWindows
 )
 
 // ChannelRequant is a per-output-channel requantization: output channel
@@ -328,6 +342,9 @@ func (g *Graph) Conv2D(x *Value, weights *golden.Tensor, c Conv) *Value {
 	if c.Stride == 0 {
 		c.Stride = 1
 	}
+	if c.Groups == 0 {
+		c.Groups = 1
+	}
 	ci, h, w, ok := fmapShape(x.shape)
 	if !ok {
 		return g.fail(op, "input shape %v: want [C,H,W] or [1,C,H,W]", x.shape)
@@ -339,7 +356,13 @@ func (g *Graph) Conv2D(x *Value, weights *golden.Tensor, c Conv) *Value {
 	switch {
 	case co < 1:
 		return g.fail(op, "output channels Cout = %d must be at least 1", co)
-	case wci != ci:
+	case c.Groups < 1:
+		return g.fail(op, "groups = %d must be at least 1", c.Groups)
+	case ci%c.Groups != 0 || co%c.Groups != 0:
+		return g.fail(op, "groups = %d must divide the input channels (%d) and the output channels Cout (%d)", c.Groups, ci, co)
+	case c.Groups > 1 && wci != ci/c.Groups:
+		return g.fail(op, "weights have Cin/groups = %d, want %d (%d input channels in %d groups)", wci, ci/c.Groups, ci, c.Groups)
+	case wci != ci/c.Groups:
 		return g.fail(op, "weights have Cin = %d, the input has %d channels", wci, ci)
 	case kh < 1 || kw < 1:
 		return g.fail(op, "kernel %dx%d: kh and kw must be at least 1", kh, kw)

@@ -4,8 +4,10 @@ import "fmt"
 
 func (c *ctx) lower(n *node) error {
 	switch n.kind {
-	case opView:
+	case opView, opPermute:
 		return nil // shares its root's storage
+	case opConcat:
+		return c.lowerConcat(n)
 	case opConv:
 		return c.lowerConv(n)
 	case opGEMM:
@@ -25,7 +27,7 @@ func (c *ctx) lower(n *node) error {
 // operand is where an operation finds an input: resident in the state
 // buffer, or streamed from external memory (graph inputs).
 func (c *ctx) operand(v *Value) *place {
-	return c.loc[root(v)]
+	return c.loc[c.root(v)]
 }
 
 // scratch is the state space an operation takes for its streaming slots
@@ -134,7 +136,7 @@ func ringNeed(sizes ...int) (least, most int) {
 // storeResident writes a resident result to its external region when it
 // is an output (or has an output view).
 func (c *ctx) storeResident(label string, pl *place) {
-	if pl.resident && pl.ext >= 0 {
+	if pl.resident && pl.ext >= 0 && pl.out {
 		n := pl.tiles * pl.f
 		c.store(label+" store", pl.base, pl.ext, n, 1, n)
 	}
@@ -155,6 +157,10 @@ func (c *ctx) int32Job(n *node, j *convJob) error {
 func (c *ctx) lowerConv(n *node) error {
 	x := n.in[0]
 	in := c.operand(x)
+	pre := c.pre[x]
+	if pre != nil {
+		in = c.operand(pre.in[0]) // the eltwise runs on the input's bands
+	}
 	out, err := c.outPlace(n, "conv")
 	if err != nil {
 		return err
@@ -162,18 +168,41 @@ func (c *ctx) lowerConv(n *node) error {
 	w := n.weights
 	co, ci, kh, kw := w.Shape[0], w.Shape[1], w.Shape[2], w.Shape[3]
 	v := n.out
-	j := &convJob{label: n.label, in: in, cin: ci, h: x.h, w: x.w, kh: kh, kw: kw, s: n.conv.Stride,
+	groups := n.conv.Groups
+	cin, og := ci*groups, co/groups // the weights hold ci = Cin/groups input channels
+	j := &convJob{label: n.label, in: in, cin: cin, h: x.h, w: x.w, kh: kh, kw: kw, s: n.conv.Stride,
 		ph: n.conv.PadH, pw: n.conv.PadW, oh: v.h, ow: v.w, n: co, wt: w, wname: n.wname, q: n.q, pc: n.pc, out: out,
-		widx: func(o, c, ky, kx int) int { return ((o*ci+c)*kh+ky)*kw + kx }}
+		groups: groups,
+		widx: func(o, c, ky, kx int) int {
+			if c/ci != o/og {
+				return -1 // another group's input channel
+			}
+			return ((o*ci+c%ci)*kh+ky)*kw + kx
+		}}
 	if t := c.taps[x]; t != nil {
 		// A 1×1 convolution over the windows; weight (o, c, ky, kx) is
 		// row (c·kh+ky)·kw+kx of output o.
+		// With groups, a group's rows are consecutive: (c·kh+ky)·kw+kx
+		// for its channels c.
+		per := t.rows / groups
 		j.cin, j.h, j.w, j.kh, j.kw, j.s, j.ph, j.pw = t.rows, t.oh, t.ow, 1, 1, 1, 0, 0
-		j.widx = func(o, r, _, _ int) int { return o*t.rows + r }
+		j.widx = func(o, r, _, _ int) int {
+			if r/per != o/og {
+				return -1
+			}
+			return o*per + r%per
+		}
 	}
+	j.inCh, j.outCh = c.lay(x).chans(), c.lay(v).chans()
+	j.pre = pre
 	if err := c.int32Job(n, j); err != nil {
 		return err
 	}
+	release, err := c.denseInput(n, j)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if j.digits == 0 {
 		j.pool = c.fusablePool(n, out)
 	}
@@ -204,6 +233,7 @@ func (c *ctx) lowerGEMM(n *node) error {
 		f := a.f
 		j := &convJob{label: n.label, gemm: true, in: in, cin: a.p, h: f, w: 1, kh: f, kw: 1, s: 1,
 			oh: 1, ow: 1, n: nn, wt: b, wname: n.wname, q: n.q, pc: n.pc, out: out, kernelSplitOK: true,
+			inCh: c.lay(a).chans(),
 			widx: func(o, ch, ky, _ int) int { return (ch*f+ky)*nn + o }}
 		if err := c.int32Job(n, j); err != nil {
 			return err

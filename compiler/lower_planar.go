@@ -39,8 +39,8 @@ func (c *ctx) checkPool(n *node) error {
 		return fmt.Errorf("%s: padding %d, %d must be below the window %dx%d (planar engine)", n.label, p.PadH, p.PadW, p.KH, p.KW)
 	case uint64(p.PadH) > c.isa.Planar.Max("pad_h") || uint64(p.PadW) > c.isa.Planar.Max("pad_w"):
 		return fmt.Errorf("%s: padding %d, %d exceeds %d (the planar engine's pad fields)", n.label, p.PadH, p.PadW, c.isa.Planar.Max("pad_h"))
-	case v.w > cfg.LineDepth:
-		return fmt.Errorf("%s: output width ow = %d exceeds line_depth = %d (the planar line buffer)", n.label, v.w, cfg.LineDepth)
+	case v.w > cfg.LineDepth && p.PadW > 0:
+		return fmt.Errorf("%s: output width ow = %d exceeds line_depth = %d (the planar line buffer) and pad_w = %d: a wider output is pooled in strips of columns, which take no column padding", n.label, v.w, cfg.LineDepth, p.PadW)
 	}
 	return c.checkRequant(n.label, n.q)
 }
@@ -48,6 +48,12 @@ func (c *ctx) checkPool(n *node) error {
 // lowerPoolTiles emits pool n over input in into out: one task per
 // channel tile over the whole plane.
 func (c *ctx) lowerPoolTiles(n *node, in, out *place) error {
+	if !in.resident && (!c.poolPlanesFit(in, out) || n.out.w > c.cfg.LineDepth) {
+		return c.lowerPoolStream(n, in, out)
+	}
+	if n.out.w > c.cfg.LineDepth {
+		return fmt.Errorf("%s: output width ow = %d exceeds line_depth = %d and the input is on chip: strips of columns are cut from external memory", n.label, n.out.w, c.cfg.LineDepth)
+	}
 	x, p := n.in[0], n.pool
 	sc := &scratch{c: c}
 	defer sc.release()
@@ -74,7 +80,7 @@ func (c *ctx) lowerPoolTiles(n *node, in, out *place) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", n.label, err)
 		}
-		pt := planar.Task{Op: planar.OpPool, Fn: fn, Mask: laneMask(validLanes(x.p, in.part, t)),
+		pt := planar.Task{Op: planar.OpPool, Fn: fn, Mask: c.tileMask(x, t, in.part),
 			Src: src, Dst: dst, H: x.h, W: x.w, KH: p.KH, KW: p.KW, Stride: p.Stride, PadH: p.PadH, PadW: p.PadW,
 			PadEdge: p.Padding == golden.PadEdge, PadIgnore: p.Padding == golden.PadIgnore}
 		post(&pt, n.q)
@@ -91,107 +97,44 @@ func (c *ctx) lowerPoolTiles(n *node, in, out *place) error {
 }
 
 func (c *ctx) lowerEltwise(n *node) error {
-	a, v := n.in[0], n.out
-	ins := []*place{c.operand(a)}
-	if len(n.in) > 1 { // a second tensor (not a scalar, not the unary abs)
-		ins = append(ins, c.operand(n.in[1]))
-		if ins[0].part != ins[1].part {
-			return fmt.Errorf("%s: the operands have channel tiles of %d and %d partitions (one came from the psum write-back, rows %d ≠ cols %d)",
-				n.label, ins[0].part, ins[1].part, c.R, c.C)
-		}
+	if c.preFusable(n) {
+		c.pre[n.out] = n // run by its conv, on the input bands (conv_pre.go)
+		return nil
 	}
-	if err := c.checkRequant(n.label, n.q); err != nil {
-		return err
+	a := n.in[0]
+	places := make([]*place, len(n.in))
+	for i, x := range n.in {
+		places[i] = c.operand(x)
 	}
-	out, err := c.outPlace(n, "eltwise")
-	if err != nil {
-		return err
-	}
-	total := ins[0].tiles * ins[0].f
-	streams := 0
-	for _, in := range ins {
-		if !in.resident {
-			streams++
-		}
-	}
-	if !out.resident {
-		streams++
-	}
-	chunk := total
-	if streams > 0 {
-		chunk = min(total, c.state.largest()/(2*streams))
-		if chunk < 1 {
-			return fmt.Errorf("%s: no state space left to stream its operands (%d streams, %d free addresses)", n.label, streams, c.state.largest())
-		}
-	}
-	sc := &scratch{c: c}
-	defer sc.release()
-	var sizes []int
-	for i, in := range ins {
-		if i == 1 && n.channel {
-			sizes = append(sizes, streamSize(in, 1)) // one element per lane
-			continue
-		}
-		sizes = append(sizes, streamSize(in, chunk))
-	}
-	sizes = append(sizes, stageSize(out, chunk))
-	rs, err := sc.rings(sizes...)
-	if err != nil {
-		return fmt.Errorf("%s: %w", n.label, err)
-	}
-	rings, outRing := rs[:len(ins)], rs[len(ins)]
-	eltFn, err := machine.EltFn(n.elt)
-	if err != nil {
-		return fmt.Errorf("%s: %w", n.label, err)
-	}
-	for _, ch := range eltChunks(total, ins[0].f, chunk, n.channel) {
-		a0, k := ch.a0, ch.k
-		label := fmt.Sprintf("%s e%d-%d", n.label, a0, a0+k)
-		srcs := make([]int, len(ins))
-		for i, in := range ins {
-			switch {
-			case i == 1 && n.channel && in.resident:
-				srcs[i] = in.addr(ch.tile, 0)
-			case i == 1 && n.channel:
-				srcs[i] = rings[i].get()
-				c.load(fmt.Sprintf("%s load vec c%d", label, ch.tile), in.ext+ch.tile, srcs[i], 1, 1, 1)
-			case in.resident:
-				srcs[i] = in.base + a0
-			default:
-				srcs[i] = rings[i].get()
-				c.load(fmt.Sprintf("%s load %c", label, 'a'+i), in.ext+a0, srcs[i], k, 1, k)
+	mask := c.unionMask(a, places[0].part)
+	if len(n.in) > 1 && !c.lay(a).equal(c.lay(n.in[1])) {
+		// The operands' channels lie in different orders: both in
+		// channel order first (layout.go).
+		for i, x := range n.in {
+			if c.lay(x).dense() {
+				continue
 			}
+			tmp, release, err := c.denseCopy(fmt.Sprintf("%s operand %d", n.label, i), x)
+			if err != nil {
+				return err
+			}
+			defer release()
+			places[i] = tmp
 		}
-		dst := 0
-		if out.resident {
-			dst = out.base + a0
-		} else {
-			dst = outRing.get()
-		}
-		pt := planar.Task{Op: planar.OpEltwise, Fn: eltFn, Mask: laneMask(min(ins[0].part, v.p)),
-			Src: srcs[0], Dst: dst, H: 1, W: k}
-		switch {
-		case n.scalar != nil:
-			pt.ScalarOperand, pt.Scalar = true, *n.scalar
-		case len(srcs) > 1:
-			pt.Src2, pt.Broadcast = srcs[1], n.channel
-		}
-		post(&pt, n.q)
-		if err := c.planarTask(label, pt); err != nil {
-			return err
-		}
-		if !out.resident {
-			c.store(label+" store", dst, out.ext+a0, k, 1, k)
-		}
+		mask = laneMask(min(places[0].part, a.p))
 	}
-	c.storeResident(n.label, out)
-	return nil
+	var b *place
+	if len(n.in) > 1 {
+		b = places[1]
+	}
+	return c.lowerEltwisePlaces(n, places[0], b, mask)
 }
 
 // eltChunk is one eltwise task's share: k elements from flat index a0
 // of the operand's tiles (tile t's plane at t·f); tile is the channel
-// tile of a chunk that stays within one (per channel).
-type eltChunk struct{ a0, k, tile int }
+// tile of a chunk that stays within one (per channel). With tiles > 1
+// it is k addresses from a0 of each of tiles channel tiles (eltBands).
+type eltChunk struct{ a0, k, tile, tiles int }
 
 // eltChunks cuts total elements (tiles of f) into chunks of at most
 // chunk; perTile keeps every chunk within one channel tile, as a
@@ -200,13 +143,13 @@ func eltChunks(total, f, chunk int, perTile bool) []eltChunk {
 	var out []eltChunk
 	if !perTile {
 		for a0 := 0; a0 < total; a0 += chunk {
-			out = append(out, eltChunk{a0, min(chunk, total-a0), 0})
+			out = append(out, eltChunk{a0: a0, k: min(chunk, total-a0)})
 		}
 		return out
 	}
 	for t := 0; t*f < total; t++ {
 		for j := 0; j < f; j += chunk {
-			out = append(out, eltChunk{t*f + j, min(chunk, f-j), t})
+			out = append(out, eltChunk{a0: t*f + j, k: min(chunk, f-j), tile: t})
 		}
 	}
 	return out
@@ -259,7 +202,7 @@ func (c *ctx) lowerReduce(n *node) error {
 		if out.resident {
 			dst = out.addr(t, 0)
 		}
-		pt := planar.Task{Op: planar.OpReduce, Fn: fn, Mask: laneMask(validLanes(x.p, in.part, t)),
+		pt := planar.Task{Op: planar.OpReduce, Fn: fn, Mask: c.tileMask(x, t, in.part),
 			Src: src, Dst: dst, H: x.h, W: x.w, Post: planarPost[n.post]}
 		if !rows && x.h*x.w != in.f {
 			pt.H, pt.W = 1, in.f

@@ -26,6 +26,8 @@ const (
 	OpReduce    = OpKind(opReduce)
 	OpTranspose = OpKind(opTranspose)
 	OpView      = OpKind(opView)
+	OpConcat    = OpKind(opConcat)  // In are the parts, along channels
+	OpPermute   = OpKind(opPermute) // Perm is the channel order
 )
 
 // String is the kind's name as op labels use it (conv2d, gemm, ...).
@@ -71,6 +73,9 @@ type Op struct {
 	// Transposes marks a view that is a transpose (of a GEMM result,
 	// which is stored transposed), not a reshape.
 	Transposes bool
+	// Perm: a permute's channel order (channel i of Out is channel
+	// Perm[i] of In[0]).
+	Perm []int
 }
 
 // Ops lists the graph's operations in program order (every operand is a
@@ -84,7 +89,7 @@ func (g *Graph) Ops() ([]Op, error) {
 	for _, n := range g.nodes {
 		op := Op{Kind: OpKind(n.kind), Label: n.label, In: slices.Clone(n.in), Out: n.out,
 			Elt: n.elt, Reduce: n.red, Post: n.post, RecipBits: n.recip, Channel: n.channel, Transposes: n.viewT, PerChannel: n.pc.clone(),
-			Int32: n.out.isInt32, Bias: slices.Clone(n.bias)}
+			Int32: n.out.isInt32, Bias: slices.Clone(n.bias), Perm: slices.Clone(n.perm)}
 		if n.weights != nil {
 			op.Weights = n.weights.Clone()
 		}
@@ -95,7 +100,7 @@ func (g *Graph) Ops() ([]Op, error) {
 		case opPool:
 			op.Pool = n.pool
 		}
-		if n.kind != opView && n.kind != opTranspose {
+		if n.kind != opView && n.kind != opTranspose && n.kind != opConcat && n.kind != opPermute {
 			op.Requant = n.q
 		}
 		if n.scalar != nil {

@@ -65,14 +65,14 @@ func (pc *ChannelRequant) words(c planar.Sizes) *golden.Tensor {
 // memory and the image, takes its state region from sc and loads it
 // there; it returns the region's base (tile t at base + t·ParamWords).
 func (c *ctx) bindChannelParams(j *convJob, sc *scratch) (int, error) {
-	pw, nt := c.pcfg.ParamWords(), ceilDiv(j.n, c.C)
+	pw, nt := c.pcfg.ParamWords(), ceilDiv(j.outSlots(), c.C)
 	b := &Binding{Name: j.label + ".q", Shape: []int{j.n, pw}, Lines: nt * pw, Rows: c.R}
 	b.Index = make([]int32, b.Lines*b.Rows)
 	for t := 0; t < nt; t++ {
 		for i := 0; i < pw; i++ {
 			for p := 0; p < c.R; p++ {
-				idx, o := -1, t*c.C+p
-				if p < c.C && o < j.n {
+				idx := -1
+				if o := j.outChan(t*c.C + p); p < c.C && o >= 0 {
 					idx = o*pw + i
 				}
 				b.Index[(t*pw+i)*c.R+p] = int32(idx)
@@ -104,11 +104,11 @@ func (c *ctx) bindChannelParams(j *convJob, sc *scratch) (int, error) {
 // planar engine runs its tasks one at a time in program order, so an
 // act emitted after the loadparams sees its registers, and the next
 // loadparams cannot overtake the act.
-func (e *convEmitter) laneParams(t, lanes int, blk string) error {
+func (e *convEmitter) laneParams(t int, mask uint64, blk string) error {
 	if e.paramTile == t {
 		return nil
 	}
 	e.paramTile = t
-	lp := planar.Task{Op: planar.OpLoadParams, Mask: laneMask(lanes), Src: e.params + t*e.c.pcfg.ParamWords()}
+	lp := planar.Task{Op: planar.OpLoadParams, Mask: mask, Src: e.params + t*e.c.pcfg.ParamWords()}
 	return e.c.planarTask(fmt.Sprintf("%s loadparams n%d", blk, t), lp)
 }

@@ -38,7 +38,7 @@ func (c *ctx) fusablePool(n *node, out *place) *node {
 		return nil
 	}
 	p := consumer(c.g, v)
-	if p == nil || p.kind != opPool || p.in[0] != v || p.pool.Whole || p.pool.PadH != 0 ||
+	if p == nil || p.kind != opPool || p.in[0] != v || p.pool.Whole || p.pool.PadH != 0 || c.stor[p.out] != nil || p.out.w > c.cfg.LineDepth ||
 		c.live[p.out] == 0 || isOutput(c.g, p.out) {
 		return nil
 	}
@@ -75,11 +75,11 @@ func isOutput(g *Graph, v *Value) bool {
 // bands then write it while the conv runs), or returns nil bands when
 // the conv does not fit around it: the pool then runs whole, after.
 func (c *ctx) planWithBands(j *convJob, p *node) (*convPlan, *poolBands) {
-	out, err := c.outPlace(p, "pool")
-	if err != nil {
-		delete(c.loc, p.out)
-		return nil, nil
+	out := &place{part: c.partOf(p.out), tiles: ceilDiv(c.lay(p.out).slots, c.partOf(p.out)), f: p.out.f, ext: -1}
+	if !c.tryResident(out) {
+		return nil, nil // the pool's result would be spilled: it runs whole
 	}
+	c.loc[p.out] = out
 	plan, err := planConv(c.cfg, j, c.state.largest(), c.wring)
 	if err != nil {
 		c.state.free(out.base)
@@ -126,7 +126,7 @@ func (b *poolBands) emit(c *ctx, t int) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", b.n.label, err)
 	}
-	pt := planar.Task{Op: planar.OpPool, Fn: fn, Mask: laneMask(validLanes(x.p, b.in.part, t)),
+	pt := planar.Task{Op: planar.OpPool, Fn: fn, Mask: c.tileMask(x, t, b.in.part),
 		Src: b.in.addr(t, r0*s*x.w), Dst: b.out.addr(t, r0*b.n.out.w), H: (r1-r0-1)*s + p.KH, W: x.w,
 		KH: p.KH, KW: p.KW, Stride: p.Stride, PadW: p.PadW,
 		PadEdge: p.Padding == golden.PadEdge, PadIgnore: p.Padding == golden.PadIgnore}

@@ -195,7 +195,8 @@ type Program struct {
 	Layout *taskmgr.Layout
 	Tasks  []Task
 	// Image is the initial external memory from line 0: Image[a] holds
-	// line a (Rows signed elements). Lines past its end are not used
+	// line a (Rows signed elements; nil: zeros, a line the program
+	// writes before it reads it). Lines past its end are not used
 	// before they are written.
 	Image    [][]int64
 	Inputs   []*Binding // activations and weights, already in Image

@@ -2,13 +2,14 @@ package compiler
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/golden"
 )
 
 // Reference evaluates the graph with the golden models (package golden;
-// the convolution is golden.Conv2D): int32 (acc_width)
+// the convolution is golden.Conv2DGroups): int32 (acc_width)
 // accumulation, then the requantization to elements, or for an int32
 // result the post-processor's wrap to 32 bits of the sums plus bias. It
 // is what a compiled program must produce, on any engine.
@@ -63,7 +64,7 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 			}
 		case opConv:
 			var sums *golden.Tensor
-			if sums, err = golden.Conv2D(reshape(x, n.in[0].p, n.in[0].h, n.in[0].w), n.weights, n.conv.Stride, n.conv.PadH, n.conv.PadW, acc); err != nil {
+			if sums, err = golden.Conv2DGroups(reshape(x, n.in[0].p, n.in[0].h, n.in[0].w), n.weights, n.conv.Stride, n.conv.PadH, n.conv.PadW, n.conv.Groups, acc); err != nil {
 				break
 			}
 			if n.pc == nil {
@@ -132,6 +133,8 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 			}
 		case opTranspose:
 			out, err = golden.Transpose(x)
+		case opConcat, opPermute:
+			out, err = channelsRef(n, val)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", n.label, err)
@@ -145,4 +148,24 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 		}
 	}
 	return res, nil
+}
+
+// channelsRef is the golden result of a concat or permute node: the
+// channels of its operands (in val) gathered, as [C][H·W] planes.
+func channelsRef(n *node, val map[*Value]*golden.Tensor) (*golden.Tensor, error) {
+	planes := make([]*golden.Tensor, len(n.in))
+	for i, v := range n.in {
+		planes[i] = &golden.Tensor{Shape: []int{v.p, v.f}, Data: val[v].Data}
+	}
+	var r *golden.Tensor
+	var err error
+	if n.kind == opPermute {
+		r, err = golden.Channels(planes[0], n.perm)
+	} else {
+		r, err = golden.ConcatChannels(planes...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &golden.Tensor{Shape: slices.Clone(n.out.shape), Data: r.Data}, nil
 }

@@ -20,16 +20,21 @@ type tapInput struct {
 
 // tapMapping decides whether conv node n, which reads graph input x,
 // runs on x's windows, and returns their layout, or nil. It maps when x
-// has no other reader and the windows take fewer NE vector passes than
-// the direct convolution: ⌈C·kh·kw/Rows⌉ against ⌈C/Rows⌉·kh·kw per
-// output pixel.
+// has no other reader and the windows take fewer NE passes than the
+// direct convolution (TapsAuto), or whenever it can (TapsWindows).
+// Without groups that is ⌈C·kh·kw/Rows⌉ passes against ⌈C/Rows⌉·kh·kw
+// per output tile; with groups, each output tile counts the input
+// tiles its groups touch (a depthwise conv: kh·kw either way, so it
+// stays direct).
 func (c *ctx) tapMapping(x *Value, n *node) *tapInput {
 	if c.noTaps || n == nil || n.kind != opConv || n.conv.Taps == TapsDirect || x.uses != 1 || x.trans || n.in[0] != x {
 		return nil
 	}
-	ci, kh, kw := n.weights.Shape[1], n.weights.Shape[2], n.weights.Shape[3]
-	rows := ci * kh * kw
-	if ceilDiv(rows, c.R) >= ceilDiv(ci, c.R)*kh*kw {
+	ci, kh, kw := x.p, n.weights.Shape[2], n.weights.Shape[3]
+	rows, co, groups := ci*kh*kw, n.out.p, n.conv.Groups
+	windows := groupPasses(rows, co, groups, c.R, c.C)
+	direct := groupPasses(ci, co, groups, c.R, c.C) * kh * kw
+	if n.conv.Taps == TapsAuto && windows >= direct {
 		return nil
 	}
 	oh, ow, s := n.out.h, n.out.w, n.conv.Stride
@@ -69,6 +74,18 @@ func (c *ctx) tapBinding(name string, x *Value, pl *place, t *tapInput) *Binding
 		}
 	}
 	return b
+}
+
+// groupPasses is the NE passes per output pixel of a 1×1 conv of cin
+// input channels (tiles of part partitions) to n outputs (tiles of
+// cols lanes) in groups.
+func groupPasses(cin, n, groups, part, cols int) int {
+	j := &convJob{cin: cin, n: n, groups: groups}
+	ct, total := ceilDiv(cin, part), 0
+	for t := range ceilDiv(n, cols) {
+		total += len(j.tilesFor(t, cols, part, ct))
+	}
+	return total
 }
 
 // consumer is the one node reading v, or nil.

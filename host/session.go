@@ -49,8 +49,9 @@ func NewSession(cfg npu.Config, prog *compiler.Program, opts ...Option) (*Sessio
 	if opt.Every <= 0 {
 		opt.Every = 10000
 	}
-	if prog.Config != cfg {
-		return nil, errors.New("host: the program was compiled for another configuration")
+	cfg, err := runConfig(cfg, prog)
+	if err != nil {
+		return nil, err
 	}
 	d, err := Design(cfg)
 	if err != nil {
@@ -104,6 +105,22 @@ func NewSession(cfg npu.Config, prog *compiler.Program, opts ...Option) (*Sessio
 		return nil, err
 	}
 	return s, nil
+}
+
+// runConfig is the configuration to run prog on: cfg, or cfg with the
+// wider ext_addr_width the compiler grew it to for prog
+// (compiler.Options.GrowExt): the external-memory model is sized from
+// the program.
+func runConfig(cfg npu.Config, prog *compiler.Program) (npu.Config, error) {
+	grown := cfg
+	grown.ExtAddrWidth = prog.Config.ExtAddrWidth
+	switch {
+	case prog.Config == cfg:
+		return cfg, nil
+	case prog.Config == grown && grown.ExtAddrWidth > cfg.ExtAddrWidth:
+		return grown, nil
+	}
+	return cfg, errors.New("host: the program was compiled for another configuration")
 }
 
 // Run writes inputs (tensors of the program's input bindings, by name;
