@@ -126,7 +126,8 @@ func (t *translator) conv(op compiler.Op) error {
 	acc := t.b.node("ConvInteger", op.Label+"/acc", []string{t.names[x], t.b.int8s(op.Label+"/w", dims64(w.Shape), w.Data)},
 		attrInts("kernel_shape", int64(kh), int64(kw)),
 		attrInts("pads", int64(c.PadH), int64(c.PadW), int64(c.PadH), int64(c.PadW)),
-		attrInts("strides", int64(c.Stride), int64(c.Stride)))
+		attrInts("strides", int64(c.Stride), int64(c.Stride)),
+		attrInt("group", int64(max(c.Groups, 1)))) // weights [Cout][Cin/group][KH][KW], as ONNX has them
 	per := len(w.Data) / co
 	maxAcc, err := sumBounds(op.Label, co, func(o, i int) int64 { return w.Data[o*per+i] }, per)
 	if err != nil {

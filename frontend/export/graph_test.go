@@ -46,6 +46,11 @@ type graphCase struct {
 }
 
 var graphCases = []graphCase{
+	{"grouped conv (2 groups) and depthwise conv (a group per channel)", []int{4, 6, 6}, -128, false,
+		func(g *compiler.Graph, x *compiler.Value, w weightsFunc, rng *rand.Rand) *compiler.Value {
+			c := g.Conv2D(x, w(-128, 127, 6, 2, 3, 3), compiler.Conv{Groups: 2, PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 11, Shift: 10}})
+			return g.Conv2D(c, w(-128, 127, 6, 1, 3, 3), compiler.Conv{Groups: 6, Requant: golden.Requant{Scale: 5, Shift: 9}})
+		}},
 	{"eltwise: rescale with ReLU, add of two activations, scalar mul with clamp, sub, max", []int{2, 5, 6}, -128, false,
 		func(g *compiler.Graph, x *compiler.Value, w weightsFunc, rng *rand.Rand) *compiler.Value {
 			c := g.Conv2D(x, w(-128, 127, 3, 2, 3, 3), compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 11, Shift: 9}})
