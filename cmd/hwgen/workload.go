@@ -18,6 +18,7 @@ import (
 	"github.com/hwgen/hwgen/compiler/multi"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
+	npyread "github.com/hwgen/hwgen/internal/npy"
 	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/verify"
 	"github.com/hwgen/hwgen/workload"
@@ -74,11 +75,7 @@ func (c *simCmd) workload() (workload.Workload, map[string]*golden.Tensor, error
 	if err != nil {
 		return w, nil, err
 	}
-	w, given, err := c.tensorFlags.resolve(w, cfg)
-	if err != nil || c.Accel == "sparse" {
-		return w, given, err
-	}
-	return w, given, fitsExtMem(w, cfg)
+	return c.tensorFlags.resolve(w, cfg, c.Accel == "sparse")
 }
 
 // assemble is the workload of the --workload file with the flags laid
@@ -176,27 +173,52 @@ func (f tensorFlags) assemble(seed uint64) (workload.Workload, error) {
 }
 
 // resolve reads the --in files as cfg's elements, takes the shapes not
-// given from them, else the defaults, and checks the whole workload.
-func (f tensorFlags) resolve(w workload.Workload, cfg npu.Config) (workload.Workload, map[string]*golden.Tensor, error) {
-	elem := golden.S(cfg.ElemWidth)
-	given := map[string]*golden.Tensor{}
+// given from them, else the defaults, and checks the whole workload: its
+// shapes against the files' headers, its memory against the budget and,
+// unless sparse, its inputs against the external memory, all before the
+// files' data is read.
+func (f tensorFlags) resolve(w workload.Workload, cfg npu.Config, sparse bool) (workload.Workload, map[string]*golden.Tensor, error) {
 	shapes := map[string][]int{}
+	files := map[string]*os.File{}
+	headers := map[string]npyread.Header{}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
 	for name, path := range w.Inputs {
-		t, err := readNPY(path, elem)
+		file, h, err := openNPY(path)
 		if err != nil {
 			return w, nil, usageError{fmt.Errorf("--in %s: %w", name, err)}
 		}
-		given[name], shapes[name] = t, t.Shape
+		files[name], headers[name], shapes[name] = file, h, h.Shape
 	}
 	w.ShapesFrom(shapes)
 	w = w.WithDefaults()
 	if err := w.Validate(); err != nil {
 		return w, nil, usageError{err}
 	}
-	for name, t := range given {
-		if want := w.InputShapes()[name]; !slices.Equal(t.Shape, want) {
-			return w, nil, usagef("--in %s: %s has shape %v; %s needs %v (%s)", name, w.Inputs[name], t.Shape, w.Op, want, describe(w))
+	for name, shape := range shapes {
+		if want := w.InputShapes()[name]; !slices.Equal(shape, want) {
+			return w, nil, usagef("--in %s: %s has shape %v; %s needs %v (%s)", name, w.Inputs[name], shape, w.Op, want, describe(w))
 		}
+	}
+	if !sparse {
+		if err := fitsExtMem(w, cfg); err != nil {
+			return w, nil, err
+		}
+	}
+	if err := workloadMemory(w, cfg).Check(); err != nil {
+		return w, nil, err
+	}
+	elem := golden.S(cfg.ElemWidth)
+	given := map[string]*golden.Tensor{}
+	for name, path := range w.Inputs {
+		t, err := npyData(path, files[name], headers[name], elem)
+		if err != nil {
+			return w, nil, usageError{fmt.Errorf("--in %s: %w", name, err)}
+		}
+		given[name] = t
 	}
 	return w, given, nil
 }
@@ -204,11 +226,27 @@ func (f tensorFlags) resolve(w workload.Workload, cfg npu.Config) (workload.Work
 // fitsExtMem says whether the input tensors of w fit the external memory
 // of cfg (a usage error when not).
 func fitsExtMem(w workload.Workload, cfg npu.Config) error {
-	if need, have := w.MinExtLines(cfg.Rows), int64(1)<<cfg.ExtAddrWidth; need > have {
-		return usagef("%s: its input tensors alone need at least %d lines of external memory (%d int%d elements a line); ext_addr_width = %d gives %d lines (allowed: up to 24, --set ext_addr_width=N)",
-			describe(w), need, cfg.Rows, cfg.ElemWidth, cfg.ExtAddrWidth, have)
+	need, have := w.MinExtLines(cfg.Rows), int64(1)<<cfg.ExtAddrWidth
+	if need <= have {
+		return nil
 	}
-	return nil
+	// The advice names a width only when one exists, and says that the
+	// memory budget still applies to it.
+	advice := "more than the widest external memory holds (ext_addr_width = 24: 16777216 lines); give smaller tensors"
+	if need <= 1<<24 {
+		advice = fmt.Sprintf("allowed: up to 24, --set ext_addr_width=%d, if the run's memory fits --max-memory", bitsFor(need))
+	}
+	return usagef("%s: its input tensors alone need at least %d lines of external memory (%d int%d elements a line); ext_addr_width = %d gives %d lines (%s)",
+		describe(w), need, cfg.Rows, cfg.ElemWidth, cfg.ExtAddrWidth, have, advice)
+}
+
+// bitsFor is the address width of n lines.
+func bitsFor(n int64) int {
+	b := 0
+	for int64(1)<<b < n {
+		b++
+	}
+	return b
 }
 
 func (c *simCmd) runWorkload() error {
@@ -242,6 +280,11 @@ func (c *simCmd) runWorkload() error {
 		return err
 	}
 	prog, mp := job.prog, job.mp
+	if c.Engine == "verilator" {
+		if err := recordingMemory(describe(w), prog.Ideal, int64(prog.ExtLines)); err != nil {
+			return err
+		}
+	}
 	if c.Accel == "auto" {
 		scfg, sprog, sp, err := c.pickSparse(cfg, w, job.in, prog)
 		if err != nil || sp != nil {
@@ -295,6 +338,9 @@ func (c *simCmd) runWorkload() error {
 // sized by its ideal cycles; the errors are the command's.
 func (c *simCmd) simulate(ideal int64, run func(...host.Option) (*host.Result, error)) (*host.Result, error) {
 	opts := c.hostOptions(c.VCD, ideal)
+	if c.Engine != "verilator" {
+		opts = append(opts, host.WithoutStimulus()) // a row per cycle, for a replay nobody asked for
+	}
 	bar := newRunBar(ideal)
 	if bar != nil {
 		opts = append(opts, host.WithProgress(4096, func(p host.Progress) {
