@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/hwgen/hwgen/internal/budget"
 )
 
 // Format names the layout of a result file; a reader refuses others.
@@ -190,7 +192,7 @@ func Decode(data []byte) (*File, error) {
 
 // Read reads and checks the result file at path (see Decode).
 func Read(path string) (*File, error) {
-	b, err := os.ReadFile(path)
+	b, err := budget.ReadFile(path, "a shard result file", budget.ResultMax)
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 		return nil, fmt.Errorf("%s: %w", path, pe.Err)
 	} else if err != nil {

@@ -133,4 +133,3 @@ func testbenchMemory(design string, cycles, ports, bits int) *budget.Estimate {
 	e.Add(fmt.Sprintf("%d cycles of stimulus and expected outputs (%d ports)", cycles, ports), float64(cycles), per)
 	return e
 }
-

@@ -18,6 +18,7 @@ import (
 	"github.com/hwgen/hwgen/compiler/multi"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
+	"github.com/hwgen/hwgen/internal/budget"
 	npyread "github.com/hwgen/hwgen/internal/npy"
 	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/verify"
@@ -83,7 +84,7 @@ func (c *simCmd) workload() (workload.Workload, map[string]*golden.Tensor, error
 func (f tensorFlags) assemble(seed uint64) (workload.Workload, error) {
 	var w workload.Workload
 	if f.Workload != "" {
-		data, err := os.ReadFile(f.Workload)
+		data, err := budget.ReadFile(f.Workload, "a workload (JSON)", budget.JSONMax)
 		if err != nil {
 			return w, usageError{fmt.Errorf("--workload: %w", err)}
 		}
