@@ -139,6 +139,9 @@ func (c *runCmd) Run() error {
 	if err := checkOutputs(c.Out, c.Timeline, c.VCD); err != nil {
 		return err
 	}
+	if err := checkNoClobber(modelInputs(c.Model, c.Input, c.Calib, c.Inputs, c.Config), c.outputs()); err != nil {
+		return err
+	}
 	if err := c.vcdFilterFlags.check(c.VCD); err != nil {
 		return err
 	}

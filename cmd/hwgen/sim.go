@@ -66,6 +66,9 @@ func (c *simCmd) Run() error {
 	if c.Top == "" {
 		return c.runWorkload()
 	}
+	if err := checkNoClobber(c.paths(nil)); err != nil {
+		return err
+	}
 	return c.runRandom()
 }
 

@@ -71,6 +71,9 @@ func (c *simCmd) workload() (workload.Workload, map[string]*golden.Tensor, error
 	if err != nil {
 		return w, nil, err
 	}
+	if err := checkNoClobber(c.paths(w.Inputs)); err != nil {
+		return w, nil, err
+	}
 	// The files first: shapes not given come from them.
 	cfg, err := npuConfig(c.blockFlags)
 	if err != nil {
