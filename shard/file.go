@@ -30,7 +30,18 @@ type Header struct {
 	Args  json.RawMessage `json:"args"`
 	Shard Spec            `json:"shard"`
 	Items Range           `json:"items"` // Shard.Items(Items.Total)
+	// Stopped says why the records end before the range does: "" for a
+	// whole range, "interrupted" for a run stopped by a signal (written
+	// to PartialPath, never over an earlier result), or the failure that
+	// ended it.
+	Stopped string `json:"stopped,omitempty"`
 }
+
+// PartialSuffix is added to a result's path for the records of an
+// interrupted run: the earlier result under the real name stays as it
+// was, and hwgen merge, finding the partial file beside it, says that
+// the shard was interrupted.
+const PartialSuffix = ".partial"
 
 // Record is one item's result; Data is the command's own JSON.
 type Record struct {

@@ -95,6 +95,9 @@ type explorePoint struct {
 }
 
 func (c *exploreCmd) Run() error {
+	if err := c.shardFlags.check(); err != nil {
+		return err
+	}
 	if err := c.checkSizes(); err != nil {
 		return err
 	}

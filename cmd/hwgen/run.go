@@ -148,6 +148,9 @@ func (c *runCmd) Run() error {
 	if err := c.checkData(); err != nil {
 		return err
 	}
+	if err := c.shardFlags.check(); err != nil {
+		return err
+	}
 	cfg, err := npuConfig(c.blockFlags)
 	if err != nil {
 		return err

@@ -199,7 +199,14 @@ func (c *runCmd) runData(cfg npu.Config) error {
 	start := time.Now()
 	dev := &imageDevice{cfg: cfg, prog: prog}
 	defer dev.close()
+	// Ctrl-C or SIGTERM between images stops the run as one during a
+	// simulation does: the records so far go to the partial result.
+	intr, stop := interrupted()
+	defer stop()
 	for i := run.items.First; i < run.items.End; i++ {
+		if intr.Err() != nil {
+			return run.finish(fmt.Errorf("stopped before test image %d: %w", i, intr.Err()))
+		}
 		rec, err := c.runImage(cfg, m, net, prog, test, i, st, dev)
 		if err != nil {
 			return run.finish(err)

@@ -238,7 +238,7 @@ func (st *dataStats) speed(w io.Writer, engine string) {
 // mergeRun prints the report of a sharded hwgen run --data.
 func mergeRun(m *shard.Merged, w io.Writer) error {
 	if gap := m.FirstMissing(); gap >= 0 {
-		return fmt.Errorf("merge: shard %s has no result for image %d: it stopped early (a failed image)", m.ShardOf(gap), gap)
+		return fmt.Errorf("merge: shard %s has no result for image %d: it stopped early (%s)", m.ShardOf(gap), gap, m.Stopped(m.ShardOf(gap), "a failed image"))
 	}
 	var a dataArgs
 	if err := m.DecodeArgs(&a); err != nil {
