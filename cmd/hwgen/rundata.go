@@ -42,6 +42,9 @@ func (c *runCmd) checkData() error {
 	if c.Batch < 0 {
 		return usagef("--batch %d: give a positive batch size (0: no pipeline)", c.Batch)
 	}
+	if err := c.checkBatchFlags(); err != nil {
+		return err
+	}
 	if c.Devices != 1 && c.Batch == 0 && c.Inputs == "" {
 		return usagef("--devices %d: only with --batch or --inputs (the devices run the pipeline's batches)", c.Devices)
 	}

@@ -60,7 +60,7 @@ type workloadFlags struct {
 	Split        string `help:"How a conv2d is split among several engines or sparse units: equal-area (equal row bands: fastest on the dense NE, whose time follows its rows; zero skipping saves it energy, not cycles) or balanced (equal non-zero counts within 3%: what the sparse engine's units, whose time follows their non-zeros, need). Default: equal-area on the NPU, balanced on the sparse engine." enum:"balanced,equal-area," default:""`
 	QueuePerBand bool   `help:"With several engines: each band's program goes to its own task queue (band i to queue i; needs --set queues=N for N engines) instead of one merged program in queue 0. Add --set queue_round_robin=true to serve the bands in turn rather than by queue priority." name:"queue-per-band"`
 	Accel        string `help:"Run a conv2d on: npu (the dense NE), auto (the sparse engine when its estimated cycles for this input's non-zeros are below the NE's ideal, with the reason printed) or sparse (the sparse engine: units fed only the non-zero inputs, time following the non-zeros; an engine of the NPU configured with --set sparse_units=, sparse_lanes=, sparse_entries=, sparse_acc_depth=, …: docs/engines.md, \"Sparse engine\")." enum:"npu,sparse,auto" default:"npu"`
-	Units        int    `help:"With --accel sparse or auto: the sparse engine's compute units (sets sparse_units; default: the configuration's, else 4)." placeholder:"N"`
+	Units        *int   `help:"With --accel sparse or auto: the sparse engine's compute units (sets sparse_units; default: the configuration's, else 4)." placeholder:"N"`
 }
 
 // workload assembles the workload from the file and the flags; unless
@@ -257,8 +257,8 @@ func (c *simCmd) runWorkload() error {
 	if c.Accel == "sparse" {
 		return c.runSparse()
 	}
-	if c.Units != 0 && c.Accel != "auto" {
-		return usagef("--units %d: units are the sparse engine's (add --accel sparse or auto)", c.Units)
+	if c.Units != nil && c.Accel != "auto" {
+		return usagef("--units %d: units are the sparse engine's (add --accel sparse or auto)", *c.Units)
 	}
 	npuSplit := c.Split // the NE's default: equal-area
 	if npuSplit == "" {

@@ -67,6 +67,9 @@ func Load(r io.Reader) (*Model, error) {
 
 func decodeModel(p *onnxpb.ModelProto) (*Model, error) {
 	m := &Model{IRVersion: p.GetIrVersion(), Producer: p.GetProducerName()}
+	if err := checkIRVersion(m.IRVersion); err != nil {
+		return nil, err
+	}
 	for _, o := range p.GetOpsetImport() {
 		switch d := o.GetDomain(); d {
 		case "", "ai.onnx":
@@ -131,7 +134,7 @@ func decodeGraph(p *onnxpb.GraphProto) (*Graph, error) {
 		}
 		g.Nodes = append(g.Nodes, n)
 	}
-	if err := checkProducers(g); err != nil {
+	if err := validateGraph(g); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -143,11 +146,17 @@ func decodeGraph(p *onnxpb.GraphProto) (*Graph, error) {
 // silently replace the first.
 func checkProducers(g *Graph) error {
 	by := map[string]string{}
-	for _, v := range g.Inputs {
-		by[v.Name] = fmt.Sprintf("graph input %q", v.Name)
-	}
 	for _, t := range g.Initializers {
+		if prev, ok := by[t.Name]; ok {
+			return fmt.Errorf("onnx: initializer %q is given twice (%s); each value must have one producer", t.Name, prev)
+		}
 		by[t.Name] = fmt.Sprintf("initializer %q", t.Name)
+	}
+	for _, v := range g.Inputs { // those an initializer feeds were left out
+		if prev, ok := by[v.Name]; ok {
+			return fmt.Errorf("onnx: graph input %q is given twice (%s); each value must have one producer", v.Name, prev)
+		}
+		by[v.Name] = fmt.Sprintf("graph input %q", v.Name)
 	}
 	for i, n := range g.Nodes {
 		for _, o := range n.Outputs {
