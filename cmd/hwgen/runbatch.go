@@ -22,10 +22,10 @@ import (
 
 // batchFlags run a data set through the host pipeline in batches.
 type batchFlags struct {
-	Batch    int     `help:"With --data or --inputs, and --engine go or verilator (which then replays the whole session): run the images through the host pipeline (pre: quantize, exec: one simulated NPU kept across batches, post: dequantize and check against the reference machine) in batches of B images per device program (weights in device memory once, each image in its own region; of the two batch programs, images interleaved on half buffers or copies one after another, the one faster in simulation is kept). 0: with --data, one image at a time without the pipeline; with --inputs, batches of 1." default:"0" placeholder:"B"`
+	Batch    int      `help:"With --data or --inputs, and --engine go or verilator (which then replays the whole session): run the images through the host pipeline (pre: quantize, exec: one simulated NPU kept across batches, post: dequantize and check against the reference machine) in batches of B images per device program (weights in device memory once, each image in its own region; of the two batch programs, images interleaved on half buffers or copies one after another, the one faster in simulation is kept). 0: with --data, one image at a time without the pipeline; with --inputs, batches of 1." default:"0" placeholder:"B"`
 	ClockMHz *float64 `name:"clock-mhz" help:"With --batch: the NPU clock at which to state the simulated images per second, above 0. Default 1000." placeholder:"MHZ"`
-	LockStep bool    `name:"lockstep" help:"With --batch: advance the pipeline's stages together, one period at a time, and print the period log (N batches through 3 stages take N+2 periods)."`
-	Devices  int     `help:"With --batch: simulate N NPUs at once, each with its own pipeline and a share of the batches (consecutive ones); a host with N cores then simulates about N times the images per second. Each device's session is checked and, with --engine verilator, replayed on its own." default:"1" placeholder:"N"`
+	LockStep bool     `name:"lockstep" help:"With --batch: advance the pipeline's stages together, one period at a time, and print the period log (N batches through 3 stages take N+2 periods)."`
+	Devices  int      `help:"With --batch: simulate N NPUs at once, each with its own pipeline and a share of the batches (consecutive ones); a host with N cores then simulates about N times the images per second. Each device's session is checked and, with --engine verilator, replayed on its own." default:"1" placeholder:"N"`
 }
 
 // runBatches is runData's pipeline mode: the test images in batches
