@@ -81,12 +81,7 @@ func (p *proc) wait(t *testing.T) procResult {
 // merges into exactly what the unsharded run prints, and a missing or
 // damaged shard is one error naming it.
 func TestShardedRunsAsProcesses(t *testing.T) {
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "hwgen")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := hwgenBin(t)
 	for _, tc := range []struct {
 		name string
 		need func(t *testing.T)
