@@ -191,6 +191,7 @@ func TestShardExamplesParse(t *testing.T) {
 	// joined, shell quoting and variables simplified away.
 	hwgenLines := func(text string) [][]string {
 		text = strings.NewReplacer("\\\n", " ", "\n              ", " ", `"`, "", "|| [ $? -eq 1 ]", "").Replace(text)
+		text = regexp.MustCompile(`\$\{[A-Z_]+:-([^}]*)\}`).ReplaceAllString(text, "$1") // ${VAR:-default}: the default
 		var cmds [][]string
 		for _, l := range strings.Split(text, "\n") {
 			l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "- >-"))
