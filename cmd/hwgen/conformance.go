@@ -75,6 +75,14 @@ func (c *conformanceCmd) Run() error {
 	if err := c.shardFlags.check(); err != nil {
 		return err
 	}
+	if c.Out != "" {
+		if err := checkOutFile("--out", c.Out); err != nil {
+			return err
+		}
+	}
+	if err := checkNoClobber(nil, []flagPath{{"--out", c.Out}, {"--result", c.Result}}); err != nil {
+		return err
+	}
 	base, err := npuConfig(c.blockFlags)
 	if err != nil {
 		return err
