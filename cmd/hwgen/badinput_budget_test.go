@@ -61,6 +61,9 @@ func TestBadSizes(t *testing.T) {
 			[]string{"a testbench of mac_s8_s32 over 100000000 cycles", "needs about"}},
 		{"a valid 1 GiB int8 array", []string{"sim", "--op", "transpose", "--in", "a=" + big, "--set", "ext_addr_width=24", "--set", "rows=64", "--set", "cols=64"},
 			[]string{"transpose 32768×32768", "input a [32768 32768]", "needs about"}},
+		{"a model's program", []string{"run", "--model", mnistModel, "--max-memory", "60M"}, []string{"mnist-7.onnx on the NPU needs about", "the limit is 62.9 MB (--max-memory)"}},
+		{"a model's batches", []string{"run", "--model", mnistModel, "--data", "mnist", "--images", "64", "--batch", "64", "--max-memory", "70M"},
+			[]string{"64 copies of its"}},
 		{"an unreadable limit", []string{"sim", "--max-memory", "lots"}, []string{"--max-memory", `size "lots" is not allowed`}},
 	})
 }
@@ -73,7 +76,7 @@ func TestBadFiles(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	go feed(fifo) // an endless writer, as `yes > fifo`
+	go feed(fifo)                                                                          // an endless writer, as `yes > fifo`
 	wide := sparseNPY(t, filepath.Join(dir, "wide.npy"), "<f4", []int{1, 1, 28, 20000}, 4) // 2.2 GB of the wrong shape
 	checkBadFast(t, []badCase{
 		{"workload /dev/zero", []string{"sim", "--workload", "/dev/zero"}, []string{"--workload", "/dev/zero", "not a regular file", "a workload (JSON)"}},

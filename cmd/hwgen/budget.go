@@ -5,6 +5,7 @@ import (
 	"syscall"
 
 	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/internal/budget"
 	"github.com/hwgen/hwgen/workload"
 )
@@ -133,5 +134,29 @@ func testbenchMemory(design string, cycles, ports, bits int) *budget.Estimate {
 	// cycle (100,000 against 400,000 cycles: 97 MB against 311 MB).
 	per := float64(128*ports + 2*bits)
 	e.Add(fmt.Sprintf("%d cycles of stimulus and expected outputs (%d ports)", cycles, ports), float64(cycles), per)
+	return e
+}
+
+// modelMemory estimates the NPU run of a model from its float run's
+// values (env: every value Execute computed): each becomes a tensor of
+// the compiled program, at tensorCost bytes an element, copies times
+// (a batch holds each image's values in its own region, on each device).
+func modelMemory(model string, env map[string]*onnx.Array, copies int) *budget.Estimate {
+	e := &budget.Estimate{Subject: "--model " + model + " on the NPU"}
+	e.Add("the NPU and its simulator", 1, baseCost)
+	var big string
+	var most, total float64
+	for name, a := range env {
+		n := float64(len(a.Data) + len(a.Ints))
+		total += n
+		if n > most {
+			big, most = fmt.Sprintf("%s %v", name, a.Shape), n
+		}
+	}
+	what := fmt.Sprintf("its %d values (the largest %s)", len(env), big)
+	if copies > 1 {
+		what = fmt.Sprintf("%d copies of its %d values (a batch on each device; the largest %s)", copies, len(env), big)
+	}
+	e.Add(what, total*float64(copies), tensorCost)
 	return e
 }

@@ -170,9 +170,12 @@ func (c *runCmd) Run() error {
 	}
 
 	in := m.Graph.Inputs[0].Name
-	floatOut, err := m.Graph.Run(map[string]*onnx.Array{in: x})
+	floatOut, err := m.Graph.Execute(map[string]*onnx.Array{in: x})
 	if err != nil {
 		return modelErr(c.Model, fmt.Errorf("float executor: %w", err))
+	}
+	if err := modelMemory(c.Model, floatOut, 1).Check(); err != nil {
+		return err
 	}
 	opts, err := c.lowerOptions()
 	if err != nil {

@@ -155,8 +155,16 @@ func (c *runCmd) runData(cfg npu.Config) error {
 	printModel(&hdr, c.Model, m, shape)
 	fmt.Fprintf(&hdr, "data      MNIST: the first %d of the %d test images\n", test.Len(), dataset.Test.Images)
 	fmt.Fprintf(&hdr, "calibrate on the first %d of the %d MNIST training images\n", train.Len(), dataset.Train.Images)
-	fmt.Fprintf(os.Stderr, "data      %s\n", shown(dir))
 
+	// One float run sizes the NPU's program before anything is compiled.
+	env, err := m.Graph.Execute(map[string]*onnx.Array{m.Graph.Inputs[0].Name: test.Input(0)})
+	if err != nil {
+		return modelErr(c.Model, fmt.Errorf("float executor, test image 0: %w", err))
+	}
+	if err := modelMemory(c.Model, env, max(c.Batch, 1)*max(c.Devices, 1)).Check(); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "data      %s\n", shown(dir))
 	calib := make([]*onnx.Array, train.Len())
 	for i := range calib {
 		calib[i] = train.Input(i)
