@@ -18,6 +18,12 @@ stop() {
       rm -f "$state/$d.pid"
     fi
   done
+  # munged too, when this script started it (a munged of the machine's
+  # own Slurm is left alone).
+  if [ -f "$state/munged.started" ] && [ -f /run/munge/munged.pid ]; then
+    kill "$(cat /run/munge/munged.pid)" 2>/dev/null || true
+    rm -f "$state/munged.started"
+  fi
 }
 
 start() {
@@ -26,6 +32,7 @@ start() {
   if ! pgrep -x munged >/dev/null; then
     mkdir -p /run/munge && chown munge:munge /run/munge
     runuser -u munge -- /usr/sbin/munged
+    touch "$state/munged.started"
   fi
   cpus=$(nproc)
   mem=$(( $(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 / 2 ))
@@ -50,7 +57,9 @@ ReturnToService=2
 NodeName=hwgen-node NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=local Nodes=hwgen-node Default=YES MaxTime=INFINITE State=UP
 CONF
-  stop
+  for d in slurmd slurmctld; do # daemons of an earlier start, not munged
+    [ -f "$state/$d.pid" ] && kill "$(cat "$state/$d.pid")" 2>/dev/null || true
+  done
   export SLURM_CONF=$conf
   slurmctld -f "$conf"
   slurmd -f "$conf" -N hwgen-node
