@@ -3,16 +3,19 @@
 # Yosys and nextpnr-ice40 with the IceStorm tools and chip database (for
 # `hwgen ppa`) from Debian packages (with the C++ toolchain Verilator
 # builds with), the official ONNX operator tests (libonnx-testdata, for
-# `hwgen conformance`), Node.js and npm, the Go modules, and ONNX Runtime
+# `hwgen conformance`), Slurm and munge (a single-node Slurm,
+# scripts/slurm-local.sh, runs the sharding test), Node.js and npm, the Go modules, and ONNX Runtime
 # for Node in scripts/ort (the check of exported int8 models).
 # Idempotent: tools already present are left alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-declare -A pkg_of=([verilator]=verilator [iverilog]=iverilog [yosys]=yosys [nextpnr-ice40]=nextpnr-ice40 [icepack]=fpga-icestorm [g++]=g++ [make]=make [node]=nodejs [npm]=npm)
+declare -A pkg_of=([verilator]=verilator [iverilog]=iverilog [yosys]=yosys [nextpnr-ice40]=nextpnr-ice40 [icepack]=fpga-icestorm [g++]=g++ [make]=make [node]=nodejs [npm]=npm [sbatch]=slurm-wlm [slurmctld]=slurm-wlm [slurmd]=slurm-wlm [munged]=munge)
 missing=()
-for tool in verilator iverilog yosys nextpnr-ice40 icepack g++ make node npm; do
-  command -v "$tool" >/dev/null 2>&1 || missing+=("${pkg_of[$tool]}")
+for tool in verilator iverilog yosys nextpnr-ice40 icepack g++ make node npm sbatch slurmctld slurmd munged; do
+  if ! command -v "$tool" >/dev/null 2>&1 && [[ ! " ${missing[*]} " == *" ${pkg_of[$tool]} "* ]]; then
+    missing+=("${pkg_of[$tool]}")
+  fi
 done
 # nextpnr-ice40 carries its own chip database; the IceStorm tools read
 # this one (a recommendation, which --no-install-recommends leaves out).

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/hwgen/hwgen/internal/budget"
 )
 
 // Format names the layout of a result file; a reader refuses others.
@@ -28,7 +30,18 @@ type Header struct {
 	Args  json.RawMessage `json:"args"`
 	Shard Spec            `json:"shard"`
 	Items Range           `json:"items"` // Shard.Items(Items.Total)
+	// Stopped says why the records end before the range does: "" for a
+	// whole range, "interrupted" for a run stopped by a signal (written
+	// to PartialPath, never over an earlier result), or the failure that
+	// ended it.
+	Stopped string `json:"stopped,omitempty"`
 }
+
+// PartialSuffix is added to a result's path for the records of an
+// interrupted run: the earlier result under the real name stays as it
+// was, and hwgen merge, finding the partial file beside it, says that
+// the shard was interrupted.
+const PartialSuffix = ".partial"
 
 // Record is one item's result; Data is the command's own JSON.
 type Record struct {
@@ -190,7 +203,7 @@ func Decode(data []byte) (*File, error) {
 
 // Read reads and checks the result file at path (see Decode).
 func Read(path string) (*File, error) {
-	b, err := os.ReadFile(path)
+	b, err := budget.ReadFile(path, "a shard result file", budget.ResultMax)
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 		return nil, fmt.Errorf("%s: %w", path, pe.Err)
 	} else if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 )
@@ -19,6 +20,16 @@ type Merged struct {
 	// stopped early (at a failure) leaves the rest of its range without
 	// records: see FirstMissing.
 	Records []Record
+	stopped map[int]string // by shard index: File.Stopped
+}
+
+// Stopped says why shard s stopped early: its file's Stopped, or
+// otherwise ("" in files of an earlier format).
+func (m *Merged) Stopped(s Spec, otherwise string) string {
+	if why := m.stopped[s.Index]; why != "" {
+		return why
+	}
+	return otherwise
 }
 
 // DecodeArgs unmarshals the run's arguments into v.
@@ -62,6 +73,9 @@ func MergeFiles(paths ...string) (*Merged, error) {
 	var files []*File
 	var broken error
 	for _, p := range paths {
+		if err := checkPartial(p); err != nil {
+			return nil, err
+		}
 		f, err := Read(p)
 		if err != nil {
 			if broken == nil {
@@ -138,9 +152,10 @@ func merge(files []*File, names []string) (*Merged, error) {
 		}
 		return nil, fmt.Errorf("%s %s missing: %d of %d shard result files given (%s)", miss, verb, len(files), ref.Shard.Count, given(files, name))
 	}
-	m := &Merged{Command: ref.Command, Args: refArgs, Total: ref.Items.Total, Shards: ref.Shard.Count}
+	m := &Merged{Command: ref.Command, Args: refArgs, Total: ref.Items.Total, Shards: ref.Shard.Count, stopped: map[int]string{}}
 	for i := 0; i < ref.Shard.Count; i++ {
 		m.Records = append(m.Records, files[bySlot[i]].Records...)
+		m.stopped[i] = files[bySlot[i]].Stopped
 	}
 	return m, nil
 }
@@ -191,4 +206,25 @@ func compact(raw json.RawMessage) (json.RawMessage, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// checkPartial refuses a result whose shard's last run was interrupted:
+// its partial file lies beside it, newer than the result or without one.
+func checkPartial(path string) error {
+	pst, err := os.Stat(path + PartialSuffix)
+	if err != nil {
+		return nil
+	}
+	st, err := os.Stat(path)
+	if err == nil && !pst.ModTime().After(st.ModTime()) {
+		return nil // an old partial file, superseded by a whole run
+	}
+	what := fmt.Sprintf("%s was interrupted", path)
+	if f, err := Read(path + PartialSuffix); err == nil {
+		what = fmt.Sprintf("shard %s (%s) was interrupted after %d of its %d items", f.Shard, path, len(f.Records), f.Items.Len())
+	}
+	if err == nil {
+		return fmt.Errorf("%s; %s is from an earlier run: run the shard again", what, path)
+	}
+	return fmt.Errorf("%s: no result, only the partial %s: run the shard again", what, path+PartialSuffix)
 }

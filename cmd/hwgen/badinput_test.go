@@ -129,7 +129,7 @@ func TestNPYOrders(t *testing.T) {
 		if code, _, stderr := capture(t, "sim", "--m", "8", "--k", "16", "--n", "8", "--in", "a="+files[name], "--out", out); code != exitOK {
 			t.Fatalf("%s: exit %d: %s", name, code, stderr)
 		}
-		y, err := readNPY(filepath.Join(out, "y.npy"), golden.S(8))
+		y, err := readNPY(filepath.Join(out, "y.npy"), golden.S(8), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/hwgen/hwgen/blocks/systolic"
 	"github.com/hwgen/hwgen/blocks/taskmgr"
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/budget"
 	"github.com/hwgen/hwgen/internal/check"
 )
 
@@ -110,7 +110,7 @@ func configure[C any](def func() C, f blockFlags) (C, error) {
 		return nil
 	}
 	if f.Config != "" {
-		data, err := os.ReadFile(f.Config)
+		data, err := budget.ReadFile(f.Config, "a configuration (JSON)", budget.JSONMax)
 		if err != nil {
 			return cfg, usageError{fmt.Errorf("--config: %w", err)}
 		}

@@ -72,6 +72,17 @@ for 'hwgen merge', which prints the whole table.`
 }
 
 func (c *conformanceCmd) Run() error {
+	if err := c.shardFlags.check(); err != nil {
+		return err
+	}
+	if c.Out != "" {
+		if err := checkOutFile("--out", c.Out); err != nil {
+			return err
+		}
+	}
+	if err := checkNoClobber(nil, []flagPath{{"--out", c.Out}, {"--result", c.Result}}); err != nil {
+		return err
+	}
 	base, err := npuConfig(c.blockFlags)
 	if err != nil {
 		return err
@@ -139,7 +150,7 @@ func conformanceVerdict(rs []conformance.Result) error {
 // mergeConformance prints the table of a sharded run.
 func mergeConformance(m *shard.Merged, w io.Writer) error {
 	if gap := m.FirstMissing(); gap >= 0 {
-		return fmt.Errorf("merge: shard %s has no result for test %d: its result is incomplete", m.ShardOf(gap), gap)
+		return fmt.Errorf("merge: shard %s has no result for test %d: its result is incomplete (%s)", m.ShardOf(gap), gap, m.Stopped(m.ShardOf(gap), "it stopped early"))
 	}
 	var rs []conformance.Result
 	for _, r := range m.Records {

@@ -19,6 +19,9 @@ type emitVerilogCmd struct {
 }
 
 func (c *emitVerilogCmd) Run() error {
+	if err := checkOutDir("-o", c.Out); err != nil { // a file named by -o is the caller's mistake (exit 2), found before elaborating
+		return err
+	}
 	d, err := elaborateWith(c.Top, c.blockFlags)
 	if err != nil {
 		return err

@@ -35,7 +35,7 @@ func TestSimEngines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := readNPY(filepath.Join(out, "y.npy"), golden.S(8))
+		got, err := readNPY(filepath.Join(out, "y.npy"), golden.S(8), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

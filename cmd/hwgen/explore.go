@@ -95,6 +95,9 @@ type explorePoint struct {
 }
 
 func (c *exploreCmd) Run() error {
+	if err := c.shardFlags.check(); err != nil {
+		return err
+	}
 	if err := c.checkSizes(); err != nil {
 		return err
 	}
@@ -198,7 +201,7 @@ func (c *exploreCmd) plan(sw sweep, w workload.Workload) ([]explorePoint, error)
 			continue
 		}
 		// The --in files are read as the point's elements.
-		if p.w, p.given, err = c.resolve(w, p.cfg); err != nil {
+		if p.w, p.given, err = c.resolve(w, p.cfg, true); err != nil { // the external memory is the point's, below
 			return nil, usageError{fmt.Errorf("%s: %w", strings.Join(set, " "), err)}
 		}
 		if err := fitsExtMem(p.w, p.cfg); err != nil {

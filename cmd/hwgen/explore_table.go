@@ -197,7 +197,7 @@ func writeTable(w io.Writer, heads []string, rows [][]string) {
 // mergeExplore prints the report of a sharded sweep.
 func mergeExplore(m *shard.Merged, w io.Writer) error {
 	if gap := m.FirstMissing(); gap >= 0 {
-		return fmt.Errorf("merge: shard %s has no result for point %d: it stopped early (a failed point)", m.ShardOf(gap), gap+1)
+		return fmt.Errorf("merge: shard %s has no result for point %d: it stopped early (%s)", m.ShardOf(gap), gap+1, m.Stopped(m.ShardOf(gap), "a failed point"))
 	}
 	var a exploreArgs
 	if err := m.DecodeArgs(&a); err != nil {

@@ -72,6 +72,9 @@ type fuzzRecord struct {
 }
 
 func (c *verifyFuzzCmd) Run() error {
+	if err := c.shardFlags.check(); err != nil {
+		return err
+	}
 	if c.Count < 1 {
 		return usagef("--count: %d is not allowed; give a positive number of designs", c.Count)
 	}

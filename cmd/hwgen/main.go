@@ -15,6 +15,7 @@ import (
 
 	"github.com/hwgen/hwgen/frontend/conformance"
 	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/internal/budget"
 	"github.com/hwgen/hwgen/workload"
 )
 
@@ -26,6 +27,8 @@ const (
 )
 
 type cli struct {
+	MaxMemory string `name:"max-memory" env:"HWGEN_MAX_MEMORY" help:"The memory a run may take (e.g. 8G, 512M): a request whose estimate (tensors, padding, recorded cycles, files read) exceeds it is refused in one line before anything is allocated. Default: half of the machine's memory (/proc/meminfo, or a cgroup's memory.max when lower)." placeholder:"SIZE"`
+
 	Emit        emitCmd        `cmd:"" help:"Write a design (by default the NPU) as Verilog-2005, one module per file."`
 	Sim         simCmd         `cmd:"" help:"Run a tensor workload on the NPU and check it against the golden model, or simulate a built-in design with seeded random stimulus (--top)."`
 	Run         runCmd         `cmd:"" help:"Run a float ONNX model (e.g. mnist-7) quantized to int8 on the NPU and compare it with float."`
@@ -67,6 +70,16 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// usageIn is err, a problem of the file given to flag, as the caller's:
+// an error that is already a usage error (it names the flag) is kept.
+func usageIn(flag string, err error) error {
+	var ue usageError
+	if errors.As(err, &ue) {
+		return err
+	}
+	return usageError{fmt.Errorf("%s: %w", flag, err)}
+}
 
 func main() {
 	os.Exit(profiled(func() int { return run(os.Args[1:]) }))
@@ -113,13 +126,28 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "hwgen: %v\n", err)
 		return exitUsage
 	}
+	budget.SetLimit(0) // run is called many times by the tests
+	if c.MaxMemory != "" {
+		n, err := budget.ParseSize(c.MaxMemory)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "hwgen: --max-memory: %v\n", err)
+			return exitUsage
+		}
+		budget.SetLimit(n)
+	}
 	if err := ctx.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "hwgen: %v\n", err)
+		fmt.Fprintf(os.Stderr, "hwgen: %s\n", oneLine(err))
 		var ue usageError
-		if errors.As(err, &ue) {
+		if errors.As(err, &ue) || budget.Is(err) {
 			return exitUsage
 		}
 		return exitFailure
 	}
 	return exitOK
+}
+
+// oneLine is err's message on one line: an error joined from several
+// (a failed run and a failed write) is printed as one line of parts.
+func oneLine(err error) string {
+	return strings.ReplaceAll(err.Error(), "\n", "; ")
 }

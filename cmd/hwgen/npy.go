@@ -10,33 +10,75 @@ import (
 
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/internal/budget"
 	npyread "github.com/hwgen/hwgen/internal/npy"
 )
 
+// openNPY opens a .npy array and reads its header only: its shape can
+// be compared and its memory counted before its data is read.
+func openNPY(path string) (*os.File, npyread.Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, npyread.Header{}, err
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, npyread.Header{}, fmt.Errorf("%s: is a directory", path)
+	}
+	h, err := npyread.ReadHeader(f)
+	if err != nil {
+		f.Close()
+		return nil, h, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(h.Shape) == 0 {
+		f.Close()
+		return nil, h, fmt.Errorf("%s: a scalar, want an array", path)
+	}
+	return f, h, nil
+}
+
+// checkNPYMemory refuses an array whose values (8 bytes each as int64,
+// 4 as float32) would not fit the memory budget, before they are read.
+func checkNPYMemory(path string, h npyread.Header, per float64) error {
+	e := budget.Estimate{Subject: fmt.Sprintf("%s (%v %s)", path, h.Shape, h.Descr)}
+	e.Add(fmt.Sprintf("its %d values", h.Len()), float64(h.Len()), per)
+	return e.Check()
+}
+
 // readNPY reads an integer .npy array (either byte order, C or Fortran
 // order) as a tensor of elem (the NPU's element type): every value must
-// fit it.
-func readNPY(path string, elem golden.Int) (*golden.Tensor, error) {
-	f, err := os.Open(path)
+// fit it. check, if not nil, sees the header's shape before the data is
+// read.
+func readNPY(path string, elem golden.Int, check func(shape []int) error) (*golden.Tensor, error) {
+	f, h, err := openNPY(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	h, vals, err := npyread.ReadInts(f)
+	if check != nil {
+		if err := check(h.Shape); err != nil {
+			return nil, err
+		}
+	}
+	return npyData(path, f, h, elem)
+}
+
+// npyData reads the data of an integer array whose header was read from
+// f, after checking its memory.
+func npyData(path string, f io.Reader, h npyread.Header, elem golden.Int) (*golden.Tensor, error) {
+	if err := checkNPYMemory(path, h, 8); err != nil {
+		return nil, err
+	}
+	vals, err := h.Ints(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(h.Shape) == 0 {
-		return nil, fmt.Errorf("%s: a scalar, want an array", path)
-	}
-	t := golden.New(h.Shape...)
 	for i, v := range vals {
 		if !elem.Fits(v) {
 			return nil, fmt.Errorf("%s: element %d = %d does not fit the NPU's %s elements (%d..%d)", path, i, v, elem, elem.Min(), elem.Max())
 		}
-		t.Data[i] = v
 	}
-	return t, nil
+	return &golden.Tensor{Shape: h.Shape, Data: vals}, nil
 }
 
 // writeNPY writes t as an int8 (or, for wider elements, int32) .npy
@@ -78,20 +120,27 @@ func nest[T int64 | float32](shape []int, data []T, elem reflect.Type) any {
 	return v.Interface()
 }
 
-// readFloatNPY reads a float32 .npy array (an ONNX model's input).
-func readFloatNPY(path string) (*onnx.Array, error) {
-	f, err := os.Open(path)
+// readFloatNPY reads a float32 .npy array (an ONNX model's input);
+// check, if not nil, sees the header's shape before the data is read.
+func readFloatNPY(path string, check func(shape []int) error) (*onnx.Array, error) {
+	f, h, err := openNPY(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	h, v, err := npyread.ReadFloat32s(f)
+	if check != nil {
+		if err := check(h.Shape); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkNPYMemory(path, h, 4); err != nil {
+		return nil, err
+	}
+	v, err := h.Float32s(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	a := onnx.NewArray(h.Shape...)
-	copy(a.Data, v)
-	return a, nil
+	return &onnx.Array{Shape: h.Shape, Data: v}, nil
 }
 
 // writeFloatNPY writes a as a float32 .npy array of its shape, atomically.

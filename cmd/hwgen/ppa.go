@@ -15,7 +15,7 @@ type ppaCmd struct {
 	Top string `help:"Built-in design or configurable block to measure (see 'hwgen designs')." required:""`
 	blockFlags
 	Target    string  `help:"generic (Yosys cells and logic depth), ice40-hx8k or ice40-up5k (Yosys synth_ice40, then nextpnr-ice40 place and route)." default:"generic"`
-	Seeds     int     `help:"FPGA targets: place and route with placer seeds 1..N and report the median Fmax." default:"4"`
+	Seeds     *int    `help:"FPGA targets: place and route with placer seeds 1..N and report the median Fmax. Default 4." placeholder:"N"`
 	Freq      float64 `help:"FPGA targets: the frequency (MHz) nextpnr's timing-driven placement aims at; Fmax is what it achieved." default:"100"`
 	NoDSP     bool    `name:"no-dsp" help:"ice40-up5k: map multipliers to LUTs instead of its 8 SB_MAC16 DSP blocks."`
 	JSON      bool    `name:"json" help:"Print the figures as JSON."`
@@ -23,8 +23,18 @@ type ppaCmd struct {
 	WorkDir   string  `help:"Keep Yosys's and nextpnr's files (Verilog, netlists, logs, reports) in this directory instead of a temporary one." type:"path"`
 }
 
+// defaultSeeds is --seeds when not given.
+const defaultSeeds = 4
+
 func (c *ppaCmd) Run() error {
-	if err := checkPPAFlags(c.Target, c.Seeds, c.Freq); err != nil {
+	seeds := defaultSeeds
+	if c.Seeds != nil {
+		if c.Target == ppa.Generic {
+			return usagef("--seeds %d does not apply to --target generic (no place and route): give an FPGA target (%s) or leave it out", *c.Seeds, strings.Join(ppa.Targets()[1:], ", "))
+		}
+		seeds = *c.Seeds
+	}
+	if err := checkPPAFlags(c.Target, seeds, c.Freq); err != nil {
 		return err
 	}
 	if err := findPPATools(c.Target); err != nil {
@@ -43,7 +53,7 @@ func (c *ppaCmd) Run() error {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return usageError{fmt.Errorf("--work-dir: %w", err)}
 	}
-	r, err := ppa.Measure(d, ppa.Options{Target: c.Target, Seeds: c.Seeds, FreqMHz: c.Freq, Dir: dir, NoDSP: c.NoDSP, Breakdown: c.Breakdown})
+	r, err := ppa.Measure(d, ppa.Options{Target: c.Target, Seeds: seeds, FreqMHz: c.Freq, Dir: dir, NoDSP: c.NoDSP, Breakdown: c.Breakdown})
 	var nf *ppa.NotFitError
 	if errors.As(err, &nf) {
 		if r != nil && len(r.Parts) > 0 && !c.JSON {

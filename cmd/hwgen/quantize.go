@@ -64,6 +64,10 @@ func (c *quantizeCmd) Run() error {
 			return err
 		}
 	}
+	ins := modelInputs(c.Model, c.Input, c.Calib, "", c.Config)
+	if err := checkNoClobber(ins, append([]flagPath{{"-o", c.Output}}, inDir("--ref", c.Ref, "input.npy")...)); err != nil {
+		return err
+	}
 	// The model, input and calibration set are read as hwgen run reads
 	// them, so that the scales are the same.
 	r := &runCmd{Model: c.Model, Input: c.Input, Calib: c.Calib, Out: c.Ref}
@@ -142,6 +146,14 @@ func (c *quantizeCmd) reference(cfg npu.Config, net *lower.Net, x *onnx.Array) e
 		{out + ".npy", func(p string) error { return writeFloatNPY(p, deq) }},
 	}
 	var names []string
+	for _, f := range files {
+		names = append(names, f.name)
+	}
+	ins := modelInputs(c.Model, c.Input, c.Calib, "", c.Config) // the output names are known now
+	if err := checkNoClobber(ins, append([]flagPath{{"-o", c.Output}}, inDir("--ref", c.Ref, names...)...)); err != nil {
+		return err
+	}
+	names = nil
 	for _, f := range files {
 		if err := f.write(filepath.Join(c.Ref, f.name)); err != nil {
 			return fmt.Errorf("--ref: %w", err)

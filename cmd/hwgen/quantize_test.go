@@ -53,7 +53,7 @@ func checkQuantize(t *testing.T, args []string, raw string, elem golden.Int) {
 	if m.Opset != 13 || len(m.Graph.Outputs) != 2 {
 		t.Errorf("opset %d, %d outputs; want 13 and 2", m.Opset, len(m.Graph.Outputs))
 	}
-	q, err := readNPY(filepath.Join(ref, rawName+".npy"), elem)
+	q, err := readNPY(filepath.Join(ref, rawName+".npy"), elem, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func checkQuantize(t *testing.T, args []string, raw string, elem golden.Int) {
 		t.Errorf("%s.npy %v is not the printed output:\n%s", rawName, q.Data, stdout)
 	}
 	for _, f := range []string{"input.npy", "Plus214_Output_0.npy"} {
-		if _, err := readFloatNPY(filepath.Join(ref, f)); err != nil {
+		if _, err := readFloatNPY(filepath.Join(ref, f), nil); err != nil {
 			t.Error(err)
 		}
 	}

@@ -139,10 +139,16 @@ func (c *runCmd) Run() error {
 	if err := checkOutputs(c.Out, c.Timeline, c.VCD); err != nil {
 		return err
 	}
+	if err := checkNoClobber(modelInputs(c.Model, c.Input, c.Calib, c.Inputs, c.Config), c.outputs()); err != nil {
+		return err
+	}
 	if err := c.vcdFilterFlags.check(c.VCD); err != nil {
 		return err
 	}
 	if err := c.checkData(); err != nil {
+		return err
+	}
+	if err := c.shardFlags.check(); err != nil {
 		return err
 	}
 	cfg, err := npuConfig(c.blockFlags)
@@ -164,9 +170,12 @@ func (c *runCmd) Run() error {
 	}
 
 	in := m.Graph.Inputs[0].Name
-	floatOut, err := m.Graph.Run(map[string]*onnx.Array{in: x})
+	floatOut, err := m.Graph.Execute(map[string]*onnx.Array{in: x})
 	if err != nil {
 		return modelErr(c.Model, fmt.Errorf("float executor: %w", err))
+	}
+	if err := modelMemory(c.Model, floatOut, 1).Check(); err != nil {
+		return err
 	}
 	opts, err := c.lowerOptions()
 	if err != nil {
@@ -303,12 +312,14 @@ func inputShape(m *onnx.Model) ([]int, error) {
 // model.
 func (c *runCmd) input(want []int) (*onnx.Array, string, error) {
 	if c.Input != "" {
-		x, err := readFloatNPY(c.Input)
+		x, err := readFloatNPY(c.Input, func(got []int) error {
+			if !slices.Equal(got, want) {
+				return usagef("--input %s: shape %v; the model's input needs %v", c.Input, got, want)
+			}
+			return nil
+		})
 		if err != nil {
-			return nil, "", usageError{fmt.Errorf("--input: %w", err)}
-		}
-		if !slices.Equal(x.Shape, want) {
-			return nil, "", usagef("--input %s: shape %v; the model's input needs %v", c.Input, x.Shape, want)
+			return nil, "", usageIn("--input", err)
 		}
 		return x, c.Input, nil
 	}
@@ -355,12 +366,14 @@ func (c *runCmd) calibration(x *onnx.Array, want []int) ([]*onnx.Array, string, 
 	}
 	var set []*onnx.Array
 	for _, path := range c.Calib {
-		a, err := readFloatNPY(path)
+		a, err := readFloatNPY(path, func(got []int) error {
+			if !slices.Equal(got, want) {
+				return usagef("--calib %s: shape %v; the model's input needs %v", path, got, want)
+			}
+			return nil
+		})
 		if err != nil {
-			return nil, "", usageError{fmt.Errorf("--calib: %w", err)}
-		}
-		if !slices.Equal(a.Shape, want) {
-			return nil, "", usagef("--calib %s: shape %v; the model's input needs %v", path, a.Shape, want)
+			return nil, "", usageIn("--calib", err)
 		}
 		set = append(set, a)
 	}
@@ -371,6 +384,13 @@ func (c *runCmd) calibration(x *onnx.Array, want []int) ([]*onnx.Array, string, 
 // replays the recorded run on Verilator.
 func (c *runCmd) simulate(cfg npu.Config, prog *compiler.Program) (*host.Result, error) {
 	opts := c.hostOptions(c.VCD, prog.Ideal)
+	if c.Engine == "verilator" {
+		if err := recordingMemory(filepath.Base(c.Model), prog.Ideal, int64(prog.ExtLines)); err != nil {
+			return nil, err
+		}
+	} else {
+		opts = append(opts, host.WithoutStimulus()) // a row per cycle, for a replay nobody asked for
+	}
 	intr, stop := interruptible()
 	defer stop()
 	res, err := host.Run(cfg, prog, append(opts, intr)...)

@@ -102,7 +102,7 @@ func TestRunMnist(t *testing.T) {
 			if engine == "go" && !strings.Contains(stdout, "MAC utilization") {
 				t.Errorf("output lacks the cycle report:\n%s", stdout)
 			}
-			logits, err := readFloatNPY(filepath.Join(out, "logits.npy"))
+			logits, err := readFloatNPY(filepath.Join(out, "logits.npy"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"time"
@@ -21,10 +22,10 @@ import (
 
 // batchFlags run a data set through the host pipeline in batches.
 type batchFlags struct {
-	Batch    int     `help:"With --data or --inputs, and --engine go or verilator (which then replays the whole session): run the images through the host pipeline (pre: quantize, exec: one simulated NPU kept across batches, post: dequantize and check against the reference machine) in batches of B images per device program (weights in device memory once, each image in its own region; of the two batch programs, images interleaved on half buffers or copies one after another, the one faster in simulation is kept). 0: with --data, one image at a time without the pipeline; with --inputs, batches of 1." default:"0" placeholder:"B"`
-	ClockMHz float64 `name:"clock-mhz" help:"With --batch: the NPU clock at which to state the simulated images per second." default:"1000" placeholder:"MHZ"`
-	LockStep bool    `name:"lockstep" help:"With --batch: advance the pipeline's stages together, one period at a time, and print the period log (N batches through 3 stages take N+2 periods)."`
-	Devices  int     `help:"With --batch: simulate N NPUs at once, each with its own pipeline and a share of the batches (consecutive ones); a host with N cores then simulates about N times the images per second. Each device's session is checked and, with --engine verilator, replayed on its own." default:"1" placeholder:"N"`
+	Batch    int      `help:"With --data or --inputs, and --engine go or verilator (which then replays the whole session): run the images through the host pipeline (pre: quantize, exec: one simulated NPU kept across batches, post: dequantize and check against the reference machine) in batches of B images per device program (weights in device memory once, each image in its own region; of the two batch programs, images interleaved on half buffers or copies one after another, the one faster in simulation is kept). 0: with --data, one image at a time without the pipeline; with --inputs, batches of 1." default:"0" placeholder:"B"`
+	ClockMHz *float64 `name:"clock-mhz" help:"With --batch: the NPU clock at which to state the simulated images per second, above 0. Default 1000." placeholder:"MHZ"`
+	LockStep bool     `name:"lockstep" help:"With --batch: advance the pipeline's stages together, one period at a time, and print the period log (N batches through 3 stages take N+2 periods)."`
+	Devices  int      `help:"With --batch: simulate N NPUs at once, each with its own pipeline and a share of the batches (consecutive ones); a host with N cores then simulates about N times the images per second. Each device's session is checked and, with --engine verilator, replayed on its own." default:"1" placeholder:"N"`
 }
 
 // runBatches is runData's pipeline mode: the test images in batches
@@ -128,7 +129,7 @@ func (c *runCmd) pipelineRun(cfg npu.Config, net *lower.Net, images []*onnx.Arra
 		perDevice = fmt.Sprintf(" per device (%d devices)", len(rep.Devices))
 	}
 	fmt.Printf("speed     %.1f images/s simulated at %.0f MHz%s (%d cycles for %d images), %.2f images/s on this host (%v wall)\n",
-		c.ClockMHz*1e6*float64(len(rs))/float64(max(rep.Cycles(), 1)), c.ClockMHz, perDevice, rep.Cycles(), len(rs),
+		c.clockMHz()*1e6*float64(len(rs))/float64(max(rep.Cycles(), 1)), c.clockMHz(), perDevice, rep.Cycles(), len(rs),
 		float64(len(rs))/rep.Wall.Seconds(), rep.Wall.Round(time.Millisecond))
 	hidden, dma := dmaUnderNE(runs)
 	fmt.Printf("overlap   %.1f%% of the DMA-in busy cycles fall while the NE is busy (%d of %d)\n", 100*float64(hidden)/float64(max(dma, 1)), hidden, dma)
@@ -161,6 +162,9 @@ func (c *runCmd) pipelineRun(cfg npu.Config, net *lower.Net, images []*onnx.Arra
 
 // checkDevices refuses a --devices that leaves a device without a batch.
 func (c *runCmd) checkDevices(images int) error {
+	if c.Batch > images {
+		return usagef("--batch %d is more than the %d images: give 1..%d", c.Batch, images, images)
+	}
 	if batches := (images + c.Batch - 1) / c.Batch; c.Devices < 1 || c.Devices > batches {
 		return usagef("--devices %d: give 1 to %d (at most one device per batch: %d images in batches of %d)", c.Devices, batches, images, c.Batch)
 	}
@@ -242,4 +246,33 @@ func dmaUnderNE(runs []*host.Result) (hidden, dma int) {
 		}
 	}
 	return hidden, dma
+}
+
+// clockMHz is --clock-mhz, else 1000 MHz.
+func (c *runCmd) clockMHz() float64 {
+	if c.ClockMHz == nil {
+		return 1000
+	}
+	return *c.ClockMHz
+}
+
+// checkBatchFlags refuses the pipeline's flags without --batch, and a
+// clock that is not a positive frequency: a negative one printed
+// negative images per second.
+func (c *runCmd) checkBatchFlags() error {
+	if c.ClockMHz != nil {
+		if f := *c.ClockMHz; !(f > 0) || math.IsInf(f, 0) {
+			return usagef("--clock-mhz %g is not allowed: give a clock above 0 MHz", f)
+		}
+	}
+	if c.Batch != 0 {
+		return nil
+	}
+	switch {
+	case c.ClockMHz != nil:
+		return usagef("--clock-mhz applies to --batch only (it states a pipeline's images per second)")
+	case c.LockStep:
+		return usagef("--lockstep applies to --batch only (it steps the pipeline's stages)")
+	}
+	return nil
 }

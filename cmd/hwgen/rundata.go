@@ -42,6 +42,9 @@ func (c *runCmd) checkData() error {
 	if c.Batch < 0 {
 		return usagef("--batch %d: give a positive batch size (0: no pipeline)", c.Batch)
 	}
+	if err := c.checkBatchFlags(); err != nil {
+		return err
+	}
 	if c.Devices != 1 && c.Batch == 0 && c.Inputs == "" {
 		return usagef("--devices %d: only with --batch or --inputs (the devices run the pipeline's batches)", c.Devices)
 	}
@@ -152,8 +155,16 @@ func (c *runCmd) runData(cfg npu.Config) error {
 	printModel(&hdr, c.Model, m, shape)
 	fmt.Fprintf(&hdr, "data      MNIST: the first %d of the %d test images\n", test.Len(), dataset.Test.Images)
 	fmt.Fprintf(&hdr, "calibrate on the first %d of the %d MNIST training images\n", train.Len(), dataset.Train.Images)
-	fmt.Fprintf(os.Stderr, "data      %s\n", shown(dir))
 
+	// One float run sizes the NPU's program before anything is compiled.
+	env, err := m.Graph.Execute(map[string]*onnx.Array{m.Graph.Inputs[0].Name: test.Input(0)})
+	if err != nil {
+		return modelErr(c.Model, fmt.Errorf("float executor, test image 0: %w", err))
+	}
+	if err := modelMemory(c.Model, env, max(c.Batch, 1)*max(c.Devices, 1)).Check(); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "data      %s\n", shown(dir))
 	calib := make([]*onnx.Array, train.Len())
 	for i := range calib {
 		calib[i] = train.Input(i)
@@ -199,7 +210,14 @@ func (c *runCmd) runData(cfg npu.Config) error {
 	start := time.Now()
 	dev := &imageDevice{cfg: cfg, prog: prog}
 	defer dev.close()
+	// Ctrl-C or SIGTERM between images stops the run as one during a
+	// simulation does: the records so far go to the partial result.
+	intr, stop := interrupted()
+	defer stop()
 	for i := run.items.First; i < run.items.End; i++ {
+		if intr.Err() != nil {
+			return run.finish(fmt.Errorf("stopped before test image %d: %w", i, intr.Err()))
+		}
 		rec, err := c.runImage(cfg, m, net, prog, test, i, st, dev)
 		if err != nil {
 			return run.finish(err)

@@ -45,9 +45,12 @@ type dataArgs struct {
 
 func newDataArgs(c *runCmd, cfg npu.Config, prog *compiler.Program, net *lower.Net, header string) dataArgs {
 	model := c.Model
-	if b, err := os.ReadFile(c.Model); err == nil {
-		sum := sha256.Sum256(b)
-		model = fmt.Sprintf("%s sha256:%s", filepath.Base(c.Model), hex.EncodeToString(sum[:8]))
+	if f, err := os.Open(c.Model); err == nil { // hashed as it is read: the model was loaded whole already
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err == nil {
+			model = fmt.Sprintf("%s sha256:%s", filepath.Base(c.Model), hex.EncodeToString(h.Sum(nil)[:8]))
+		}
+		f.Close()
 	}
 	a := dataArgs{Model: model, Images: c.images(), CalibImages: c.calibImages(), Engine: c.Engine, NPU: cfg.Name(),
 		Rounding: c.Rounding, Int8Output: c.Int8Out, Header: header, Ideal: prog.Ideal,
@@ -235,7 +238,7 @@ func (st *dataStats) speed(w io.Writer, engine string) {
 // mergeRun prints the report of a sharded hwgen run --data.
 func mergeRun(m *shard.Merged, w io.Writer) error {
 	if gap := m.FirstMissing(); gap >= 0 {
-		return fmt.Errorf("merge: shard %s has no result for image %d: it stopped early (a failed image)", m.ShardOf(gap), gap)
+		return fmt.Errorf("merge: shard %s has no result for image %d: it stopped early (%s)", m.ShardOf(gap), gap, m.Stopped(m.ShardOf(gap), "a failed image"))
 	}
 	var a dataArgs
 	if err := m.DecodeArgs(&a); err != nil {

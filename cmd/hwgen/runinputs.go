@@ -131,12 +131,14 @@ func readInputs(dir string, shape []int) ([]string, []*onnx.Array, error) {
 	}
 	images := make([]*onnx.Array, len(names))
 	for i, name := range names {
-		x, err := readFloatNPY(filepath.Join(dir, name))
+		x, err := readFloatNPY(filepath.Join(dir, name), func(got []int) error {
+			if !slices.Equal(got, shape) {
+				return usagef("--inputs: %s has shape %v; the model's input needs %v", name, got, shape)
+			}
+			return nil
+		})
 		if err != nil {
-			return nil, nil, usageError{fmt.Errorf("--inputs: %w", err)}
-		}
-		if !slices.Equal(x.Shape, shape) {
-			return nil, nil, usagef("--inputs: %s has shape %v; the model's input needs %v", name, x.Shape, shape)
+			return nil, nil, usageIn("--inputs", err)
 		}
 		images[i] = x
 	}

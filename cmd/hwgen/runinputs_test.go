@@ -58,7 +58,7 @@ func TestRunInputs(t *testing.T) {
 	}
 	var got []string
 	for _, name := range []string{"a.npy", "b.npy", "c.npy"} {
-		y, err := readFloatNPY(filepath.Join(out, name))
+		y, err := readFloatNPY(filepath.Join(out, name), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

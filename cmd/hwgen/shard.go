@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +32,23 @@ type shardRun struct {
 	items  shard.Range // the items this process runs
 	file   *shard.File
 	path   string // --result, or ""
+}
+
+// check resolves the shard and checks --result before anything runs: a
+// bad shard or an unwritable result file is refused at once, not after
+// a calibration of minutes.
+func (f shardFlags) check() error {
+	_, _, err := shard.Resolve(shard.Options{Shard: f.Shard, Shards: f.Shards, FromEnv: f.ShardFromEnv}, os.LookupEnv)
+	var se *shard.Error
+	if errors.As(err, &se) {
+		return usageError{err}
+	} else if err != nil {
+		return err
+	}
+	if f.Result != "" {
+		return checkOutFile("--result", f.Result)
+	}
+	return nil
 }
 
 // start resolves the shard (a bad request is a usage error) and starts
@@ -73,12 +91,26 @@ func (r *shardRun) banner(w io.Writer, noun string) {
 
 // finish writes the result file, if asked for; runErr is the run's own
 // outcome, which a failed write does not hide.
+//
+// An interrupted run (Ctrl-C, SIGTERM) writes its records to the path
+// with shard.PartialSuffix instead, leaving an earlier result as it was;
+// hwgen merge finds the partial file and says the shard was interrupted.
 func (r *shardRun) finish(runErr error) error {
 	if r.path == "" {
 		return runErr
 	}
-	if err := r.file.Write(r.path); err != nil {
-		return errors.Join(runErr, fmt.Errorf("--result: %w", err))
+	path := r.path
+	switch {
+	case errors.Is(runErr, context.Canceled):
+		r.file.Stopped, path = "interrupted", r.path+shard.PartialSuffix
+	case runErr != nil:
+		r.file.Stopped = "failed: " + oneLine(runErr)
+	}
+	if err := r.file.Write(path); err != nil {
+		return errors.Join(runErr, fmt.Errorf("--result %s: %w", r.path, cause(err)))
+	}
+	if path != r.path {
+		return fmt.Errorf("%w; the records so far are in %s, %s is left as it was", runErr, path, r.path)
 	}
 	return runErr
 }

@@ -66,6 +66,9 @@ func (c *simCmd) Run() error {
 	if c.Top == "" {
 		return c.runWorkload()
 	}
+	if err := checkNoClobber(c.paths(nil)); err != nil {
+		return err
+	}
 	return c.runRandom()
 }
 
@@ -104,6 +107,9 @@ func (c *simCmd) runRandom() error {
 			return usageError{fmt.Errorf("--vcd-scope: %w", err)} // the only error DumpVCD has
 		}
 		signals, bits := s.VCDTraced()
+		if err := checkVCDDisk("--vcd", c.VCD, filepath.Dir(c.VCD), signals, bits, int64(cycles)); err != nil {
+			return err
+		}
 		printVCDPlan(signals, bits, int64(cycles), "the")
 	}
 

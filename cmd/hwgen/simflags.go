@@ -106,6 +106,9 @@ func (c *simCmd) checkFlags() error {
 	if f.Engines != nil && *f.Engines <= 0 {
 		return usagef("--engines %d is not allowed: give a positive number of engines, or leave the flag out for the configuration's", *f.Engines)
 	}
+	if f.Units != nil && *f.Units < 1 {
+		return usagef("--units %d is not allowed: give 1 or more sparse units, or leave the flag out for the configuration's", *f.Units)
+	}
 	if c.Cycles != nil && *c.Cycles < 1 {
 		return usagef("--cycles %d is not allowed: give a positive number of cycles", *c.Cycles)
 	}
@@ -113,7 +116,7 @@ func (c *simCmd) checkFlags() error {
 		ignored := sortedKeys(given)
 		for flag, set := range map[string]bool{"op": f.Op != "", "workload": f.Workload != "", "in": len(f.In) > 0, "out": f.Out != "",
 			"timeline": f.Timeline != "", "engines": f.Engines != nil, "engine": f.Engine != "go",
-			"accel": f.Accel != "npu", "units": f.Units != 0} {
+			"accel": f.Accel != "npu", "units": f.Units != nil} {
 			if set {
 				ignored = append(ignored, flag)
 			}
@@ -131,4 +134,12 @@ func (c *simCmd) checkFlags() error {
 		return usagef("--cycles applies to --top only (a workload runs until its tasks are done)")
 	}
 	return f.checkOp()
+}
+
+// units is --units, or 0 for the configuration's.
+func (f workloadFlags) units() int {
+	if f.Units == nil {
+		return 0
+	}
+	return *f.Units
 }

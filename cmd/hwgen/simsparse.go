@@ -15,7 +15,7 @@ import (
 // withSparse is cfg with the sparse engine: --units as sparse_units, or
 // the configuration's, else workload.DefaultSparseUnits.
 func (c *simCmd) withSparse(cfg npu.Config) (npu.Config, error) {
-	cfg, err := workload.SparseConfig(cfg, c.Units)
+	cfg, err := workload.SparseConfig(cfg, c.units())
 	return cfg, c.unitsError(err)
 }
 
@@ -25,7 +25,7 @@ func (c *simCmd) unitsError(err error) error {
 	if err == nil {
 		return nil
 	}
-	if c.Units != 0 {
+	if c.Units != nil {
 		return usageError{fmt.Errorf("--units: %w", err)}
 	}
 	return usageError{err}
@@ -184,7 +184,7 @@ func (c *simCmd) pickSparse(cfg npu.Config, w workload.Workload, in map[string]*
 	if err != nil {
 		return cfg, nil, nil, err
 	}
-	run := workload.AccelRun{Requant: c.Shift != 0 || c.Relu, Units: c.Units, Split: split}
+	run := workload.AccelRun{Requant: c.Shift != 0 || c.Relu, Units: c.units(), Split: split}
 	if c.Engines != nil {
 		run.Engines = *c.Engines
 	}

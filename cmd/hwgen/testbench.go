@@ -29,8 +29,19 @@ func (c *emitTestbenchCmd) Run() error {
 	if c.Cycles < 1 {
 		return usagef("--cycles: %d is not allowed; give a positive number of cycles", c.Cycles)
 	}
+	if err := checkOutDir("-o", c.Out); err != nil {
+		return err
+	}
 	d, err := elaborateWith(c.Top, c.blockFlags)
 	if err != nil {
+		return err
+	}
+	ins, outs := stim.Ports(d)
+	bits := 0
+	for _, p := range append(ins, outs...) {
+		bits += p.Type.Width
+	}
+	if err := testbenchMemory(d.Top.Name, c.Cycles, len(ins)+len(outs), bits).Check(); err != nil {
 		return err
 	}
 	files := verilog.Emit(d)

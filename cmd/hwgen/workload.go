@@ -18,6 +18,8 @@ import (
 	"github.com/hwgen/hwgen/compiler/multi"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
+	"github.com/hwgen/hwgen/internal/budget"
+	npyread "github.com/hwgen/hwgen/internal/npy"
 	"github.com/hwgen/hwgen/sim"
 	"github.com/hwgen/hwgen/verify"
 	"github.com/hwgen/hwgen/workload"
@@ -58,7 +60,7 @@ type workloadFlags struct {
 	Split        string `help:"How a conv2d is split among several engines or sparse units: equal-area (equal row bands: fastest on the dense NE, whose time follows its rows; zero skipping saves it energy, not cycles) or balanced (equal non-zero counts within 3%: what the sparse engine's units, whose time follows their non-zeros, need). Default: equal-area on the NPU, balanced on the sparse engine." enum:"balanced,equal-area," default:""`
 	QueuePerBand bool   `help:"With several engines: each band's program goes to its own task queue (band i to queue i; needs --set queues=N for N engines) instead of one merged program in queue 0. Add --set queue_round_robin=true to serve the bands in turn rather than by queue priority." name:"queue-per-band"`
 	Accel        string `help:"Run a conv2d on: npu (the dense NE), auto (the sparse engine when its estimated cycles for this input's non-zeros are below the NE's ideal, with the reason printed) or sparse (the sparse engine: units fed only the non-zero inputs, time following the non-zeros; an engine of the NPU configured with --set sparse_units=, sparse_lanes=, sparse_entries=, sparse_acc_depth=, …: docs/engines.md, \"Sparse engine\")." enum:"npu,sparse,auto" default:"npu"`
-	Units        int    `help:"With --accel sparse or auto: the sparse engine's compute units (sets sparse_units; default: the configuration's, else 4)." placeholder:"N"`
+	Units        *int   `help:"With --accel sparse or auto: the sparse engine's compute units (sets sparse_units; default: the configuration's, else 4)." placeholder:"N"`
 }
 
 // workload assembles the workload from the file and the flags; unless
@@ -69,16 +71,15 @@ func (c *simCmd) workload() (workload.Workload, map[string]*golden.Tensor, error
 	if err != nil {
 		return w, nil, err
 	}
+	if err := checkNoClobber(c.paths(w.Inputs)); err != nil {
+		return w, nil, err
+	}
 	// The files first: shapes not given come from them.
 	cfg, err := npuConfig(c.blockFlags)
 	if err != nil {
 		return w, nil, err
 	}
-	w, given, err := c.tensorFlags.resolve(w, cfg)
-	if err != nil || c.Accel == "sparse" {
-		return w, given, err
-	}
-	return w, given, fitsExtMem(w, cfg)
+	return c.tensorFlags.resolve(w, cfg, c.Accel == "sparse")
 }
 
 // assemble is the workload of the --workload file with the flags laid
@@ -86,7 +87,7 @@ func (c *simCmd) workload() (workload.Workload, map[string]*golden.Tensor, error
 func (f tensorFlags) assemble(seed uint64) (workload.Workload, error) {
 	var w workload.Workload
 	if f.Workload != "" {
-		data, err := os.ReadFile(f.Workload)
+		data, err := budget.ReadFile(f.Workload, "a workload (JSON)", budget.JSONMax)
 		if err != nil {
 			return w, usageError{fmt.Errorf("--workload: %w", err)}
 		}
@@ -176,27 +177,52 @@ func (f tensorFlags) assemble(seed uint64) (workload.Workload, error) {
 }
 
 // resolve reads the --in files as cfg's elements, takes the shapes not
-// given from them, else the defaults, and checks the whole workload.
-func (f tensorFlags) resolve(w workload.Workload, cfg npu.Config) (workload.Workload, map[string]*golden.Tensor, error) {
-	elem := golden.S(cfg.ElemWidth)
-	given := map[string]*golden.Tensor{}
+// given from them, else the defaults, and checks the whole workload: its
+// shapes against the files' headers, its memory against the budget and,
+// unless sparse, its inputs against the external memory, all before the
+// files' data is read.
+func (f tensorFlags) resolve(w workload.Workload, cfg npu.Config, sparse bool) (workload.Workload, map[string]*golden.Tensor, error) {
 	shapes := map[string][]int{}
+	files := map[string]*os.File{}
+	headers := map[string]npyread.Header{}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
 	for name, path := range w.Inputs {
-		t, err := readNPY(path, elem)
+		file, h, err := openNPY(path)
 		if err != nil {
 			return w, nil, usageError{fmt.Errorf("--in %s: %w", name, err)}
 		}
-		given[name], shapes[name] = t, t.Shape
+		files[name], headers[name], shapes[name] = file, h, h.Shape
 	}
 	w.ShapesFrom(shapes)
 	w = w.WithDefaults()
 	if err := w.Validate(); err != nil {
 		return w, nil, usageError{err}
 	}
-	for name, t := range given {
-		if want := w.InputShapes()[name]; !slices.Equal(t.Shape, want) {
-			return w, nil, usagef("--in %s: %s has shape %v; %s needs %v (%s)", name, w.Inputs[name], t.Shape, w.Op, want, describe(w))
+	for name, shape := range shapes {
+		if want := w.InputShapes()[name]; !slices.Equal(shape, want) {
+			return w, nil, usagef("--in %s: %s has shape %v; %s needs %v (%s)", name, w.Inputs[name], shape, w.Op, want, describe(w))
 		}
+	}
+	if !sparse {
+		if err := fitsExtMem(w, cfg); err != nil {
+			return w, nil, err
+		}
+	}
+	if err := workloadMemory(w, cfg).Check(); err != nil {
+		return w, nil, err
+	}
+	elem := golden.S(cfg.ElemWidth)
+	given := map[string]*golden.Tensor{}
+	for name, path := range w.Inputs {
+		t, err := npyData(path, files[name], headers[name], elem)
+		if err != nil {
+			return w, nil, usageError{fmt.Errorf("--in %s: %w", name, err)}
+		}
+		given[name] = t
 	}
 	return w, given, nil
 }
@@ -204,19 +230,35 @@ func (f tensorFlags) resolve(w workload.Workload, cfg npu.Config) (workload.Work
 // fitsExtMem says whether the input tensors of w fit the external memory
 // of cfg (a usage error when not).
 func fitsExtMem(w workload.Workload, cfg npu.Config) error {
-	if need, have := w.MinExtLines(cfg.Rows), int64(1)<<cfg.ExtAddrWidth; need > have {
-		return usagef("%s: its input tensors alone need at least %d lines of external memory (%d int%d elements a line); ext_addr_width = %d gives %d lines (allowed: up to 24, --set ext_addr_width=N)",
-			describe(w), need, cfg.Rows, cfg.ElemWidth, cfg.ExtAddrWidth, have)
+	need, have := w.MinExtLines(cfg.Rows), int64(1)<<cfg.ExtAddrWidth
+	if need <= have {
+		return nil
 	}
-	return nil
+	// The advice names a width only when one exists, and says that the
+	// memory budget still applies to it.
+	advice := "more than the widest external memory holds (ext_addr_width = 24: 16777216 lines); give smaller tensors"
+	if need <= 1<<24 {
+		advice = fmt.Sprintf("allowed: up to 24, --set ext_addr_width=%d, if the run's memory fits --max-memory", bitsFor(need))
+	}
+	return usagef("%s: its input tensors alone need at least %d lines of external memory (%d int%d elements a line); ext_addr_width = %d gives %d lines (%s)",
+		describe(w), need, cfg.Rows, cfg.ElemWidth, cfg.ExtAddrWidth, have, advice)
+}
+
+// bitsFor is the address width of n lines.
+func bitsFor(n int64) int {
+	b := 0
+	for int64(1)<<b < n {
+		b++
+	}
+	return b
 }
 
 func (c *simCmd) runWorkload() error {
 	if c.Accel == "sparse" {
 		return c.runSparse()
 	}
-	if c.Units != 0 && c.Accel != "auto" {
-		return usagef("--units %d: units are the sparse engine's (add --accel sparse or auto)", c.Units)
+	if c.Units != nil && c.Accel != "auto" {
+		return usagef("--units %d: units are the sparse engine's (add --accel sparse or auto)", *c.Units)
 	}
 	npuSplit := c.Split // the NE's default: equal-area
 	if npuSplit == "" {
@@ -242,6 +284,11 @@ func (c *simCmd) runWorkload() error {
 		return err
 	}
 	prog, mp := job.prog, job.mp
+	if c.Engine == "verilator" {
+		if err := recordingMemory(describe(w), prog.Ideal, int64(prog.ExtLines)); err != nil {
+			return err
+		}
+	}
 	if c.Accel == "auto" {
 		scfg, sprog, sp, err := c.pickSparse(cfg, w, job.in, prog)
 		if err != nil || sp != nil {
@@ -295,6 +342,9 @@ func (c *simCmd) runWorkload() error {
 // sized by its ideal cycles; the errors are the command's.
 func (c *simCmd) simulate(ideal int64, run func(...host.Option) (*host.Result, error)) (*host.Result, error) {
 	opts := c.hostOptions(c.VCD, ideal)
+	if c.Engine != "verilator" {
+		opts = append(opts, host.WithoutStimulus()) // a row per cycle, for a replay nobody asked for
+	}
 	bar := newRunBar(ideal)
 	if bar != nil {
 		opts = append(opts, host.WithProgress(4096, func(p host.Progress) {

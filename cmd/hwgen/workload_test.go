@@ -41,7 +41,7 @@ func TestSimNPYRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"y.npy", "y.golden.npy"} {
-		got, err := readNPY(filepath.Join(out, f), elem)
+		got, err := readNPY(filepath.Join(out, f), elem, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func TestSimNPYRoundTrip(t *testing.T) {
 	if err := writeNPY(filepath.Join(dir, "big.npy"), big, golden.S(16)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readNPY(filepath.Join(dir, "big.npy"), elem); err == nil {
+	if _, err := readNPY(filepath.Join(dir, "big.npy"), elem, nil); err == nil {
 		t.Error("300 read as an int8 element")
 	}
 }

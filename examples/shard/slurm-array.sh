@@ -15,7 +15,10 @@
 # reproduce it; a task that died without a result makes the merge name the
 # missing shard. hwgen must be on PATH on the nodes (scripts/setup.sh and
 # go build, or the image of the Dockerfile here through Apptainer).
-# Untested here: no Slurm.
+# HWGEN_FUZZ_COUNT, HWGEN_FUZZ_CYCLES and HWGEN_FUZZ_ARGS change the
+# campaign (cmd/hwgen's TestSlurmArray submits this script to a
+# single-node Slurm, scripts/slurm-local.sh, with a campaign of 4 linted
+# designs over --array=1-2).
 #SBATCH --job-name=hwgen-fuzz
 #SBATCH --array=1-8
 #SBATCH --cpus-per-task=2
@@ -30,5 +33,6 @@ mkdir -p "$out"
 # system would serialise the tasks' builds on its lock file.
 export HWGEN_CACHE_DIR=${TMPDIR:-/tmp}/hwgen-cache-$SLURM_JOB_ID
 
-hwgen verify fuzz --seed 1 --count 2000 --cycles 1000 \
+# shellcheck disable=SC2086 # HWGEN_FUZZ_ARGS is a list of flags
+hwgen verify fuzz --seed 1 --count "${HWGEN_FUZZ_COUNT:-2000}" --cycles "${HWGEN_FUZZ_CYCLES:-1000}" ${HWGEN_FUZZ_ARGS:-} \
   --shard-from-env --result "$out/fuzz-$SLURM_ARRAY_TASK_ID.json"

@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 )
 
@@ -12,7 +13,7 @@ func RunAll(dirs []string, run func(c *Case) Result) []Result {
 	for _, d := range dirs {
 		c, err := Load(d)
 		if err != nil {
-			rs = append(rs, Result{Name: d, Status: Unsupported, Detail: "cannot load: " + err.Error()})
+			rs = append(rs, Result{Name: filepath.Base(d), Op: OpOfName(filepath.Base(d)), Status: Unsupported, Detail: "cannot load: " + err.Error()})
 			continue
 		}
 		rs = append(rs, run(c))

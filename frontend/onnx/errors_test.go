@@ -74,6 +74,22 @@ func TestLoadErrors(t *testing.T) {
 	loop.Output = []string{"x"}
 	short := floatTensor("short")
 	short.FloatData = short.FloatData[:1]
+	dangling := node("d", "Relu")
+	dangling.Input = []string{"nowhere"}
+	future := tiny(t, 13, onnxpb.TensorProto_FLOAT, nil, nil)
+	var fm onnxpb.ModelProto
+	if err := proto.Unmarshal(future, &fm); err != nil {
+		t.Fatal(err)
+	}
+	fm.IrVersion = proto.Int64(99)
+	future, _ = proto.Marshal(&fm)
+	hugeIn := tiny(t, 13, onnxpb.TensorProto_FLOAT, nil, nil)
+	var hm onnxpb.ModelProto
+	proto.Unmarshal(hugeIn, &hm)
+	hm.Graph.Input[0].Type.GetTensorType().Shape.Dim[1].Value = &onnxpb.TensorShapeProto_Dimension_DimValue{DimValue: 1 << 40}
+	hm.Graph.Input[0].Type.GetTensorType().Shape.Dim = append(hm.Graph.Input[0].Type.GetTensorType().Shape.Dim,
+		&onnxpb.TensorShapeProto_Dimension{Value: &onnxpb.TensorShapeProto_Dimension_DimValue{DimValue: 1 << 40}})
+	hugeIn, _ = proto.Marshal(&hm)
 	tests := []struct {
 		name string
 		data []byte
@@ -93,6 +109,12 @@ func TestLoadErrors(t *testing.T) {
 			[]string{`node 0 "c" (Relu)`, `output "w" is already given by initializer "w"`}},
 		{"a node writes the graph input", tiny(t, 13, onnxpb.TensorProto_FLOAT, []*onnxpb.NodeProto{loop}, nil),
 			[]string{`node 0 "l" (Relu)`, `output "x" is already given by graph input "x"`}},
+		{"initializer given twice", tiny(t, 13, onnxpb.TensorProto_FLOAT, nil, []*onnxpb.TensorProto{floatTensor("w"), floatTensor("w")}),
+			[]string{`initializer "w" is given twice`, "one producer"}},
+		{"input nothing produces", tiny(t, 13, onnxpb.TensorProto_FLOAT, []*onnxpb.NodeProto{dangling}, nil),
+			[]string{`node 0 "d" (Relu)`, `input "nowhere" is not a graph input`, "topological order"}},
+		{"IR version 99", future, []string{"ir_version 99 not supported", "1 to 11"}},
+		{"graph input dims overflow", hugeIn, []string{`graph input "x"`, "holds more than 2147483648 elements"}},
 		{"float16 initializer", tiny(t, 13, onnxpb.TensorProto_FLOAT, nil, []*onnxpb.TensorProto{floatTensor("ok"), half}),
 			[]string{`initializer 1 "w16"`, "element type FLOAT16 not supported", "supported: FLOAT, INT8, UINT8, INT32, INT64, DOUBLE"}},
 		{"data shorter than dims", tiny(t, 13, onnxpb.TensorProto_FLOAT, nil, []*onnxpb.TensorProto{short}),

@@ -24,6 +24,7 @@ func (a *Array) IsInt() bool { return a.Ints != nil }
 
 // NewArray is a zero array of the given shape.
 func NewArray(shape ...int) *Array {
+	checkAlloc(shape, numel(shape), 4)
 	return &Array{Shape: slices.Clone(shape), Data: make([]float32, numel(shape))}
 }
 
@@ -46,6 +47,9 @@ func ArrayOf(t *Tensor) (*Array, error) {
 func numel(shape []int) int {
 	n := 1
 	for _, d := range shape {
+		if d != 0 && (d < 0 || n > MaxElements/d) {
+			return -1 // negative or past MaxElements: checkAlloc refuses it
+		}
 		n *= d
 	}
 	return n
@@ -74,7 +78,8 @@ func (g *Graph) Run(inputs map[string]*Array) (map[string]*Array, error) {
 // It is the framework side that quantized results are checked against
 // and that calibration runs on, after the ONNX operator spec of the
 // graph's opset, and supports only the ops FloatOps lists.
-func (g *Graph) Execute(inputs map[string]*Array) (map[string]*Array, error) {
+func (g *Graph) Execute(inputs map[string]*Array) (_ map[string]*Array, err error) {
+	defer recoverBudget(&err)
 	env := map[string]*Array{}
 	for _, t := range g.Initializers {
 		a, err := valueOf(t)
@@ -90,6 +95,10 @@ func (g *Graph) Execute(inputs map[string]*Array) (map[string]*Array, error) {
 		}
 		env[v.Name] = a
 	}
+	var kept int64
+	for _, a := range env {
+		kept += bytesOf(a)
+	}
 	for _, n := range g.Nodes {
 		ys, err := g.evalNode(n, env)
 		if err != nil {
@@ -98,7 +107,11 @@ func (g *Graph) Execute(inputs map[string]*Array) (map[string]*Array, error) {
 		for i, o := range n.Outputs {
 			if o != "" {
 				env[o] = ys[i]
+				kept += bytesOf(ys[i])
 			}
+		}
+		if err := checkKept(kept, n); err != nil {
+			return nil, fmt.Errorf("onnx: %w", err)
 		}
 	}
 	return env, nil
@@ -180,7 +193,8 @@ var floatMultiOps = map[string]multiFunc{
 }
 
 // evalNode runs n on the values computed so far: one array per output.
-func (g *Graph) evalNode(n *Node, env map[string]*Array) ([]*Array, error) {
+func (g *Graph) evalNode(n *Node, env map[string]*Array) (ys []*Array, err error) {
+	defer recoverBudget(&err)
 	if n.Domain != "" && n.Domain != "ai.onnx" {
 		return nil, fmt.Errorf("domain %q not supported", n.Domain)
 	}

@@ -275,7 +275,9 @@ func evalConstantOfShape(n *Node, in operands) (*Array, error) {
 		}
 	}
 	if v.IsInt() {
+		checkAlloc(shape, int(total), 8)
 		return &Array{Shape: shape, Ints: slices.Repeat(v.Ints, int(total))}, nil
 	}
+	checkAlloc(shape, int(total), 4)
 	return &Array{Shape: shape, Data: slices.Repeat(v.Data, int(total))}, nil
 }

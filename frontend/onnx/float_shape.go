@@ -24,6 +24,7 @@ func valueOf(t *Tensor) (*Array, error) {
 	for i, d := range t.Dims {
 		shape[i] = int(d)
 	}
+	checkAlloc(shape, numel(shape), 8)
 	v := make([]int64, 0, numel(shape)) // non-nil: an integer value, even when empty
 	switch t.DType {
 	case Int64:
@@ -157,6 +158,7 @@ func evalGather(n *Node, in operands) (*Array, error) {
 
 // seq is 0..n-1: the source indices of a copy.
 func seq(n int) []int {
+	checkAlloc([]int{n}, n, 8+4) // the index and the value it picks
 	s := make([]int, n)
 	for i := range s {
 		s[i] = i

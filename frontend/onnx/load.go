@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hwgen/hwgen/frontend/onnx/onnxpb"
+	"github.com/hwgen/hwgen/internal/budget"
 )
 
 // The default-domain opsets Load accepts: every opset from the first to
@@ -20,9 +20,14 @@ const (
 	MaxOpset = 21
 )
 
-// LoadFile reads the ONNX model at path.
+// LoadFile reads the ONNX model at path, refused before it is read when
+// it is larger than budget.ModelMax or a quarter of the memory budget
+// (a stream such as /dev/zero: when it runs past budget.StreamMax).
 func LoadFile(path string) (*Model, error) {
-	f, err := os.Open(path)
+	f, _, err := budget.Open(path, "an ONNX model", budget.ModelMax)
+	if budget.Is(err) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("onnx: %w", err)
 	}
@@ -34,11 +39,15 @@ func LoadFile(path string) (*Model, error) {
 	return m, nil
 }
 
-// Load reads a serialized ONNX ModelProto.
+// Load reads a serialized ONNX ModelProto, at most budget.ModelMax bytes
+// (protobuf's own limit).
 func Load(r io.Reader) (*Model, error) {
-	b, err := io.ReadAll(r)
+	b, err := io.ReadAll(io.LimitReader(r, budget.ModelMax+1))
 	if err != nil {
 		return nil, fmt.Errorf("onnx: reading model: %w", err)
+	}
+	if len(b) > budget.ModelMax {
+		return nil, fmt.Errorf("onnx: not a valid ONNX model: more than %d bytes, protobuf's limit", int64(budget.ModelMax))
 	}
 	// An empty message is valid protobuf, so an empty or garbage file can
 	// decode to a ModelProto without error; the graph and IR version that
@@ -58,6 +67,9 @@ func Load(r io.Reader) (*Model, error) {
 
 func decodeModel(p *onnxpb.ModelProto) (*Model, error) {
 	m := &Model{IRVersion: p.GetIrVersion(), Producer: p.GetProducerName()}
+	if err := checkIRVersion(m.IRVersion); err != nil {
+		return nil, err
+	}
 	for _, o := range p.GetOpsetImport() {
 		switch d := o.GetDomain(); d {
 		case "", "ai.onnx":
@@ -122,7 +134,7 @@ func decodeGraph(p *onnxpb.GraphProto) (*Graph, error) {
 		}
 		g.Nodes = append(g.Nodes, n)
 	}
-	if err := checkProducers(g); err != nil {
+	if err := validateGraph(g); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -134,11 +146,17 @@ func decodeGraph(p *onnxpb.GraphProto) (*Graph, error) {
 // silently replace the first.
 func checkProducers(g *Graph) error {
 	by := map[string]string{}
-	for _, v := range g.Inputs {
-		by[v.Name] = fmt.Sprintf("graph input %q", v.Name)
-	}
 	for _, t := range g.Initializers {
+		if prev, ok := by[t.Name]; ok {
+			return fmt.Errorf("onnx: initializer %q is given twice (%s); each value must have one producer", t.Name, prev)
+		}
 		by[t.Name] = fmt.Sprintf("initializer %q", t.Name)
+	}
+	for _, v := range g.Inputs { // those an initializer feeds were left out
+		if prev, ok := by[v.Name]; ok {
+			return fmt.Errorf("onnx: graph input %q is given twice (%s); each value must have one producer", v.Name, prev)
+		}
+		by[v.Name] = fmt.Sprintf("graph input %q", v.Name)
 	}
 	for i, n := range g.Nodes {
 		for _, o := range n.Outputs {
@@ -234,9 +252,13 @@ func (n *Node) qualifiedOp() string {
 	return n.Domain + "." + n.OpType
 }
 
-// LoadTensorFile reads the serialized TensorProto at path.
+// LoadTensorFile reads the serialized TensorProto at path (refused as
+// LoadFile refuses a model too large).
 func LoadTensorFile(path string) (*Tensor, error) {
-	f, err := os.Open(path)
+	f, _, err := budget.Open(path, "an ONNX tensor", budget.ModelMax)
+	if budget.Is(err) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("onnx: %w", err)
 	}
@@ -251,9 +273,12 @@ func LoadTensorFile(path string) (*Tensor, error) {
 // LoadTensor reads a serialized TensorProto, e.g. a Model Zoo
 // test_data_set_N/input_0.pb.
 func LoadTensor(r io.Reader) (*Tensor, error) {
-	b, err := io.ReadAll(r)
+	b, err := io.ReadAll(io.LimitReader(r, budget.ModelMax+1))
 	if err != nil {
 		return nil, fmt.Errorf("onnx: reading tensor: %w", err)
+	}
+	if len(b) > budget.ModelMax {
+		return nil, fmt.Errorf("onnx: not a valid ONNX tensor: more than %d bytes, protobuf's limit", int64(budget.ModelMax))
 	}
 	var p onnxpb.TensorProto
 	if err := proto.Unmarshal(b, &p); err != nil {

@@ -215,27 +215,51 @@ func clip(s string) string {
 	return s
 }
 
-// data reads exactly the elements of the header, or names how many it
-// found. It never allocates more than the file holds.
-func (h Header) data(r io.Reader) ([]byte, error) {
+// DataBytes is the size of the data the header declares; the shape was
+// checked against MaxBytes when the header was parsed.
+func (h Header) DataBytes() int64 { return int64(h.Len()) * int64(h.size) }
+
+// checkBytes refuses data past MaxBytes.
+func (h Header) checkBytes() error {
+	if h.DataBytes() > MaxBytes {
+		return fmt.Errorf("shape %v is not allowed: more than %d bytes", h.Shape, int64(MaxBytes))
+	}
+	return nil
+}
+
+// chunk is how much data is read at a time: the elements are converted
+// chunk by chunk, so a file is never held twice (raw bytes and values).
+const chunk = 1 << 16
+
+// decode reads exactly the elements of the header into put (element i
+// from its bytes), or names how many it found. It allocates nothing in
+// proportion to the file beyond what the caller's put stores.
+func (h Header) decode(r io.Reader, put func(i int, e []byte)) error {
 	n := h.Len()
-	if n > MaxBytes/h.size {
-		return nil, fmt.Errorf("shape %v is not allowed: more than %d bytes", h.Shape, MaxBytes)
-	}
-	want := int64(n * h.size)
-	b, err := io.ReadAll(io.LimitReader(r, want+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) != want {
-		extra := ""
-		if int64(len(b)) > want {
-			extra = " or more"
+	want := h.DataBytes()
+	buf := make([]byte, chunk-chunk%h.size)
+	var got int64
+	for got < want {
+		k, err := io.ReadFull(r, buf[:min(int64(len(buf)), want-got)])
+		for j := 0; j+h.size <= k; j += h.size {
+			put(int((got+int64(j))/int64(h.size)), buf[j:j+h.size])
 		}
-		return nil, fmt.Errorf("shape %v needs %d elements (%d bytes of %s); the file holds %d bytes%s after the header (%d elements)",
-			h.Shape, n, want, h.Descr, len(b), extra, len(b)/h.size)
+		got += int64(k)
+		if err != nil {
+			break
+		}
 	}
-	return b, nil
+	extra := ""
+	if got == want {
+		var one [1]byte
+		if k, _ := io.ReadFull(r, one[:]); k == 0 {
+			return nil
+		}
+		extra = " or more"
+		got++
+	}
+	return fmt.Errorf("shape %v needs %d elements (%d bytes of %s); the file holds %d bytes%s after the header (%d elements)",
+		h.Shape, n, want, h.Descr, got, extra, got/int64(h.size))
 }
 
 // ReadInts reads an integer array in C order.
@@ -244,16 +268,22 @@ func ReadInts(r io.Reader) (Header, []int64, error) {
 	if err != nil {
 		return h, nil, err
 	}
+	v, err := h.Ints(r)
+	return h, v, err
+}
+
+// Ints reads the data of an integer array whose header was read from r,
+// in C order. The caller may check the shape (and the memory its int64s
+// take: 8 bytes an element) before calling it.
+func (h Header) Ints(r io.Reader) ([]int64, error) {
 	if h.kind == 'f' {
-		return h, nil, fmt.Errorf("dtype %s is not allowed: want an integer array", h.Descr)
+		return nil, fmt.Errorf("dtype %s is not allowed: want an integer array", h.Descr)
 	}
-	b, err := h.data(bufio.NewReader(r))
-	if err != nil {
-		return h, nil, err
+	if err := h.checkBytes(); err != nil {
+		return nil, err
 	}
 	v := make([]int64, h.Len())
-	for i := range v {
-		e := b[i*h.size : (i+1)*h.size]
+	err := h.decode(bufio.NewReader(r), func(i int, e []byte) {
 		switch h.size {
 		case 1:
 			v[i] = int64(e[0])
@@ -275,8 +305,11 @@ func ReadInts(r io.Reader) (Header, []int64, error) {
 		case 8: // only i8: u8 is refused by dtype
 			v[i] = int64(h.order.Uint64(e))
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
-	return h, cOrder(h, v), nil
+	return cOrder(h, v), nil
 }
 
 // ReadFloat32s reads a float32 array in C order.
@@ -285,18 +318,27 @@ func ReadFloat32s(r io.Reader) (Header, []float32, error) {
 	if err != nil {
 		return h, nil, err
 	}
+	v, err := h.Float32s(r)
+	return h, v, err
+}
+
+// Float32s reads the data of a float32 array whose header was read from
+// r, in C order.
+func (h Header) Float32s(r io.Reader) ([]float32, error) {
 	if h.kind != 'f' || h.size != 4 {
-		return h, nil, fmt.Errorf("dtype %s is not allowed: want float32 (<f4 or >f4)", h.Descr)
+		return nil, fmt.Errorf("dtype %s is not allowed: want float32 (<f4 or >f4)", h.Descr)
 	}
-	b, err := h.data(bufio.NewReader(r))
-	if err != nil {
-		return h, nil, err
+	if err := h.checkBytes(); err != nil {
+		return nil, err
 	}
 	v := make([]float32, h.Len())
-	for i := range v {
-		v[i] = math.Float32frombits(h.order.Uint32(b[4*i:]))
+	err := h.decode(bufio.NewReader(r), func(i int, e []byte) {
+		v[i] = math.Float32frombits(h.order.Uint32(e))
+	})
+	if err != nil {
+		return nil, err
 	}
-	return h, cOrder(h, v), nil
+	return cOrder(h, v), nil
 }
 
 // cOrder returns v, read in the header's order, in row-major order.
