@@ -34,6 +34,10 @@ func (t Task) Validate(c Sizes) error {
 		bad(ErrOp, "op", uint8(t.Op), "must be one of 0..%d %v", NumOps-1, opNames)
 		return joinErrs(errs)
 	}
+	if t.Op == OpLoadTable && !c.LUT {
+		bad(ErrOp, "op", uint8(t.Op), "loadtable needs the lookup table, and this engine has none (lut = false): one of 0..%d %v", OpLoadTable-1, opNames[:OpLoadTable])
+		return joinErrs(errs)
+	}
 	if t.Op == OpNop {
 		return nil
 	}
@@ -46,14 +50,19 @@ func (t Task) Validate(c Sizes) error {
 	case t.Post != PostNone && t.Op != OpReduce:
 		bad(ErrFn, "post", uint8(t.Post), "%v applies to reductions only (op reduce), not to %v", t.Post, t.Op)
 	}
+	if t.Lut && t.hasPost() && !c.LUT {
+		bad(ErrFn, "lut", true, "this engine has no lookup table (lut = false in its configuration)")
+	}
 	psum := t.Op == OpAct || t.Op == OpWriteBack
 	switch {
 	case t.Mask == 0:
 		bad(ErrMask, "mask", "0x0", "must name at least one lane")
 	case psum && c.PsumLanes < 64 && t.Mask>>uint(c.PsumLanes) != 0:
 		bad(ErrMask, "mask", fmt.Sprintf("%#x", t.Mask), "%s reads the psum buffer: only its %d partitions (bits 0..%d)", t.Op, c.PsumLanes, c.PsumLanes-1)
+	case t.Op == OpLoadTable && (c.TableLanes() > MaskLanes || t.Mask&c.tableMask() != c.tableMask()):
+		bad(ErrMask, "mask", fmt.Sprintf("%#x", t.Mask), "loadtable reads entry k from lane k mod %d: the mask must name lanes 0..%d (%#x)", c.Lanes, c.TableLanes()-1, c.tableMask())
 	}
-	if t.Op != OpLoadParams {
+	if t.Op != OpLoadParams && t.Op != OpLoadTable {
 		if t.H < 1 {
 			bad(ErrShape, "h", t.H, "must be at least 1")
 		}
@@ -106,8 +115,8 @@ func (t Task) Validate(c Sizes) error {
 		srcDepth, srcName = c.PsumDepth, "psum"
 	}
 	nsrc := n
-	if t.Op == OpLoadParams {
-		nsrc = c.ParamWords()
+	if t.Op == OpLoadParams || t.Op == OpLoadTable {
+		nsrc = t.Reads(c)
 	}
 	if t.Src+nsrc > srcDepth {
 		bad(ErrSrc, "src", t.Src, "the %d elements read from it must lie in the %s buffer: at most %d", nsrc, srcName, srcDepth-nsrc)
@@ -141,7 +150,7 @@ func (t Task) Validate(c Sizes) error {
 	case t.Op == OpPool && nout > 0 && t.Dst < t.Src+n && t.Src < t.Dst+nout:
 		bad(ErrOverlap, "dst", t.Dst, "the pooled output (%d elements) may not overlap the input at %d..%d", nout, t.Src, t.Src+n-1)
 	}
-	if t.Op == OpAct || t.Op == OpEltwise || t.Op == OpPool || t.Op == OpReduce {
+	if t.hasPost() {
 		if t.Shift > c.MaxShift() {
 			bad(ErrShift, "shift", t.Shift, "must be in 0..%d", c.MaxShift())
 		}
@@ -150,4 +159,20 @@ func (t Task) Validate(c Sizes) error {
 		}
 	}
 	return joinErrs(errs)
+}
+
+// hasPost reports whether t's results go through the post-processor
+// (and the lut stage): act, eltwise, pool and reduce.
+func (t Task) hasPost() bool {
+	return t.Op == OpAct || t.Op == OpEltwise || t.Op == OpPool || t.Op == OpReduce
+}
+
+// tableMask has a bit for every lane holding table entries (those a
+// Go mask can name: a table over more than MaskLanes lanes cannot be
+// loaded by a Go-built task).
+func (s Sizes) tableMask() uint64 {
+	if s.TableLanes() >= MaskLanes {
+		return ^uint64(0)
+	}
+	return 1<<uint(s.TableLanes()) - 1
 }
