@@ -31,7 +31,13 @@ func (cb *ctl) counts() {
 	n.Set(cb.product("n_r", H, W))
 	cb.n = n
 	cb.nLP = hdl.U(cw, uint64(c.ParamWords()))
-	cb.nIn = hdl.Mux(isLP, cb.nLP.Ext(2*dw+1), hdl.Mux(cb.two, n.ShlConst(1), n.Add(cb.bcast)))
+	nElt := hdl.Mux(cb.two, n.ShlConst(1), n.Add(cb.bcast))
+	if c.LUT {
+		// TableRows ≤ state_depth (Config.checkLUT): it fits cw bits.
+		cb.nLT = hdl.U(cw, uint64(c.TableRows()))
+		nElt = hdl.Mux(cb.isLT, cb.nLT.Ext(2*dw+1), nElt)
+	}
+	cb.nIn = hdl.Mux(isLP, cb.nLP.Ext(2*dw+1), nElt)
 	cb.nPool = cb.product("n_pool", q["oh"], q["ow"])
 	cb.nOut = hdl.Mux(isPool, cb.nPool,
 		hdl.Mux(isRed, hdl.Mux(isRow, W.Ext(2*dw), hdl.U(2*dw, 1)), hdl.Mux(cb.isAct.Or(cb.isWB).Or(cb.isElt), n, hdl.U(2*dw, 0))))
@@ -71,7 +77,11 @@ func (cb *ctl) checkList() []taskCheck {
 	if C < L {
 		psumMaskBad = mask.Slice(L-1, C).OrR()
 	}
-	srcEnd := q["src"].Add(hdl.Mux(isLP, cb.nLP.Ext(2*dw), n))
+	nSrc := &n.Expr
+	if c.LUT {
+		nSrc = hdl.Mux(cb.isLT, cb.nLT.Ext(2*dw), n)
+	}
+	srcEnd := q["src"].Add(hdl.Mux(isLP, cb.nLP.Ext(2*dw), nSrc))
 	srcLimit := hdl.Mux(psumOp, hdl.U(dw+1, uint64(c.PsumDepth)), hdl.U(dw+1, uint64(c.StateDepth)))
 	dst, src, src2 := q["dst"], q["src"], q["src2"]
 	dstE := dst.Ext(dw)
@@ -83,13 +93,27 @@ func (cb *ctl) checkList() []taskCheck {
 		}
 		return v.Ext(E + 1).AsSInt()
 	}
+	unknownOp := hdl.U(1, 0) // every code of the field is an op
+	if k := c.knownOps(); k < 1<<uint(opW) {
+		unknownOp = op.Ge(hdl.U(opW, uint64(k)))
+	}
+	fnBad := isElt.And(q["fn"].Ge(hdl.U(fnW, uint64(isaplanar.NumFns(isaplanar.OpEltwise))))).
+		Or(isPool.And(q["fn"].Ge(hdl.U(fnW, uint64(isaplanar.NumFns(isaplanar.OpPool)))))).Or(isRed.And(q["fn"].Ge(hdl.U(fnW, uint64(isaplanar.NumFns(isaplanar.OpReduce)))))).
+		Or(q["post"].Ge(hdl.U(postW, uint64(isaplanar.NumPosts)))).Or(q["post"].OrR().And(isRed.Not()))
+	maskBad := mask.OrR().Not().Or(psumOp.And(psumMaskBad))
+	noParams := isLP.Not() // the shape is not used
+	if c.LUT {
+		// loadtable reads entry k from lane k mod L: lanes 0..TableLanes−1.
+		maskBad = maskBad.Or(cb.isLT.And(mask.Slice(c.TableLanes()-1, 0).AndR().Not()))
+		noParams = noParams.And(cb.isLT.Not())
+	} else {
+		fnBad = fnBad.Or(post.And(q["lut"])) // no table to look up
+	}
 	return []taskCheck{
-		{isaplanar.ErrOp, op.Ge(hdl.U(opW, uint64(isaplanar.NumOps)))},
-		{isaplanar.ErrFn, isElt.And(q["fn"].Ge(hdl.U(fnW, uint64(isaplanar.NumFns(isaplanar.OpEltwise))))).
-			Or(isPool.And(q["fn"].Ge(hdl.U(fnW, uint64(isaplanar.NumFns(isaplanar.OpPool)))))).Or(isRed.And(q["fn"].Ge(hdl.U(fnW, uint64(isaplanar.NumFns(isaplanar.OpReduce)))))).
-			Or(q["post"].Ge(hdl.U(postW, uint64(isaplanar.NumPosts)))).Or(q["post"].OrR().And(isRed.Not()))},
-		{isaplanar.ErrMask, mask.OrR().Not().Or(psumOp.And(psumMaskBad))},
-		{isaplanar.ErrShape, isLP.Not().And(H.OrR().Not().Or(W.OrR().Not()))},
+		{isaplanar.ErrOp, unknownOp},
+		{isaplanar.ErrFn, fnBad},
+		{isaplanar.ErrMask, maskBad},
+		{isaplanar.ErrShape, noParams.And(H.OrR().Not().Or(W.OrR().Not()))},
 		{isaplanar.ErrKernel, isPool.And(kOK(kh).And(kOK(kw)).And(kOK(stride)).Not())},
 		{isaplanar.ErrPad, isPool.And(padH.Ext(4).Ge(kh).Or(padW.Ext(4).Ge(kw)).
 			Or(q["pad_ignore"].And(q["fn"].Eq(hdl.U(fnW, uint64(isaplanar.FnPoolAvg))).Or(q["pad_edge"]))))},

@@ -142,7 +142,7 @@ func TestLookupNeedsTable(t *testing.T) {
 		code planar.ErrCode
 		msg  string
 	}{
-		{planar.Task{Op: planar.OpLoadTable, Mask: 0xf}, planar.ErrOp, "op = 7 is not allowed: loadtable needs the lookup table, and this engine has none (lut = false)"},
+		{planar.Task{Op: planar.OpLoadTable, Mask: 0xf}, planar.ErrOp, "op = 7 is not allowed: loadtable needs the lookup table, which this engine lacks (lut = false)"},
 		{planar.Task{Op: planar.OpAct, Mask: 1, H: 1, W: 1, Dst: 9, Scale: 1, Lut: true}, planar.ErrFn, "lut = true is not allowed: this engine has no lookup table"},
 	}
 	for _, tc := range cases {

@@ -35,7 +35,7 @@ func (t Task) Validate(c Sizes) error {
 		return joinErrs(errs)
 	}
 	if t.Op == OpLoadTable && !c.LUT {
-		bad(ErrOp, "op", uint8(t.Op), "loadtable needs the lookup table, and this engine has none (lut = false): one of 0..%d %v", OpLoadTable-1, opNames[:OpLoadTable])
+		bad(ErrOp, "op", uint8(t.Op), "loadtable needs the lookup table, which this engine lacks (lut = false): its ops are 0..%d %v", OpLoadTable-1, opNames[:OpLoadTable])
 		return joinErrs(errs)
 	}
 	if t.Op == OpNop {
