@@ -11,7 +11,9 @@ func (c Config) Cycles(t isaplanar.Task) int { return c.checkStages() + c.cycles
 
 // valueStages is the extra registers on a value's way from X to the
 // output FIFO (deep_pipeline's, and the lut stage of t).
-func (c Config) valueStages(t isaplanar.Task) int { return c.mulStages() + c.outStages() + lutStages(t) }
+func (c Config) valueStages(t isaplanar.Task) int {
+	return c.mulStages() + c.outStages() + lutStages(t)
+}
 
 // cycles is Cycles without the deep pipeline's PRE cycle.
 func (c Config) cycles(t isaplanar.Task) int {
