@@ -60,8 +60,8 @@ func fnOf[K comparable](what string, m map[planar.Fn]K, k K) (planar.Fn, error) 
 // [lane][address], the psum buffer [partition][entry], the per-lane
 // scale and bias that loadparams sets and per_lane acts use, and the
 // engine's lookup table that loadtable sets and lut tasks read (2^E
-// element values, entry k for the value elem min + k; nil is all zero,
-// the table after reset).
+// element values, entry k for the value elem min + k; nil is all zero:
+// the hardware's table is undefined until the first loadtable).
 type PlanarMemories struct {
 	State, Psum [][]int64
 	Scale, Bias []int64
@@ -275,7 +275,7 @@ func loadTable(c planar.Sizes, t planar.Task, m *PlanarMemories) {
 	m.Table = table
 }
 
-// table is the lookup table, all zero (as after reset) until loaded.
+// table is the lookup table, all zero until loaded.
 func (m *PlanarMemories) table(c planar.Sizes) []int64 {
 	if len(m.Table) != c.TableEntries() {
 		m.Table = make([]int64, c.TableEntries())

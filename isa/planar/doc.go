@@ -68,7 +68,8 @@
 // it, as it ignores relu); the requantization before the table sets
 // its input scale, the table its output scale (golden.TableOf builds
 // one from a float function). A lut task takes one cycle more. The
-// table holds until the next loadtable; it is zero after reset. Without
+// table holds until the next loadtable and is undefined before the first
+// one (the hardware's array has no reset; the models read zeros). Without
 // a table (Sizes.LUT false) a lut flag on those operations is ErrFn and
 // loadtable is ErrOp. The table is one per engine, shared by the lanes
 // (one read port each), and E ≤ MaxLUTElemWidth.
