@@ -83,9 +83,10 @@ const (
 	opReduce
 	opTranspose
 	opView
+	opLookup
 )
 
-var opKindNames = [...]string{"conv2d", "gemm", "pool", "eltwise", "reduce", "transpose", "view"}
+var opKindNames = [...]string{"conv2d", "gemm", "pool", "eltwise", "reduce", "transpose", "view", "lookup"}
 
 func (k opKind) String() string { return opKindNames[k] }
 
@@ -109,6 +110,7 @@ type node struct {
 	pc      *ChannelRequant // conv2d, GEMM: per-output-channel scale and bias, else nil
 	viewT   bool            // a view that transposes (of a GEMM result), else a reshape
 	bias    []int64         // an int32 result's bias per output channel, or nil
+	table   []int64         // lookup: the table, entry k for the element value min + k
 }
 
 func (g *Graph) newValue(shape []int) *Value {

@@ -107,6 +107,13 @@ func (c *ctx) lowerEltwise(n *node) error {
 	if err != nil {
 		return err
 	}
+	sc := &scratch{c: c}
+	defer sc.release()
+	if n.table != nil { // first, so the streams size their chunks around it
+		if err := c.loadTable(n, sc); err != nil {
+			return err
+		}
+	}
 	total := ins[0].tiles * ins[0].f
 	streams := 0
 	for _, in := range ins {
@@ -124,8 +131,6 @@ func (c *ctx) lowerEltwise(n *node) error {
 			return fmt.Errorf("%s: no state space left to stream its operands (%d streams, %d free addresses)", n.label, streams, c.state.largest())
 		}
 	}
-	sc := &scratch{c: c}
-	defer sc.release()
 	var sizes []int
 	for i, in := range ins {
 		if i == 1 && n.channel {
@@ -169,7 +174,7 @@ func (c *ctx) lowerEltwise(n *node) error {
 			dst = outRing.get()
 		}
 		pt := planar.Task{Op: planar.OpEltwise, Fn: eltFn, Mask: laneMask(min(ins[0].part, v.p)),
-			Src: srcs[0], Dst: dst, H: 1, W: k}
+			Src: srcs[0], Dst: dst, H: 1, W: k, Lut: n.table != nil}
 		switch {
 		case n.scalar != nil:
 			pt.ScalarOperand, pt.Scalar = true, *n.scalar

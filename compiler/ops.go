@@ -26,6 +26,7 @@ const (
 	OpReduce    = OpKind(opReduce)
 	OpTranspose = OpKind(opTranspose)
 	OpView      = OpKind(opView)
+	OpLookup    = OpKind(opLookup)
 )
 
 // String is the kind's name as op labels use it (conv2d, gemm, ...).
@@ -71,6 +72,9 @@ type Op struct {
 	// Transposes marks a view that is a transpose (of a GEMM result,
 	// which is stored transposed), not a reshape.
 	Transposes bool
+	// Table is a lookup's table (Graph.Lookup): the result is
+	// Table[r − elem min] of r = Requant(In[0]) (Elt is add, Scalar 0).
+	Table []int64
 }
 
 // Ops lists the graph's operations in program order (every operand is a
@@ -84,7 +88,7 @@ func (g *Graph) Ops() ([]Op, error) {
 	for _, n := range g.nodes {
 		op := Op{Kind: OpKind(n.kind), Label: n.label, In: slices.Clone(n.in), Out: n.out,
 			Elt: n.elt, Reduce: n.red, Post: n.post, RecipBits: n.recip, Channel: n.channel, Transposes: n.viewT, PerChannel: n.pc.clone(),
-			Int32: n.out.isInt32, Bias: slices.Clone(n.bias)}
+			Int32: n.out.isInt32, Bias: slices.Clone(n.bias), Table: slices.Clone(n.table)}
 		if n.weights != nil {
 			op.Weights = n.weights.Clone()
 		}
