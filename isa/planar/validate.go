@@ -8,6 +8,13 @@ import (
 
 func joinErrs(errs []error) error { return errors.Join(errs...) }
 
+// errList collects a task's TaskErrors in the hardware's order.
+type errList []error
+
+func (l *errList) add(code ErrCode, field string, v any, allowed string, args ...any) {
+	*l = append(*l, &TaskError{code, field, v, fmt.Sprintf(allowed, args...)})
+}
+
 // fnNames lists the functions' names, comma separated.
 func fnNames(fns []FnDef) string {
 	names := make([]string, len(fns))
@@ -26,10 +33,8 @@ func (t Task) Validate(c Sizes) error {
 	if err := t.fieldErrors(c); err != nil {
 		return err
 	}
-	var errs []error
-	bad := func(code ErrCode, field string, v any, allowed string, args ...any) {
-		errs = append(errs, &TaskError{code, field, v, fmt.Sprintf(allowed, args...)})
-	}
+	var errs errList
+	bad := errs.add
 	if t.Op >= NumOps {
 		bad(ErrOp, "op", uint8(t.Op), "must be one of 0..%d %v", NumOps-1, opNames)
 		return joinErrs(errs)
@@ -72,39 +77,9 @@ func (t Task) Validate(c Sizes) error {
 	}
 	oh, ow := 0, 0
 	if t.Op == OpPool {
-		kerr := len(errs)
-		for _, k := range []struct {
-			name string
-			v    int
-		}{{"kh", t.KH}, {"kw", t.KW}, {"stride", t.Stride}} {
-			if k.v < 1 || k.v > c.MaxKernel {
-				bad(ErrKernel, k.name, k.v, "must be in 1..%d (max_kernel)", c.MaxKernel)
-			}
-		}
-		if t.PadH >= t.KH {
-			bad(ErrPad, "pad_h", t.PadH, "must be below kh = %d", t.KH)
-		}
-		if t.PadW >= t.KW {
-			bad(ErrPad, "pad_w", t.PadW, "must be below kw = %d", t.KW)
-		}
-		switch {
-		case t.PadIgnore && t.Fn == FnPoolAvg:
-			bad(ErrPad, "pad_ignore", true, "only max and min pooling ignore the padding: an average's divisor would change")
-		case t.PadIgnore && t.PadEdge:
-			bad(ErrPad, "pad_ignore", true, "pad_edge is set too: a task pads one way")
-		}
-		if t.KH > t.H+2*t.PadH {
-			bad(ErrWindow, "kh", t.KH, "the window must fit the padded plane: at most h+2·pad_h = %d", t.H+2*t.PadH)
-		}
-		if t.KW > t.W+2*t.PadW {
-			bad(ErrWindow, "kw", t.KW, "the window must fit the padded plane: at most w+2·pad_w = %d", t.W+2*t.PadW)
-		}
-		if len(errs) == kerr {
-			oh, ow = t.PoolOut()
-			if ow > c.LineDepth {
-				bad(ErrLine, "w", t.W, "the output row (ow = %d) must fit the line buffer of %d entries (line_depth)", ow, c.LineDepth)
-			}
-		}
+		var pe errList
+		pe, oh, ow = t.poolErrors(c)
+		errs = append(errs, pe...)
 	}
 	if t.AcrossRows() && t.W > c.LineDepth {
 		bad(ErrLine, "w", t.W, "a reduction across rows keeps one sum per column in the line buffer: at most %d columns (line_depth)", c.LineDepth)
@@ -175,4 +150,44 @@ func (s Sizes) tableMask() uint64 {
 		return ^uint64(0)
 	}
 	return 1<<uint(s.TableLanes()) - 1
+}
+
+// poolErrors is a pooling task's window errors (kernel, padding,
+// window, line), in the hardware's order, and its output plane when the
+// window is sound (0, 0 otherwise).
+func (t Task) poolErrors(c Sizes) (errs errList, oh, ow int) {
+	bad := errs.add
+	for _, k := range []struct {
+		name string
+		v    int
+	}{{"kh", t.KH}, {"kw", t.KW}, {"stride", t.Stride}} {
+		if k.v < 1 || k.v > c.MaxKernel {
+			bad(ErrKernel, k.name, k.v, "must be in 1..%d (max_kernel)", c.MaxKernel)
+		}
+	}
+	if t.PadH >= t.KH {
+		bad(ErrPad, "pad_h", t.PadH, "must be below kh = %d", t.KH)
+	}
+	if t.PadW >= t.KW {
+		bad(ErrPad, "pad_w", t.PadW, "must be below kw = %d", t.KW)
+	}
+	switch {
+	case t.PadIgnore && t.Fn == FnPoolAvg:
+		bad(ErrPad, "pad_ignore", true, "only max and min pooling ignore the padding: an average's divisor would change")
+	case t.PadIgnore && t.PadEdge:
+		bad(ErrPad, "pad_ignore", true, "pad_edge is set too: a task pads one way")
+	}
+	if t.KH > t.H+2*t.PadH {
+		bad(ErrWindow, "kh", t.KH, "the window must fit the padded plane: at most h+2·pad_h = %d", t.H+2*t.PadH)
+	}
+	if t.KW > t.W+2*t.PadW {
+		bad(ErrWindow, "kw", t.KW, "the window must fit the padded plane: at most w+2·pad_w = %d", t.W+2*t.PadW)
+	}
+	if len(errs) == 0 {
+		oh, ow = t.PoolOut()
+		if ow > c.LineDepth {
+			bad(ErrLine, "w", t.W, "the output row (ow = %d) must fit the line buffer of %d entries (line_depth)", ow, c.LineDepth)
+		}
+	}
+	return errs, oh, ow
 }
