@@ -36,6 +36,13 @@ func tables(t *testing.T) (sigmoid, tanh, exp []int64) {
 // table, and with two tables in turn, on a square and a narrow NPU.
 func TestLookup(t *testing.T) {
 	sig, tanh, exp := tables(t)
+	// LRN's (k + α/n·s)^−β with k 2, α/n 0.0001·64 per step of s, β 0.75,
+	// output steps of 1/127 (negative s, which a mean of squares never
+	// is, gives NaN and so 0).
+	power, err := golden.TableOf(func(s float64) float64 { return math.Pow(2+0.0064*s, -0.75) }, 1, 1.0/127, golden.S(8))
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name    string
 		lookups int
@@ -53,6 +60,22 @@ func TestLookup(t *testing.T) {
 			a := g.Input("a", randTensor(rng, -128, 127, 7, 5))
 			s := g.GEMM(a, randTensor(rng, -128, 127, 5, 6), golden.Requant{Scale: 1, Shift: 7})
 			g.Output("y", g.Lookup(s, exp, golden.Requant{Scale: 1, Bias: -127}))
+		}},
+		{"softmax", 1, func(g *Graph, rng *rand.Rand) {
+			// exp(x − max) per channel, its sum's reciprocal, the product.
+			x := g.Input("x", randTensor(rng, -128, 127, 5, 12))
+			d := g.EltwiseChannel(golden.EltSub, x, g.Reduce(x, golden.ReduceMax, golden.Requant{}), golden.Requant{})
+			e := g.Lookup(d, exp, golden.Requant{})
+			inv := g.ReduceWith(e, Reduction{Kind: golden.ReduceSum, Post: golden.PostRecip, RecipBits: 14})
+			g.Output("p", g.EltwiseChannel(golden.EltMul, e, inv, golden.Requant{Scale: 1, Shift: 7}))
+		}},
+		{"lrn_power", 1, func(g *Graph, rng *rand.Rand) {
+			// x·(k + α/n·s)^−β, s the windowed mean of the squares.
+			x := g.Input("x", randTensor(rng, -128, 127, 4, 6, 6))
+			sq := g.Eltwise(golden.EltMul, x, x, golden.Requant{Scale: 1, Shift: 8})
+			s := g.Pool2D(sq, Pool{Kind: golden.PoolAvg, KH: 3, KW: 3, Stride: 1, PadH: 1, PadW: 1})
+			pw := g.Lookup(s, power, golden.Requant{})
+			g.Output("y", g.Eltwise(golden.EltMul, x, pw, golden.Requant{Scale: 1, Shift: 7}))
 		}},
 		{"two_tables_in_turn", 3, func(g *Graph, rng *rand.Rand) {
 			x := g.Input("x", randTensor(rng, -128, 127, 5, 40))
