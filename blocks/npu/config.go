@@ -194,7 +194,7 @@ func (c Config) Validate() error {
 	if s.OK("elem_width") {
 		s.Add(check.Range("acc_width", c.AccWidth, max(2*c.ElemWidth, 8), 64))
 	}
-	if s.OK("elem_width", "rows", "state_depth") && c.PlanarLUT {
+	if s.OK("elem_width") && c.PlanarLUT {
 		s.Add(c.Planar().CheckLUT("planar_lut"))
 	}
 	if err := s.Err(); err != nil {

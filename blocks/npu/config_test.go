@@ -71,7 +71,6 @@ func TestConfigErrors(t *testing.T) {
 		{"engine slots", func(c *Config) { c.EngineSlots = 9 }, []string{"engine_slots = 9", "1..8"}},
 		{"several", func(c *Config) { c.Queues, c.Window = 0, 3 }, []string{"queues = 0", "window = 3"}},
 		{"planar table of 16-bit elements", func(c *Config) { c.ElemWidth = 16 }, []string{"planar_lut = true is not allowed", "elem_width must be at most 10 (it is 16)"}},
-		{"planar table deeper than the state buffer", func(c *Config) { c.Rows, c.Cols, c.StateDepth, c.LineDepth = 1, 1, 128, 64 }, []string{"planar_lut = true is not allowed", "256 rows"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := DefaultConfig()

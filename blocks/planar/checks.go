@@ -33,8 +33,10 @@ func (cb *ctl) counts() {
 	cb.nLP = hdl.U(cw, uint64(c.ParamWords()))
 	nElt := hdl.Mux(cb.two, n.ShlConst(1), n.Add(cb.bcast))
 	if c.LUT {
-		// TableRows ≤ state_depth (Config.checkLUT): it fits cw bits.
-		cb.nLT = hdl.U(cw, uint64(c.TableRows()))
+		// A table deeper than the state buffer never loads (ErrSrc for
+		// any src): one row more than the buffer says as much and fits
+		// cw bits.
+		cb.nLT = hdl.U(cw, uint64(min(c.TableRows(), c.StateDepth+1)))
 		nElt = hdl.Mux(cb.isLT, cb.nLT.Ext(2*dw+1), nElt)
 	}
 	cb.nIn = hdl.Mux(isLP, cb.nLP.Ext(2*dw+1), nElt)

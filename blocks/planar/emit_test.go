@@ -40,13 +40,14 @@ func TestLint(t *testing.T) {
 	deepWide.NoDatapathReset = true
 	// The table's corners: lanes not dividing 2^E (a row past the end),
 	// more lanes than entries (one row, lanes without a write port),
-	// the smallest table, deep_pipeline without reset.
+	// the smallest table in a buffer too shallow for it, deep_pipeline
+	// without reset.
 	lutThree := Config{Sizes: isaplanar.Sizes{Lanes: 3, PsumLanes: 2, ElemWidth: 5, ElemSigned: true, AccWidth: 12, ScaleWidth: 4,
 		StateDepth: 32, PsumDepth: 8, MaxKernel: 2, LineDepth: 4, LUT: true}}
 	lutWide := Config{Sizes: isaplanar.Sizes{Lanes: 8, PsumLanes: 4, ElemWidth: 2, AccWidth: 8, ScaleWidth: 2,
 		StateDepth: 4, PsumDepth: 2, MaxKernel: 2, LineDepth: 1, LUT: true}}
-	lutOne := one
-	lutOne.StateDepth, lutOne.LUT = 4, true
+	lutOne := one // its 4 entries in 4 rows of a 2-deep buffer: never loaded, still built
+	lutOne.LUT = true
 	deepLUT := deep(withLUT(unsignedConfig()))
 	deepLUT.NoDatapathReset = true
 	for _, c := range []Config{smallConfig(), unsignedConfig(), one, wide, noReset, wideColumnConfig(), DefaultConfig(), deepOne, deepWide,

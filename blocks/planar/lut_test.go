@@ -86,3 +86,20 @@ func TestLUTCycles(t *testing.T) {
 		t.Errorf("loadtable: %d cycles, %d rows; want %d and 64", got, c.TableRows(), want)
 	}
 }
+
+// A table deeper than the state buffer is built but never loads: every
+// loadtable is ErrSrc, in Validate and in the hardware.
+func TestLUTDeeperThanBuffer(t *testing.T) {
+	c := Config{Sizes: isaplanar.Sizes{Lanes: 1, PsumLanes: 1, ElemWidth: 4, ElemSigned: true, AccWidth: 8, ScaleWidth: 4,
+		StateDepth: 8, PsumDepth: 8, MaxKernel: 2, LineDepth: 2, LUT: true}}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	lt := isaplanar.Task{Op: isaplanar.OpLoadTable, Mask: 1}
+	if code := isaplanar.FirstCode(lt.Validate(c.Sizes)); code != isaplanar.ErrSrc {
+		t.Errorf("Validate: code %v, want src", code)
+	}
+	if res := newBench(t, c, 63, 0).run(lt); res.errCode != isaplanar.ErrSrc || res.cycles != 2 {
+		t.Errorf("hardware: code %v in %d cycles, want src in 2", res.errCode, res.cycles)
+	}
+}
