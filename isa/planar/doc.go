@@ -134,9 +134,9 @@
 // allowed range, in the order of the hardware's checks; the hardware
 // reports the first failing one as err_code and ends the task at once:
 //
-//	1 op        unknown operation (****)   9  line       OW (pool) or W (across rows) > line_depth
+//	1 op        unknown operation (†)      9  line       OW (pool) or W (across rows) > line_depth
 //	2 fn        unknown function (***)     10 src        source past the end of its buffer
-//	3 mask      empty, psum lane ≥ C (*****) 11 src2     second source past the end (**)
+//	3 mask      empty, psum lane ≥ C (‡)   11 src2       second source past the end (**)
 //	4 shape     H or W zero                12 dst        destination past the end
 //	5 kernel    KH, KW, stride ∉ 1..max    13 overlap    destination over a source where the op cannot allow it
 //	6 pad       pad ≥ window (*)           14 shift      shift > MaxShift
@@ -146,8 +146,8 @@
 // (*) also pad_ignore with average pooling or with pad_edge.
 // (**) also broadcast with scalar_operand.
 // (***) also an unknown post function, or one on an operation other than reduce, or lut without a table.
-// (****) loadtable without a table.
-// (*****) or a loadtable whose mask leaves out a lane of the table.
+// (†) also loadtable without a table.
+// (‡) also a loadtable whose mask leaves out a lane of the table.
 //
 // Overlap: eltwise writes lag its reads, so dst ≤ src (in place included)
 // or dst ≥ src+N, for each source read per element (a broadcast's src2 is
