@@ -14,8 +14,9 @@ import (
 // images overlap on the engines. g is compiled for half of each on-chip
 // buffer, so that consecutive images use different halves and share no
 // on-chip address; every per-lane act gets its own loadparams right
-// before it, so an image's planar work no longer has to wait for the
-// lane registers of the image before it; and the images' tasks are
+// before it (and every lut task its own loadtable), so an image's
+// planar work no longer has to wait for the lane registers (or the
+// table) of the image before it; and the images' tasks are
 // interleaved by a list schedule on estimated task times (each engine
 // runs its tasks in the order given). When g does not fit half the
 // buffers it is Batch of the plain program.
@@ -40,7 +41,8 @@ func CompileBatch(cfg npu.Config, g *Graph, n int, perInput ...string) (*Program
 }
 
 // unit is what the interleaving moves as a whole: one task, or a
-// loadparams and the per-lane act that follows it.
+// loadparams and the per-lane act that follows it, or a loadtable and
+// the lut task that follows it.
 type unit struct {
 	copy  int
 	tasks []Task
@@ -49,13 +51,13 @@ type unit struct {
 
 // interleaveBatch takes a copy-major batch program compiled for half the
 // buffers (task labels end in @k) and places it on cfg: odd copies in
-// the upper halves, a loadparams before every per-lane act, the copies
-// interleaved.
+// the upper halves, a loadparams before every per-lane act and a
+// loadtable before every lut task, the copies interleaved.
 func interleaveBatch(cfg npu.Config, b *Program, n int) (*Program, error) {
 	from, to := b.Config.Codec(), cfg.Codec()
 	odd := isa.Offsets{isa.MemState: cfg.StateDepth / 2, isa.MemPsum: cfg.PsumDepth / 2, isa.MemWeight: cfg.WeightDepth / 2}
 	var units []unit
-	lastLP := map[int]isa.PlanarTask{}
+	lastLP, lastLT := map[int]isa.PlanarTask{}, map[int]isa.PlanarTask{}
 	per := len(b.Tasks) / n // the batch is copy-major, copies of equal length
 	for i, t := range b.Tasks {
 		k := i / per
@@ -75,8 +77,13 @@ func interleaveBatch(cfg npu.Config, b *Program, n int) (*Program, error) {
 			rd, wr := to.Access(task)
 			return Task{Label: label, Layer: t.Layer, Desc: d, Reads: rd, Writes: wr}, nil
 		}
-		if pt, ok := task.(isa.PlanarTask); ok && pt.Task.Op == planar.OpLoadParams {
+		pt, isPlanar := task.(isa.PlanarTask)
+		switch {
+		case isPlanar && pt.Task.Op == planar.OpLoadParams:
 			lastLP[k] = pt // loaded again right before each act that uses it
+			continue
+		case isPlanar && pt.Task.Op == planar.OpLoadTable:
+			lastLT[k] = pt // likewise before each lut task
 			continue
 		}
 		nt, err := mk(t.Label, task)
@@ -84,13 +91,20 @@ func interleaveBatch(cfg npu.Config, b *Program, n int) (*Program, error) {
 			return nil, err
 		}
 		u := unit{copy: k, tasks: []Task{nt}, est: estimate(cfg, task)}
-		if pt, ok := task.(isa.PlanarTask); ok && pt.Task.Op == planar.OpAct && pt.PerLane {
-			lp, err := mk(t.Label+" params", lastLP[k])
+		for _, pre := range []struct {
+			use    bool
+			load   isa.PlanarTask
+			suffix string
+		}{{isPlanar && pt.Task.Op == planar.OpAct && pt.PerLane, lastLP[k], " params"}, {isPlanar && pt.Lut, lastLT[k], " table"}} {
+			if !pre.use {
+				continue
+			}
+			lt, err := mk(t.Label+pre.suffix, pre.load)
 			if err != nil {
 				return nil, err
 			}
-			u.tasks = []Task{lp, nt}
-			u.est += estimate(cfg, lastLP[k])
+			u.tasks = append([]Task{lt}, u.tasks...)
+			u.est += estimate(cfg, pre.load)
 		}
 		units = append(units, u)
 	}

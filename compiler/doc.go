@@ -25,7 +25,9 @@
 // (the same with one operand per channel, broadcast over the plane), Abs,
 // Requant (the post-processor on a state-buffer tensor: eltwise add of
 // 0), Reduce and ReduceWith (sum/max per channel of the whole plane or
-// across its rows, optionally with a sqrt or reciprocal post function). Every result is requantized to elements by a
+// across its rows, optionally with a sqrt or reciprocal post function),
+// Lookup (an element-wise function as a table of every element value, on
+// the planar engine's lookup table: lookup.go). Every result is requantized to elements by a
 // golden.Requant (the zero value means the identity); the golden model is
 // golden.Requant applied to the exact (int32-wrapped) result. A conv2d
 // (Conv.PerChannel) or GEMM/FC (GEMMPerChannel) can instead requantize

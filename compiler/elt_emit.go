@@ -58,6 +58,13 @@ func (c *ctx) planElt(n *node, a, b *place, mask uint64) (*eltRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	r := &eltRun{c: c, n: n, ins: ins, out: out, mask: mask, sc: &scratch{c: c}}
+	if n.table != nil { // first, so the streams size their chunks around it
+		if err := c.loadTable(n, r.sc); err != nil {
+			r.sc.release()
+			return nil, err
+		}
+	}
 	total := ins[0].tiles * ins[0].f
 	streams := 0
 	for _, in := range ins {
@@ -72,10 +79,10 @@ func (c *ctx) planElt(n *node, a, b *place, mask uint64) (*eltRun, error) {
 	if streams > 0 {
 		chunk = min(total, c.state.largest()/(2*streams))
 		if chunk < 1 {
+			r.sc.release()
 			return nil, fmt.Errorf("%s: no state space left to stream its operands (%d streams, %d free addresses)", n.label, streams, c.state.largest())
 		}
 	}
-	r := &eltRun{c: c, n: n, ins: ins, out: out, mask: mask, sc: &scratch{c: c}}
 	var sizes []int
 	for i, in := range ins {
 		if i == 1 && n.channel {
@@ -136,7 +143,7 @@ func (r *eltRun) emit(ch eltChunk) error {
 	} else {
 		dst = r.outR.get()
 	}
-	pt := planar.Task{Op: planar.OpEltwise, Fn: r.fn, Mask: r.mask, Src: srcs[0], Dst: dst, H: 1, W: k * d1}
+	pt := planar.Task{Op: planar.OpEltwise, Fn: r.fn, Mask: r.mask, Src: srcs[0], Dst: dst, H: 1, W: k * d1, Lut: n.table != nil}
 	switch {
 	case n.scalar != nil:
 		pt.ScalarOperand, pt.Scalar = true, *n.scalar

@@ -85,9 +85,10 @@ const (
 	opView
 	opConcat
 	opPermute
+	opLookup
 )
 
-var opKindNames = [...]string{"conv2d", "gemm", "pool", "eltwise", "reduce", "transpose", "view", "concat", "permute"}
+var opKindNames = [...]string{"conv2d", "gemm", "pool", "eltwise", "reduce", "transpose", "view", "concat", "permute", "lookup"}
 
 func (k opKind) String() string { return opKindNames[k] }
 
@@ -112,6 +113,7 @@ type node struct {
 	viewT   bool            // a view that transposes (of a GEMM result), else a reshape
 	bias    []int64         // an int32 result's bias per output channel, or nil
 	perm    []int           // permute: output channel i is input channel perm[i]
+	table   []int64         // lookup: the table, entry k for the element value min + k
 }
 
 func (g *Graph) newValue(shape []int) *Value {

@@ -14,7 +14,7 @@ func (c *ctx) lower(n *node) error {
 		return c.lowerGEMM(n)
 	case opPool:
 		return c.lowerPool(n)
-	case opEltwise:
+	case opEltwise, opLookup:
 		return c.lowerEltwise(n)
 	case opReduce:
 		return c.lowerReduce(n)

@@ -28,6 +28,7 @@ const (
 	OpView      = OpKind(opView)
 	OpConcat    = OpKind(opConcat)  // In are the parts, along channels
 	OpPermute   = OpKind(opPermute) // Perm is the channel order
+	OpLookup    = OpKind(opLookup)
 )
 
 // String is the kind's name as op labels use it (conv2d, gemm, ...).
@@ -76,6 +77,9 @@ type Op struct {
 	// Perm: a permute's channel order (channel i of Out is channel
 	// Perm[i] of In[0]).
 	Perm []int
+	// Table is a lookup's table (Graph.Lookup): the result is
+	// Table[r − elem min] of r = Requant(In[0]) (Elt is add, Scalar 0).
+	Table []int64
 }
 
 // Ops lists the graph's operations in program order (every operand is a
@@ -89,7 +93,7 @@ func (g *Graph) Ops() ([]Op, error) {
 	for _, n := range g.nodes {
 		op := Op{Kind: OpKind(n.kind), Label: n.label, In: slices.Clone(n.in), Out: n.out,
 			Elt: n.elt, Reduce: n.red, Post: n.post, RecipBits: n.recip, Channel: n.channel, Transposes: n.viewT, PerChannel: n.pc.clone(),
-			Int32: n.out.isInt32, Bias: slices.Clone(n.bias), Perm: slices.Clone(n.perm)}
+			Int32: n.out.isInt32, Bias: slices.Clone(n.bias), Perm: slices.Clone(n.perm), Table: slices.Clone(n.table)}
 		if n.weights != nil {
 			op.Weights = n.weights.Clone()
 		}

@@ -100,7 +100,7 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 			if r, err = golden.Pool(reshape(x, c, h, w), p, n.q, elem); err == nil {
 				out = reshape(r, n.out.shape...)
 			}
-		case opEltwise:
+		case opEltwise, opLookup:
 			switch {
 			case n.elt.Unary():
 				// The node's own function; the second operand is ignored.
@@ -115,6 +115,9 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 				}
 			default:
 				out, err = golden.Eltwise(n.elt, x, val[n.in[1]], n.q, elem)
+			}
+			if err == nil && n.table != nil {
+				out, err = golden.Lookup(out, n.table, elem)
 			}
 		case opReduce:
 			in := n.in[0]

@@ -56,8 +56,8 @@ func (c *Codec) planarAccess(t planar.Task) (reads, writes []Span) {
 		}
 	case planar.OpPool, planar.OpReduce:
 		reads = []Span{{MemState, t.Src, t.Src + n}}
-	case planar.OpLoadParams:
-		reads = []Span{{MemState, t.Src, t.Src + c.Sizes.Planar.ParamWords()}}
+	case planar.OpLoadParams, planar.OpLoadTable:
+		reads = []Span{{MemState, t.Src, t.Src + t.Reads(c.Sizes.Planar)}}
 	}
 	if w := t.Writes(); w > 0 {
 		writes = []Span{{MemState, t.Dst, t.Dst + w}}
@@ -108,7 +108,7 @@ func Relocate(t Task, o Offsets) Task {
 		if t.ReadsSrc2() {
 			t.Src2 += o[MemState]
 		}
-		if t.Task.Op != planar.OpLoadParams {
+		if t.Task.Op != planar.OpLoadParams && t.Task.Op != planar.OpLoadTable {
 			t.Dst += o[MemState]
 		}
 		return t

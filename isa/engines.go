@@ -64,6 +64,7 @@ const (
 	PlanarPool       = Op(planar.OpPool)
 	PlanarReduce     = Op(planar.OpReduce)
 	PlanarLoadParams = Op(planar.OpLoadParams)
+	PlanarLoadTable  = Op(planar.OpLoadTable)
 
 	DMAOutNop            = OpNop
 	DMAOutStore       Op = 1
@@ -114,6 +115,7 @@ var Engines = [NumEngines]EngineDef{
 		{PlanarPool, "pool", "src input plane, dst output plane, d0 H, d1 W, param kernel/stride/pad/max-avg-min", false},
 		{PlanarReduce, "reduce", "src input plane, dst result (one value, or one row across rows), d0 H, d1 W, param sum, max, row sum or row max, post function", false},
 		{PlanarLoadParams, "loadparams", "src state address of the per-lane scale and bias", false},
+		{PlanarLoadTable, "loadtable", "src state address of the lookup table, entry k in partition k mod rows at src + k div rows (only with planar_lut; without it the planar engine flags it)", false},
 	}},
 	{DMAOut, "dma_out", "DMA from the state buffer to external memory", []OpDef{
 		{DMAOutNop, "nop", "no transfer; completes at once", false},

@@ -61,6 +61,11 @@ type Config struct {
 	// PlanarDeepPipeline gives the planar lanes more pipeline registers
 	// for a faster clock, at a few cycles per task (see planar.Config).
 	PlanarDeepPipeline bool `json:"planar_deep_pipeline"`
+	// PlanarLUT gives the planar engine its lookup table: 2^elem_width
+	// entries, loaded by loadtable, that a task's results can go through
+	// (sigmoid, tanh, exp as int8 → int8 tables; see planar.Config).
+	// elem_width at most 10.
+	PlanarLUT bool `json:"planar_lut"`
 
 	ScaleWidth int `json:"scale_width"` // planar post-processor scale bits
 	MaxKernel  int `json:"max_kernel"`  // largest pooling window and stride (planar) and conv kernel (NE)
@@ -121,7 +126,7 @@ func DefaultConfig() Config {
 	return Config{
 		Rows: 16, Cols: 16, ElemWidth: 8, AccWidth: 32,
 		StateDepth: 4096, PsumDepth: 512, WeightDepth: 1024, ZeroSkip: true,
-		ScaleWidth: 16, MaxKernel: 8, LineDepth: 64,
+		ScaleWidth: 16, MaxKernel: 8, LineDepth: 64, PlanarLUT: true,
 		Queues: 2, QueueDepth: 16, Window: 64, MaxDeps: 4, EngineSlots: 2,
 		ExtAddrWidth: 16, ExtLatency: 4, CounterWidth: 48, Engines: 1,
 		SparseLanes: sd.Lanes, SparseEntries: sd.Entries, SparseChannels: sd.Channels, SparseIndexWidth: sd.IndexWidth,
@@ -188,6 +193,9 @@ func (c Config) Validate() error {
 	}
 	if s.OK("elem_width") {
 		s.Add(check.Range("acc_width", c.AccWidth, max(2*c.ElemWidth, 8), 64))
+	}
+	if s.OK("elem_width") && c.PlanarLUT {
+		s.Add(c.Planar().CheckLUT("planar_lut"))
 	}
 	if err := s.Err(); err != nil {
 		return err
@@ -260,7 +268,7 @@ func (c Config) Planar() planar.Config {
 	s := uint(c.SliceBits())
 	return planar.Config{Sizes: isaplanar.Sizes{Lanes: c.Rows, PsumLanes: c.Cols, ElemWidth: c.ElemWidth, ElemSigned: true,
 		AccWidth: c.AccWidth, ScaleWidth: c.ScaleWidth, StateDepth: c.StateDepth << s, PsumDepth: c.PsumDepth << s,
-		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth}, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline}
+		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth, LUT: c.PlanarLUT}, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline}
 }
 
 // TaskMgr is the task manager's configuration: the operand widths are

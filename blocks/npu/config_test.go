@@ -27,6 +27,15 @@ func TestDefaultConfig(t *testing.T) {
 	if c.TaskMgr().ParamBits < c.PlanarParams().Width || c.TaskMgr().ParamBits < c.NEParams().Width {
 		t.Errorf("param_bits %d cannot carry the planar (%d) or NE (%d) params", c.TaskMgr().ParamBits, c.PlanarParams().Width, c.NEParams().Width)
 	}
+	// The planar lookup table is there by default, and 16-bit elements
+	// need it left out.
+	if !c.Planar().LUT {
+		t.Error("the default planar engine has no lookup table")
+	}
+	c.ElemWidth, c.AccWidth, c.PlanarLUT = 16, 32, false
+	if err := c.Validate(); err != nil {
+		t.Errorf("16-bit elements without the planar table: %v", err)
+	}
 }
 
 // A configuration comes back from its JSON form unchanged.
@@ -61,6 +70,7 @@ func TestConfigErrors(t *testing.T) {
 		{"latency", func(c *Config) { c.ExtLatency = 0 }, []string{"ext_latency = 0", "1..16"}},
 		{"engine slots", func(c *Config) { c.EngineSlots = 9 }, []string{"engine_slots = 9", "1..8"}},
 		{"several", func(c *Config) { c.Queues, c.Window = 0, 3 }, []string{"queues = 0", "window = 3"}},
+		{"planar table of 16-bit elements", func(c *Config) { c.ElemWidth = 16 }, []string{"planar_lut = true is not allowed", "elem_width must be at most 10 (it is 16)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := DefaultConfig()

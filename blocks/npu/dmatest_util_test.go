@@ -34,6 +34,7 @@ func dmaSmallConfig() Config {
 func dmaWideConfig() Config {
 	c := dmaSmallConfig()
 	c.Rows, c.Cols, c.ElemWidth, c.AccWidth = 6, 3, 12, 32
+	c.PlanarLUT = false // 12-bit elements: no planar table (at most 10 bits)
 	c.StateDepth, c.WeightDepth = 16, 64
 	c.ExtAddrWidth, c.ExtLatency = 5, 1
 	return c

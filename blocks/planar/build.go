@@ -10,9 +10,9 @@ import (
 // Name is the engine's module name for cfg: every parameter that changes
 // the hardware is in it.
 func Name(c Config) string {
-	return resetTag(deepTag(hdl.Name("planar", fmt.Sprintf("%dx%d", c.Lanes, c.PsumLanes), c.ElemType(), hdl.SInt(c.AccWidth),
+	return resetTag(deepTag(lutTag(hdl.Name("planar", fmt.Sprintf("%dx%d", c.Lanes, c.PsumLanes), c.ElemType(), hdl.SInt(c.AccWidth),
 		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("p%d", c.PsumDepth),
-		fmt.Sprintf("k%d", c.MaxKernel), fmt.Sprintf("l%d", c.LineDepth)), c), c.NoDatapathReset)
+		fmt.Sprintf("k%d", c.MaxKernel), fmt.Sprintf("l%d", c.LineDepth)), c), c), c.NoDatapathReset)
 }
 
 // deepTag marks the module name of a variant with deep_pipeline.
@@ -90,6 +90,7 @@ type ctl struct {
 	q                                              map[string]*hdl.Signal
 	op                                             *hdl.Signal
 	isNop, isAct, isWB, isElt, isPool, isRed, isLP *hdl.Expr
+	isLT, lutOn                                    *hdl.Expr // with the table: loadtable, and the lut flag of an operation with a post-processor
 	psumOp                                         *hdl.Expr
 	two                                            *hdl.Expr // Task.twoTensors
 	bcast                                          *hdl.Expr // Task.broadcasts: src2 read once, first
@@ -98,7 +99,7 @@ type ctl struct {
 
 	// counts and checks
 	n                *hdl.Signal // H·W
-	nLP              *hdl.Expr   // a loadparams task's reads
+	nLP, nLT         *hdl.Expr   // a loadparams and a loadtable task's reads
 	nIn, nOut, nPool *hdl.Expr   // reads, writes, pooling outputs
 	chkBad, errCode  *hdl.Signal
 	nInR, nOutR      *hdl.Signal
@@ -186,6 +187,10 @@ func (cb *ctl) taskPort() {
 	// (or max) in the line buffer.
 	cb.isRow = cb.isRed.And(q["fn"].Bit(1))
 	cb.walkOp = cb.isPool.Or(cb.isRow)
+	if c.LUT {
+		cb.isLT = is(isaplanar.OpLoadTable)
+		cb.lutOn = q["lut"].And(cb.isAct.Or(cb.isElt).Or(cb.isPool).Or(cb.isRed))
+	}
 }
 
 // outputSide declares the output FIFO's count and adv first: adv gates
@@ -226,8 +231,10 @@ func (cb *ctl) lanes() {
 	isWBn := isWB.Not()
 	xSel := hdl.Mux(isPool, hdl.U(2, 3), hdl.Mux(isRed, hdl.U(2, 2), hdl.Mux(isElt, hdl.U(2, 1), hdl.U(2, 0))))
 	lm, lbm := lane(c), lineBuffer(c)
+	var insts []*hdl.Instance
 	for p := range L {
 		ln := m.Instance(fmt.Sprintf("lane_%d", p), lm)
+		insts = append(insts, ln)
 		rs := m.Input(fmt.Sprintf("plr_rdata_%d", p), hdl.UInt(E))
 		ln.Connect("rs", rs)
 		if p < C {
@@ -259,6 +266,9 @@ func (cb *ctl) lanes() {
 		}
 		ln.Connect("o_we", cb.oWe).Connect("o_ri", cb.ori)
 		m.Output(fmt.Sprintf("plw_wdata_%d", p), hdl.UInt(E)).Set(ln.Out("wdata"))
+	}
+	if c.LUT {
+		cb.lutControl(insts)
 	}
 }
 

@@ -31,7 +31,15 @@ func (cb *ctl) counts() {
 	n.Set(cb.product("n_r", H, W))
 	cb.n = n
 	cb.nLP = hdl.U(cw, uint64(c.ParamWords()))
-	cb.nIn = hdl.Mux(isLP, cb.nLP.Ext(2*dw+1), hdl.Mux(cb.two, n.ShlConst(1), n.Add(cb.bcast)))
+	nElt := hdl.Mux(cb.two, n.ShlConst(1), n.Add(cb.bcast))
+	if c.LUT {
+		// A table deeper than the state buffer never loads (ErrSrc for
+		// any src): one row more than the buffer says as much and fits
+		// cw bits.
+		cb.nLT = hdl.U(cw, uint64(min(c.TableRows(), c.StateDepth+1)))
+		nElt = hdl.Mux(cb.isLT, cb.nLT.Ext(2*dw+1), nElt)
+	}
+	cb.nIn = hdl.Mux(isLP, cb.nLP.Ext(2*dw+1), nElt)
 	cb.nPool = cb.product("n_pool", q["oh"], q["ow"])
 	cb.nOut = hdl.Mux(isPool, cb.nPool,
 		hdl.Mux(isRed, hdl.Mux(isRow, W.Ext(2*dw), hdl.U(2*dw, 1)), hdl.Mux(cb.isAct.Or(cb.isWB).Or(cb.isElt), n, hdl.U(2*dw, 0))))
@@ -46,9 +54,8 @@ type taskCheck struct {
 // checkList is every check of the task, in error-code priority order.
 func (cb *ctl) checkList() []taskCheck {
 	c, q := cb.c, cb.q
-	L, C, E, dw := cb.L, cb.C, cb.E, cb.dw
-	opW, fnW, postW := cb.opW, cb.fnW, cb.postW
-	op, n, nPool := cb.op, cb.n, cb.nPool
+	E, dw, fnW := cb.E, cb.dw, cb.fnW
+	n, nPool := cb.n, cb.nPool
 	isElt, isPool, isRed, isRow, isLP, psumOp, two := cb.isElt, cb.isPool, cb.isRed, cb.isRow, cb.isLP, cb.psumOp, cb.two
 	H, W, oh, ow := q["h"], q["w"], q["oh"], q["ow"]
 	kh, kw, stride, padH, padW := q["kh"], q["kw"], q["stride"], q["pad_h"], q["pad_w"]
@@ -66,12 +73,11 @@ func (cb *ctl) checkList() []taskCheck {
 		end := os.Ext(w).Add(k.Ext(w)).Trunc(w) // o·s + k
 		return o.OrR().And(end.Le(p.Ext(w).Add(s.Ext(w)).Trunc(w))).And(end.Gt(p.Ext(w)))
 	}
-	mask := q["mask"]
-	psumMaskBad := hdl.U(1, 0)
-	if C < L {
-		psumMaskBad = mask.Slice(L-1, C).OrR()
+	nSrc := &n.Expr
+	if c.LUT {
+		nSrc = hdl.Mux(cb.isLT, cb.nLT.Ext(2*dw), n)
 	}
-	srcEnd := q["src"].Add(hdl.Mux(isLP, cb.nLP.Ext(2*dw), n))
+	srcEnd := q["src"].Add(hdl.Mux(isLP, cb.nLP.Ext(2*dw), nSrc))
 	srcLimit := hdl.Mux(psumOp, hdl.U(dw+1, uint64(c.PsumDepth)), hdl.U(dw+1, uint64(c.StateDepth)))
 	dst, src, src2 := q["dst"], q["src"], q["src2"]
 	dstE := dst.Ext(dw)
@@ -83,13 +89,12 @@ func (cb *ctl) checkList() []taskCheck {
 		}
 		return v.Ext(E + 1).AsSInt()
 	}
+	unknownOp, fnBad, maskBad, shapeBad := cb.decodeChecks(post)
 	return []taskCheck{
-		{isaplanar.ErrOp, op.Ge(hdl.U(opW, uint64(isaplanar.NumOps)))},
-		{isaplanar.ErrFn, isElt.And(q["fn"].Ge(hdl.U(fnW, uint64(isaplanar.NumFns(isaplanar.OpEltwise))))).
-			Or(isPool.And(q["fn"].Ge(hdl.U(fnW, uint64(isaplanar.NumFns(isaplanar.OpPool)))))).Or(isRed.And(q["fn"].Ge(hdl.U(fnW, uint64(isaplanar.NumFns(isaplanar.OpReduce)))))).
-			Or(q["post"].Ge(hdl.U(postW, uint64(isaplanar.NumPosts)))).Or(q["post"].OrR().And(isRed.Not()))},
-		{isaplanar.ErrMask, mask.OrR().Not().Or(psumOp.And(psumMaskBad))},
-		{isaplanar.ErrShape, isLP.Not().And(H.OrR().Not().Or(W.OrR().Not()))},
+		{isaplanar.ErrOp, unknownOp},
+		{isaplanar.ErrFn, fnBad},
+		{isaplanar.ErrMask, maskBad},
+		{isaplanar.ErrShape, shapeBad},
 		{isaplanar.ErrKernel, isPool.And(kOK(kh).And(kOK(kw)).And(kOK(stride)).Not())},
 		{isaplanar.ErrPad, isPool.And(padH.Ext(4).Ge(kh).Or(padW.Ext(4).Ge(kw)).
 			Or(q["pad_ignore"].And(q["fn"].Eq(hdl.U(fnW, uint64(isaplanar.FnPoolAvg))).Or(q["pad_edge"]))))},
@@ -107,6 +112,39 @@ func (cb *ctl) checkList() []taskCheck {
 		{isaplanar.ErrShift, post.And(q["shift"].Gt(hdl.U(c.ShiftWidth(), uint64(c.MaxShift()))))},
 		{isaplanar.ErrClamp, post.And(q["clamp"]).And(signedLoHi(q["lo"]).Gt(signedLoHi(q["hi"])))},
 	}
+}
+
+// decodeChecks are the checks of the op, fn (and post stages), mask and
+// shape fields; post says the task has a post-processor. Without the
+// table, loadtable is an unknown op and the lut flag an unknown post
+// stage; with it, a loadtable must read every lane holding entries and
+// has no shape.
+func (cb *ctl) decodeChecks(post *hdl.Expr) (unknownOp, fnBad, maskBad, shapeBad *hdl.Expr) {
+	c, q, L, C := cb.c, cb.q, cb.L, cb.C
+	isElt, isPool, isRed, fnW, postW := cb.isElt, cb.isPool, cb.isRed, cb.fnW, cb.postW
+	mask := q["mask"]
+	psumMaskBad := hdl.U(1, 0)
+	if C < L {
+		psumMaskBad = mask.Slice(L-1, C).OrR()
+	}
+	unknownOp = hdl.U(1, 0) // every code of the field is an op
+	if k := c.knownOps(); k < 1<<uint(cb.opW) {
+		unknownOp = cb.op.Ge(hdl.U(cb.opW, uint64(k)))
+	}
+	fnBad = isElt.And(q["fn"].Ge(hdl.U(fnW, uint64(isaplanar.NumFns(isaplanar.OpEltwise))))).
+		Or(isPool.And(q["fn"].Ge(hdl.U(fnW, uint64(isaplanar.NumFns(isaplanar.OpPool)))))).Or(isRed.And(q["fn"].Ge(hdl.U(fnW, uint64(isaplanar.NumFns(isaplanar.OpReduce)))))).
+		Or(q["post"].Ge(hdl.U(postW, uint64(isaplanar.NumPosts)))).Or(q["post"].OrR().And(isRed.Not()))
+	maskBad = mask.OrR().Not().Or(cb.psumOp.And(psumMaskBad))
+	noShape := cb.isLP.Not() // the shape is not used
+	if c.LUT {
+		// loadtable reads entry k from lane k mod L: lanes 0..TableLanes−1.
+		maskBad = maskBad.Or(cb.isLT.And(mask.Slice(c.TableLanes()-1, 0).AndR().Not()))
+		noShape = noShape.And(cb.isLT.Not())
+	} else {
+		fnBad = fnBad.Or(post.And(q["lut"])) // no table to look up
+	}
+	shapeBad = noShape.And(q["h"].OrR().Not().Or(q["w"].OrR().Not()))
+	return unknownOp, fnBad, maskBad, shapeBad
 }
 
 // checks latches the first failing check's code into err_code and loads

@@ -1,6 +1,8 @@
 package planar
 
 import (
+	"fmt"
+
 	"github.com/hwgen/hwgen/hdl"
 	"github.com/hwgen/hwgen/internal/check"
 	isaplanar "github.com/hwgen/hwgen/isa/planar"
@@ -44,10 +46,10 @@ type Config struct {
 // DefaultConfig matches the default state buffer (16 × 4096 × int8) and
 // psum buffer (16 × 512 × int32) of blocks/sram: 16 lanes, int8 elements,
 // 16-bit scales, pooling windows up to 8×8 and output rows up to 64 wide
-// (a 64×64 plane fills a whole partition).
+// (a 64×64 plane fills a whole partition), and the lookup table (lut).
 func DefaultConfig() Config {
 	return Config{Sizes: isaplanar.Sizes{Lanes: 16, PsumLanes: 16, ElemWidth: 8, ElemSigned: true, AccWidth: 32, ScaleWidth: 16,
-		StateDepth: 4096, PsumDepth: 512, MaxKernel: 8, LineDepth: 64}}
+		StateDepth: 4096, PsumDepth: 512, MaxKernel: 8, LineDepth: 64, LUT: true}}
 }
 
 // Validate reports every bad field by its JSON name.
@@ -74,7 +76,24 @@ func (c Config) Check(path string) error {
 		// least as wide.
 		errs = append(errs, check.Range(f("acc_width"), c.AccWidth, max(8, c.ElemWidth), MaxAccWidth))
 	}
+	if c.LUT && errs[1] == nil {
+		errs = append(errs, c.CheckLUT(f("lut")))
+	}
 	return check.All(errs...)
+}
+
+// CheckLUT refuses a table the engine cannot hold, naming the field
+// that asks for it: 2^elem_width entries need elem_width ≤
+// isaplanar.MaxLUTElemWidth (each lane's read port grows as 2^E·E). A
+// table whose rows (ceil(2^E / lanes)) exceed the state buffer is built
+// but can never be loaded (every loadtable is ErrSrc): a tiny test
+// engine keeps the default table that way.
+func (c Config) CheckLUT(field string) error {
+	if c.ElemWidth > isaplanar.MaxLUTElemWidth {
+		return &check.FieldError{Field: field, Value: true, Allowed: fmt.Sprintf(
+			"the lookup table has 2^elem_width entries: elem_width must be at most %d (it is %d), or the table left out (false)", isaplanar.MaxLUTElemWidth, c.ElemWidth)}
+	}
+	return nil
 }
 
 // ElemType is the type of a state-buffer element as the engine reads it.

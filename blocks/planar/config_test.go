@@ -36,7 +36,12 @@ func TestConfigJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{`"lanes":4`, `"psum_lanes":3`, `"elem_signed":true`, `"line_depth":16`, `"max_kernel":8`} {
+	c.LUT = true
+	data, err = json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"lanes":4`, `"psum_lanes":3`, `"elem_signed":true`, `"line_depth":16`, `"max_kernel":8`, `"lut":true`} {
 		if !strings.Contains(string(data), key) {
 			t.Errorf("%s lacks %s", data, key)
 		}
@@ -67,6 +72,7 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.MaxKernel = 9 }, []string{"max_kernel = 9 is not allowed: must be in 2..8"}},
 		{func(c *Config) { c.LineDepth = 0 }, []string{"line_depth = 0 is not allowed: must be in 1..4096"}},
 		{func(c *Config) { c.Lanes, c.MaxKernel = 0, 1 }, []string{"lanes = 0", "max_kernel = 1"}},
+		{func(c *Config) { c.ElemWidth, c.AccWidth = 11, 24 }, []string{"lut = true is not allowed: the lookup table has 2^elem_width entries: elem_width must be at most 10 (it is 11), or the table left out (false)"}},
 	}
 	for _, tc := range cases {
 		c := DefaultConfig()
@@ -84,6 +90,11 @@ func TestConfigValidate(t *testing.T) {
 		if _, err := Build(c); err == nil || !strings.HasPrefix(err.Error(), "planar: ") {
 			t.Errorf("Build accepted %+v: %v", c, err)
 		}
+	}
+	wide := DefaultConfig()
+	wide.ElemWidth, wide.AccWidth, wide.LUT = 16, 32, false
+	if err := wide.Validate(); err != nil {
+		t.Errorf("16-bit elements without the table: %v", err)
 	}
 	bad := DefaultConfig()
 	bad.LineDepth = 0

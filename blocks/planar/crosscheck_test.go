@@ -35,29 +35,29 @@ func TestRandomTasks(t *testing.T) {
 	if testing.Short() {
 		n = 60
 	}
-	for _, c := range []Config{smallConfig(), unsignedConfig(), deep(smallConfig()), deep(unsignedConfig())} {
+	for _, c := range []Config{smallConfig(), unsignedConfig(), deep(smallConfig()), deep(unsignedConfig()), lutConfig(), deep(withLUT(unsignedConfig()))} {
 		t.Run(Name(c), func(t *testing.T) {
 			runSuite(t, newBench(t, c, 21, 0), randomTasks(21, c, n, 120), true)
 		})
 	}
 }
 
-// The small configuration with the real buffers, every table and random
-// tasks, with and without the other buffer clients competing; each run
-// is replayed on Verilator (all outputs every cycle, all memories at the
-// end).
+// The small configuration with the lookup table and the real buffers,
+// every table (the lut one too) and random tasks, with and without the
+// other buffer clients competing; each run is replayed on Verilator
+// (all outputs every cycle, all memories at the end).
 func TestCrossCheckSmall(t *testing.T) {
 	tooltest.Need(t, "verilator")
-	c := smallConfig()
+	c := lutConfig()
 	t.Run("quiet", func(t *testing.T) {
 		b := newBench(t, c, 31, 0)
-		runSuite(t, b, allTables(), true)
+		runSuite(t, b, append(allTables(), lutTasks(c)...), true)
 		b.crossCheck()
 	})
 	t.Run("contention", func(t *testing.T) {
 		b := newBench(t, c, 32, 0.5)
-		runSuite(t, b, append(allTables(), randomTasks(32, c, 40, 120)...), false)
-		for _, tc := range badTasks() {
+		runSuite(t, b, append(append(allTables(), lutTasks(c)...), randomTasks(32, c, 40, 120)...), false)
+		for _, tc := range badTasks(c) {
 			if tc.code != isaplanar.ErrField {
 				if res := b.run(tc.t); res.errCode != tc.code {
 					t.Errorf("%s: code %v, want %v", tc.name, res.errCode, tc.code)
@@ -70,14 +70,15 @@ func TestCrossCheckSmall(t *testing.T) {
 	})
 }
 
-// deep_pipeline on the small configuration: every table, random tasks
-// and bad tasks under contention, replayed on Verilator.
+// deep_pipeline on the small configuration without the table: every
+// table, random tasks and bad tasks under contention, replayed on
+// Verilator.
 func TestCrossCheckDeep(t *testing.T) {
 	tooltest.Need(t, "verilator")
 	c := deep(smallConfig())
 	b := newBench(t, c, 33, 0.5)
 	runSuite(t, b, append(allTables(), randomTasks(33, c, 40, 120)...), false)
-	for _, tc := range badTasks() {
+	for _, tc := range badTasks(c) {
 		if tc.code == isaplanar.ErrField {
 			continue // not encodable: the field does not fit its port
 		}
@@ -90,9 +91,11 @@ func TestCrossCheckDeep(t *testing.T) {
 	b.crossCheck()
 }
 
+// Unsigned elements with the table (indexed by the value itself), under
+// contention, replayed on Verilator.
 func TestCrossCheckUnsigned(t *testing.T) {
 	tooltest.Need(t, "verilator")
-	c := unsignedConfig()
+	c := withLUT(unsignedConfig())
 	b := newBench(t, c, 41, 0.5)
 	runSuite(t, b, randomTasks(41, c, 60, 60), false)
 	b.quiesce()

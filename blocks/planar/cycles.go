@@ -10,8 +10,10 @@ import isaplanar "github.com/hwgen/hwgen/isa/planar"
 func (c Config) Cycles(t isaplanar.Task) int { return c.checkStages() + c.cycles(t) }
 
 // valueStages is the extra registers on a value's way from X to the
-// output FIFO.
-func (c Config) valueStages() int { return c.mulStages() + c.outStages() }
+// output FIFO (deep_pipeline's, and the lut stage of t).
+func (c Config) valueStages(t isaplanar.Task) int {
+	return c.mulStages() + c.outStages() + lutStages(t)
+}
 
 // cycles is Cycles without the deep pipeline's PRE cycle.
 func (c Config) cycles(t isaplanar.Task) int {
@@ -21,22 +23,22 @@ func (c Config) cycles(t isaplanar.Task) int {
 	switch t.Op {
 	case isaplanar.OpNop:
 		return 3
-	case isaplanar.OpLoadParams:
+	case isaplanar.OpLoadParams, isaplanar.OpLoadTable:
 		return t.Reads(c.Sizes) + 5
 	case isaplanar.OpPool:
 		steps, last := PoolSteps(t)
-		return max(steps+5, last+12+2*c.windowStages()+c.valueStages())
+		return max(steps+5, last+12+2*c.windowStages()+c.valueStages(t))
 	case isaplanar.OpReduce:
 		// Across rows: the pooling walk of a 1×1 window, one stage more
 		// than a plane's reduction. A post function holds every result.
 		if t.AcrossRows() {
-			return t.Reads(c.Sizes) + 11 + c.windowStages() + c.redStages() + c.valueStages() + t.W*c.postCycles(t.Post)
+			return t.Reads(c.Sizes) + 11 + c.windowStages() + c.redStages() + c.valueStages(t) + t.W*c.postCycles(t.Post)
 		}
-		return t.Reads(c.Sizes) + 10 + c.redStages() + c.valueStages() + c.postCycles(t.Post)
+		return t.Reads(c.Sizes) + 10 + c.redStages() + c.valueStages(t) + c.postCycles(t.Post)
 	case isaplanar.OpEltwise:
-		return t.Reads(c.Sizes) + 10 + c.eltStages() + c.valueStages()
+		return t.Reads(c.Sizes) + 10 + c.eltStages() + c.valueStages(t)
 	}
-	return t.Reads(c.Sizes) + 10 + c.valueStages()
+	return t.Reads(c.Sizes) + 10 + c.valueStages(t)
 }
 
 // PoolSteps is the plane walker's work for a pooling task: steps, one

@@ -88,6 +88,24 @@
 // word is max((max_kernel−1)·hsum, E+1+log2(state_depth)) bits, so a
 // column's sum is exact whatever H.
 //
+// # The lookup table
+//
+// With lut (Config.LUT; the NPU's planar_lut, on by default) the engine
+// has one table of 2^E entries of E bits (isa/planar documents its
+// semantics): an inferable array beside the lanes (module
+// planar_lut_<2^E>x<E>_r<L>) with a write port for each lane holding
+// entries and a registered read port for every lane. loadtable reads
+// its rows like loadparams its words, and each row writes one entry per
+// lane (entry row·L + p from lane p); a lut task's results go through
+// the read ports, which are one more pipeline stage (L) between the
+// rounding and the output FIFO, enabled by adv like the others. The
+// array has no reset: it is undefined until the first loadtable. One
+// shared array with a read port per lane was chosen over a copy per
+// lane: the read multiplexers (2^E − 1 two-way muxes per bit and lane)
+// are the same either way, a copy per lane would add (L − 1)·2^E·E
+// flip-flops (30,720 by default), and one array loads L entries per
+// read where copies would need every entry broadcast to every lane.
+//
 // # Timing and cycle counts
 //
 // A task accepted in cycle T is checked in T+1 (a bad one ends with done
@@ -95,7 +113,8 @@
 // T+2. Pipeline: read accepted (t) → response into the input FIFO (t+1)
 // → step S1 (t+2) → [pooling: vertical filter S2] → X (exact result) →
 // P (X·scale) → V (+ bias) → R (floor of the shift, round-up bit) →
-// increment, ReLU, clamp and saturation into the output FIFO → write.
+// increment, ReLU, clamp and saturation [→ L: a lut task's table read]
+// into the output FIFO → write.
 // A post function works on the value in V: an iterative shift-subtract
 // unit per lane (one subtractor for both functions, one result bit per
 // cycle) takes it, and adv stays low until u is ready, so everything
@@ -116,6 +135,8 @@
 //	    P = 0 without a post function, else its steps + 2: sqrt ceil(K/2) + 2, recip K + 3
 //	    (a load cycle, one result bit per step, a sign cycle; 26 and 50 by default)
 //	loadparams                ParamWords + 5
+//	loadtable                 TableRows + 5  TableRows = ceil(2^E / L) (16 by default)
+//	lut flag                  +1             on act, eltwise, pool or reduce (the L stage)
 //	pool                      max(steps + 5, last + 12)
 //	    steps = H·max(W, c+1) + V·OW, c = (OW−1)·stride − pad_w + KW − 1 (last window column),
 //	    V = max(0, r − (H−1)) bottom-padding rows, r = (OH−1)·stride − pad_h + KH − 1 (last window row),

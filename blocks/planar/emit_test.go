@@ -38,7 +38,20 @@ func TestLint(t *testing.T) {
 	noReset.NoDatapathReset = true
 	deepOne, deepWide := deep(one), deep(wide)
 	deepWide.NoDatapathReset = true
-	for _, c := range []Config{smallConfig(), unsignedConfig(), one, wide, noReset, wideColumnConfig(), DefaultConfig(), deepOne, deepWide} {
+	// The table's corners: lanes not dividing 2^E (a row past the end),
+	// more lanes than entries (one row, lanes without a write port),
+	// the smallest table in a buffer too shallow for it, deep_pipeline
+	// without reset.
+	lutThree := Config{Sizes: isaplanar.Sizes{Lanes: 3, PsumLanes: 2, ElemWidth: 5, ElemSigned: true, AccWidth: 12, ScaleWidth: 4,
+		StateDepth: 32, PsumDepth: 8, MaxKernel: 2, LineDepth: 4, LUT: true}}
+	lutWide := Config{Sizes: isaplanar.Sizes{Lanes: 8, PsumLanes: 4, ElemWidth: 2, AccWidth: 8, ScaleWidth: 2,
+		StateDepth: 4, PsumDepth: 2, MaxKernel: 2, LineDepth: 1, LUT: true}}
+	lutOne := one // its 4 entries in 4 rows of a 2-deep buffer: never loaded, still built
+	lutOne.LUT = true
+	deepLUT := deep(withLUT(unsignedConfig()))
+	deepLUT.NoDatapathReset = true
+	for _, c := range []Config{smallConfig(), unsignedConfig(), one, wide, noReset, wideColumnConfig(), DefaultConfig(), deepOne, deepWide,
+		lutThree, lutWide, lutOne, deepLUT} {
 		t.Run(Name(c), func(t *testing.T) {
 			dir, d, files := emitDir(t, c)
 			if err := toolchain.Lint(dir, d.Top.Name, files); err != nil {
@@ -58,9 +71,9 @@ func TestLint(t *testing.T) {
 // combinational loop or a driver conflict.
 func TestSynth(t *testing.T) {
 	tooltest.Need(t, "yosys")
-	for _, v := range []struct{ noReset, deep bool }{{false, false}, {true, false}, {false, true}} {
+	for _, v := range []struct{ noReset, deep, lut bool }{{false, false, false}, {true, false, false}, {false, true, false}, {false, false, true}} {
 		c := Config{Sizes: isaplanar.Sizes{Lanes: 2, PsumLanes: 2, ElemWidth: 4, ElemSigned: true, AccWidth: 8, ScaleWidth: 4,
-			StateDepth: 16, PsumDepth: 8, MaxKernel: 3, LineDepth: 4}, NoDatapathReset: v.noReset, DeepPipeline: v.deep}
+			StateDepth: 16, PsumDepth: 8, MaxKernel: 3, LineDepth: 4, LUT: v.lut}, NoDatapathReset: v.noReset, DeepPipeline: v.deep}
 		dir, _, files := emitDir(t, c)
 		stat, err := toolchain.Synth(dir, Name(c), files)
 		if err != nil {
@@ -86,7 +99,7 @@ func TestModuleNames(t *testing.T) {
 	for _, mod := range d.Modules {
 		names = append(names, mod.Name)
 	}
-	want := []string{"planar_lane_s8_a32_sc16_d4096_k8", "planar_linebuf_64x84", "planar_16x16_s8_s32_sc16_d4096_p512_k8_l64"}
+	want := []string{"planar_lane_s8_a32_sc16_d4096_k8_lut", "planar_linebuf_64x84", "planar_lut_256x8_r16", "planar_16x16_s8_s32_sc16_d4096_p512_k8_l64_lut"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("modules (-want +got):\n%s", diff)
 	}
@@ -103,6 +116,7 @@ func TestModuleNames(t *testing.T) {
 		func(c *Config) { c.PsumDepth = 256 },
 		func(c *Config) { c.MaxKernel = 4 },
 		func(c *Config) { c.LineDepth = 32 },
+		func(c *Config) { c.LUT = false },
 	} {
 		c := DefaultConfig()
 		mod(&c)

@@ -7,24 +7,32 @@ import (
 	"testing"
 )
 
-// badTasks are rejected by Validate with the given first code and
-// message; every one with a hardware code can be encoded raw and is
-// flagged by the hardware with that code.
-func badTasks() []struct {
+// badTask is a task Validate rejects with code (the first) and msg.
+type badTask struct {
 	name string
 	t    isaplanar.Task
 	code isaplanar.ErrCode
 	msg  string
-} {
+}
+
+// badTasks are rejected by Validate for c (smallConfig, or lutConfig)
+// with the given first code and message; every one with a hardware code
+// can be encoded raw and is flagged by the hardware with that code.
+func badTasks(c Config) []badTask {
+	if c.LUT {
+		return append(commonBadTasks(),
+			badTask{"loadtable without lane 3", isaplanar.Task{Op: isaplanar.OpLoadTable, Mask: 7}, isaplanar.ErrMask, "mask = 0x7 is not allowed: loadtable reads entry k from lane k mod 4: the mask must name lanes 0..3 (0xf)"},
+			badTask{"table past the end", isaplanar.Task{Op: isaplanar.OpLoadTable, Mask: all4, Src: 193}, isaplanar.ErrSrc, "src = 193 is not allowed: the 64 elements read from it must lie in the state buffer: at most 192"})
+	}
+	return append(commonBadTasks(),
+		badTask{"loadtable without a table", isaplanar.Task{Op: isaplanar.OpLoadTable, Mask: all4}, isaplanar.ErrOp, "op = 7 is not allowed: loadtable needs the lookup table, which this engine lacks (lut = false): its ops are 0..6"},
+		badTask{"lut without a table", isaplanar.Task{Op: isaplanar.OpReduce, Mask: 1, H: 1, W: 1, Dst: 9, Scale: 1, Lut: true}, isaplanar.ErrFn, "lut = true is not allowed: this engine has no lookup table (lut = false in its configuration)"})
+}
+
+func commonBadTasks() []badTask {
 	pool := isaplanar.Task{Op: isaplanar.OpPool, Mask: all4, Src: 0, Dst: 128, H: 4, W: 4, KH: 2, KW: 2, Stride: 2, Scale: 1}
 	with := func(f func(*isaplanar.Task)) isaplanar.Task { t := pool; f(&t); return t }
-	return []struct {
-		name string
-		t    isaplanar.Task
-		code isaplanar.ErrCode
-		msg  string
-	}{
-		{"unknown op", isaplanar.Task{Op: 7, Mask: 1}, isaplanar.ErrOp, "op = 7 is not allowed: must be one of 0..6"},
+	return []badTask{
 		{"unknown eltwise function", isaplanar.Task{Op: isaplanar.OpEltwise, Fn: 7, Mask: 1, H: 1, W: 1, Dst: 9}, isaplanar.ErrFn, "fn = 7 is not allowed: eltwise functions are 0..6 (add, sub, mul, max, min, abs, neg)"},
 		{"unknown reduction", isaplanar.Task{Op: isaplanar.OpReduce, Fn: 4, Mask: 1, H: 1, W: 1, Dst: 9, Scale: 1}, isaplanar.ErrFn, "fn = 4 is not allowed: reduce functions are 0..3 (sum, max, rowsum, rowmax)"},
 		{"unknown post function", isaplanar.Task{Op: isaplanar.OpReduce, Mask: 1, H: 1, W: 1, Dst: 9, Scale: 1, Post: 3}, isaplanar.ErrFn, "post = 3 is not allowed: must be 0 (none), 1 (sqrt) or 2 (recip)"},
@@ -63,8 +71,13 @@ func badTasks() []struct {
 // The compiler side rejects bad tasks with the field, the value, what is
 // allowed and the code the hardware would report.
 func TestValidateErrors(t *testing.T) {
-	c := smallConfig()
-	for _, tc := range badTasks() {
+	for _, c := range []Config{smallConfig(), lutConfig()} {
+		validateErrors(t, c)
+	}
+}
+
+func validateErrors(t *testing.T, c Config) {
+	for _, tc := range badTasks(c) {
 		err := tc.t.Validate(c.Sizes)
 		if err == nil {
 			t.Errorf("%s: accepted", tc.name)
@@ -100,7 +113,12 @@ func TestValidateErrors(t *testing.T) {
 // cycles after acceptance and the error code Validate predicts, touching
 // no memory; the next good task runs normally.
 func TestHardwareErrorStatus(t *testing.T) {
-	c := smallConfig()
+	for _, c := range []Config{smallConfig(), lutConfig()} {
+		t.Run(Name(c), func(t *testing.T) { hardwareErrorStatus(t, c) })
+	}
+}
+
+func hardwareErrorStatus(t *testing.T, c Config) {
 	b := newBench(t, c, 11, 0)
 	check := func(name string, res taskRun, want isaplanar.ErrCode) {
 		t.Helper()
@@ -109,7 +127,7 @@ func TestHardwareErrorStatus(t *testing.T) {
 				name, res.errCode, res.cycles, res.reads, res.writes, want)
 		}
 	}
-	for _, tc := range badTasks() {
+	for _, tc := range badTasks(c) {
 		if tc.code == isaplanar.ErrField {
 			continue
 		}

@@ -118,6 +118,7 @@ type bench struct {
 	psum  [][]int64 // [partition][entry]
 	// per-lane parameters loaded by loadparams (zero after reset)
 	lscale, lbias []int64
+	table         []int64 // the lookup table loaded by loadtable (nil: none yet)
 
 	// contention: probability that an idle other client starts a request
 	busyRate float64
@@ -402,10 +403,11 @@ func (b *bench) checkMemory(what string) {
 // expect applies t to the mirror with the task-level model.
 func (b *bench) expect(t isaplanar.Task) {
 	b.t.Helper()
-	m := &machine.PlanarMemories{State: b.state, Psum: b.psum, Scale: b.lscale, Bias: b.lbias}
+	m := &machine.PlanarMemories{State: b.state, Psum: b.psum, Scale: b.lscale, Bias: b.lbias, Table: b.table}
 	if err := machine.RunPlanar(b.cfg.Sizes, t, m); err != nil {
 		b.t.Fatalf("model of %+v: %v", t, err)
 	}
+	b.table = m.Table
 }
 
 // crossCheck replays the recorded run on Verilator: every output every

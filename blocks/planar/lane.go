@@ -17,8 +17,8 @@ func laneName(c Config) string {
 	if c.ElemSigned {
 		sign = "s"
 	}
-	return resetTag(deepTag(hdl.Name("planar_lane", fmt.Sprintf("%s%d", sign, c.ElemWidth), fmt.Sprintf("a%d", c.AccWidth),
-		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("k%d", c.MaxKernel)), c), c.NoDatapathReset)
+	return resetTag(deepTag(lutTag(hdl.Name("planar_lane", fmt.Sprintf("%s%d", sign, c.ElemWidth), fmt.Sprintf("a%d", c.AccWidth),
+		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("k%d", c.MaxKernel)), c), c), c.NoDatapathReset)
 }
 
 // lane is one partition's datapath; the controller drives every select
@@ -30,7 +30,7 @@ func laneName(c Config) string {
 //	input FIFO → S1 (eltwise, reduce, horizontal pool filter, param shift)
 //	           → [Hreg → S2 vertical pool filter over the line buffer]
 //	           → X → P = X·scale → V = P + bias → R = floor(V / 2^shift), round up?
-//	           → +1, ReLU, clamp, saturate (or wrap) → output FIFO
+//	           → +1, ReLU, clamp, saturate (or wrap) → [L: the lookup table] → output FIFO
 //
 // deep_pipeline adds registers on the way (Config's *Stages methods
 // count them): each window's tree one level per cycle, the eltwise
@@ -52,6 +52,7 @@ func lane(c Config) *hdl.Module {
 	ln.gain()
 	ln.postFunction()
 	ln.round()
+	ln.lookup()
 	ln.outputFIFO()
 	return ln.m
 }
@@ -94,6 +95,7 @@ type lanePorts struct {
 	perLane, scale, bias, shift, roundEven, relu, clamp, wrap, lo, hi *hdl.Signal
 	post                                                              postUnitCtl
 	postOn, oWe, oRi                                                  *hdl.Signal
+	lutOn, lutQ                                                       *hdl.Signal // with the table: the lut flag, the lane's entry (L)
 }
 
 func newLaneBuilder(c Config) *laneBuilder {
@@ -164,6 +166,10 @@ func (ln *laneBuilder) ports() {
 	p.postOn = m.Input("post_on", hdl.Bool)
 	p.oWe = m.Input("o_we", hdl.UInt(outDepth))
 	p.oRi = m.Input("o_ri", hdl.Bool)
+	if c.LUT {
+		p.lutOn = m.Input("lut_on", hdl.Bool)
+		p.lutQ = m.Input("lut_q", hdl.UInt(E))
+	}
 }
 
 // inputFIFO: responses land here one cycle after the request.
@@ -191,10 +197,14 @@ func (ln *laneBuilder) inputFIFO() {
 // outputFIFO holds the lane's results while the write port stalls.
 func (ln *laneBuilder) outputFIFO() {
 	m, p, E := ln.m, &ln.p, ln.E
+	res := &ln.y.Expr
+	if ln.c.LUT {
+		res = hdl.Mux(p.lutOn, p.lutQ, ln.y) // L: the entry, a stage after y
+	}
 	var oe [outDepth]*hdl.Signal
 	for i := range oe {
 		oe[i] = ln.data(fmt.Sprintf("out_%d", i), hdl.UInt(E))
-		oe[i].SetNext(ln.y)
+		oe[i].SetNext(res)
 		oe[i].SetEnable(p.oWe.Bit(i))
 	}
 	m.Output("wdata", hdl.UInt(E)).Set(hdl.Mux(p.oRi, oe[1], oe[0]))

@@ -42,6 +42,11 @@ func TestMeasure(t *testing.T) {
 		{"column sums of 32x64 (reduce across rows)", isaplanar.Task{Op: isaplanar.OpReduce, Fn: isaplanar.FnRowSum, Mask: full, Src: 0, Dst: 4000, H: 32, W: 64, Scale: 1, Shift: 5}},
 		{"reduce sum of 2048 elements, then sqrt", isaplanar.Task{Op: isaplanar.OpReduce, Fn: isaplanar.FnSum, Mask: full, Src: 0, Dst: 4000, H: 32, W: 64, Scale: 64, Bias: 300000, Post: isaplanar.PostSqrt}},
 		{"reduce sum of 2048 elements, then recip", isaplanar.Task{Op: isaplanar.OpReduce, Fn: isaplanar.FnSum, Mask: full, Src: 0, Dst: 4000, H: 32, W: 64, Scale: 1, Bias: 300000, Shift: c.RecipShift() - 24, Post: isaplanar.PostRecip}},
+		{"loadtable (256 entries, 16 rows)", isaplanar.Task{Op: isaplanar.OpLoadTable, Mask: full, Src: 3000}},
+		{"eltwise lookup (add 0, lut), 1024 elements", isaplanar.Task{Op: isaplanar.OpEltwise, Mask: full, Src: 0, Dst: 2048, H: 32, W: 32, Scale: 1, ScalarOperand: true, Lut: true}},
+		// (below the psum scratch the other clients write: the last task's
+		// output stays to be checked)
+		{"act 16 x 480 with lut", isaplanar.Task{Op: isaplanar.OpAct, Mask: full, Src: 0, Dst: 2048, H: 15, W: 32, Scale: 77, Bias: 5, Shift: 8, Lut: true}},
 	}
 	fmt.Fprintf(&out, "### Cycles per task\n\nFrom acceptance to the done pulse. Formula: `Config.Cycles` (package documentation). "+
 		"Contention: the other clients of both buffers (PE-array, weight-load and DMA reads, DMA writes, PE-array psum writes, clears) "+
@@ -74,9 +79,10 @@ func TestMeasure(t *testing.T) {
 	fmt.Fprintf(&out, "| module | what | cells | by type |\n|---|---|---:|---|\n")
 	for _, r := range []struct{ module, what string }{
 		{laneName(c), fmt.Sprintf("one lane: input FIFO, eltwise ALU, reduction (plane and columns), horizontal pool filter, vertical filter, %dx%d gain, sqrt/recip unit, rounding, saturation, output FIFO, parameters", c.XWidth(), c.ScaleWidth)},
-		{Name(c), "the controller: task register and checks (three small multipliers: H·W, OH·OW, OH·stride), reader, plane walker, writer (lanes and line buffers as black boxes)"},
+		{Name(c), "the controller: task register and checks (three small multipliers: H·W, OH·OW, OH·stride), reader, plane walker, writer (lanes, line buffers and the table as black boxes)"},
+		{lutTable(c).Name, fmt.Sprintf("the lookup table: %d x %d array, %d write ports (loadtable, one per lane), %d registered read ports", c.TableEntries(), c.ElemWidth, c.TableLanes(), c.Lanes)},
 	} {
-		total, types := synthCells(t, dir, r.module, []string{laneName(c), lineBufName(c)})
+		total, types := synthCells(t, dir, r.module, []string{laneName(c), lineBufName(c), lutTable(c).Name})
 		fmt.Fprintf(&out, "| `%s` | %s | %d | %s |\n", r.module, r.what, total, types)
 	}
 	fmt.Fprintf(&out, "\nEach lane also has a line buffer of %d x %d bits (`%s`, an inferable array).\n", c.LineDepth, lineWidth(c), lineBufName(c))

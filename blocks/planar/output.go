@@ -79,7 +79,15 @@ func (cb *ctl) outputFIFO() {
 	rv := m.Reg("rv", hdl.Bool, 0)
 	rv.SetNext(cb.vv)
 	rv.SetEnable(adv)
-	opush := cb.late("r_valid", &rv.Expr, c.outStages()).And(adv)
+	res := cb.late("r_valid", &rv.Expr, c.outStages()) // y is valid
+	if c.LUT {
+		// L: a lut task's result is its entry, read a cycle after y.
+		lv := m.Reg("l_valid", hdl.Bool, 0)
+		lv.SetNext(res)
+		lv.SetEnable(adv)
+		res = hdl.Mux(cb.lutOn, lv, res)
+	}
+	opush := res.And(adv)
 	plwValid := ocount.OrR()
 	plwReady := m.Input("plw_ready", hdl.Bool)
 	opop := plwValid.And(plwReady)

@@ -36,6 +36,9 @@ func randomTask(r *rand.Rand, c Config, maxN int) isaplanar.Task {
 			a, b := elem(), elem()
 			t.Clamp, t.Lo, t.Hi = true, min(a, b), max(a, b)
 		}
+		if c.LUT { // (no draw without the table: the same tasks as before)
+			t.Lut = r.IntN(3) == 0
+		}
 	}
 	mask := func(lanes int) uint64 { return uint64(1 + r.IntN(1<<uint(lanes)-1)) }
 	for {
@@ -79,6 +82,10 @@ func randomTask(r *rand.Rand, c Config, maxN int) isaplanar.Task {
 			}
 		case 8:
 			t = isaplanar.Task{Op: isaplanar.OpLoadParams, Mask: mask(c.Lanes), Src: r.IntN(half - c.ParamWords())}
+			if c.LUT && r.IntN(2) == 0 {
+				t = loadTable(c, r.IntN(half-c.TableRows()+1))
+				t.Mask |= mask(c.Lanes)
+			}
 		}
 		if t.Validate(c.Sizes) == nil {
 			return t
@@ -112,11 +119,21 @@ func randomPoolIn(r *rand.Rand, c Config, maxN int) isaplanar.Task {
 	}
 }
 
-// randomTasks is n named random tasks.
+// loadTable is a loadtable of c's table lanes from src.
+func loadTable(c Config, src int) isaplanar.Task {
+	return isaplanar.Task{Op: isaplanar.OpLoadTable, Mask: 1<<uint(c.TableLanes()) - 1, Src: src}
+}
+
+// randomTasks is n named random tasks; with a table the first loads it
+// (the hardware's table is undefined until then).
 func randomTasks(seed uint64, c Config, n, maxN int) []namedTask {
 	r := rand.New(rand.NewPCG(seed, 3))
 	ts := make([]namedTask, n)
 	for i := range ts {
+		if i == 0 && c.LUT {
+			ts[i] = namedTask{"random 0 (the first table)", loadTable(c, r.IntN(c.StateDepth/2-c.TableRows()+1))}
+			continue
+		}
 		t := randomTask(r, c, maxN)
 		ts[i] = namedTask{fmt.Sprintf("random %d (%v)", i, t.Op), t}
 	}

@@ -97,7 +97,8 @@ func TestQuantizeUsageErrors(t *testing.T) {
 	}{
 		{"no output", []string{"--model", mnistModel}, []string{"-o"}},
 		{"unwritable output", []string{"--model", mnistModel, "-o", filepath.Join(file, "q.onnx")}, []string{"-o", "file"}},
-		{"element width", []string{"--model", mnistModel, "-o", out, "--set", "elem_width=16"}, []string{"elem_width = 16", "INT8"}},
+		{"element width", []string{"--model", mnistModel, "-o", out, "--set", "elem_width=16", "--set", "planar_lut=false"}, []string{"elem_width = 16", "INT8"}},
+		{"element width with the planar table", []string{"--model", mnistModel, "-o", out, "--set", "elem_width=16"}, []string{"planar_lut = true is not allowed", "elem_width must be at most 10 (it is 16)"}},
 		{"missing model", []string{"--model", filepath.Join(dir, "none.onnx"), "-o", out}, []string{"--model", "none.onnx"}},
 	}
 	for _, tc := range cases {

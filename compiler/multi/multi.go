@@ -100,6 +100,10 @@ type Program struct {
 // (the registers have no span, so no dependency would order them).
 var errLaneParams = errors.New("multi: per-channel requantization (loadparams) is not supported across engines: the bands share the planar engine's lane registers")
 
+// errTable rejects lookups for the same reason: one band's loadtable
+// could replace the table another band's lut tasks read.
+var errTable = errors.New("multi: lookups (loadtable) are not supported across engines: the bands share the planar engine's lookup table")
+
 // BandName is the name of band i's copy of a tensor in the merged program.
 func BandName(name string, i int) string { return fmt.Sprintf("%s@%d", name, i) }
 
@@ -224,8 +228,11 @@ func merge(cfg npu.Config, bands []*compiler.Program, perQueue bool) (*compiler.
 	if len(bands) > 1 {
 		for _, b := range bands {
 			for k := range b.Tasks {
-				if b.Tasks[k].OpName() == "planar.loadparams" {
+				switch b.Tasks[k].OpName() {
+				case "planar.loadparams":
 					return nil, nil, errLaneParams
+				case "planar.loadtable":
+					return nil, nil, errTable
 				}
 			}
 		}

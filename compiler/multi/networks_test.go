@@ -292,3 +292,23 @@ func extLine(d isa.Descriptor) uint64 {
 	}
 	return d.Dst
 }
+
+// Networks refuses programs with lookups: the networks share the one
+// planar table, and one's loadtable could replace the other's.
+func TestNetworksRefuseTables(t *testing.T) {
+	cfg := small(2)
+	table := make([]int64, 1<<uint(cfg.ElemWidth))
+	for k := range table {
+		table[k] = int64(k/2 - 64)
+	}
+	var progs []*compiler.Program
+	for range 2 {
+		p, _ := compileSlice(t, cfg, func(g *compiler.Graph) *compiler.Value {
+			return g.Lookup(g.Input("x", golden.New(4, 3, 3)), table, golden.Requant{})
+		})
+		progs = append(progs, p)
+	}
+	if _, err := Networks(cfg, progs); err != errTable {
+		t.Errorf("error %v, want %v", err, errTable)
+	}
+}

@@ -57,11 +57,15 @@ func fnOf[K comparable](what string, m map[planar.Fn]K, k K) (planar.Fn, error) 
 }
 
 // PlanarMemories are what planar tasks work on, lane by lane: the state buffer
-// [lane][address], the psum buffer [partition][entry], and the per-lane
-// scale and bias that loadparams sets and per_lane acts use.
+// [lane][address], the psum buffer [partition][entry], the per-lane
+// scale and bias that loadparams sets and per_lane acts use, and the
+// engine's lookup table that loadtable sets and lut tasks read (2^E
+// element values, entry k for the value elem min + k; nil is all zero:
+// the hardware's table is undefined until the first loadtable).
 type PlanarMemories struct {
 	State, Psum [][]int64
 	Scale, Bias []int64
+	Table       []int64
 }
 
 // RunPlanar is the task-level model of the planar engine: it applies t
@@ -77,11 +81,18 @@ func RunPlanar(c planar.Sizes, t planar.Task, m *PlanarMemories) error {
 	if t.Op == planar.OpNop || len(lanes) == 0 {
 		return nil
 	}
-	if t.Op == planar.OpLoadParams {
+	switch t.Op {
+	case planar.OpLoadParams:
 		loadParams(c, t, m, lanes)
+		return nil
+	case planar.OpLoadTable:
+		loadTable(c, t, m)
 		return nil
 	}
 	res, err := planarResult(c, t, m, lanes)
+	if err == nil && t.Lut && t.Op != planar.OpWriteBack {
+		res, err = golden.Lookup(res, m.table(c), golden.Int{Width: c.ElemWidth, Signed: c.ElemSigned})
+	}
 	if err != nil {
 		return fmt.Errorf("planar model of %s: %w", t.Op, err)
 	}
@@ -118,8 +129,8 @@ func (m *Machine) touchPlanar(t planar.Task) {
 	switch t.Op {
 	case planar.OpAct, planar.OpWriteBack:
 		srcMem = isa.MemPsum
-	case planar.OpLoadParams:
-		n = m.pcfg().ParamWords()
+	case planar.OpLoadParams, planar.OpLoadTable:
+		n = t.Reads(m.pcfg())
 	}
 	for i := 0; i < n; i++ {
 		m.touch(srcMem, t.Src+i, false)
@@ -252,4 +263,22 @@ func signExtend(v uint64, w int) int64 {
 		return int64(v) - 1<<uint(w)
 	}
 	return int64(v)
+}
+
+// loadTable fills the lookup table from TableRows addresses at src:
+// entry k from lane k mod L at src + k div L.
+func loadTable(c planar.Sizes, t planar.Task, m *PlanarMemories) {
+	table := m.table(c)
+	for k := range table {
+		table[k] = m.State[k%c.Lanes][t.Src+k/c.Lanes]
+	}
+	m.Table = table
+}
+
+// table is the lookup table, all zero until loaded.
+func (m *PlanarMemories) table(c planar.Sizes) []int64 {
+	if len(m.Table) != c.TableEntries() {
+		m.Table = make([]int64, c.TableEntries())
+	}
+	return m.Table
 }

@@ -18,7 +18,7 @@
 // compiler; the hardware checks them.
 //
 //	field           type            meaning
-//	op              UInt(3)         Op: nop, act, writeback, eltwise, pool, reduce, loadparams
+//	op              UInt(3)         Op: nop, act, writeback, eltwise, pool, reduce, loadparams, loadtable
 //	fn              UInt(3)         a code of the Fns table: eltwise add/sub/mul/max/min/abs/neg; pool max/avg/min; reduce sum/max/rowsum/rowmax
 //	mask            UInt(L)         lanes (partitions) worked on
 //	src, src2, dst  addresses       sources (src: psum entry for act/writeback) and destination
@@ -38,6 +38,7 @@
 //	wrap            1               floor instead of rounding, the low E bits instead of saturation
 //	broadcast       1               eltwise: the second operand is one element per lane at src2 (not with scalar_operand)
 //	post            UInt(2)         reduce: the post function on v before the shift: 0 none, 1 sqrt, 2 recip
+//	lut             1               act, eltwise, pool, reduce: look the result up in the table (Sizes.LUT)
 //
 // # Operations
 //
@@ -55,6 +56,23 @@
 //	r   = min(max(r, lo), hi)                             clamp
 //	out = min(max(r, elem min), elem max)                 saturation to the element type
 //	out = r mod 2^E, as an element                        wrap: the low E bits, no saturation
+//	out = table[out − elem min]                           lut: the entry of the element (golden.Lookup)
+//
+// The lookup table (an engine with Sizes.LUT) maps every element to an
+// element: 2^E entries of E bits, entry k for the element value
+// min + k (k = out + 2^(E−1) for signed elements, k = out for unsigned;
+// the hardware flips the sign bit). Its index is the element the lines
+// above produce, whatever produced it (saturation, clamp or wrap), so a
+// task computes a non-linear function of its own result in one pass:
+// act, eltwise, pool and reduce take the lut flag (writeback ignores
+// it, as it ignores relu); the requantization before the table sets
+// its input scale, the table its output scale (golden.TableOf builds
+// one from a float function). A lut task takes one cycle more. The
+// table holds until the next loadtable and is undefined before the first
+// one (the hardware's array has no reset; the models read zeros). Without
+// a table (Sizes.LUT false) a lut flag on those operations is ErrFn and
+// loadtable is ErrOp. The table is one per engine, shared by the lanes
+// (one read port each), and E ≤ MaxLUTElemWidth.
 //
 // A reduction (all four fns) may put a post function (Post, the post
 // field) between v and the shift; u replaces v in the rounding, ReLU,
@@ -100,6 +118,8 @@
 //	           j < W: the H rows combined element by element into one row, W ≤ line_depth
 //	loadparams reads ParamWords elements from src in every lane of the mask: scale, then bias, each
 //	           little-endian in whole elements; they are the lane's per-partition parameters until reloaded
+//	loadtable  reads TableRows = ceil(2^E / L) vectors from src: entry k = state[k mod L][src + k div L];
+//	           the mask must name lanes 0..min(L, 2^E)−1 (h, w, dst are not used)
 //	nop        nothing; done three cycles after acceptance
 //
 // Write-back of psum partition j to state partition j at an address
@@ -114,9 +134,9 @@
 // allowed range, in the order of the hardware's checks; the hardware
 // reports the first failing one as err_code and ends the task at once:
 //
-//	1 op        unknown operation          9  line       OW (pool) or W (across rows) > line_depth
+//	1 op        unknown operation (†)      9  line       OW (pool) or W (across rows) > line_depth
 //	2 fn        unknown function (***)     10 src        source past the end of its buffer
-//	3 mask      empty, or psum lane ≥ C    11 src2       second source past the end (**)
+//	3 mask      empty, psum lane ≥ C (‡)   11 src2       second source past the end (**)
 //	4 shape     H or W zero                12 dst        destination past the end
 //	5 kernel    KH, KW, stride ∉ 1..max    13 overlap    destination over a source where the op cannot allow it
 //	6 pad       pad ≥ window (*)           14 shift      shift > MaxShift
@@ -125,7 +145,9 @@
 //
 // (*) also pad_ignore with average pooling or with pad_edge.
 // (**) also broadcast with scalar_operand.
-// (***) also an unknown post function, or one on an operation other than reduce.
+// (***) also an unknown post function, or one on an operation other than reduce, or lut without a table.
+// (†) also loadtable without a table.
+// (‡) also a loadtable whose mask leaves out a lane of the table.
 //
 // Overlap: eltwise writes lag its reads, so dst ≤ src (in place included)
 // or dst ≥ src+N, for each source read per element (a broadcast's src2 is

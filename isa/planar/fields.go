@@ -92,6 +92,7 @@ var fieldTable = func() []field {
 		row("wrap", fixed(1), nil, nil),
 		row("broadcast", fixed(1), nil, nil),
 		row("post", fixed(PostWidth()), func(t *Task) int64 { return int64(t.Post) }, func(t *Task, v int64) { t.Post = Post(v) }),
+		row("lut", fixed(1), nil, nil),
 	}
 	ints := map[string]func(*Task) *int{
 		"src": func(t *Task) *int { return &t.Src }, "src2": func(t *Task) *int { return &t.Src2 }, "dst": func(t *Task) *int { return &t.Dst },
@@ -104,7 +105,7 @@ var fieldTable = func() []field {
 		"scalar_operand": func(t *Task) *bool { return &t.ScalarOperand }, "round_even": func(t *Task) *bool { return &t.RoundEven },
 		"relu": func(t *Task) *bool { return &t.Relu }, "clamp": func(t *Task) *bool { return &t.Clamp },
 		"per_lane": func(t *Task) *bool { return &t.PerLane }, "wrap": func(t *Task) *bool { return &t.Wrap },
-		"broadcast": func(t *Task) *bool { return &t.Broadcast },
+		"broadcast": func(t *Task) *bool { return &t.Broadcast }, "lut": func(t *Task) *bool { return &t.Lut },
 	}
 	wides := map[string]func(*Task) *int64{
 		"scalar": func(t *Task) *int64 { return &t.Scalar }, "scale": func(t *Task) *int64 { return &t.Scale },

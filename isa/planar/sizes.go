@@ -15,7 +15,15 @@ type Sizes struct {
 	PsumDepth  int  `json:"psum_depth"`  // entries per psum partition (a power of two)
 	MaxKernel  int  `json:"max_kernel"`  // largest pooling KH, KW and stride
 	LineDepth  int  `json:"line_depth"`  // line-buffer entries per lane: the widest pooling output row
+	// LUT gives the engine a lookup table of 2^E entries of E bits
+	// (loadtable, and the lut post stage); E ≤ MaxLUTElemWidth.
+	LUT bool `json:"lut"`
 }
+
+// MaxLUTElemWidth is the widest element a table serves: 2^10 entries of
+// 10 bits. The table's read ports (one per lane) grow as 2^E·E, so a
+// wider one would dwarf the lane.
+const MaxLUTElemWidth = 10
 
 // MaskLanes is how many lanes a Task's Mask (a uint64) can name: wider
 // engines elaborate and run, but Go-built tasks reach their first 64
@@ -117,5 +125,17 @@ func (s Sizes) PostSteps(p Post) int {
 func (s Sizes) ParamWords() int {
 	return ceilDiv(s.ScaleWidth, s.ElemWidth) + ceilDiv(s.AccWidth, s.ElemWidth)
 }
+
+// TableEntries is the number of entries of the lookup table: one per
+// element value, 2^E.
+func (s Sizes) TableEntries() int { return 1 << uint(s.ElemWidth) }
+
+// TableRows is the number of vector reads of a loadtable: entry k lies
+// in lane k mod L at src + k div L, so ceil(2^E / L) addresses.
+func (s Sizes) TableRows() int { return ceilDiv(s.TableEntries(), s.Lanes) }
+
+// TableLanes is the number of lanes holding table entries (lanes
+// 0..TableLanes−1): a loadtable's mask must name them all.
+func (s Sizes) TableLanes() int { return min(s.Lanes, s.TableEntries()) }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }

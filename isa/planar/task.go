@@ -8,8 +8,9 @@ import (
 // Op is the operation of a task (the t_op field).
 type Op uint8
 
-// The operations. Codes 7 (and above, in a wider descriptor) are
-// unknown: the hardware flags ErrOp.
+// The operations. With a table (Sizes.LUT) every code of the 3-bit
+// field is known; without one, loadtable (7) is unknown: the hardware
+// flags ErrOp.
 const (
 	OpNop        Op = iota // no work; done three cycles after acceptance
 	OpAct                  // psum → state: post-processor on every accumulator (gain-bias, activation, requantization)
@@ -18,10 +19,14 @@ const (
 	OpPool                 // state → state: max or average pooling of an H×W plane
 	OpReduce               // state → state: sum or max of an H×W plane, one value
 	OpLoadParams           // state → per-lane scale and bias registers
-	NumOps                 // the number of operations
+	// OpLoadTable fills the engine's lookup table (Sizes.LUT) from the
+	// state buffer: 2^E entries, entry k in lane k mod L at src + k div
+	// L, so one vector read brings L entries (Sizes.TableRows reads).
+	OpLoadTable
+	NumOps // the number of operations
 )
 
-var opNames = [...]string{"nop", "act", "writeback", "eltwise", "pool", "reduce", "loadparams"}
+var opNames = [...]string{"nop", "act", "writeback", "eltwise", "pool", "reduce", "loadparams", "loadtable"}
 
 func (o Op) String() string {
 	if o < NumOps {
@@ -244,6 +249,12 @@ type Task struct {
 	// not rounded and not saturated (golden.Requant's Wrap): with scale
 	// 1 and shift 8k, an act writes byte k of the accumulator plus bias.
 	Wrap bool `json:"wrap"`
+	// Lut (act, eltwise, pool, reduce): the element the post-processor
+	// produced (saturated, clamped or wrapped) is looked up in the
+	// engine's table, and the entry is written instead: out =
+	// table[r − elem min] (golden.Lookup). One cycle more per task. Only
+	// with a table (Sizes.LUT); writeback ignores it like relu.
+	Lut bool `json:"lut"`
 }
 
 // ErrCode is the hardware's error status, also carried by the errors of
@@ -254,9 +265,9 @@ type ErrCode uint8
 // The error codes, in the order the hardware checks them.
 const (
 	ErrNone     ErrCode = iota
-	ErrOp               // unknown operation
-	ErrFn               // unknown function for the operation
-	ErrMask             // empty lane mask, or a psum lane that does not exist
+	ErrOp               // unknown operation (loadtable without a table too)
+	ErrFn               // unknown function for the operation, or a post stage the engine lacks
+	ErrMask             // empty lane mask, a psum lane that does not exist, or a loadtable missing a lane of the table
 	ErrShape            // H or W is zero
 	ErrKernel           // KH, KW or stride outside 1..MaxKernel
 	ErrPad              // padding not below the window size, or pad_ignore with average pooling or pad_edge
@@ -346,6 +357,8 @@ func (t Task) Reads(s Sizes) int {
 		return t.H*t.W + t.Src2Elements()
 	case OpLoadParams:
 		return s.ParamWords()
+	case OpLoadTable:
+		return s.TableRows()
 	}
 	return 0
 }
