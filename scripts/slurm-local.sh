@@ -11,10 +11,23 @@ set -euo pipefail
 state=${HWGEN_SLURM_DIR:-/tmp/hwgen-slurm}
 conf=$state/slurm.conf
 
+# gone reports whether process $1 has exited (a zombie counts: nothing
+# reaps the daemons in some sandboxes).
+gone() {
+  [ ! -r "/proc/$1/stat" ] || [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]
+}
+
 stop() {
   for d in slurmd slurmctld; do
     if [ -f "$state/$d.pid" ]; then
-      kill "$(cat "$state/$d.pid")" 2>/dev/null || true
+      pid=$(cat "$state/$d.pid")
+      kill "$pid" 2>/dev/null || true
+      # slurmctld saves its state as it exits: wait, so that nothing
+      # writes into the state folder after stop returns.
+      for _ in $(seq 100); do
+        gone "$pid" && break
+        sleep 0.1
+      done
       rm -f "$state/$d.pid"
     fi
   done
