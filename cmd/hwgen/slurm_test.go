@@ -27,16 +27,18 @@ func startSlurm(t *testing.T) []string {
 	state := t.TempDir()
 	env := cleanEnv("HWGEN_SLURM_DIR=" + state)
 	script := filepath.Join("..", "..", "scripts", "slurm-local.sh")
-	start := exec.Command("bash", script, "start")
-	start.Env = env
-	if out, err := start.CombinedOutput(); err != nil {
-		t.Fatalf("%s start: %v\n%s", script, err, out)
-	}
+	// Stop first registered, so that daemons a failed start left running
+	// stop too (a later test would find their ports taken).
 	t.Cleanup(func() {
 		stop := exec.Command("bash", script, "stop")
 		stop.Env = env
 		stop.Run()
 	})
+	start := exec.Command("bash", script, "start")
+	start.Env = env
+	if out, err := start.CombinedOutput(); err != nil {
+		t.Fatalf("%s start: %v\n%s", script, err, out)
+	}
 	return append(env, "SLURM_CONF="+filepath.Join(state, "slurm.conf"))
 }
 
