@@ -28,8 +28,9 @@ func genSource(s *Sim) string {
 }
 
 type gen struct {
-	s *Sim
-	b strings.Builder
+	s      *Sim
+	b      strings.Builder
+	stored []bool // partitioned: per slot, whether its value is stored (storedSlots)
 }
 
 func (g *gen) p(format string, args ...any) { fmt.Fprintf(&g.b, format, args...) }
@@ -177,8 +178,11 @@ func (g *gen) narrow(n *node, temps map[int32]string) string {
 		return fmt.Sprintf("v[%d]", off)
 	}
 	ext := func(x string, sh uint8) string {
-		if sh == 0 {
+		switch sh {
+		case 0:
 			return x
+		case 32, 48, 56: // one sign-extending move
+			return fmt.Sprintf("uint64(int64(int%d(%s)))", 64-sh, x)
 		}
 		return fmt.Sprintf("sx(%s, %d)", x, sh)
 	}

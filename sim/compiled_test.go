@@ -10,7 +10,7 @@ import (
 func TestCompiledWSArray(t *testing.T) {
 	const n = 16
 	d := elab(t, wsArray(n))
-	si, err := newSim(d, false) // the interpreter, whatever HWGEN_SIM says
+	si, err := newSim(d, modeParts) // the interpreter, whatever HWGEN_SIM says
 	if err != nil {
 		t.Fatal(err)
 	}

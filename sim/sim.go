@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
-	"os"
 	"sort"
 	"strings"
 
@@ -36,6 +35,13 @@ type Sim struct {
 	sinksDue  bool     // a sink may be pending (else an edge only counts)
 	treeFirst []int32  // per node, the first node of its tree (see treeOrder)
 	internal  []bool   // per node, whether it is internal to its tree
+	// The partitioned simulator's supernodes and sink groups (nil in the
+	// per-register one, whose dirty and sdirty are over nodes and sinks).
+	parts     []part
+	groups    []group
+	partOf    []int32     // per node, its supernode
+	groupOf   []int32     // per sink, its group
+	armOf     []markRange // per supernode, the groups it arms
 	plug      *pluginCode
 	stageBuf  []uint64
 	staged    []staged
@@ -79,20 +85,19 @@ type Stats struct {
 //
 // With HWGEN_SIM=compiled in the environment, New is NewWith(d,
 // Options{Compiled: true}): every simulator of the program is compiled
-// (see Options), which suits long runs of one design.
+// (see Options), which suits long runs of one design. HWGEN_SIM is a
+// comma-separated list: HWGEN_SIM=event selects the per-register
+// simulator (Options.Event), HWGEN_SIM=event,compiled its compiled form.
 func New(d *hdl.Design) (*Sim, error) {
-	if os.Getenv("HWGEN_SIM") == "compiled" {
-		return NewWith(d, Options{Compiled: true})
-	}
-	return newSim(d, false)
+	return NewWith(d, Options{Compiled: envSim("compiled")})
 }
 
-func newSim(d *hdl.Design, trees bool) (*Sim, error) {
+func newSim(d *hdl.Design, mode buildMode) (*Sim, error) {
 	if d == nil || d.Top == nil {
 		return nil, errors.New("sim: nil design")
 	}
 	s := &Sim{top: d.Top.Name, memByPath: map[string]int32{}, byPath: map[string]int32{}}
-	if err := build(s, d, trees); err != nil {
+	if err := build(s, d, mode); err != nil {
 		return nil, err
 	}
 	if inf := d.Info[d.Top]; inf != nil && inf.UsesReset {

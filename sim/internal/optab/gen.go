@@ -6,14 +6,14 @@ import (
 	"strings"
 )
 
-// Files of package sim: OpcodeFile is written by Opcodes, LoopFile has its
-// evaluation loop's cases spliced in by Splice.
-const (
-	OpcodeFile = "ops_gen.go"
-	LoopFile   = "eval.go"
-)
+// OpcodeFile, of package sim, is written by Opcodes.
+const OpcodeFile = "ops_gen.go"
 
-// The lines around the generated cases in LoopFile: the first in the
+// LoopFiles, of package sim, have their evaluation loops' cases spliced
+// in by Splice: the per-register interpreter's and the supernodes'.
+var LoopFiles = []string{"eval.go", "parteval.go"}
+
+// The lines around the generated cases in a LoopFile: the first in the
 // switch, the last its closing brace.
 const (
 	beginCases = "// The cases are generated from the operator table (go generate)."
@@ -57,17 +57,17 @@ func Opcodes() ([]byte, error) {
 	return src, nil
 }
 
-// Splice returns src, the source of LoopFile, with the cases between its
+// Splice returns src, the source of a LoopFile, with the cases between its
 // markers replaced by the narrow operators' evaluation: each sets r from
 // the values v and the node record h (sim.hnode), whose result width is
-// bw. The loop around them is plain code in LoopFile; only the cases come
+// bw. The loop around them is plain code in the file; only the cases come
 // from the table, inline because a call per node would cost a few per
 // cent of the interpreter's time.
 func Splice(src []byte) ([]byte, error) {
 	s := string(src)
 	i, j := strings.Index(s, beginCases), strings.Index(s, endCases)
 	if i < 0 || j < i {
-		return nil, fmt.Errorf("optab: %s has no %q ... %q", LoopFile, beginCases, endCases)
+		return nil, fmt.Errorf("optab: no %q ... %q", beginCases, endCases)
 	}
 	i += len(beginCases)
 	j = strings.LastIndex(s[:j], "\n") // the end marker's line, indented
@@ -88,7 +88,7 @@ func Splice(src []byte) ([]byte, error) {
 	out := strings.TrimSuffix(b.String(), "\n") + s[j:]
 	src, err := format.Source([]byte(out))
 	if err != nil {
-		return nil, fmt.Errorf("optab: %s with the generated cases: %w", LoopFile, err)
+		return nil, fmt.Errorf("optab: the loop with the generated cases: %w", err)
 	}
 	return src, nil
 }

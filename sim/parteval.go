@@ -1,0 +1,170 @@
+package sim
+
+// The partitioned interpreter: supernodes evaluated whole at a settle,
+// sink groups committed whole at an edge.
+
+import "math/bits"
+
+// settleParts evaluates the dirty supernodes in index order and returns
+// how many nodes it evaluated. A supernode marks only later ones (they
+// are numbered in topological order), so one forward pass, re-reading
+// the word being worked on, evaluates each at most once, after all it
+// reads.
+func (s *Sim) settleParts() (evals uint64) {
+	d := s.dirty
+	for w := range d {
+		for d[w] != 0 {
+			x := d[w]
+			j := w<<6 | bits.TrailingZeros64(x)
+			d[w] = x & (x - 1)
+			p := &s.parts[j]
+			s.evalPart(p.lo, p.hi)
+			evals += uint64(p.hi - p.lo)
+			if p.aw >= 0 {
+				s.bits[p.aw] |= p.am
+			} else {
+				s.fire(markRange{-p.aw - 1, int32(p.am)})
+			}
+		}
+	}
+	return evals
+}
+
+// evalPart evaluates the nodes lo..hi-1 in order. Only the nodes read
+// outside the supernode (outFlag) compare their result and mark their
+// fan-out; with a trace on, every node compares, to record its changes.
+func (s *Sim) evalPart(lo, hi int32) {
+	v, cat, marks := s.v, s.cat, s.bits
+	traced := s.tr != nil
+	for j := lo; j < hi; j++ {
+		h := &s.hot[j]
+		if h.op >= wAdd {
+			if s.evalWide(&s.nodes[j]) {
+				if traced {
+					s.tr.mark(s.nodes[j].slot)
+				}
+				s.fireFan(h.fw, h.fm)
+			}
+			continue
+		}
+		bw := uint64(h.w &^ outFlag)
+		var r uint64
+		switch h.op {
+		// The cases are generated from the operator table (go generate).
+		case nAdd:
+			r = (sx(v[h.a], uint64(h.sa)) + sx(v[h.b], uint64(h.sb))) & mask(bw)
+		case nSub:
+			r = (sx(v[h.a], uint64(h.sa)) - sx(v[h.b], uint64(h.sb))) & mask(bw)
+		case nMul:
+			r = (sx(v[h.a], uint64(h.sa)) * sx(v[h.b], uint64(h.sb))) & mask(bw)
+		case nAnd:
+			r = (sx(v[h.a], uint64(h.sa)) & sx(v[h.b], uint64(h.sb))) & mask(bw)
+		case nOr:
+			r = (sx(v[h.a], uint64(h.sa)) | sx(v[h.b], uint64(h.sb))) & mask(bw)
+		case nXor:
+			r = (sx(v[h.a], uint64(h.sa)) ^ sx(v[h.b], uint64(h.sb))) & mask(bw)
+		case nNot:
+			r = ^sx(v[h.a], uint64(h.sa)) & mask(bw)
+		case nNeg:
+			r = -sx(v[h.a], uint64(h.sa)) & mask(bw)
+		case nShlC:
+			r = (v[h.a] << uint64(h.k)) & mask(bw)
+		case nShl:
+			r = shl(v[h.a], v[h.b], bw, mask(bw))
+		case nShr:
+			r = shr(v[h.a], v[h.b], bw)
+		case nSra:
+			r = sra(v[h.a], v[h.b], bw, mask(bw))
+		case nEq:
+			r = b2u(sx(v[h.a], uint64(h.sa)) == sx(v[h.b], uint64(h.sb)))
+		case nNe:
+			r = b2u(sx(v[h.a], uint64(h.sa)) != sx(v[h.b], uint64(h.sb)))
+		case nLtU:
+			r = b2u(sx(v[h.a], uint64(h.sa)) < sx(v[h.b], uint64(h.sb)))
+		case nLeU:
+			r = b2u(sx(v[h.a], uint64(h.sa)) <= sx(v[h.b], uint64(h.sb)))
+		case nLtS:
+			r = b2u(int64(sx(v[h.a], uint64(h.sa))) < int64(sx(v[h.b], uint64(h.sb))))
+		case nLeS:
+			r = b2u(int64(sx(v[h.a], uint64(h.sa))) <= int64(sx(v[h.b], uint64(h.sb))))
+		case nMux:
+			r = mux(v[h.a], v[h.b], v[h.k])
+		case nCat:
+			for _, c := range cat[h.k : h.k+int32(h.sa)] {
+				r = r<<uint64(c.w) | v[c.off]
+			}
+		case nSlice:
+			r = (v[h.a] >> uint64(h.k)) & mask(bw)
+		case nSext:
+			r = sx(v[h.a], 64-uint64(h.k)) & mask(bw)
+		case nCopy:
+			r = v[h.a]
+		case nRedAnd:
+			r = b2u(v[h.a] == mask(uint64(h.k)))
+		case nRedOr:
+			r = b2u(v[h.a] != 0)
+		case nRedXor:
+			r = uint64(bits.OnesCount64(v[h.a]) & 1)
+		} // End of the generated cases.
+		if h.w&outFlag == 0 && !traced {
+			v[h.dst] = r
+			continue
+		}
+		if v[h.dst] == r {
+			continue
+		}
+		v[h.dst] = r
+		if traced {
+			s.tr.mark(s.nodes[j].slot)
+		}
+		if h.fw >= 0 {
+			marks[h.fw] |= h.fm
+		} else {
+			s.fire(markRange{-h.fw - 1, int32(h.fm)})
+		}
+	}
+}
+
+// edgeGroups commits the armed sink groups in index order, each sink of
+// a group in index order (see edge), and returns how many sinks it
+// visited. A commit marks only groups up to its own (readers of state
+// come first), which wait for the next edge: the word of armed groups is
+// taken whole before its groups are committed.
+func (s *Sim) edgeGroups(rst bool) (visits uint64) {
+	v := s.v
+	gd := s.sdirty
+	hs := s.hsinks
+	fast := !rst && s.tr == nil
+	for w := range gd {
+		x := gd[w]
+		if x == 0 {
+			continue
+		}
+		gd[w] = 0
+		for x != 0 {
+			g := &s.groups[w<<6|bits.TrailingZeros64(x)]
+			x &= x - 1
+			visits += uint64(g.hi - g.lo)
+			var chg uint64
+			for j := g.lo; j < g.hi; j++ {
+				k := &hs[j]
+				if !k.fast || !fast {
+					s.visit(j, &s.sinks[j], rst)
+					continue
+				}
+				// visit's fast path (see edgeSinks) without a branch:
+				// registers that hold and ones that load, changed or not,
+				// commit the same way, and only the group as a whole
+				// marks its fan-out.
+				o := v[k.off]
+				nv := o ^ (v[k.next]^o)&-v[k.en]
+				v[k.off] = nv
+				chg |= nv ^ o
+			}
+			if chg != 0 {
+				s.fireFan(g.fw, g.fm)
+			}
+		}
+	}
+	return visits
+}

@@ -1,0 +1,229 @@
+package sim
+
+import (
+	"maps"
+	"slices"
+	"sort"
+)
+
+// Linking the partitioned simulator: supernodes, sink groups, the marks
+// between them and the records the settle and the edge walk.
+
+// part is a supernode: the nodes lo..hi-1, evaluated whole in index
+// order, and the groups it arms (the sinks whose value it computes),
+// as a packed fan-out (see fanOf).
+type part struct {
+	lo, hi int32
+	aw     int32
+	am     uint64
+}
+
+// group is the sinks lo..hi-1, committed together at an edge. Its
+// one-word registers (hsink.fast) commit without a branch each: when
+// any of them changed, the union of their fan-outs is marked (fw, fm,
+// packed as by fanOf); the other sinks mark their own.
+type group struct {
+	lo, hi int32
+	fw     int32
+	fm     uint64
+	mk     markRange // the same fan-out, unpacked
+}
+
+// outFlag flags (in hnode.w) a node of a supernode that is read outside
+// it: the only nodes that compare their result and mark their fan-out.
+const outFlag = 0x80
+
+// linkParts is link for the partitioned simulator. The supernodes are
+// numbered in topological order and their nodes are contiguous, so, as
+// for single nodes, a forward pass over a bitmap of supernodes
+// evaluates each dirty one once, after everything it reads.
+func (b *builder) linkParts() {
+	s := b.s
+	b.nodeLevels()
+	partOf, np := b.partition()
+	home := b.sinkHomes(partOf, np)
+	after := b.sinkAfter()
+	newIdx := b.orderSinks(after, b.homeRanks(home, after))
+	// A group is a run of sinks of one home; its home arms it.
+	homeOf := make([]int32, len(newIdx))
+	for old, ni := range newIdx {
+		homeOf[ni] = home[old]
+	}
+	s.groupOf = make([]int32, len(s.sinks))
+	armed := make([][]int32, np) // per supernode, the groups it arms
+	for i, h := range homeOf {
+		if i == 0 || h != homeOf[i-1] {
+			s.groups = append(s.groups, group{lo: int32(i)})
+		}
+		g := int32(len(s.groups) - 1)
+		s.groups[g].hi = int32(i) + 1
+		s.groupOf[i] = g
+		if h < int32(np) && !slices.Contains(armed[h], g) {
+			armed[h] = append(armed[h], g)
+		}
+	}
+	order := b.partNodeOrder(partOf)
+	b.applyNodeOrder(order)
+	s.parts = make([]part, np)
+	for ni, old := range order {
+		p := &s.parts[partOf[old]]
+		if p.hi == 0 {
+			p.lo = int32(ni)
+		}
+		p.hi = int32(ni) + 1
+	}
+	s.partOf = make([]int32, len(order))
+	for ni, old := range order {
+		s.partOf[ni] = partOf[old]
+	}
+	b.internal = make([]bool, len(s.nodes))
+	b.fanLists()
+	b.relayout()
+	b.narrowSlices()
+	b.partMarks(armed)
+	b.partRecords()
+	for i := range s.parts {
+		s.dirty[i>>6] |= 1 << uint(i&63)
+	}
+	for i := range s.groups {
+		s.sdirty[i>>6] |= 1 << uint(i&63)
+	}
+	s.nodesDue, s.sinksDue = true, true
+}
+
+// narrowSlices turns a slice of a multi-word value into a one-word slice
+// of the word holding it, when it lies in one word (a byte lane of a
+// wide bus): an operator of the narrow kind, which the interpreter
+// evaluates inline and compiled code as an expression, instead of the
+// multi-word evaluator.
+func (b *builder) narrowSlices() {
+	for i := range b.s.nodes {
+		n := &b.s.nodes[i]
+		if n.op != wSlice || n.w > 64 || n.k>>6 != (n.k+n.w-1)>>6 {
+			continue
+		}
+		n.op, n.a, n.k, n.aw = nSlice, n.a+n.k>>6, n.k&63, 64
+	}
+}
+
+// partNodeOrder orders the nodes by supernode and, within one, by level
+// inside the supernode, then by operator (the interpreter's dispatch
+// then meets runs of one operator: the same cone of sibling instances
+// side by side), then by creation.
+func (b *builder) partNodeOrder(partOf []int32) []int32 {
+	s := b.s
+	local := make([]int32, len(s.nodes))
+	for i, srcs := range b.nodeSrc {
+		l := int32(0)
+		for _, sid := range srcs {
+			if p := s.producer[sid]; p >= 0 && partOf[p] == partOf[i] {
+				l = max(l, local[p])
+			}
+		}
+		local[i] = l + 1
+	}
+	order := make([]int32, len(s.nodes))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.SliceStable(order, func(x, y int) bool {
+		p, q := order[x], order[y]
+		switch {
+		case partOf[p] != partOf[q]:
+			return partOf[p] < partOf[q]
+		case local[p] != local[q]:
+			return local[p] < local[q]
+		}
+		return s.nodes[p].op < s.nodes[q].op
+	})
+	return order
+}
+
+// partMarks sets up the bitmaps (supernodes, then groups) and the marks
+// of every slot: the supernodes and groups reading it. A node's own
+// supernode and the groups that supernode arms need no mark: they are
+// evaluated, or armed, whenever the node is.
+func (b *builder) partMarks(armed [][]int32) {
+	s := b.s
+	np, ng := (len(s.parts)+63)/64, (len(s.groups)+63)/64
+	s.bits = make([]uint64, np+ng)
+	s.dirty, s.sdirty = s.bits[:np:np], s.bits[np:]
+	s.markOf = make([]markRange, len(s.slots))
+	var parts, groups []int32
+	for id := range s.slots {
+		r := s.fan[id]
+		own := int32(-1)
+		if p := s.producer[id]; p >= 0 {
+			own = s.partOf[p]
+		}
+		parts = parts[:0]
+		for _, t := range s.fanout[r.node:r.sink] {
+			if p := s.partOf[t]; p != own {
+				parts = append(parts, p)
+			}
+		}
+		groups = groups[:0]
+		for _, t := range s.fanout[r.sink:r.end] {
+			if g := s.groupOf[t]; own < 0 || !slices.Contains(armed[own], g) {
+				groups = append(groups, g)
+			}
+		}
+		lo := int32(len(s.marks))
+		b.addMarks(slices.Compact(slices.Sorted(slices.Values(parts))), 0)
+		b.addMarks(slices.Compact(slices.Sorted(slices.Values(groups))), int32(np))
+		s.markOf[id] = markRange{lo, int32(len(s.marks))}
+	}
+	s.armOf = make([]markRange, len(s.parts))
+	for p, gs := range armed {
+		lo := int32(len(s.marks))
+		b.addMarks(slices.Sorted(slices.Values(gs)), int32(np))
+		s.armOf[p] = markRange{lo, int32(len(s.marks))}
+	}
+}
+
+// partRecords makes the evaluation records of the nodes (outFlag on
+// those read outside their supernode), the supernodes' arming marks and
+// the sinks' records.
+func (b *builder) partRecords() {
+	s := b.s
+	s.hot = make([]hnode, len(s.nodes))
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		n.mk = s.markOf[n.slot]
+		s.hot[i] = hotOf(n)
+		s.hot[i].fw, s.hot[i].fm = s.fanOf(n.mk)
+		if n.mk.hi > n.mk.lo && n.op < wAdd {
+			s.hot[i].w |= outFlag
+		}
+	}
+	for i := range s.parts {
+		s.parts[i].aw, s.parts[i].am = s.fanOf(s.armOf[i])
+	}
+	b.sinkRecords()
+	for i := range s.groups {
+		g := &s.groups[i]
+		g.mk = b.unionMarks(g.lo, g.hi)
+		g.fw, g.fm = s.fanOf(g.mk)
+	}
+}
+
+// unionMarks appends the union of the marks of the fast sinks lo..hi-1
+// and returns it.
+func (b *builder) unionMarks(lo, hi int32) markRange {
+	s := b.s
+	words := map[int32]uint64{}
+	for j := lo; j < hi; j++ {
+		if s.hsinks[j].fast {
+			for _, mk := range s.marks[s.sinks[j].mk.lo:s.sinks[j].mk.hi] {
+				words[mk.w] |= mk.m
+			}
+		}
+	}
+	ws := slices.Sorted(maps.Keys(words))
+	r := markRange{lo: int32(len(s.marks))}
+	for _, w := range ws {
+		s.marks = append(s.marks, mark{w: w, m: words[w]})
+	}
+	r.hi = int32(len(s.marks))
+	return r
+}
