@@ -18,7 +18,11 @@ func (s *Sim) settleParts() (evals uint64) {
 			j := w<<6 | bits.TrailingZeros64(x)
 			d[w] = x & (x - 1)
 			p := &s.parts[j]
-			s.evalPart(p.lo, p.hi)
+			if s.tr == nil {
+				s.evalRuns(p)
+			} else {
+				s.evalPart(p.lo, p.hi)
+			}
 			evals += uint64(p.hi - p.lo)
 			if p.aw >= 0 {
 				s.bits[p.aw] |= p.am
@@ -30,9 +34,200 @@ func (s *Sim) settleParts() (evals uint64) {
 	return evals
 }
 
-// evalPart evaluates the nodes lo..hi-1 in order. Only the nodes read
-// outside the supernode (outFlag) compare their result and mark their
-// fan-out; with a trace on, every node compares, to record its changes.
+// run is the nodes lo..hi-1 of one supernode, all of one operator: the
+// interpreter dispatches once per run (nodes of a supernode are sorted
+// by operator within each level, which makes runs of the same cone of
+// sibling instances).
+type run struct {
+	op     opcode
+	lo, hi int32
+}
+
+// evalRuns evaluates supernode p run by run, each with the loop of its
+// operator. Only the nodes read outside the supernode (outFlag) compare
+// their result and mark their fan-out (put).
+func (s *Sim) evalRuns(p *part) {
+	v, cat, marks, hot := s.v, s.cat, s.bits, s.hot
+	for _, rn := range s.runs[p.rlo:p.rhi] {
+		switch rn.op {
+		default: // multi-word operators
+			for j := rn.lo; j < rn.hi; j++ {
+				if s.evalWide(&s.nodes[j]) {
+					s.fireFan(hot[j].fw, hot[j].fm)
+				}
+			}
+			// The run loops are generated from the operator table (go generate).
+		case nAdd:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				bw := uint64(h.w &^ outFlag)
+				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))+sx(v[h.b], uint64(h.sb)))&mask(bw))
+			}
+		case nSub:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				bw := uint64(h.w &^ outFlag)
+				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))-sx(v[h.b], uint64(h.sb)))&mask(bw))
+			}
+		case nMul:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				bw := uint64(h.w &^ outFlag)
+				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))*sx(v[h.b], uint64(h.sb)))&mask(bw))
+			}
+		case nAnd:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				bw := uint64(h.w &^ outFlag)
+				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))&sx(v[h.b], uint64(h.sb)))&mask(bw))
+			}
+		case nOr:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				bw := uint64(h.w &^ outFlag)
+				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))|sx(v[h.b], uint64(h.sb)))&mask(bw))
+			}
+		case nXor:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				bw := uint64(h.w &^ outFlag)
+				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))^sx(v[h.b], uint64(h.sb)))&mask(bw))
+			}
+		case nNot:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				bw := uint64(h.w &^ outFlag)
+				s.put(v, marks, h, ^sx(v[h.a], uint64(h.sa))&mask(bw))
+			}
+		case nNeg:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				bw := uint64(h.w &^ outFlag)
+				s.put(v, marks, h, -sx(v[h.a], uint64(h.sa))&mask(bw))
+			}
+		case nShlC:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				bw := uint64(h.w &^ outFlag)
+				s.put(v, marks, h, (v[h.a]<<uint64(h.k))&mask(bw))
+			}
+		case nShl:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				bw := uint64(h.w &^ outFlag)
+				s.put(v, marks, h, shl(v[h.a], v[h.b], bw, mask(bw)))
+			}
+		case nShr:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				bw := uint64(h.w &^ outFlag)
+				s.put(v, marks, h, shr(v[h.a], v[h.b], bw))
+			}
+		case nSra:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				bw := uint64(h.w &^ outFlag)
+				s.put(v, marks, h, sra(v[h.a], v[h.b], bw, mask(bw)))
+			}
+		case nEq:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				s.put(v, marks, h, b2u(sx(v[h.a], uint64(h.sa)) == sx(v[h.b], uint64(h.sb))))
+			}
+		case nNe:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				s.put(v, marks, h, b2u(sx(v[h.a], uint64(h.sa)) != sx(v[h.b], uint64(h.sb))))
+			}
+		case nLtU:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				s.put(v, marks, h, b2u(sx(v[h.a], uint64(h.sa)) < sx(v[h.b], uint64(h.sb))))
+			}
+		case nLeU:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				s.put(v, marks, h, b2u(sx(v[h.a], uint64(h.sa)) <= sx(v[h.b], uint64(h.sb))))
+			}
+		case nLtS:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				s.put(v, marks, h, b2u(int64(sx(v[h.a], uint64(h.sa))) < int64(sx(v[h.b], uint64(h.sb)))))
+			}
+		case nLeS:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				s.put(v, marks, h, b2u(int64(sx(v[h.a], uint64(h.sa))) <= int64(sx(v[h.b], uint64(h.sb)))))
+			}
+		case nMux:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				s.put(v, marks, h, mux(v[h.a], v[h.b], v[h.k]))
+			}
+		case nCat:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				var r uint64
+				for _, c := range cat[h.k : h.k+int32(h.sa)] {
+					r = r<<uint64(c.w) | v[c.off]
+				}
+				s.put(v, marks, h, r)
+			}
+		case nSlice:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				bw := uint64(h.w &^ outFlag)
+				s.put(v, marks, h, (v[h.a]>>uint64(h.k))&mask(bw))
+			}
+		case nSext:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				bw := uint64(h.w &^ outFlag)
+				s.put(v, marks, h, sx(v[h.a], 64-uint64(h.k))&mask(bw))
+			}
+		case nCopy:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				s.put(v, marks, h, v[h.a])
+			}
+		case nRedAnd:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				s.put(v, marks, h, b2u(v[h.a] == mask(uint64(h.k))))
+			}
+		case nRedOr:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				s.put(v, marks, h, b2u(v[h.a] != 0))
+			}
+		case nRedXor:
+			for j := rn.lo; j < rn.hi; j++ {
+				h := &hot[j]
+				s.put(v, marks, h, uint64(bits.OnesCount64(v[h.a])&1))
+			}
+		} // End of the generated run loops.
+	}
+}
+
+// put stores the result r of node h: a node read outside its supernode
+// compares it and marks its fan-out when it changed.
+func (s *Sim) put(v, marks []uint64, h *hnode, r uint64) {
+	if h.w&outFlag == 0 {
+		v[h.dst] = r
+		return
+	}
+	if v[h.dst] != r {
+		v[h.dst] = r
+		if h.fw >= 0 {
+			marks[h.fw] |= h.fm
+		} else {
+			s.fire(markRange{-h.fw - 1, int32(h.fm)})
+		}
+	}
+}
+
+// evalPart evaluates the nodes lo..hi-1 in order, node by node, for a
+// trace: every node compares its result, to record its changes.
 func (s *Sim) evalPart(lo, hi int32) {
 	v, cat, marks := s.v, s.cat, s.bits
 	traced := s.tr != nil

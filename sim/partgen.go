@@ -75,30 +75,40 @@ func (p *st) edge() (n uint64) {
 }
 
 `, s.top, len(s.v), np, ng)
-	g.words("settle", "p", np, len(s.parts), func(i int) []mark {
+	g.words("settle", "p", np, len(s.parts), func(i int) int { return int(s.parts[i].hi - s.parts[i].lo) }, g.partBody, func(i int) []mark {
 		var ms []mark
 		for j := s.parts[i].lo; j < s.parts[i].hi; j++ {
 			ms = append(ms, s.marks[s.nodes[j].mk.lo:s.nodes[j].mk.hi]...)
 		}
 		return ms
 	})
-	g.words("edge", "g", ng, len(s.groups), func(i int) []mark { return nil })
+	g.words("edge", "g", ng, len(s.groups), func(i int) int { return int(s.groups[i].hi - s.groups[i].lo) }, g.groupBody, func(i int) []mark { return nil })
 	for i := range s.parts {
-		g.partFunc(i)
+		if s.parts[i].hi-s.parts[i].lo > inlineCap {
+			g.partFunc(i)
+		}
 	}
 	for i := range s.groups {
-		g.groupFunc(i)
+		if s.groups[i].hi-s.groups[i].lo > inlineCap {
+			g.groupFunc(i)
+		}
 	}
 	g.p("%s", genHelpers)
 }
 
+// inlineCap is the size (nodes, or sinks) up to which a unit's code is
+// written into its word's dispatch function instead of a function of
+// its own: a small unit costs less than a call.
+const inlineCap = 24
+
 // words writes the dispatch of one bitmap (settle: supernodes, edge:
-// groups) of nw words over n units: a function per word testing each
-// bit and calling the unit's function directly. A supernode may mark
-// later ones of its own word (marks(i) are its possible marks): after
-// it, the word's new bits join those still to do. Groups never mark a
-// later group (see edgeGroups).
-func (g *gen) words(name, unit string, nw, n int, marks func(i int) []mark) {
+// groups) of nw words over n units: a function per word testing its
+// bits in order, each test a branch of its own that the processor learns
+// (a unit is active in most busy cycles or in few), running a small
+// unit's code in place and calling a larger one's function. A supernode
+// may mark later ones of its own word (marks(i) are its possible
+// marks): after it, the word's new bits join those still to do.
+func (g *gen) words(name, unit string, nw, n int, size func(i int) int, body func(i int, ind string), marks func(i int) []mark) {
 	base := 0
 	if name == "edge" {
 		base = len(g.s.dirty)
@@ -109,9 +119,16 @@ func (g *gen) words(name, unit string, nw, n int, marks func(i int) []mark) {
 	}
 	g.p("\t}\n\treturn 0\n}\n\n")
 	for w := range nw {
-		g.p("func (p *st) %sw%d(x uint64) (n uint64) {\n\tb := p.b\n\t_ = b\n", unit, w)
+		g.p("func (p *st) %sw%d(x uint64) (n uint64) {\n\tv, b := p.v, p.b\n\t_, _ = v, b\n", unit, w)
 		for i := w << 6; i < min(n, w<<6+64); i++ {
-			g.p("\tif x&%#x != 0 {\n\t\tn += p.%s%d()\n", uint64(1)<<uint(i&63), unit, i)
+			g.p("\tif x&%#x != 0 {\n", uint64(1)<<uint(i&63))
+			if size(i) <= inlineCap {
+				g.p("\t\t{\n")
+				body(i, "\t\t\t")
+				g.p("\t\t}\n\t\tn += %d\n", size(i))
+			} else {
+				g.p("\t\tn += p.%s%d()\n", unit, i)
+			}
 			for _, mk := range marks(i) {
 				if int(mk.w) == base+w {
 					g.p("\t\tx |= b[%d]\n\t\tb[%d] = 0\n", mk.w, mk.w)
@@ -171,58 +188,72 @@ func (g *gen) storedSlots() []bool {
 
 // partFunc is the function evaluating supernode i.
 func (g *gen) partFunc(i int) {
+	g.p("func (p *st) p%d() uint64 {\n\tv, b := p.v, p.b\n\t_, _ = v, b\n", i)
+	g.partBody(i, "\t")
+	g.p("\treturn %d\n}\n\n", g.s.parts[i].hi-g.s.parts[i].lo)
+}
+
+// partBody is the code evaluating supernode i, with v and b in scope.
+func (g *gen) partBody(i int, ind string) {
 	s := g.s
 	pt := s.parts[i]
-	g.p("func (p *st) p%d() uint64 {\n\tv, b := p.v, p.b\n\t_, _ = v, b\n", i)
 	temps := map[int32]string{}
 	for j := pt.lo; j < pt.hi; j++ {
 		n := &s.nodes[j]
 		if n.op >= wAdd {
-			g.p("\tif p.wide(%d) {\n", j)
-			g.markRange(n.mk, "\t\t")
-			g.p("\t}\n")
+			g.p("%sif p.wide(%d) {\n", ind, j)
+			g.markRange(n.mk, ind+"\t")
+			g.p("%s}\n", ind)
 			continue
 		}
 		t := fmt.Sprintf("t%d", j-pt.lo)
-		g.p("\t%s := %s\n", t, g.narrow(n, temps))
+		g.p("%s%s := %s\n", ind, t, g.narrow(n, temps))
 		if n.mk.hi > n.mk.lo {
-			g.p("\tif %s != v[%d] {\n\t\tv[%d] = %s\n", t, n.dst, n.dst, t)
-			g.markRange(n.mk, "\t\t")
-			g.p("\t}\n")
+			g.p("%sif %s != v[%d] {\n%s\tv[%d] = %s\n", ind, t, n.dst, ind, n.dst, t)
+			g.markRange(n.mk, ind+"\t")
+			g.p("%s}\n", ind)
 		} else if g.stored[n.slot] {
-			g.p("\tv[%d] = %s\n", n.dst, t)
+			g.p("%sv[%d] = %s\n", ind, n.dst, t)
+		} else {
+			g.p("%s_ = %s\n", ind, t)
 		}
 		temps[n.dst] = t
 	}
-	g.markRange(s.armOf[i], "\t")
-	g.p("\treturn %d\n}\n\n", pt.hi-pt.lo)
+	g.markRange(s.armOf[i], ind)
 }
 
-// groupFunc is the function committing sink group i out of reset: its
-// one-word registers without a branch each (see edgeGroups), the rest
-// through the interpreter.
+// groupFunc is the function committing sink group i out of reset.
 func (g *gen) groupFunc(i int) {
+	g.p("func (p *st) g%d() uint64 {\n\tv, b := p.v, p.b\n\t_, _ = v, b\n", i)
+	g.groupBody(i, "\t")
+	g.p("\treturn %d\n}\n\n", g.s.groups[i].hi-g.s.groups[i].lo)
+}
+
+// groupBody is the code committing sink group i, with v and b in scope:
+// its one-word registers without a branch each (see edgeGroups), the
+// rest through the interpreter.
+func (g *gen) groupBody(i int, ind string) {
 	s := g.s
 	gr := s.groups[i]
-	g.p("func (p *st) g%d() uint64 {\n\tv := p.v\n\t_ = v\n\tvar c uint64\n", i)
+	g.p("%svar c uint64\n", ind)
 	for j := gr.lo; j < gr.hi; j++ {
 		k, h := &s.sinks[j], &s.hsinks[j]
 		switch {
 		case !h.fast:
-			g.p("\tp.visit(%d)\n", j)
+			g.p("%sp.visit(%d)\n", ind, j)
 			continue
 		case k.next < 0:
 			continue // holds: only a reset changes it
 		}
+		next := fmt.Sprintf("v[%d]", k.next)
 		if k.en >= 0 {
-			g.p("\tif o := v[%d]; true {\n\t\tn := o ^ (v[%d]^o)&-v[%d]\n\t\tv[%d], c = n, c|(n^o)\n\t}\n", k.off, k.next, k.en, k.off)
-		} else {
-			g.p("\tif o, n := v[%d], v[%d]; true {\n\t\tv[%d], c = n, c|(n^o)\n\t}\n", k.off, k.next, k.off)
+			next = fmt.Sprintf("o ^ (v[%d]^o)&-v[%d]", k.next, k.en)
 		}
+		g.p("%s{\n%s\to := v[%d]\n%s\tn := %s\n%s\tv[%d], c = n, c|(n^o)\n%s}\n", ind, ind, k.off, ind, next, ind, k.off, ind)
 	}
-	g.p("\tif c != 0 {\n\t\tb := p.b\n\t\t_ = b\n")
-	g.markRange(gr.mk, "\t\t")
-	g.p("\t}\n\treturn %d\n}\n\n", gr.hi-gr.lo)
+	g.p("%sif c != 0 {\n", ind)
+	g.markRange(gr.mk, ind+"\t")
+	g.p("%s}\n", ind)
 }
 
 // markRange sets the bits of a fan-out's marks.

@@ -49,6 +49,7 @@ func (b *builder) partition() (partOf []int32, nparts int) {
 	}
 	p.cones()
 	p.siblings()
+	p.sources()
 	return p.number()
 }
 

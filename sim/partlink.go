@@ -13,9 +13,10 @@ import (
 // order, and the groups it arms (the sinks whose value it computes),
 // as a packed fan-out (see fanOf).
 type part struct {
-	lo, hi int32
-	aw     int32
-	am     uint64
+	lo, hi   int32
+	rlo, rhi int32 // its runs, Sim.runs[rlo:rhi]
+	aw       int32
+	am       uint64
 }
 
 // group is the sinks lo..hi-1, committed together at an edge. Its
@@ -197,7 +198,18 @@ func (b *builder) partRecords() {
 		}
 	}
 	for i := range s.parts {
-		s.parts[i].aw, s.parts[i].am = s.fanOf(s.armOf[i])
+		p := &s.parts[i]
+		p.aw, p.am = s.fanOf(s.armOf[i])
+		p.rlo = int32(len(s.runs))
+		for j := p.lo; j < p.hi; j++ {
+			op := s.nodes[j].op
+			if n := len(s.runs); n > int(p.rlo) && s.runs[n-1].op == op {
+				s.runs[n-1].hi = j + 1
+				continue
+			}
+			s.runs = append(s.runs, run{op: op, lo: j, hi: j + 1})
+		}
+		p.rhi = int32(len(s.runs))
 	}
 	b.sinkRecords()
 	for i := range s.groups {
