@@ -97,7 +97,7 @@ type pluginCode struct {
 // (genSource) and partitioned (genPartSource).
 type (
 	bindFunc     = func(v, d, sd []uint64, wide func(int32) bool) func() uint64
-	bindPartFunc = func(v, b []uint64, wide func(int32) bool, visit func(int32)) (func() uint64, func() uint64)
+	bindPartFunc = func(v, b []uint64, wide func(int32) bool, visit func(int32), mems []any) (func() uint64, func() uint64)
 )
 
 // plugins caches the Bind function of every plugin this process loaded,
@@ -123,12 +123,33 @@ func (s *Sim) bindPlugin(opt Options) error {
 		}
 	case bindPartFunc:
 		if s.parts != nil {
-			settle, edge := bind(s.v, s.bits, s.evalWideNode, s.visitSink)
+			settle, edge := bind(s.v, s.bits, s.evalWideNode, s.visitSink, s.memWords())
 			s.plug = &pluginCode{settle: settle, edge: edge}
 			return nil
 		}
 	}
 	return fmt.Errorf("sim: compiled simulator %s: Bind has type %T", so, sym)
+}
+
+// memWords is, per memory, the words generated code reads and writes in
+// place: for a one-word memory its []uint8, []uint16, []uint32 or
+// []uint64; nil for wider ones, which it leaves to the interpreter.
+func (s *Sim) memWords() []any {
+	out := make([]any, len(s.mems))
+	for i, m := range s.mems {
+		switch {
+		case m.nw != 1:
+		case m.d8 != nil:
+			out[i] = m.d8
+		case m.d16 != nil:
+			out[i] = m.d16
+		case m.d32 != nil:
+			out[i] = m.d32
+		default:
+			out[i] = m.data
+		}
+	}
+	return out
 }
 
 // visitSink visits sink j at an edge out of reset, for generated code.

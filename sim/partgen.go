@@ -43,13 +43,17 @@ type st struct {
 	b     *[np + ng]uint64
 	wide  func(int32) bool
 	visit func(int32)
-}
+`, s.top, len(s.v), np, ng)
+	g.memFields()
+	g.p(`}
 
 // Bind ties the code to one simulator's arrays and returns its settle and
 // its edge.
-func Bind(v, b []uint64, wide func(int32) bool, visit func(int32)) (func() uint64, func() uint64) {
+func Bind(v, b []uint64, wide func(int32) bool, visit func(int32), mems []any) (func() uint64, func() uint64) {
 	p := &st{v: (*[nv]uint64)(v), b: (*[np + ng]uint64)(b), wide: wide, visit: visit}
-	return p.settle, p.edge
+`)
+	g.memBind()
+	g.p(`	return p.settle, p.edge
 }
 
 func (p *st) settle() (n uint64) {
@@ -74,7 +78,7 @@ func (p *st) edge() (n uint64) {
 	return n
 }
 
-`, s.top, len(s.v), np, ng)
+`)
 	g.words("settle", "p", np, len(s.parts), func(i int) int { return int(s.parts[i].hi - s.parts[i].lo) }, g.partBody, func(i int) []mark {
 		var ms []mark
 		for j := s.parts[i].lo; j < s.parts[i].hi; j++ {
@@ -200,6 +204,9 @@ func (g *gen) partBody(i int, ind string) {
 	temps := map[int32]string{}
 	for j := pt.lo; j < pt.hi; j++ {
 		n := &s.nodes[j]
+		if n.op >= wAdd && g.wideNode(j, ind) {
+			continue
+		}
 		if n.op >= wAdd {
 			g.p("%sif p.wide(%d) {\n", ind, j)
 			g.markRange(n.mk, ind+"\t")
@@ -239,6 +246,14 @@ func (g *gen) groupBody(i int, ind string) {
 	for j := gr.lo; j < gr.hi; j++ {
 		k, h := &s.sinks[j], &s.hsinks[j]
 		switch {
+		case s.oneWordRead(j):
+			g.p("%s{\n", ind)
+			g.readPort(k, ind+"\t")
+			g.p("%s}\n", ind)
+			continue
+		case k.kind == sinkWrite && s.mems[k.mem].nw == 1:
+			g.writePorts(k.mem, ind)
+			continue
 		case !h.fast:
 			g.p("%sp.visit(%d)\n", ind, j)
 			continue

@@ -219,13 +219,14 @@ func (b *builder) partRecords() {
 	}
 }
 
-// unionMarks appends the union of the marks of the fast sinks lo..hi-1
-// and returns it.
+// unionMarks appends the union of the marks of the sinks lo..hi-1 that
+// commit without marking on their own (fast registers, and in generated
+// code one-word read ports: oneWordRead) and returns it.
 func (b *builder) unionMarks(lo, hi int32) markRange {
 	s := b.s
 	words := map[int32]uint64{}
 	for j := lo; j < hi; j++ {
-		if s.hsinks[j].fast {
+		if s.hsinks[j].fast || s.oneWordRead(j) {
 			for _, mk := range s.marks[s.sinks[j].mk.lo:s.sinks[j].mk.hi] {
 				words[mk.w] |= mk.m
 			}
@@ -238,4 +239,11 @@ func (b *builder) unionMarks(lo, hi int32) markRange {
 	}
 	r.hi = int32(len(s.marks))
 	return r
+}
+
+// oneWordRead reports whether sink j is a read port of a one-word memory
+// off any cycle of direct state reads: generated code reads it in place.
+func (s *Sim) oneWordRead(j int32) bool {
+	k := &s.sinks[j]
+	return k.kind == sinkRead && k.nw == 1 && !k.staged
 }
