@@ -18,7 +18,7 @@ func (b *builder) link() {
 	b.orderSinks(b.sinkAfter(), nil)
 	b.renumber()
 	b.fanLists()
-	b.relayout()
+	b.relayout(b.slotOrder())
 	b.markLists()
 	b.hotRecords()
 	// Everything is evaluated once at the start: all nodes dirty, all

@@ -79,7 +79,7 @@ func (b *builder) linkParts() {
 	}
 	b.internal = make([]bool, len(s.nodes))
 	b.fanLists()
-	b.relayout()
+	b.relayout(b.partSlotOrder(armed))
 	b.narrowSlices()
 	b.partMarks(armed)
 	b.partRecords()
@@ -90,6 +90,37 @@ func (b *builder) linkParts() {
 		s.sdirty[i>>6] |= 1 << uint(i&63)
 	}
 	s.nodesDue, s.sinksDue = true, true
+}
+
+// partSlotOrder places the values of the partitioned simulator in the
+// order they are evaluated: inputs and constants, then supernode by
+// supernode its node results and the state of the groups it arms (their
+// next values are its results), then the rest. A supernode's evaluation
+// and its groups' commits walk memory front to back.
+func (b *builder) partSlotOrder(armed [][]int32) []int32 {
+	s := b.s
+	var order []int32
+	for id := range s.slots {
+		if s.producer[id] < 0 && (b.slotScope[id] < 0 || b.isConst[id]) {
+			order = append(order, int32(id))
+		}
+	}
+	for pi, p := range s.parts {
+		for j := p.lo; j < p.hi; j++ {
+			order = append(order, s.nodes[j].slot)
+		}
+		for _, g := range armed[pi] {
+			for j := s.groups[g].lo; j < s.groups[g].hi; j++ {
+				if k := s.sinks[j]; k.slot >= 0 {
+					order = append(order, k.slot)
+				}
+			}
+		}
+	}
+	for id := range s.slots {
+		order = append(order, int32(id))
+	}
+	return order
 }
 
 // narrowSlices turns a slice of a multi-word value into a one-word slice
