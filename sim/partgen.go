@@ -125,6 +125,14 @@ func (g *gen) words(name, unit string, nw, n int, size func(i int) int, body fun
 	for w := range nw {
 		g.p("func (p *st) %sw%d(x uint64) (n uint64) {\n\tv, b := p.v, p.b\n\t_, _ = v, b\n", unit, w)
 		for i := w << 6; i < min(n, w<<6+64); i++ {
+			if i&7 == 0 {
+				// Eight units at a time: a byte without a set bit is
+				// one test.
+				if i > w<<6 {
+					g.p("\t}\n")
+				}
+				g.p("\tif x&%#x != 0 {\n", uint64(0xff)<<uint(i&63))
+			}
 			g.p("\tif x&%#x != 0 {\n", uint64(1)<<uint(i&63))
 			if size(i) <= inlineCap {
 				g.p("\t\t{\n")
@@ -139,6 +147,9 @@ func (g *gen) words(name, unit string, nw, n int, size func(i int) int, body fun
 					break
 				}
 			}
+			g.p("\t}\n")
+		}
+		if n > w<<6 {
 			g.p("\t}\n")
 		}
 		g.p("\treturn n\n}\n\n")
