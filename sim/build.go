@@ -117,6 +117,7 @@ func build(s *Sim, d *hdl.Design, mode buildMode) (err error) {
 		b.scopeBody(sc)
 	}
 	b.link()
+	s.isConst = b.isConst
 	return nil
 }
 

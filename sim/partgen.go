@@ -19,6 +19,14 @@ import "fmt"
 func genPartSource(s *Sim) string {
 	g := &gen{s: s}
 	g.stored = g.storedSlots()
+	g.constWord = make([]bool, len(s.v))
+	for id, c := range s.isConst {
+		if c {
+			for i := range s.nw(int32(id)) {
+				g.constWord[int(s.slots[id].off)+i] = true
+			}
+		}
+	}
 	g.partFile()
 	return g.b.String()
 }

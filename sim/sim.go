@@ -32,6 +32,7 @@ type Sim struct {
 	sinks     []sink
 	hsinks    []hsink  // what the edge reads of each sink
 	inits     []uint64 // reset values of the registers
+	isConst   []bool   // per slot: a constant (written as a literal by generated code)
 	sdirty    []uint64 // bitmap over sinks to visit at the next edge
 	sinksDue  bool     // a sink may be pending (else an edge only counts)
 	treeFirst []int32  // per node, the first node of its tree (see treeOrder)
