@@ -60,74 +60,62 @@ func (s *Sim) evalRuns(p *part) {
 		case nAdd:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				bw := uint64(h.w &^ outFlag)
-				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))+sx(v[h.b], uint64(h.sb)))&mask(bw))
+				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))+sx(v[h.b], uint64(h.sb)))&mask(uint64(h.w&^outFlag)))
 			}
 		case nSub:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				bw := uint64(h.w &^ outFlag)
-				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))-sx(v[h.b], uint64(h.sb)))&mask(bw))
+				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))-sx(v[h.b], uint64(h.sb)))&mask(uint64(h.w&^outFlag)))
 			}
 		case nMul:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				bw := uint64(h.w &^ outFlag)
-				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))*sx(v[h.b], uint64(h.sb)))&mask(bw))
+				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))*sx(v[h.b], uint64(h.sb)))&mask(uint64(h.w&^outFlag)))
 			}
 		case nAnd:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				bw := uint64(h.w &^ outFlag)
-				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))&sx(v[h.b], uint64(h.sb)))&mask(bw))
+				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))&sx(v[h.b], uint64(h.sb)))&mask(uint64(h.w&^outFlag)))
 			}
 		case nOr:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				bw := uint64(h.w &^ outFlag)
-				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))|sx(v[h.b], uint64(h.sb)))&mask(bw))
+				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))|sx(v[h.b], uint64(h.sb)))&mask(uint64(h.w&^outFlag)))
 			}
 		case nXor:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				bw := uint64(h.w &^ outFlag)
-				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))^sx(v[h.b], uint64(h.sb)))&mask(bw))
+				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))^sx(v[h.b], uint64(h.sb)))&mask(uint64(h.w&^outFlag)))
 			}
 		case nNot:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				bw := uint64(h.w &^ outFlag)
-				s.put(v, marks, h, ^sx(v[h.a], uint64(h.sa))&mask(bw))
+				s.put(v, marks, h, ^sx(v[h.a], uint64(h.sa))&mask(uint64(h.w&^outFlag)))
 			}
 		case nNeg:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				bw := uint64(h.w &^ outFlag)
-				s.put(v, marks, h, -sx(v[h.a], uint64(h.sa))&mask(bw))
+				s.put(v, marks, h, -sx(v[h.a], uint64(h.sa))&mask(uint64(h.w&^outFlag)))
 			}
 		case nShlC:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				bw := uint64(h.w &^ outFlag)
-				s.put(v, marks, h, (v[h.a]<<uint64(h.k))&mask(bw))
+				s.put(v, marks, h, (v[h.a]<<uint64(h.k))&mask(uint64(h.w&^outFlag)))
 			}
 		case nShl:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				bw := uint64(h.w &^ outFlag)
-				s.put(v, marks, h, shl(v[h.a], v[h.b], bw, mask(bw)))
+				s.put(v, marks, h, shl(v[h.a], v[h.b], uint64(h.w&^outFlag), mask(uint64(h.w&^outFlag))))
 			}
 		case nShr:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				bw := uint64(h.w &^ outFlag)
-				s.put(v, marks, h, shr(v[h.a], v[h.b], bw))
+				s.put(v, marks, h, shr(v[h.a], v[h.b], uint64(h.w&^outFlag)))
 			}
 		case nSra:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				bw := uint64(h.w &^ outFlag)
-				s.put(v, marks, h, sra(v[h.a], v[h.b], bw, mask(bw)))
+				s.put(v, marks, h, sra(v[h.a], v[h.b], uint64(h.w&^outFlag), mask(uint64(h.w&^outFlag))))
 			}
 		case nEq:
 			for j := rn.lo; j < rn.hi; j++ {
@@ -176,14 +164,12 @@ func (s *Sim) evalRuns(p *part) {
 		case nSlice:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				bw := uint64(h.w &^ outFlag)
-				s.put(v, marks, h, (v[h.a]>>uint64(h.k))&mask(bw))
+				s.put(v, marks, h, (v[h.a]>>uint64(h.k))&mask(uint64(h.w&^outFlag)))
 			}
 		case nSext:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				bw := uint64(h.w &^ outFlag)
-				s.put(v, marks, h, sx(v[h.a], 64-uint64(h.k))&mask(bw))
+				s.put(v, marks, h, sx(v[h.a], 64-uint64(h.k))&mask(uint64(h.w&^outFlag)))
 			}
 		case nCopy:
 			for j := rn.lo; j < rn.hi; j++ {

@@ -124,16 +124,21 @@ func cases(b *strings.Builder) {
 	}
 }
 
+// runArgs are nodeArgs with the result width read from h, whose top bit
+// is the output flag (sim.outFlag).
+var runArgs = func() Args {
+	a := nodeArgs
+	a.W, a.M = "uint64(h.w&^outFlag)", "mask(uint64(h.w&^outFlag))"
+	return a
+}()
+
 func runLoops(b *strings.Builder) {
 	for _, op := range Narrow {
 		fmt.Fprintf(b, "case n%s:\nfor j := rn.lo; j < rn.hi; j++ {\nh := &hot[j]\n", op.Name)
-		if strings.Contains(op.Expr, "$w") || strings.Contains(op.Expr, "$m") {
-			b.WriteString("bw := uint64(h.w &^ outFlag)\n")
-		}
 		if op.Variadic {
 			fmt.Fprintf(b, "var r uint64\n%ss.put(v, marks, h, r)\n}\n", catStep(op))
 			continue
 		}
-		fmt.Fprintf(b, "s.put(v, marks, h, %s)\n}\n", Expand(op.Expr, nodeArgs))
+		fmt.Fprintf(b, "s.put(v, marks, h, %s)\n}\n", Expand(op.Expr, runArgs))
 	}
 }
