@@ -3,7 +3,10 @@ package sim
 // The partitioned interpreter: supernodes evaluated whole at a settle,
 // sink groups committed whole at an edge.
 
-import "math/bits"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // settleParts evaluates the dirty supernodes in index order and returns
 // how many nodes it evaluated. A supernode marks only later ones (they
@@ -37,9 +40,11 @@ func (s *Sim) settleParts() (evals uint64) {
 // run is the nodes lo..hi-1 of one supernode, all of one operator: the
 // interpreter dispatches once per run (nodes of a supernode are sorted
 // by operator within each level, which makes runs of the same cone of
-// sibling instances).
+// sibling instances). In an extending run every node sign-extends an
+// operand (node.sa, node.sb); in the others none does.
 type run struct {
 	op     opcode
+	ext    bool
 	lo, hi int32
 }
 
@@ -49,6 +54,10 @@ type run struct {
 func (s *Sim) evalRuns(p *part) {
 	v, cat, marks, hot := s.v, s.cat, s.bits, s.hot
 	for _, rn := range s.runs[p.rlo:p.rhi] {
+		if rn.ext {
+			s.evalExtRun(rn)
+			continue
+		}
 		switch rn.op {
 		default: // multi-word operators
 			for j := rn.lo; j < rn.hi; j++ {
@@ -60,42 +69,42 @@ func (s *Sim) evalRuns(p *part) {
 		case nAdd:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))+sx(v[h.b], uint64(h.sb)))&mask(uint64(h.w&^outFlag)))
+				s.put(v, marks, h, (v[h.a]+v[h.b])&mask(uint64(h.w&^outFlag)))
 			}
 		case nSub:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))-sx(v[h.b], uint64(h.sb)))&mask(uint64(h.w&^outFlag)))
+				s.put(v, marks, h, (v[h.a]-v[h.b])&mask(uint64(h.w&^outFlag)))
 			}
 		case nMul:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))*sx(v[h.b], uint64(h.sb)))&mask(uint64(h.w&^outFlag)))
+				s.put(v, marks, h, (v[h.a]*v[h.b])&mask(uint64(h.w&^outFlag)))
 			}
 		case nAnd:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))&sx(v[h.b], uint64(h.sb)))&mask(uint64(h.w&^outFlag)))
+				s.put(v, marks, h, (v[h.a]&v[h.b])&mask(uint64(h.w&^outFlag)))
 			}
 		case nOr:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))|sx(v[h.b], uint64(h.sb)))&mask(uint64(h.w&^outFlag)))
+				s.put(v, marks, h, (v[h.a]|v[h.b])&mask(uint64(h.w&^outFlag)))
 			}
 		case nXor:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))^sx(v[h.b], uint64(h.sb)))&mask(uint64(h.w&^outFlag)))
+				s.put(v, marks, h, (v[h.a]^v[h.b])&mask(uint64(h.w&^outFlag)))
 			}
 		case nNot:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				s.put(v, marks, h, ^sx(v[h.a], uint64(h.sa))&mask(uint64(h.w&^outFlag)))
+				s.put(v, marks, h, ^v[h.a]&mask(uint64(h.w&^outFlag)))
 			}
 		case nNeg:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				s.put(v, marks, h, -sx(v[h.a], uint64(h.sa))&mask(uint64(h.w&^outFlag)))
+				s.put(v, marks, h, -v[h.a]&mask(uint64(h.w&^outFlag)))
 			}
 		case nShlC:
 			for j := rn.lo; j < rn.hi; j++ {
@@ -120,32 +129,32 @@ func (s *Sim) evalRuns(p *part) {
 		case nEq:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				s.put(v, marks, h, b2u(sx(v[h.a], uint64(h.sa)) == sx(v[h.b], uint64(h.sb))))
+				s.put(v, marks, h, b2u(v[h.a] == v[h.b]))
 			}
 		case nNe:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				s.put(v, marks, h, b2u(sx(v[h.a], uint64(h.sa)) != sx(v[h.b], uint64(h.sb))))
+				s.put(v, marks, h, b2u(v[h.a] != v[h.b]))
 			}
 		case nLtU:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				s.put(v, marks, h, b2u(sx(v[h.a], uint64(h.sa)) < sx(v[h.b], uint64(h.sb))))
+				s.put(v, marks, h, b2u(v[h.a] < v[h.b]))
 			}
 		case nLeU:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				s.put(v, marks, h, b2u(sx(v[h.a], uint64(h.sa)) <= sx(v[h.b], uint64(h.sb))))
+				s.put(v, marks, h, b2u(v[h.a] <= v[h.b]))
 			}
 		case nLtS:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				s.put(v, marks, h, b2u(int64(sx(v[h.a], uint64(h.sa))) < int64(sx(v[h.b], uint64(h.sb)))))
+				s.put(v, marks, h, b2u(int64(v[h.a]) < int64(v[h.b])))
 			}
 		case nLeS:
 			for j := rn.lo; j < rn.hi; j++ {
 				h := &hot[j]
-				s.put(v, marks, h, b2u(int64(sx(v[h.a], uint64(h.sa))) <= int64(sx(v[h.b], uint64(h.sb)))))
+				s.put(v, marks, h, b2u(int64(v[h.a]) <= int64(v[h.b])))
 			}
 		case nMux:
 			for j := rn.lo; j < rn.hi; j++ {
@@ -193,6 +202,86 @@ func (s *Sim) evalRuns(p *part) {
 			}
 		} // End of the generated run loops.
 	}
+}
+
+// evalExtRun evaluates an extending run.
+func (s *Sim) evalExtRun(rn run) {
+	v, marks, hot := s.v, s.bits, s.hot
+	switch rn.op {
+	default:
+		panic(fmt.Sprintf("sim: internal: no extending run of opcode %d", rn.op))
+		// The extending run loops are generated from the operator table (go generate).
+	case nAdd:
+		for j := rn.lo; j < rn.hi; j++ {
+			h := &hot[j]
+			s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))+sx(v[h.b], uint64(h.sb)))&mask(uint64(h.w&^outFlag)))
+		}
+	case nSub:
+		for j := rn.lo; j < rn.hi; j++ {
+			h := &hot[j]
+			s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))-sx(v[h.b], uint64(h.sb)))&mask(uint64(h.w&^outFlag)))
+		}
+	case nMul:
+		for j := rn.lo; j < rn.hi; j++ {
+			h := &hot[j]
+			s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))*sx(v[h.b], uint64(h.sb)))&mask(uint64(h.w&^outFlag)))
+		}
+	case nAnd:
+		for j := rn.lo; j < rn.hi; j++ {
+			h := &hot[j]
+			s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))&sx(v[h.b], uint64(h.sb)))&mask(uint64(h.w&^outFlag)))
+		}
+	case nOr:
+		for j := rn.lo; j < rn.hi; j++ {
+			h := &hot[j]
+			s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))|sx(v[h.b], uint64(h.sb)))&mask(uint64(h.w&^outFlag)))
+		}
+	case nXor:
+		for j := rn.lo; j < rn.hi; j++ {
+			h := &hot[j]
+			s.put(v, marks, h, (sx(v[h.a], uint64(h.sa))^sx(v[h.b], uint64(h.sb)))&mask(uint64(h.w&^outFlag)))
+		}
+	case nNot:
+		for j := rn.lo; j < rn.hi; j++ {
+			h := &hot[j]
+			s.put(v, marks, h, ^sx(v[h.a], uint64(h.sa))&mask(uint64(h.w&^outFlag)))
+		}
+	case nNeg:
+		for j := rn.lo; j < rn.hi; j++ {
+			h := &hot[j]
+			s.put(v, marks, h, -sx(v[h.a], uint64(h.sa))&mask(uint64(h.w&^outFlag)))
+		}
+	case nEq:
+		for j := rn.lo; j < rn.hi; j++ {
+			h := &hot[j]
+			s.put(v, marks, h, b2u(sx(v[h.a], uint64(h.sa)) == sx(v[h.b], uint64(h.sb))))
+		}
+	case nNe:
+		for j := rn.lo; j < rn.hi; j++ {
+			h := &hot[j]
+			s.put(v, marks, h, b2u(sx(v[h.a], uint64(h.sa)) != sx(v[h.b], uint64(h.sb))))
+		}
+	case nLtU:
+		for j := rn.lo; j < rn.hi; j++ {
+			h := &hot[j]
+			s.put(v, marks, h, b2u(sx(v[h.a], uint64(h.sa)) < sx(v[h.b], uint64(h.sb))))
+		}
+	case nLeU:
+		for j := rn.lo; j < rn.hi; j++ {
+			h := &hot[j]
+			s.put(v, marks, h, b2u(sx(v[h.a], uint64(h.sa)) <= sx(v[h.b], uint64(h.sb))))
+		}
+	case nLtS:
+		for j := rn.lo; j < rn.hi; j++ {
+			h := &hot[j]
+			s.put(v, marks, h, b2u(int64(sx(v[h.a], uint64(h.sa))) < int64(sx(v[h.b], uint64(h.sb)))))
+		}
+	case nLeS:
+		for j := rn.lo; j < rn.hi; j++ {
+			h := &hot[j]
+			s.put(v, marks, h, b2u(int64(sx(v[h.a], uint64(h.sa))) <= int64(sx(v[h.b], uint64(h.sb)))))
+		}
+	} // End of the generated extending run loops.
 }
 
 // put stores the result r of node h: a node read outside its supernode

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"sort"
+
+	"github.com/hwgen/hwgen/sim/internal/optab"
 )
 
 // Linking the partitioned simulator: supernodes, sink groups, the marks
@@ -165,8 +167,11 @@ func (b *builder) partNodeOrder(partOf []int32) []int32 {
 			return partOf[p] < partOf[q]
 		case local[p] != local[q]:
 			return local[p] < local[q]
+		case s.nodes[p].op != s.nodes[q].op:
+			return s.nodes[p].op < s.nodes[q].op
 		}
-		return s.nodes[p].op < s.nodes[q].op
+		// Extending nodes last, so each operator makes at most two runs.
+		return s.nodes[p].sa|s.nodes[p].sb == 0 && s.nodes[q].sa|s.nodes[q].sb != 0
 	})
 	return order
 }
@@ -233,12 +238,13 @@ func (b *builder) partRecords() {
 		p.aw, p.am = s.fanOf(s.armOf[i])
 		p.rlo = int32(len(s.runs))
 		for j := p.lo; j < p.hi; j++ {
-			op := s.nodes[j].op
-			if n := len(s.runs); n > int(p.rlo) && s.runs[n-1].op == op {
-				s.runs[n-1].hi = j + 1
+			n := &s.nodes[j]
+			op, ext := n.op, n.op < wAdd && (n.sa != 0 || n.sb != 0) && optab.Narrow[n.op].Extends()
+			if k := len(s.runs); k > int(p.rlo) && s.runs[k-1].op == op && s.runs[k-1].ext == ext {
+				s.runs[k-1].hi = j + 1
 				continue
 			}
-			s.runs = append(s.runs, run{op: op, lo: j, hi: j + 1})
+			s.runs = append(s.runs, run{op: op, ext: ext, lo: j, hi: j + 1})
 		}
 		p.rhi = int32(len(s.runs))
 	}

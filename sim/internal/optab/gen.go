@@ -22,6 +22,8 @@ const (
 	endCases   = "} // End of the generated cases."
 	beginRuns  = "// The run loops are generated from the operator table (go generate)."
 	endRuns    = "} // End of the generated run loops."
+	beginExt   = "// The extending run loops are generated from the operator table (go generate)."
+	endExt     = "} // End of the generated extending run loops."
 )
 
 // Opcodes returns the Go source of sim/ops_gen.go: the opcodes, in the
@@ -76,7 +78,7 @@ func Splice(src []byte) ([]byte, error) {
 	for _, rg := range []struct {
 		begin, end string
 		body       func(*strings.Builder)
-	}{{beginCases, endCases, cases}, {beginRuns, endRuns, runLoops}} {
+	}{{beginCases, endCases, cases}, {beginRuns, endRuns, runLoops}, {beginExt, endExt, extRunLoops}} {
 		i, j := strings.Index(s, rg.begin), strings.Index(s, rg.end)
 		if i < 0 && j < 0 {
 			continue
@@ -125,20 +127,45 @@ func cases(b *strings.Builder) {
 }
 
 // runArgs are nodeArgs with the result width read from h, whose top bit
-// is the output flag (sim.outFlag).
+// is the output flag (sim.outFlag), and operands a and b as stored: a
+// run of nodes that sign-extend an operand is an extending run.
 var runArgs = func() Args {
 	a := nodeArgs
 	a.W, a.M = "uint64(h.w&^outFlag)", "mask(uint64(h.w&^outFlag))"
+	a.A, a.B = "v[h.a]", "v[h.b]"
 	return a
 }()
 
+// extArgs are runArgs with the operands sign-extended per the node.
+var extArgs = func() Args {
+	a := runArgs
+	a.A, a.B = nodeArgs.A, nodeArgs.B
+	return a
+}()
+
+// Extends reports whether op reads operands through the node's
+// sign-extension shifts: only such operators have extending runs.
+func (op Op) Extends() bool { return strings.Contains(op.Expr, "$A") || strings.Contains(op.Expr, "$B") }
+
 func runLoops(b *strings.Builder) {
 	for _, op := range Narrow {
-		fmt.Fprintf(b, "case n%s:\nfor j := rn.lo; j < rn.hi; j++ {\nh := &hot[j]\n", op.Name)
-		if op.Variadic {
-			fmt.Fprintf(b, "var r uint64\n%ss.put(v, marks, h, r)\n}\n", catStep(op))
-			continue
-		}
-		fmt.Fprintf(b, "s.put(v, marks, h, %s)\n}\n", Expand(op.Expr, runArgs))
+		runLoop(b, op, runArgs)
 	}
+}
+
+func extRunLoops(b *strings.Builder) {
+	for _, op := range Narrow {
+		if op.Extends() {
+			runLoop(b, op, extArgs)
+		}
+	}
+}
+
+func runLoop(b *strings.Builder, op Op, args Args) {
+	fmt.Fprintf(b, "case n%s:\nfor j := rn.lo; j < rn.hi; j++ {\nh := &hot[j]\n", op.Name)
+	if op.Variadic {
+		fmt.Fprintf(b, "var r uint64\n%ss.put(v, marks, h, r)\n}\n", catStep(op))
+		return
+	}
+	fmt.Fprintf(b, "s.put(v, marks, h, %s)\n}\n", Expand(op.Expr, args))
 }
