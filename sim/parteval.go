@@ -59,12 +59,8 @@ func (s *Sim) evalRuns(p *part) {
 			continue
 		}
 		switch rn.op {
-		default: // multi-word operators
-			for j := rn.lo; j < rn.hi; j++ {
-				if s.evalWide(&s.nodes[j]) {
-					s.fireFan(hot[j].fw, hot[j].fm)
-				}
-			}
+		default:
+			s.evalWideRun(rn)
 			// The run loops are generated from the operator table (go generate).
 		case nAdd:
 			for j := rn.lo; j < rn.hi; j++ {
@@ -201,6 +197,15 @@ func (s *Sim) evalRuns(p *part) {
 				s.put(v, marks, h, uint64(bits.OnesCount64(v[h.a])&1))
 			}
 		} // End of the generated run loops.
+	}
+}
+
+// evalWideRun evaluates a run of multi-word operators.
+func (s *Sim) evalWideRun(rn run) {
+	for j := rn.lo; j < rn.hi; j++ {
+		if s.evalWide(&s.nodes[j]) {
+			s.fireFan(s.hot[j].fw, s.hot[j].fm)
+		}
 	}
 }
 
