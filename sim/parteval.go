@@ -406,9 +406,7 @@ func (s *Sim) evalPart(lo, hi int32) {
 // come first), which wait for the next edge: the word of armed groups is
 // taken whole before its groups are committed.
 func (s *Sim) edgeGroups(rst bool) (visits uint64) {
-	v := s.v
 	gd := s.sdirty
-	hs := s.hsinks
 	fast := !rst && s.tr == nil
 	for w := range gd {
 		x := gd[w]
@@ -421,20 +419,10 @@ func (s *Sim) edgeGroups(rst bool) (visits uint64) {
 			x &= x - 1
 			visits += uint64(g.hi - g.lo)
 			var chg uint64
-			for j := g.lo; j < g.hi; j++ {
-				k := &hs[j]
-				if !k.fast || !fast {
-					s.visit(j, &s.sinks[j], rst)
-					continue
-				}
-				// visit's fast path (see edgeSinks) without a branch:
-				// registers that hold and ones that load, changed or not,
-				// commit the same way, and only the group as a whole
-				// marks its fan-out.
-				o := v[k.off]
-				nv := o ^ (v[k.next]^o)&-v[k.en]
-				v[k.off] = nv
-				chg |= nv ^ o
+			if fast && g.regs {
+				chg = commitRegs(s.v, s.regs[g.lo:g.hi])
+			} else {
+				chg = s.commitGroup(g, rst)
 			}
 			if chg != 0 {
 				s.fireFan(g.fw, g.fm)
@@ -442,4 +430,32 @@ func (s *Sim) edgeGroups(rst bool) (visits uint64) {
 		}
 	}
 	return visits
+}
+
+// commitRegs commits one-word registers (visit's fast path, see
+// edgeSinks) without a branch: registers that hold and ones that load,
+// changed or not, commit the same way, and only their group as a whole
+// marks its fan-out. It returns the bits that changed.
+func commitRegs(v []uint64, regs []reg) (chg uint64) {
+	for _, k := range regs {
+		o := v[k.off]
+		d := (v[k.next] ^ o) & -v[k.en]
+		v[k.off] = o ^ d
+		chg |= d
+	}
+	return chg
+}
+
+// commitGroup commits group g sink by sink, the one-word registers as
+// commitRegs does (out of reset and untraced), the others through visit.
+func (s *Sim) commitGroup(g *group, rst bool) (chg uint64) {
+	fast := !rst && s.tr == nil
+	for j := g.lo; j < g.hi; j++ {
+		if !s.hsinks[j].fast || !fast {
+			s.visit(j, &s.sinks[j], rst)
+			continue
+		}
+		chg |= commitRegs(s.v, s.regs[j:j+1])
+	}
+	return chg
 }

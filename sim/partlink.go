@@ -27,10 +27,16 @@ type part struct {
 // packed as by fanOf); the other sinks mark their own.
 type group struct {
 	lo, hi int32
+	regs   bool // all its sinks are one-word registers: commitRegs
 	fw     int32
 	fm     uint64
 	mk     markRange // the same fan-out, unpacked
 }
+
+// reg is what commitRegs reads of a one-word register: the offsets of
+// its value, its next value (its own when it holds) and its enable (a
+// constant 1 when it has none).
+type reg struct{ off, next, en int32 }
 
 // outFlag flags (in hnode.w) a node of a supernode that is read outside
 // it: the only nodes that compare their result and mark their fan-out.
@@ -249,10 +255,18 @@ func (b *builder) partRecords() {
 		p.rhi = int32(len(s.runs))
 	}
 	b.sinkRecords()
+	s.regs = make([]reg, len(s.sinks))
+	for j, h := range s.hsinks {
+		s.regs[j] = reg{off: h.off, next: h.next, en: h.en}
+	}
 	for i := range s.groups {
 		g := &s.groups[i]
 		g.mk = b.unionMarks(g.lo, g.hi)
 		g.fw, g.fm = s.fanOf(g.mk)
+		g.regs = true
+		for j := g.lo; j < g.hi; j++ {
+			g.regs = g.regs && s.hsinks[j].fast
+		}
 	}
 }
 

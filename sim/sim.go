@@ -42,6 +42,7 @@ type Sim struct {
 	parts     []part
 	runs      []run
 	groups    []group
+	regs      []reg       // per sink, for commitRegs (one-word registers only)
 	partOf    []int32     // per node, its supernode
 	groupOf   []int32     // per sink, its group
 	armOf     []markRange // per supernode, the groups it arms
