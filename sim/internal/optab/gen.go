@@ -145,7 +145,9 @@ var extArgs = func() Args {
 
 // Extends reports whether op reads operands through the node's
 // sign-extension shifts: only such operators have extending runs.
-func (op Op) Extends() bool { return strings.Contains(op.Expr, "$A") || strings.Contains(op.Expr, "$B") }
+func (op Op) Extends() bool {
+	return strings.Contains(op.Expr, "$A") || strings.Contains(op.Expr, "$B")
+}
 
 func runLoops(b *strings.Builder) {
 	for _, op := range Narrow {
