@@ -92,12 +92,14 @@ func TestPartitionShape(t *testing.T) {
 		want shape
 	}{
 		// 256 PEs, a multiply and an add each: two supernodes of 128
-		// PEs' cones; a group per row of activations and per column of
-		// weights, the partial sums by supernode.
-		{"wsArray(16)", wsArray(16), shape{[]int{512}, []int{256, 256}, repeat(32, 16, 128, 128)}},
+		// PEs' cones; a group per 8 stages of each row of activations
+		// and each column of weights, the partial sums by supernode.
+		{"wsArray(16)", wsArray(16), shape{[]int{512}, []int{256, 256}, repeat(64, 8, 128, 128)}},
 		// The inverter of stage 0 reads the input z; the other seven
 		// read the flag registers, which are one group.
 		{"skewLine(8)", skewLine(8), shape{[]int{8}, []int{1, 7}, []int{1, 7, 8}}},
+		// A line of 20 flag stages: groups of stageDepth stages.
+		{"skewLine(20)", skewLine(20), shape{[]int{20}, []int{1, 19}, []int{1, 4, 8, 8, 19}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := newSim(elab(t, tc.top), modeParts)
