@@ -22,13 +22,14 @@ import "sort"
 // nparts, else nparts plus the input slot it copies, else nparts plus
 // the number of slots plus its scope (a sink that only holds its value).
 func (b *builder) sinkHomes(partOf []int32, nparts int) []int32 {
-	home, _ := b.sinkHomeDepths(partOf, nparts)
+	home, _, _ := b.sinkHomeDepths(partOf, nparts)
 	return home
 }
 
-// sinkHomeDepths is sinkHomes with, per sink, its depth: 0, or for a
-// register that copies another directly, one more than that one's.
-func (b *builder) sinkHomeDepths(partOf []int32, nparts int) (home, depth []int32) {
+// sinkHomeDepths is sinkHomes with, per sink, its depth and its line's
+// root: for a register that copies another directly, one more than that
+// one's depth and the same root; otherwise 0 and the sink itself.
+func (b *builder) sinkHomeDepths(partOf []int32, nparts int) (home, depth, root []int32) {
 	s := b.s
 	bySlot := make(map[int32]int32, len(s.sinks))
 	for i, k := range s.sinks {
@@ -38,6 +39,10 @@ func (b *builder) sinkHomeDepths(partOf []int32, nparts int) (home, depth []int3
 	}
 	home = make([]int32, len(s.sinks))
 	depth = make([]int32, len(s.sinks))
+	root = make([]int32, len(s.sinks))
+	for i := range root {
+		root[i] = int32(i)
+	}
 	const (
 		unknown = -1
 		busy    = -2
@@ -65,7 +70,7 @@ func (b *builder) sinkHomeDepths(partOf []int32, nparts int) (home, depth []int3
 		for _, sid := range srcs {
 			if t, ok := bySlot[sid]; ok && h < 0 && t != i {
 				if h = find(t); h >= 0 {
-					depth[i] = depth[t] + 1
+					depth[i], root[i] = depth[t]+1, root[t]
 				}
 			}
 		}
@@ -87,35 +92,33 @@ func (b *builder) sinkHomeDepths(partOf []int32, nparts int) (home, depth []int3
 	for i := range home {
 		find(int32(i))
 	}
-	return home, depth
+	return home, depth, root
 }
 
 // stageDepth is how many stages of a line of copies make one group.
 const stageDepth = 8
 
-// stageHomes splits the home of copying registers by depth (see
-// sinkHomeDepths). A line of copies carries a change one stage a cycle
-// (a wave of swaps or weight loads crossing an array), so a whole line
-// in one group is woken as long as a change is anywhere on it and
-// commits every stage each time; split into groups of stageDepth stages
-// (the stages of the lines fanning out of one source at the same depths
-// together), each is woken only while the change crosses it. Smaller
-// groups would wake fewer stages for more dispatches (measured on the
-// NPU and on array16: docs/notes/simulator-speed.md). The keys of split
-// homes start at keys, after those of sinkHomes, whose input slots'
-// keys start at inputs and scopes' at scopes.
-func stageHomes(home, depth []int32, inputs, scopes, keys int32) []int32 {
-	type stage struct{ home, depth int32 }
+// stageHomes splits the home of copying registers by line and depth
+// (see sinkHomeDepths). A line of copies carries a change one stage a
+// cycle (a wave of swaps or weight loads crossing an array), so a whole
+// line in one group is woken as long as a change is anywhere on it and
+// commits every stage each time; split into groups of stageDepth stages,
+// each is woken only while the change crosses it. A register copying an
+// input is its line's first stage. Smaller groups would wake fewer
+// stages for more dispatches (measured on the NPU and on array16:
+// docs/notes/simulator-speed.md). The keys of split homes start at
+// keys, after those of sinkHomes, whose input slots' keys start at
+// inputs and scopes' at scopes.
+func stageHomes(home, depth, root []int32, inputs, scopes, keys int32) []int32 {
+	type stage struct{ root, depth int32 }
 	split := map[stage]int32{}
 	out := make([]int32, len(home))
 	for i, h := range home {
-		// A line starts at a register that copies an input, or reads a
-		// supernode's result (depth 0: its group is that supernode's).
 		if depth[i] == 0 && (h < inputs || h >= scopes) {
-			out[i] = h
+			out[i] = h // its own value: the group of its home
 			continue
 		}
-		st := stage{h, depth[i] / stageDepth}
+		st := stage{root[i], depth[i] / stageDepth}
 		k, ok := split[st]
 		if !ok {
 			k = keys + int32(len(split))

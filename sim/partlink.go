@@ -50,8 +50,8 @@ func (b *builder) linkParts() {
 	s := b.s
 	b.nodeLevels()
 	partOf, np := b.partition()
-	home, depth := b.sinkHomeDepths(partOf, np)
-	home = stageHomes(home, depth, int32(np), int32(np+len(s.slots)), int32(np+len(s.slots)+len(b.scopes)))
+	home, depth, root := b.sinkHomeDepths(partOf, np)
+	home = stageHomes(home, depth, root, int32(np), int32(np+len(s.slots)), int32(np+len(s.slots)+len(b.scopes)))
 	after := b.sinkAfter()
 	newIdx := b.orderSinks(after, b.homeRanks(home, after))
 	// A group is a run of sinks of one home; its home arms it.
