@@ -81,8 +81,8 @@ type Stats struct {
 	ReadPorts int    // memory read ports
 	Memories  int    // memories
 	Signals   int    // named signals (peekable paths)
-	Evals     uint64 // combinational node evaluations so far (compiled: the nodes of every tree evaluated)
-	SinkEvals uint64 // register, read-port and write-port visits at edges so far
+	Evals     uint64 // combinational node evaluations so far: every node of each supernode evaluated (per-register simulator: each node evaluated; compiled, the nodes of every tree)
+	SinkEvals uint64 // register, read-port and write-port visits at edges so far: every sink of each group committed (per-register simulator: each sink visited)
 	Cycles    uint64 // rising edges so far
 }
 
