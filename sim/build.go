@@ -23,9 +23,15 @@ type builder struct {
 	nodeSrc   [][]int32
 	sinkSrc   [][]int32
 	scopes    []*scope
-	// trees selects the node order for compiled code (treeOrder); the
-	// interpreter's is levelOrder.
-	trees bool
+	// mode selects how the nodes are ordered and grouped: levelOrder for
+	// the per-register interpreter, treeOrder for its compiled code,
+	// supernodes (partition) otherwise.
+	mode buildMode
+	// origin is, per node (in creation order), the first expression that
+	// built it: instances of one module share their expressions, which
+	// is how the partition recognises the same logic in sibling
+	// instances.
+	origin []*hdl.Expr
 	// internal marks the nodes whose only reader is one narrow node (no
 	// sink, no other node): compiled code evaluates them inside the tree
 	// of their reader. All false in level order.
@@ -50,10 +56,26 @@ func (b *builder) newSlot(w int) int32 {
 func (b *builder) off(id int32) int32 { return b.s.slots[id].off }
 func (b *builder) width(id int32) int { return int(b.s.slots[id].w) }
 
+// buildMode is how build orders and groups the netlist.
+type buildMode uint8
+
+const (
+	// modeParts cuts the nodes into supernodes and the sinks into groups
+	// (partition, sinkGroups): the default simulator, interpreted or
+	// compiled.
+	modeParts buildMode = iota
+	// modeLevels is the per-register (event) interpreter: nodes by level
+	// and operator (levelOrder).
+	modeLevels
+	// modeTrees is the per-register simulator's compiled code: nodes in
+	// tree order (treeOrder).
+	modeTrees
+)
+
 // build flattens d into s: nodes, sinks and their fan-out, in evaluation
-// order (treeOrder when trees, for generated code; levelOrder otherwise).
-func build(s *Sim, d *hdl.Design, trees bool) (err error) {
-	b := &builder{s: s, consts: map[string]int32{}, trees: trees, cse: map[nodeKey]int32{}}
+// order for mode.
+func build(s *Sim, d *hdl.Design, mode buildMode) (err error) {
+	b := &builder{s: s, consts: map[string]int32{}, mode: mode, cse: map[nodeKey]int32{}}
 	// Constant folding evaluates nodes while building.
 	s.tmp = make([]uint64, nwords(hdl.MaxWidth))
 	s.tmp2 = make([]uint64, nwords(hdl.MaxWidth))
@@ -95,6 +117,7 @@ func build(s *Sim, d *hdl.Design, trees bool) (err error) {
 		b.scopeBody(sc)
 	}
 	b.link()
+	s.isConst = b.isConst
 	return nil
 }
 

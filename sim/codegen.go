@@ -28,8 +28,12 @@ func genSource(s *Sim) string {
 }
 
 type gen struct {
-	s *Sim
-	b strings.Builder
+	s      *Sim
+	b      strings.Builder
+	stored []bool // partitioned: per slot, whether its value is stored (storedSlots)
+	// constWord marks the words of constant slots, which partitioned
+	// code writes as literals (nil: read them from the value array).
+	constWord []bool
 }
 
 func (g *gen) p(format string, args ...any) { fmt.Fprintf(&g.b, format, args...) }
@@ -170,15 +174,29 @@ func (g *gen) marks(r fanRange, self int, ind string) {
 // in the table the interpreter is generated from, with the node's
 // operands, widths and constants filled in.
 func (g *gen) narrow(n *node, temps map[int32]string) string {
+	lits := map[int32]uint64{}
 	ref := func(off int32) string {
 		if t, ok := temps[off]; ok {
 			return t
 		}
+		if x, ok := g.literal(off); ok {
+			lits[off] = x
+			return fmt.Sprintf("uint64(%#x)", x)
+		}
 		return fmt.Sprintf("v[%d]", off)
 	}
-	ext := func(x string, sh uint8) string {
-		if sh == 0 {
+	ext := func(off int32, x string, sh uint8) string {
+		if lit, ok := lits[off]; ok && sh != 0 {
+			if e := sx(lit, uint64(sh)); e>>63 == 0 {
+				return fmt.Sprintf("uint64(%#x)", e)
+			}
+			x = fmt.Sprintf("v[%d]", off) // a negative constant stays a load
+		}
+		switch sh {
+		case 0:
 			return x
+		case 32, 48, 56: // one sign-extending move
+			return fmt.Sprintf("uint64(int64(int%d(%s)))", 64-sh, x)
 		}
 		return fmt.Sprintf("sx(%s, %d)", x, sh)
 	}
@@ -198,8 +216,21 @@ func (g *gen) narrow(n *node, temps map[int32]string) string {
 		return e
 	}
 	a, b, c := ref(n.a), ref(n.b), ref(n.c)
-	return optab.Expand(op.Expr, optab.Args{A: ext(a, n.sa), B: ext(b, n.sb), X: a, Y: b, Z: c,
+	return optab.Expand(op.Expr, optab.Args{A: ext(n.a, a, n.sa), B: ext(n.b, b, n.sb), X: a, Y: b, Z: c,
 		K: fmt.Sprint(n.k), N: fmt.Sprint(n.aw), W: fmt.Sprint(n.w), M: fmt.Sprintf("%#x", mask(uint64(n.w)))})
+}
+
+// literal is the value of the word at off when partitioned code writes
+// constants as literals and off holds one whose top bit is clear (a
+// literal with it set would not convert to int64 in a signed compare).
+// Every node with a constant operand has another that is not (nodes of
+// constants only were folded), so no expression is constant as a whole.
+func (g *gen) literal(off int32) (uint64, bool) {
+	if g.constWord == nil || off < 0 || !g.constWord[off] {
+		return 0, false
+	}
+	x := g.s.v[off]
+	return x, x>>63 == 0
 }
 
 // opHelpers is the source of ophelpers.go: the functions the

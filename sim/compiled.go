@@ -21,15 +21,22 @@ import (
 
 // Options select how NewWith builds a simulator.
 type Options struct {
-	// Compiled generates Go source for the settle of the netlist
-	// (genSource), builds it with the go command as a plugin and runs it
-	// in place of the interpreter's settle (edges stay interpreted). The
-	// build is cached by content hash, so only the first run of a design
-	// pays for it (about a second on the 16×16 NPU). It needs the go
-	// command of the toolchain this program was built with, and cgo
-	// (plugins do). Behaviour is identical to the interpreter's, which
-	// takes over while a VCD trace is on.
+	// Compiled generates Go source for the netlist (genPartSource: a
+	// function per supernode and per sink group), builds it with the go
+	// command as a plugin and runs it in place of the interpreter's
+	// settle and edge. The build is cached by content hash, so only the
+	// first run of a design pays for it (a few seconds on the 16×16 NPU).
+	// It needs the go command of the toolchain this program was built
+	// with, and cgo (plugins do). Behaviour is identical to the
+	// interpreter's, which takes over while a VCD trace is on.
 	Compiled bool
+	// Event selects the per-register simulator, the partitioned one's
+	// predecessor: every node and every register is scheduled on its
+	// own (with Compiled, generated code evaluates fan-out-free trees).
+	// It computes the same values, slower on busy designs; it is kept to
+	// bisect a mismatch. HWGEN_SIM=event in the environment selects it
+	// for every simulator of the program.
+	Event bool
 	// CacheDir holds the compiled plugins; "" means CacheDir().
 	CacheDir string
 }
@@ -50,7 +57,14 @@ func CacheDir() (string, error) {
 // NewWith compiles d for simulation as New does and, with opt.Compiled,
 // also builds (or loads from the cache) its generated Go code.
 func NewWith(d *hdl.Design, opt Options) (*Sim, error) {
-	s, err := newSim(d, opt.Compiled)
+	mode := modeParts
+	if opt.Event || envSim("event") {
+		mode = modeLevels
+		if opt.Compiled {
+			mode = modeTrees
+		}
+	}
+	s, err := newSim(d, mode)
 	if err != nil || !opt.Compiled {
 		return s, err
 	}
@@ -63,27 +77,83 @@ func NewWith(d *hdl.Design, opt Options) (*Sim, error) {
 // Compiled reports whether the simulator runs generated code.
 func (s *Sim) Compiled() bool { return s.plug != nil }
 
-// pluginCode holds the entry point of generated code bound to one Sim.
-type pluginCode struct {
-	settle func() uint64 // returns the node evaluations it made
+// envSim reports whether HWGEN_SIM, a comma-separated list, holds word.
+func envSim(word string) bool {
+	for _, w := range strings.Split(os.Getenv("HWGEN_SIM"), ",") {
+		if strings.TrimSpace(w) == word {
+			return true
+		}
+	}
+	return false
 }
 
-type bindFunc = func(v, d, sd []uint64, wide func(int32) bool) func() uint64
+// pluginCode holds the entry points of generated code bound to one Sim.
+type pluginCode struct {
+	settle func() uint64 // returns the node evaluations it made
+	edge   func() uint64 // returns the sink visits it made; nil: interpreted
+}
+
+// The Bind functions of the two kinds of generated code: per-register
+// (genSource) and partitioned (genPartSource).
+type (
+	bindFunc     = func(v, d, sd []uint64, wide func(int32) bool) func() uint64
+	bindPartFunc = func(v, b []uint64, wide func(int32) bool, visit func(int32), mems []any) (func() uint64, func() uint64)
+)
 
 // plugins caches the Bind function of every plugin this process loaded,
 // by content key: Go loads a plugin once per process, wherever it lies.
-var plugins sync.Map // key -> bindFunc
+var plugins sync.Map // key -> plugin.Symbol
 
 // bindPlugin builds (or takes from the cache) the plugin of s's generated
-// code and binds it to s, whose settle it then runs.
+// code and binds it to s, whose settle (and edge) it then runs.
 func (s *Sim) bindPlugin(opt Options) error {
-	bind, err := loadPlugin(s, opt)
+	src := genSource
+	if s.parts != nil {
+		src = genPartSource
+	}
+	sym, so, err := loadPlugin(s, src(s), opt)
 	if err != nil {
 		return err
 	}
-	s.plug = &pluginCode{settle: bind(s.v, s.dirty, s.sdirty, s.evalWideNode)}
-	return nil
+	switch bind := sym.(type) {
+	case bindFunc:
+		if s.parts == nil {
+			s.plug = &pluginCode{settle: bind(s.v, s.dirty, s.sdirty, s.evalWideNode)}
+			return nil
+		}
+	case bindPartFunc:
+		if s.parts != nil {
+			settle, edge := bind(s.v, s.bits, s.evalWideNode, s.visitSink, s.memWords())
+			s.plug = &pluginCode{settle: settle, edge: edge}
+			return nil
+		}
+	}
+	return fmt.Errorf("sim: compiled simulator %s: Bind has type %T", so, sym)
 }
+
+// memWords is, per memory, the words generated code reads and writes in
+// place: for a one-word memory its []uint8, []uint16, []uint32 or
+// []uint64; nil for wider ones, which it leaves to the interpreter.
+func (s *Sim) memWords() []any {
+	out := make([]any, len(s.mems))
+	for i, m := range s.mems {
+		switch {
+		case m.nw != 1:
+		case m.d8 != nil:
+			out[i] = m.d8
+		case m.d16 != nil:
+			out[i] = m.d16
+		case m.d32 != nil:
+			out[i] = m.d32
+		default:
+			out[i] = m.data
+		}
+	}
+	return out
+}
+
+// visitSink visits sink j at an edge out of reset, for generated code.
+func (s *Sim) visitSink(j int32) { s.visit(j, &s.sinks[j], false) }
 
 // hostFlags are the build flags of this program that a plugin must share.
 func hostFlags() []string {
@@ -107,10 +177,9 @@ func hostFlags() []string {
 
 var buildMu sync.Mutex
 
-// loadPlugin returns the Bind function of s's generated code, building the
-// plugin unless the cache has it.
-func loadPlugin(s *Sim, opt Options) (bindFunc, error) {
-	src := genSource(s)
+// loadPlugin returns the Bind symbol of s's generated code src, and the
+// plugin's path, building the plugin unless the cache has it.
+func loadPlugin(s *Sim, src string, opt Options) (plugin.Symbol, string, error) {
 	flags := hostFlags()
 	h := sha256.New()
 	fmt.Fprintf(h, "%s %s/%s %q\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, flags)
@@ -120,7 +189,7 @@ func loadPlugin(s *Sim, opt Options) (bindFunc, error) {
 	if dir == "" {
 		var err error
 		if dir, err = CacheDir(); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	name := strings.Map(func(r rune) rune {
@@ -137,7 +206,7 @@ func loadPlugin(s *Sim, opt Options) (bindFunc, error) {
 		// Built even when this process has the same code loaded from
 		// elsewhere: the cache directory asked for gets its copy.
 		if err := buildPlugin(dir, final, key, src, flags); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		pruneCache(dir, final)
 	} else {
@@ -145,22 +214,18 @@ func loadPlugin(s *Sim, opt Options) (bindFunc, error) {
 		os.Chtimes(final, now, now) // recently used: pruned last
 	}
 	if b, ok := plugins.Load(key); ok {
-		return b.(bindFunc), nil
+		return b.(plugin.Symbol), so, nil
 	}
 	p, err := plugin.Open(so)
 	if err != nil {
-		return nil, fmt.Errorf("sim: load compiled simulator %s: %w", so, err)
+		return nil, "", fmt.Errorf("sim: load compiled simulator %s: %w", so, err)
 	}
 	sym, err := p.Lookup("Bind")
 	if err != nil {
-		return nil, fmt.Errorf("sim: compiled simulator %s: %w", so, err)
+		return nil, "", fmt.Errorf("sim: compiled simulator %s: %w", so, err)
 	}
-	bind, ok := sym.(bindFunc)
-	if !ok {
-		return nil, fmt.Errorf("sim: compiled simulator %s: Bind has type %T", so, sym)
-	}
-	plugins.Store(key, bind)
-	return bind, nil
+	plugins.Store(key, sym)
+	return sym, so, nil
 }
 
 // buildPlugin builds the plugin in a temporary directory next to final

@@ -15,39 +15,55 @@ import (
 	"github.com/hwgen/hwgen/verify"
 )
 
-// The compiled simulator agrees with the interpreter, cycle by cycle, on
-// the random netlists of the fuzzer (every operator, widths 1..200,
-// registers, memories, hierarchy); the interpreter is cross-checked with
-// Verilator on the same netlists. HWGEN_COMPILED_SEEDS sets how many
-// (default 12; each design costs a go build of about a second).
-func TestCompiledAgreesOnRandomNetlists(t *testing.T) {
-	tooltest.SkipHeavy(t, "builds a plugin per design")
-	n := 12
-	if v, err := strconv.Atoi(os.Getenv("HWGEN_COMPILED_SEEDS")); err == nil {
-		n = v
+// Every simulator agrees with the per-register interpreter, cycle by
+// cycle, on the random netlists of the fuzzer (every operator, widths
+// 1..200, registers, memories, hierarchy), which the fuzzer cross-checks
+// with Verilator: the partitioned interpreter (the default) on many, the
+// compiled ones (a go build of about a second each) on a few.
+// HWGEN_MODE_SEEDS multiplies the counts, for a longer campaign.
+func TestModesAgreeOnRandomNetlists(t *testing.T) {
+	scale := 1
+	if v, err := strconv.Atoi(os.Getenv("HWGEN_MODE_SEEDS")); err == nil {
+		scale = v
 	}
-	compiled := func(d *hdl.Design) (*sim.Sim, error) {
-		return sim.NewWith(d, sim.Options{Compiled: true})
-	}
-	for seed := uint64(1); seed <= uint64(n); seed++ {
-		d, err := hdl.Elaborate(verify.RandomDesign(seed, verify.FuzzOptions{}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		st := stim.Random(d, 300, seed)
-		want, err := verify.RunGo(d, st, sim.New, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := verify.RunGo(d, st, compiled, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for c := range want {
-			if diff := cmp.Diff(want[c], got[c]); diff != "" {
-				t.Fatalf("seed %d, cycle %d: outputs differ (-interpreter +compiled):\n%s", seed, c, diff)
+	event := func(d *hdl.Design) (*sim.Sim, error) { return sim.NewWith(d, sim.Options{Event: true}) }
+	for _, tc := range []struct {
+		name   string
+		seeds  int
+		heavy  bool
+		newSim func(*hdl.Design) (*sim.Sim, error)
+	}{
+		{"partitioned", 40, false, func(d *hdl.Design) (*sim.Sim, error) { return sim.NewWith(d, sim.Options{}) }},
+		{"partitioned compiled", 10, true, func(d *hdl.Design) (*sim.Sim, error) { return sim.NewWith(d, sim.Options{Compiled: true}) }},
+		{"per-register compiled", 2, true, func(d *hdl.Design) (*sim.Sim, error) {
+			return sim.NewWith(d, sim.Options{Compiled: true, Event: true})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.heavy {
+				tooltest.SkipHeavy(t, "builds a plugin per design")
 			}
-		}
+			for seed := uint64(1); seed <= uint64(tc.seeds*scale); seed++ {
+				d, err := hdl.Elaborate(verify.RandomDesign(seed, verify.FuzzOptions{}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				st := stim.Random(d, 300, seed)
+				want, err := verify.RunGo(d, st, event, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := verify.RunGo(d, st, tc.newSim, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				for c := range want {
+					if diff := cmp.Diff(want[c], got[c]); diff != "" {
+						t.Fatalf("seed %d, cycle %d: outputs differ (-per-register +%s):\n%s", seed, c, tc.name, diff)
+					}
+				}
+			}
+		})
 	}
 }
 

@@ -15,39 +15,60 @@
 // above), every operator is a small struct {op, dst, srcs, widths}
 // evaluated by a switch, constant subexpressions are folded, common ones
 // are computed once, and extensions and truncations are read through by
-// the operators that consume them. The combinational nodes are numbered
-// in a topological order: by level and, within a level, by operator, so
-// the interpreter's dispatch meets runs of the same operator. Values are
-// laid out instance by instance (registers, then node results), so what
-// one instance touches shares cache lines.
+// the operators that consume them.
 //
-// A change of a slot (a Poke, a register commit, a memory read) sets the
-// bits of its fan-out in a dirty bitmap, as precomputed (word, bits)
-// marks; settling scans the bitmap forward, and since a node's fan-out
-// always has a higher number it is picked up in the same pass: each node
-// is evaluated at most once per settle, after all of its operands, so
-// there are no glitches. Registers and memory ports are "sinks": they are
-// visited at an edge only when one of their inputs (or rst, or for reads
-// the memory contents) changed since their last visit. Sinks are numbered
-// so that each can be updated in place at the edge: a sink that reads
-// another register or read port directly comes first, the reads of a
-// memory come before its writes, and only sinks on a cycle of such reads
-// stage their value until the end of the edge. When nothing is due, a
-// Step costs a few nanoseconds (an idle design costs next to nothing; see
-// Stats).
+// The combinational nodes are cut into supernodes: acyclic groups
+// evaluated whole, in order, whenever one of their inputs changed, and
+// not at all otherwise (partition.go, partmerge.go). A supernode should
+// hold nodes that change together; without a workload to measure, the
+// cut estimates that from the structure. A node read by a single
+// supernode joins it (maximal fan-out-free cones); the same cone of
+// sibling instances of one module (the PEs of an array, the lanes of a
+// vector unit, the banks of a buffer), which work in lock step, is one
+// supernode of up to 256 nodes, while an instance's different cones (a
+// PE's multiply-accumulate, its zero flags, its weight load) stay apart;
+// and supernodes woken by the same changes are merged, as evaluating them
+// together costs nothing more. Supernodes are numbered in topological
+// order, so a forward pass over a bitmap of the dirty ones evaluates each
+// at most once per settle, after all it reads: no glitches. Only the
+// nodes read outside their supernode compare their result and mark their
+// readers.
 //
-// NewWith(d, Options{Compiled: true}) (or New with HWGEN_SIM=compiled in
-// the environment) also generates Go source for the settle and builds it
-// with the go command as a plugin, cached by content hash. There, nodes
-// are numbered in tree order instead (a node read by exactly one other
-// node and by no register is internal to the tree of its reader; each
-// tree is contiguous, ending with its root), each 64-node word becomes a
-// function of straight-line tests, one per tree, and a dirty tree is
-// evaluated whole as Go expressions with constant offsets, masks and
-// fan-out bits. It runs 1.5 to 2 times as fast as the interpreter on
-// large designs, for a build of seconds the first time. The state, the
-// edges and the API are the interpreter's; a VCD trace switches back to
-// the interpreter.
+// Registers and memory ports are "sinks", grouped by home: the supernode
+// computing a sink's value, or for a register copying another directly
+// (a shift or skew stage) that one's home (groups.go). A supernode, when
+// evaluated, arms its groups; an input changing arms the groups reading
+// it directly. At an edge every armed group commits all its sinks, the
+// registers without a branch each, and when any changed marks the union
+// of their readers. Sinks are numbered so that each can be updated in
+// place: a sink that reads another register or read port directly comes
+// first, the reads of a memory come before its writes, and only sinks on
+// a cycle of such reads stage their value until the end of the edge; a
+// group is a run of sinks of one home in that order. Values are laid out
+// supernode by supernode, each followed by the state of its groups. When
+// nothing is due, a Step only counts the cycle (an idle design costs next
+// to nothing; see Stats).
+//
+// The interpreter walks a supernode by runs of one operator, one
+// dispatch per run. NewWith(d, Options{Compiled: true}) (or New with
+// HWGEN_SIM=compiled in the environment) generates Go source for the same
+// partition instead and builds it with the go command as a plugin,
+// cached by content hash: a function per supernode and per group (small
+// ones inline in the dispatch), straight-line code with constant offsets,
+// masks and marks, values read only inside a supernode in locals,
+// one-word memories read and written in place. It runs 2 to 3 times as
+// fast as the interpreter on large designs, for a build of seconds the
+// first time. The state and the API are the interpreter's, which takes
+// over while a VCD trace is on or rst is high.
+//
+// Options{Event: true}, or HWGEN_SIM=event in the environment, selects
+// the per-register simulator that preceded the partitioned one: every
+// node and every sink scheduled on its own through dirty bitmaps (nodes
+// by level and operator; compiled, by fan-out-free trees). It computes
+// the same values, slower on busy designs, and is kept to bisect a
+// mismatch: a difference between the two modes is a simulator bug.
+// HWGEN_SIM is a comma-separated list: HWGEN_SIM=event,compiled selects
+// the per-register simulator's compiled form.
 //
 // Named signals that are mere aliases (a wire driven by a signal, an
 // output driven by an instance output, AsSInt/AsUInt) share a slot; every

@@ -10,7 +10,12 @@ func (s *Sim) markNode(i int32) {
 	s.nodesDue = true
 }
 
+// markSink makes sink i due at the next edge: its group, when the
+// sinks are grouped.
 func (s *Sim) markSink(i int32) {
+	if s.groupOf != nil {
+		i = s.groupOf[i]
+	}
 	s.sdirty[i>>6] |= 1 << uint(i&63)
 	s.sinksDue = true
 }
@@ -34,16 +39,20 @@ func (s *Sim) fire(r markRange) {
 }
 
 // settle evaluates the dirty nodes, with the generated code when there
-// is (and no trace wants every change), else with evalDirty.
+// is (and no trace wants every change), else with settleParts or, in
+// the per-register simulator, evalDirty.
 func (s *Sim) settle() {
 	if !s.nodesDue {
 		return
 	}
 	s.nodesDue = false
 	var n uint64
-	if s.plug != nil && s.tr == nil {
+	switch {
+	case s.plug != nil && s.tr == nil:
 		n = s.plug.settle()
-	} else {
+	case s.parts != nil:
+		n = s.settleParts()
+	default:
 		n = s.evalDirty(s.hot, s.dirty)
 	}
 	if n > 0 {

@@ -11,10 +11,14 @@ package sim
 // forward pass.
 func (b *builder) link() {
 	s := b.s
-	b.orderSinks()
+	if b.mode == modeParts {
+		b.linkParts()
+		return
+	}
+	b.orderSinks(b.sinkAfter(), nil)
 	b.renumber()
 	b.fanLists()
-	b.relayout()
+	b.relayout(b.slotOrder())
 	b.markLists()
 	b.hotRecords()
 	// Everything is evaluated once at the start: all nodes dirty, all
@@ -107,6 +111,12 @@ func (b *builder) hotRecords() {
 			}
 		}
 	}
+	b.sinkRecords()
+}
+
+// sinkRecords makes what the edge reads of each sink.
+func (b *builder) sinkRecords() {
+	s := b.s
 	s.hsinks = make([]hsink, len(s.sinks))
 	for i := range s.sinks {
 		k := &s.sinks[i]

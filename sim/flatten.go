@@ -213,6 +213,9 @@ func (b *builder) expr(sc *scope, x *hdl.Expr) int32 {
 	default:
 		id = b.operator(sc, x)
 	}
+	if p := b.s.producer[id]; p >= 0 && b.origin[p] == nil {
+		b.origin[p] = x
+	}
 	if b.width(id) != x.Type.Width {
 		b.fail("%s: %s node at %s is %d bits, its type is %s", b.where(sc), x.Op, x.Pos, b.width(id), x.Type)
 	}

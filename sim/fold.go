@@ -76,5 +76,6 @@ func (b *builder) nodeX(op opcode, w int, k, k2 int32, sa, sb uint8, srcs ...int
 	b.s.producer[id] = int32(len(b.s.nodes))
 	b.s.nodes = append(b.s.nodes, n)
 	b.nodeSrc = append(b.nodeSrc, srcs)
+	b.origin = append(b.origin, nil) // set by expr, which knows the expression
 	return id
 }

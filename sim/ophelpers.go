@@ -13,11 +13,12 @@ func b2u(b bool) uint64 {
 	return 0
 }
 
-// mask is 2^w-1 for 1 <= w <= 64.
-func mask(w uint64) uint64 { return ^uint64(0) >> (64 - w) }
+// mask is 2^w-1 for 1 <= w <= 64. (The &63 changes nothing there; it
+// tells the compiler the shift is below 64, which spares a test.)
+func mask(w uint64) uint64 { return ^uint64(0) >> ((64 - w) & 63) }
 
-// sx sign-extends x from bit 63-sh (sh = 0: x as it is).
-func sx(x, sh uint64) uint64 { return uint64(int64(x<<sh) >> sh) }
+// sx sign-extends x from bit 63-sh (sh = 0: x as it is), 0 <= sh < 64.
+func sx(x, sh uint64) uint64 { return uint64(int64(x<<(sh&63)) >> (sh & 63)) }
 
 func mux(sel, a, b uint64) uint64 {
 	if sel != 0 {

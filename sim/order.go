@@ -5,9 +5,10 @@ package sim
 
 import "sort"
 
-// renumber levelizes the nodes and puts them in evaluation order
-// (treeOrder or levelOrder).
-func (b *builder) renumber() {
+// nodeLevels returns each node's level (the length of the longest path
+// to it from state or inputs, 1 for a node reading only those) and sets
+// Sim.levels, the deepest.
+func (b *builder) nodeLevels() []int32 {
 	s := b.s
 	level := make([]int32, len(s.nodes))
 	for i, srcs := range b.nodeSrc {
@@ -20,20 +21,21 @@ func (b *builder) renumber() {
 		level[i] = l + 1
 		s.levels = max(s.levels, int(l+1))
 	}
+	return level
+}
+
+// renumber puts the nodes of the per-register simulator in evaluation
+// order (treeOrder or levelOrder).
+func (b *builder) renumber() {
+	s := b.s
+	level := b.nodeLevels()
 	var order []int32
-	if b.trees {
+	if b.mode == modeTrees {
 		order = b.treeOrder()
 	} else {
 		order = b.levelOrder(level)
 	}
-	nodes := make([]node, len(order))
-	srcs := make([][]int32, len(order))
-	for ni, old := range order {
-		nodes[ni] = s.nodes[old]
-		srcs[ni] = b.nodeSrc[old]
-		s.producer[nodes[ni].slot] = int32(ni)
-	}
-	s.nodes, b.nodeSrc = nodes, srcs
+	b.applyNodeOrder(order)
 	// Each tree is contiguous and ends with its root.
 	s.treeFirst = make([]int32, len(s.nodes))
 	first := int32(0)
@@ -51,25 +53,32 @@ func (b *builder) renumber() {
 	s.internal = inner
 }
 
-// orderSinks numbers the sinks so that an edge can update each one in
-// place, in index order, and still let every sink see the old state: a
-// sink that reads a register or a read port's data directly (next,
-// enable, address, write data or mask) comes before it, and the read
-// ports of a memory come before its writes. Sinks on a cycle of such
-// reads (two registers swapping values, say) are marked staged: they
-// compute in order but commit after all others. Among the sinks free to
-// go, creation order wins, which keeps an instance's registers together.
-func (b *builder) orderSinks() {
+// applyNodeOrder renumbers the nodes: order lists the old index of each
+// new one.
+func (b *builder) applyNodeOrder(order []int32) {
 	s := b.s
-	n := len(s.sinks)
+	nodes := make([]node, len(order))
+	srcs := make([][]int32, len(order))
+	for ni, old := range order {
+		nodes[ni] = s.nodes[old]
+		srcs[ni] = b.nodeSrc[old]
+		s.producer[nodes[ni].slot] = int32(ni)
+	}
+	s.nodes, b.nodeSrc = nodes, srcs
+}
+
+// sinkAfter lists, per sink, the sinks that must come after it at an
+// edge: those whose state it reads directly (next, enable, address,
+// write data or mask), and for a read port its memory's writes.
+func (b *builder) sinkAfter() [][]int32 {
+	s := b.s
 	bySlot := map[int32]int32{} // state slot -> the sink that updates it
 	for i, k := range s.sinks {
 		if k.kind != sinkWrite {
 			bySlot[k.slot] = int32(i)
 		}
 	}
-	// before[a] lists the sinks that must come after a.
-	after := make([][]int32, n)
+	after := make([][]int32, len(s.sinks))
 	for a, srcs := range b.sinkSrc {
 		for _, sid := range srcs {
 			if t, ok := bySlot[sid]; ok && t != int32(a) {
@@ -84,12 +93,29 @@ func (b *builder) orderSinks() {
 			}
 		}
 	}
+	return after
+}
+
+// orderSinks numbers the sinks so that an edge can update each one in
+// place, in index order, and still let every sink see the old state: a
+// sink that reads a register or a read port's data directly comes before
+// it, and the read ports of a memory come before its writes (after, from
+// sinkAfter). Sinks on a cycle of such reads (two registers swapping
+// values, say) are marked staged: they compute in order but commit after
+// all others. Among the sinks free to go, the lowest rank comes first
+// (rank is nil for the per-register simulator, else from homeRanks),
+// then creation order, which keeps an instance's registers together. It
+// returns the new index of each sink.
+func (b *builder) orderSinks(after [][]int32, rank []int32) []int32 {
+	s := b.s
+	n := len(s.sinks)
 	comp, ncomp := sccs(after)
 	size := make([]int32, ncomp)
 	for _, cp := range comp {
 		size[cp]++
 	}
-	// Kahn's algorithm over the components, smallest creation index first.
+	// Kahn's algorithm over the components, by group, then smallest
+	// creation index first.
 	first := make([]int32, ncomp)
 	for i := range first {
 		first[i] = int32(n)
@@ -99,6 +125,9 @@ func (b *builder) orderSinks() {
 		cp := comp[i]
 		first[cp] = min(first[cp], int32(i))
 		members[cp] = append(members[cp], int32(i))
+	}
+	if rank != nil {
+		first = rankKeys(first, rank)
 	}
 	// Within a cycle every register and read port stages its value, but a
 	// memory write lands at once: the cycle's writes come after its
@@ -157,6 +186,28 @@ func (b *builder) orderSinks() {
 			m.group = newIdx[m.group]
 		}
 	}
+	return newIdx
+}
+
+// rankKeys turns the first sink of each component into a key ordering
+// the components by the rank of that sink, then by the sink.
+func rankKeys(first, rank []int32) []int32 {
+	idx := make([]int32, len(first))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	sort.Slice(idx, func(x, y int) bool {
+		p, q := first[idx[x]], first[idx[y]]
+		if rank[p] != rank[q] {
+			return rank[p] < rank[q]
+		}
+		return p < q
+	})
+	key := make([]int32, len(first))
+	for pos, c := range idx {
+		key[c] = int32(pos)
+	}
+	return key
 }
 
 // treeOrder numbers the nodes for evaluation: a topological order in

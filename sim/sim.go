@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
-	"os"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/hwgen/hwgen/hdl"
 )
@@ -32,10 +32,20 @@ type Sim struct {
 	sinks     []sink
 	hsinks    []hsink  // what the edge reads of each sink
 	inits     []uint64 // reset values of the registers
+	isConst   []bool   // per slot: a constant (written as a literal by generated code)
 	sdirty    []uint64 // bitmap over sinks to visit at the next edge
 	sinksDue  bool     // a sink may be pending (else an edge only counts)
 	treeFirst []int32  // per node, the first node of its tree (see treeOrder)
 	internal  []bool   // per node, whether it is internal to its tree
+	// The partitioned simulator's supernodes and sink groups (nil in the
+	// per-register one, whose dirty and sdirty are over nodes and sinks).
+	parts     []part
+	runs      []run
+	groups    []group
+	regs      []reg       // per sink, for commitRegs (one-word registers only)
+	partOf    []int32     // per node, its supernode
+	groupOf   []int32     // per sink, its group
+	armOf     []markRange // per supernode, the groups it arms
 	plug      *pluginCode
 	stageBuf  []uint64
 	staged    []staged
@@ -53,6 +63,7 @@ type Sim struct {
 	evals     uint64
 	sinkEvals uint64
 	tr        *vcd
+	ports     [256]portEntry // input's cache
 }
 
 // Port is a top-level port.
@@ -70,8 +81,8 @@ type Stats struct {
 	ReadPorts int    // memory read ports
 	Memories  int    // memories
 	Signals   int    // named signals (peekable paths)
-	Evals     uint64 // combinational node evaluations so far (compiled: the nodes of every tree evaluated)
-	SinkEvals uint64 // register, read-port and write-port visits at edges so far
+	Evals     uint64 // combinational node evaluations so far: every node of each supernode evaluated (per-register simulator: each node evaluated; compiled, the nodes of every tree)
+	SinkEvals uint64 // register, read-port and write-port visits at edges so far: every sink of each group committed (per-register simulator: each sink visited)
 	Cycles    uint64 // rising edges so far
 }
 
@@ -79,20 +90,19 @@ type Stats struct {
 //
 // With HWGEN_SIM=compiled in the environment, New is NewWith(d,
 // Options{Compiled: true}): every simulator of the program is compiled
-// (see Options), which suits long runs of one design.
+// (see Options), which suits long runs of one design. HWGEN_SIM is a
+// comma-separated list: HWGEN_SIM=event selects the per-register
+// simulator (Options.Event), HWGEN_SIM=event,compiled its compiled form.
 func New(d *hdl.Design) (*Sim, error) {
-	if os.Getenv("HWGEN_SIM") == "compiled" {
-		return NewWith(d, Options{Compiled: true})
-	}
-	return newSim(d, false)
+	return NewWith(d, Options{Compiled: envSim("compiled")})
 }
 
-func newSim(d *hdl.Design, trees bool) (*Sim, error) {
+func newSim(d *hdl.Design, mode buildMode) (*Sim, error) {
 	if d == nil || d.Top == nil {
 		return nil, errors.New("sim: nil design")
 	}
 	s := &Sim{top: d.Top.Name, memByPath: map[string]int32{}, byPath: map[string]int32{}}
-	if err := build(s, d, trees); err != nil {
+	if err := build(s, d, mode); err != nil {
 		return nil, err
 	}
 	if inf := d.Info[d.Top]; inf != nil && inf.UsesReset {
@@ -130,6 +140,39 @@ func (s *Sim) Memories() []string {
 // input finds a pokeable port: a top-level input or rst. rst is accepted
 // even when the design has no register, so a harness can reset any design.
 func (s *Sim) input(op, port string) (int32, hdl.Type, error) {
+	// A testbench pokes the same few ports every cycle, by the same
+	// strings: a cache indexed by where the name's bytes lie finds them
+	// without hashing the name (comparing equal pointers is immediate).
+	h := uint64(uintptr(unsafe.Pointer(unsafe.StringData(port)))) * 0x9e3779b97f4a7c15 >> 56
+	for i := range uint64(4) { // a few neighbours, in case names collide
+		if e := &s.ports[(h+i)%uint64(len(s.ports))]; e.name == port && port != "" {
+			return e.slot, e.typ, nil
+		}
+	}
+	id, t, err := s.lookupInput(op, port)
+	if err == nil {
+		// Replace an empty neighbour or, failing that, the first.
+		e := &s.ports[h]
+		for i := range uint64(4) {
+			if c := &s.ports[(h+i)%uint64(len(s.ports))]; c.name == "" {
+				e = c
+				break
+			}
+		}
+		*e = portEntry{name: port, slot: id, typ: t}
+	}
+	return id, t, err
+}
+
+// portEntry is a cached result of lookupInput.
+type portEntry struct {
+	name string
+	slot int32
+	typ  hdl.Type
+}
+
+// lookupInput is input without the cache.
+func (s *Sim) lookupInput(op, port string) (int32, hdl.Type, error) {
 	if port == "rst" {
 		return s.rstSlot, hdl.Bool, nil
 	}
@@ -305,6 +348,10 @@ func (s *Sim) PeekSigned(path string) (*big.Int, error) {
 // edge it settles again.
 func (s *Sim) Step(n int) {
 	for range n {
+		if !s.nodesDue && !s.sinksDue && s.tr == nil {
+			s.cycle++ // nothing is due: an edge would change nothing
+			continue
+		}
 		s.settle()
 		if s.tr != nil {
 			s.tr.dump(s, 10*s.cycle+5, 0)

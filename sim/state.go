@@ -19,40 +19,14 @@ func (s *Sim) edge() {
 	rst := v[s.slots[s.rstSlot].off] != 0
 	if s.sinksDue {
 		s.sinksDue = false
-		sd := s.sdirty
-		hs := s.hsinks
-		fast := !rst && s.tr == nil
 		var visits uint64
-		for w := range sd {
-			x := sd[w]
-			if x == 0 {
-				continue
-			}
-			sd[w] = 0
-			visits += uint64(bits.OnesCount64(x))
-			for x != 0 {
-				j := int32(w<<6 | bits.TrailingZeros64(x))
-				x &= x - 1
-				k := &hs[j]
-				if !k.fast || !fast {
-					s.visit(j, &s.sinks[j], rst)
-					continue
-				}
-				// A one-word register off any cycle, out of reset, not
-				// traced: visit's fast path, with no branch on the
-				// register's shape (en and next always point somewhere).
-				if v[k.en] == 0 {
-					continue
-				}
-				if nv := v[k.next]; nv != v[k.off] {
-					v[k.off] = nv
-					if k.fw >= 0 {
-						s.bits[k.fw] |= k.fm
-					} else {
-						s.fire(markRange{-k.fw - 1, int32(k.fm)})
-					}
-				}
-			}
+		switch {
+		case s.groups == nil:
+			visits = s.edgeSinks(rst)
+		case s.plug != nil && !rst && s.tr == nil:
+			visits = s.plug.edge()
+		default:
+			visits = s.edgeGroups(rst)
 		}
 		s.sinkEvals += visits
 		if visits > 0 {
@@ -71,6 +45,47 @@ func (s *Sim) edge() {
 		s.nodesDue, s.sinksDue = true, true
 	}
 	s.cycle++
+}
+
+// edgeSinks visits the pending sinks of the per-register simulator and
+// returns how many.
+func (s *Sim) edgeSinks(rst bool) (visits uint64) {
+	v := s.v
+	sd := s.sdirty
+	hs := s.hsinks
+	fast := !rst && s.tr == nil
+	for w := range sd {
+		x := sd[w]
+		if x == 0 {
+			continue
+		}
+		sd[w] = 0
+		visits += uint64(bits.OnesCount64(x))
+		for x != 0 {
+			j := int32(w<<6 | bits.TrailingZeros64(x))
+			x &= x - 1
+			k := &hs[j]
+			if !k.fast || !fast {
+				s.visit(j, &s.sinks[j], rst)
+				continue
+			}
+			// A one-word register off any cycle, out of reset, not
+			// traced: visit's fast path, with no branch on the
+			// register's shape (en and next always point somewhere).
+			if v[k.en] == 0 {
+				continue
+			}
+			if nv := v[k.next]; nv != v[k.off] {
+				v[k.off] = nv
+				if k.fw >= 0 {
+					s.bits[k.fw] |= k.fm
+				} else {
+					s.fire(markRange{-k.fw - 1, int32(k.fm)})
+				}
+			}
+		}
+	}
+	return visits
 }
 
 // hsink is the part of a sink that the edge reads for a one-word register

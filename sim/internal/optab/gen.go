@@ -6,18 +6,24 @@ import (
 	"strings"
 )
 
-// Files of package sim: OpcodeFile is written by Opcodes, LoopFile has its
-// evaluation loop's cases spliced in by Splice.
-const (
-	OpcodeFile = "ops_gen.go"
-	LoopFile   = "eval.go"
-)
+// OpcodeFile, of package sim, is written by Opcodes.
+const OpcodeFile = "ops_gen.go"
 
-// The lines around the generated cases in LoopFile: the first in the
-// switch, the last its closing brace.
+// LoopFiles, of package sim, have their evaluation loops' cases spliced
+// in by Splice: the per-register interpreter's and the supernodes'.
+var LoopFiles = []string{"eval.go", "parteval.go"}
+
+// The lines around the generated code in a LoopFile: the first in a
+// switch, the last its closing brace. A file has one region of each kind
+// at most: cases (the operator's result r of one node h) or run loops
+// (each operator's loop over a run of nodes rn.lo..rn.hi-1 of hot).
 const (
 	beginCases = "// The cases are generated from the operator table (go generate)."
 	endCases   = "} // End of the generated cases."
+	beginRuns  = "// The run loops are generated from the operator table (go generate)."
+	endRuns    = "} // End of the generated run loops."
+	beginExt   = "// The extending run loops are generated from the operator table (go generate)."
+	endExt     = "} // End of the generated extending run loops."
 )
 
 // Opcodes returns the Go source of sim/ops_gen.go: the opcodes, in the
@@ -57,38 +63,111 @@ func Opcodes() ([]byte, error) {
 	return src, nil
 }
 
-// Splice returns src, the source of LoopFile, with the cases between its
-// markers replaced by the narrow operators' evaluation: each sets r from
-// the values v and the node record h (sim.hnode), whose result width is
-// bw. The loop around them is plain code in LoopFile; only the cases come
-// from the table, inline because a call per node would cost a few per
-// cent of the interpreter's time.
+// Splice returns src, the source of a LoopFile, with the code between
+// its markers replaced by the narrow operators' evaluation. The loops
+// around them are plain code in the file; only the cases come from the
+// table, inline because a call per node would cost a few per cent of the
+// interpreter's time.
+//
+// A case sets r from the values v and the node record h (sim.hnode),
+// whose result width is bw. A run loop evaluates each node h of a run
+// of one operator and hands its result to s.put(v, marks, h, r).
 func Splice(src []byte) ([]byte, error) {
 	s := string(src)
-	i, j := strings.Index(s, beginCases), strings.Index(s, endCases)
-	if i < 0 || j < i {
-		return nil, fmt.Errorf("optab: %s has no %q ... %q", LoopFile, beginCases, endCases)
-	}
-	i += len(beginCases)
-	j = strings.LastIndex(s[:j], "\n") // the end marker's line, indented
-	args := Args{A: "sx(v[h.a], uint64(h.sa))", B: "sx(v[h.b], uint64(h.sb))",
-		X: "v[h.a]", Y: "v[h.b]", Z: "v[h.k]", K: "uint64(h.k)", N: "uint64(h.k)", W: "bw", M: "mask(bw)"}
-	var b strings.Builder
-	b.WriteString(s[:i])
-	b.WriteString("\n")
-	for _, op := range Narrow {
-		fmt.Fprintf(&b, "case n%s:\n", op.Name)
-		if op.Variadic {
-			step := Expand(op.Expr, Args{R: "r", N: "uint64(c.w)", X: "v[c.off]"})
-			fmt.Fprintf(&b, "for _, c := range cat[h.k : h.k+int32(h.sa)] {\nr = %s\n}\n", step)
+	found := false
+	for _, rg := range []struct {
+		begin, end string
+		body       func(*strings.Builder)
+	}{{beginCases, endCases, cases}, {beginRuns, endRuns, runLoops}, {beginExt, endExt, extRunLoops}} {
+		i, j := strings.Index(s, rg.begin), strings.Index(s, rg.end)
+		if i < 0 && j < 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "r = %s\n", Expand(op.Expr, args))
+		if i < 0 || j < i {
+			return nil, fmt.Errorf("optab: no %q ... %q", rg.begin, rg.end)
+		}
+		found = true
+		i += len(rg.begin)
+		j = strings.LastIndex(s[:j], "\n") // the end marker's line, indented
+		var b strings.Builder
+		b.WriteString(s[:i])
+		b.WriteString("\n")
+		rg.body(&b)
+		s = strings.TrimSuffix(b.String(), "\n") + s[j:]
 	}
-	out := strings.TrimSuffix(b.String(), "\n") + s[j:]
-	src, err := format.Source([]byte(out))
+	if !found {
+		return nil, fmt.Errorf("optab: no %q or %q", beginCases, beginRuns)
+	}
+	out, err := format.Source([]byte(s))
 	if err != nil {
-		return nil, fmt.Errorf("optab: %s with the generated cases: %w", LoopFile, err)
+		return nil, fmt.Errorf("optab: the loop with the generated cases: %w", err)
 	}
-	return src, nil
+	return out, nil
+}
+
+// nodeArgs are the placeholders' values for a node record h.
+var nodeArgs = Args{A: "sx(v[h.a], uint64(h.sa))", B: "sx(v[h.b], uint64(h.sb))",
+	X: "v[h.a]", Y: "v[h.b]", Z: "v[h.k]", K: "uint64(h.k)", N: "uint64(h.k)", W: "bw", M: "mask(bw)"}
+
+// catStep is the loop folding a Cat's arguments into r.
+func catStep(op Op) string {
+	step := Expand(op.Expr, Args{R: "r", N: "uint64(c.w)", X: "v[c.off]"})
+	return fmt.Sprintf("for _, c := range cat[h.k : h.k+int32(h.sa)] {\nr = %s\n}\n", step)
+}
+
+func cases(b *strings.Builder) {
+	for _, op := range Narrow {
+		fmt.Fprintf(b, "case n%s:\n", op.Name)
+		if op.Variadic {
+			b.WriteString(catStep(op))
+			continue
+		}
+		fmt.Fprintf(b, "r = %s\n", Expand(op.Expr, nodeArgs))
+	}
+}
+
+// runArgs are nodeArgs with the result width read from h, whose top bit
+// is the output flag (sim.outFlag), and operands a and b as stored: a
+// run of nodes that sign-extend an operand is an extending run.
+var runArgs = func() Args {
+	a := nodeArgs
+	a.W, a.M = "uint64(h.w&^outFlag)", "mask(uint64(h.w&^outFlag))"
+	a.A, a.B = "v[h.a]", "v[h.b]"
+	return a
+}()
+
+// extArgs are runArgs with the operands sign-extended per the node.
+var extArgs = func() Args {
+	a := runArgs
+	a.A, a.B = nodeArgs.A, nodeArgs.B
+	return a
+}()
+
+// Extends reports whether op reads operands through the node's
+// sign-extension shifts: only such operators have extending runs.
+func (op Op) Extends() bool {
+	return strings.Contains(op.Expr, "$A") || strings.Contains(op.Expr, "$B")
+}
+
+func runLoops(b *strings.Builder) {
+	for _, op := range Narrow {
+		runLoop(b, op, runArgs)
+	}
+}
+
+func extRunLoops(b *strings.Builder) {
+	for _, op := range Narrow {
+		if op.Extends() {
+			runLoop(b, op, extArgs)
+		}
+	}
+}
+
+func runLoop(b *strings.Builder, op Op, args Args) {
+	fmt.Fprintf(b, "case n%s:\nfor j := rn.lo; j < rn.hi; j++ {\nh := &hot[j]\n", op.Name)
+	if op.Variadic {
+		fmt.Fprintf(b, "var r uint64\n%ss.put(v, marks, h, r)\n}\n", catStep(op))
+		return
+	}
+	fmt.Fprintf(b, "s.put(v, marks, h, %s)\n}\n", Expand(op.Expr, args))
 }

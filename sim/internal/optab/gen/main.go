@@ -18,14 +18,16 @@ func main() {
 	if err := os.WriteFile(optab.OpcodeFile, ops, 0o644); err != nil {
 		log.Fatal(err)
 	}
-	src, err := os.ReadFile(optab.LoopFile)
-	if err != nil {
-		log.Fatal(err)
-	}
-	if src, err = optab.Splice(src); err != nil {
-		log.Fatal(err)
-	}
-	if err := os.WriteFile(optab.LoopFile, src, 0o644); err != nil {
-		log.Fatal(err)
+	for _, f := range optab.LoopFiles {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if src, err = optab.Splice(src); err != nil {
+			log.Fatalf("%s: %v", f, err)
+		}
+		if err := os.WriteFile(f, src, 0o644); err != nil {
+			log.Fatal(err)
+		}
 	}
 }
