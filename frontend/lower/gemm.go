@@ -67,16 +67,17 @@ func (l *lowering) dense(n *onnx.Node, in string, sx float64, w *onnx.Array, bia
 	if len(xs) != 2 || xs[0] != 1 || xs[1] != k {
 		return fmt.Errorf("input %v and weights %v: want [1,K] and [K,N]", xs, w.Shape)
 	}
-	out, relu, err := l.fuse(n, bias, 1, 2)
+	out, f, relu, err := l.fuse(n, nc, 1, 2)
 	if err != nil {
 		return err
 	}
+	bias = f.bias(bias)
 	out, clip, err := l.fuseClip(out)
 	if err != nil {
 		return err
 	}
 	// quant.Weights wants the output channel first: quantize wᵀ.
-	q, sw, err := quant.Weights(transpose(w.Data, k, nc), nc)
+	q, sw, err := quant.Weights(transpose(f.weights(w.Data, true), k, nc), nc)
 	if err != nil {
 		return fmt.Errorf("weights %q: %w", n.Inputs[1], err)
 	}
@@ -150,14 +151,4 @@ func (c *clipRange) apply(q golden.Requant, sy float64, elem golden.Int) golden.
 	q.Clamp, q.Lo, q.Hi = true, bound(c.lo), bound(c.hi)
 	q.Lo = min(q.Lo, q.Hi)
 	return q
-}
-
-// addsConst reports whether the Add a adds a FLOAT constant to value.
-func (l *lowering) addsConst(a *onnx.Node, value string) bool {
-	other := a.Inputs[0]
-	if other == value {
-		other = a.Inputs[1]
-	}
-	_, ok := l.consts[other]
-	return ok
 }

@@ -47,15 +47,16 @@ func (l *lowering) conv(n *onnx.Node) error {
 			return err
 		}
 	}
-	out, relu, err := l.fuse(n, bias, 1, 4)
+	out, f, relu, err := l.fuse(n, co, 1, 4)
 	if err != nil {
 		return err
 	}
+	bias = f.bias(bias)
 	out, clip, err := l.fuseClip(out)
 	if err != nil {
 		return err
 	}
-	q, sw, err := quant.Weights(w.Data, co)
+	q, sw, err := quant.Weights(f.weights(w.Data, false), co)
 	if err != nil {
 		return fmt.Errorf("weights %q: %w", n.Inputs[1], err)
 	}
@@ -119,36 +120,37 @@ func (l *lowering) constant(n *onnx.Node, i int) (*onnx.Array, error) {
 	return c, nil
 }
 
-// fuse absorbs the Add of a constant bias and then the Relu that may
-// follow n's output, each only when it is the value's one user (an Add of
-// two feature maps is lowered on its own, residual). It adds
-// the bias into bias and returns the value the layer now defines. The
-// output has rank dims and its channels on axis.
-func (l *lowering) fuse(n *onnx.Node, bias []float32, axis, rank int) (out string, relu bool, err error) {
-	out = n.Outputs[0]
-	if a := l.soleUser(out, "Add"); a != nil && l.addsConst(a, out) {
-		b := l.consts[a.Inputs[0]]
-		if a.Inputs[0] == out {
-			b = l.consts[a.Inputs[1]]
-		}
-		if err := addBias(bias, b, axis, rank); err != nil {
-			return "", false, fmt.Errorf("the Add %q after it: %w", a.Name, err)
-		}
-		l.done[a], out = true, a.Outputs[0]
+// fuse absorbs what follows the layer n defines, each only when it is
+// the previous value's one user: the chain of per-channel affine ops (a
+// bias Add, BatchNormalization, a Mul, Div, Add or Sub by a constant:
+// affineChain), then a Relu. It returns their affine, which the caller
+// applies to its float weights and bias before quantizing them, and the
+// value the layer now defines. The output has rank dims and channels
+// channels on axis.
+func (l *lowering) fuse(n *onnx.Node, channels, axis, rank int) (out string, f *affine, relu bool, err error) {
+	f = identity(channels)
+	if out, err = l.affineChain(n.Outputs[0], f, axis, rank); err != nil {
+		return "", nil, false, err
 	}
 	if r := l.soleUser(out, "Relu"); r != nil {
 		l.done[r], out, relu = true, r.Outputs[0], true
 	}
-	return out, relu, nil
+	return out, f, relu, nil
 }
 
 // soleUser is the node of type op that is value's only user, or nil.
 func (l *lowering) soleUser(value, op string) *onnx.Node {
-	u := l.uses[value]
-	if len(u) != 1 || u[0].OpType != op || len(u[0].Outputs) != 1 {
-		return nil
+	if u := l.onlyUser(value); u != nil && u.OpType == op {
+		return u
 	}
-	if op == "Add" && len(u[0].Inputs) != 2 {
+	return nil
+}
+
+// onlyUser is value's only user when it has one output and value is no
+// graph output, else nil.
+func (l *lowering) onlyUser(value string) *onnx.Node {
+	u := l.uses[value]
+	if len(u) != 1 || len(u[0].Outputs) != 1 {
 		return nil
 	}
 	for _, o := range l.g.Outputs {
@@ -159,26 +161,16 @@ func (l *lowering) soleUser(value, op string) *onnx.Node {
 	return u[0]
 }
 
-// addBias adds the constant b to the per-channel bias when b broadcasts
-// along the channel axis only (for a Conv output [1,M,H,W]: [M,1,1], [M]
-// is not, as numpy aligns the last dims; for a MatMul's [1,N]: [N] or
-// [1,N]); a single value is added to every channel.
+// addBias adds a layer's own bias, the constant b, to the per-channel
+// bias (channelVector: for a Conv's B [M], axis 0 of 1 dim; for Gemm's C
+// broadcast to [1,N], axis 1 of 2).
 func addBias(bias []float32, b *onnx.Array, axis, rank int) error {
-	if len(b.Shape) > rank {
-		return fmt.Errorf("bias shape %v has more than %d dims", b.Shape, rank)
-	}
-	off := rank - len(b.Shape)
-	for i, d := range b.Shape {
-		if d != 1 && (i+off != axis || d != len(bias)) {
-			return fmt.Errorf("bias shape %v is not per channel (%d channels on axis %d of %d)", b.Shape, len(bias), axis, rank)
-		}
+	v, err := channelVector(b, len(bias), axis, rank, rank-len(b.Shape))
+	if err != nil {
+		return fmt.Errorf("bias %w", err)
 	}
 	for o := range bias {
-		if len(b.Data) == 1 {
-			bias[o] += b.Data[0]
-		} else {
-			bias[o] += b.Data[o]
-		}
+		bias[o] += float32(v[o])
 	}
 	return nil
 }

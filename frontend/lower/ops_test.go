@@ -446,8 +446,6 @@ func TestOpsErrors(t *testing.T) {
 			`node "tr" (Transpose): input "f" is not the result of a Gemm or MatMul: only those are transposed on the data path`},
 		{"Concat of feature maps", base().Node("cat", "Concat", []string{"x", "x"}, "y", i64("axis", 1)),
 			`node "cat" (Concat): op not supported by the lowering; supported: ` + strings.Join(Ops, ", ")},
-		{"Add of a constant alone", base().Float("k", []int64{}, 1).Node("add", "Add", []string{"x", "k"}, "y"),
-			`node "add" (Add): adds the constant "k": a constant is added only as the bias right after a Conv, Gemm or MatMul`},
 		{"Add broadcast", base().Float("w", []int64{2, 2, 3, 3}, wave(0, 1, 2, 2, 3, 3)...).
 			Node("conv", "Conv", []string{"x", "w"}, "c").
 			Node("gap", "GlobalAveragePool", []string{"x"}, "p").

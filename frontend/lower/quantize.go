@@ -90,9 +90,11 @@ type lowering struct {
 }
 
 // Quantize calibrates m on the calib inputs (values for its one graph
-// input) and lowers it for cfg.
+// input) and lowers it for cfg. It works on m.Graph.Inference(), without
+// the nodes that pass their input on and with every Sum of more than two
+// inputs split into Adds; m is not changed.
 func Quantize(m *onnx.Model, calib []*onnx.Array, cfg npu.Config, opts ...Option) (*Net, error) {
-	g := &m.Graph
+	g := m.Graph.Inference()
 	if len(g.Inputs) != 1 || len(g.Outputs) != 1 {
 		return nil, fmt.Errorf("lower: %d graph inputs and %d outputs, want one each", len(g.Inputs), len(g.Outputs))
 	}

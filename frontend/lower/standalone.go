@@ -80,10 +80,7 @@ func (l *lowering) binary(n *onnx.Node, fn golden.EltOp) error {
 	}
 	var sc [2]float64
 	for i, name := range n.Inputs {
-		if _, ok := l.consts[name]; ok {
-			if fn == golden.EltAdd {
-				return fmt.Errorf("adds the constant %q: a constant is added only as the bias right after a Conv, Gemm or MatMul", name)
-			}
+		if _, ok := l.consts[name]; ok { // an Add of a constant is an affine op (affineAlone)
 			return fmt.Errorf("input %q is a constant: only the %s of two computed values is supported (a Clip bounds by constants)", name, n.OpType)
 		}
 		s, err := l.value(name)

@@ -128,7 +128,7 @@ func TestQuantizeErrors(t *testing.T) {
 			m.Graph.Nodes[2].Inputs[0] = "c2"
 			m.Graph.Nodes[1].Inputs[1] = "b4"
 			m.Graph.Initializers = append(m.Graph.Initializers, named("b4", ramp(0.3, 4)))
-		}, `node "conv" (Conv): the Add "add" after it: bias shape [4] is not per channel`},
+		}, `node "conv" (Conv): the Add "add" after it: the constant "b4": shape [4] is not per channel`},
 		{"reshape of a feature map", func(m *onnx.Model) {
 			m.Graph.Nodes[2] = &onnx.Node{Name: "flat", OpType: "Reshape", Inputs: []string{"r", "shape"}, Outputs: []string{"f"}}
 			m.Graph.Initializers = append(m.Graph.Initializers, &onnx.Tensor{Name: "shape", DType: onnx.Int64, Dims: []int64{2}, Int64: []int64{2, 16}})

@@ -32,12 +32,36 @@ func (m *Model) Fold() error {
 		outputs[v.Name] = true
 	}
 	g.dropPassThrough(outputs)
-	g.splitSums()
+	g.splitSums(2)
 	if err := g.foldConstants(outputs); err != nil {
 		return err
 	}
 	g.dropUnused(outputs)
 	return nil
+}
+
+// Inference is a copy of g for a lowering that maps nodes one by one: the
+// Identity, Dropout (mask unread) and one-input Sum nodes that write no
+// graph output are removed as Model.Fold removes them, and a Sum of more
+// than two inputs becomes a chain of Adds (so that every partial sum is
+// a value of its own, which calibration sees); a Sum of two stays. g is
+// not changed: the copy has its own node list and nodes, and shares the
+// initializers and attributes.
+func (g *Graph) Inference() *Graph {
+	c := *g
+	c.Nodes = make([]*Node, len(g.Nodes))
+	for i, n := range g.Nodes {
+		m := *n
+		m.Inputs = slices.Clone(n.Inputs)
+		c.Nodes[i] = &m
+	}
+	outputs := map[string]bool{}
+	for _, v := range g.Outputs {
+		outputs[v.Name] = true
+	}
+	c.dropPassThrough(outputs)
+	c.splitSums(3)
+	return &c
 }
 
 // dropPassThrough removes the Identity, Dropout (mask unread, no
@@ -90,9 +114,10 @@ func (g *Graph) readers() map[string]int {
 	return read
 }
 
-// splitSums replaces each Sum of k ≥ 2 inputs by k−1 Adds, summing left
-// to right as Sum does; the intermediate values get fresh names.
-func (g *Graph) splitSums() {
+// splitSums replaces each Sum of k ≥ least inputs (least ≥ 2) by k−1
+// Adds, summing left to right as Sum does; the intermediate values get
+// fresh names.
+func (g *Graph) splitSums(least int) {
 	used := g.names()
 	fresh := func(base string) string {
 		name := base
@@ -104,7 +129,7 @@ func (g *Graph) splitSums() {
 	}
 	var nodes []*Node
 	for _, n := range g.Nodes {
-		if n.OpType != "Sum" || n.Domain != "" || len(n.Inputs) < 2 || len(n.Outputs) != 1 {
+		if n.OpType != "Sum" || n.Domain != "" || len(n.Inputs) < least || len(n.Outputs) != 1 {
 			nodes = append(nodes, n)
 			continue
 		}

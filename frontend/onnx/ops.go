@@ -56,9 +56,10 @@ const (
 	docPost     = "after a ReduceSum/ReduceMean/ReduceMax (the reduce's post function), or of one value per channel (hwgen quantize does not export it)"
 	docView     = "of [1,C,H,W] to [1,C·H·W] (Flatten: axis 1): the NPU's flatten; to the same shape: nothing"
 	docFoldOnly = "only in a constant subgraph (e.g. the Shape, Gather, Unsqueeze, Concat of PyTorch's x.view(x.size(0), -1)), folded before lowering"
-	docArith    = "float only for now (NPU: a constant operand in a constant subgraph, folded): numpy broadcasting; before opset 7 the broadcast and axis attributes"
+	docAffine   = "a per-channel affine a[c]·x + b[c] folded into the Conv, Gemm or MatMul before it (output channel c's float weights scaled by a[c] before quantization, the bias carried), else with the affine ops, Relu and Clip after it a depthwise 1×1 conv"
+	docArith    = "by a constant of one value per channel or one value (before opset 7 also the broadcast and axis attributes; c − x too, not c / x): " + docAffine + "; of two computed values refused"
 	docAct      = "float only for now: elementwise, with the spec's attribute defaults"
-	docPass     = "float only for now: inference, so the input passes on (Dropout's mask: all true, before opset 10 zeros as in ONNX Runtime; training_mode true is refused); Model.Fold removes it"
+	docPass     = "inference, so the input passes on (Dropout's mask: all true, before opset 10 zeros as in ONNX Runtime; training_mode true is refused); Model.Fold and the lowering (Graph.Inference) remove it"
 )
 
 // OpTable is the one list of the ONNX operators hwgen supports: the
@@ -89,7 +90,7 @@ var OpTable = []Op{
 	{Name: "MatMul", Float: true, NPU: true, Conformance: true,
 		Doc: "[1,K] by a constant [K,N]: a GEMM per output channel; a following bias Add, Relu and Clip fused"},
 	{Name: "Add", Float: true, NPU: true, Conformance: true,
-		Doc: "of two values of one shape: eltwise add, the finer operand rescaled; a constant only as the bias right after a Conv, Gemm or MatMul"},
+		Doc: "of two values of one shape: eltwise add, the finer operand rescaled; of a value and a constant: " + docAffine},
 	{Name: "Min", Float: true, NPU: true, Conformance: true, Doc: docMinMax},
 	{Name: "Max", Float: true, NPU: true, Conformance: true, Doc: docMinMax},
 	{Name: "Relu", Float: true, NPU: true, Conformance: true,
@@ -118,13 +119,13 @@ var OpTable = []Op{
 	{Name: "Transpose", Float: true, NPU: true, Conformance: true,
 		Doc: "of a Gemm or MatMul result (perm [1 0]): a view, free"},
 
-	{Name: "Sub", Float: true, Doc: docArith},
-	{Name: "Mul", Float: true, Doc: docArith},
-	{Name: "Div", Float: true, Doc: docArith},
-	{Name: "Sum", Float: true,
-		Doc: "float only for now: the elementwise sum of any number of inputs, numpy broadcasting"},
-	{Name: "BatchNormalization", Float: true,
-		Doc: "float only for now: inference with the mean and var inputs, or the batch's statistics in training mode (is_test 0 before opset 7, training_mode 1: with opset 14's running mean and var outputs); spatial 0 (before 9) per element"},
+	{Name: "Sub", Float: true, NPU: true, Doc: docArith},
+	{Name: "Mul", Float: true, NPU: true, Doc: docArith},
+	{Name: "Div", Float: true, NPU: true, Doc: docArith},
+	{Name: "Sum", Float: true, NPU: true,
+		Doc: "of two values: as Add; of more: a chain of eltwise adds (split into Adds before calibration, so each partial sum has its own scale); of one: removed"},
+	{Name: "BatchNormalization", Float: true, NPU: true,
+		Doc: "inference (is_test 1 before opset 7; spatial 0 only with parameters equal within each channel): a = scale/√(var + epsilon), b = B − mean·a, " + docAffine + "; training mode refused (the float executor runs it)"},
 	{Name: "LRN", Float: true, Doc: "float only for now: across channels, size required"},
 	{Name: "Softmax", Float: true,
 		Doc: "float only for now: before opset 13 over the input coerced to 2-D at axis (default 1), from 13 along axis (default −1)"},
