@@ -43,6 +43,23 @@ func convNode(b *onnxtest.Builder, name, x, out string, co, ci int64, phase floa
 		Node(name, "Conv", []string{x, name + ".w", name + ".b"}, out, onnxtest.Ints("pads", 1, 1, 1, 1))
 }
 
+// bnNode adds an inference BatchNormalization x → out of c channels
+// whose scale has both signs.
+func bnNode(b *onnxtest.Builder, name, x, out string, c int64, phase float64) *onnxtest.Builder {
+	v := around1(wave(phase+0.3, 0.5, c)) // var 0.5..1.5
+	return b.Float(name+".s", []int64{c}, wave(phase, 1.5, c)...).Float(name+".b", []int64{c}, wave(phase+0.1, 0.2, c)...).
+		Float(name+".m", []int64{c}, wave(phase+0.2, 0.2, c)...).Float(name+".v", []int64{c}, v...).
+		Node(name, "BatchNormalization", []string{x, name + ".s", name + ".b", name + ".m", name + ".v"}, out)
+}
+
+// around1 is 1 + v.
+func around1(v []float32) []float32 {
+	for i := range v {
+		v[i]++
+	}
+	return v
+}
+
 // opNets are small float nets with the ops frontend/lower maps beyond
 // mnist-7's, so that their exported forms use every translation:
 // eltwise adds and standalone requantizations, average pools, sums per
@@ -79,6 +96,29 @@ var opNets = []struct {
 			Node("relu6", "Clip", []string{"g", "z", "six"}, "y")
 	}, []int64{1, 2, 10, 10}, []lower.Option{lower.WithRounding(golden.HalfEven)},
 		[]string{"eltwise0/add", "conv2d0/clamp_hi", "reduce0/sum", "gemm0/clamp_hi"}},
+	{"BatchNormalization, Mul, Add folded into a Conv; alone (DenseNet), a depthwise conv; Sum of three", func() *onnxtest.Builder {
+		b := onnxtest.New(9).Input("x", 1, 3, 6, 6).Output("y")
+		b = bnNode(convNode(b, "conv1", "x", "c1", 4, 3, 30), "bn1", "c1", "n1", 4, 31).
+			Float("k1", []int64{4, 1, 1}, around1(wave(32, 0.2, 4, 1, 1))...).Node("mul1", "Mul", []string{"n1", "k1"}, "m1").
+			Float("a1", []int64{4, 1, 1}, wave(33, 0.1, 4, 1, 1)...).Node("add1", "Add", []string{"m1", "a1"}, "s1").
+			Node("relu1", "Relu", []string{"s1"}, "r1").
+			Node("pool", "MaxPool", []string{"r1"}, "p", onnxtest.Ints("kernel_shape", 2, 2), onnxtest.Ints("strides", 2, 2))
+		b = bnNode(b, "bn2", "p", "n2", 4, 34).
+			Float("k2", []int64{4, 1, 1}, around1(wave(35, 0.2, 4, 1, 1))...).Node("mul2", "Mul", []string{"n2", "k2"}, "m2").
+			Float("a2", []int64{}, 0.05).Node("sub2", "Sub", []string{"m2", "a2"}, "s2").
+			Node("relu2", "Relu", []string{"s2"}, "r2")
+		b = convNode(b, "conv2", "r2", "c2", 4, 4, 36)
+		b = convNode(b, "conv3", "r2", "c3", 4, 4, 37)
+		return b.Node("sum", "Sum", []string{"c2", "c3", "p"}, "y")
+	}, []int64{1, 3, 6, 6}, nil, []string{"conv2d1/acc", "eltwise0/add", "eltwise2/add"}},
+	{"Gemm, BatchNormalization and a scalar Div folded, int32 output", func() *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y").
+			Node("flat", "Flatten", []string{"x"}, "f").
+			Float("w", []int64{5, 32}, wave(40, 0.4, 5, 32)...).
+			Node("gemm", "Gemm", []string{"f", "w"}, "g", onnxtest.Int("transB", 1))
+		return bnNode(b, "bn", "g", "n", 5, 41).
+			Float("d", []int64{}, 0.7).Node("div", "Div", []string{"n", "d"}, "y")
+	}, []int64{1, 2, 4, 4}, []lower.Option{lower.Int32Output()}, []string{"gemm0/acc"}},
 	{"Transpose of a Gemm result", func() *onnxtest.Builder {
 		return onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y").
 			Float("w", []int64{32, 3}, wave(29, 0.5, 32, 3)...).
