@@ -10,15 +10,29 @@
 // x.view(x.size(0), -1), Slice, Cast, Squeeze, a Transpose or Reshape of
 // weights), quantizes each Conv's, Gemm's and MatMul's weights per output
 // channel (package quant), and maps the rest node by node (the ops
-// onnx.OpTable marks NPU, which are Ops):
+// onnx.OpTable marks NPU, which are Ops). It lowers onnx.Graph.Inference
+// of the model: Identity and Dropout are gone, a Sum of more than two
+// inputs is a chain of Adds (each partial sum calibrated). An affine
+// below is a chain of per-channel affine ops y[c] = a[c]·x + b[c], each
+// its predecessor's only user: BatchNormalization in inference (a =
+// scale/√(var + epsilon), b = B − mean·a), and a Mul, Div, Add or Sub of
+// the value by a constant of one value per channel or one value (affine.go).
 //
-//	Conv [+ Add bias] [+ Relu] [+ Clip]   → Conv2D, per-channel requantization,
-//	                                        the bias folded into it, the ReLU
-//	                                        flag, the Clip as the clamp
-//	MatMul [+ Add] [+ Relu] [+ Clip]      → GEMMPerChannel, likewise
-//	Gemm (transA 0) [+ Add] [+ Relu] [+ Clip]
+//	Conv [+ affine] [+ Relu] [+ Clip]     → Conv2D, per-channel requantization;
+//	                                        the affine folded into the float
+//	                                        weights (output channel c times
+//	                                        a[c], before quantization) and the
+//	                                        bias (a·bias + b), the ReLU flag,
+//	                                        the Clip as the clamp
+//	MatMul [+ affine] [+ Relu] [+ Clip]   → GEMMPerChannel, likewise
+//	Gemm (transA 0) [+ affine] [+ Relu] [+ Clip]
 //	                                      → GEMMPerChannel, alpha folded into
 //	                                        the weights, beta·C into the bias
+//	affine [+ Relu] [+ Clip] of a feature map no layer absorbs
+//	                                      → Conv2D 1×1 depthwise (Groups = C):
+//	                                        weight a[c] (±127 at the scale
+//	                                        |a[c]|/127), bias b[c], per-channel
+//	                                        requantization
 //	MaxPool                               → Pool2D max with golden.PadIgnore
 //	AveragePool                           → Pool2D avg (zero padding): count_include_pad 1,
 //	                                        or 0 without pads
@@ -38,7 +52,7 @@
 //	Sqrt, Reciprocal of [1,C,1,1] or [1,C]
 //	                                      → ReduceWith sum of the one element, with
 //	                                        the post function
-//	Add, Min, Max of two values of one shape [+ Relu] [+ Clip]
+//	Add, Sum, Min, Max of two values of one shape [+ Relu] [+ Clip]
 //	                                      → Eltwise add, min or max, the finer operand
 //	                                        first rescaled to the coarser one's scale
 //	Min, Max of a value and a one-element constant
