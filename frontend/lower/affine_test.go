@@ -105,6 +105,15 @@ var affineCases = []struct {
 			Node("relu", "Relu", []string{"a"}, "r")
 		return r.head(b, "r", 5*36)
 	}, []int64{1, 3, 6, 6}, 1.5},
+	{"Conv of small weights, BatchNormalization shifting far: the folded bias needs a lower shift", func(r rnd) *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 3, 6, 6).Output("y").
+			Float("conv.w", []int64{4, 3, 3, 3}, r.signed(0, 0.005, 4, 3, 3, 3)...).
+			Node("conv", "Conv", []string{"x", "conv.w"}, "c", oints("pads", 1, 1, 1, 1)).
+			Float("bn.s", []int64{4}, r.uniform(0.5, 1.5, 4)...).Float("bn.b", []int64{4}, r.uniform(-0.2, 0.2, 4)...).
+			Float("bn.m", []int64{4}, r.uniform(-0.03, -0.02, 4)...).Float("bn.v", []int64{4}, r.uniform(1e-4, 2e-4, 4)...).
+			Node("bn", "BatchNormalization", []string{"c", "bn.s", "bn.b", "bn.m", "bn.v"}, "n", flt("epsilon", 1e-5))
+		return r.head(b, "n", 4*36)
+	}, []int64{1, 3, 6, 6}, 1.5},
 	{"Gemm, BatchNormalization of [1,N], Relu", func(r rnd) *onnxtest.Builder {
 		b := onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y").
 			Node("flat", "Flatten", []string{"x"}, "f").

@@ -211,18 +211,47 @@ func (l *lowering) requant(n *onnx.Node, sx float64, sw []float64, out string, b
 	for o := range sw {
 		m[o] = sx * sw[o] / sy
 	}
-	scales, shift, worst, err := quant.LayerMultipliers(m, l.cfg.Planar().MaxShift(), l.cfg.ScaleWidth)
-	if err != nil {
-		return golden.Requant{}, nil, 0, fmt.Errorf("multipliers: %w", err)
-	}
 	bq, err := quant.Bias(bias, sx, sw)
 	if err != nil {
 		return golden.Requant{}, nil, 0, fmt.Errorf("bias: %w", err)
 	}
-	folded, err := quant.FoldBias(bq, scales, l.cfg.AccWidth)
+	scales, shift, worst, folded, err := l.channelMultipliers(m, bq)
 	if err != nil {
-		return golden.Requant{}, nil, 0, fmt.Errorf("bias: %w", err)
+		return golden.Requant{}, nil, 0, err
 	}
 	l.net.Layers = append(l.net.Layers, Layer{Node: n.Name, InScale: sx, OutScale: sy, Shift: shift, WorstRelErr: worst})
 	return golden.Requant{Shift: shift, Relu: relu, Rounding: l.opt.rounding}, &compiler.ChannelRequant{Scale: scales, Bias: folded}, sy, nil
+}
+
+// channelMultipliers approximates the layer's per-channel multipliers m
+// (quant.LayerMultipliers) and folds the int bias bq into the
+// requantization's bias, bq·scale. A bias that is large against the
+// layer's output step (a folded BatchNormalization's B − mean·a after a
+// convolution of small sums) can overflow the acc_width bias at the
+// largest shift; then the shift is lowered, one bit at a time, which
+// halves every scale and folded bias at the cost of one bit of the
+// multipliers' precision (the layer's WorstRelErr reports it).
+func (l *lowering) channelMultipliers(m []float64, bq []int64) (scales []int64, shift int, worst float64, folded []int64, err error) {
+	maxShift := l.cfg.Planar().MaxShift()
+	var first error
+	for {
+		scales, shift, worst, err = quant.LayerMultipliers(m, maxShift, l.cfg.ScaleWidth)
+		if err != nil {
+			if first != nil {
+				return nil, 0, 0, nil, fmt.Errorf("bias: %w", first) // no lower shift keeps every scale
+			}
+			return nil, 0, 0, nil, fmt.Errorf("multipliers: %w", err)
+		}
+		folded, err = quant.FoldBias(bq, scales, l.cfg.AccWidth)
+		if err == nil {
+			return scales, shift, worst, folded, nil
+		}
+		if first == nil {
+			first = err
+		}
+		if shift == 0 {
+			return nil, 0, 0, nil, fmt.Errorf("bias: %w", first)
+		}
+		maxShift = shift - 1
+	}
 }
