@@ -84,6 +84,56 @@ func TestFold(t *testing.T) {
 	}
 }
 
+// Inference drops the pass-through nodes and splits the Sums of more than
+// two inputs, computes what the graph computed, and leaves the graph it
+// copies as it was.
+func TestInference(t *testing.T) {
+	m := load(t, onnxtest.New(13).Input("x", 2, 3).Input("z", 2, 3).Output("y").
+		Node("i", "Identity", []string{"x"}, "a").Node("d", "Dropout", []string{"a"}, "b").
+		Node("s1", "Sum", []string{"b"}, "c").Node("s2", "Sum", []string{"c", "z"}, "e").
+		Node("s3", "Sum", []string{"e", "z", "c", "x"}, "y"))
+	g := m.Graph.Inference()
+	type node struct {
+		Op     string
+		Inputs []string
+	}
+	nodes := func(g *Graph) []node {
+		var ns []node
+		for _, n := range g.Nodes {
+			ns = append(ns, node{n.OpType, n.Inputs})
+		}
+		return ns
+	}
+	want := []node{{"Sum", []string{"x", "z"}}, {"Add", []string{"e", "z"}}, {"Add", []string{"y/sum1", "x"}}, {"Add", []string{"y/sum2", "x"}}}
+	if d := cmp.Diff(want, nodes(g)); d != "" {
+		t.Errorf("Inference's nodes (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"Identity", "Dropout", "Sum", "Sum", "Sum"}, opTypes(&m.Graph)); d != "" {
+		t.Errorf("the graph copied changed (-before +after):\n%s", d)
+	}
+	in := map[string]*Array{"x": randomArray(1, 2, 3), "z": randomArray(2, 2, 3)}
+	before, err := m.Graph.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := g.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(before, after); d != "" {
+		t.Errorf("outputs (-graph +Inference):\n%s", d)
+	}
+}
+
+// opTypes are the ops of g's nodes, in order.
+func opTypes(g *Graph) []string {
+	var ops []string
+	for _, n := range g.Nodes {
+		ops = append(ops, n.OpType)
+	}
+	return ops
+}
+
 // RandomWeights fills each role with its distribution: He-scaled conv
 // weights (std √(2/fan_in), fan_in of a grouped conv C/group·KH·KW),
 // positive BatchNormalization variances, scales near 1, small biases; it
