@@ -26,9 +26,10 @@ type Net struct {
 	outAxis  int
 }
 
-// Layer reports how one layer was requantized: a Conv, Gemm or MatMul,
-// an average pool, a standalone Relu or Clip, an operand or the sum of a
-// residual Add.
+// Layer reports how one layer was requantized: a Conv, Gemm or MatMul
+// (with the affine ops folded into it), a standalone affine (its
+// depthwise convolution), an average pool, a standalone Relu or Clip, an
+// operand or the sum of a residual Add.
 type Layer struct {
 	Node              string
 	InScale, OutScale float64
