@@ -114,6 +114,20 @@ var affineCases = []struct {
 			Node("bn", "BatchNormalization", []string{"c", "bn.s", "bn.b", "bn.m", "bn.v"}, "n", flt("epsilon", 1e-5))
 		return r.head(b, "n", 4*36)
 	}, []int64{1, 3, 6, 6}, 1.5},
+	{"BatchNormalization with a zero scale (a pruned channel), after a Conv and alone", func(r rnd) *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 3, 6, 6).Output("y")
+		b = r.conv(b, "conv", "x", "c", 4, 3, 3, true)
+		bn := func(b *onnxtest.Builder, name, x, out string) *onnxtest.Builder {
+			s := r.uniform(0.5, 1.5, 4)
+			s[1] = 0
+			return b.Float(name+".s", []int64{4}, s...).Float(name+".b", []int64{4}, r.uniform(-0.2, 0.2, 4)...).
+				Float(name+".m", []int64{4}, r.uniform(-0.2, 0.2, 4)...).Float(name+".v", []int64{4}, r.uniform(0.5, 1.5, 4)...).
+				Node(name, "BatchNormalization", []string{x, name + ".s", name + ".b", name + ".m", name + ".v"}, out)
+		}
+		b = bn(b, "bn1", "c", "n").Node("relu", "Relu", []string{"n"}, "r").
+			Node("pool", "MaxPool", []string{"r"}, "p", oints("kernel_shape", 2, 2), oints("strides", 2, 2))
+		return r.head(bn(b, "bn2", "p", "q"), "q", 4*9)
+	}, []int64{1, 3, 6, 6}, 1.5},
 	{"Gemm, BatchNormalization of [1,N], Relu", func(r rnd) *onnxtest.Builder {
 		b := onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y").
 			Node("flat", "Flatten", []string{"x"}, "f").
@@ -288,4 +302,26 @@ func TestAffineErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A channel a zero BatchNormalization scale empties takes the scale of
+// the layer's others (quant.Weights), so it does not set the layer's one
+// shift: every multiplier keeps its 16-bit precision.
+func TestAffineZeroScale(t *testing.T) {
+	const name = "BatchNormalization with a zero scale (a pruned channel), after a Conv and alone"
+	for _, c := range affineCases {
+		if c.name != name {
+			continue
+		}
+		for _, seed := range []uint64{1, 2, 3} {
+			lw := lowerModel(t, npu.DefaultConfig(), c.model(newRnd(seed)), c.dims...)
+			for _, l := range lw.net.Layers {
+				if l.WorstRelErr > 1e-4 {
+					t.Errorf("seed %d: layer %s: worst multiplier error %.2g, want at most 1e-4", seed, l.Node, l.WorstRelErr)
+				}
+			}
+		}
+		return
+	}
+	t.Fatalf("no case %q", name)
 }

@@ -43,12 +43,19 @@ func TestWeights(t *testing.T) {
 	}, {
 		// Channel 0: max|W| = 15.875 = 127·2^−3, s = 0.125 exactly:
 		// −15.875→−127, 0.0625→0.5→0, 0.1875→1.5→2, 7.9375→63.5→64 (ties
-		// to even). Channel 1 is all zero: s = 1, q = 0.
+		// to even). Channel 1 is all zero: q = 0 at the largest other
+		// scale, 0.125.
 		name:   "zero channel",
 		w:      []float32{-15.875, 0.0625, 0.1875, 7.9375, 0, 0, 0, 0},
 		out:    2,
 		q:      []int64{-127, 0, 2, 64, 0, 0, 0, 0},
-		scales: []float64{0.125, 1},
+		scales: []float64{0.125, 0.125},
+	}, {
+		name:   "all zero",
+		w:      make([]float32, 4),
+		out:    2,
+		q:      make([]int64, 4),
+		scales: []float64{1, 1},
 	}, {
 		name:    "ragged",
 		w:       make([]float32, 7),

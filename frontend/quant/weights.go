@@ -1,6 +1,7 @@
 package quant
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 )
@@ -31,13 +32,27 @@ func Weights(w []float32, outChannels int) (q []int64, scales []float64, err err
 			}
 			m = max(m, math.Abs(f))
 		}
-		s := 1.0 // any scale represents an all-zero channel exactly
-		if m > 0 {
-			s = m / QMax
+		if m == 0 {
+			continue // all zero: q 0, any scale (below)
 		}
+		s := m / QMax
 		scales[o] = s
 		for i, v := range ch {
 			q[o*per+i] = clampQ(math.RoundToEven(float64(v) / s))
+		}
+	}
+	// Any scale represents an all-zero channel (a pruned one, a zero
+	// BatchNormalization scale folded in) exactly: it takes the largest of
+	// the others (1 when all are zero), so that its requantization
+	// multiplier never exceeds theirs and sets the layer's one shift
+	// (LayerMultipliers).
+	top := 0.0
+	for _, s := range scales {
+		top = max(top, s)
+	}
+	for o, s := range scales {
+		if s == 0 {
+			scales[o] = cmp.Or(top, 1)
 		}
 	}
 	return q, scales, nil
