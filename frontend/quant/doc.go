@@ -7,7 +7,7 @@
 // Every tensor is quantized symmetrically, real ≈ s·q with zero point 0:
 //
 //	weights, per output channel o (the leading dimension):
-//	    s_w[o] = max|W[o,…]| / 127            (1 for an all-zero channel)
+//	    s_w[o] = max|W[o,…]| / 127            (all-zero channel: the largest other s_w, 1 if none)
 //	    q      = clamp(round_half_even(W / s_w[o]), −127, 127)
 //	activations, per tensor, from the min and max seen in calibration:
 //	    s_x    = max(|min|, |max|) / 127       (1 if every value was 0)
