@@ -11,9 +11,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/frontend/onnx/onnxpb"
 	"github.com/hwgen/hwgen/frontend/onnx/onnxtest"
+	"github.com/hwgen/hwgen/host"
 )
 
 // rnd draws seeded random constants for the affine nets.
@@ -324,4 +326,28 @@ func TestAffineZeroScale(t *testing.T) {
 		return
 	}
 	t.Fatalf("no case %q", name)
+}
+
+// Every affine case runs on the Go simulator of the NPU bit for bit as on
+// the reference machine: the folded layers, the depthwise convolutions
+// of the standalone affines, the chained adds of a Sum.
+func TestAffineSimulator(t *testing.T) {
+	cfg := npu.DefaultConfig()
+	for _, tt := range affineCases {
+		t.Run(tt.name, func(t *testing.T) {
+			lw := lowerModel(t, cfg, tt.model(newRnd(1)), tt.dims...)
+			want, _, err := compiler.Interpret(lw.prog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := host.Run(cfg, lw.prog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := lw.net.Output()
+			if d := cmp.Diff(want[out], res.Outputs[out]); d != "" {
+				t.Errorf("simulator vs reference machine (-machine +simulator):\n%s", d)
+			}
+		})
+	}
 }
