@@ -111,6 +111,13 @@ var opNets = []struct {
 		b = convNode(b, "conv3", "r2", "c3", 4, 4, 37)
 		return b.Node("sum", "Sum", []string{"c2", "c3", "p"}, "y")
 	}, []int64{1, 3, 6, 6}, nil, []string{"conv2d1/acc", "eltwise0/add", "eltwise2/add"}},
+	{"a ResNet bottleneck: Conv, BatchNormalization, Relu three times, the shortcut Sum, Relu", func() *onnxtest.Builder {
+		b := onnxtest.New(9).Input("x", 1, 4, 6, 6).Output("y")
+		b = bnNode(convNode(b, "2a", "x", "a", 3, 4, 50), "2a_bn", "a", "an", 3, 51).Node("2a_relu", "Relu", []string{"an"}, "ar")
+		b = bnNode(convNode(b, "2b", "ar", "b", 3, 3, 52), "2b_bn", "b", "bn", 3, 53).Node("2b_relu", "Relu", []string{"bn"}, "br")
+		b = bnNode(convNode(b, "2c", "br", "c", 4, 3, 54), "2c_bn", "c", "cn", 4, 55)
+		return b.Node("sum", "Sum", []string{"cn", "x"}, "s").Node("relu", "Relu", []string{"s"}, "y")
+	}, []int64{1, 4, 6, 6}, nil, []string{"conv2d2/acc", "eltwise1/add"}},
 	{"Gemm, BatchNormalization and a scalar Div folded, int32 output", func() *onnxtest.Builder {
 		b := onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y").
 			Node("flat", "Flatten", []string{"x"}, "f").
