@@ -28,7 +28,8 @@
 //
 // Model.Fold simplifies a graph for inference (pass-through ops removed,
 // Sum as Adds, constant subgraphs evaluated into initializers);
-// RandomWeights gives a model seeded random weights (the light models
+// Graph.Inference is a copy without the pass-through ops and with the
+// Sums of more than two inputs as Adds, for the lowering; RandomWeights gives a model seeded random weights (the light models
 // hold one-value stand-ins); Model.Marshal writes a model back as ONNX.
 //
 // What it does not do: quantization and lowering onto the compiler are
