@@ -47,8 +47,12 @@ func (f *affine) then(a, b []float64) {
 // weights are the float weights w with output channel c scaled by a[c]:
 // w holds the channels one after the other (a Conv's [M,C,kH,kW]), or
 // interleaved as the columns of a [K,N] matrix (channelMinor). w is not
-// changed.
+// changed; with every a[c] 1 it is returned as it is (no copy of a large
+// layer's weights).
 func (f *affine) weights(w []float32, channelMinor bool) []float32 {
+	if !slices.ContainsFunc(f.a, func(a float64) bool { return a != 1 }) {
+		return w
+	}
 	out, n := make([]float32, len(w)), len(f.a)
 	for i, v := range w {
 		c := i / (len(w) / n)
