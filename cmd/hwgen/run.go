@@ -29,12 +29,17 @@ type runCmd struct {
 	VCD      string   `help:"Write the Go simulator's waveforms to this VCD file (written whole at the end, or not at all); needs a simulator (--engine go or verilator). The size it may take is printed before the run." type:"path" placeholder:"FILE"`
 	vcdFilterFlags
 	Out string `help:"Write logits.npy (float32, dequantized) and logits_int32.npy or logits_int8.npy (the NPU's output) into this directory." type:"path" placeholder:"DIR"`
+	randomFlags
+	qualityFlags
 	quantFlags
 	dataFlags
 	inputsFlags
 	batchFlags
 	shardFlags
 	blockFlags
+
+	randomIn    bool   // the input is randomInput(InputSeed): no --input, no test data set
+	weightsNote string // how --random-weights filled the weights, or ""
 }
 
 func (c *runCmd) Help() string {
@@ -136,6 +141,9 @@ func (c *runCmd) Run() error {
 	if err := c.checkInputs(); err != nil {
 		return err
 	}
+	if err := c.randomFlags.check(); err != nil {
+		return err
+	}
 	if err := checkOutputs(c.Out, c.Timeline, c.VCD); err != nil {
 		return err
 	}
@@ -186,7 +194,7 @@ func (c *runCmd) Run() error {
 		return modelErr(c.Model, err)
 	}
 	float := floatOut[net.Output()]
-	g, err := net.Graph(x)
+	g, vals, err := net.GraphValues(x)
 	if err != nil {
 		return modelErr(c.Model, err)
 	}
@@ -194,7 +202,7 @@ func (c *runCmd) Run() error {
 	if err != nil {
 		return usageError{fmt.Errorf("compile %s for %s: %w", filepath.Base(c.Model), cfg.Name(), err)}
 	}
-	ref, err := g.Reference(cfg)
+	ref, err := g.ReferenceOf(cfg, vals) // every lowered value, for the quality figures
 	if err != nil {
 		return err
 	}
@@ -229,6 +237,7 @@ func (c *runCmd) Run() error {
 		return err
 	}
 	compareFloat(kind, float, deq, got, net.OutputScale())
+	printQuality(os.Stdout, net, x, ref, floatOut, deq, c.Layers)
 	if c.Out != "" {
 		if err := writeFloatNPY(filepath.Join(c.Out, "logits.npy"), deq); err != nil {
 			return fmt.Errorf("--out: %w", err)
@@ -266,6 +275,7 @@ func (c *runCmd) load() (*onnx.Model, *onnx.Array, []*onnx.Array, error) {
 		return nil, nil, nil, err
 	}
 	printModel(os.Stdout, c.Model, m, want)
+	c.printWeights(os.Stdout)
 	fmt.Printf("input     %s\n", source)
 	fmt.Printf("calibrate %s\n", calibNote)
 	return m, x, calib, nil
@@ -278,6 +288,9 @@ func (c *runCmd) loadModel() (*onnx.Model, []int, error) {
 		return nil, nil, usageError{fmt.Errorf("--model: %w", err)} // the error names the file
 	}
 	if err := m.Check(onnx.FloatOps); err != nil {
+		return nil, nil, modelErr(c.Model, err)
+	}
+	if c.weightsNote, err = c.randomize(m); err != nil {
 		return nil, nil, modelErr(c.Model, err)
 	}
 	want, err := inputShape(m)
@@ -321,12 +334,16 @@ func (c *runCmd) input(want []int) (*onnx.Array, string, error) {
 		if err != nil {
 			return nil, "", usageIn("--input", err)
 		}
+		if err := checkFinite("--input "+c.Input, x); err != nil {
+			return nil, "", err
+		}
 		return x, c.Input, nil
 	}
 	path := testInput(c.Model)
 	t, err := onnx.LoadTensorFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, "", usagef("no input: give --input FILE.npy (float32 %v); there is no %s beside the model", want, path)
+		c.randomIn = true
+		return randomInput(want, c.InputSeed), fmt.Sprintf("random, uniform in [0,1), %v, seed %d (--input-seed; no --input given and no %s beside the model)", want, c.InputSeed, shown(path)), nil
 	}
 	if err != nil {
 		return nil, "", usageError{fmt.Errorf("test input: %w", err)}
@@ -337,6 +354,9 @@ func (c *runCmd) input(want []int) (*onnx.Array, string, error) {
 	}
 	if !slices.Equal(x.Shape, want) {
 		return nil, "", usagef("test input %s: shape %v; the model's input needs %v", path, x.Shape, want)
+	}
+	if err := checkFinite("test input "+path, x); err != nil {
+		return nil, "", err
 	}
 	return x, shown(path) + " (the model's test data set; no --input given)", nil
 }
@@ -361,6 +381,10 @@ func shown(path string) string {
 
 // calibration reads --calib, or calibrates on the input alone.
 func (c *runCmd) calibration(x *onnx.Array, want []int) ([]*onnx.Array, string, error) {
+	if len(c.Calib) == 0 && c.randomIn {
+		set, note := randomCalibration(want, c.InputSeed, c.RandomCalib)
+		return set, note, nil
+	}
 	if len(c.Calib) == 0 {
 		return []*onnx.Array{x}, "on the input alone, which is optimistic: the scales fit this very image and no other input's range (give --calib)", nil
 	}
@@ -374,6 +398,9 @@ func (c *runCmd) calibration(x *onnx.Array, want []int) ([]*onnx.Array, string, 
 		})
 		if err != nil {
 			return nil, "", usageIn("--calib", err)
+		}
+		if err := checkFinite("--calib "+path, a); err != nil {
+			return nil, "", err
 		}
 		set = append(set, a)
 	}

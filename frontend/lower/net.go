@@ -52,9 +52,18 @@ func (n *Net) QuantizeInput(x *onnx.Array) (*golden.Tensor, error) {
 
 // Graph builds the compiler graph that runs the net on input x.
 func (n *Net) Graph(x *onnx.Array) (*compiler.Graph, error) {
+	g, _, err := n.GraphValues(x)
+	return g, err
+}
+
+// GraphValues builds the compiler graph that runs the net on input x and
+// returns with it the graph's value of every lowered ONNX value, by name
+// (the input and each step's output), for Probe and
+// compiler.Graph.ReferenceOf.
+func (n *Net) GraphValues(x *onnx.Array) (*compiler.Graph, map[string]*compiler.Value, error) {
 	xq, err := n.QuantizeInput(x)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	g := compiler.NewGraph()
 	vals := map[string]*compiler.Value{n.input: g.Input(n.input, xq)}
@@ -67,9 +76,9 @@ func (n *Net) Graph(x *onnx.Array) (*compiler.Graph, error) {
 	}
 	g.Output(n.output, vals[n.output])
 	if err := g.Err(); err != nil {
-		return nil, fmt.Errorf("lower: building the graph: %w", err)
+		return nil, nil, fmt.Errorf("lower: building the graph: %w", err)
 	}
-	return g, nil
+	return g, vals, nil
 }
 
 // Dequantize turns the graph's output back into floats of the ONNX
