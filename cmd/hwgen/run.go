@@ -227,7 +227,11 @@ func (c *runCmd) Run() error {
 		if err != nil {
 			return err
 		}
+		if tamperNPU != nil {
+			tamperNPU(res, false)
+		}
 		if err := same(out, "the reference machine", machine[out], "the NPU", res.Outputs[out]); err != nil {
+			locate(os.Stdout, cfg, net, x, ref, true)
 			return err
 		}
 		got, ran = res.Outputs[out], "the NPU"
@@ -249,6 +253,7 @@ func (c *runCmd) Run() error {
 		fmt.Printf("results   %s (logits.npy, %s)\n", c.Out, raw)
 	}
 	if err := same(out, "the golden models", ref[out], ran, got); err != nil {
+		locate(os.Stdout, cfg, net, x, ref, c.Engine != "interp")
 		return err
 	}
 	if c.Engine == "interp" {
