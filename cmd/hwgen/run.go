@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
@@ -198,10 +199,12 @@ func (c *runCmd) Run() error {
 	if err != nil {
 		return modelErr(c.Model, err)
 	}
+	t0 := time.Now()
 	prog, err := compiler.Compile(cfg, g)
 	if err != nil {
 		return usageError{fmt.Errorf("compile %s for %s: %w", filepath.Base(c.Model), cfg.Name(), err)}
 	}
+	fmt.Fprintf(os.Stderr, "compiled  in %v\n", time.Since(t0).Round(time.Millisecond))
 	ref, err := g.ReferenceOf(cfg, vals) // every lowered value, for the quality figures
 	if err != nil {
 		return err
