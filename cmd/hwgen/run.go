@@ -53,7 +53,12 @@ NPU (the default, or --config / --set) and run. A last Conv, Gemm or MatMul
 bias, dequantized per channel; --int8-output requantizes it to int8 like the
 other layers. Prints the per-layer quantization, the float and the
 dequantized logits with their top-1 classes, the largest difference, cycles
-and MAC utilization.
+and MAC utilization, and the quantization quality on the run's input: the
+worst layer SQNR (each lowered layer's dequantized int8 output against the
+float executor's value of the same ONNX tensor), the highest saturation
+(share of a layer's int8 values at ±127) and the logits' SQNR; --layers
+adds a line per layer, and a warning says when the input is beyond the
+calibrated input range (those elements clamp at ±127).
 
 Ops (batch 1, int8 with per-channel weights; docs/onnx-ops.md has the table):
 ` + opsHelp(npuOps) + opsHelp(foldedOps) + // from onnx.OpTable
@@ -65,10 +70,32 @@ Ops (batch 1, int8 with per-channel weights; docs/onnx-ops.md has the table):
   hwgen run --model mnist-7.onnx --engine verilator --timeline mnist.json
   hwgen run --model mnist-7.onnx --data mnist --images 500 --calib-images 1000
 
+A model that ships stand-ins for its weights (the ImageNet networks of
+frontend/onnx/testdata/light) runs with --random-weights SEED: every weight
+seeded random (onnx.RandomWeights), then constant-folded. A model with
+neither --input nor a test data set beside it runs on a seeded random input
+uniform in [0,1) (--input-seed, default 1), calibrated without --calib on
+--random-calib further ones (default 4, seeds input-seed+1 on); the report
+states every seed:
+
+  hwgen run --model frontend/onnx/testdata/light/light_resnet50.onnx --random-weights 1 --engine interp --layers
+
+An input (or calibration input) holding a NaN or an infinity is refused in
+one line naming its index (exit status 2).
+
 The result is PASS when the NPU's output equals the compiler's reference
 machine's and the golden models' bit for bit, FAIL (exit status 1) with the
-first differing element otherwise. The float comparison is a measurement, not
-a pass criterion: on one image it is not an accuracy.
+first differing element otherwise. A FAIL is then located layer by layer:
+intermediate values are not observable on the NPU (on-chip buffers are
+reused; only the graph's outputs reach external memory), so the net is
+compiled once more with every layer's output written to external memory,
+run on the reference machine and the Go simulator, and the first layer in
+program order whose values differ (golden models against the reference
+machine, reference machine against the NPU) is printed with its first
+differing element; that probe program is another program, so a difference
+of the original's schedule can vanish in it, which is then said. The float
+comparison is a measurement, not a pass criterion: on one image it is not
+an accuracy.
 
 With --data mnist the model runs on the first --images of the MNIST test set
 instead, calibrated on the first --calib-images of the training set, and the

@@ -52,7 +52,7 @@ func printQuality(w io.Writer, net *lower.Net, x *onnx.Array, golden map[string]
 	if perLayer {
 		hint = ""
 	}
-	fmt.Fprintf(w, "quality   over %d layers: %s (int8 against the float executor on this input%s)\n", len(qs), strings.Join(parts, ", "), hint)
+	fmt.Fprintf(w, "quality   over %d layers: %s (the NPU's values dequantized, against the float executor's on this input%s)\n", len(qs), strings.Join(parts, ", "), hint)
 }
 
 // describeQuality is one layer's line after its name.
