@@ -35,14 +35,15 @@ func (n *Net) OutputSteps() []float64 { return slices.Clone(n.outSteps) }
 
 // QuantizeInput converts a float input [1,C,H,W] to the int8 feature map
 // [C,H,W] the NPU reads: round half to even of x/scale, clamped to ±127.
+// A NaN or an infinity is an error naming the element.
 func (n *Net) QuantizeInput(x *onnx.Array) (*golden.Tensor, error) {
 	if !slices.Equal(x.Shape, append([]int{1}, n.inShape...)) {
 		return nil, fmt.Errorf("lower: input shape %v, want [1 %v]", x.Shape, n.inShape)
 	}
 	t := golden.New(n.inShape...)
 	for i, v := range x.Data {
-		if math.IsNaN(float64(v)) {
-			return nil, fmt.Errorf("lower: input element %d is NaN", i)
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) { // an infinity would clamp to ±127 unseen
+			return nil, fmt.Errorf("lower: input element %d is %v", i, v)
 		}
 		q := math.RoundToEven(float64(v) / n.inScale)
 		t.Data[i] = int64(max(min(q, quant.QMax), -quant.QMax))
