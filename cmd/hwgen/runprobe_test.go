@@ -6,6 +6,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/frontend/lower"
+	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
 )
@@ -78,6 +81,49 @@ func TestRunLocatesDifference(t *testing.T) {
 			}
 			if !strings.Contains(stdout, "locate    layer by layer") || !strings.Contains(stdout, tc.want) {
 				t.Errorf("stdout lacks %q:\n%s", tc.want, stdout)
+			}
+		})
+	}
+}
+
+// locate names the first layer where the reference machine departs from
+// the golden models: a golden value changed by hand is found there, and
+// unchanged ones give the statement that every layer agrees.
+func TestLocateAgainstGolden(t *testing.T) {
+	m, err := onnx.LoadFile(mnistModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := randomInput([]int{1, 1, 28, 28}, 3)
+	cfg := npu.DefaultConfig()
+	net, err := lower.Quantize(m, []*onnx.Array{x}, cfg, lower.Int32Output())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		change string // the golden value changed, or ""
+		want   string
+	}{
+		{"agree", "", "every layer agrees there"},
+		{"pool", "Pooling66_Output_0", "first difference: layer Pooling66_Output_0[0 0 5] = "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, vals, err := net.GraphValues(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gold, err := g.ReferenceOf(cfg, vals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.change != "" {
+				gold[tc.change].Data[5] += 1
+			}
+			var b strings.Builder
+			locate(&b, cfg, net, x, gold, false)
+			if !strings.Contains(b.String(), tc.want) || tc.change != "" && !strings.Contains(b.String(), "on the reference machine") {
+				t.Errorf("locate printed:\n%s\nwant %q", b.String(), tc.want)
 			}
 		})
 	}
