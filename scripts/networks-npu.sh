@@ -12,7 +12,9 @@
 # estimate) prints its refusal line in its row. Minutes to hours of CPU
 # and a few GB of memory: not part of CI. Needs scripts/setup.sh's
 # onnxruntime-node. NETWORKS=resnet50,squeezenet runs only the networks
-# whose names contain one of the words; extra arguments go to go test.
+# whose names contain one of the words, MODEL=m.onnx one model of yours
+# on both engines, HWGEN_ARGS='--max-memory 24G --set ext_addr_width=24'
+# adds flags to every hwgen run and quantize; extra arguments go to go test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go test -tags networks -count=1 -timeout 600m -run 'TestLightNetworksNPU' -v "$@" ./cmd/hwgen |

@@ -79,23 +79,26 @@ func TestLightNetworksNPU(t *testing.T) {
 }
 
 var (
-	compiledRe = regexp.MustCompile(`(?m)^compiled  (\d+) tasks .*, (\d+) MACs, ideal`)
-	compileRe  = regexp.MustCompile(`(?m)^compiled  in (\S+)`)
-	cyclesRe   = regexp.MustCompile(`(?m)^cycles    (\d+) \(ideal \d+: MAC utilization ([0-9.]+%)\)`)
-	sqnrRe     = regexp.MustCompile(`logits SQNR ([^ ]+ dB|exact \(\+Inf dB\))`)
+	compiledRe  = regexp.MustCompile(`(?m)^compiled  (\d+) tasks .*, (\d+) MACs, ideal`)
+	compileRe   = regexp.MustCompile(`(?m)^compiled  in (\S+)`)
+	cyclesRe    = regexp.MustCompile(`(?m)^cycles    (\d+) \(ideal \d+: MAC utilization ([0-9.]+%)\)`)
+	modelPathRe = regexp.MustCompile(`\S*/(\S+\.onnx)`)
+	sqnrRe      = regexp.MustCompile(`logits SQNR ([^ ]+ dB|exact \(\+Inf dB\))`)
 )
 
 // npuRun runs hwgen run on one network and reads its row from the report.
 func npuRun(t *testing.T, model, name string, seed int, engine string) npuRow {
 	r := npuRow{network: strings.TrimPrefix(name, "light_"), engine: engine, seed: seed}
 	t0 := time.Now()
-	code, stdout, stderr := capture(t, "run", "--model", model, "--random-weights", fmt.Sprint(seed), "--engine", engine)
+	code, stdout, stderr := capture(t, append([]string{"run", "--model", model, "--random-weights", fmt.Sprint(seed), "--engine", engine}, extraArgs()...)...)
 	r.wall = fmt.Sprintf("%.1f", time.Since(t0).Seconds())
 	if m := compiledRe.FindStringSubmatch(stdout); m != nil {
 		r.tasks, r.macs = m[1], m[2]
 	}
 	if m := compileRe.FindStringSubmatch(stderr); m != nil {
-		r.compile = m[1]
+		if d, err := time.ParseDuration(m[1]); err == nil {
+			r.compile = fmt.Sprintf("%.2f", d.Seconds())
+		}
 	}
 	if m := cyclesRe.FindStringSubmatch(stdout); m != nil {
 		r.cycles, r.util = m[1], m[2]
@@ -120,7 +123,7 @@ func npuRun(t *testing.T, model, name string, seed int, engine string) npuRow {
 func ortBitExact(t *testing.T, node, model string, seed int) string {
 	dir := t.TempDir()
 	q, ref := filepath.Join(dir, "q.onnx"), filepath.Join(dir, "ref")
-	code, stdout, stderr := capture(t, "quantize", "--model", model, "--random-weights", fmt.Sprint(seed), "-o", q, "--ref", ref)
+	code, stdout, stderr := capture(t, append([]string{"quantize", "--model", model, "--random-weights", fmt.Sprint(seed), "-o", q, "--ref", ref}, extraArgs()...)...)
 	if code != exitOK {
 		return "quantize: " + lastLine(stderr)
 	}
@@ -139,6 +142,10 @@ func ortBitExact(t *testing.T, node, model string, seed int) string {
 	return "yes"
 }
 
+// extraArgs are HWGEN_ARGS, split at spaces: flags for every hwgen run
+// and hwgen quantize (e.g. --max-memory 24G --set ext_addr_width=24).
+func extraArgs() []string { return strings.Fields(os.Getenv("HWGEN_ARGS")) }
+
 // lastLine is the last line of stderr, the error, without the model's
 // path and the list of supported ops it may name.
 func lastLine(s string) string {
@@ -147,6 +154,7 @@ func lastLine(s string) string {
 	if _, rest, ok := strings.Cut(l, ".onnx: "); ok && strings.HasPrefix(l, "--model ") {
 		l = rest
 	}
+	l = modelPathRe.ReplaceAllString(l, "$1")
 	l, _, _ = strings.Cut(l, "; supported: ")
 	return l
 }
@@ -161,7 +169,7 @@ func printNPUTable(rows []npuRow) {
 		return s
 	}
 	fmt.Printf("%-14s %4s %-6s %12s %6s %9s %11s %8s %12s %8s %8s\n",
-		"network", "seed", "engine", "MACs", "tasks", "compile", "cycles", "MAC util", "logits SQNR", "ORT", "wall s")
+		"network", "seed", "engine", "MACs", "tasks", "compile s", "cycles", "MAC util", "logits SQNR", "ORT", "wall s")
 	for _, r := range rows {
 		line := fmt.Sprintf("%-14s %4d %-6s %12s %6s %9s %11s %8s %12s %8s %8s", r.network, r.seed, r.engine,
 			dash(r.macs), dash(r.tasks), dash(r.compile), dash(r.cycles), dash(r.util), dash(r.sqnr), dash(r.ort), r.wall)
