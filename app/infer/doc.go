@@ -2,8 +2,8 @@
 // float inputs through the host pipeline (host/pipeline), in batches:
 //
 //   - pre: each image of a batch quantized to the NPU's int8 input
-//     (lower.Net.QuantizeInput; a NaN or a wrong shape fails that batch
-//     only);
+//     (lower.Net.QuantizeInput; a NaN, an infinity or a wrong shape
+//     fails that batch only);
 //   - exec: the batch on one simulated NPU kept alive across batches
 //     (host.Session) running a batch program: the weights are in device
 //     memory once and every image of a batch has its own input and output

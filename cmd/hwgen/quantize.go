@@ -25,6 +25,7 @@ type quantizeCmd struct {
 	Input  string   `help:"The input: calibrated on without --calib, and the one --ref writes with the NPU's outputs for it (float32 .npy). Default: test_data_set_0/input_0.pb beside the model, as hwgen run." type:"path" placeholder:"FILE"`
 	Output string   `short:"o" help:"Write the quantized ONNX model to this file." type:"path" required:"" placeholder:"FILE"`
 	Ref    string   `help:"Also write into this directory the input (input.npy) and the NPU's outputs for it by the compiler's reference machine (OUTPUT_int32.npy or OUTPUT_int8.npy, OUTPUT.npy dequantized), to compare ONNX Runtime with." type:"path" placeholder:"DIR"`
+	randomFlags
 	quantFlags
 	blockFlags
 }
@@ -70,7 +71,10 @@ func (c *quantizeCmd) Run() error {
 	}
 	// The model, input and calibration set are read as hwgen run reads
 	// them, so that the scales are the same.
-	r := &runCmd{Model: c.Model, Input: c.Input, Calib: c.Calib, Out: c.Ref}
+	if err := c.randomFlags.check(); err != nil {
+		return err
+	}
+	r := &runCmd{Model: c.Model, Input: c.Input, Calib: c.Calib, Out: c.Ref, randomFlags: c.randomFlags}
 	if c.Input == "" && len(c.Calib) > 0 && c.Ref == "" && !exists(testInput(c.Model)) {
 		r.Input = c.Calib[0] // nothing runs on the input then; any will do
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
@@ -29,12 +30,17 @@ type runCmd struct {
 	VCD      string   `help:"Write the Go simulator's waveforms to this VCD file (written whole at the end, or not at all); needs a simulator (--engine go or verilator). The size it may take is printed before the run." type:"path" placeholder:"FILE"`
 	vcdFilterFlags
 	Out string `help:"Write logits.npy (float32, dequantized) and logits_int32.npy or logits_int8.npy (the NPU's output) into this directory." type:"path" placeholder:"DIR"`
+	randomFlags
+	qualityFlags
 	quantFlags
 	dataFlags
 	inputsFlags
 	batchFlags
 	shardFlags
 	blockFlags
+
+	randomIn    bool   // the input is randomInput(InputSeed): no --input, no test data set
+	weightsNote string // how --random-weights filled the weights, or ""
 }
 
 func (c *runCmd) Help() string {
@@ -47,7 +53,12 @@ NPU (the default, or --config / --set) and run. A last Conv, Gemm or MatMul
 bias, dequantized per channel; --int8-output requantizes it to int8 like the
 other layers. Prints the per-layer quantization, the float and the
 dequantized logits with their top-1 classes, the largest difference, cycles
-and MAC utilization.
+and MAC utilization, and the quantization quality on the run's input: the
+worst layer SQNR (each lowered layer's dequantized int8 output against the
+float executor's value of the same ONNX tensor), the highest saturation
+(share of a layer's int8 values at ±127) and the logits' SQNR; --layers
+adds a line per layer, and a warning says when the input is beyond the
+calibrated input range (those elements clamp at ±127).
 
 Ops (batch 1, int8 with per-channel weights; docs/onnx-ops.md has the table):
 ` + opsHelp(npuOps) + opsHelp(foldedOps) + // from onnx.OpTable
@@ -59,10 +70,32 @@ Ops (batch 1, int8 with per-channel weights; docs/onnx-ops.md has the table):
   hwgen run --model mnist-7.onnx --engine verilator --timeline mnist.json
   hwgen run --model mnist-7.onnx --data mnist --images 500 --calib-images 1000
 
+A model that ships stand-ins for its weights (the ImageNet networks of
+frontend/onnx/testdata/light) runs with --random-weights SEED: every weight
+seeded random (onnx.RandomWeights), then constant-folded. A model with
+neither --input nor a test data set beside it runs on a seeded random input
+uniform in [0,1) (--input-seed, default 1), calibrated without --calib on
+--random-calib further ones (default 4, seeds input-seed+1 on); the report
+states every seed:
+
+  hwgen run --model frontend/onnx/testdata/light/light_resnet50.onnx --random-weights 1 --engine interp --layers
+
+An input (or calibration input) holding a NaN or an infinity is refused in
+one line naming its index (exit status 2).
+
 The result is PASS when the NPU's output equals the compiler's reference
 machine's and the golden models' bit for bit, FAIL (exit status 1) with the
-first differing element otherwise. The float comparison is a measurement, not
-a pass criterion: on one image it is not an accuracy.
+first differing element otherwise. A FAIL is then located layer by layer:
+intermediate values are not observable on the NPU (on-chip buffers are
+reused; only the graph's outputs reach external memory), so the net is
+compiled once more with every layer's output written to external memory,
+run on the reference machine and the Go simulator, and the first layer in
+program order whose values differ (golden models against the reference
+machine, reference machine against the NPU) is printed with its first
+differing element; that probe program is another program, so a difference
+of the original's schedule can vanish in it, which is then said. The float
+comparison is a measurement, not a pass criterion: on one image it is not
+an accuracy.
 
 With --data mnist the model runs on the first --images of the MNIST test set
 instead, calibrated on the first --calib-images of the training set, and the
@@ -136,6 +169,9 @@ func (c *runCmd) Run() error {
 	if err := c.checkInputs(); err != nil {
 		return err
 	}
+	if err := c.randomFlags.check(); err != nil {
+		return err
+	}
 	if err := checkOutputs(c.Out, c.Timeline, c.VCD); err != nil {
 		return err
 	}
@@ -186,15 +222,17 @@ func (c *runCmd) Run() error {
 		return modelErr(c.Model, err)
 	}
 	float := floatOut[net.Output()]
-	g, err := net.Graph(x)
+	g, vals, err := net.GraphValues(x)
 	if err != nil {
 		return modelErr(c.Model, err)
 	}
+	t0 := time.Now()
 	prog, err := compiler.Compile(cfg, g)
 	if err != nil {
 		return usageError{fmt.Errorf("compile %s for %s: %w", filepath.Base(c.Model), cfg.Name(), err)}
 	}
-	ref, err := g.Reference(cfg)
+	fmt.Fprintf(os.Stderr, "compiled  in %v\n", time.Since(t0).Round(time.Millisecond))
+	ref, err := g.ReferenceOf(cfg, vals) // every lowered value, for the quality figures
 	if err != nil {
 		return err
 	}
@@ -219,7 +257,11 @@ func (c *runCmd) Run() error {
 		if err != nil {
 			return err
 		}
+		if tamperNPU != nil {
+			tamperNPU(res, false)
+		}
 		if err := same(out, "the reference machine", machine[out], "the NPU", res.Outputs[out]); err != nil {
+			locate(os.Stdout, cfg, net, x, ref, true)
 			return err
 		}
 		got, ran = res.Outputs[out], "the NPU"
@@ -229,6 +271,7 @@ func (c *runCmd) Run() error {
 		return err
 	}
 	compareFloat(kind, float, deq, got, net.OutputScale())
+	printQuality(os.Stdout, net, x, ref, floatOut, deq, c.Layers)
 	if c.Out != "" {
 		if err := writeFloatNPY(filepath.Join(c.Out, "logits.npy"), deq); err != nil {
 			return fmt.Errorf("--out: %w", err)
@@ -240,6 +283,7 @@ func (c *runCmd) Run() error {
 		fmt.Printf("results   %s (logits.npy, %s)\n", c.Out, raw)
 	}
 	if err := same(out, "the golden models", ref[out], ran, got); err != nil {
+		locate(os.Stdout, cfg, net, x, ref, c.Engine != "interp")
 		return err
 	}
 	if c.Engine == "interp" {
@@ -266,6 +310,7 @@ func (c *runCmd) load() (*onnx.Model, *onnx.Array, []*onnx.Array, error) {
 		return nil, nil, nil, err
 	}
 	printModel(os.Stdout, c.Model, m, want)
+	c.printWeights(os.Stdout)
 	fmt.Printf("input     %s\n", source)
 	fmt.Printf("calibrate %s\n", calibNote)
 	return m, x, calib, nil
@@ -278,6 +323,9 @@ func (c *runCmd) loadModel() (*onnx.Model, []int, error) {
 		return nil, nil, usageError{fmt.Errorf("--model: %w", err)} // the error names the file
 	}
 	if err := m.Check(onnx.FloatOps); err != nil {
+		return nil, nil, modelErr(c.Model, err)
+	}
+	if c.weightsNote, err = c.randomize(m); err != nil {
 		return nil, nil, modelErr(c.Model, err)
 	}
 	want, err := inputShape(m)
@@ -321,12 +369,16 @@ func (c *runCmd) input(want []int) (*onnx.Array, string, error) {
 		if err != nil {
 			return nil, "", usageIn("--input", err)
 		}
+		if err := checkFinite("--input "+c.Input, x); err != nil {
+			return nil, "", err
+		}
 		return x, c.Input, nil
 	}
 	path := testInput(c.Model)
 	t, err := onnx.LoadTensorFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, "", usagef("no input: give --input FILE.npy (float32 %v); there is no %s beside the model", want, path)
+		c.randomIn = true
+		return randomInput(want, c.InputSeed), fmt.Sprintf("random, uniform in [0,1), %v, seed %d (--input-seed; no --input given and no %s beside the model)", want, c.InputSeed, shown(path)), nil
 	}
 	if err != nil {
 		return nil, "", usageError{fmt.Errorf("test input: %w", err)}
@@ -337,6 +389,9 @@ func (c *runCmd) input(want []int) (*onnx.Array, string, error) {
 	}
 	if !slices.Equal(x.Shape, want) {
 		return nil, "", usagef("test input %s: shape %v; the model's input needs %v", path, x.Shape, want)
+	}
+	if err := checkFinite("test input "+path, x); err != nil {
+		return nil, "", err
 	}
 	return x, shown(path) + " (the model's test data set; no --input given)", nil
 }
@@ -361,6 +416,10 @@ func shown(path string) string {
 
 // calibration reads --calib, or calibrates on the input alone.
 func (c *runCmd) calibration(x *onnx.Array, want []int) ([]*onnx.Array, string, error) {
+	if len(c.Calib) == 0 && c.randomIn {
+		set, note := randomCalibration(want, c.InputSeed, c.RandomCalib)
+		return set, note, nil
+	}
 	if len(c.Calib) == 0 {
 		return []*onnx.Array{x}, "on the input alone, which is optimistic: the scales fit this very image and no other input's range (give --calib)", nil
 	}
@@ -374,6 +433,9 @@ func (c *runCmd) calibration(x *onnx.Array, want []int) ([]*onnx.Array, string, 
 		})
 		if err != nil {
 			return nil, "", usageIn("--calib", err)
+		}
+		if err := checkFinite("--calib "+path, a); err != nil {
+			return nil, "", err
 		}
 		set = append(set, a)
 	}

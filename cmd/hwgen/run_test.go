@@ -148,7 +148,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{"unsupported op", []string{"--model", softmax, "--input", wrong}, []string{"probs", "Einsum", "not supported"}},
 		{"wrong input shape", []string{"--model", mnistModel, "--input", wrong}, []string{"wrong.npy", "[1 28 28]", "[1 1 28 28]"}},
 		{"wrong calibration shape", []string{"--model", mnistModel, "--calib", wrong}, []string{"--calib", "wrong.npy", "[1 28 28]"}},
-		{"no input", []string{"--model", lone}, []string{"--input", "test_data_set_0"}},
+		{"no random calibration inputs", []string{"--model", lone, "--random-calib", "0"}, []string{"--random-calib 0", "at least 1"}},
 		{"timeline without a simulator", []string{"--model", mnistModel, "--engine", "interp", "--timeline", filepath.Join(dir, "t.json")}, []string{"--timeline"}},
 		{"unwritable output", []string{"--model", mnistModel, "--out", filepath.Join(garbage, "res")}, []string{"--out"}},
 		{"bad npu config", []string{"--model", mnistModel, "--set", "cols=64"}, []string{"cols"}},

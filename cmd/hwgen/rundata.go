@@ -153,6 +153,7 @@ func (c *runCmd) runData(cfg npu.Config) error {
 	// times), so that hwgen merge can print it.
 	var hdr strings.Builder
 	printModel(&hdr, c.Model, m, shape)
+	c.printWeights(&hdr)
 	fmt.Fprintf(&hdr, "data      MNIST: the first %d of the %d test images\n", test.Len(), dataset.Test.Images)
 	fmt.Fprintf(&hdr, "calibrate on the first %d of the %d MNIST training images\n", train.Len(), dataset.Train.Images)
 

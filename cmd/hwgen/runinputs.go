@@ -70,6 +70,7 @@ func (c *runCmd) runInputs(cfg npu.Config) error {
 		}
 	}
 	printModel(os.Stdout, c.Model, m, shape)
+	c.printWeights(os.Stdout)
 	fmt.Printf("inputs    %d .npy files in %s\n", len(images), shown(c.Inputs))
 	fmt.Printf("calibrate %s\n", note)
 	opts, err := c.lowerOptions()

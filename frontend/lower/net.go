@@ -35,14 +35,15 @@ func (n *Net) OutputSteps() []float64 { return slices.Clone(n.outSteps) }
 
 // QuantizeInput converts a float input [1,C,H,W] to the int8 feature map
 // [C,H,W] the NPU reads: round half to even of x/scale, clamped to ±127.
+// A NaN or an infinity is an error naming the element.
 func (n *Net) QuantizeInput(x *onnx.Array) (*golden.Tensor, error) {
 	if !slices.Equal(x.Shape, append([]int{1}, n.inShape...)) {
 		return nil, fmt.Errorf("lower: input shape %v, want [1 %v]", x.Shape, n.inShape)
 	}
 	t := golden.New(n.inShape...)
 	for i, v := range x.Data {
-		if math.IsNaN(float64(v)) {
-			return nil, fmt.Errorf("lower: input element %d is NaN", i)
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) { // an infinity would clamp to ±127 unseen
+			return nil, fmt.Errorf("lower: input element %d is %v", i, v)
 		}
 		q := math.RoundToEven(float64(v) / n.inScale)
 		t.Data[i] = int64(max(min(q, quant.QMax), -quant.QMax))
@@ -52,9 +53,18 @@ func (n *Net) QuantizeInput(x *onnx.Array) (*golden.Tensor, error) {
 
 // Graph builds the compiler graph that runs the net on input x.
 func (n *Net) Graph(x *onnx.Array) (*compiler.Graph, error) {
+	g, _, err := n.GraphValues(x)
+	return g, err
+}
+
+// GraphValues builds the compiler graph that runs the net on input x and
+// returns with it the graph's value of every lowered ONNX value, by name
+// (the input and each step's output), for Probe and
+// compiler.Graph.ReferenceOf.
+func (n *Net) GraphValues(x *onnx.Array) (*compiler.Graph, map[string]*compiler.Value, error) {
 	xq, err := n.QuantizeInput(x)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	g := compiler.NewGraph()
 	vals := map[string]*compiler.Value{n.input: g.Input(n.input, xq)}
@@ -67,9 +77,9 @@ func (n *Net) Graph(x *onnx.Array) (*compiler.Graph, error) {
 	}
 	g.Output(n.output, vals[n.output])
 	if err := g.Err(); err != nil {
-		return nil, fmt.Errorf("lower: building the graph: %w", err)
+		return nil, nil, fmt.Errorf("lower: building the graph: %w", err)
 	}
-	return g, nil
+	return g, vals, nil
 }
 
 // Dequantize turns the graph's output back into floats of the ONNX

@@ -24,6 +24,9 @@ type Net struct {
 	// outSteps[o] = sx·sw[o]; outAxis is the channel axis of outShape.
 	outSteps []float64
 	outAxis  int
+	// scales are the int8 scale of every lowered value (the steps'
+	// outputs), for Net.Probe.
+	scales map[string]float64
 }
 
 // Layer reports how one layer was requantized: a Conv, Gemm or MatMul
@@ -127,6 +130,7 @@ func Quantize(m *onnx.Model, calib []*onnx.Array, cfg npu.Config, opts ...Option
 		return nil, fmt.Errorf("lower: graph output %q is not computed on the NPU", l.net.output)
 	}
 	l.net.outScale, l.net.outShape = s, l.shapes[l.net.output]
+	l.net.scales = l.scales
 	return l.net, nil
 }
 
