@@ -20,6 +20,11 @@ type fieldSpec struct {
 	width   func(Config) int
 	widthAt func(Config, int) int // width of repetition i, when it differs between repetitions
 	engine  bool                  // the engine receives it on its dispatch port
+	// modulo marks a sequence number (task IDs and the dependencies
+	// naming them): Encode keeps its low width bits, as the hardware
+	// counts and compares IDs modulo 2^id_bits, so a program may have
+	// more tasks than the IDs can name.
+	modulo bool
 	doc     string
 	get     func(d *isa.Descriptor, i int) uint64
 	set     func(d *isa.Descriptor, i int, v uint64)
@@ -47,7 +52,7 @@ func hasNet(c Config) int { return int(b2u(c.NetBits > 0)) }
 func ndepsBits(c Config) int { return hdl.ClogWidth(c.MaxDeps + 1) }
 
 var descriptorSpec = []fieldSpec{
-	{name: "id", width: func(c Config) int { return c.IDBits }, engine: true,
+	{name: "id", width: func(c Config) int { return c.IDBits }, engine: true, modulo: true,
 		doc: "task ID; consecutive within a queue (mod 2^id_bits), checked by the hardware",
 		get: func(d *isa.Descriptor, _ int) uint64 { return d.ID }, set: func(d *isa.Descriptor, _ int, v uint64) { d.ID = v }},
 	{name: "engine", width: fixed(isa.EngineBits),
@@ -78,7 +83,7 @@ var descriptorSpec = []fieldSpec{
 		doc: "number of valid dependency fields, 0..max_deps; more is malformed",
 		get: func(d *isa.Descriptor, _ int) uint64 { return uint64(len(d.Deps)) },
 		set: func(d *isa.Descriptor, _ int, v uint64) { d.Deps = make([]uint64, v) }},
-	{name: "dep", count: func(c Config) int { return c.MaxDeps }, width: func(c Config) int { return c.IDBits },
+	{name: "dep", count: func(c Config) int { return c.MaxDeps }, width: func(c Config) int { return c.IDBits }, modulo: true,
 		doc: "ID of a task this one waits for: one of the window-1 tasks of the same queue before it, else malformed; fields at or above ndeps are ignored",
 		get: func(d *isa.Descriptor, i int) uint64 {
 			if i < len(d.Deps) {
@@ -255,7 +260,11 @@ func (l *Layout) Encode(d isa.Descriptor) (*big.Int, error) {
 	}
 	vals := make(map[string]uint64, len(l.Fields))
 	for i, f := range l.Fields {
-		vals[f.Name] = l.refs[i].spec.get(&d, l.refs[i].i)
+		v := l.refs[i].spec.get(&d, l.refs[i].i)
+		if l.refs[i].spec.modulo && f.Width < 64 {
+			v &= 1<<uint(f.Width) - 1
+		}
+		vals[f.Name] = v
 	}
 	bits, err := l.Pack(vals)
 	if err != nil {

@@ -97,7 +97,6 @@ func TestEncodeRejects(t *testing.T) {
 		{"sparse op without the sparse engine", isa.Descriptor{ID: 2, Engine: isa.DMAIn, Op: isa.DMAInLoadSparse}, "engine dma_in has no operation 3"},
 		{"too many deps", isa.Descriptor{ID: 3, Deps: []uint64{1, 2, 3, 4, 5}}, "5 dependencies, max_deps is 4"},
 		{"address too wide", isa.Descriptor{ID: 4, Src: 1 << 32}, "field src = 4294967296 does not fit 32 bits"},
-		{"id too wide", isa.Descriptor{ID: 1 << 16}, "field id = 65536 does not fit 16 bits"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,6 +111,28 @@ func TestEncodeRejects(t *testing.T) {
 	}
 	if _, err := lay.Pack(map[string]uint64{"engine": 8}); err == nil {
 		t.Errorf("Pack accepted engine = 8 in 3 bits")
+	}
+}
+
+// Task IDs and dependencies are sequence numbers: they encode modulo
+// 2^id_bits, as the hardware counts them, so a program may run past
+// 65,536 tasks a queue.
+func TestEncodeWrapsIDs(t *testing.T) {
+	lay := taskmgr.DefaultLayout()
+	cases := []struct{ id, dep, wantID, wantDep uint64 }{
+		{1<<16 + 5, 1<<16 + 3, 5, 3},
+		{1 << 16, 1<<16 - 1, 0, 1<<16 - 1},
+		{3<<16 + 1, 2<<16 + 65535, 1, 65535},
+	}
+	for _, tc := range cases {
+		raw, err := lay.Encode(isa.Descriptor{ID: tc.id, Engine: isa.NE, Deps: []uint64{tc.dep}})
+		if err != nil {
+			t.Fatalf("ID %d: %v", tc.id, err)
+		}
+		got := lay.Decode(raw)
+		if diff := cmp.Diff([]uint64{tc.wantID, tc.wantDep}, []uint64{got.ID, got.Deps[0]}); diff != "" {
+			t.Errorf("ID %d dep %d: (id, dep) (-want +got):\n%s", tc.id, tc.dep, diff)
+		}
 	}
 }
 
