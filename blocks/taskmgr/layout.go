@@ -25,9 +25,9 @@ type fieldSpec struct {
 	// counts and compares IDs modulo 2^id_bits, so a program may have
 	// more tasks than the IDs can name.
 	modulo bool
-	doc     string
-	get     func(d *isa.Descriptor, i int) uint64
-	set     func(d *isa.Descriptor, i int, v uint64)
+	doc    string
+	get    func(d *isa.Descriptor, i int) uint64
+	set    func(d *isa.Descriptor, i int, v uint64)
 }
 
 func fixed(w int) func(Config) int { return func(Config) int { return w } }
