@@ -117,7 +117,7 @@ func (c *quantizeCmd) reference(cfg npu.Config, net *lower.Net, x *onnx.Array) e
 	if err != nil {
 		return modelErr(c.Model, err)
 	}
-	prog, err := compiler.Compile(cfg, g)
+	prog, err := compiler.CompileWith(cfg, g, growExt)
 	if err != nil {
 		return usageError{fmt.Errorf("compile %s for %s: %w", filepath.Base(c.Model), cfg.Name(), err)}
 	}

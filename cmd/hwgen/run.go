@@ -227,7 +227,7 @@ func (c *runCmd) Run() error {
 		return modelErr(c.Model, err)
 	}
 	t0 := time.Now()
-	prog, err := compiler.Compile(cfg, g)
+	prog, err := compiler.CompileWith(cfg, g, growExt)
 	if err != nil {
 		return usageError{fmt.Errorf("compile %s for %s: %w", filepath.Base(c.Model), cfg.Name(), err)}
 	}
@@ -248,6 +248,9 @@ func (c *runCmd) Run() error {
 	printLayers(os.Stdout, net)
 	fmt.Printf("npu       %s\n", cfg.Name())
 	fmt.Printf("compiled  %s\n", prog.Summary())
+	if w := prog.Config.ExtAddrWidth; w != cfg.ExtAddrWidth {
+		fmt.Printf("ext mem   ext_addr_width %d → %d: %d lines of external memory for the program\n", cfg.ExtAddrWidth, w, prog.ExtLines)
+	}
 
 	out := net.Output()
 	got := machine[out]
@@ -515,3 +518,8 @@ func floats(v []float32) string {
 	}
 	return "[" + strings.Join(s, " ") + "]"
 }
+
+// growExt sizes the external memory from the program: a model whose
+// tensors and weights need more lines than ext_addr_width gives runs
+// with the width it needs (up to the NPU's 24 bits) instead of failing.
+var growExt = compiler.Options{GrowExt: true}

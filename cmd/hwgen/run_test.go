@@ -116,6 +116,20 @@ func TestRunMnist(t *testing.T) {
 	}
 }
 
+// A model needing more external memory than ext_addr_width runs with the
+// width its program needs, on the simulator too, and the report says so.
+func TestRunGrowsExternalMemory(t *testing.T) {
+	code, stdout, stderr := capture(t, "run", "--model", mnistModel, "--engine", "go", "--set", "ext_addr_width=6")
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0; stderr: %s\nstdout:\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{"ext_addr_width 6 → 12", "result    PASS: the NPU's"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
 // The caller's mistakes exit with status 2 and one line naming the
 // problem.
 func TestRunUsageErrors(t *testing.T) {

@@ -188,7 +188,7 @@ func (c *runCmd) runData(cfg npu.Config) error {
 		return modelErr(c.Model, err)
 	}
 	t0 := time.Now()
-	prog, err := compiler.Compile(cfg, g)
+	prog, err := compiler.CompileWith(cfg, g, growExt)
 	if err != nil {
 		return usageError{fmt.Errorf("compile %s for %s: %w", filepath.Base(c.Model), cfg.Name(), err)}
 	}

@@ -98,7 +98,7 @@ func probeProgram(cfg npu.Config, net *lower.Net, x *onnx.Array) (*compiler.Prog
 	if err := g.Err(); err != nil {
 		return nil, nil, err
 	}
-	prog, err := compiler.Compile(cfg, g)
+	prog, err := compiler.CompileWith(cfg, g, growExt)
 	return prog, order, err
 }
 
