@@ -14,7 +14,8 @@
 //
 //	Conv [+ Add bias] [+ Relu] [+ Clip]   → Conv2D, per-channel requantization,
 //	                                        the bias folded into it, the ReLU
-//	                                        flag, the Clip as the clamp
+//	                                        flag, the Clip as the clamp; group
+//	                                        g → Conv.Groups (depthwise: g = C)
 //	MatMul [+ Add] [+ Relu] [+ Clip]      → GEMMPerChannel, likewise
 //	Gemm (transA 0) [+ Add] [+ Relu] [+ Clip]
 //	                                      → GEMMPerChannel, alpha folded into
@@ -48,9 +49,18 @@
 //	Reshape/Flatten/Squeeze/Unsqueeze of [1,C,H,W] to [1,C·H·W]
 //	                                      → Flatten
 //	Transpose of a Gemm/MatMul result     → Transpose (a view: free)
+//	Concat of [1,C,H,W] maps on axis 1    → Concat: every part in the output's
+//	                                        scale (its producer's requantization
+//	                                        targets it when the concat is its one
+//	                                        user, else a Requant), so the concat
+//	                                        only places data
+//	Reshape [1,g,C/g,H,W] – Transpose [0,2,1,3,4] – Reshape [1,C,H,W]
+//	                                      → ChannelShuffle (ShuffleNet's shuffle;
+//	                                        the compiler folds it into the reading
+//	                                        conv's weight order, moving no data)
 //
 // Every activation is symmetric int8 with one scale per tensor; a max pool,
-// a flatten and a transpose keep their input's scale (max commutes with a
+// a flatten, a transpose and a channel shuffle keep their input's scale (max commutes with a
 // positive scale), every other op rescales to its output's calibrated
 // scale (a ReduceMax or GlobalMaxPool too: its maximum, one of the int8
 // values, is rescaled with no division). A Clip's bounds become the post-processor's clamp in output

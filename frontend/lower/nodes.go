@@ -32,7 +32,8 @@ var Ops = onnx.OpNames(func(o onnx.Op) bool { return o.NPU })
 // lowerings is the lowering's dispatch: how each op of Ops is lowered,
 // keyed by op name (a test keeps the keys and onnx.OpTable in step).
 var lowerings = map[string]func(l *lowering, n *onnx.Node) error{
-	"Reshape": (*lowering).flatten, // a reshape of a constant is folded
+	"Reshape": (*lowering).reshape, // a reshape of a constant is folded
+	"Concat":  (*lowering).concat,
 	"Flatten": func(l *lowering, n *onnx.Node) error {
 		if a := n.Int("axis", 1); a != 1 {
 			return fmt.Errorf("axis %d: only 1 is supported", a)
@@ -104,6 +105,19 @@ func (l *lowering) value(name string) (float64, error) {
 func (l *lowering) emit(in, out string, s float64, f func(g *compiler.Graph, x *compiler.Value) *compiler.Value) {
 	l.net.steps = append(l.net.steps, step{in: in, out: out, apply: f})
 	l.scales[out] = s
+}
+
+// reshape lowers a Reshape: the first of a channel shuffle's three
+// nodes (shuffle), else a flatten.
+func (l *lowering) reshape(n *onnx.Node) error {
+	in, s, err := l.input(n)
+	if err != nil {
+		return err
+	}
+	if ok, err := l.shuffle(n, in, s); ok || err != nil {
+		return err
+	}
+	return l.flatten(n)
 }
 
 // flatten maps a reshape of [1,C,H,W] to [1,C·H·W] (the only reshape of a
