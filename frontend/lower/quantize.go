@@ -22,7 +22,7 @@ type Net struct {
 	// consts are the int8 constant maps the graph reads besides its
 	// input (an average pool's divisor map), by graph input name.
 	consts map[string]*golden.Tensor
-	Layers            []Layer // the requantized layers, in order
+	Layers []Layer // the requantized layers, in order
 	// An int32 output (Int32Output): output channel o is in units of
 	// outSteps[o] = sx·sw[o]; outAxis is the channel axis of outShape.
 	outSteps []float64
