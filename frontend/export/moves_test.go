@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/frontend/onnx/onnxpb"
 	"github.com/hwgen/hwgen/frontend/onnx/onnxtest"
 )
 
@@ -72,14 +73,44 @@ func moveNets(seed uint64) []opNet {
 	}
 }
 
-// Concat, grouped and depthwise convs and channel shuffles, exported and
-// run on ONNX Runtime, give the golden models' integer outputs and
+// poolNets are pools with asymmetric pads and count_include_pad 0, with
+// weights from a seed: the planar pool, its crop (a depthwise conv) and
+// the divisor map (an eltwise multiply by a constant).
+func poolNets(seed uint64) []opNet {
+	s := func() seeded { return seeded{rand.New(rand.NewPCG(seed, 0x9001))} }
+	pool := func(op string, in, out string, k, st int64, pads []int64, cip int64) func(*onnxtest.Builder) *onnxtest.Builder {
+		return func(b *onnxtest.Builder) *onnxtest.Builder {
+			attrs := []*onnxpb.AttributeProto{onnxtest.Ints("kernel_shape", k, k), onnxtest.Ints("strides", st, st), onnxtest.Ints("pads", pads...)}
+			if op == "AveragePool" {
+				attrs = append(attrs, onnxtest.Int("count_include_pad", cip))
+			}
+			return b.Node("pool", op, []string{in}, out, attrs...)
+		}
+	}
+	return []opNet{
+		{fmt.Sprintf("MaxPool 3x3/s2 pads [0,0,1,1] of a conv (seed %d)", seed), func() *onnxtest.Builder {
+			b := s().conv(onnxtest.New(13).Input("x", 1, 3, 9, 9).Output("y"), "c", "x", "c1", 4, 3, 3, 1, 1)
+			return pool("MaxPool", "c1", "y", 3, 2, []int64{0, 0, 1, 1}, 0)(b)
+		}, []int64{1, 3, 9, 9}, nil, []string{"pool0/max", "conv2d1/acc"}},
+		{fmt.Sprintf("AveragePool 3x3/s2 pad 1 count_include_pad 0, then a conv (seed %d)", seed), func() *onnxtest.Builder {
+			b := pool("AveragePool", "x", "p", 3, 2, []int64{1, 1, 1, 1}, 0)(onnxtest.New(13).Input("x", 1, 3, 8, 8).Output("y"))
+			return s().conv(b, "c", "p", "y", 4, 3, 3, 1, 1)
+		}, []int64{1, 3, 8, 8}, nil, []string{"pool0/sum", "eltwise0/mul"}},
+		{fmt.Sprintf("AveragePool 7x7/s1 pads [0,0,1,1] count_include_pad 0 of a conv (seed %d)", seed), func() *onnxtest.Builder {
+			b := s().conv(onnxtest.New(13).Input("x", 1, 2, 7, 7).Output("y"), "c", "x", "c1", 3, 2, 3, 1, 1)
+			return pool("AveragePool", "c1", "y", 7, 1, []int64{0, 0, 1, 1}, 0)(b)
+		}, []int64{1, 2, 7, 7}, nil, []string{"pool0/sum", "conv2d1/acc", "eltwise0/mul"}},
+	}
+}
+
+// Concat, grouped and depthwise convs, channel shuffles and the pools of
+// pool_pad.go (frontend/lower), exported and run on ONNX Runtime, give the golden models' integer outputs and
 // Net.Dequantize's floats bit for bit, for several seeds of weights.
 func TestORTMoves(t *testing.T) {
 	node := needORT(t)
 	cfg := npu.DefaultConfig()
 	for seed := uint64(1); seed <= 3; seed++ {
-		for _, tc := range moveNets(seed) {
+		for _, tc := range append(moveNets(seed), poolNets(seed)...) {
 			t.Run(tc.name, func(t *testing.T) { checkORTNet(t, node, cfg, tc) })
 		}
 	}

@@ -21,8 +21,13 @@
 //	                                      → GEMMPerChannel, alpha folded into
 //	                                        the weights, beta·C into the bias
 //	MaxPool                               → Pool2D max with golden.PadIgnore
-//	AveragePool                           → Pool2D avg (zero padding): count_include_pad 1,
-//	                                        or 0 without pads
+//	AveragePool                           → Pool2D avg (zero padding)
+//	  asymmetric pads                     → the pool with a larger symmetric
+//	                                        padding, then a crop (a depthwise
+//	                                        Conv2D of one weight 1), pool_pad.go
+//	  count_include_pad 0 with pads       → then Eltwise mul by a constant map
+//	                                        (a graph input, Net.Constants) of
+//	                                        the exact factors KH·KW/n, rescaled
 //	GlobalAveragePool                     → Pool2D avg of the whole plane (up to
 //	                                        max_kernel), else Reduce sum
 //	GlobalMaxPool                         → Pool2D max of the whole plane (up to
@@ -81,6 +86,7 @@
 // drops half up, floor(v/2^s + 1/2), or with WithRounding(golden.HalfEven)
 // to the nearest even integer on a tie (golden.Requant has both formulas;
 // the planar engine takes the mode per task, its round_even field). Anything else (another op, an attribute value
-// named above as unsupported, asymmetric padding, a batch other than 1) is
-// an error naming the node and op.
+// named above as unsupported, a pool whose symmetric cover reaches the
+// window, asymmetric conv padding, a batch other than 1) is an error
+// naming the node and op.
 package lower

@@ -140,9 +140,9 @@ func (l *lowering) flatten(n *onnx.Node) error {
 	return nil
 }
 
-// poolWindow reads a pooling node's input and its window, which must be
-// symmetric with one stride.
-func (l *lowering) poolWindow(n *onnx.Node) (in string, scale float64, win onnx.Window, stride, padH, padW int, err error) {
+// poolWindow reads a pooling node's input, its window and how that runs
+// on the planar engine (planWindow).
+func (l *lowering) poolWindow(n *onnx.Node) (in string, scale float64, win onnx.Window, plan windowPlan, err error) {
 	if in, scale, err = l.input(n); err != nil {
 		return
 	}
@@ -154,18 +154,19 @@ func (l *lowering) poolWindow(n *onnx.Node) (in string, scale float64, win onnx.
 	if win, err = onnx.WindowOf(n, shape[2], shape[3], 0, 0); err != nil {
 		return
 	}
-	stride, padH, padW, err = symmetric(win)
+	plan, err = planWindow(win, shape[2], shape[3])
 	return
 }
 
+// maxPool lowers MaxPool to the planar max pool whose padding never wins
+// (any pads, see pool_pad.go); the scale stays.
 func (l *lowering) maxPool(n *onnx.Node) error {
-	in, s, win, stride, padH, padW, err := l.poolWindow(n)
+	in, s, win, plan, err := l.poolWindow(n)
 	if err != nil {
 		return err
 	}
-	p := compiler.Pool{Kind: golden.PoolMax, KH: win.KH, KW: win.KW, Stride: stride,
-		PadH: padH, PadW: padW, Padding: golden.PadIgnore}
-	l.emit(in, n.Outputs[0], s, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Pool2D(x, p) })
+	p := compiler.Pool{Kind: golden.PoolMax, KH: win.KH, KW: win.KW, Padding: golden.PadIgnore}
+	l.emit(in, n.Outputs[0], s, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return plan.pool(g, x, p) })
 	return nil
 }
 

@@ -4,6 +4,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/frontend/onnx/onnxtest"
@@ -190,5 +193,62 @@ func TestShapeOpsErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkRefused(t, tt.model, tt.want) })
+	}
+}
+
+// The PE array utilization of grouped and depthwise convs as lowered
+// from ONNX, the compiler's mapping bound (LayerMACs over NEVectors·R·C)
+// on the default 16×16 NPU: ShuffleNet's unit (g = 4) at 28×28, 272
+// channels, and AlexNet's 2-group conv2 (dense: groups of whole tiles).
+// The first 1×1 GConv, 272 → 68 in groups of 17 that straddle tiles,
+// reaches 48.8%; the depthwise conv uses one PE per row (the
+// block-diagonal mapping, compiler/doc.go), 1/16 of its 5 tiles for 68
+// channels, 5.31%. The shuffle moves no data (no NE copy counts under a
+// layer): the second GConv takes it into its weights, where each group
+// of 17 shuffled channels reads all five tiles, 31.1% instead of 48.8%
+// (16,464 more vectors, fewer than the 19,600 a 68-channel copy on the
+// NE would take).
+func TestGroupedUtilization(t *testing.T) {
+	cfg := npu.DefaultConfig()
+	cfg.ExtAddrWidth = 18 // the unit's 272×28×28 maps and weights
+	r := newRnd(1)
+	shuffle := onnxtest.New(13).Input("x", 1, 272, 28, 28).Output("y").
+		Int64("s5", []int64{5}, 1, 4, 17, 28, 28).Int64("s4", []int64{4}, 1, 68, 28, 28)
+	shuffle = r.conv(shuffle, "gconv1", "x", "c1", 68, 272, 1, 1, 4, false).Node("r1", "Relu", []string{"c1"}, "p1").
+		Node("re1", "Reshape", []string{"p1", "s5"}, "q1").
+		Node("tr1", "Transpose", []string{"q1"}, "q2", oints("perm", 0, 2, 1, 3, 4)).
+		Node("re2", "Reshape", []string{"q2", "s4"}, "sh")
+	shuffle = r.conv(shuffle, "dw", "sh", "c2", 68, 68, 3, 1, 68, false)
+	shuffle = r.conv(shuffle, "gconv2", "c2", "c3", 272, 68, 1, 1, 4, false).
+		Node("add", "Add", []string{"c3", "x"}, "s").Node("r3", "Relu", []string{"s"}, "y")
+	alex := r.conv(onnxtest.New(13).Input("x", 1, 96, 27, 27).Output("y"), "conv2", "x", "y", 256, 96, 5, 1, 2, false)
+	for _, tt := range []struct {
+		name  string
+		model *onnxtest.Builder
+		dims  []int64
+		want  map[string]float64 // layer → utilization %, within 0.05 points
+	}{
+		{"ShuffleNet unit, g = 4, 272 channels, 28x28", shuffle, []int64{1, 272, 28, 28},
+			map[string]float64{"conv2d0": 48.8, "conv2d1": 5.31, "conv2d2": 31.1}},
+		{"AlexNet conv2, 2 groups of 48 → 128, 5x5, 27x27", alex, []int64{1, 96, 27, 27},
+			map[string]float64{"conv2d0": 100}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			lw := lowerModel(t, cfg, tt.model, tt.dims...)
+			vec := lw.prog.NEVectors()
+			got := map[string]float64{}
+			for layer, macs := range lw.prog.LayerMACs {
+				got[layer] = 100 * float64(macs) / float64(vec[layer]*int64(cfg.Rows*cfg.Cols))
+			}
+			t.Logf("%s: utilization by layer %v, NE vectors %v", lw.prog.Summary(), got, vec)
+			if d := cmp.Diff(tt.want, got, cmpopts.EquateApprox(0, 0.05)); d != "" {
+				t.Errorf("utilization %% (-want +got):\n%s", d)
+			}
+			for layer := range vec {
+				if _, ok := lw.prog.LayerMACs[layer]; !ok {
+					t.Errorf("NE vectors under %s, which is no conv layer (a copy)", layer)
+				}
+			}
+		})
 	}
 }
