@@ -8,8 +8,10 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/frontend/onnx/onnxtest"
+	"github.com/hwgen/hwgen/host"
 )
 
 // This file tests the lowering of the data movements and grouped convs
@@ -103,6 +105,16 @@ var shapeCases = []struct {
 			Node("re4", "Reshape", []string{"q4", "s4"}, "sh2")
 		return r.conv(b, "pw", "sh2", "y", 5, 12, 1, 1, 1, true)
 	}, []int64{1, 4, 6, 6}, 3},
+	{"ShuffleNet's stride-2 unit: AveragePool count_include_pad 0 beside grouped convs, Concat, Relu", func(r rnd) *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 8, 8, 8).Output("y").
+			Node("avg", "AveragePool", []string{"x"}, "pa", oints("kernel_shape", 3, 3), oints("strides", 2, 2), oints("pads", 1, 1, 1, 1))
+		b = r.conv(b, "g1", "x", "c1", 8, 8, 1, 1, 2, false).Node("r1", "Relu", []string{"c1"}, "p1")
+		b = r.conv(b, "dw", "p1", "c2", 8, 8, 3, 2, 8, false)
+		b = r.conv(b, "g2", "c2", "pb", 8, 8, 1, 1, 2, false).
+			Node("cat", "Concat", []string{"pa", "pb"}, "cat", i64("axis", 1)).
+			Node("r3", "Relu", []string{"cat"}, "p3")
+		return r.conv(b, "out", "p3", "y", 4, 16, 1, 1, 1, true)
+	}, []int64{1, 8, 8, 8}, 3},
 	{"channel shuffle as the graph output", func(r rnd) *onnxtest.Builder {
 		b := onnxtest.New(13).Input("x", 1, 4, 5, 5).Output("y").
 			Int64("s5", []int64{5}, 1, 4, 2, 5, 5).Int64("s4", []int64{4}, 1, 8, 5, 5)
@@ -122,6 +134,30 @@ func TestShapeOpsLowered(t *testing.T) {
 		for seed := uint64(1); seed <= 3; seed++ {
 			t.Run(tt.name, func(t *testing.T) { checkLowered(t, cfg, tt.model(newRnd(seed)), tt.steps, tt.dims...) })
 		}
+	}
+}
+
+// Every net of shapeCases (seed 1) runs on the Go simulator of the NPU
+// bit for bit as on the reference machine: concat placement, grouped and
+// depthwise convs, a permutation taken into weights or copied.
+func TestShapeOpsSimulator(t *testing.T) {
+	cfg := npu.DefaultConfig()
+	for _, tt := range shapeCases {
+		t.Run(tt.name, func(t *testing.T) {
+			lw := lowerModel(t, cfg, tt.model(newRnd(1)), tt.dims...)
+			want, _, err := compiler.Interpret(lw.prog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := host.Run(cfg, lw.prog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := lw.net.Output()
+			if d := cmp.Diff(want[out], res.Outputs[out]); d != "" {
+				t.Errorf("simulator vs reference machine (-machine +simulator):\n%s", d)
+			}
+		})
 	}
 }
 
