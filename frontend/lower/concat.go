@@ -17,14 +17,15 @@ import (
 // [1,C,H,W] along their channels, the one concatenation the NPU has.
 func (l *lowering) channelAxis(c *onnx.Node) error {
 	shape := l.shapes[c.Outputs[0]]
-	axis, ok := c.Attrs["axis"]
+	axis := c.Int("axis", 1) // required from opset 4; before, 1 by default
+	if _, ok := c.Attrs["axis"]; !ok && l.g.Opset >= 4 {
+		return fmt.Errorf("no axis attribute: supported: axis 1 (the channels)")
+	}
 	switch {
 	case len(shape) != 4 || shape[0] != 1:
 		return fmt.Errorf("output shape %v: only feature maps [1,C,H,W] are concatenated", shape)
-	case !ok || axis.Kind != onnx.AttrInt:
-		return fmt.Errorf("no axis attribute: supported: axis 1 (the channels)")
-	case axis.Int != 1 && axis.Int != -3:
-		return fmt.Errorf("axis %d: only 1 (the channels of [1,C,H,W]) is supported", axis.Int)
+	case axis != 1 && axis != -3:
+		return fmt.Errorf("axis %d: only 1 (the channels of [1,C,H,W]) is supported", axis)
 	}
 	return nil
 }

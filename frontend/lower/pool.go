@@ -42,7 +42,7 @@ func (l *lowering) avgPool(n *onnx.Node) error {
 	shape := l.shapes[in]
 	k := win.KH * win.KW
 	counts, oh, ow := windowCounts(win, shape[2], shape[3])
-	exact := n.Int("count_include_pad", 0) != 0 || !slices.ContainsFunc(counts, func(c int) bool { return c != k })
+	uniform := n.Int("count_include_pad", 0) != 0 || !slices.ContainsFunc(counts, func(c int) bool { return c != k })
 	out := n.Outputs[0]
 	sy, err := l.scaleOf(out)
 	if err != nil {
@@ -53,7 +53,7 @@ func (l *lowering) avgPool(n *onnx.Node) error {
 		return err
 	}
 	p := compiler.Pool{Kind: golden.PoolAvg, KH: win.KH, KW: win.KW, Padding: golden.PadZero, Requant: q}
-	if exact {
+	if uniform {
 		l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return plan.pool(g, x, p) })
 		return nil
 	}

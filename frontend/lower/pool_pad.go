@@ -70,7 +70,7 @@ func planAxis(bName, eName string, n, k, s, b, e int) (pad, lead, trail int, err
 	for pad < e {
 		pad, lead = pad+s, lead+1
 	}
-	if pad >= k && pad > 0 {
+	if pad >= k {
 		return 0, 0, 0, fmt.Errorf("pads %s %d %s %d with stride %d and window %d: supported: pads whose symmetric cover (the %s pad plus whole strides, at least the %s pad: %d) is below the window",
 			bName, b, eName, e, s, k, bName, eName, pad)
 	}
