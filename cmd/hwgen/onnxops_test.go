@@ -20,7 +20,10 @@ func TestOpsHelp(t *testing.T) {
 		want []string
 	}{
 		{"one op", func(o onnx.Op) bool { return o.Name == "Transpose" },
-			[]string{"  Transpose            of a Gemm or MatMul result (perm [1 0]): a view, free"}},
+			[]string{
+				"  Transpose            of a Gemm or MatMul result (perm [1 0]): a view, free;",
+				"                       perm [0,2,1,3,4] inside a channel shuffle (see Reshape)",
+			}},
 		{"a group, wrapped", func(o onnx.Op) bool { return o.Name == "Min" || o.Name == "Max" },
 			[]string{
 				"  Min, Max             of two values of one shape: eltwise min or max, the finer",

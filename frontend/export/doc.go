@@ -25,6 +25,10 @@
 //	                 + post-processor (a lone Requant is an add of 0)
 //	reduce           ReduceSum (INT32) or ReduceMax (INT8) over all but the channel axis
 //	                 + post-processor
+//	concat           Concat on axis 1 of the INT8 parts (the channels)
+//	permute          Gather on axis 1 with the constant channel order (a channel shuffle)
+//	constant         an int8 constant the net reads (lower.Net.Constants: an average
+//	                 pool's divisor map): an INT8 initializer
 //	view             Flatten (axis 1) or Reshape; Transpose of a GEMM result
 //	output           Cast to double, Mul by the output scale (int32: per channel),
 //	                 Cast to float (lower.Net.Dequantize); also the integer output

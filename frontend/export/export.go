@@ -98,11 +98,22 @@ func Net(net *lower.Net, cfg npu.Config) (*onnxpb.ModelProto, error) {
 	b.names[in], b.names[out], b.names[raw] = true, true, true
 	b.g.Input = []*onnxpb.ValueInfoProto{value(in, onnxpb.TensorProto_FLOAT, inShape)}
 
-	ins := graphInputs(ops)
-	if len(ins) != 1 || ins[0].InputName() != in || !slices.Equal(onnxShape(ins[0]), inShape) {
-		return nil, fmt.Errorf("export: the graph of %s reads %d inputs, want %q of shape %v", in, len(ins), in, inShape)
+	// The graph reads the net's input and the net's int8 constants (an
+	// average pool's divisor map), which become initializers.
+	consts := net.Constants()
+	var data []*compiler.Value
+	for _, v := range graphInputs(ops) {
+		c, ok := consts[v.InputName()]
+		if !ok {
+			data = append(data, v)
+			continue
+		}
+		t.input(v, b.int8s(v.InputName(), dims64(onnxShape(v)), c.Data))
 	}
-	t.input(ins[0], quantizeInput(b, in, net.InputScale()))
+	if len(data) != 1 || data[0].InputName() != in || !slices.Equal(onnxShape(data[0]), inShape) {
+		return nil, fmt.Errorf("export: the graph of %s reads %d inputs besides its constants, want %q of shape %v", in, len(data), in, inShape)
+	}
+	t.input(data[0], quantizeInput(b, in, net.InputScale()))
 	if err := t.ops(ops); err != nil {
 		return nil, err
 	}

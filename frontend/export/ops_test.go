@@ -64,13 +64,7 @@ func around1(v []float32) []float32 {
 // mnist-7's, so that their exported forms use every translation:
 // eltwise adds and standalone requantizations, average pools, sums per
 // channel, transposes, clamps, int32 outputs.
-var opNets = []struct {
-	name  string
-	model func() *onnxtest.Builder
-	dims  []int64
-	opts  []lower.Option
-	nodes []string // nodes the export must have: the translations under test
-}{
+var opNets = []opNet{
 	{"residual Add of two feature maps, Relu, AveragePool, int32 output", func() *onnxtest.Builder {
 		b := onnxtest.New(13).Input("x", 1, 2, 6, 6).Output("y")
 		b = convNode(b, "conv1", "x", "c1", 3, 2, 16).Node("relu1", "Relu", []string{"c1"}, "r1")
@@ -135,6 +129,15 @@ var opNets = []struct {
 	}, []int64{1, 2, 4, 4}, nil, []string{"view1/transpose"}},
 }
 
+// opNet is a small float net whose export must have the nodes named.
+type opNet struct {
+	name  string
+	model func() *onnxtest.Builder
+	dims  []int64
+	opts  []lower.Option
+	nodes []string // nodes the export must have: the translations under test
+}
+
 // Nets with the other ops frontend/lower maps, exported and run on ONNX
 // Runtime, give the golden models' integer outputs (what the NPU
 // computes) and Net.Dequantize's floats bit for bit.
@@ -142,61 +145,67 @@ func TestORTOps(t *testing.T) {
 	node := needORT(t)
 	cfg := npu.DefaultConfig()
 	for _, tc := range opNets {
-		t.Run(tc.name, func(t *testing.T) {
-			data, err := tc.model().Bytes()
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := onnx.Load(bytes.NewReader(data))
-			if err != nil {
-				t.Fatal(err)
-			}
-			dims := tc.dims
-			xs := []*onnx.Array{waveInput(0, dims...), waveInput(1, dims...), waveInput(2, dims...)}
-			net, err := lower.Quantize(m, xs, cfg, tc.opts...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			q, err := Net(net, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			names := map[string]bool{}
-			for _, n := range q.Graph.Node {
-				names[n.GetName()] = true
-			}
-			for _, n := range tc.nodes {
-				if !names[n] {
-					t.Errorf("the export has no node %q", n)
-				}
-			}
-			var inputs []npyArray
-			for _, x := range xs {
-				inputs = append(inputs, float32NPY(x.Shape, x.Data))
-			}
-			res := runORT(t, node, q, inputs)
-			for i, x := range xs {
-				g, err := net.Graph(x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ref, err := g.Reference(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := ref[net.Output()]
-				if d := cmp.Diff(want.Data, ints(res[i][RawOutput(net)].Data)); d != "" {
-					t.Errorf("input %d: %s (-golden +ONNX Runtime):\n%s", i, RawOutput(net), d)
-					continue
-				}
-				deq, err := net.Dequantize(want)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := cmp.Diff(bits32(deq.Data), bits32(floats32(res[i][net.Output()].Data))); d != "" {
-					t.Errorf("input %d: float output bits (-Net.Dequantize +ONNX Runtime):\n%s", i, d)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkORTNet(t, node, cfg, tc) })
+	}
+}
+
+// checkORTNet lowers the net, exports it, runs it on ONNX Runtime and
+// compares with the golden models' integer outputs and Net.Dequantize's
+// floats bit for bit.
+func checkORTNet(t *testing.T, node string, cfg npu.Config, tc opNet) {
+	t.Helper()
+	data, err := tc.model().Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := onnx.Load(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dims := tc.dims
+	xs := []*onnx.Array{waveInput(0, dims...), waveInput(1, dims...), waveInput(2, dims...)}
+	net, err := lower.Quantize(m, xs, cfg, tc.opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := Net(net, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, n := range q.Graph.Node {
+		names[n.GetName()] = true
+	}
+	for _, n := range tc.nodes {
+		if !names[n] {
+			t.Errorf("the export has no node %q", n)
+		}
+	}
+	var inputs []npyArray
+	for _, x := range xs {
+		inputs = append(inputs, float32NPY(x.Shape, x.Data))
+	}
+	res := runORT(t, node, q, inputs)
+	for i, x := range xs {
+		g, err := net.Graph(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := g.Reference(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ref[net.Output()]
+		if d := cmp.Diff(want.Data, ints(res[i][RawOutput(net)].Data)); d != "" {
+			t.Errorf("input %d: %s (-golden +ONNX Runtime):\n%s", i, RawOutput(net), d)
+			continue
+		}
+		deq, err := net.Dequantize(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(bits32(deq.Data), bits32(floats32(res[i][net.Output()].Data))); d != "" {
+			t.Errorf("input %d: float output bits (-Net.Dequantize +ONNX Runtime):\n%s", i, d)
+		}
 	}
 }

@@ -23,7 +23,8 @@
 //	                                        weights (output channel c times
 //	                                        a[c], before quantization) and the
 //	                                        bias (a·bias + b), the ReLU flag,
-//	                                        the Clip as the clamp
+//	                                        the Clip as the clamp; group g →
+//	                                        Conv.Groups (depthwise: g = C)
 //	MatMul [+ affine] [+ Relu] [+ Clip]   → GEMMPerChannel, likewise
 //	Gemm (transA 0) [+ affine] [+ Relu] [+ Clip]
 //	                                      → GEMMPerChannel, alpha folded into
@@ -34,8 +35,13 @@
 //	                                        |a[c]|/127), bias b[c], per-channel
 //	                                        requantization
 //	MaxPool                               → Pool2D max with golden.PadIgnore
-//	AveragePool                           → Pool2D avg (zero padding): count_include_pad 1,
-//	                                        or 0 without pads
+//	AveragePool                           → Pool2D avg (zero padding)
+//	  asymmetric pads                     → the pool with a larger symmetric
+//	                                        padding, then a crop (a depthwise
+//	                                        Conv2D of one weight 1), pool_pad.go
+//	  count_include_pad 0 with pads       → then Eltwise mul by a constant map
+//	                                        (a graph input, Net.Constants) of
+//	                                        the exact factors KH·KW/n, rescaled
 //	GlobalAveragePool                     → Pool2D avg of the whole plane (up to
 //	                                        max_kernel), else Reduce sum
 //	GlobalMaxPool                         → Pool2D max of the whole plane (up to
@@ -62,9 +68,18 @@
 //	Reshape/Flatten/Squeeze/Unsqueeze of [1,C,H,W] to [1,C·H·W]
 //	                                      → Flatten
 //	Transpose of a Gemm/MatMul result     → Transpose (a view: free)
+//	Concat of [1,C,H,W] maps on axis 1    → Concat: every part in the output's
+//	                                        scale (its producer's requantization
+//	                                        targets it when the concat is its one
+//	                                        user, else a Requant), so the concat
+//	                                        only places data
+//	Reshape [1,g,C/g,H,W] – Transpose [0,2,1,3,4] – Reshape [1,C,H,W]
+//	                                      → ChannelShuffle (ShuffleNet's shuffle;
+//	                                        the compiler folds it into the reading
+//	                                        conv's weight order, moving no data)
 //
 // Every activation is symmetric int8 with one scale per tensor; a max pool,
-// a flatten and a transpose keep their input's scale (max commutes with a
+// a flatten, a transpose and a channel shuffle keep their input's scale (max commutes with a
 // positive scale), every other op rescales to its output's calibrated
 // scale (a ReduceMax or GlobalMaxPool too: its maximum, one of the int8
 // values, is rescaled with no division). A Clip's bounds become the post-processor's clamp in output
@@ -85,6 +100,7 @@
 // drops half up, floor(v/2^s + 1/2), or with WithRounding(golden.HalfEven)
 // to the nearest even integer on a tie (golden.Requant has both formulas;
 // the planar engine takes the mode per task, its round_even field). Anything else (another op, an attribute value
-// named above as unsupported, asymmetric padding, a batch other than 1) is
-// an error naming the node and op.
+// named above as unsupported, a pool whose symmetric cover reaches the
+// window, asymmetric conv padding, a batch other than 1) is an error
+// naming the node and op.
 package lower

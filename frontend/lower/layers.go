@@ -17,18 +17,19 @@ func (l *lowering) conv(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
-	if g := n.Int("group", 1); g != 1 {
-		return fmt.Errorf("group %d: only 1 is supported", g)
-	}
 	w, err := l.constant(n, 1)
 	if err != nil {
 		return err
 	}
 	xs := l.shapes[in]
-	if len(w.Shape) != 4 || len(xs) != 4 || xs[1] != w.Shape[1] {
-		return fmt.Errorf("input %v and weights %v: want [1,C,H,W] and [M,C,kH,kW]", xs, w.Shape)
+	if len(w.Shape) != 4 || len(xs) != 4 {
+		return fmt.Errorf("input %v and weights %v: want [1,C,H,W] and [M,C/group,kH,kW]", xs, w.Shape)
 	}
 	co := w.Shape[0]
+	groups, err := convGroups(n, xs[1], co, w.Shape[1])
+	if err != nil {
+		return err
+	}
 	win, err := onnx.WindowOf(n, xs[2], xs[3], w.Shape[2], w.Shape[3])
 	if err != nil {
 		return err
@@ -66,7 +67,7 @@ func (l *lowering) conv(n *onnx.Node) error {
 		return err
 	}
 	if wide {
-		c := compiler.Conv{Stride: stride, PadH: padH, PadW: padW, Int32: true, Bias: bq}
+		c := compiler.Conv{Stride: stride, PadH: padH, PadW: padW, Int32: true, Bias: bq, Groups: groups}
 		l.emit(in, out, l.net.OutputScale(), func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Conv2D(x, wt, c) })
 		return nil
 	}
@@ -75,9 +76,26 @@ func (l *lowering) conv(n *onnx.Node) error {
 		return err
 	}
 	rq = clip.apply(rq, sy, golden.S(l.cfg.ElemWidth))
-	c := compiler.Conv{Stride: stride, PadH: padH, PadW: padW, Requant: rq, PerChannel: pc}
+	c := compiler.Conv{Stride: stride, PadH: padH, PadW: padW, Requant: rq, PerChannel: pc, Groups: groups}
 	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Conv2D(x, wt, c) })
 	return nil
+}
+
+// convGroups reads a Conv's group for c input and m output channels and
+// weights of wc input channels each: a grouped conv (compiler.Conv.Groups)
+// when group divides both and wc = c/group; group = c is the depthwise
+// conv. Weights stay quantized per output channel.
+func convGroups(n *onnx.Node, c, m, wc int) (int, error) {
+	g := n.Int("group", 1)
+	switch {
+	case g < 1:
+		return 0, fmt.Errorf("group %d: supported: a positive group that divides the %d input and %d output channels", g, c, m)
+	case int64(c)%g != 0 || int64(m)%g != 0:
+		return 0, fmt.Errorf("group %d: supported: a group that divides the %d input and %d output channels", g, c, m)
+	case int64(wc)*g != int64(c):
+		return 0, fmt.Errorf("group %d: the weights have %d input channels, want %d/%d = %d", g, wc, c, g, int64(c)/g)
+	}
+	return int(g), nil
 }
 
 // matMul lowers MatMul by a constant [K,N] [+ Add] [+ Relu] [+ Clip] to

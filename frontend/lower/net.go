@@ -69,6 +69,14 @@ func (n *Net) GraphValues(x *onnx.Array) (*compiler.Graph, map[string]*compiler.
 	g := compiler.NewGraph()
 	vals := map[string]*compiler.Value{n.input: g.Input(n.input, xq)}
 	for _, s := range n.steps {
+		if s.applyN != nil {
+			xs := make([]*compiler.Value, len(s.ins))
+			for i, in := range s.ins {
+				xs[i] = vals[in]
+			}
+			vals[s.out] = s.applyN(g, xs)
+			continue
+		}
 		if s.apply2 != nil {
 			vals[s.out] = s.apply2(g, vals[s.in], vals[s.in2])
 			continue

@@ -32,7 +32,8 @@ var Ops = onnx.OpNames(func(o onnx.Op) bool { return o.NPU })
 // lowerings is the lowering's dispatch: how each op of Ops is lowered,
 // keyed by op name (a test keeps the keys and onnx.OpTable in step).
 var lowerings = map[string]func(l *lowering, n *onnx.Node) error{
-	"Reshape": (*lowering).flatten, // a reshape of a constant is folded
+	"Reshape": (*lowering).reshape, // a reshape of a constant is folded
+	"Concat":  (*lowering).concat,
 	"Flatten": func(l *lowering, n *onnx.Node) error {
 		if a := n.Int("axis", 1); a != 1 {
 			return fmt.Errorf("axis %d: only 1 is supported", a)
@@ -111,6 +112,19 @@ func (l *lowering) emit(in, out string, s float64, f func(g *compiler.Graph, x *
 	l.scales[out] = s
 }
 
+// reshape lowers a Reshape: the first of a channel shuffle's three
+// nodes (shuffle), else a flatten.
+func (l *lowering) reshape(n *onnx.Node) error {
+	in, s, err := l.input(n)
+	if err != nil {
+		return err
+	}
+	if ok, err := l.shuffle(n, in, s); ok || err != nil {
+		return err
+	}
+	return l.flatten(n)
+}
+
 // flatten maps a reshape of [1,C,H,W] to [1,C·H·W] (the only reshape of a
 // feature map the NPU has) onto Flatten.
 func (l *lowering) flatten(n *onnx.Node) error {
@@ -131,9 +145,9 @@ func (l *lowering) flatten(n *onnx.Node) error {
 	return nil
 }
 
-// poolWindow reads a pooling node's input and its window, which must be
-// symmetric with one stride.
-func (l *lowering) poolWindow(n *onnx.Node) (in string, scale float64, win onnx.Window, stride, padH, padW int, err error) {
+// poolWindow reads a pooling node's input, its window and how that runs
+// on the planar engine (planWindow).
+func (l *lowering) poolWindow(n *onnx.Node) (in string, scale float64, win onnx.Window, plan windowPlan, err error) {
 	if in, scale, err = l.input(n); err != nil {
 		return
 	}
@@ -145,18 +159,19 @@ func (l *lowering) poolWindow(n *onnx.Node) (in string, scale float64, win onnx.
 	if win, err = onnx.WindowOf(n, shape[2], shape[3], 0, 0); err != nil {
 		return
 	}
-	stride, padH, padW, err = symmetric(win)
+	plan, err = planWindow(win, shape[2], shape[3])
 	return
 }
 
+// maxPool lowers MaxPool to the planar max pool whose padding never wins
+// (any pads, see pool_pad.go); the scale stays.
 func (l *lowering) maxPool(n *onnx.Node) error {
-	in, s, win, stride, padH, padW, err := l.poolWindow(n)
+	in, s, win, plan, err := l.poolWindow(n)
 	if err != nil {
 		return err
 	}
-	p := compiler.Pool{Kind: golden.PoolMax, KH: win.KH, KW: win.KW, Stride: stride,
-		PadH: padH, PadW: padW, Padding: golden.PadIgnore}
-	l.emit(in, n.Outputs[0], s, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Pool2D(x, p) })
+	p := compiler.Pool{Kind: golden.PoolMax, KH: win.KH, KW: win.KW, Padding: golden.PadIgnore}
+	l.emit(in, n.Outputs[0], s, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return plan.pool(g, x, p) })
 	return nil
 }
 

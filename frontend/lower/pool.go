@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/onnx"
@@ -30,28 +31,52 @@ func (l *lowering) rescale(name string, sx, sy float64, div int) (golden.Requant
 // avgPool lowers AveragePool to the planar engine's average pool: the
 // window sum (zero padding), then rescale by 1/(KH·KW) and the change of
 // scale. ONNX divides by KH·KW with count_include_pad 1; with 0 (the
-// default) by the positions inside the plane, which differs at the
-// borders, so that is taken only without padding.
+// default) by the elements inside the plane, which differs where a
+// window reaches into the padding: there an eltwise multiply by a
+// constant map corrects the divisor (pool_pad.go).
 func (l *lowering) avgPool(n *onnx.Node) error {
-	in, sx, win, stride, padH, padW, err := l.poolWindow(n)
+	in, sx, win, plan, err := l.poolWindow(n)
 	if err != nil {
 		return err
 	}
-	if padH+padW > 0 && n.Int("count_include_pad", 0) == 0 {
-		return fmt.Errorf("count_include_pad 0 with pads %d, %d: the divisor would change at the borders; supported: count_include_pad 1, or no padding", padH, padW)
-	}
+	shape := l.shapes[in]
+	k := win.KH * win.KW
+	counts, oh, ow := windowCounts(win, shape[2], shape[3])
+	uniform := n.Int("count_include_pad", 0) != 0 || !slices.ContainsFunc(counts, func(c int) bool { return c != k })
 	out := n.Outputs[0]
 	sy, err := l.scaleOf(out)
 	if err != nil {
 		return err
 	}
-	q, err := l.rescale(n.Name, sx, sy, win.KH*win.KW)
+	q, err := l.rescale(n.Name, sx, sy, k)
 	if err != nil {
 		return err
 	}
-	p := compiler.Pool{Kind: golden.PoolAvg, KH: win.KH, KW: win.KW, Stride: stride, PadH: padH, PadW: padW,
-		Padding: golden.PadZero, Requant: q}
-	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Pool2D(x, p) })
+	p := compiler.Pool{Kind: golden.PoolAvg, KH: win.KH, KW: win.KW, Padding: golden.PadZero, Requant: q}
+	if uniform {
+		l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return plan.pool(g, x, p) })
+		return nil
+	}
+	m, d, err := divisorMap(counts, k)
+	if err != nil {
+		return fmt.Errorf("count_include_pad 0: %w", err)
+	}
+	qm, err := l.rescale(n.Name+" divisors", sy, sy, d)
+	if err != nil {
+		return err
+	}
+	c := shape[1]
+	mt := golden.New(c, oh, ow)
+	for ch := 0; ch < c; ch++ {
+		copy(mt.Data[ch*oh*ow:], m)
+	}
+	name := out + "/divisors"
+	l.constantInput(name, mt)
+	l.net.steps = append(l.net.steps, step{in: in, in2: name, out: out,
+		apply2: func(g *compiler.Graph, x, mv *compiler.Value) *compiler.Value {
+			return g.Eltwise(golden.EltMul, plan.pool(g, x, p), mv, qm)
+		}})
+	l.scales[out] = sy
 	return nil
 }
 

@@ -19,7 +19,10 @@ type Net struct {
 	inScale, outScale float64
 	steps             []step
 	outShape          []int
-	Layers            []Layer // the requantized layers, in order
+	// consts are the int8 constant maps the graph reads besides its
+	// input (an average pool's divisor map), by graph input name.
+	consts map[string]*golden.Tensor
+	Layers []Layer // the requantized layers, in order
 	// An int32 output (Int32Output): output channel o is in units of
 	// outSteps[o] = sx·sw[o]; outAxis is the channel axis of outShape.
 	outSteps []float64
@@ -68,11 +71,13 @@ func WithRounding(r golden.Rounding) Option { return func(o *options) { o.roundi
 func Int32Output() Option { return func(o *options) { o.int32Output = true } }
 
 // step adds one operation to the graph: it reads the value named in (and
-// in2, for apply2) and defines the one named out.
+// in2, for apply2; ins, for applyN) and defines the one named out.
 type step struct {
 	in, in2, out string
+	ins          []string
 	apply        func(g *compiler.Graph, x *compiler.Value) *compiler.Value
 	apply2       func(g *compiler.Graph, x, y *compiler.Value) *compiler.Value
+	applyN       func(g *compiler.Graph, xs []*compiler.Value) *compiler.Value
 }
 
 // lowering is the state while the nodes are mapped.
@@ -191,8 +196,14 @@ func (l *lowering) prepare() error {
 	return nil
 }
 
-// scaleOf is the calibrated int8 scale of value name.
+// scaleOf is the int8 scale value name is given: its calibrated one, or,
+// when its one user is a Concat along channels, the concat's (its range
+// holds the value's), so that the producer's requantization writes the
+// part in the concat's units and the concat only places data.
 func (l *lowering) scaleOf(name string) (float64, error) {
+	if c := l.soleUser(name, "Concat"); c != nil && l.channelAxis(c) == nil {
+		return l.scaleOf(c.Outputs[0])
+	}
 	c, ok := l.calib[name]
 	if !ok {
 		return 0, fmt.Errorf("value %q was not calibrated", name)

@@ -54,7 +54,7 @@ const (
 	docGlobal   = "a pool of the whole plane (up to max_kernel), else a per-channel reduce (sum, max)"
 	docReduce   = "over the plane (axes 2,3) or across rows (axis 2): a pool of the window, or a planar reduce (across rows: hwgen quantize does not export it)"
 	docPost     = "after a ReduceSum/ReduceMean/ReduceMax (the reduce's post function), or of one value per channel (hwgen quantize does not export it)"
-	docView     = "of [1,C,H,W] to [1,C·H·W] (Flatten: axis 1): the NPU's flatten; to the same shape: nothing"
+	docView     = "of [1,C,H,W] to [1,C·H·W] (Flatten: axis 1): the NPU's flatten; to the same shape: nothing; Reshape to [1,g,C/g,H,W], Transpose perm [0,2,1,3,4], Reshape back to [1,C,H,W]: ShuffleNet's channel shuffle (ChannelShuffle: no data moved when convs read it)"
 	docFoldOnly = "only in a constant subgraph (e.g. the Shape, Gather, Unsqueeze, Concat of PyTorch's x.view(x.size(0), -1)), folded before lowering"
 	docAffine   = "a per-channel affine a[c]·x + b[c] folded into the Conv, Gemm or MatMul before it (output channel c's float weights scaled by a[c] before quantization, the bias carried), else with the affine ops, Relu and Clip after it a depthwise 1×1 conv"
 	docArith    = "by a constant of one value per channel or one value (before opset 7 also the broadcast and axis attributes; c − x too, not c / x): " + docAffine + "; of two computed values refused"
@@ -84,7 +84,7 @@ var OpTable = []Op{
 		Doc: "conformance only: the host's int → float conversion at the NPU's boundary (frontend/quant)"},
 
 	{Name: "Conv", Float: true, NPU: true, Conformance: true,
-		Doc: "constant weights, group 1, equal strides, symmetric pads: Conv2D, int8 weights per output channel; the per-channel affine ops (bias Add, BatchNormalization, Mul/Div/Add/Sub by a constant), Relu and Clip after it folded"},
+		Doc: "constant weights, equal strides, symmetric pads, any group (grouped and depthwise: Conv.Groups, block-diagonal weight tiles): Conv2D, int8 weights per output channel; the per-channel affine ops (bias Add, BatchNormalization, Mul/Div/Add/Sub by a constant), Relu and Clip after it folded"},
 	{Name: "Gemm", Float: true, NPU: true, Conformance: true,
 		Doc: "A [1,K] (transA 0) by a constant B: a GEMM per output channel, alpha folded into the weights, beta·C into the bias; the per-channel affine ops, Relu and Clip after it folded"},
 	{Name: "MatMul", Float: true, NPU: true, Conformance: true,
@@ -102,9 +102,9 @@ var OpTable = []Op{
 	{Name: "Neg", Float: true, NPU: true, Conformance: true, Eltwise: "neg",
 		Doc: "the planar engine's eltwise neg (−(−128) saturates to 127), then a requantization (hwgen quantize does not export it)"},
 	{Name: "MaxPool", Float: true, NPU: true, Conformance: true,
-		Doc: "symmetric pads, equal strides, ceil_mode 0: a max pool whose padding never wins"},
+		Doc: "equal strides, ceil_mode 0, any pads whose symmetric cover stays below the window: a max pool whose padding never wins; asymmetric pads (AlexNet's [0,0,1,1]) by a larger symmetric padding and a crop (a depthwise conv of one weight 1)"},
 	{Name: "AveragePool", Float: true, NPU: true, Conformance: true,
-		Doc: "symmetric pads, equal strides, ceil_mode 0, count_include_pad 1 or no pads: the planar engine's average pool"},
+		Doc: "equal strides, ceil_mode 0, pads as MaxPool's: the planar engine's average pool (zero padding); count_include_pad 0 where windows reach the padding: then an eltwise multiply by a constant map of exact per-position factors (KH·KW/n)"},
 	{Name: "GlobalAveragePool", Float: true, NPU: true, Conformance: true, Doc: docGlobal},
 	{Name: "GlobalMaxPool", Float: true, NPU: true, Conformance: true, Doc: docGlobal},
 	{Name: "ReduceSum", Float: true, NPU: true, Conformance: true, Doc: docReduce},
@@ -117,7 +117,9 @@ var OpTable = []Op{
 	{Name: "Squeeze", Float: true, NPU: true, Doc: docView},
 	{Name: "Unsqueeze", Float: true, NPU: true, Doc: docView},
 	{Name: "Transpose", Float: true, NPU: true, Conformance: true,
-		Doc: "of a Gemm or MatMul result (perm [1 0]): a view, free"},
+		Doc: "of a Gemm or MatMul result (perm [1 0]): a view, free; perm [0,2,1,3,4] inside a channel shuffle (see Reshape)"},
+	{Name: "Concat", Float: true, NPU: true,
+		Doc: "of feature maps along channels (axis 1): Concat, each part rescaled to the output's scale by its producer (or a requantization when others read it), placed without a copy where the compiler can; other axes only in a constant subgraph, folded"},
 
 	{Name: "Sub", Float: true, NPU: true, Doc: docArith},
 	{Name: "Mul", Float: true, NPU: true, Doc: docArith},
@@ -150,8 +152,6 @@ var OpTable = []Op{
 	{Name: "Identity", Float: true, Doc: docPass},
 	{Name: "ConstantOfShape", Float: true, Since: 9,
 		Doc: "a tensor of one value: the weight stand-ins of test models (onnx.RandomWeights fills them), else folded before lowering"},
-	{Name: "Concat", Float: true,
-		Doc: "float only for now (NPU: in a constant subgraph, folded): along axis (default 1 before opset 4)"},
 	{Name: "Constant", Float: true, Doc: docFoldOnly},
 	{Name: "Shape", Float: true, Doc: docFoldOnly},
 	{Name: "Gather", Float: true, Doc: docFoldOnly},
