@@ -492,7 +492,8 @@ func same(name, wantBy string, want *golden.Tensor, gotBy string, got *golden.Te
 func compareFloat(kind string, float, deq *onnx.Array, q *golden.Tensor, step float64) {
 	fa, qa := onnx.Argmax(float.Data), onnx.Argmax(deq.Data)
 	fmt.Printf("float     top-1 %d, logits %s\n", fa, floats(float.Data))
-	fmt.Printf("%-9s top-1 %d, logits %s (dequantized; %s %v, step %.4g)\n", kind, qa, floats(deq.Data), kind, q.Data, step)
+	fmt.Printf("%-9s top-1 %d, logits %s (dequantized; %s %s, step %.4g)\n", kind, qa, floats(deq.Data), kind,
+		shortList(q.Data, func(v int64) string { return fmt.Sprint(v) }), step)
 	agree := "agree"
 	if fa != qa {
 		agree = "DISAGREE"
@@ -512,9 +513,23 @@ func compareFloat(kind string, float, deq *onnx.Array, q *golden.Tensor, step fl
 }
 
 func floats(v []float32) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = fmt.Sprintf("%.2f", x)
+	return shortList(v, func(x float32) string { return fmt.Sprintf("%.2f", x) })
+}
+
+// listedLogits is how many values a logits line shows: an ImageNet
+// network's 1,000 would bury the report (--out writes them all).
+const listedLogits = 10
+
+// shortList formats v in brackets, the first listedLogits values and a
+// count of the rest.
+func shortList[T any](v []T, f func(T) string) string {
+	n := min(len(v), listedLogits)
+	s := make([]string, n)
+	for i, x := range v[:n] {
+		s[i] = f(x)
+	}
+	if n < len(v) {
+		s = append(s, fmt.Sprintf("… %d more", len(v)-n))
 	}
 	return "[" + strings.Join(s, " ") + "]"
 }
