@@ -25,13 +25,15 @@
 //	                 + post-processor (a lone Requant is an add of 0)
 //	reduce           ReduceSum (INT32) or ReduceMax (INT8) over all but the channel axis
 //	                 + post-processor
+//	lookup           the requantization (when not the identity), Cast to INT32, Add 128,
+//	                 Gather on the table as an INT8 constant (entry k for the value −128 + k)
+//	transpose        of a plain matrix on chip: Transpose
 //	view             Flatten (axis 1) or Reshape; Transpose of a GEMM result
 //	output           Cast to double, Mul by the output scale (int32: per channel),
 //	                 Cast to float (lower.Net.Dequantize); also the integer output
 //	                 (RawOutput: "<name>_int8" or "<name>_int32")
 //
-// Not exported (an error naming the op): the on-chip transpose of a
-// plain matrix, min pooling, and max or average pooling with edge
+// Not exported (an error naming the op): min pooling, and max or average pooling with edge
 // padding; frontend/lower produces none of them.
 //
 // # Why the double arithmetic is exact

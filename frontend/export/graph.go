@@ -107,8 +107,12 @@ func (t *translator) ops(ops []compiler.Op) error {
 			err = t.eltwise(op)
 		case compiler.OpReduce:
 			err = t.reduce(op)
+		case compiler.OpLookup:
+			err = t.lookup(op)
+		case compiler.OpTranspose:
+			err = t.transpose(op)
 		default:
-			err = fmt.Errorf("%s: %s is not exported (the exporter translates conv2d, gemm, pool, eltwise, reduce and views)", op.Label, op.Kind)
+			err = fmt.Errorf("%s: %s is not exported (the exporter translates conv2d, gemm, pool, eltwise, reduce, lookup, transpose and views)", op.Label, op.Kind)
 		}
 		if err != nil {
 			return fmt.Errorf("export: %w", err)

@@ -93,63 +93,69 @@ var opNets = []struct {
 // computes) and Net.Dequantize's floats bit for bit.
 func TestORTOps(t *testing.T) {
 	node := needORT(t)
-	cfg := npu.DefaultConfig()
 	for _, tc := range opNets {
-		t.Run(tc.name, func(t *testing.T) {
-			data, err := tc.model().Bytes()
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := onnx.Load(bytes.NewReader(data))
-			if err != nil {
-				t.Fatal(err)
-			}
-			dims := tc.dims
-			xs := []*onnx.Array{waveInput(0, dims...), waveInput(1, dims...), waveInput(2, dims...)}
-			net, err := lower.Quantize(m, xs, cfg, tc.opts...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			q, err := Net(net, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			names := map[string]bool{}
-			for _, n := range q.Graph.Node {
-				names[n.GetName()] = true
-			}
-			for _, n := range tc.nodes {
-				if !names[n] {
-					t.Errorf("the export has no node %q", n)
-				}
-			}
-			var inputs []npyArray
-			for _, x := range xs {
-				inputs = append(inputs, float32NPY(x.Shape, x.Data))
-			}
-			res := runORT(t, node, q, inputs)
-			for i, x := range xs {
-				g, err := net.Graph(x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ref, err := g.Reference(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := ref[net.Output()]
-				if d := cmp.Diff(want.Data, ints(res[i][RawOutput(net)].Data)); d != "" {
-					t.Errorf("input %d: %s (-golden +ONNX Runtime):\n%s", i, RawOutput(net), d)
-					continue
-				}
-				deq, err := net.Dequantize(want)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := cmp.Diff(bits32(deq.Data), bits32(floats32(res[i][net.Output()].Data))); d != "" {
-					t.Errorf("input %d: float output bits (-Net.Dequantize +ONNX Runtime):\n%s", i, d)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkORTNet(t, node, tc.model(), tc.dims, tc.opts, tc.nodes) })
+	}
+}
+
+// checkORTNet lowers the float model (calibrated on three waves),
+// exports it, runs it on ONNX Runtime and compares the integer and float
+// outputs with the reference machine's bit for bit; the export must
+// have the nodes named.
+func checkORTNet(t *testing.T, node string, model *onnxtest.Builder, dims []int64, opts []lower.Option, nodes []string) {
+	t.Helper()
+	cfg := npu.DefaultConfig()
+	data, err := model.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := onnx.Load(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := []*onnx.Array{waveInput(0, dims...), waveInput(1, dims...), waveInput(2, dims...)}
+	net, err := lower.Quantize(m, xs, cfg, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := Net(net, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, n := range q.Graph.Node {
+		names[n.GetName()] = true
+	}
+	for _, n := range nodes {
+		if !names[n] {
+			t.Errorf("the export has no node %q", n)
+		}
+	}
+	var inputs []npyArray
+	for _, x := range xs {
+		inputs = append(inputs, float32NPY(x.Shape, x.Data))
+	}
+	res := runORT(t, node, q, inputs)
+	for i, x := range xs {
+		g, err := net.Graph(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := g.Reference(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ref[net.Output()]
+		if d := cmp.Diff(want.Data, ints(res[i][RawOutput(net)].Data)); d != "" {
+			t.Errorf("input %d: %s (-golden +ONNX Runtime):\n%s", i, RawOutput(net), d)
+			continue
+		}
+		deq, err := net.Dequantize(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(bits32(deq.Data), bits32(floats32(res[i][net.Output()].Data))); d != "" {
+			t.Errorf("input %d: float output bits (-Net.Dequantize +ONNX Runtime):\n%s", i, d)
+		}
 	}
 }

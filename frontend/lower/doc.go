@@ -45,6 +45,11 @@
 //	                                      → Requant with the constant as the clamp bound
 //	Relu, Clip alone                      → Requant with ReLU or the clamp
 //	Abs                                   → Eltwise abs, then the requantization
+//	Sigmoid, Tanh, Exp, HardSigmoid, HardSwish, Elu, LeakyRelu (the spec's
+//	attribute defaults)                   → Lookup: the table of the float function
+//	                                        from the input's scale to the output's
+//	                                        calibrated scale (golden.TableOf), within
+//	                                        half an output step of f of the int8 input
 //	Reshape/Flatten/Squeeze/Unsqueeze of [1,C,H,W] to [1,C·H·W]
 //	                                      → Flatten
 //	Transpose of a Gemm/MatMul result     → Transpose (a view: free)

@@ -57,7 +57,7 @@ const (
 	docView     = "of [1,C,H,W] to [1,C·H·W] (Flatten: axis 1): the NPU's flatten; to the same shape: nothing"
 	docFoldOnly = "only in a constant subgraph (e.g. the Shape, Gather, Unsqueeze, Concat of PyTorch's x.view(x.size(0), -1)), folded before lowering"
 	docArith    = "float only for now (NPU: a constant operand in a constant subgraph, folded): numpy broadcasting; before opset 7 the broadcast and axis attributes"
-	docAct      = "float only for now: elementwise, with the spec's attribute defaults"
+	docAct      = "elementwise with the spec's attribute defaults: the planar engine's lookup table of the function from the input's scale to the output's (one entry per int8 value)"
 	docPass     = "float only for now: inference, so the input passes on (Dropout's mask: all true, before opset 10 zeros as in ONNX Runtime; training_mode true is refused); Model.Fold removes it"
 )
 
@@ -128,13 +128,13 @@ var OpTable = []Op{
 	{Name: "LRN", Float: true, Doc: "float only for now: across channels, size required"},
 	{Name: "Softmax", Float: true,
 		Doc: "float only for now: before opset 13 over the input coerced to 2-D at axis (default 1), from 13 along axis (default −1)"},
-	{Name: "Sigmoid", Float: true, Doc: docAct},
-	{Name: "Tanh", Float: true, Doc: docAct},
-	{Name: "Exp", Float: true, Doc: docAct},
-	{Name: "HardSigmoid", Float: true, Doc: docAct},
-	{Name: "HardSwish", Float: true, Since: 14, Doc: docAct},
-	{Name: "Elu", Float: true, Doc: docAct},
-	{Name: "LeakyRelu", Float: true, Doc: docAct},
+	{Name: "Sigmoid", Float: true, NPU: true, Doc: docAct},
+	{Name: "Tanh", Float: true, NPU: true, Doc: docAct},
+	{Name: "Exp", Float: true, NPU: true, Doc: docAct},
+	{Name: "HardSigmoid", Float: true, NPU: true, Doc: docAct},
+	{Name: "HardSwish", Float: true, NPU: true, Since: 14, Doc: docAct},
+	{Name: "Elu", Float: true, NPU: true, Doc: docAct},
+	{Name: "LeakyRelu", Float: true, NPU: true, Doc: docAct},
 	{Name: "PRelu", Float: true,
 		Doc: "float only for now: the slope broadcast to the input (per channel: [C,1,1]); before opset 7 a slope of C values is per channel"},
 	{Name: "Pad", Float: true,

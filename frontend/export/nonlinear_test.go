@@ -1,0 +1,55 @@
+package export
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hwgen/hwgen/frontend/lower"
+	"github.com/hwgen/hwgen/frontend/onnx/onnxtest"
+)
+
+// fnNets are small float nets with the nonlinear functions frontend/lower
+// maps onto the planar engine's lookup table, softmax and LRN.
+var fnNets = []struct {
+	name  string
+	model func() *onnxtest.Builder
+	dims  []int64
+	opts  []lower.Option
+	nodes []string
+}{
+	{"every table activation after a Conv", func() *onnxtest.Builder {
+		b := onnxtest.New(14).Input("x", 1, 2, 5, 5).Output("y")
+		acts := []struct {
+			op    string
+			attrs []any
+		}{{"Sigmoid", nil}, {"Tanh", nil}, {"Exp", nil}, {"HardSigmoid", nil}, {"HardSwish", nil}, {"Elu", nil}, {"LeakyRelu", nil}}
+		x := "x"
+		for i, a := range acts {
+			c, y := fmt.Sprintf("c%d", i), fmt.Sprintf("a%d", i)
+			if i == len(acts)-1 {
+				y = "y"
+			}
+			b = convNode(b, fmt.Sprintf("conv%d", i), x, c, 2, 2, float64(40+i))
+			b = b.Node(a.op, a.op, []string{c}, y)
+			x = y
+		}
+		return b
+	}, []int64{1, 2, 5, 5}, nil, []string{"lookup0/gather", "lookup6/gather"}},
+	{"LeakyRelu, Elu, HardSigmoid with attributes", func() *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 2, 5, 5).Output("y")
+		b = convNode(b, "conv", "x", "c", 3, 2, 50).
+			Node("leaky", "LeakyRelu", []string{"c"}, "l", onnxtest.Float("alpha", 0.2)).
+			Node("elu", "Elu", []string{"l"}, "e", onnxtest.Float("alpha", 0.5))
+		return b.Node("hs", "HardSigmoid", []string{"e"}, "y", onnxtest.Float("alpha", 0.4), onnxtest.Float("beta", 0.3))
+	}, []int64{1, 2, 5, 5}, nil, []string{"lookup2/gather"}},
+}
+
+// The nets of fnNets, exported and run on ONNX Runtime, give the
+// reference machine's integer outputs and Net.Dequantize's floats bit
+// for bit.
+func TestORTFunctions(t *testing.T) {
+	node := needORT(t)
+	for _, tc := range fnNets {
+		t.Run(tc.name, func(t *testing.T) { checkORTNet(t, node, tc.model(), tc.dims, tc.opts, tc.nodes) })
+	}
+}
