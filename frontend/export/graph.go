@@ -17,6 +17,9 @@ type translator struct {
 	names  map[*compiler.Value]string
 	shapes map[*compiler.Value][]int                       // ONNX shapes
 	types  map[*compiler.Value]onnxpb.TensorProto_DataType // INT8, or INT32 for int32 results
+	// recipShift is the planar engine's reciprocal exponent K: its recip
+	// post function computes 2^K / v.
+	recipShift int
 }
 
 func newTranslator(graph string) *translator {
@@ -242,9 +245,6 @@ func (t *translator) eltwise(op compiler.Op) error {
 	if !ok {
 		return fmt.Errorf("%s: elementwise function %v is not exported", op.Label, op.Elt)
 	}
-	if op.Channel {
-		return fmt.Errorf("%s: an elementwise %v with a per-channel operand is not exported", op.Label, op.Elt)
-	}
 	a := t.b.cast(t.names[op.In[0]], op.Label+"/a_f64", onnxpb.TensorProto_DOUBLE)
 	ys := []int64{-128, 127}
 	var b string
@@ -253,6 +253,9 @@ func (t *translator) eltwise(op compiler.Op) error {
 		ys = []int64{*op.Scalar}
 	} else {
 		b = t.b.cast(t.names[op.In[1]], op.Label+"/b_f64", onnxpb.TensorProto_DOUBLE)
+	}
+	if op.Channel { // one value per channel, broadcast over the plane
+		b = t.channelVector(op, b)
 	}
 	// The function is monotonic or bilinear in each operand: its largest
 	// magnitude is at the corners of the operands' ranges.
@@ -292,7 +295,7 @@ func (t *translator) reduce(op compiler.Op) error {
 			axes = append(axes, int64(i))
 		}
 	}
-	if op.Post != golden.PostNone {
+	if op.Post == golden.PostSqrt {
 		return fmt.Errorf("%s: the post function %v of a reduction is not exported", op.Label, op.Post)
 	}
 	var v string
@@ -308,6 +311,9 @@ func (t *translator) reduce(op compiler.Op) error {
 		v = t.b.cast(m, op.Label+"/max_f64", onnxpb.TensorProto_DOUBLE)
 	default:
 		return fmt.Errorf("%s: reduction %v is not exported", op.Label, op.Reduce)
+	}
+	if op.Post == golden.PostRecip {
+		return t.recip(op, v, bound)
 	}
 	y, err := t.requant(op.Label, v, op.Requant, []int64{op.Requant.Scale}, []int64{op.Requant.Bias}, []int64{bound}, []int64{})
 	if err != nil {

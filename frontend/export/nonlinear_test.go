@@ -42,6 +42,26 @@ var fnNets = []struct {
 			Node("elu", "Elu", []string{"l"}, "e", onnxtest.Float("alpha", 0.5))
 		return b.Node("hs", "HardSigmoid", []string{"e"}, "y", onnxtest.Float("alpha", 0.4), onnxtest.Float("beta", 0.3))
 	}, []int64{1, 2, 5, 5}, nil, []string{"lookup2/gather"}},
+	{"Gemm, Softmax over 1000 (int32 output asked for)", func() *onnxtest.Builder {
+		return onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y").
+			Float("w", []int64{32, 1000}, wave(60, 0.5, 32, 1000)...).Float("c", []int64{1000}, wave(61, 0.3, 1000)...).
+			Node("flat", "Flatten", []string{"x"}, "f").
+			Node("gemm", "Gemm", []string{"f", "w", "c"}, "g").
+			Node("softmax", "Softmax", []string{"g"}, "y")
+	}, []int64{1, 2, 4, 4}, []lower.Option{lower.Int32Output()}, []string{"transpose0/transpose", "reduce1/recip", "lookup0/gather", "eltwise1/mul"}},
+	{"Conv, GlobalAveragePool, Softmax (opset 9)", func() *onnxtest.Builder {
+		b := onnxtest.New(9).Input("x", 1, 2, 5, 5).Output("y")
+		return convNode(b, "conv", "x", "c", 12, 2, 62).
+			Node("gap", "GlobalAveragePool", []string{"c"}, "g").
+			Node("softmax", "Softmax", []string{"g"}, "y")
+	}, []int64{1, 2, 5, 5}, nil, []string{"gemm0/acc", "reduce1/recip"}},
+	{"ReduceSum over the plane, Reciprocal", func() *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 2, 5, 5).Output("y").Int64("axes", []int64{2}, 2, 3)
+		return convNode(b, "conv", "x", "c", 3, 2, 63).
+			Node("relu", "Relu", []string{"c"}, "r").
+			Node("sum", "ReduceSum", []string{"r", "axes"}, "s").
+			Node("recip", "Reciprocal", []string{"s"}, "y")
+	}, []int64{1, 2, 5, 5}, nil, []string{"reduce0/recip"}},
 }
 
 // The nets of fnNets, exported and run on ONNX Runtime, give the

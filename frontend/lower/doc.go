@@ -50,6 +50,15 @@
 //	                                        from the input's scale to the output's
 //	                                        calibrated scale (golden.TableOf), within
 //	                                        half an output step of f of the int8 input
+//	Softmax over all N values of a [1,N] Gemm/MatMul result or of a
+//	[1,C,1,1] / [1,C] value, as the graph output
+//	                                      → the logits in one row (a Gemm result:
+//	                                        two Transposes, the second on chip; a
+//	                                        per-channel value: first a GEMM by the
+//	                                        identity), Reduce max, EltwiseChannel
+//	                                        sub (+127), Lookup of exp (1/127 units),
+//	                                        ReduceWith sum + recip (the output's
+//	                                        scale), EltwiseChannel mul (softmax.go)
 //	Reshape/Flatten/Squeeze/Unsqueeze of [1,C,H,W] to [1,C·H·W]
 //	                                      → Flatten
 //	Transpose of a Gemm/MatMul result     → Transpose (a view: free)
@@ -71,7 +80,9 @@
 // Int32Output option, when the last layer is a Conv, Gemm or MatMul (bias
 // folded, no Relu or Clip), leaves as int32 acc + bias in units of
 // sx·sw[o] per output channel o (compiler.Conv.Int32, GEMMInt32): no
-// saturation at the calibrated range, no int8 step. Net.Dequantize turns
+// saturation at the calibrated range, no int8 step; a Softmax last keeps
+// its Gemm int8 (its input) and is the int8 output, Net.Logits naming the
+// logits. Net.Dequantize turns
 // either back into floats. Every requantization rounds the bits its shift
 // drops half up, floor(v/2^s + 1/2), or with WithRounding(golden.HalfEven)
 // to the nearest even integer on a tie (golden.Requant has both formulas;

@@ -33,6 +33,23 @@ func (n *Net) OutputScale() float64 {
 func (n *Net) Int32Output() bool      { return n.outSteps != nil }
 func (n *Net) OutputSteps() []float64 { return slices.Clone(n.outSteps) }
 
+// Logits is the ONNX name of a Softmax's input, the int8 logits, and
+// their scale (ok false without a Softmax): GraphWithLogits makes them
+// a second graph output of that name, and the float executor's value of
+// that name is their float counterpart (for their SQNR).
+func (n *Net) Logits() (name string, scale float64, ok bool) {
+	return n.logits, n.logitsScale, n.logits != ""
+}
+
+// GraphWithLogits is Graph with the logits (Logits) as a second output
+// (export.Net wants Graph's one output).
+func (n *Net) GraphWithLogits(x *onnx.Array) (*compiler.Graph, error) {
+	if n.logits == "" {
+		return nil, fmt.Errorf("lower: the net has no Softmax, so no logits")
+	}
+	return n.graph(x, n.logits)
+}
+
 // QuantizeInput converts a float input [1,C,H,W] to the int8 feature map
 // [C,H,W] the NPU reads: round half to even of x/scale, clamped to ±127.
 func (n *Net) QuantizeInput(x *onnx.Array) (*golden.Tensor, error) {
@@ -51,7 +68,11 @@ func (n *Net) QuantizeInput(x *onnx.Array) (*golden.Tensor, error) {
 }
 
 // Graph builds the compiler graph that runs the net on input x.
-func (n *Net) Graph(x *onnx.Array) (*compiler.Graph, error) {
+func (n *Net) Graph(x *onnx.Array) (*compiler.Graph, error) { return n.graph(x, "") }
+
+// graph builds the graph, with the value named extra as a second output
+// unless it is "".
+func (n *Net) graph(x *onnx.Array, extra string) (*compiler.Graph, error) {
 	xq, err := n.QuantizeInput(x)
 	if err != nil {
 		return nil, err
@@ -66,6 +87,9 @@ func (n *Net) Graph(x *onnx.Array) (*compiler.Graph, error) {
 		vals[s.out] = s.apply(g, vals[s.in])
 	}
 	g.Output(n.output, vals[n.output])
+	if extra != "" {
+		g.Output(extra, vals[extra])
+	}
 	if err := g.Err(); err != nil {
 		return nil, fmt.Errorf("lower: building the graph: %w", err)
 	}

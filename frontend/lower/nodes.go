@@ -59,6 +59,7 @@ var lowerings = map[string]func(l *lowering, n *onnx.Node) error{
 	"Sqrt":              (*lowering).postOnly,
 	"Reciprocal":        (*lowering).postOnly,
 	"Transpose":         (*lowering).transposeData,
+	"Softmax":           (*lowering).softmax,
 }
 
 // The unary elementwise ops of the table (onnx.Op.Eltwise) lower alike:

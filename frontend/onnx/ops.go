@@ -53,7 +53,7 @@ const (
 	docMinMax   = "of two values of one shape: eltwise min or max, the finer operand rescaled; of a value and a one-element constant: a clamp (Max(x, 0) is a ReLU)"
 	docGlobal   = "a pool of the whole plane (up to max_kernel), else a per-channel reduce (sum, max)"
 	docReduce   = "over the plane (axes 2,3) or across rows (axis 2): a pool of the window, or a planar reduce (across rows: hwgen quantize does not export it)"
-	docPost     = "after a ReduceSum/ReduceMean/ReduceMax (the reduce's post function), or of one value per channel (hwgen quantize does not export it)"
+	docPost     = "after a ReduceSum/ReduceMean/ReduceMax (the reduce's post function), or of one value per channel"
 	docView     = "of [1,C,H,W] to [1,C·H·W] (Flatten: axis 1): the NPU's flatten; to the same shape: nothing"
 	docFoldOnly = "only in a constant subgraph (e.g. the Shape, Gather, Unsqueeze, Concat of PyTorch's x.view(x.size(0), -1)), folded before lowering"
 	docArith    = "float only for now (NPU: a constant operand in a constant subgraph, folded): numpy broadcasting; before opset 7 the broadcast and axis attributes"
@@ -109,8 +109,8 @@ var OpTable = []Op{
 	{Name: "ReduceSum", Float: true, NPU: true, Conformance: true, Doc: docReduce},
 	{Name: "ReduceMean", Float: true, NPU: true, Conformance: true, Doc: docReduce},
 	{Name: "ReduceMax", Float: true, NPU: true, Conformance: true, Doc: docReduce},
-	{Name: "Sqrt", Float: true, NPU: true, Conformance: true, Doc: docPost},
-	{Name: "Reciprocal", Float: true, NPU: true, Conformance: true, Doc: docPost},
+	{Name: "Sqrt", Float: true, NPU: true, Conformance: true, Doc: docPost + " (hwgen quantize does not export it)"},
+	{Name: "Reciprocal", Float: true, NPU: true, Conformance: true, Doc: docPost + " (hwgen quantize exports it after a reduction over the plane)"},
 	{Name: "Flatten", Float: true, NPU: true, Conformance: true, Doc: docView},
 	{Name: "Reshape", Float: true, NPU: true, Conformance: true, Doc: docView},
 	{Name: "Squeeze", Float: true, NPU: true, Doc: docView},
@@ -126,8 +126,8 @@ var OpTable = []Op{
 	{Name: "BatchNormalization", Float: true,
 		Doc: "float only for now: inference with the mean and var inputs, or the batch's statistics in training mode (is_test 0 before opset 7, training_mode 1: with opset 14's running mean and var outputs); spatial 0 (before 9) per element"},
 	{Name: "LRN", Float: true, Doc: "float only for now: across channels, size required"},
-	{Name: "Softmax", Float: true,
-		Doc: "float only for now: before opset 13 over the input coerced to 2-D at axis (default 1), from 13 along axis (default −1)"},
+	{Name: "Softmax", Float: true, NPU: true,
+		Doc: "over all N values of a [1,N] Gemm/MatMul result or a [1,C,1,1] value (before opset 13 the input coerced to 2-D at axis, default 1; from 13 along axis, default −1), as the graph's output: the logits in one row, planar max, subtract, exp table, sum with the reciprocal, multiply"},
 	{Name: "Sigmoid", Float: true, NPU: true, Doc: docAct},
 	{Name: "Tanh", Float: true, NPU: true, Doc: docAct},
 	{Name: "Exp", Float: true, NPU: true, Doc: docAct},
