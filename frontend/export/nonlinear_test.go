@@ -62,6 +62,13 @@ var fnNets = []struct {
 			Node("sum", "ReduceSum", []string{"r", "axes"}, "s").
 			Node("recip", "Reciprocal", []string{"s"}, "y")
 	}, []int64{1, 2, 5, 5}, nil, []string{"reduce0/recip"}},
+	{"Conv, LRN (ZFNet's), Relu, LRN (size 3, defaults)", func() *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 2, 5, 5).Output("y")
+		return convNode(b, "conv", "x", "c", 6, 2, 64).
+			Node("lrn1", "LRN", []string{"c"}, "l", onnxtest.Int("size", 5), onnxtest.Float("alpha", 5e-4), onnxtest.Float("bias", 2)).
+			Node("relu", "Relu", []string{"l"}, "r").
+			Node("lrn2", "LRN", []string{"r"}, "y", onnxtest.Int("size", 3), onnxtest.Float("alpha", 0.5))
+	}, []int64{1, 2, 5, 5}, nil, []string{"conv2d1/acc", "lookup1/gather", "eltwise3/mul"}},
 }
 
 // The nets of fnNets, exported and run on ONNX Runtime, give the

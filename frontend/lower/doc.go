@@ -59,6 +59,12 @@
 //	                                        sub (+127), Lookup of exp (1/127 units),
 //	                                        ReduceWith sum + recip (the output's
 //	                                        scale), EltwiseChannel mul (softmax.go)
+//	LRN of [1,C,H,W] (size required, bias > 0)
+//	                                      → Eltwise mul x·x (units 127·sx²), Conv2D
+//	                                        1×1 with banded 0/1 weights (the window
+//	                                        sums, offset to the whole int8 range),
+//	                                        Lookup of (bias + alpha/size·s)^−beta,
+//	                                        Eltwise mul by x (lrn.go)
 //	Reshape/Flatten/Squeeze/Unsqueeze of [1,C,H,W] to [1,C·H·W]
 //	                                      → Flatten
 //	Transpose of a Gemm/MatMul result     → Transpose (a view: free)

@@ -60,6 +60,7 @@ var lowerings = map[string]func(l *lowering, n *onnx.Node) error{
 	"Reciprocal":        (*lowering).postOnly,
 	"Transpose":         (*lowering).transposeData,
 	"Softmax":           (*lowering).softmax,
+	"LRN":               (*lowering).lrn,
 }
 
 // The unary elementwise ops of the table (onnx.Op.Eltwise) lower alike:
