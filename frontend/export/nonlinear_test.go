@@ -69,6 +69,13 @@ var fnNets = []struct {
 			Node("relu", "Relu", []string{"l"}, "r").
 			Node("lrn2", "LRN", []string{"r"}, "y", onnxtest.Int("size", 3), onnxtest.Float("alpha", 0.5))
 	}, []int64{1, 2, 5, 5}, nil, []string{"conv2d1/acc", "lookup1/gather", "eltwise3/mul"}},
+	{"PRelu per channel, then PRelu of one slope", func() *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 2, 5, 5).Output("y").
+			Float("slope", []int64{4, 1, 1}, 0.25, -1.5, 0, 2).Float("one", []int64{1}, 0.1)
+		return convNode(b, "conv", "x", "c", 4, 2, 65).
+			Node("prelu", "PRelu", []string{"c", "slope"}, "p").
+			Node("prelu1", "PRelu", []string{"p", "one"}, "y")
+	}, []int64{1, 2, 5, 5}, nil, []string{"conv2d1/acc", "eltwise2/add", "lookup0/gather"}},
 }
 
 // The nets of fnNets, exported and run on ONNX Runtime, give the

@@ -50,6 +50,12 @@
 //	                                        from the input's scale to the output's
 //	                                        calibrated scale (golden.TableOf), within
 //	                                        half an output step of f of the int8 input
+//	PRelu by a constant slope             → one value: Lookup (as LeakyRelu); one per
+//	                                        channel ([C,1,1], [1,C,1,1], C values
+//	                                        before opset 7): Requant with ReLU (max(x,0)),
+//	                                        EltwiseScalar min 0, a depthwise 1×1 Conv2D
+//	                                        of it with the slopes as per-channel
+//	                                        multipliers, Eltwise add (prelu.go)
 //	Softmax over all N values of a [1,N] Gemm/MatMul result or of a
 //	[1,C,1,1] / [1,C] value, as the graph output
 //	                                      → the logits in one row (a Gemm result:

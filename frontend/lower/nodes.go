@@ -61,6 +61,7 @@ var lowerings = map[string]func(l *lowering, n *onnx.Node) error{
 	"Transpose":         (*lowering).transposeData,
 	"Softmax":           (*lowering).softmax,
 	"LRN":               (*lowering).lrn,
+	"PRelu":             (*lowering).prelu,
 }
 
 // The unary elementwise ops of the table (onnx.Op.Eltwise) lower alike:

@@ -66,12 +66,17 @@ func (l *lowering) table(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
+	return l.lookupOf(n, in, sx, tableFuncs[n.OpType](n))
+}
+
+// lookupOf lowers n, the function f of the computed value in (scale sx),
+// to a lookup of f's table to n's output's calibrated scale.
+func (l *lowering) lookupOf(n *onnx.Node, in string, sx float64, f func(float64) float64) error {
 	out := n.Outputs[0]
 	sy, err := l.scaleOf(out)
 	if err != nil {
 		return err
 	}
-	f := tableFuncs[n.OpType](n)
 	t, err := golden.TableOf(f, sx, sy, golden.S(l.cfg.ElemWidth))
 	if err != nil {
 		return fmt.Errorf("the table of %s from scale %.4g to %.4g: %w", n.OpType, sx, sy, err)
