@@ -23,7 +23,7 @@ import (
 //	     units sx
 //	r    EltwiseChannel sub: x − m, an integer δ in −255..0, plus 127 (the
 //	     requantization's bias; scale 1, shift 0): r = δ + 127, saturated
-//	     at −128 (δ < −255·… never; δ = −255 gives −128)
+//	     at −128 (δ below −255 cannot occur; exp(−255·sx) is tiny anyway)
 //	e    Lookup: entry r is exp((r − 127)·sx)·127 rounded, so e is
 //	     exp(x − max) in units se = 1/127 (the maximum gives exactly 127),
 //	     the exactly rounded exp of the int8 difference

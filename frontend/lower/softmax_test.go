@@ -16,10 +16,11 @@ import (
 // GlobalAveragePool ([1,C,1,1] with opset 9's axis 1: SqueezeNet).
 var softmaxNets = []struct {
 	name  string
+	dims  []int64 // the input's
 	sizes []int64 // N
 	model func(r *rand.Rand, n int64) *onnxtest.Builder
 }{
-	{"Gemm, Softmax (opset 13, axis −1)", []int64{10, 1000}, func(r *rand.Rand, n int64) *onnxtest.Builder {
+	{"Gemm, Softmax (opset 13, axis −1)", []int64{1, 2, 4, 4}, []int64{10, 1000}, func(r *rand.Rand, n int64) *onnxtest.Builder {
 		return onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y").
 			Float("w", []int64{n, 32}, randFloats(r, n*32, 0.5)...).Float("c", []int64{n}, randFloats(r, n, 0.5)...).
 			Node("flat", "Flatten", []string{"x"}, "f").
@@ -29,12 +30,21 @@ var softmaxNets = []struct {
 	// The identity GEMM of N×N weights that lays the values out in a row
 	// takes 1M weights for N = 1000, beyond the default configuration's
 	// external memory: 100 here.
-	{"Conv, GlobalAveragePool, Softmax (opset 9, axis 1)", []int64{10, 100}, func(r *rand.Rand, n int64) *onnxtest.Builder {
+	{"Conv, GlobalAveragePool, Softmax (opset 9, axis 1)", []int64{1, 2, 4, 4}, []int64{10, 100}, func(r *rand.Rand, n int64) *onnxtest.Builder {
 		return onnxtest.New(9).Input("x", 1, 2, 4, 4).Output("y").
 			Float("w", []int64{n, 2, 3, 3}, randFloats(r, n*18, 0.5)...).Float("b", []int64{n}, randFloats(r, n, 0.5)...).
 			Node("conv", "Conv", []string{"x", "w", "b"}, "c", oints("pads", 1, 1, 1, 1)).
 			Node("relu", "Relu", []string{"c"}, "rc").
 			Node("gap", "GlobalAveragePool", []string{"rc"}, "g").
+			Node("softmax", "Softmax", []string{"g"}, "y")
+	}},
+	// A plane wider than max_kernel: the pool is a planar reduce, a
+	// vector of C values.
+	{"Conv, GlobalAveragePool of 10x10, Softmax (opset 11)", []int64{1, 2, 10, 10}, []int64{10}, func(r *rand.Rand, n int64) *onnxtest.Builder {
+		return onnxtest.New(11).Input("x", 1, 2, 10, 10).Output("y").
+			Float("w", []int64{n, 2, 3, 3}, randFloats(r, n*18, 0.5)...).Float("b", []int64{n}, randFloats(r, n, 0.5)...).
+			Node("conv", "Conv", []string{"x", "w", "b"}, "c", oints("pads", 1, 1, 1, 1)).
+			Node("gap", "GlobalAveragePool", []string{"c"}, "g").
 			Node("softmax", "Softmax", []string{"g"}, "y")
 	}},
 }
@@ -54,7 +64,7 @@ func TestSoftmaxLowered(t *testing.T) {
 				t.Run(tc.name, func(t *testing.T) {
 					r := rand.New(rand.NewPCG(seed, 11))
 					m := loadModel(t, tc.model(r, n))
-					xs := []*onnx.Array{randInput(r, 1, 1, 2, 4, 4), randInput(r, 1, 1, 2, 4, 4)}
+					xs := []*onnx.Array{randInput(r, 1, tc.dims...), randInput(r, 1, tc.dims...)}
 					net, err := Quantize(m, xs, cfg, Int32Output())
 					if err != nil {
 						t.Fatal(err)
