@@ -54,7 +54,13 @@ var fnNets = []struct {
 		return convNode(b, "conv", "x", "c", 12, 2, 62).
 			Node("gap", "GlobalAveragePool", []string{"c"}, "g").
 			Node("softmax", "Softmax", []string{"g"}, "y")
-	}, []int64{1, 2, 5, 5}, nil, []string{"gemm0/acc", "reduce1/recip"}},
+	}, []int64{1, 2, 5, 5}, nil, []string{"view0/reshape", "transpose0/transpose", "reduce1/recip"}},
+	{"Conv of 40 channels, GlobalAveragePool of 10x10 (a reduce), Softmax (opset 11)", func() *onnxtest.Builder {
+		b := onnxtest.New(11).Input("x", 1, 2, 10, 10).Output("y")
+		return convNode(b, "conv", "x", "c", 40, 2, 66).
+			Node("gap", "GlobalAveragePool", []string{"c"}, "g").
+			Node("softmax", "Softmax", []string{"g"}, "y")
+	}, []int64{1, 2, 10, 10}, nil, []string{"transpose0/transpose", "reduce2/recip"}},
 	{"ReduceSum over the plane, Reciprocal", func() *onnxtest.Builder {
 		b := onnxtest.New(13).Input("x", 1, 2, 5, 5).Output("y").Int64("axes", []int64{2}, 2, 3)
 		return convNode(b, "conv", "x", "c", 3, 2, 63).

@@ -58,10 +58,10 @@
 //	                                        multipliers, Eltwise add (prelu.go)
 //	Softmax over all N values of a [1,N] Gemm/MatMul result or of a
 //	[1,C,1,1] / [1,C] value, as the graph output
-//	                                      → the logits in one row (a Gemm result:
-//	                                        two Transposes, the second on chip; a
-//	                                        per-channel value: first a GEMM by the
-//	                                        identity), Reduce max, EltwiseChannel
+//	                                      → the logits in one row (the Transpose of a
+//	                                        Gemm result or the Column of a per-channel
+//	                                        value, then an on-chip Transpose), Reduce
+//	                                        max, EltwiseChannel
 //	                                        sub (+127), Lookup of exp (1/127 units),
 //	                                        ReduceWith sum + recip (the output's
 //	                                        scale), EltwiseChannel mul (softmax.go)

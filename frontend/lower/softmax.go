@@ -15,10 +15,9 @@ import (
 //
 //	row  the N logits in one partition row [1][N] (the planar engine
 //	     reduces within a row): a Gemm result is stored transposed, so its
-//	     transpose is a view and a second, on-chip transpose lays it out;
-//	     a per-channel value is first multiplied by the N×N identity on
-//	     the neural engine (an exact GEMM with the identity requantization)
-//	     to become such a result
+//	     transpose is a view, the matrix [N][1] (value i in partition i),
+//	     as a per-channel value already is (compiler.Graph.Column views it
+//	     so); an on-chip transpose then lays that out as [1][N]
 //	m    ReduceMax of the row: the largest logit, int8 in the logits'
 //	     units sx
 //	r    EltwiseChannel sub: x − m, an integer δ in −255..0, plus 127 (the
@@ -119,21 +118,13 @@ func (l *lowering) softmax(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
-	var ident *golden.Tensor
-	if perChannel {
-		ident = golden.New(count, count)
-		for i := range count {
-			ident.Data[i*count+i] = 1
-		}
-	}
 	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value {
-		if ident != nil {
-			if len(x.Shape()) != 2 {
-				x = g.Flatten(x)
-			}
-			x = g.GEMM(x, ident, golden.Requant{})
+		if perChannel {
+			x = g.Column(x) // [C][1] where it lies: channel c in partition c
+		} else {
+			x = g.Transpose(x) // a Gemm result lies transposed: a view
 		}
-		row := g.Transpose(g.Transpose(x))
+		row := g.Transpose(x)
 		m := g.Reduce(row, golden.ReduceMax, golden.Requant{})
 		e := g.Lookup(g.EltwiseChannel(golden.EltSub, row, m, diff), table, golden.Requant{})
 		r := g.ReduceWith(e, recip)
