@@ -35,6 +35,15 @@ var fnNets = []struct {
 		}
 		return b
 	}, []int64{1, 2, 5, 5}, nil, []string{"lookup0/gather", "lookup6/gather"}},
+	{"Gemm, Sigmoid, Gemm, HardSwish (lookups of a matrix)", func() *onnxtest.Builder {
+		return onnxtest.New(14).Input("x", 1, 2, 4, 4).Output("y").
+			Float("w1", []int64{32, 20}, wave(67, 0.5, 32, 20)...).Float("w2", []int64{20, 7}, wave(68, 0.8, 20, 7)...).
+			Node("flat", "Flatten", []string{"x"}, "f").
+			Node("gemm1", "Gemm", []string{"f", "w1"}, "g1").
+			Node("sigmoid", "Sigmoid", []string{"g1"}, "s").
+			Node("gemm2", "Gemm", []string{"s", "w2"}, "g2").
+			Node("hswish", "HardSwish", []string{"g2"}, "y")
+	}, []int64{1, 2, 4, 4}, nil, []string{"lookup0/gather", "lookup1/gather"}},
 	{"LeakyRelu, Elu, HardSigmoid with attributes", func() *onnxtest.Builder {
 		b := onnxtest.New(13).Input("x", 1, 2, 5, 5).Output("y")
 		b = convNode(b, "conv", "x", "c", 3, 2, 50).
