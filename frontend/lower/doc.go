@@ -61,10 +61,10 @@
 //	                                      → the logits in one row (the Transpose of a
 //	                                        Gemm result or the Column of a per-channel
 //	                                        value, then an on-chip Transpose), Reduce
-//	                                        max, EltwiseChannel
-//	                                        sub (+127), Lookup of exp (1/127 units),
-//	                                        ReduceWith sum + recip (the output's
-//	                                        scale), EltwiseChannel mul (softmax.go)
+//	                                        max, EltwiseChannel sub (+127), Lookup of
+//	                                        exp (1/127 units), ReduceWith sum + recip
+//	                                        (the output's scale), EltwiseChannel mul
+//	                                        (softmax.go)
 //	LRN of [1,C,H,W] (size required, bias > 0)
 //	                                      → Eltwise mul x·x (units 127·sx²), Conv2D
 //	                                        1×1 with banded 0/1 weights (the window
