@@ -32,6 +32,9 @@ func TestFunctionErrors(t *testing.T) {
 		{"Softmax of a feature map, opset 11", onnxtest.New(11).Input("x", 1, 3, 4, 4).Output("y").
 			Node("sm", "Softmax", []string{"x"}, "y"),
 			`node "sm" (Softmax): input "x" has shape [1 3 4 4]: supported: a [1,N] Gemm or MatMul result, or one value per channel ([1,C,1,1], [1,C])`},
+		{"Softmax of a flattened feature map", fmap().Node("flat", "Flatten", []string{"x"}, "f").
+			Node("sm", "Softmax", []string{"f"}, "y"),
+			`node "sm" (Softmax): input "f" has shape [1 48]: supported: a [1,N] Gemm or MatMul result, or one value per channel`},
 		{"Softmax read by another op", gemm(13).Node("sm", "Softmax", []string{"g"}, "s").Node("relu", "Relu", []string{"s"}, "y"),
 			`node "sm" (Softmax): its output is read by "relu" (Relu): supported: a Softmax whose output is the graph's output`},
 		{"LRN bias 0", fmap().Node("lrn", "LRN", []string{"x"}, "y", i64("size", 3), flt("bias", 0)),

@@ -77,6 +77,31 @@ func (l *lowering) softmaxLength(n *onnx.Node, shape []int) (int, error) {
 	return total, nil
 }
 
+// onePerChannel reports whether the value name holds one element per
+// channel: a [1,C,1,1] map, or a [1,C] reduction over the plane or view
+// of such a value (a flattened [1,C·H·W] map with H·W > 1 is not).
+func (l *lowering) onePerChannel(name string) bool {
+	shape := l.shapes[name]
+	switch {
+	case len(shape) == 4:
+		return shape[0] == 1 && shape[2] == 1 && shape[3] == 1
+	case len(shape) != 2:
+		return false
+	}
+	for _, n := range l.g.Nodes {
+		if len(n.Outputs) != 1 || n.Outputs[0] != name {
+			continue
+		}
+		switch n.OpType {
+		case "Flatten", "Reshape", "Squeeze":
+			return l.onePerChannel(n.Inputs[0])
+		case "ReduceSum", "ReduceMean", "ReduceMax":
+			return len(l.shapes[n.Inputs[0]]) == 4 // keepdims 0 over the plane: [1,C]
+		}
+	}
+	return false
+}
+
 // softmax lowers a Softmax over all N values of a [1,N] or [1,C,1,1]
 // value (see the file's comment).
 func (l *lowering) softmax(n *onnx.Node) error {
@@ -90,7 +115,7 @@ func (l *lowering) softmax(n *onnx.Node) error {
 		return err
 	}
 	matrix := l.matrices[in] && len(shape) == 2
-	perChannel := len(shape) == 4 && shape[2] == 1 && shape[3] == 1 || len(shape) == 2 && !l.matrices[in]
+	perChannel := !l.matrices[in] && l.onePerChannel(in)
 	if !matrix && !perChannel || shape[0] != 1 {
 		return fmt.Errorf("input %q has shape %v: supported: a [1,N] Gemm or MatMul result, or one value per channel ([1,C,1,1], [1,C])", in, shape)
 	}

@@ -35,6 +35,13 @@ var softmaxNets = []struct {
 			Node("gap", "GlobalAveragePool", []string{"rc"}, "g").
 			Node("softmax", "Softmax", []string{"g"}, "y")
 	}},
+	{"Conv, ReduceMean over the plane, keepdims 0, Softmax (opset 13)", []int64{1, 2, 4, 4}, []int64{30}, func(r *rand.Rand, n int64) *onnxtest.Builder {
+		return onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y").
+			Float("w", []int64{n, 2, 3, 3}, randFloats(r, n*18, 0.5)...).Float("b", []int64{n}, randFloats(r, n, 0.5)...).
+			Node("conv", "Conv", []string{"x", "w", "b"}, "c", oints("pads", 1, 1, 1, 1)).
+			Node("mean", "ReduceMean", []string{"c"}, "g", oints("axes", 2, 3), i64("keepdims", 0)).
+			Node("softmax", "Softmax", []string{"g"}, "y")
+	}},
 	// A plane wider than max_kernel: the pool is a planar reduce, a
 	// vector of C values.
 	{"Conv, GlobalAveragePool of 10x10, Softmax (opset 11)", []int64{1, 2, 10, 10}, []int64{10, 300}, func(r *rand.Rand, n int64) *onnxtest.Builder {
