@@ -40,8 +40,12 @@ import (
 // reciprocal's truncation and multiplier below that) and y's (half an
 // output step); the top class (e = 127, R near 127) is within about one
 // output step, and a small probability within about e's rounding times
-// R/127 output steps. The logits themselves are int8 of their calibrated
-// scale; Net.Logits names them for a report of their SQNR.
+// R/127 output steps: TestSoftmaxLogits measures 1.19 output steps at
+// most from the float Softmax of the int8 logits over 100 classes (ZFNet
+// at 224×224 with random weights: 1.06 over 1000). The logits themselves
+// are int8 of their calibrated scale, and their own error moves a
+// probability p by a factor e^(±2·sx) at most; Net.Logits names them for
+// a report of their SQNR.
 
 // softmaxLength is the number of values the Softmax n normalizes
 // together, which must be all of its input's: the opset's axis rule
