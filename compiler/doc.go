@@ -19,7 +19,8 @@
 // Conv2D (NCHW, batch 1, stride, padding, any channel counts, grouped
 // and depthwise: Conv.Groups), a fully
 // connected layer as GEMM on Flatten of a feature map, Transpose (any
-// size, on chip), Concat (feature maps along channels), PermuteChannels
+// size, on chip), Column (a per-channel vector viewed as [C][1], free),
+// Concat (feature maps along channels), PermuteChannels
 // and ChannelShuffle, Pool2D (max/avg/min, window, stride, padding, zero or
 // edge padding, or for max/min padding that never wins), Eltwise and EltwiseScalar (add, sub, mul, max, min), EltwiseChannel
 // (the same with one operand per channel, broadcast over the plane), Abs,

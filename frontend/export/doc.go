@@ -21,10 +21,17 @@
 //	max pool         MaxPool on INT8, whose padding never wins (golden.PadIgnore)
 //	average pool     the window sums: ConvInteger with all-one weights, one group per
 //	                 channel (zero padding) + post-processor (which divides)
-//	eltwise          Cast to double, Add/Sub/Mul/Max/Min (of two values or a scalar)
-//	                 + post-processor (a lone Requant is an add of 0)
+//	eltwise          Cast to double, Add/Sub/Mul/Max/Min (of two values, a scalar, or a
+//	                 per-channel vector Reshaped to broadcast) + post-processor (a lone
+//	                 Requant is an add of 0)
 //	reduce           ReduceSum (INT32) or ReduceMax (INT8) over all but the channel axis
-//	                 + post-processor
+//	                 + post-processor; with the recip post function: Mul Scale, Add Bias,
+//	                 Div 2^K by it, Abs, Floor, Mul Sign (truncation), Where v = 0 the
+//	                 engine's 2^(K+1) − 1, then the shift Shift + K − RecipBits (exact
+//	                 for K < 53: see functions.go)
+//	lookup           the requantization (when not the identity), Cast to INT32, Add 128,
+//	                 Gather on the table as an INT8 constant (entry k for the value −128 + k)
+//	transpose        of a plain matrix on chip: Transpose
 //	concat           Concat on axis 1 of the INT8 parts (the channels)
 //	permute          Gather on axis 1 with the constant channel order (a channel shuffle)
 //	constant         an int8 constant the net reads (lower.Net.Constants: an average
@@ -34,8 +41,7 @@
 //	                 Cast to float (lower.Net.Dequantize); also the integer output
 //	                 (RawOutput: "<name>_int8" or "<name>_int32")
 //
-// Not exported (an error naming the op): the on-chip transpose of a
-// plain matrix, min pooling, and max or average pooling with edge
+// Not exported (an error naming the op): min pooling, and max or average pooling with edge
 // padding; frontend/lower produces none of them.
 //
 // # Why the double arithmetic is exact

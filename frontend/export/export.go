@@ -52,6 +52,7 @@ func Graph(g *compiler.Graph, cfg npu.Config) (*onnxpb.ModelProto, error) {
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	t := newTranslator("hwgen_int8")
+	t.recipShift = cfg.Planar().RecipShift()
 	for _, v := range graphInputs(ops) {
 		t.b.names[v.InputName()] = true
 		t.input(v, v.InputName())
@@ -93,6 +94,7 @@ func Net(net *lower.Net, cfg npu.Config) (*onnxpb.ModelProto, error) {
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	t := newTranslator("hwgen_quantized")
+	t.recipShift = cfg.Planar().RecipShift()
 	b := t.b
 	in, out, raw := net.Input(), net.Output(), RawOutput(net)
 	b.names[in], b.names[out], b.names[raw] = true, true, true

@@ -179,9 +179,6 @@ func TestExportErrors(t *testing.T) {
 		build func(g *compiler.Graph) *compiler.Value
 		want  string
 	}{
-		{"on-chip transpose", nil, func(g *compiler.Graph) *compiler.Value {
-			return g.Transpose(g.Input("x", golden.New(3, 5)))
-		}, "transpose0: transpose is not exported"},
 		{"min pool", nil, func(g *compiler.Graph) *compiler.Value {
 			return g.Pool2D(g.Input("x", fmap(2, 4, 4)), compiler.Pool{Kind: golden.PoolMin, KH: 2, KW: 2, Stride: 2})
 		}, "pool0: min pooling with zero padding (pads 0, 0) is not exported"},

@@ -17,6 +17,9 @@ type translator struct {
 	names  map[*compiler.Value]string
 	shapes map[*compiler.Value][]int                       // ONNX shapes
 	types  map[*compiler.Value]onnxpb.TensorProto_DataType // INT8, or INT32 for int32 results
+	// recipShift is the planar engine's reciprocal exponent K: its recip
+	// post function computes 2^K / v.
+	recipShift int
 }
 
 func newTranslator(graph string) *translator {
@@ -111,8 +114,12 @@ func (t *translator) ops(ops []compiler.Op) error {
 			err = t.concat(op)
 		case compiler.OpPermute:
 			err = t.permute(op)
+		case compiler.OpLookup:
+			err = t.lookup(op)
+		case compiler.OpTranspose:
+			err = t.transpose(op)
 		default:
-			err = fmt.Errorf("%s: %s is not exported (the exporter translates conv2d, gemm, pool, eltwise, reduce, concat, permute and views)", op.Label, op.Kind)
+			err = fmt.Errorf("%s: %s is not exported (the exporter translates conv2d, gemm, pool, eltwise, reduce, concat, permute, lookup, transpose and views)", op.Label, op.Kind)
 		}
 		if err != nil {
 			return fmt.Errorf("export: %w", err)
@@ -242,9 +249,6 @@ func (t *translator) eltwise(op compiler.Op) error {
 	if !ok {
 		return fmt.Errorf("%s: elementwise function %v is not exported", op.Label, op.Elt)
 	}
-	if op.Channel {
-		return fmt.Errorf("%s: an elementwise %v with a per-channel operand is not exported", op.Label, op.Elt)
-	}
 	a := t.b.cast(t.names[op.In[0]], op.Label+"/a_f64", onnxpb.TensorProto_DOUBLE)
 	ys := []int64{-128, 127}
 	var b string
@@ -253,6 +257,9 @@ func (t *translator) eltwise(op compiler.Op) error {
 		ys = []int64{*op.Scalar}
 	} else {
 		b = t.b.cast(t.names[op.In[1]], op.Label+"/b_f64", onnxpb.TensorProto_DOUBLE)
+	}
+	if op.Channel { // one value per channel, broadcast over the plane
+		b = t.channelVector(op, b)
 	}
 	// The function is monotonic or bilinear in each operand: its largest
 	// magnitude is at the corners of the operands' ranges.
@@ -292,7 +299,7 @@ func (t *translator) reduce(op compiler.Op) error {
 			axes = append(axes, int64(i))
 		}
 	}
-	if op.Post != golden.PostNone {
+	if op.Post == golden.PostSqrt {
 		return fmt.Errorf("%s: the post function %v of a reduction is not exported", op.Label, op.Post)
 	}
 	var v string
@@ -308,6 +315,9 @@ func (t *translator) reduce(op compiler.Op) error {
 		v = t.b.cast(m, op.Label+"/max_f64", onnxpb.TensorProto_DOUBLE)
 	default:
 		return fmt.Errorf("%s: reduction %v is not exported", op.Label, op.Reduce)
+	}
+	if op.Post == golden.PostRecip {
+		return t.recip(op, v, bound)
 	}
 	y, err := t.requant(op.Label, v, op.Requant, []int64{op.Requant.Scale}, []int64{op.Requant.Bias}, []int64{bound}, []int64{})
 	if err != nil {

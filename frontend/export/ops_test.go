@@ -143,9 +143,8 @@ type opNet struct {
 // computes) and Net.Dequantize's floats bit for bit.
 func TestORTOps(t *testing.T) {
 	node := needORT(t)
-	cfg := npu.DefaultConfig()
 	for _, tc := range opNets {
-		t.Run(tc.name, func(t *testing.T) { checkORTNet(t, node, cfg, tc) })
+		t.Run(tc.name, func(t *testing.T) { checkORTNet(t, node, npu.DefaultConfig(), tc) })
 	}
 }
 

@@ -65,6 +65,32 @@
 //	                                      → Requant with the constant as the clamp bound
 //	Relu, Clip alone                      → Requant with ReLU or the clamp
 //	Abs                                   → Eltwise abs, then the requantization
+//	Sigmoid, Tanh, Exp, HardSigmoid, HardSwish, Elu, LeakyRelu (the spec's
+//	attribute defaults)                   → Lookup: the table of the float function
+//	                                        from the input's scale to the output's
+//	                                        calibrated scale (golden.TableOf), within
+//	                                        half an output step of f of the int8 input
+//	PRelu by a constant slope             → one value: Lookup (as LeakyRelu); one per
+//	                                        channel ([C,1,1], [1,C,1,1], C values
+//	                                        before opset 7): Requant with ReLU (max(x,0)),
+//	                                        EltwiseScalar min 0, a depthwise 1×1 Conv2D
+//	                                        of it with the slopes as per-channel
+//	                                        multipliers, Eltwise add (prelu.go)
+//	Softmax over all N values of a [1,N] Gemm/MatMul result or of a
+//	[1,C,1,1] / [1,C] value, as the graph output
+//	                                      → the logits in one row (the Transpose of a
+//	                                        Gemm result or the Column of a per-channel
+//	                                        value, then an on-chip Transpose), Reduce
+//	                                        max, EltwiseChannel sub (+127), Lookup of
+//	                                        exp (1/127 units), ReduceWith sum + recip
+//	                                        (the output's scale), EltwiseChannel mul
+//	                                        (softmax.go)
+//	LRN of [1,C,H,W] (size required, bias > 0)
+//	                                      → Eltwise mul x·x (units 127·sx²), Conv2D
+//	                                        1×1 with banded 0/1 weights (the window
+//	                                        sums, offset to the whole int8 range),
+//	                                        Lookup of (bias + alpha/size·s)^−beta,
+//	                                        Eltwise mul by x (lrn.go)
 //	Reshape/Flatten/Squeeze/Unsqueeze of [1,C,H,W] to [1,C·H·W]
 //	                                      → Flatten
 //	Transpose of a Gemm/MatMul result     → Transpose (a view: free)
@@ -95,7 +121,9 @@
 // Int32Output option, when the last layer is a Conv, Gemm or MatMul (bias
 // folded, no Relu or Clip), leaves as int32 acc + bias in units of
 // sx·sw[o] per output channel o (compiler.Conv.Int32, GEMMInt32): no
-// saturation at the calibrated range, no int8 step. Net.Dequantize turns
+// saturation at the calibrated range, no int8 step; a Softmax last keeps
+// its Gemm int8 (its input) and is the int8 output, Net.Logits naming the
+// logits. Net.Dequantize turns
 // either back into floats. Every requantization rounds the bits its shift
 // drops half up, floor(v/2^s + 1/2), or with WithRounding(golden.HalfEven)
 // to the nearest even integer on a tie (golden.Requant has both formulas;

@@ -33,6 +33,24 @@ func (n *Net) OutputScale() float64 {
 func (n *Net) Int32Output() bool      { return n.outSteps != nil }
 func (n *Net) OutputSteps() []float64 { return slices.Clone(n.outSteps) }
 
+// Logits is the ONNX name of a Softmax's input, the int8 logits, and
+// their scale (ok false without a Softmax): GraphWithLogits makes them
+// a second graph output of that name, and the float executor's value of
+// that name is their float counterpart (for their SQNR).
+func (n *Net) Logits() (name string, scale float64, ok bool) {
+	return n.logits, n.logitsScale, n.logits != ""
+}
+
+// GraphWithLogits is Graph with the logits (Logits) as a second output
+// (export.Net wants Graph's one output).
+func (n *Net) GraphWithLogits(x *onnx.Array) (*compiler.Graph, error) {
+	if n.logits == "" {
+		return nil, fmt.Errorf("lower: the net has no Softmax, so no logits")
+	}
+	g, _, err := n.graph(x, n.logits)
+	return g, err
+}
+
 // QuantizeInput converts a float input [1,C,H,W] to the int8 feature map
 // [C,H,W] the NPU reads: round half to even of x/scale, clamped to ±127.
 // A NaN or an infinity is an error naming the element.
@@ -53,7 +71,7 @@ func (n *Net) QuantizeInput(x *onnx.Array) (*golden.Tensor, error) {
 
 // Graph builds the compiler graph that runs the net on input x.
 func (n *Net) Graph(x *onnx.Array) (*compiler.Graph, error) {
-	g, _, err := n.GraphValues(x)
+	g, _, err := n.graph(x, "")
 	return g, err
 }
 
@@ -62,6 +80,12 @@ func (n *Net) Graph(x *onnx.Array) (*compiler.Graph, error) {
 // (the input and each step's output), for Probe and
 // compiler.Graph.ReferenceOf.
 func (n *Net) GraphValues(x *onnx.Array) (*compiler.Graph, map[string]*compiler.Value, error) {
+	return n.graph(x, "")
+}
+
+// graph builds the graph, with the value named extra as a second output
+// unless it is "".
+func (n *Net) graph(x *onnx.Array, extra string) (*compiler.Graph, map[string]*compiler.Value, error) {
 	xq, err := n.QuantizeInput(x)
 	if err != nil {
 		return nil, nil, err
@@ -84,6 +108,9 @@ func (n *Net) GraphValues(x *onnx.Array) (*compiler.Graph, map[string]*compiler.
 		vals[s.out] = s.apply(g, vals[s.in])
 	}
 	g.Output(n.output, vals[n.output])
+	if extra != "" {
+		g.Output(extra, vals[extra])
+	}
 	if err := g.Err(); err != nil {
 		return nil, nil, fmt.Errorf("lower: building the graph: %w", err)
 	}

@@ -65,6 +65,9 @@ var lowerings = map[string]func(l *lowering, n *onnx.Node) error{
 	"Sqrt":               (*lowering).postOnly,
 	"Reciprocal":         (*lowering).postOnly,
 	"Transpose":          (*lowering).transposeData,
+	"Softmax":            (*lowering).softmax,
+	"LRN":                (*lowering).lrn,
+	"PRelu":              (*lowering).prelu,
 }
 
 // The unary elementwise ops of the table (onnx.Op.Eltwise) lower alike:

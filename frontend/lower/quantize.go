@@ -30,6 +30,9 @@ type Net struct {
 	// scales are the int8 scale of every lowered value (the steps'
 	// outputs), for Net.Probe.
 	scales map[string]float64
+	// logits is the input of a Softmax (Logits), "" without one.
+	logits      string
+	logitsScale float64
 }
 
 // Layer reports how one layer was requantized: a Conv, Gemm or MatMul
@@ -67,7 +70,10 @@ func WithRounding(r golden.Rounding) Option { return func(o *options) { o.roundi
 // int8 requantized to the output's calibrated scale. Such logits neither
 // saturate nor tie (int8 logits have a step of the whole range / 127).
 // With a Relu or another op last, the output stays int8
-// (Net.Int32Output says which).
+// (Net.Int32Output says which). A Softmax last is such an op: its
+// Gemm's logits are requantized to int8 (the Softmax reads int8), the
+// Softmax's int8 probabilities are the output, and Net.Logits names the
+// logits for a comparison of their own.
 func Int32Output() Option { return func(o *options) { o.int32Output = true } }
 
 // step adds one operation to the graph: it reads the value named in (and

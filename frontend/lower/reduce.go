@@ -17,7 +17,7 @@ import (
 
 // vectorFollowers are the ops that read a per-channel vector or row (a
 // compiler reduction's [C] or [C,W]) where ONNX has a feature map.
-var vectorFollowers = []string{"Flatten", "Reshape", "Squeeze", "Gemm", "MatMul"}
+var vectorFollowers = []string{"Flatten", "Reshape", "Squeeze", "Gemm", "MatMul", "Softmax"}
 
 // checkUsers refuses a user of out whose op is not in allowed: out is
 // lowered as what (a phrase ending in what the NPU makes of it).

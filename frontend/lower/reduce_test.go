@@ -268,7 +268,7 @@ func TestReduceErrors(t *testing.T) {
 			Node("sum", "ReduceSum", []string{"a"}, "s", oints("axes", 2, 3)).
 			Node("sqrt", "Sqrt", []string{"s"}, "n").
 			Node("cls", "Conv", []string{"n", "w"}, "y"),
-			`node "sum" (ReduceSum): the reduction gives one value per channel (2) as a vector, which "cls" (Conv) cannot read; supported after it: Flatten, Reshape, Squeeze, Gemm, MatMul, Sqrt, Reciprocal`},
+			`node "sum" (ReduceSum): the reduction gives one value per channel (2) as a vector, which "cls" (Conv) cannot read; supported after it: Flatten, Reshape, Squeeze, Gemm, MatMul, Softmax, Sqrt, Reciprocal`},
 		{"ReduceMax over the channels and rows", base(13).Node("max", "ReduceMax", []string{"x"}, "y", oints("axes", 1, 2)),
 			`node "max" (ReduceMax): axes [1 2] reduce the channel axis 1 (C = 2): the planar engine reduces within a channel`},
 		{"ReduceMax along W only, axes input (opset 18)", base(18).Int64("axes", []int64{1}, -1).Node("max", "ReduceMax", []string{"x", "axes"}, "y"),
@@ -280,7 +280,7 @@ func TestReduceErrors(t *testing.T) {
 			Float("w", []int64{3, 2, 1, 1}, wave(0, 1, 3, 2, 1, 1)...).
 			Node("max", "ReduceMax", []string{"x"}, "m", oints("axes", 2, 3)).
 			Node("cls", "Conv", []string{"m", "w"}, "y"),
-			`node "max" (ReduceMax): the reduction gives one value per channel (2) as a vector, which "cls" (Conv) cannot read; supported after it: Flatten, Reshape, Squeeze, Gemm, MatMul, Sqrt, Reciprocal`},
+			`node "max" (ReduceMax): the reduction gives one value per channel (2) as a vector, which "cls" (Conv) cannot read; supported after it: Flatten, Reshape, Squeeze, Gemm, MatMul, Softmax, Sqrt, Reciprocal`},
 		{"Conv after a GlobalMaxPool reduced to a vector", onnxtest.New(13).Input("x", 1, 2, 10, 10).Output("y").
 			Float("w", []int64{3, 2, 1, 1}, wave(0, 1, 3, 2, 1, 1)...).
 			Node("gmp", "GlobalMaxPool", []string{"x"}, "p").

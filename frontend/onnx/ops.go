@@ -53,12 +53,12 @@ const (
 	docMinMax   = "of two values of one shape: eltwise min or max, the finer operand rescaled; of a value and a one-element constant: a clamp (Max(x, 0) is a ReLU)"
 	docGlobal   = "a pool of the whole plane (up to max_kernel), else a per-channel reduce (sum, max)"
 	docReduce   = "over the plane (axes 2,3) or across rows (axis 2): a pool of the window, or a planar reduce (across rows: hwgen quantize does not export it)"
-	docPost     = "after a ReduceSum/ReduceMean/ReduceMax (the reduce's post function), or of one value per channel (hwgen quantize does not export it)"
+	docPost     = "after a ReduceSum/ReduceMean/ReduceMax (the reduce's post function), or of one value per channel"
 	docView     = "of [1,C,H,W] to [1,C·H·W] (Flatten: axis 1): the NPU's flatten; to the same shape: nothing; Reshape to [1,g,C/g,H,W], Transpose perm [0,2,1,3,4], Reshape back to [1,C,H,W]: ShuffleNet's channel shuffle (ChannelShuffle: no data moved when convs read it)"
 	docFoldOnly = "only in a constant subgraph (e.g. the Shape, Gather, Unsqueeze, Concat of PyTorch's x.view(x.size(0), -1)), folded before lowering"
 	docAffine   = "a per-channel affine a[c]·x + b[c] folded into the Conv, Gemm or MatMul before it (output channel c's float weights scaled by a[c] before quantization, the bias carried), else with the affine ops, Relu and Clip after it a depthwise 1×1 conv"
 	docArith    = "by a constant of one value per channel or one value (before opset 7 also the broadcast and axis attributes; c − x too, not c / x): " + docAffine + "; of two computed values refused"
-	docAct      = "float only for now: elementwise, with the spec's attribute defaults"
+	docAct      = "elementwise with the spec's attribute defaults: the planar engine's lookup table of the function from the input's scale to the output's (one entry per int8 value)"
 	docPass     = "inference, so the input passes on (Dropout's mask: all true, before opset 10 zeros as in ONNX Runtime; training_mode true is refused); Model.Fold and the lowering (Graph.Inference) remove it"
 )
 
@@ -110,8 +110,8 @@ var OpTable = []Op{
 	{Name: "ReduceSum", Float: true, NPU: true, Conformance: true, Doc: docReduce},
 	{Name: "ReduceMean", Float: true, NPU: true, Conformance: true, Doc: docReduce},
 	{Name: "ReduceMax", Float: true, NPU: true, Conformance: true, Doc: docReduce},
-	{Name: "Sqrt", Float: true, NPU: true, Conformance: true, Doc: docPost},
-	{Name: "Reciprocal", Float: true, NPU: true, Conformance: true, Doc: docPost},
+	{Name: "Sqrt", Float: true, NPU: true, Conformance: true, Doc: docPost + " (hwgen quantize does not export it)"},
+	{Name: "Reciprocal", Float: true, NPU: true, Conformance: true, Doc: docPost + " (hwgen quantize exports it after a reduction over the plane)"},
 	{Name: "Flatten", Float: true, NPU: true, Conformance: true, Doc: docView},
 	{Name: "Reshape", Float: true, NPU: true, Conformance: true, Doc: docView},
 	{Name: "Squeeze", Float: true, NPU: true, Doc: docView},
@@ -128,18 +128,19 @@ var OpTable = []Op{
 		Doc: "of two values: as Add; of more: a chain of eltwise adds (split into Adds before calibration, so each partial sum has its own scale); of one: removed"},
 	{Name: "BatchNormalization", Float: true, NPU: true,
 		Doc: "inference (is_test 1 before opset 7; spatial 0 only with parameters equal within each channel): a = scale/√(var + epsilon), b = B − mean·a, " + docAffine + "; training mode refused (the float executor runs it)"},
-	{Name: "LRN", Float: true, Doc: "float only for now: across channels, size required"},
-	{Name: "Softmax", Float: true,
-		Doc: "float only for now: before opset 13 over the input coerced to 2-D at axis (default 1), from 13 along axis (default −1)"},
-	{Name: "Sigmoid", Float: true, Doc: docAct},
-	{Name: "Tanh", Float: true, Doc: docAct},
-	{Name: "Exp", Float: true, Doc: docAct},
-	{Name: "HardSigmoid", Float: true, Doc: docAct},
-	{Name: "HardSwish", Float: true, Since: 14, Doc: docAct},
-	{Name: "Elu", Float: true, Doc: docAct},
-	{Name: "LeakyRelu", Float: true, Doc: docAct},
-	{Name: "PRelu", Float: true,
-		Doc: "float only for now: the slope broadcast to the input (per channel: [C,1,1]); before opset 7 a slope of C values is per channel"},
+	{Name: "LRN", Float: true, NPU: true,
+		Doc: "across channels of [1,C,H,W], size required, bias > 0: eltwise square, the window sums as a 1×1 conv with banded 0/1 weights, a lookup table of (bias + alpha/size·s)^−beta, eltwise multiply by x"},
+	{Name: "Softmax", Float: true, NPU: true,
+		Doc: "over all N values of a [1,N] Gemm/MatMul result or a [1,C,1,1] value (before opset 13 the input coerced to 2-D at axis, default 1; from 13 along axis, default −1), as the graph's output: the logits in one row, planar max, subtract, exp table, sum with the reciprocal, multiply"},
+	{Name: "Sigmoid", Float: true, NPU: true, Doc: docAct},
+	{Name: "Tanh", Float: true, NPU: true, Doc: docAct},
+	{Name: "Exp", Float: true, NPU: true, Doc: docAct},
+	{Name: "HardSigmoid", Float: true, NPU: true, Doc: docAct},
+	{Name: "HardSwish", Float: true, NPU: true, Since: 14, Doc: docAct},
+	{Name: "Elu", Float: true, NPU: true, Doc: docAct},
+	{Name: "LeakyRelu", Float: true, NPU: true, Doc: docAct},
+	{Name: "PRelu", Float: true, NPU: true,
+		Doc: "a constant slope: one value, a lookup table; one per channel of [1,C,H,W] ([C,1,1], [1,C,1,1]; before opset 7 C values), max(x,0) plus a depthwise 1×1 conv of min(x,0) whose per-channel multipliers are the slopes, an eltwise add"},
 	{Name: "Pad", Float: true,
 		Doc: "float only for now: modes constant, reflect, edge (not wrap); pads as attribute (paddings at opset 1) or input, with opset 18's axes; negative pads crop"},
 	{Name: "Split", Float: true,
