@@ -39,7 +39,15 @@ func printQuality(w io.Writer, net *lower.Net, x *onnx.Array, golden map[string]
 			sat = i
 		}
 	}
-	logits := lower.SQNR(env[net.Output()].Data, func(i int) float64 { return float64(deq.Data[i]) })
+	probs := lower.SQNR(env[net.Output()].Data, func(i int) float64 { return float64(deq.Data[i]) })
+	logits, note := probs, ""
+	if name, scale, ok := net.Logits(); ok && golden[name] != nil && env[name] != nil {
+		// A Softmax's probabilities of random-weight logits are nearly
+		// one-hot and hide the logits' error: its input is measured.
+		q := golden[name]
+		logits = lower.SQNR(env[name].Data, func(i int) float64 { return float64(q.Data[i]) * scale })
+		note = fmt.Sprintf(" (the Softmax's input %s; its probabilities %s)", name, dB(probs))
+	}
 	var parts []string
 	if worst >= 0 {
 		parts = append(parts, fmt.Sprintf("worst layer SQNR %s (%s)", dB(qs[worst].SQNR), qs[worst].Name))
@@ -47,7 +55,7 @@ func printQuality(w io.Writer, net *lower.Net, x *onnx.Array, golden map[string]
 	if sat >= 0 {
 		parts = append(parts, fmt.Sprintf("highest saturation %s (%s)", share(qs[sat].Saturated, qs[sat].Elements), qs[sat].Name))
 	}
-	parts = append(parts, "logits SQNR "+dB(logits))
+	parts = append(parts, "logits SQNR "+dB(logits)+note)
 	hint := "; --layers lists each"
 	if perLayer {
 		hint = ""

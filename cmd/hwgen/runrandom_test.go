@@ -196,3 +196,34 @@ func TestRunNonFiniteInput(t *testing.T) {
 		})
 	}
 }
+
+// A net ending in a Softmax reports the SQNR of the Softmax's input (the
+// logits) and of its probabilities apart: the report names the input.
+func TestRunSoftmaxLogitsQuality(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 1))
+	w := make([]float32, 10*12)
+	for i := range w {
+		w[i] = rng.Float32() - 0.5
+	}
+	b, err := onnxtest.New(13).Input("x", 1, 3, 2, 2).Output("y").
+		Float("w", []int64{10, 12}, w...).
+		Node("flat", "Flatten", []string{"x"}, "f").
+		Node("fc", "Gemm", []string{"f", "w"}, "logits", onnxtest.Int("transB", 1)).
+		Node("probs", "Softmax", []string{"logits"}, "y").Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(t.TempDir(), "soft.onnx")
+	if err := os.WriteFile(model, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report, y := runLogits(t, "--model", model)
+	for _, want := range []string{"(the Softmax's input logits; its probabilities ", "result    PASS"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+	if len(y) != 10 {
+		t.Errorf("%d probabilities, want 10", len(y))
+	}
+}
