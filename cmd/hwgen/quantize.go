@@ -90,7 +90,7 @@ func (c *quantizeCmd) Run() error {
 	if err != nil {
 		return modelErr(c.Model, err)
 	}
-	printLayers(os.Stdout, net)
+	printLayers(os.Stdout, net, false)
 	q, err := export.Net(net, cfg)
 	if err != nil {
 		return usageError{fmt.Errorf("--model %s: %w", c.Model, err)}

@@ -139,7 +139,18 @@ func (c quantFlags) lowerOptions() ([]lower.Option, error) {
 }
 
 // printLayers prints how each layer was quantized.
-func printLayers(w io.Writer, net *lower.Net) {
+func printLayers(w io.Writer, net *lower.Net, all bool) {
+	if !all && len(net.Layers) > listedLayers {
+		worst := 0
+		for i, l := range net.Layers {
+			if l.WorstRelErr > net.Layers[worst].WorstRelErr {
+				worst = i
+			}
+		}
+		l := net.Layers[worst]
+		fmt.Fprintf(w, "layers    %d requantized; worst multiplier error %.2g (%s, shift %d); --layers lists each\n", len(net.Layers), l.WorstRelErr, l.Node, l.Shift)
+		return
+	}
 	for _, l := range net.Layers {
 		if l.Int32 {
 			fmt.Fprintf(w, "layer     %-16s in scale %.4g, out int32 (accumulators plus bias, one scale per channel)\n", l.Node, l.InScale)
@@ -148,6 +159,10 @@ func printLayers(w io.Writer, net *lower.Net) {
 		fmt.Fprintf(w, "layer     %-16s in scale %.4g, out scale %.4g, shift %d, worst multiplier error %.2g\n", l.Node, l.InScale, l.OutScale, l.Shift, l.WorstRelErr)
 	}
 }
+
+// listedLayers is how many layers the report lists one per line
+// without --layers (mnist-7's all; an ImageNet network's hundred not).
+const listedLayers = 16
 
 // outKind names the type of net's output on the NPU.
 func outKind(net *lower.Net) string {
@@ -245,7 +260,7 @@ func (c *runCmd) Run() error {
 	if net.Int32Output() {
 		kind, outType = "int32", compiler.Int32
 	}
-	printLayers(os.Stdout, net)
+	printLayers(os.Stdout, net, c.Layers)
 	fmt.Printf("npu       %s\n", cfg.Name())
 	fmt.Printf("compiled  %s\n", prog.Summary())
 	if w := prog.Config.ExtAddrWidth; w != cfg.ExtAddrWidth {

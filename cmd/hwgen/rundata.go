@@ -178,7 +178,7 @@ func (c *runCmd) runData(cfg npu.Config) error {
 	if err != nil {
 		return modelErr(c.Model, err)
 	}
-	printLayers(&hdr, net)
+	printLayers(&hdr, net, c.Layers)
 	if c.Batch != 0 {
 		fmt.Print(hdr.String())
 		return c.runBatches(cfg, m, net, test)

@@ -81,7 +81,7 @@ func (c *runCmd) runInputs(cfg npu.Config) error {
 	if err != nil {
 		return modelErr(c.Model, err)
 	}
-	printLayers(os.Stdout, net)
+	printLayers(os.Stdout, net, c.Layers)
 	if c.Batch == 0 {
 		c.Batch = 1
 	}

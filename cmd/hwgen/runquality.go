@@ -14,7 +14,7 @@ import (
 // qualityFlags choose how much of the quantization quality hwgen run
 // prints; the summary line is always there.
 type qualityFlags struct {
-	Layers bool `help:"Print one line per lowered layer: its share of int8 values at ±127 (saturated) and the SQNR of its dequantized int8 output against the float executor's value of the same ONNX tensor, on the run's input. Without it only the summary: the worst layer SQNR, the highest saturation and the logits' SQNR."`
+	Layers bool `help:"Print one line per lowered layer: its share of int8 values at ±127 (saturated) and the SQNR of its dequantized int8 output against the float executor's value of the same ONNX tensor, on the run's input. Also list every requantized layer's scales and shift (listed anyway up to 16 layers). Without it only the summaries: the worst layer SQNR, the highest saturation and the logits' SQNR; the worst multiplier error."`
 }
 
 // printQuality prints the input-range warning, the per-layer lines (with
