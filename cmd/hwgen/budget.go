@@ -19,6 +19,14 @@ const (
 	// the NPU's result (1024×16×1024 → 2048×16×1024 GEMM: +95 MB per
 	// million output elements).
 	tensorCost = 128
+	// weightCost is the bytes per weight of a model: the float32
+	// initializer, the scaled and transposed copies of its quantization,
+	// the int64 quantized tensor, the program's external-memory image and
+	// the reference machine's copy of it. VGG-19 (143.7 M weights, 30 M
+	// computed values) peaked at 8.0 GB on the reference machine
+	// (hwgen run --random-weights 1 --engine interp); its estimate is
+	// 11.0 GB.
+	weightCost = 48
 	// stimulusCost is the bytes per simulated cycle of the recorded
 	// stimulus, kept only for --engine verilator (64×4096×64 GEMM
 	// against 64×16384×64: about 800 bytes a cycle).
@@ -138,25 +146,41 @@ func testbenchMemory(design string, cycles, ports, bits int) *budget.Estimate {
 }
 
 // modelMemory estimates the NPU run of a model from its float run's
-// values (env: every value Execute computed): each becomes a tensor of
-// the compiled program, at tensorCost bytes an element, copies times
-// (a batch holds each image's values in its own region, on each device).
-func modelMemory(model string, env map[string]*onnx.Array, copies int) *budget.Estimate {
+// values (env: every value Execute computed): each computed value becomes
+// a tensor of the compiled program, at tensorCost bytes an element,
+// copies times (a batch holds each image's values in its own region, on
+// each device); each weight (an initializer of m) once, at weightCost.
+func modelMemory(model string, m *onnx.Model, env map[string]*onnx.Array, copies int) *budget.Estimate {
 	e := &budget.Estimate{Subject: "--model " + model + " on the NPU"}
 	e.Add("the NPU and its simulator", 1, baseCost)
-	var big string
-	var most, total float64
+	weight := map[string]bool{}
+	for _, t := range m.Graph.Initializers {
+		weight[t.Name] = true
+	}
+	type part struct {
+		big     string
+		most, n float64
+		count   int
+	}
+	var vals, ws part
 	for name, a := range env {
-		n := float64(len(a.Data) + len(a.Ints))
-		total += n
-		if n > most {
-			big, most = fmt.Sprintf("%s %v", name, a.Shape), n
+		p, n := &vals, float64(len(a.Data)+len(a.Ints))
+		if weight[name] {
+			p = &ws
+		}
+		p.n += n
+		p.count++
+		if n > p.most {
+			p.big, p.most = fmt.Sprintf("%s %v", name, a.Shape), n
 		}
 	}
-	what := fmt.Sprintf("its %d values (the largest %s)", len(env), big)
+	what := fmt.Sprintf("its %d computed values (the largest %s)", vals.count, vals.big)
 	if copies > 1 {
-		what = fmt.Sprintf("%d copies of its %d values (a batch on each device; the largest %s)", copies, len(env), big)
+		what = fmt.Sprintf("%d copies of its %d computed values (a batch on each device; the largest %s)", copies, vals.count, vals.big)
 	}
-	e.Add(what, total*float64(copies), tensorCost)
+	e.Add(what, vals.n*float64(copies), tensorCost)
+	if ws.count > 0 {
+		e.Add(fmt.Sprintf("its %d weight tensors (the largest %s)", ws.count, ws.big), ws.n, weightCost)
+	}
 	return e
 }

@@ -225,7 +225,7 @@ func (c *runCmd) Run() error {
 	if err != nil {
 		return modelErr(c.Model, fmt.Errorf("float executor: %w", err))
 	}
-	if err := modelMemory(c.Model, floatOut, 1).Check(); err != nil {
+	if err := modelMemory(c.Model, m, floatOut, 1).Check(); err != nil {
 		return err
 	}
 	opts, err := c.lowerOptions()

@@ -162,7 +162,7 @@ func (c *runCmd) runData(cfg npu.Config) error {
 	if err != nil {
 		return modelErr(c.Model, fmt.Errorf("float executor, test image 0: %w", err))
 	}
-	if err := modelMemory(c.Model, env, max(c.Batch, 1)*max(c.Devices, 1)).Check(); err != nil {
+	if err := modelMemory(c.Model, m, env, max(c.Batch, 1)*max(c.Devices, 1)).Check(); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "data      %s\n", shown(dir))
