@@ -27,6 +27,10 @@ func genPartSource(s *Sim) string {
 			}
 		}
 	}
+	g.widthAt = make(map[int32]int32, len(s.slots))
+	for _, sl := range s.slots {
+		g.widthAt[sl.off] = sl.w
+	}
 	g.partFile()
 	return g.b.String()
 }
@@ -221,6 +225,10 @@ func (g *gen) partBody(i int, ind string) {
 	s := g.s
 	pt := s.parts[i]
 	temps := map[int32]string{}
+	acc, sets := g.markSets(pt)
+	for k := range sets {
+		g.p("%svar c%d uint64\n", ind, k)
+	}
 	for j := pt.lo; j < pt.hi; j++ {
 		n := &s.nodes[j]
 		if n.op >= wAdd && g.wideNode(j, ind) {
@@ -234,7 +242,9 @@ func (g *gen) partBody(i int, ind string) {
 		}
 		t := fmt.Sprintf("t%d", j-pt.lo)
 		g.p("%s%s := %s\n", ind, t, g.narrow(n, temps))
-		if n.mk.hi > n.mk.lo {
+		if k, ok := acc[j]; ok {
+			g.p("%sc%d |= %s ^ v[%d]\n%sv[%d] = %s\n", ind, k, t, n.dst, ind, n.dst, t)
+		} else if n.mk.hi > n.mk.lo {
 			g.p("%sif %s != v[%d] {\n%s\tv[%d] = %s\n", ind, t, n.dst, ind, n.dst, t)
 			g.markRange(n.mk, ind+"\t")
 			g.p("%s}\n", ind)
@@ -245,7 +255,49 @@ func (g *gen) partBody(i int, ind string) {
 		}
 		temps[n.dst] = t
 	}
+	for k, r := range sets {
+		g.p("%sif c%d != 0 {\n", ind, k)
+		g.markRange(r, ind+"\t")
+		g.p("%s}\n", ind)
+	}
 	g.markRange(s.armOf[i], ind)
+}
+
+// markSets finds the one-word nodes of supernode pt that share their
+// fan-out's marks with another: each such set compares its nodes' results
+// without a branch each, accumulating the changed bits, and marks its
+// readers once after the supernode, as a group of registers does. The
+// marks are the same, set a little later: nothing inside the supernode
+// reads them. acc maps a node to its set; sets are the sets' marks.
+func (g *gen) markSets(pt part) (acc map[int32]int, sets []markRange) {
+	s := g.s
+	key := func(r markRange) string { return fmt.Sprint(s.marks[r.lo:r.hi]) }
+	count := map[string]int{}
+	for j := pt.lo; j < pt.hi; j++ {
+		if n := &s.nodes[j]; n.op < wAdd && n.mk.hi > n.mk.lo {
+			count[key(n.mk)]++
+		}
+	}
+	acc = map[int32]int{}
+	index := map[string]int{}
+	for j := pt.lo; j < pt.hi; j++ {
+		n := &s.nodes[j]
+		if n.op >= wAdd || n.mk.hi == n.mk.lo {
+			continue
+		}
+		k := key(n.mk)
+		if count[k] < 2 {
+			continue
+		}
+		x, ok := index[k]
+		if !ok {
+			x = len(sets)
+			index[k] = x
+			sets = append(sets, n.mk)
+		}
+		acc[j] = x
+	}
+	return acc, sets
 }
 
 // groupFunc is the function committing sink group i out of reset.
@@ -262,6 +314,7 @@ func (g *gen) groupBody(i int, ind string) {
 	s := g.s
 	gr := s.groups[i]
 	g.p("%svar c uint64\n", ind)
+	load := g.sharedLoads(gr, ind)
 	for j := gr.lo; j < gr.hi; j++ {
 		k, h := &s.sinks[j], &s.hsinks[j]
 		switch {
@@ -279,15 +332,49 @@ func (g *gen) groupBody(i int, ind string) {
 		case k.next < 0:
 			continue // holds: only a reset changes it
 		}
-		next := fmt.Sprintf("v[%d]", k.next)
+		next := load(k.next)
 		if k.en >= 0 {
-			next = fmt.Sprintf("o ^ (v[%d]^o)&-v[%d]", k.next, k.en)
+			next = fmt.Sprintf("o ^ (%s^o)&-%s", next, load(k.en))
 		}
 		g.p("%s{\n%s\to := v[%d]\n%s\tn := %s\n%s\tv[%d], c = n, c|(n^o)\n%s}\n", ind, ind, k.off, ind, next, ind, k.off, ind)
 	}
 	g.p("%sif c != 0 {\n", ind)
 	g.markRange(gr.mk, ind+"\t")
 	g.p("%s}\n", ind)
+}
+
+// sharedLoads reads once, at the start of group gr's code, each word
+// that several of its one-word registers read (a common next value, a
+// common enable), and returns how to read a word. Reading it before any
+// of the group's commits is what each reader would read at its turn:
+// orderSinks puts a sink before the registers and ports it reads.
+func (g *gen) sharedLoads(gr group, ind string) func(off int32) string {
+	s := g.s
+	uses := map[int32]int{}
+	for j := gr.lo; j < gr.hi; j++ {
+		if k := &s.sinks[j]; s.hsinks[j].fast && k.next >= 0 && !s.oneWordRead(j) && k.kind != sinkWrite {
+			uses[k.next]++
+			if k.en >= 0 {
+				uses[k.en]++
+			}
+		}
+	}
+	local := map[int32]string{}
+	for j := gr.lo; j < gr.hi; j++ {
+		k := &s.sinks[j]
+		for _, off := range []int32{k.next, k.en} {
+			if _, ok := local[off]; !ok && uses[off] > 1 {
+				local[off] = fmt.Sprintf("r%d", off)
+				g.p("%sr%d := v[%d]\n", ind, off, off)
+			}
+		}
+	}
+	return func(off int32) string {
+		if l, ok := local[off]; ok {
+			return l
+		}
+		return fmt.Sprintf("v[%d]", off)
+	}
 }
 
 // markRange sets the bits of a fan-out's marks.
