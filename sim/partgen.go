@@ -314,7 +314,6 @@ func (g *gen) groupBody(i int, ind string) {
 	s := g.s
 	gr := s.groups[i]
 	g.p("%svar c uint64\n", ind)
-	load := g.sharedLoads(gr, ind)
 	for j := gr.lo; j < gr.hi; j++ {
 		k, h := &s.sinks[j], &s.hsinks[j]
 		switch {
@@ -332,49 +331,15 @@ func (g *gen) groupBody(i int, ind string) {
 		case k.next < 0:
 			continue // holds: only a reset changes it
 		}
-		next := load(k.next)
+		next := fmt.Sprintf("v[%d]", k.next)
 		if k.en >= 0 {
-			next = fmt.Sprintf("o ^ (%s^o)&-%s", next, load(k.en))
+			next = fmt.Sprintf("o ^ (v[%d]^o)&-v[%d]", k.next, k.en)
 		}
 		g.p("%s{\n%s\to := v[%d]\n%s\tn := %s\n%s\tv[%d], c = n, c|(n^o)\n%s}\n", ind, ind, k.off, ind, next, ind, k.off, ind)
 	}
 	g.p("%sif c != 0 {\n", ind)
 	g.markRange(gr.mk, ind+"\t")
 	g.p("%s}\n", ind)
-}
-
-// sharedLoads reads once, at the start of group gr's code, each word
-// that several of its one-word registers read (a common next value, a
-// common enable), and returns how to read a word. Reading it before any
-// of the group's commits is what each reader would read at its turn:
-// orderSinks puts a sink before the registers and ports it reads.
-func (g *gen) sharedLoads(gr group, ind string) func(off int32) string {
-	s := g.s
-	uses := map[int32]int{}
-	for j := gr.lo; j < gr.hi; j++ {
-		if k := &s.sinks[j]; s.hsinks[j].fast && k.next >= 0 && !s.oneWordRead(j) && k.kind != sinkWrite {
-			uses[k.next]++
-			if k.en >= 0 {
-				uses[k.en]++
-			}
-		}
-	}
-	local := map[int32]string{}
-	for j := gr.lo; j < gr.hi; j++ {
-		k := &s.sinks[j]
-		for _, off := range []int32{k.next, k.en} {
-			if _, ok := local[off]; !ok && uses[off] > 1 {
-				local[off] = fmt.Sprintf("r%d", off)
-				g.p("%sr%d := v[%d]\n", ind, off, off)
-			}
-		}
-	}
-	return func(off int32) string {
-		if l, ok := local[off]; ok {
-			return l
-		}
-		return fmt.Sprintf("v[%d]", off)
-	}
 }
 
 // markRange sets the bits of a fan-out's marks.
