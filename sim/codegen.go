@@ -34,6 +34,9 @@ type gen struct {
 	// constWord marks the words of constant slots, which partitioned
 	// code writes as literals (nil: read them from the value array).
 	constWord []bool
+	// widthAt is the width of the slot starting at each offset
+	// (partitioned code only; nil: operands' widths unknown).
+	widthAt map[int32]int32
 }
 
 func (g *gen) p(format string, args ...any) { fmt.Fprintf(&g.b, format, args...) }
@@ -216,8 +219,37 @@ func (g *gen) narrow(n *node, temps map[int32]string) string {
 		return e
 	}
 	a, b, c := ref(n.a), ref(n.b), ref(n.c)
-	return optab.Expand(op.Expr, optab.Args{A: ext(n.a, a, n.sa), B: ext(n.b, b, n.sb), X: a, Y: b, Z: c,
+	expr := op.Expr
+	if g.maskless(n, lits) {
+		expr = strings.TrimSuffix(expr, " & $m")
+	}
+	return optab.Expand(expr, optab.Args{A: ext(n.a, a, n.sa), B: ext(n.b, b, n.sb), X: a, Y: b, Z: c,
 		K: fmt.Sprint(n.k), N: fmt.Sprint(n.aw), W: fmt.Sprint(n.w), M: fmt.Sprintf("%#x", mask(uint64(n.w)))})
+}
+
+// maskless tells whether node n's result already fits its width
+// without the mask its expression ends with: a bitwise and, or, xor of
+// operands no wider than the result (every stored value is masked to
+// its width), or a slice of a value's top bits. Only partitioned code,
+// which knows every operand's slot, asks.
+func (g *gen) maskless(n *node, lits map[int32]uint64) bool {
+	if g.widthAt == nil {
+		return false
+	}
+	fits := func(off int32, w int32) bool {
+		if x, ok := lits[off]; ok {
+			return x&^mask(uint64(w)) == 0
+		}
+		ow, ok := g.widthAt[off]
+		return ok && ow <= w
+	}
+	switch optab.Narrow[n.op].Name {
+	case "And", "Or", "Xor":
+		return n.sa == 0 && n.sb == 0 && fits(n.a, n.w) && fits(n.b, n.w)
+	case "Slice":
+		return fits(n.a, n.k+n.w)
+	}
+	return false
 }
 
 // literal is the value of the word at off when partitioned code writes

@@ -55,8 +55,12 @@
 // partition instead and builds it with the go command as a plugin,
 // cached by content hash: a function per supernode and per group (small
 // ones inline in the dispatch), straight-line code with constant offsets,
-// masks and marks, values read only inside a supernode in locals,
-// one-word memories read and written in place. It runs 2 to 3 times as
+// masks and marks (no mask where the result already fits), values read
+// only inside a supernode in locals, the nodes of a supernode whose
+// readers are the same compared without a branch each and their readers
+// marked once, one-word memories read and written in place. Nodes stay
+// in topological order: a supernode's loads then start together, which
+// matters more than the spills it costs. It runs 2 to 3 times as
 // fast as the interpreter on large designs, for a build of seconds the
 // first time. The state and the API are the interpreter's, which takes
 // over while a VCD trace is on or rst is high.

@@ -27,6 +27,10 @@ func genPartSource(s *Sim) string {
 			}
 		}
 	}
+	g.widthAt = make(map[int32]int32, len(s.slots))
+	for _, sl := range s.slots {
+		g.widthAt[sl.off] = sl.w
+	}
 	g.partFile()
 	return g.b.String()
 }
@@ -221,6 +225,10 @@ func (g *gen) partBody(i int, ind string) {
 	s := g.s
 	pt := s.parts[i]
 	temps := map[int32]string{}
+	acc, sets := g.markSets(pt)
+	for k := range sets {
+		g.p("%svar c%d uint64\n", ind, k)
+	}
 	for j := pt.lo; j < pt.hi; j++ {
 		n := &s.nodes[j]
 		if n.op >= wAdd && g.wideNode(j, ind) {
@@ -234,7 +242,9 @@ func (g *gen) partBody(i int, ind string) {
 		}
 		t := fmt.Sprintf("t%d", j-pt.lo)
 		g.p("%s%s := %s\n", ind, t, g.narrow(n, temps))
-		if n.mk.hi > n.mk.lo {
+		if k, ok := acc[j]; ok {
+			g.p("%sc%d |= %s ^ v[%d]\n%sv[%d] = %s\n", ind, k, t, n.dst, ind, n.dst, t)
+		} else if n.mk.hi > n.mk.lo {
 			g.p("%sif %s != v[%d] {\n%s\tv[%d] = %s\n", ind, t, n.dst, ind, n.dst, t)
 			g.markRange(n.mk, ind+"\t")
 			g.p("%s}\n", ind)
@@ -245,7 +255,49 @@ func (g *gen) partBody(i int, ind string) {
 		}
 		temps[n.dst] = t
 	}
+	for k, r := range sets {
+		g.p("%sif c%d != 0 {\n", ind, k)
+		g.markRange(r, ind+"\t")
+		g.p("%s}\n", ind)
+	}
 	g.markRange(s.armOf[i], ind)
+}
+
+// markSets finds the one-word nodes of supernode pt that share their
+// fan-out's marks with another: each such set compares its nodes' results
+// without a branch each, accumulating the changed bits, and marks its
+// readers once after the supernode, as a group of registers does. The
+// marks are the same, set a little later: nothing inside the supernode
+// reads them. acc maps a node to its set; sets are the sets' marks.
+func (g *gen) markSets(pt part) (acc map[int32]int, sets []markRange) {
+	s := g.s
+	key := func(r markRange) string { return fmt.Sprint(s.marks[r.lo:r.hi]) }
+	count := map[string]int{}
+	for j := pt.lo; j < pt.hi; j++ {
+		if n := &s.nodes[j]; n.op < wAdd && n.mk.hi > n.mk.lo {
+			count[key(n.mk)]++
+		}
+	}
+	acc = map[int32]int{}
+	index := map[string]int{}
+	for j := pt.lo; j < pt.hi; j++ {
+		n := &s.nodes[j]
+		if n.op >= wAdd || n.mk.hi == n.mk.lo {
+			continue
+		}
+		k := key(n.mk)
+		if count[k] < 2 {
+			continue
+		}
+		x, ok := index[k]
+		if !ok {
+			x = len(sets)
+			index[k] = x
+			sets = append(sets, n.mk)
+		}
+		acc[j] = x
+	}
+	return acc, sets
 }
 
 // groupFunc is the function committing sink group i out of reset.
