@@ -25,6 +25,8 @@
 //	                                        bias (a·bias + b), the ReLU flag,
 //	                                        the Clip as the clamp; group g →
 //	                                        Conv.Groups (depthwise: g = C)
+//	  uneven pads (a folded Pad's)        → Conv2D with a larger symmetric padding,
+//	                                        then a crop (as a pool's, pool_pad.go)
 //	MatMul [+ affine] [+ Relu] [+ Clip]   → GEMMPerChannel, likewise
 //	Gemm (transA 0) [+ affine] [+ Relu] [+ Clip]
 //	                                      → GEMMPerChannel, alpha folded into
@@ -34,6 +36,13 @@
 //	                                        weight a[c] (±127 at the scale
 //	                                        |a[c]|/127), bias b[c], per-channel
 //	                                        requantization
+//	Pad of zeros on the plane, one user a Conv, AveragePool or MaxPool
+//	                                      → nothing: its pads add to the window's
+//	                                        (pad.go); an average counts its zeros
+//	                                        in the divisor; a MaxPool without pads
+//	                                        of its own pads with zeros (Pool2D max,
+//	                                        golden.PadZero), with pads only on a
+//	                                        value ≥ 0 (a Relu's, a Clip's, min ≥ 0)
 //	MaxPool                               → Pool2D max with golden.PadIgnore
 //	AveragePool                           → Pool2D avg (zero padding)
 //	  asymmetric pads                     → the pool with a larger symmetric
@@ -128,7 +137,7 @@
 // drops half up, floor(v/2^s + 1/2), or with WithRounding(golden.HalfEven)
 // to the nearest even integer on a tie (golden.Requant has both formulas;
 // the planar engine takes the mode per task, its round_even field). Anything else (another op, an attribute value
-// named above as unsupported, a pool whose symmetric cover reaches the
-// window, asymmetric conv padding, a batch other than 1) is an error
+// named above as unsupported, a pool or conv whose symmetric cover reaches the
+// window, a Pad of another mode or value, a batch other than 1) is an error
 // naming the node and op.
 package lower

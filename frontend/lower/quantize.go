@@ -100,8 +100,11 @@ type lowering struct {
 	scales map[string]float64 // the int8 scale of every lowered value
 	// matrices are the values that are Gemm or MatMul results.
 	matrices map[string]bool
-	done     map[*onnx.Node]bool
-	net      *Net
+	// padded are the Pads folded into the window of their one user, by
+	// the Pad's output (pad.go).
+	padded map[string]padding
+	done   map[*onnx.Node]bool
+	net    *Net
 }
 
 // Quantize calibrates m on the calib inputs (values for its one graph
