@@ -112,10 +112,14 @@ func Net(net *lower.Net, cfg npu.Config) (*onnxpb.ModelProto, error) {
 		}
 		t.input(v, b.int8s(v.InputName(), dims64(onnxShape(v)), c.Data))
 	}
-	if len(data) != 1 || data[0].InputName() != in || !slices.Equal(onnxShape(data[0]), inShape) {
+	if len(data) != 1 || data[0].InputName() != in || prod(onnxShape(data[0])) != prod(inShape) {
 		return nil, fmt.Errorf("export: the graph of %s reads %d inputs besides its constants, want %q of shape %v", in, len(data), in, inShape)
 	}
-	t.input(data[0], quantizeInput(b, in, net.InputScale()))
+	xq := quantizeInput(b, in, net.InputScale())
+	if s := onnxShape(data[0]); !slices.Equal(s, inShape) { // [1,C,L] read as [1,C,1,L]
+		xq = b.node("Reshape", in+"/reshape", []string{xq, b.int64s(in+"/shape", s)})
+	}
+	t.input(data[0], xq)
 	if err := t.ops(ops); err != nil {
 		return nil, err
 	}

@@ -24,7 +24,8 @@
 //	                                        a[c], before quantization) and the
 //	                                        bias (a·bias + b), the ReLU flag,
 //	                                        the Clip as the clamp; group g →
-//	                                        Conv.Groups (depthwise: g = C)
+//	                                        Conv.Groups (depthwise: g = C);
+//	                                        1-D ([1,C,L]) as 1×k, H = 1 (oned.go)
 //	  uneven pads (a folded Pad's)        → Conv2D with a larger symmetric padding,
 //	                                        then a crop (as a pool's, pool_pad.go)
 //	MatMul [+ affine] [+ Relu] [+ Clip]   → GEMMPerChannel, likewise
@@ -44,7 +45,8 @@
 //	                                        golden.PadZero), with pads only on a
 //	                                        value ≥ 0 (a Relu's, a Clip's, min ≥ 0)
 //	MaxPool                               → Pool2D max with golden.PadIgnore
-//	AveragePool                           → Pool2D avg (zero padding)
+//	                                        (1-D: 1×k, as a Conv)
+//	AveragePool                           → Pool2D avg (zero padding; 1-D: 1×k)
 //	  asymmetric pads                     → the pool with a larger symmetric
 //	                                        padding, then a crop (a depthwise
 //	                                        Conv2D of one weight 1), pool_pad.go

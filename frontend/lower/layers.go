@@ -17,6 +17,7 @@ func (l *lowering) conv(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
+	w = weights2D(w) // a 1-D conv's [M,C/g,k] as [M,C/g,1,k]
 	if len(w.Shape) != 4 {
 		return fmt.Errorf("input %v and weights %v: want [1,C,H,W] and [M,C/group,kH,kW]", l.shapes[n.Inputs[0]], w.Shape)
 	}

@@ -52,11 +52,11 @@ func (n *Net) GraphWithLogits(x *onnx.Array) (*compiler.Graph, error) {
 }
 
 // QuantizeInput converts a float input [1,C,H,W] to the int8 feature map
-// [C,H,W] the NPU reads: round half to even of x/scale, clamped to ±127.
+// [C,H,W] the NPU reads ([1,C,L] to [C,1,L]): round half to even of x/scale, clamped to ±127.
 // A NaN or an infinity is an error naming the element.
 func (n *Net) QuantizeInput(x *onnx.Array) (*golden.Tensor, error) {
-	if !slices.Equal(x.Shape, append([]int{1}, n.inShape...)) {
-		return nil, fmt.Errorf("lower: input shape %v, want [1 %v]", x.Shape, n.inShape)
+	if !slices.Equal(x.Shape, n.inDims) {
+		return nil, fmt.Errorf("lower: input shape %v, want %v", x.Shape, n.inDims)
 	}
 	t := golden.New(n.inShape...)
 	for i, v := range x.Data {

@@ -61,10 +61,11 @@ func (l *lowering) pad(n *onnx.Node) error {
 	if len(shape) != 4 || shape[0] != 1 {
 		return fmt.Errorf("input shape %v: supported: [1,C,H,W]", shape)
 	}
-	pads, v, err := onnx.PadArgs(n, l.opset(), 4, l.first)
+	pads, v, err := onnx.PadArgs(n, l.opset(), len(l.first[in].Shape), l.first)
 	if err != nil {
 		return err
 	}
+	pads = pads2D(pads) // of [1,C,L]: as [1,C,1,L]
 	if v != 0 {
 		return fmt.Errorf("constant value %g: supported: 0 (the padding of the window reading it)", v)
 	}
@@ -100,6 +101,9 @@ func (l *lowering) windowInput(n *onnx.Node, kh, kw int) (in string, s float64, 
 	if len(ps) != 4 || len(shape) != 4 {
 		err = fmt.Errorf("input shape %v, want [1,C,H,W]", ps)
 		return
+	}
+	if l.oneD(n) {
+		n = window2D(n)
 	}
 	if win, err = onnx.WindowOf(n, ps[2], ps[3], kh, kw); err != nil {
 		return

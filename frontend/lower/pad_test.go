@@ -94,54 +94,62 @@ func TestPadsFolded(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				net, err := Quantize(m, []*onnx.Array{x}, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				g, err := net.Graph(x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p, err := compiler.Compile(cfg, g)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, _, err := compiler.Interpret(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ref, err := g.Reference(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := cmp.Diff(ref["y"], got["y"]); d != "" {
-					t.Fatalf("reference machine vs golden models (-golden +machine):\n%s", d)
-				}
-				deq, err := net.Dequantize(got["y"])
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := cmp.Diff(float["y"].Shape, deq.Shape); d != "" {
-					t.Fatalf("output shape (-float +int8):\n%s", d)
-				}
-				gain := max(1, tt.amp)
-				for _, w := range m.Graph.Initializers {
-					if w.Name == "w" {
-						gain = convGain(w.Float32, int(w.Dims[0]))
-					}
-				}
-				sy := net.OutputScale()
-				bound := 0.5 + 0.5*gain*net.InputScale()/sy + 0.1
-				var worst float64
-				for i, v := range float["y"].Data {
-					worst = max(worst, math.Abs(float64(deq.Data[i]-v))/sy)
-				}
-				t.Logf("%s; max |int8 − float| = %.2f output steps (bound %.2f)", p.Summary(), worst, bound)
-				if worst > bound {
-					t.Errorf("max |int8 − float| = %.2f output steps, more than %.2f\n int8 %v\nfloat %v", worst, bound, deq.Data, float["y"].Data)
-				}
+				checkFloat(t, cfg, m, x, float["y"], tt.amp)
 			})
 		}
+	}
+}
+
+// checkFloat lowers m calibrated on x, wants the reference machine to
+// equal the golden models bit for bit and the output within the bound of
+// TestPadsFolded of the float executor's, float.
+func checkFloat(t *testing.T, cfg npu.Config, m *onnx.Model, x, float *onnx.Array, amp float64) {
+	t.Helper()
+	net, err := Quantize(m, []*onnx.Array{x}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := net.Graph(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := compiler.Compile(cfg, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := compiler.Interpret(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := g.Reference(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(ref["y"], got["y"]); d != "" {
+		t.Fatalf("reference machine vs golden models (-golden +machine):\n%s", d)
+	}
+	deq, err := net.Dequantize(got["y"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(float.Shape, deq.Shape); d != "" {
+		t.Fatalf("output shape (-float +int8):\n%s", d)
+	}
+	gain := max(1, amp)
+	for _, w := range m.Graph.Initializers {
+		if w.Name == "w" {
+			gain = convGain(w.Float32, int(w.Dims[0]))
+		}
+	}
+	sy := net.OutputScale()
+	bound := 0.5 + 0.5*gain*net.InputScale()/sy + 0.1
+	var worst float64
+	for i, v := range float.Data {
+		worst = max(worst, math.Abs(float64(deq.Data[i]-v))/sy)
+	}
+	t.Logf("%s; max |int8 − float| = %.2f output steps (bound %.2f)", p.Summary(), worst, bound)
+	if worst > bound {
+		t.Errorf("max |int8 − float| = %.2f output steps, more than %.2f\n int8 %v\nfloat %v", worst, bound, deq.Data, float.Data)
 	}
 }
 

@@ -34,7 +34,7 @@ func TestSQNR(t *testing.T) {
 // QuantizeInput refuses a NaN or an infinity, naming the element, and
 // InputBeyond counts the elements past the calibrated range.
 func TestQuantizeInputRange(t *testing.T) {
-	n := &Net{inShape: []int{1, 2, 2}, inScale: 0.01} // range ±1.27
+	n := &Net{inShape: []int{1, 2, 2}, inDims: []int{1, 1, 2, 2}, inScale: 0.01} // range ±1.27
 	for _, tc := range []struct {
 		name   string
 		x      []float32

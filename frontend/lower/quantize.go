@@ -16,6 +16,7 @@ import (
 type Net struct {
 	input, output     string
 	inShape           []int // [C,H,W]
+	inDims            []int // the ONNX input's shape: [1,C,H,W], or [1,C,L] (oned.go)
 	inScale, outScale float64
 	steps             []step
 	outShape          []int
@@ -143,7 +144,7 @@ func Quantize(m *onnx.Model, calib []*onnx.Array, cfg npu.Config, opts ...Option
 	if !ok {
 		return nil, fmt.Errorf("lower: graph output %q is not computed on the NPU", l.net.output)
 	}
-	l.net.outScale, l.net.outShape = s, l.shapes[l.net.output]
+	l.net.outScale, l.net.outShape = s, l.first[l.net.output].Shape
 	l.net.scales = l.scales
 	return l.net, nil
 }
@@ -192,11 +193,12 @@ func (l *lowering) prepare() error {
 			}
 		}
 	}
+	as2D(l.shapes)
 	shape := l.shapes[l.net.input]
 	if len(shape) != 4 || shape[0] != 1 {
-		return fmt.Errorf("lower: input %q has shape %v, want [1,C,H,W]", l.net.input, shape)
+		return fmt.Errorf("lower: input %q has shape %v, want [1,C,H,W] or [1,C,L]", l.net.input, l.first[l.net.input].Shape)
 	}
-	l.net.inShape = shape[1:]
+	l.net.inShape, l.net.inDims = shape[1:], l.first[l.net.input].Shape
 	s, err := l.calib[l.net.input].Scale()
 	if err != nil {
 		return fmt.Errorf("lower: input %q: %w", l.net.input, err)

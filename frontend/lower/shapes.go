@@ -2,8 +2,9 @@ package lower
 
 import "slices"
 
-// InputShape is the shape of the float input the net takes ([1,C,H,W]).
-func (n *Net) InputShape() []int { return append([]int{1}, n.inShape...) }
+// InputShape is the shape of the float input the net takes ([1,C,H,W] or
+// [1,C,L]).
+func (n *Net) InputShape() []int { return slices.Clone(n.inDims) }
 
 // OutputShape is the shape of the float output Dequantize returns (the
 // ONNX graph output's).
