@@ -32,6 +32,8 @@
 //	Gemm (transA 0) [+ affine] [+ Relu] [+ Clip]
 //	                                      → GEMMPerChannel, alpha folded into
 //	                                        the weights, beta·C into the bias
+//	  of the graph input [1,N] or [N]     → the input is the matrix [1,N] (an MLP);
+//	                                        every [N] value is the row [1,N]
 //	affine [+ Relu] [+ Clip] of a feature map no layer absorbs
 //	                                      → Conv2D 1×1 depthwise (Groups = C):
 //	                                        weight a[c] (±127 at the scale

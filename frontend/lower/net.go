@@ -52,7 +52,8 @@ func (n *Net) GraphWithLogits(x *onnx.Array) (*compiler.Graph, error) {
 }
 
 // QuantizeInput converts a float input [1,C,H,W] to the int8 feature map
-// [C,H,W] the NPU reads ([1,C,L] to [C,1,L]): round half to even of x/scale, clamped to ±127.
+// [C,H,W] the NPU reads ([1,C,L] to [C,1,L]; [1,N] or [N] to the matrix
+// [1,N]): round half to even of x/scale, clamped to ±127.
 // A NaN or an infinity is an error naming the element.
 func (n *Net) QuantizeInput(x *onnx.Array) (*golden.Tensor, error) {
 	if !slices.Equal(x.Shape, n.inDims) {

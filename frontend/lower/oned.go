@@ -15,13 +15,24 @@ import (
 // nothing: one output row either way, and the planar engine wants equal
 // strides), pads (0, b, 0, e) and dilations 1×d. The float executor keeps
 // the ONNX shapes; the graph's input and output keep theirs
-// (Net.InputShape, Net.OutputShape).
+// (Net.InputShape, Net.OutputShape). Likewise a vector [N] is the row
+// [1,N] that Gemm and MatMul read and give (asRow).
 
 // as2D views every [1,C,L] value of shapes as [1,C,1,L].
 func as2D(shapes map[string][]int) {
 	for name, s := range shapes {
 		if len(s) == 3 && s[0] == 1 {
 			shapes[name] = []int{1, s[1], 1, s[2]}
+		}
+	}
+}
+
+// asRow views every [N] value of shapes as the row [1,N] (a graph input
+// of an MLP, a MatMul's result of a vector).
+func asRow(shapes map[string][]int) {
+	for name, s := range shapes {
+		if len(s) == 1 {
+			shapes[name] = []int{1, s[0]}
 		}
 	}
 }

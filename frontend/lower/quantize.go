@@ -145,6 +145,7 @@ func Quantize(m *onnx.Model, calib []*onnx.Array, cfg npu.Config, opts ...Option
 		return nil, fmt.Errorf("lower: graph output %q is not computed on the NPU", l.net.output)
 	}
 	l.net.outScale, l.net.outShape = s, l.first[l.net.output].Shape
+	l.net.outAxis = min(l.net.outAxis, len(l.net.outShape)-1) // a MatMul's [N]: its one axis
 	l.net.scales = l.scales
 	return l.net, nil
 }
@@ -194,11 +195,18 @@ func (l *lowering) prepare() error {
 		}
 	}
 	as2D(l.shapes)
+	asRow(l.shapes)
 	shape := l.shapes[l.net.input]
-	if len(shape) != 4 || shape[0] != 1 {
-		return fmt.Errorf("lower: input %q has shape %v, want [1,C,H,W] or [1,C,L]", l.net.input, l.first[l.net.input].Shape)
+	switch {
+	case len(shape) == 4 && shape[0] == 1: // a feature map [C,H,W]
+		l.net.inShape = shape[1:]
+	case len(shape) == 2 && shape[0] == 1: // a row [1,N], as a Gemm's result
+		l.net.inShape = shape
+		l.matrices[l.net.input] = true
+	default:
+		return fmt.Errorf("lower: input %q has shape %v, want [1,C,H,W], [1,C,L], [1,N] or [N]", l.net.input, l.first[l.net.input].Shape)
 	}
-	l.net.inShape, l.net.inDims = shape[1:], l.first[l.net.input].Shape
+	l.net.inDims = l.first[l.net.input].Shape
 	s, err := l.calib[l.net.input].Scale()
 	if err != nil {
 		return fmt.Errorf("lower: input %q: %w", l.net.input, err)
