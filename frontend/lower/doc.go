@@ -3,7 +3,9 @@
 // machine or the simulators).
 //
 // Quantize calibrates every activation by running the float executor
-// (onnx.Graph.Execute) on caller-given inputs, folds every value that
+// (onnx.Graph.Execute) on caller-given inputs (QuantizeInputs: a value
+// for each of several graph inputs, each its own int8 input of the
+// compiler graph at its own scale; Net.GraphOf), folds every value that
 // does not depend on the input's data into a constant taken from that run
 // (initializers, Constant, Shape, and any op all of whose inputs are
 // constant: the Shape/Gather/Unsqueeze/Concat of PyTorch's
