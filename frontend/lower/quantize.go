@@ -18,8 +18,8 @@ type Net struct {
 	ins      []netInput
 	output   string
 	outScale float64
-	steps             []step
-	outShape          []int
+	steps    []step
+	outShape []int
 	// consts are the int8 constant maps the graph reads besides its
 	// input (an average pool's divisor map), by graph input name.
 	consts map[string]*golden.Tensor
