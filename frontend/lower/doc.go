@@ -114,6 +114,10 @@
 //	                                        targets it when the concat is its one
 //	                                        user, else a Requant), so the concat
 //	                                        only places data
+//	Split of [1,C,H,W] maps on axis 1     → a Conv2D 1×1 of 0/1 weights per part,
+//	                                        selecting its channel range (identity
+//	                                        requantization: exact, the input's
+//	                                        scale; split.go)
 //	Reshape [1,g,C/g,H,W] – Transpose [0,2,1,3,4] – Reshape [1,C,H,W]
 //	                                      → ChannelShuffle (ShuffleNet's shuffle;
 //	                                        the compiler folds it into the reading

@@ -15,7 +15,7 @@ func (l *lowering) node(n *onnx.Node) error {
 	if n.Domain != "" && n.Domain != "ai.onnx" {
 		return fmt.Errorf("domain %q not supported", n.Domain)
 	}
-	if len(n.Inputs) == 0 || len(n.Outputs) != 1 {
+	if len(n.Inputs) == 0 || len(n.Outputs) != 1 && n.OpType != "Split" { // a Split has a part per output
 		return fmt.Errorf("%d inputs and %d outputs, want at least one and one", len(n.Inputs), len(n.Outputs))
 	}
 	f, ok := lowerings[n.OpType]
@@ -69,6 +69,7 @@ var lowerings = map[string]func(l *lowering, n *onnx.Node) error{
 	"LRN":                (*lowering).lrn,
 	"PRelu":              (*lowering).prelu,
 	"Pad":                (*lowering).pad, // folded into the window reading it
+	"Split":              (*lowering).split,
 }
 
 // The unary elementwise ops of the table (onnx.Op.Eltwise) lower alike:
