@@ -374,7 +374,7 @@ func printModel(w io.Writer, path string, m *onnx.Model, shape []int) {
 // (a named batch size) is taken as 1, the one batch size lowered.
 func inputShape(m *onnx.Model) ([]int, error) {
 	if n := len(m.Graph.Inputs); n != 1 {
-		return nil, fmt.Errorf("%d graph inputs; hwgen run feeds models with exactly one", n)
+		return nil, fmt.Errorf("%d graph inputs; --data and --inputs feed models of one (--input NAME=FILE feeds each of several)", n)
 	}
 	v := m.Graph.Inputs[0]
 	if v.Shape == nil {

@@ -23,6 +23,11 @@ var windowNets = []opNet{
 			Node("pad", "Pad", []string{"x", "p"}, "xp").
 			Node("pool", "MaxPool", []string{"xp"}, "y", onnxtest.Ints("kernel_shape", 3, 3), onnxtest.Ints("strides", 2, 2))
 	}, []int64{1, 3, 7, 7}, nil, []string{"pool0/zeros", "pool0/max"}},
+	{"Pad [0,0,0,0,0,0,1,1], MaxPool 3x3 stride 2 of a signed value: zero padding, uneven: a crop", func() *onnxtest.Builder {
+		return onnxtest.New(13).Input("x", 1, 2, 8, 8).Output("y").Int64("p", []int64{8}, 0, 0, 0, 0, 0, 0, 1, 1).
+			Node("pad", "Pad", []string{"x", "p"}, "xp").
+			Node("pool", "MaxPool", []string{"xp"}, "y", onnxtest.Ints("kernel_shape", 3, 3), onnxtest.Ints("strides", 2, 2))
+	}, []int64{1, 2, 8, 8}, nil, []string{"pool0/zeros", "pool0/max", "conv2d0/acc"}},
 	{"Pad with axes [2,3] (opset 18), AveragePool 3x3 pads 1 count_include_pad 0", func() *onnxtest.Builder {
 		return onnxtest.New(18).Input("x", 1, 2, 6, 6).Output("y").Int64("p", []int64{4}, 1, 0, 0, 1).Int64("a", []int64{2}, 2, 3).
 			Node("pad", "Pad", []string{"x", "p", "", "a"}, "xp").

@@ -53,6 +53,11 @@ var padCases = []struct {
 			Node("pad", "Pad", []string{"x", "p", "z"}, "xp").
 			Node("pool", "MaxPool", []string{"xp"}, "y", oints("kernel_shape", 3, 3), oints("strides", 2, 2))
 	}, []int64{1, 3, 7, 7}, 0},
+	{"Pad [0,0,0,0,0,0,1,1], MaxPool 3x3 stride 2 of a signed value: zero padding, uneven: a crop", func(r shapeRnd, d []int64) *onnxtest.Builder {
+		return onnxtest.New(13).Input("x", d...).Output("y").Int64("p", []int64{8}, 0, 0, 0, 0, 0, 0, 1, 1).
+			Node("pad", "Pad", []string{"x", "p"}, "xp").
+			Node("pool", "MaxPool", []string{"xp"}, "y", oints("kernel_shape", 3, 3), oints("strides", 2, 2))
+	}, []int64{1, 2, 8, 8}, 0},
 	{"Relu, Pad [0,0,1,1,0,0,0,0], MaxPool 3x3 stride 2 pads 1: the pads add", func(r shapeRnd, d []int64) *onnxtest.Builder {
 		return onnxtest.New(13).Input("x", d...).Output("y").Int64("p", []int64{8}, 0, 0, 1, 1, 0, 0, 0, 0).
 			Node("relu", "Relu", []string{"x"}, "r").
