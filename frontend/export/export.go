@@ -154,9 +154,15 @@ func Net(net *lower.Net, cfg npu.Config) (*onnxpb.ModelProto, error) {
 	}
 	q := b.exact("Identity", raw, []string{y})
 	// Net.Dequantize: one scale, or an int32 output's scale per channel
-	// (axis 1, the channel axis of [1,C,H,W] and [1,N]).
+	// (axis 1, the channel axis of [1,C,H,W] and [1,N]; axis 0 of a
+	// MatMul's [N]).
 	scales, dims := []float64{net.OutputScale()}, []int64{}
-	if steps := net.OutputSteps(); steps != nil {
+	if steps := net.OutputSteps(); steps != nil && len(outShape) == 1 {
+		if outShape[0] != len(steps) {
+			return nil, fmt.Errorf("export: %d output scales for an output of shape %v", len(steps), outShape)
+		}
+		scales, dims = steps, []int64{int64(len(steps))}
+	} else if steps != nil {
 		if len(outShape) < 2 || outShape[1] != len(steps) {
 			return nil, fmt.Errorf("export: %d output scales for an output of shape %v", len(steps), outShape)
 		}

@@ -19,7 +19,7 @@ var mlpNets = []opNet{
 			Float("w2", []int64{4, 8}, wave(72, 0.5, 4, 8)...).
 			Node("fc2", "Gemm", []string{"r", "w2"}, "y", onnxtest.Int("transB", 1))
 	}, []int64{1, 12}, []lower.Option{lower.Int32Output()}, []string{"gemm0/acc", "gemm1/acc"}},
-	{"MLP on [N]: MatMul, Add, Relu, MatMul, an [M] output", func() *onnxtest.Builder {
+	{"MLP on [N]: MatMul, Add, Relu, MatMul, an [M] int8 output", func() *onnxtest.Builder {
 		return onnxtest.New(13).Input("x", 12).Output("y").
 			Float("w1", []int64{12, 8}, wave(73, 0.5, 12, 8)...).Float("b1", []int64{8}, wave(74, 0.1, 8)...).
 			Node("fc1", "MatMul", []string{"x", "w1"}, "h0").Node("add", "Add", []string{"h0", "b1"}, "h").
@@ -27,6 +27,14 @@ var mlpNets = []opNet{
 			Float("w2", []int64{8, 4}, wave(75, 0.5, 8, 4)...).
 			Node("fc2", "MatMul", []string{"r", "w2"}, "y")
 	}, []int64{12}, nil, []string{"x/reshape", "gemm0/acc", "gemm1/acc"}},
+	{"MLP on [N]: MatMul, Relu, MatMul, an [M] int32 output", func() *onnxtest.Builder {
+		return onnxtest.New(13).Input("x", 10).Output("y").
+			Float("w1", []int64{10, 6}, wave(76, 0.5, 10, 6)...).
+			Node("fc1", "MatMul", []string{"x", "w1"}, "h").
+			Node("relu", "Relu", []string{"h"}, "r").
+			Float("w2", []int64{6, 3}, wave(77, 0.5, 6, 3)...).
+			Node("fc2", "MatMul", []string{"r", "w2"}, "y")
+	}, []int64{10}, []lower.Option{lower.Int32Output()}, []string{"x/reshape", "gemm1/acc"}},
 }
 
 // MLPs on a row or vector input, exported and run on ONNX Runtime, give
