@@ -123,6 +123,11 @@
 //	                                        the compiler folds it into the reading
 //	                                        conv's weight order, moving no data)
 //
+// A model of batch N > 1 is lowered image by image (batch.go): the
+// calibration covers the whole batch, the net is one image's (Net.Images
+// splits a batch, Net.Stack joins the outputs), and a value without the
+// batch as its first axis or an op along it is refused.
+//
 // Every activation is symmetric int8 with one scale per tensor; a max pool,
 // a flatten, a transpose and a channel shuffle keep their input's scale (max commutes with a
 // positive scale), every other op rescales to its output's calibrated
@@ -148,6 +153,6 @@
 // to the nearest even integer on a tie (golden.Requant has both formulas;
 // the planar engine takes the mode per task, its round_even field). Anything else (another op, an attribute value
 // named above as unsupported, a pool or conv whose symmetric cover reaches the
-// window, a Pad of another mode or value, a batch other than 1) is an error
+// window, a Pad of another mode or value, a node mixing a batch's images) is an error
 // naming the node and op.
 package lower

@@ -28,6 +28,9 @@ type Net struct {
 	// outSteps[o] = sx·sw[o]; outAxis is the channel axis of outShape.
 	outSteps []float64
 	outAxis  int
+	// batch is the images the model takes at once; the net is one
+	// image's (batch.go).
+	batch int
 	// scales are the int8 scale of every lowered value (the steps'
 	// outputs), for Net.Probe.
 	scales map[string]float64
@@ -159,6 +162,9 @@ func QuantizeInputs(m *onnx.Model, calib []map[string]*onnx.Array, cfg npu.Confi
 		if l.done[n] {
 			continue
 		}
+		if err := l.batchAxis(n); err != nil {
+			return nil, fmt.Errorf("lower: node %q (%s): %w", n.Name, n.OpType, err)
+		}
 		if err := l.node(n); err != nil {
 			return nil, fmt.Errorf("lower: node %q (%s): %w", n.Name, n.OpType, err)
 		}
@@ -167,7 +173,7 @@ func QuantizeInputs(m *onnx.Model, calib []map[string]*onnx.Array, cfg npu.Confi
 	if !ok {
 		return nil, fmt.Errorf("lower: graph output %q is not computed on the NPU", l.net.output)
 	}
-	l.net.outScale, l.net.outShape = s, l.first[l.net.output].Shape
+	l.net.outScale, l.net.outShape = s, l.imageShape(l.net.output)
 	l.net.outAxis = min(l.net.outAxis, len(l.net.outShape)-1) // a MatMul's [N]: its one axis
 	l.net.scales = l.scales
 	return l.net, nil
@@ -212,6 +218,9 @@ func (l *lowering) calibrate(calib []map[string]*onnx.Array) error {
 // the input's shape and scale.
 func (l *lowering) prepare() error {
 	l.fold(l.first)
+	if err := l.perImage(); err != nil {
+		return err
+	}
 	for _, n := range l.g.Nodes {
 		if l.done[n] {
 			continue // folded: not a user
@@ -225,7 +234,7 @@ func (l *lowering) prepare() error {
 	as2D(l.shapes)
 	asRow(l.shapes)
 	for _, v := range l.g.Inputs {
-		in := netInput{name: v.Name, dims: l.first[v.Name].Shape}
+		in := netInput{name: v.Name, dims: l.imageShape(v.Name)}
 		shape := l.shapes[v.Name]
 		switch {
 		case len(shape) == 4 && shape[0] == 1: // a feature map [C,H,W]
