@@ -26,8 +26,9 @@ func batchNet(seed uint64, n int64) *onnxtest.Builder {
 		Node("gemm", "Gemm", []string{"f", "fc"}, "y", i64("transB", 1))
 }
 
-// A model of batch 3 lowers image by image: each image's int8 output
-// equals, bit for bit, the batch-1 model's (the same weights) calibrated
+// A model of batch 3 lowers image by image, and runs through one program
+// (compiler.Batch of one image's, each copy reading its image) as through
+// each image's own: each image's int8 output equals, bit for bit, the batch-1 model's (the same weights) calibrated
 // on the same three images one by one (the same ranges, so the same
 // scales); the reference machine equals the golden models; the stacked
 // outputs are the float executor's batch output within 3 output steps
@@ -58,6 +59,33 @@ func TestBatchImageByImage(t *testing.T) {
 			calib = append(calib, im["x"])
 		}
 		net1, err := Quantize(one, calib, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The batch through one program: image 0's, n copies (compiler.Batch),
+		// each reading its own image.
+		g0, err := net.GraphOf(images[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		p0, err := compiler.Compile(cfg, g0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bp, err := compiler.Batch(p0, n, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, im := range images {
+			xq, err := net.QuantizeInputOf("x", im["x"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := bp.SetInput(compiler.BatchName("x", k), xq); err != nil {
+				t.Fatal(err)
+			}
+		}
+		batchOut, _, err := compiler.Interpret(bp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,6 +120,9 @@ func TestBatchImageByImage(t *testing.T) {
 			}
 			if d := cmp.Diff(ref1["y"], got["y"]); d != "" {
 				t.Errorf("seed %d, image %d: batch model vs batch-1 model (-batch 1 +batch %d):\n%s", seed, k, n, d)
+			}
+			if d := cmp.Diff(got["y"], batchOut[compiler.BatchName("y", k)]); d != "" {
+				t.Errorf("seed %d, image %d: one batch program vs the image's own (-own +batch):\n%s", seed, k, d)
 			}
 			deq, err := net.Dequantize(got["y"])
 			if err != nil {
