@@ -84,8 +84,11 @@ func resolved(path string) string {
 
 // modelInputs are the files a model run reads: the model, its input or
 // test input, the calibration set, a folder of inputs, the configuration.
-func modelInputs(model, input string, calib []string, inputsDir, config string) []flagPath {
-	ins := []flagPath{{"--model", model}, {"--input", input}, {"--config", config}}
+func modelInputs(model string, inputs, calib []string, inputsDir, config string) []flagPath {
+	ins := []flagPath{{"--model", model}, {"--config", config}}
+	for _, p := range inputs {
+		ins = append(ins, flagPath{"--input", p})
+	}
 	if model != "" {
 		ins = append(ins, flagPath{"the test input", testInput(model)})
 	}

@@ -65,7 +65,7 @@ func (c *quantizeCmd) Run() error {
 			return err
 		}
 	}
-	ins := modelInputs(c.Model, c.Input, c.Calib, "", c.Config)
+	ins := modelInputs(c.Model, []string{c.Input}, c.Calib, "", c.Config)
 	if err := checkNoClobber(ins, append([]flagPath{{"-o", c.Output}}, inDir("--ref", c.Ref, "input.npy")...)); err != nil {
 		return err
 	}
@@ -74,11 +74,14 @@ func (c *quantizeCmd) Run() error {
 	if err := c.randomFlags.check(); err != nil {
 		return err
 	}
-	r := &runCmd{Model: c.Model, Input: c.Input, Calib: c.Calib, Out: c.Ref, randomFlags: c.randomFlags}
-	if c.Input == "" && len(c.Calib) > 0 && c.Ref == "" && !exists(testInput(c.Model)) {
-		r.Input = c.Calib[0] // nothing runs on the input then; any will do
+	r := &runCmd{Model: c.Model, Calib: c.Calib, Out: c.Ref, randomFlags: c.randomFlags}
+	if c.Input != "" {
+		r.Input = []string{c.Input}
 	}
-	m, x, calib, err := r.load()
+	if c.Input == "" && len(c.Calib) > 0 && c.Ref == "" && !exists(testInput(c.Model)) {
+		r.Input = c.Calib[:1] // nothing runs on the input then; any will do
+	}
+	m, xs, calib, err := r.load()
 	if err != nil {
 		return err
 	}
@@ -86,7 +89,7 @@ func (c *quantizeCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	net, err := lower.Quantize(m, calib, cfg, opts...)
+	net, err := lower.QuantizeInputs(m, calib, cfg, opts...)
 	if err != nil {
 		return modelErr(c.Model, err)
 	}
@@ -107,7 +110,7 @@ func (c *quantizeCmd) Run() error {
 	if c.Ref == "" {
 		return nil
 	}
-	return c.reference(cfg, net, x)
+	return c.reference(cfg, net, xs[net.Input()]) // --ref: a model of one input (net.Graph says so)
 }
 
 // reference writes the input and the reference machine's outputs for it
@@ -153,7 +156,7 @@ func (c *quantizeCmd) reference(cfg npu.Config, net *lower.Net, x *onnx.Array) e
 	for _, f := range files {
 		names = append(names, f.name)
 	}
-	ins := modelInputs(c.Model, c.Input, c.Calib, "", c.Config) // the output names are known now
+	ins := modelInputs(c.Model, []string{c.Input}, c.Calib, "", c.Config) // the output names are known now
 	if err := checkNoClobber(ins, append([]flagPath{{"-o", c.Output}}, inDir("--ref", c.Ref, names...)...)); err != nil {
 		return err
 	}

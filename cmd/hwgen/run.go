@@ -23,7 +23,7 @@ import (
 
 type runCmd struct {
 	Model    string   `help:"ONNX model file (float32, opset 7..18; the ops it may hold are listed above)." type:"path" required:"" placeholder:"FILE"`
-	Input    string   `help:"Input tensor: a float32 .npy array of the model input's shape. Default: test_data_set_0/input_0.pb beside the model, as the ONNX Model Zoo ships it." type:"path" placeholder:"FILE"`
+	Input    []string `help:"Input tensor: a float32 .npy array of the model input's shape; for a model of several inputs NAME=FILE for each (repeated). Default: test_data_set_0/input_0.pb (input_k.pb for input k) beside the model, as the ONNX Model Zoo ships it." sep:"none" placeholder:"FILE"`
 	Calib    []string `help:"Calibration inputs (float32 .npy, the input's shape; comma-separated or repeated): the activation scales are fitted to their ranges. Default: the input alone, which fits the scales to exactly the image being measured." placeholder:"FILE"`
 	Engine   string   `help:"Where the int8 model runs: interp (the compiler's reference machine only), go (the Go simulator of the NPU, checked against the reference machine) or verilator (as go, then the recorded run replayed on a Verilator build, every output of every cycle compared; the first build takes minutes)." enum:"interp,go,verilator" default:"go"`
 	Timeline string   `help:"Write the task timeline as Chrome trace-event JSON (open in https://ui.perfetto.dev); needs a simulator (--engine go or verilator)." type:"path" placeholder:"FILE"`
@@ -40,6 +40,7 @@ type runCmd struct {
 	blockFlags
 
 	randomIn    bool   // the input is randomInput(InputSeed): no --input, no test data set
+	inputName   string // the model's one input, which --input NAME=FILE may name
 	weightsNote string // how --random-weights filled the weights, or ""
 }
 
@@ -190,7 +191,7 @@ func (c *runCmd) Run() error {
 	if err := checkOutputs(c.Out, c.Timeline, c.VCD); err != nil {
 		return err
 	}
-	if err := checkNoClobber(modelInputs(c.Model, c.Input, c.Calib, c.Inputs, c.Config), c.outputs()); err != nil {
+	if err := checkNoClobber(modelInputs(c.Model, inputFiles(c.Input), c.Calib, c.Inputs, c.Config), c.outputs()); err != nil {
 		return err
 	}
 	if err := c.vcdFilterFlags.check(c.VCD); err != nil {
@@ -215,13 +216,12 @@ func (c *runCmd) Run() error {
 	if c.Inputs != "" {
 		return c.runInputs(cfg)
 	}
-	m, x, calib, err := c.load()
+	m, xs, calib, err := c.load()
 	if err != nil {
 		return err
 	}
 
-	in := m.Graph.Inputs[0].Name
-	floatOut, err := m.Graph.Execute(map[string]*onnx.Array{in: x})
+	floatOut, err := m.Graph.Execute(xs)
 	if err != nil {
 		return modelErr(c.Model, fmt.Errorf("float executor: %w", err))
 	}
@@ -232,12 +232,12 @@ func (c *runCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	net, err := lower.Quantize(m, calib, cfg, opts...)
+	net, err := lower.QuantizeInputs(m, calib, cfg, opts...)
 	if err != nil {
 		return modelErr(c.Model, err)
 	}
 	float := floatOut[net.Output()]
-	g, vals, err := net.GraphValues(x)
+	g, vals, err := net.GraphValuesOf(xs)
 	if err != nil {
 		return modelErr(c.Model, err)
 	}
@@ -279,7 +279,7 @@ func (c *runCmd) Run() error {
 			tamperNPU(res, false)
 		}
 		if err := same(out, "the reference machine", machine[out], "the NPU", res.Outputs[out]); err != nil {
-			locate(os.Stdout, cfg, net, x, ref, true)
+			locate(os.Stdout, cfg, net, xs, ref, true)
 			return err
 		}
 		got, ran = res.Outputs[out], "the NPU"
@@ -289,7 +289,7 @@ func (c *runCmd) Run() error {
 		return err
 	}
 	compareFloat(kind, float, deq, got, net.OutputScale())
-	printQuality(os.Stdout, net, x, ref, floatOut, deq, c.Layers)
+	printQuality(os.Stdout, net, xs[net.Input()], ref, floatOut, deq, c.Layers)
 	if c.Out != "" {
 		if err := writeFloatNPY(filepath.Join(c.Out, "logits.npy"), deq); err != nil {
 			return fmt.Errorf("--out: %w", err)
@@ -301,7 +301,7 @@ func (c *runCmd) Run() error {
 		fmt.Printf("results   %s (logits.npy, %s)\n", c.Out, raw)
 	}
 	if err := same(out, "the golden models", ref[out], ran, got); err != nil {
-		locate(os.Stdout, cfg, net, x, ref, c.Engine != "interp")
+		locate(os.Stdout, cfg, net, xs, ref, c.Engine != "interp")
 		return err
 	}
 	if c.Engine == "interp" {
@@ -312,13 +312,18 @@ func (c *runCmd) Run() error {
 	return nil
 }
 
-// load reads the model, the input and the calibration set, and prints
-// what it read; every problem is the caller's.
-func (c *runCmd) load() (*onnx.Model, *onnx.Array, []*onnx.Array, error) {
+// load reads the model, the input (a value for each graph input, by
+// name: runmulti.go) and the calibration set, and prints what it read;
+// every problem is the caller's.
+func (c *runCmd) load() (*onnx.Model, map[string]*onnx.Array, []map[string]*onnx.Array, error) {
 	m, want, err := c.loadModel()
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if len(m.Graph.Inputs) > 1 {
+		return c.loadInputs(m)
+	}
+	c.inputName = m.Graph.Inputs[0].Name
 	x, source, err := c.input(want)
 	if err != nil {
 		return nil, nil, nil, err
@@ -331,7 +336,12 @@ func (c *runCmd) load() (*onnx.Model, *onnx.Array, []*onnx.Array, error) {
 	c.printWeights(os.Stdout)
 	fmt.Printf("input     %s\n", source)
 	fmt.Printf("calibrate %s\n", calibNote)
-	return m, x, calib, nil
+	in := m.Graph.Inputs[0].Name
+	sets := make([]map[string]*onnx.Array, len(calib))
+	for i, a := range calib {
+		sets[i] = map[string]*onnx.Array{in: a}
+	}
+	return m, map[string]*onnx.Array{in: x}, sets, nil
 }
 
 // loadModel reads and checks the model and returns its input shape.
@@ -345,6 +355,9 @@ func (c *runCmd) loadModel() (*onnx.Model, []int, error) {
 	}
 	if c.weightsNote, err = c.randomize(m); err != nil {
 		return nil, nil, modelErr(c.Model, err)
+	}
+	if len(m.Graph.Inputs) > 1 && c.Data == "" && c.Inputs == "" {
+		return m, nil, nil // a shape per input: loadInputs
 	}
 	want, err := inputShape(m)
 	if err != nil {
@@ -361,7 +374,7 @@ func printModel(w io.Writer, path string, m *onnx.Model, shape []int) {
 // (a named batch size) is taken as 1, the one batch size lowered.
 func inputShape(m *onnx.Model) ([]int, error) {
 	if n := len(m.Graph.Inputs); n != 1 {
-		return nil, fmt.Errorf("%d graph inputs; hwgen run feeds models with exactly one", n)
+		return nil, fmt.Errorf("%d graph inputs; --data and --inputs feed models of one (--input NAME=FILE feeds each of several)", n)
 	}
 	v := m.Graph.Inputs[0]
 	if v.Shape == nil {
@@ -377,20 +390,27 @@ func inputShape(m *onnx.Model) ([]int, error) {
 // input reads the input tensor: --input, or the test data set beside the
 // model.
 func (c *runCmd) input(want []int) (*onnx.Array, string, error) {
-	if c.Input != "" {
-		x, err := readFloatNPY(c.Input, func(got []int) error {
+	if len(c.Input) > 1 {
+		return nil, "", usagef("--input: %d files for a model of one input", len(c.Input))
+	}
+	if len(c.Input) == 1 {
+		file := c.Input[0]
+		if name, f, ok := strings.Cut(file, "="); ok && name == c.inputName {
+			file = f // NAME=FILE
+		}
+		x, err := readFloatNPY(file, func(got []int) error {
 			if !slices.Equal(got, want) {
-				return usagef("--input %s: shape %v; the model's input needs %v", c.Input, got, want)
+				return usagef("--input %s: shape %v; the model's input needs %v", file, got, want)
 			}
 			return nil
 		})
 		if err != nil {
 			return nil, "", usageIn("--input", err)
 		}
-		if err := checkFinite("--input "+c.Input, x); err != nil {
+		if err := checkFinite("--input "+file, x); err != nil {
 			return nil, "", err
 		}
-		return x, c.Input, nil
+		return x, file, nil
 	}
 	path := testInput(c.Model)
 	t, err := onnx.LoadTensorFile(path)

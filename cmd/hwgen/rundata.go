@@ -78,7 +78,7 @@ func (c *runCmd) checkData() error {
 	for _, f := range []struct {
 		flag string
 		set  bool
-	}{{"--input", c.Input != ""}, {"--calib", len(c.Calib) > 0}, {"--out", c.Out != ""}} {
+	}{{"--input", len(c.Input) > 0}, {"--calib", len(c.Calib) > 0}, {"--out", c.Out != ""}} {
 		if f.set {
 			return usagef("%s: not with --data (the inputs are the data set's images; --calib-images sets the calibration)", f.flag)
 		}

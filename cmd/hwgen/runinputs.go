@@ -29,7 +29,7 @@ func (c *runCmd) checkInputs() error {
 	switch {
 	case c.Data != "":
 		return usagef("--inputs: not with --data (give one source of inputs)")
-	case c.Input != "":
+	case len(c.Input) > 0:
 		return usagef("--inputs: not with --input (give one source of inputs)")
 	case c.Engine == "interp":
 		return usagef("--inputs: needs --engine go or verilator (the pipeline's device is the Go simulator)")

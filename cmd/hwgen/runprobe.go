@@ -71,11 +71,11 @@ func (d *difference) describe(gotBy, wantBy string) string {
 	return fmt.Sprintf("layer %s%v = %d on %s, %d on %s", d.Value, d.Index, d.Got, gotBy, d.Want, wantBy)
 }
 
-// probeProgram compiles the net on input x with every lowered value that
+// probeProgram compiles the net on inputs xs (by name) with every lowered value that
 // the graph computes made an output (a value of two names once, under
 // the first).
-func probeProgram(cfg npu.Config, net *lower.Net, x *onnx.Array) (*compiler.Program, []string, error) {
-	g, vals, err := net.GraphValues(x)
+func probeProgram(cfg npu.Config, net *lower.Net, xs map[string]*onnx.Array) (*compiler.Program, []string, error) {
+	g, vals, err := net.GraphValuesOf(xs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -106,9 +106,9 @@ func probeProgram(cfg npu.Config, net *lower.Net, x *onnx.Array) (*compiler.Prog
 // machine against the golden models (gold: every lowered value), and
 // with a simulator the NPU against the reference machine, each on the
 // probe program.
-func locate(w io.Writer, cfg npu.Config, net *lower.Net, x *onnx.Array, gold map[string]*golden.Tensor, simulate bool) {
+func locate(w io.Writer, cfg npu.Config, net *lower.Net, xs map[string]*onnx.Array, gold map[string]*golden.Tensor, simulate bool) {
 	const what = "layer by layer (a program that writes every layer's output to external memory; intermediates are not observable otherwise)"
-	prog, order, err := probeProgram(cfg, net, x)
+	prog, order, err := probeProgram(cfg, net, xs)
 	if err != nil {
 		fmt.Fprintf(w, "locate    %s: not possible, the probe program does not compile: %v\n", what, err)
 		return

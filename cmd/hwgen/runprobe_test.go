@@ -121,7 +121,7 @@ func TestLocateAgainstGolden(t *testing.T) {
 				gold[tc.change].Data[5] += 1
 			}
 			var b strings.Builder
-			locate(&b, cfg, net, x, gold, false)
+			locate(&b, cfg, net, map[string]*onnx.Array{net.Input(): x}, gold, false)
 			if !strings.Contains(b.String(), tc.want) || tc.change != "" && !strings.Contains(b.String(), "on the reference machine") {
 				t.Errorf("locate printed:\n%s\nwant %q", b.String(), tc.want)
 			}

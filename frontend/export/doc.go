@@ -18,7 +18,8 @@
 //	                 half-up: Add 2^(Shift−1), Mul 2^−Shift, Floor;
 //	                 half-even: Mul 2^−Shift, Round;
 //	                 Max 0 (ReLU), Min Hi then Max Lo (clamp), Clip −128..127, Cast to INT8
-//	max pool         MaxPool on INT8, whose padding never wins (golden.PadIgnore)
+//	max pool         MaxPool on INT8, whose padding never wins (golden.PadIgnore);
+//	                 with zero padding (golden.PadZero) a Pad of zeros before it
 //	average pool     the window sums: ConvInteger with all-one weights, one group per
 //	                 channel (zero padding) + post-processor (which divides)
 //	eltwise          Cast to double, Add/Sub/Mul/Max/Min (of two values, a scalar, or a

@@ -84,8 +84,11 @@ func Net(net *lower.Net, cfg npu.Config) (*onnxpb.ModelProto, error) {
 	}
 	// The graph's ops do not depend on the input: only its data does,
 	// and the exported model takes them as its input.
-	inShape := net.InputShape()
-	g, err := net.Graph(onnx.NewArray(inShape...))
+	zeros := map[string]*onnx.Array{}
+	for _, in := range net.Inputs() {
+		zeros[in] = onnx.NewArray(net.InputShapeOf(in)...)
+	}
+	g, err := net.GraphOf(zeros)
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
@@ -96,9 +99,12 @@ func Net(net *lower.Net, cfg npu.Config) (*onnxpb.ModelProto, error) {
 	t := newTranslator("hwgen_quantized")
 	t.recipShift = cfg.Planar().RecipShift()
 	b := t.b
-	in, out, raw := net.Input(), net.Output(), RawOutput(net)
-	b.names[in], b.names[out], b.names[raw] = true, true, true
-	b.g.Input = []*onnxpb.ValueInfoProto{value(in, onnxpb.TensorProto_FLOAT, inShape)}
+	out, raw := net.Output(), RawOutput(net)
+	b.names[out], b.names[raw] = true, true
+	for _, in := range net.Inputs() {
+		b.names[in] = true
+		b.g.Input = append(b.g.Input, value(in, onnxpb.TensorProto_FLOAT, net.InputShapeOf(in)))
+	}
 
 	// The graph reads the net's input and the net's int8 constants (an
 	// average pool's divisor map), which become initializers.
@@ -112,10 +118,21 @@ func Net(net *lower.Net, cfg npu.Config) (*onnxpb.ModelProto, error) {
 		}
 		t.input(v, b.int8s(v.InputName(), dims64(onnxShape(v)), c.Data))
 	}
-	if len(data) != 1 || data[0].InputName() != in || !slices.Equal(onnxShape(data[0]), inShape) {
-		return nil, fmt.Errorf("export: the graph of %s reads %d inputs besides its constants, want %q of shape %v", in, len(data), in, inShape)
+	if len(data) != len(net.Inputs()) {
+		return nil, fmt.Errorf("export: the graph reads %d inputs besides its constants, want %d: %v", len(data), len(net.Inputs()), net.Inputs())
 	}
-	t.input(data[0], quantizeInput(b, in, net.InputScale()))
+	for _, v := range data {
+		in := v.InputName()
+		inShape := net.InputShapeOf(in)
+		if prod(onnxShape(v)) != prod(inShape) {
+			return nil, fmt.Errorf("export: the graph reads %q of shape %v, the net's input of that name has shape %v", in, onnxShape(v), inShape)
+		}
+		xq := quantizeInput(b, in, net.InputScaleOf(in))
+		if s := onnxShape(v); !slices.Equal(s, inShape) { // [1,C,L] read as [1,C,1,L], [N] as [1,N]
+			xq = b.node("Reshape", in+"/reshape", []string{xq, b.int64s(in+"/shape", s)})
+		}
+		t.input(v, xq)
+	}
 	if err := t.ops(ops); err != nil {
 		return nil, err
 	}
@@ -137,9 +154,15 @@ func Net(net *lower.Net, cfg npu.Config) (*onnxpb.ModelProto, error) {
 	}
 	q := b.exact("Identity", raw, []string{y})
 	// Net.Dequantize: one scale, or an int32 output's scale per channel
-	// (axis 1, the channel axis of [1,C,H,W] and [1,N]).
+	// (axis 1, the channel axis of [1,C,H,W] and [1,N]; axis 0 of a
+	// MatMul's [N]).
 	scales, dims := []float64{net.OutputScale()}, []int64{}
-	if steps := net.OutputSteps(); steps != nil {
+	if steps := net.OutputSteps(); steps != nil && len(outShape) == 1 {
+		if outShape[0] != len(steps) {
+			return nil, fmt.Errorf("export: %d output scales for an output of shape %v", len(steps), outShape)
+		}
+		scales, dims = steps, []int64{int64(len(steps))}
+	} else if steps != nil {
 		if len(outShape) < 2 || outShape[1] != len(steps) {
 			return nil, fmt.Errorf("export: %d output scales for an output of shape %v", len(steps), outShape)
 		}
@@ -154,7 +177,11 @@ func Net(net *lower.Net, cfg npu.Config) (*onnxpb.ModelProto, error) {
 		value(out, onnxpb.TensorProto_FLOAT, outShape),
 		value(raw, typ, outShape),
 	}
-	doc := fmt.Sprintf("%s quantized to int8 by hwgen: input scale %.17g; the integer core is the NPU's arithmetic bit for bit; %s is the integer output", in, net.InputScale(), raw)
+	doc := fmt.Sprintf("%s quantized to int8 by hwgen: input scale %.17g", net.Input(), net.InputScale())
+	for _, in := range net.Inputs()[1:] {
+		doc += fmt.Sprintf(", input %s scale %.17g", in, net.InputScaleOf(in))
+	}
+	doc += fmt.Sprintf("; the integer core is the NPU's arithmetic bit for bit; %s is the integer output", raw)
 	return model(b.g, doc), nil
 }
 

@@ -198,7 +198,7 @@ func sumBounds(label string, n int, w func(o, i int) int64, per int) ([]int64, e
 }
 
 // pool is MaxPool on INT8 (ONNX pads a max pool with values that never
-// win: golden.PadIgnore) or, for an average, the window sums with zero
+// win: golden.PadIgnore; zeros, golden.PadZero, are a Pad before it) or, for an average, the window sums with zero
 // padding as a grouped ConvInteger with all-one weights; then the
 // post-processor.
 func (t *translator) pool(op compiler.Op) error {
@@ -211,8 +211,13 @@ func (t *translator) pool(op compiler.Op) error {
 	var sums string
 	bound := int64(128)
 	switch {
-	case p.Kind == golden.PoolMax && (p.Padding == golden.PadIgnore || p.PadH == 0 && p.PadW == 0):
-		y := t.b.node("MaxPool", op.Label+"/max", []string{t.names[x]}, geometry...)
+	case p.Kind == golden.PoolMax && (p.Padding == golden.PadIgnore || p.Padding == golden.PadZero):
+		in := t.names[x]
+		if p.Padding == golden.PadZero && (p.PadH > 0 || p.PadW > 0) { // zeros that may win: an explicit Pad
+			in = t.b.node("Pad", op.Label+"/zeros", []string{in, t.b.int64s(op.Label+"/pads", []int{0, 0, p.PadH, p.PadW, 0, 0, p.PadH, p.PadW})})
+			geometry[1] = attrInts("pads", 0, 0, 0, 0)
+		}
+		y := t.b.node("MaxPool", op.Label+"/max", []string{in}, geometry...)
 		if op.Requant == golden.Identity() {
 			t.define(op.Out, y, onnxpb.TensorProto_INT8)
 			return nil
@@ -228,7 +233,7 @@ func (t *translator) pool(op compiler.Op) error {
 		sums = t.b.cast(acc, op.Label+"/sum_f64", onnxpb.TensorProto_DOUBLE)
 		bound = 128 * int64(p.KH*p.KW)
 	default:
-		return fmt.Errorf("%s: %v pooling with %v padding (pads %d, %d) is not exported: max with ignored padding and average with zero padding are", op.Label, p.Kind, p.Padding, p.PadH, p.PadW)
+		return fmt.Errorf("%s: %v pooling with %v padding (pads %d, %d) is not exported: max with ignored or zero padding and average with zero padding are", op.Label, p.Kind, p.Padding, p.PadH, p.PadW)
 	}
 	y, err := t.requant(op.Label, sums, op.Requant, []int64{op.Requant.Scale}, []int64{op.Requant.Bias}, []int64{bound}, []int64{})
 	if err != nil {

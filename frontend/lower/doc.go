@@ -3,7 +3,9 @@
 // machine or the simulators).
 //
 // Quantize calibrates every activation by running the float executor
-// (onnx.Graph.Execute) on caller-given inputs, folds every value that
+// (onnx.Graph.Execute) on caller-given inputs (QuantizeInputs: a value
+// for each of several graph inputs, each its own int8 input of the
+// compiler graph at its own scale; Net.GraphOf), folds every value that
 // does not depend on the input's data into a constant taken from that run
 // (initializers, Constant, Shape, and any op all of whose inputs are
 // constant: the Shape/Gather/Unsqueeze/Concat of PyTorch's
@@ -24,18 +26,31 @@
 //	                                        a[c], before quantization) and the
 //	                                        bias (a·bias + b), the ReLU flag,
 //	                                        the Clip as the clamp; group g →
-//	                                        Conv.Groups (depthwise: g = C)
+//	                                        Conv.Groups (depthwise: g = C);
+//	                                        1-D ([1,C,L]) as 1×k, H = 1 (oned.go)
+//	  uneven pads (a folded Pad's)        → Conv2D with a larger symmetric padding,
+//	                                        then a crop (as a pool's, pool_pad.go)
 //	MatMul [+ affine] [+ Relu] [+ Clip]   → GEMMPerChannel, likewise
 //	Gemm (transA 0) [+ affine] [+ Relu] [+ Clip]
 //	                                      → GEMMPerChannel, alpha folded into
 //	                                        the weights, beta·C into the bias
+//	  of the graph input [1,N] or [N]     → the input is the matrix [1,N] (an MLP);
+//	                                        every [N] value is the row [1,N]
 //	affine [+ Relu] [+ Clip] of a feature map no layer absorbs
 //	                                      → Conv2D 1×1 depthwise (Groups = C):
 //	                                        weight a[c] (±127 at the scale
 //	                                        |a[c]|/127), bias b[c], per-channel
 //	                                        requantization
+//	Pad of zeros on the plane, one user a Conv, AveragePool or MaxPool
+//	                                      → nothing: its pads add to the window's
+//	                                        (pad.go); an average counts its zeros
+//	                                        in the divisor; a MaxPool without pads
+//	                                        of its own pads with zeros (Pool2D max,
+//	                                        golden.PadZero), with pads only on a
+//	                                        value ≥ 0 (a Relu's, a Clip's, min ≥ 0)
 //	MaxPool                               → Pool2D max with golden.PadIgnore
-//	AveragePool                           → Pool2D avg (zero padding)
+//	                                        (1-D: 1×k, as a Conv)
+//	AveragePool                           → Pool2D avg (zero padding; 1-D: 1×k)
 //	  asymmetric pads                     → the pool with a larger symmetric
 //	                                        padding, then a crop (a depthwise
 //	                                        Conv2D of one weight 1), pool_pad.go
@@ -99,10 +114,19 @@
 //	                                        targets it when the concat is its one
 //	                                        user, else a Requant), so the concat
 //	                                        only places data
+//	Split of [1,C,H,W] maps on axis 1     → a Conv2D 1×1 of 0/1 weights per part,
+//	                                        selecting its channel range (identity
+//	                                        requantization: exact, the input's
+//	                                        scale; split.go)
 //	Reshape [1,g,C/g,H,W] – Transpose [0,2,1,3,4] – Reshape [1,C,H,W]
 //	                                      → ChannelShuffle (ShuffleNet's shuffle;
 //	                                        the compiler folds it into the reading
 //	                                        conv's weight order, moving no data)
+//
+// A model of batch N > 1 is lowered image by image (batch.go): the
+// calibration covers the whole batch, the net is one image's (Net.Images
+// splits a batch, Net.Stack joins the outputs), and a value without the
+// batch as its first axis or an op along it is refused.
 //
 // Every activation is symmetric int8 with one scale per tensor; a max pool,
 // a flatten, a transpose and a channel shuffle keep their input's scale (max commutes with a
@@ -128,7 +152,7 @@
 // drops half up, floor(v/2^s + 1/2), or with WithRounding(golden.HalfEven)
 // to the nearest even integer on a tie (golden.Requant has both formulas;
 // the planar engine takes the mode per task, its round_even field). Anything else (another op, an attribute value
-// named above as unsupported, a pool whose symmetric cover reaches the
-// window, asymmetric conv padding, a batch other than 1) is an error
+// named above as unsupported, a pool or conv whose symmetric cover reaches the
+// window, a Pad of another mode or value, a node mixing a batch's images) is an error
 // naming the node and op.
 package lower

@@ -13,28 +13,24 @@ import (
 // conv lowers Conv [+ Add] [+ Relu] [+ Clip] to Conv2D with per-channel
 // requantization.
 func (l *lowering) conv(n *onnx.Node) error {
-	in, sx, err := l.input(n)
-	if err != nil {
-		return err
-	}
 	w, err := l.constant(n, 1)
 	if err != nil {
 		return err
 	}
-	xs := l.shapes[in]
-	if len(w.Shape) != 4 || len(xs) != 4 {
-		return fmt.Errorf("input %v and weights %v: want [1,C,H,W] and [M,C/group,kH,kW]", xs, w.Shape)
+	w = weights2D(w) // a 1-D conv's [M,C/g,k] as [M,C/g,1,k]
+	if len(w.Shape) != 4 {
+		return fmt.Errorf("input %v and weights %v: want [1,C,H,W] and [M,C/group,kH,kW]", l.shapes[n.Inputs[0]], w.Shape)
+	}
+	in, sx, xs, pad, win, err := l.windowInput(n, w.Shape[2], w.Shape[3])
+	if err != nil {
+		return err
 	}
 	co := w.Shape[0]
 	groups, err := convGroups(n, xs[1], co, w.Shape[1])
 	if err != nil {
 		return err
 	}
-	win, err := onnx.WindowOf(n, xs[2], xs[3], w.Shape[2], w.Shape[3])
-	if err != nil {
-		return err
-	}
-	stride, padH, padW, err := symmetric(win)
+	plan, err := convPlan(pad.merge(win), xs[2], xs[3])
 	if err != nil {
 		return err
 	}
@@ -67,8 +63,11 @@ func (l *lowering) conv(n *onnx.Node) error {
 		return err
 	}
 	if wide {
-		c := compiler.Conv{Stride: stride, PadH: padH, PadW: padW, Int32: true, Bias: bq, Groups: groups}
-		l.emit(in, out, l.net.OutputScale(), func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Conv2D(x, wt, c) })
+		if plan.cropped() {
+			return fmt.Errorf("uneven pads %+v with an int32 output: supported: even pads (the crop reads int8)", pad.merge(win))
+		}
+		c := compiler.Conv{Int32: true, Bias: bq, Groups: groups}
+		l.emit(in, out, l.net.OutputScale(), func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return plan.conv(g, x, wt, c) })
 		return nil
 	}
 	rq, pc, sy, err := l.requant(n, sx, sw, out, bias, relu)
@@ -76,8 +75,8 @@ func (l *lowering) conv(n *onnx.Node) error {
 		return err
 	}
 	rq = clip.apply(rq, sy, golden.S(l.cfg.ElemWidth))
-	c := compiler.Conv{Stride: stride, PadH: padH, PadW: padW, Requant: rq, PerChannel: pc, Groups: groups}
-	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Conv2D(x, wt, c) })
+	c := compiler.Conv{Requant: rq, PerChannel: pc, Groups: groups}
+	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return plan.conv(g, x, wt, c) })
 	return nil
 }
 

@@ -15,7 +15,7 @@ func (l *lowering) node(n *onnx.Node) error {
 	if n.Domain != "" && n.Domain != "ai.onnx" {
 		return fmt.Errorf("domain %q not supported", n.Domain)
 	}
-	if len(n.Inputs) == 0 || len(n.Outputs) != 1 {
+	if len(n.Inputs) == 0 || len(n.Outputs) != 1 && n.OpType != "Split" { // a Split has a part per output
 		return fmt.Errorf("%d inputs and %d outputs, want at least one and one", len(n.Inputs), len(n.Outputs))
 	}
 	f, ok := lowerings[n.OpType]
@@ -68,6 +68,8 @@ var lowerings = map[string]func(l *lowering, n *onnx.Node) error{
 	"Softmax":            (*lowering).softmax,
 	"LRN":                (*lowering).lrn,
 	"PRelu":              (*lowering).prelu,
+	"Pad":                (*lowering).pad, // folded into the window reading it
+	"Split":              (*lowering).split,
 }
 
 // The unary elementwise ops of the table (onnx.Op.Eltwise) lower alike:
@@ -148,32 +150,34 @@ func (l *lowering) flatten(n *onnx.Node) error {
 	return nil
 }
 
-// poolWindow reads a pooling node's input, its window and how that runs
-// on the planar engine (planWindow).
-func (l *lowering) poolWindow(n *onnx.Node) (in string, scale float64, win onnx.Window, plan windowPlan, err error) {
-	if in, scale, err = l.input(n); err != nil {
+// poolWindow reads a pooling node's input (a folded Pad's input, pad.go),
+// its window over its ONNX input, the Pad and how the window with the
+// Pad's pads runs on the planar engine (planWindow).
+func (l *lowering) poolWindow(n *onnx.Node) (in string, scale float64, win onnx.Window, pad padding, plan windowPlan, err error) {
+	var shape []int
+	if in, scale, shape, pad, win, err = l.windowInput(n, 0, 0); err != nil {
 		return
 	}
-	shape := l.shapes[in]
-	if len(shape) != 4 {
-		err = fmt.Errorf("input shape %v, want [1,C,H,W]", shape)
-		return
-	}
-	if win, err = onnx.WindowOf(n, shape[2], shape[3], 0, 0); err != nil {
-		return
-	}
-	plan, err = planWindow(win, shape[2], shape[3])
+	plan, err = planWindow(pad.merge(win), shape[2], shape[3])
 	return
 }
 
 // maxPool lowers MaxPool to the planar max pool whose padding never wins
-// (any pads, see pool_pad.go); the scale stays.
+// (any pads, see pool_pad.go); the scale stays. A folded Pad's zeros do
+// win: its pads add to the pool's on a value known to be ≥ 0, else they
+// are the pool's zero padding when it has none of its own (pad.go).
 func (l *lowering) maxPool(n *onnx.Node) error {
-	in, s, win, plan, err := l.poolWindow(n)
+	in, s, win, pad, plan, err := l.poolWindow(n)
 	if err != nil {
 		return err
 	}
 	p := compiler.Pool{Kind: golden.PoolMax, KH: win.KH, KW: win.KW, Padding: golden.PadIgnore}
+	if pad.any() && !l.nonNegative(in) {
+		if win.Top+win.Left+win.Bottom+win.Right > 0 {
+			return fmt.Errorf("a Pad of zeros before a MaxPool with pads %d %d %d %d of its own, on %q not known to be ≥ 0: supported: the Pad alone, or either on a Relu's or Clip's (min ≥ 0) output", win.Top, win.Left, win.Bottom, win.Right, in)
+		}
+		p.Padding = golden.PadZero
+	}
 	l.emit(in, n.Outputs[0], s, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return plan.pool(g, x, p) })
 	return nil
 }

@@ -35,11 +35,11 @@ func (l *lowering) rescale(name string, sx, sy float64, div int) (golden.Requant
 // window reaches into the padding: there an eltwise multiply by a
 // constant map corrects the divisor (pool_pad.go).
 func (l *lowering) avgPool(n *onnx.Node) error {
-	in, sx, win, plan, err := l.poolWindow(n)
+	in, sx, win, _, plan, err := l.poolWindow(n)
 	if err != nil {
 		return err
 	}
-	shape := l.shapes[in]
+	shape := l.shapes[n.Inputs[0]] // the padded plane: a folded Pad's zeros count
 	k := win.KH * win.KW
 	counts, oh, ow := windowCounts(win, shape[2], shape[3])
 	uniform := n.Int("count_include_pad", 0) != 0 || !slices.ContainsFunc(counts, func(c int) bool { return c != k })

@@ -82,8 +82,14 @@ func planAxis(bName, eName string, n, k, s, b, e int) (pad, lead, trail int, err
 // pool is the planar pool p with the plan's padding, then its crop.
 func (wp windowPlan) pool(g *compiler.Graph, x *compiler.Value, p compiler.Pool) *compiler.Value {
 	p.Stride, p.PadH, p.PadW = wp.stride, wp.padH, wp.padW
-	y := g.Pool2D(x, p)
-	if wp.top+wp.left+wp.bottom+wp.right == 0 {
+	return wp.crop(g, g.Pool2D(x, p))
+}
+
+// crop drops the plan's surplus rows and columns of y: a depthwise conv
+// whose one weight 1 sits at the first kept output (an identity on int8
+// values).
+func (wp windowPlan) crop(g *compiler.Graph, y *compiler.Value) *compiler.Value {
+	if !wp.cropped() {
 		return y
 	}
 	shape := y.Shape()

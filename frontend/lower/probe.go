@@ -91,9 +91,9 @@ func (n *Net) InputBeyond(x *onnx.Array) (beyond int, limit, peak float64) {
 	for _, v := range x.Data {
 		a := math.Abs(float64(v))
 		peak = max(peak, a)
-		if math.RoundToEven(a/n.inScale) > quant.QMax {
+		if math.RoundToEven(a/n.ins[0].scale) > quant.QMax {
 			beyond++
 		}
 	}
-	return beyond, quant.QMax * n.inScale, peak
+	return beyond, quant.QMax * n.ins[0].scale, peak
 }

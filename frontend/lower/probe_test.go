@@ -34,7 +34,7 @@ func TestSQNR(t *testing.T) {
 // QuantizeInput refuses a NaN or an infinity, naming the element, and
 // InputBeyond counts the elements past the calibrated range.
 func TestQuantizeInputRange(t *testing.T) {
-	n := &Net{inShape: []int{1, 2, 2}, inScale: 0.01} // range ±1.27
+	n := &Net{ins: []netInput{{name: "x", shape: []int{1, 2, 2}, dims: []int{1, 1, 2, 2}, scale: 0.01}}} // range ±1.27
 	for _, tc := range []struct {
 		name   string
 		x      []float32
@@ -43,9 +43,9 @@ func TestQuantizeInputRange(t *testing.T) {
 	}{
 		{"within", []float32{0, 1.27, -1.27, 0.5}, "", 0},
 		{"beyond", []float32{0, 1.28, -3, 0.5}, "", 2},
-		{"+Inf", []float32{0, 1, float32(math.Inf(1)), 0}, "lower: input element 2 is +Inf", 1},
-		{"-Inf", []float32{float32(math.Inf(-1)), 1, 0, 0}, "lower: input element 0 is -Inf", 1},
-		{"NaN", []float32{0, 0, 0, float32(math.NaN())}, "lower: input element 3 is NaN", 0},
+		{"+Inf", []float32{0, 1, float32(math.Inf(1)), 0}, "lower: input \"x\": element 2 is +Inf", 1},
+		{"-Inf", []float32{float32(math.Inf(-1)), 1, 0, 0}, "lower: input \"x\": element 0 is -Inf", 1},
+		{"NaN", []float32{0, 0, 0, float32(math.NaN())}, "lower: input \"x\": element 3 is NaN", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := &onnx.Array{Shape: []int{1, 1, 2, 2}, Data: tc.x}

@@ -14,11 +14,12 @@ import (
 // Net is a quantized model ready to be built into compiler graphs, one
 // per input.
 type Net struct {
-	input, output     string
-	inShape           []int // [C,H,W]
-	inScale, outScale float64
-	steps             []step
-	outShape          []int
+	// ins are the graph's inputs, in the ONNX graph's order.
+	ins      []netInput
+	output   string
+	outScale float64
+	steps    []step
+	outShape []int
 	// consts are the int8 constant maps the graph reads besides its
 	// input (an average pool's divisor map), by graph input name.
 	consts map[string]*golden.Tensor
@@ -27,12 +28,23 @@ type Net struct {
 	// outSteps[o] = sx·sw[o]; outAxis is the channel axis of outShape.
 	outSteps []float64
 	outAxis  int
+	// batch is the images the model takes at once; the net is one
+	// image's (batch.go).
+	batch int
 	// scales are the int8 scale of every lowered value (the steps'
 	// outputs), for Net.Probe.
 	scales map[string]float64
 	// logits is the input of a Softmax (Logits), "" without one.
 	logits      string
 	logitsScale float64
+}
+
+// netInput is one graph input of the net.
+type netInput struct {
+	name  string
+	shape []int // the int8 tensor's: [C,H,W] (of [1,C,H,W] or [1,C,L] as [C,1,L]) or [1,N] (of [1,N] or [N])
+	dims  []int // the ONNX input's
+	scale float64
 }
 
 // Layer reports how one layer was requantized: a Conv, Gemm or MatMul
@@ -100,25 +112,43 @@ type lowering struct {
 	scales map[string]float64 // the int8 scale of every lowered value
 	// matrices are the values that are Gemm or MatMul results.
 	matrices map[string]bool
-	done     map[*onnx.Node]bool
-	net      *Net
+	// padded are the Pads folded into the window of their one user, by
+	// the Pad's output (pad.go).
+	padded map[string]padding
+	done   map[*onnx.Node]bool
+	net    *Net
 }
 
 // Quantize calibrates m on the calib inputs (values for its one graph
-// input) and lowers it for cfg. It works on m.Graph.Inference(), without
-// the nodes that pass their input on and with every Sum of more than two
-// inputs split into Adds; m is not changed.
+// input) and lowers it for cfg (QuantizeInputs for a model of several
+// inputs).
 func Quantize(m *onnx.Model, calib []*onnx.Array, cfg npu.Config, opts ...Option) (*Net, error) {
+	if n := len(m.Graph.Inputs); n != 1 {
+		return nil, fmt.Errorf("lower: %d graph inputs, want one (QuantizeInputs takes several)", n)
+	}
+	sets := make([]map[string]*onnx.Array, len(calib))
+	for i, x := range calib {
+		sets[i] = map[string]*onnx.Array{m.Graph.Inputs[0].Name: x}
+	}
+	return QuantizeInputs(m, sets, cfg, opts...)
+}
+
+// QuantizeInputs calibrates m on the calib sets (each a value for every
+// graph input, by name) and lowers it for cfg. It works on
+// m.Graph.Inference(), without the nodes that pass their input on and
+// with every Sum of more than two inputs split into Adds; m is not
+// changed.
+func QuantizeInputs(m *onnx.Model, calib []map[string]*onnx.Array, cfg npu.Config, opts ...Option) (*Net, error) {
 	g := m.Graph.Inference()
-	if len(g.Inputs) != 1 || len(g.Outputs) != 1 {
-		return nil, fmt.Errorf("lower: %d graph inputs and %d outputs, want one each", len(g.Inputs), len(g.Outputs))
+	if len(g.Inputs) == 0 || len(g.Outputs) != 1 {
+		return nil, fmt.Errorf("lower: %d graph inputs and %d outputs, want at least one and one", len(g.Inputs), len(g.Outputs))
 	}
 	if len(calib) == 0 {
 		return nil, fmt.Errorf("lower: no calibration inputs")
 	}
 	l := &lowering{cfg: cfg, g: g, consts: map[string]*onnx.Array{}, ints: map[string][]int64{}, uses: map[string][]*onnx.Node{},
 		scales: map[string]float64{}, done: map[*onnx.Node]bool{}, matrices: map[string]bool{},
-		net: &Net{input: g.Inputs[0].Name, output: g.Outputs[0].Name}}
+		net: &Net{output: g.Outputs[0].Name}}
 	for _, o := range opts {
 		o(&l.opt)
 	}
@@ -132,6 +162,9 @@ func Quantize(m *onnx.Model, calib []*onnx.Array, cfg npu.Config, opts ...Option
 		if l.done[n] {
 			continue
 		}
+		if err := l.batchAxis(n); err != nil {
+			return nil, fmt.Errorf("lower: node %q (%s): %w", n.Name, n.OpType, err)
+		}
 		if err := l.node(n); err != nil {
 			return nil, fmt.Errorf("lower: node %q (%s): %w", n.Name, n.OpType, err)
 		}
@@ -140,17 +173,23 @@ func Quantize(m *onnx.Model, calib []*onnx.Array, cfg npu.Config, opts ...Option
 	if !ok {
 		return nil, fmt.Errorf("lower: graph output %q is not computed on the NPU", l.net.output)
 	}
-	l.net.outScale, l.net.outShape = s, l.shapes[l.net.output]
+	l.net.outScale, l.net.outShape = s, l.imageShape(l.net.output)
+	l.net.outAxis = min(l.net.outAxis, len(l.net.outShape)-1) // a MatMul's [N]: its one axis
 	l.net.scales = l.scales
 	return l.net, nil
 }
 
 // calibrate runs the float graph on every calibration input and records
 // each value's shape and range.
-func (l *lowering) calibrate(calib []*onnx.Array) error {
+func (l *lowering) calibrate(calib []map[string]*onnx.Array) error {
 	l.calib = map[string]*quant.Calibrator{}
-	for i, x := range calib {
-		env, err := l.g.Execute(map[string]*onnx.Array{l.net.input: x})
+	for i, xs := range calib {
+		for _, in := range l.g.Inputs {
+			if xs[in.Name] == nil {
+				return fmt.Errorf("lower: calibration input %d has no value for graph input %q", i, in.Name)
+			}
+		}
+		env, err := l.g.Execute(xs)
 		if err != nil {
 			return fmt.Errorf("lower: calibration input %d: %w", i, err)
 		}
@@ -179,6 +218,9 @@ func (l *lowering) calibrate(calib []*onnx.Array) error {
 // the input's shape and scale.
 func (l *lowering) prepare() error {
 	l.fold(l.first)
+	if err := l.perImage(); err != nil {
+		return err
+	}
 	for _, n := range l.g.Nodes {
 		if l.done[n] {
 			continue // folded: not a user
@@ -189,16 +231,27 @@ func (l *lowering) prepare() error {
 			}
 		}
 	}
-	shape := l.shapes[l.net.input]
-	if len(shape) != 4 || shape[0] != 1 {
-		return fmt.Errorf("lower: input %q has shape %v, want [1,C,H,W]", l.net.input, shape)
+	as2D(l.shapes)
+	asRow(l.shapes)
+	for _, v := range l.g.Inputs {
+		in := netInput{name: v.Name, dims: l.imageShape(v.Name)}
+		shape := l.shapes[v.Name]
+		switch {
+		case len(shape) == 4 && shape[0] == 1: // a feature map [C,H,W]
+			in.shape = shape[1:]
+		case len(shape) == 2 && shape[0] == 1: // a row [1,N], as a Gemm's result
+			in.shape = shape
+			l.matrices[v.Name] = true
+		default:
+			return fmt.Errorf("lower: input %q has shape %v, want [1,C,H,W], [1,C,L], [1,N] or [N]", v.Name, in.dims)
+		}
+		s, err := l.calib[v.Name].Scale()
+		if err != nil {
+			return fmt.Errorf("lower: input %q: %w", v.Name, err)
+		}
+		in.scale, l.scales[v.Name] = s, s
+		l.net.ins = append(l.net.ins, in)
 	}
-	l.net.inShape = shape[1:]
-	s, err := l.calib[l.net.input].Scale()
-	if err != nil {
-		return fmt.Errorf("lower: input %q: %w", l.net.input, err)
-	}
-	l.net.inScale, l.scales[l.net.input] = s, s
 	return nil
 }
 

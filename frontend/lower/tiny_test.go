@@ -114,10 +114,10 @@ func TestQuantizeErrors(t *testing.T) {
 		{"unsupported op", func(m *onnx.Model) {
 			m.Graph.Nodes[2] = &onnx.Node{Name: "flat", OpType: "Einsum", Inputs: []string{"r"}, Outputs: []string{"f"}}
 		}, `node "flat" (Einsum): op not supported`},
-		{"asymmetric pads", func(m *onnx.Model) {
-			m.Graph.Nodes[0].Attrs["pads"] = ints(1, 1, 0, 0)
-			m.Graph.Initializers[2] = named("fc", ramp(0.2, 18, 3))
-		}, `node "conv" (Conv): pads top 1 bottom 0 left 1 right 0: only symmetric padding`},
+		{"uneven pads whose symmetric cover reaches the window", func(m *onnx.Model) {
+			m.Graph.Nodes[0].Attrs["pads"] = ints(0, 0, 3, 3)
+			m.Graph.Initializers[2] = named("fc", ramp(0.2, 50, 3))
+		}, `node "conv" (Conv): pads top 0 bottom 3 with stride 1 and window 3: supported: pads whose symmetric cover`},
 		{"strides differ", func(m *onnx.Model) {
 			m.Graph.Nodes[0].Attrs["strides"] = ints(1, 2)
 			m.Graph.Initializers[2] = named("fc", ramp(0.2, 16, 3))

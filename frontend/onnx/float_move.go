@@ -102,6 +102,14 @@ func padSource(i, n int, mode string) int {
 	return -1
 }
 
+// PadArgs reads a Pad node's pads (a begin per axis of a rank-r input,
+// then an end per axis) and constant value in the form of opset, its
+// input operands (pads, constant_value, axes) taken from env: what the
+// NPU lowering folds into the reading window.
+func PadArgs(n *Node, opset int64, r int, env map[string]*Array) ([]int64, float32, error) {
+	return padArgs(n, operands{n: n, env: env, opset: opset}, r)
+}
+
 // padArgs reads Pad's pads (2·rank values) and constant in the form of
 // the node's opset.
 func padArgs(n *Node, in operands, r int) ([]int64, float32, error) {
