@@ -1,0 +1,73 @@
+package host
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/golden"
+)
+
+// withPlanarLanes is the small NPU with n planar post units.
+func withPlanarLanes(n int) npu.Config {
+	c := small()
+	c.PlanarLanes = n
+	return c
+}
+
+// Fewer planar post units than PE rows (planar_lanes 1 and 2 of 4):
+// every operation, and a network of a conv with per-channel
+// requantization (loadparams), a pool, an eltwise with a second conv's
+// result, a lookup (loadtable) and a reduction across rows, run on the
+// simulated NPU with the reference machine's results, the seeds
+// differing per lane count.
+func TestPlanarLanesNPU(t *testing.T) {
+	for _, lanes := range []int{1, 2} {
+		cfg := withPlanarLanes(lanes)
+		for i, w := range everyOp() {
+			t.Run(fmt.Sprintf("lanes_%d/%d_%s", lanes, i, w.Op), func(t *testing.T) {
+				want, p := compileWorkload(t, cfg, w)
+				res, err := Run(cfg, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(want, res.Outputs); d != "" {
+					t.Fatalf("(-reference +simulator):\n%s", d)
+				}
+			})
+		}
+		t.Run(fmt.Sprintf("lanes_%d/net", lanes), func(t *testing.T) {
+			run(t, cfg, lanesNet(t, uint64(lanes)))
+		})
+	}
+}
+
+// lanesNet is conv (per-channel) → max pool → + conv → sigmoid lookup,
+// and column sums of the pool, on random 5-channel inputs.
+func lanesNet(t *testing.T, seed uint64) *compiler.Graph {
+	rng := rand.New(rand.NewPCG(seed, 77))
+	sigmoid, err := golden.TableOf(func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }, 1.0/16, 1.0/128, golden.S(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := compiler.NewGraph()
+	x := g.Input("x", randTensor(rng, 3, 8, 8))
+	const cout = 5
+	pc := &compiler.ChannelRequant{Scale: make([]int64, cout), Bias: make([]int64, cout)}
+	for o := range cout {
+		pc.Scale[o], pc.Bias[o] = 1+rng.Int64N(7), rng.Int64N(2001)-1000
+	}
+	a := g.Conv2D(x, randTensor(rng, cout, 3, 3, 3), compiler.Conv{PadH: 1, PadW: 1, PerChannel: pc, Requant: golden.Requant{Shift: 9, Relu: true}})
+	p := g.Pool2D(a, compiler.Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2})
+	b := g.Conv2D(g.Pool2D(x, compiler.Pool{Kind: golden.PoolAvg, KH: 2, KW: 2, Stride: 2, Requant: golden.Requant{Scale: 1, Shift: 2}}),
+		randTensor(rng, cout, 3, 1, 1), compiler.Conv{Requant: golden.Requant{Scale: 1, Shift: 6}})
+	s := g.Eltwise(golden.EltAdd, p, b, golden.Requant{Scale: 1})
+	g.Output("sig", g.Lookup(s, sigmoid, golden.Requant{}))
+	g.Output("cols", g.Reduce(p, golden.ReduceRowSum, golden.Requant{Scale: 1, Shift: 2}))
+	return g
+}
