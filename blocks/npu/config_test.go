@@ -70,6 +70,7 @@ func TestConfigErrors(t *testing.T) {
 		{"latency", func(c *Config) { c.ExtLatency = 0 }, []string{"ext_latency = 0", "1..16"}},
 		{"engine slots", func(c *Config) { c.EngineSlots = 9 }, []string{"engine_slots = 9", "1..8"}},
 		{"several", func(c *Config) { c.Queues, c.Window = 0, 3 }, []string{"queues = 0", "window = 3"}},
+		{"planar lanes", func(c *Config) { c.Rows, c.Cols, c.PlanarLanes = 8, 8, 16 }, []string{"planar_lanes = 16 is not allowed", "divisor of rows (8): one of [1 2 4 8], or 0 for rows"}},
 		{"planar table of 16-bit elements", func(c *Config) { c.ElemWidth = 16 }, []string{"planar_lut = true is not allowed", "elem_width must be at most 10 (it is 16)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
