@@ -11,6 +11,8 @@ import (
 	"github.com/hwgen/hwgen/blocks/npu"
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/internal/tooltest"
+	"github.com/hwgen/hwgen/verify"
 )
 
 // withPlanarLanes is the small NPU with n planar post units.
@@ -25,7 +27,7 @@ func withPlanarLanes(n int) npu.Config {
 // requantization (loadparams), a pool, an eltwise with a second conv's
 // result, a lookup (loadtable) and a reduction across rows, run on the
 // simulated NPU with the reference machine's results, the seeds
-// differing per lane count.
+// differing per lane count; the network's run is replayed on Verilator.
 func TestPlanarLanesNPU(t *testing.T) {
 	for _, lanes := range []int{1, 2} {
 		cfg := withPlanarLanes(lanes)
@@ -42,7 +44,13 @@ func TestPlanarLanesNPU(t *testing.T) {
 			})
 		}
 		t.Run(fmt.Sprintf("lanes_%d/net", lanes), func(t *testing.T) {
-			run(t, cfg, lanesNet(t, uint64(lanes)))
+			res := run(t, cfg, lanesNet(t, uint64(lanes)))
+			// The same run replayed on Verilator: every output port in
+			// every cycle (results, counters, cycle counts).
+			tooltest.Need(t, "verilator")
+			if _, err := verify.CrossCheck(res.Design, res.Stimulus, verify.Options{Build: verify.BuildOptions{OptLevel: 1}}); err != nil {
+				t.Fatal(err)
+			}
 		})
 	}
 }
