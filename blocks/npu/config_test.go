@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hwgen/hwgen/internal/check"
+	isaplanar "github.com/hwgen/hwgen/isa/planar"
 )
 
 func TestDefaultConfig(t *testing.T) {
@@ -86,5 +87,32 @@ func TestConfigErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// planar_lanes reaches the planar engine and the instruction set: the
+// post units, the passes, the module names and the planar cycle counts
+// the compiler estimates with (isa.Sizes from ISA()).
+func TestPlanarLanesConfig(t *testing.T) {
+	type got struct {
+		Units, Passes, Cycles int
+		Name                  string
+	}
+	act := isaplanar.Task{Op: isaplanar.OpAct, Mask: 0xffff, Src: 0, Dst: 1024, H: 8, W: 8, Scale: 1}
+	var gots []got
+	for _, lanes := range []int{0, 16, 4, 1} {
+		c := DefaultConfig()
+		c.PlanarLanes = lanes
+		s := c.ISA().Planar
+		gots = append(gots, got{s.Units(), s.Passes(), c.Planar().Cycles(act), c.Name()})
+	}
+	want := []got{
+		{16, 1, 74, "npu_16x16_e8a32_s4096p512w1024"},
+		{16, 1, 74, "npu_16x16_e8a32_s4096p512w1024"},
+		{4, 4, 4*73 + 1, "npu_16x16_e8a32_s4096p512w1024_pl4"},
+		{1, 16, 16*73 + 1, "npu_16x16_e8a32_s4096p512w1024_pl1"},
+	}
+	if d := cmp.Diff(want, gots); d != "" {
+		t.Errorf("planar_lanes (-want +got):\n%s", d)
 	}
 }
