@@ -27,7 +27,8 @@ func TestLintNPU(t *testing.T) {
 		c     Config
 	}{{"small", BuildSim, smallConfig()}, {"default", Build, DefaultConfig()}, {"default sim", BuildSim, DefaultConfig()},
 		{"sparse sim", BuildSim, sparseConfig()}, {"rings, gating and networks sim", BuildSim, optionsConfig()},
-		{"small planar_lanes 1", BuildSim, planarLanes(smallConfig(), 1)}, {"small planar_lanes 2", BuildSim, planarLanes(smallConfig(), 2)}} {
+		{"small planar_lanes 1", BuildSim, planarLanes(smallConfig(), 1)}, {"small planar_lanes 2", BuildSim, planarLanes(smallConfig(), 2)},
+		{"rings, gating and networks sim planar_lanes 2", BuildSim, planarLanes(optionsConfig(), 2)}} {
 		t.Run(tc.name, func(t *testing.T) { emittest.Lint(t, mustBuild(t, tc.build, tc.c)) })
 	}
 }

@@ -217,6 +217,9 @@ func (cb *ctl) completion() {
 	done := m.Reg("done_r", hdl.Bool, 0)
 	end, again := finish, hdl.U(1, 0) // the task ends; another pass begins
 	if cb.G > 1 {
+		// An address is complete once the last pass has written it: a
+		// consumer's progress counts only those writes.
+		m.Output("last_pass", hdl.Bool).Set(cb.running.And(cb.lastPass))
 		end, again = finish.And(cb.lastPass), finish.And(cb.lastPass.Not())
 		pw := cb.pass.Width()
 		cb.pass.SetNext(hdl.Mux(idle, hdl.U(pw, 0), cb.pass.Add(cb.one).Trunc(pw)))

@@ -48,6 +48,7 @@
 //	busy            out  1          a task is being checked or run
 //	done            out  1          one-cycle pulse: the task finished (registered; never combinational from t_valid)
 //	err_code        out  4          the last task's ErrCode (0: none), valid from its done pulse to the next task's
+//	last_pass       out  1          with passes only (post_lanes < lanes): the task runs its last pass
 //	error           out  1          err_code != 0
 //	plr_valid       out  1          state-buffer read request
 //	plr_addr        out  aw
