@@ -32,7 +32,9 @@
 // with the same task, which clears the walker, the reader and the
 // writer; done comes after the last pass. A task thus makes G times the
 // reads and writes of the formulas below (the same addresses) and takes
-// G·(n − 1) + 1 cycles for a single pass's n (Config.Cycles).
+// G·(n − 1) + 1 cycles for a single pass's n (Config.Cycles). The
+// last_pass output marks the last pass, whose writes complete their
+// addresses (the NPU's partial-output gating counts only those).
 //
 // # Ports
 //
