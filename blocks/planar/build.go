@@ -89,6 +89,7 @@ type ctl struct {
 	stw                                            int
 	idle, checking, running, accept                *hdl.Expr
 	q                                              map[string]*hdl.Signal
+	tMask                                          *hdl.Signal // the mask input (the first pass is chosen from it)
 	op                                             *hdl.Signal
 	isNop, isAct, isWB, isElt, isPool, isRed, isLP *hdl.Expr
 	isLT, lutOn                                    *hdl.Expr // with the table: loadtable, and the lut flag of an operation with a post-processor
@@ -99,10 +100,11 @@ type ctl struct {
 	walkOp                                         *hdl.Expr // the plane walker runs: pooling or isRow
 
 	// passes (passes.go): U post units, G = L/U passes
-	U, G     int
-	pass     *hdl.Signal // the pass (G > 1)
-	lastPass *hdl.Expr   // the last pass, or a nop (G > 1)
-	gmask    *hdl.Expr   // the pass's mask: the task's, restricted to the pass's partitions
+	U, G                int
+	pass                *hdl.Signal // the pass (G > 1)
+	lastPass            *hdl.Expr   // the last pass, or a nop (G > 1)
+	firstPass, nextPass *hdl.Expr   // the task's first pass (from t_mask), the pass after this one
+	gmask               *hdl.Expr   // the pass's mask: the task's, restricted to the pass's partitions
 
 	// counts and checks
 	n                *hdl.Signal // H·W
@@ -172,6 +174,9 @@ func (cb *ctl) taskPort() {
 	for _, f := range c.Fields() {
 		ft := fieldType(f)
 		in := m.Input("t_"+f.Name, ft)
+		if f.Name == "mask" {
+			cb.tMask = in
+		}
 		r := m.Reg("q_"+f.Name, ft, 0)
 		r.SetNext(in)
 		r.SetEnable(cb.accept)
@@ -221,8 +226,7 @@ func (cb *ctl) completion() {
 		// consumer's progress counts only those writes.
 		m.Output("last_pass", hdl.Bool).Set(cb.running.And(cb.lastPass))
 		end, again = finish.And(cb.lastPass), finish.And(cb.lastPass.Not())
-		pw := cb.pass.Width()
-		cb.pass.SetNext(hdl.Mux(idle, hdl.U(pw, 0), cb.pass.Add(cb.one).Trunc(pw)))
+		cb.pass.SetNext(hdl.Mux(idle, cb.firstPass, cb.nextPass))
 		cb.pass.SetEnable(accept.Or(again))
 	}
 	if c.checkStages() == 0 {

@@ -31,6 +31,16 @@ func lanesSuite(c Config, seed uint64, n int) []namedTask {
 	if c.StateDepth >= smallConfig().StateDepth {
 		ts = append(allTables(), ts...)
 	}
+	if c.StateDepth >= smallConfig().StateDepth {
+		// Masks that leave groups of partitions out: only their groups
+		// get a pass (a later group alone, the first and the last).
+		top := uint64(1) << uint(c.Lanes-1)
+		ts = append(ts,
+			namedTask{"act, the last psum partition alone", isaplanar.Task{Op: isaplanar.OpAct, Mask: 1 << uint(c.PsumLanes-1), Src: 3, Dst: 200, H: 3, W: 4, Scale: 5, Shift: 2}},
+			namedTask{"max pool, the first and the last partition", isaplanar.Task{Op: isaplanar.OpPool, Fn: isaplanar.FnPoolMax, Mask: 1 | top, Src: 10, Dst: 210, H: 4, W: 6, KH: 2, KW: 2, Stride: 2, Scale: 1}},
+			namedTask{"loadparams, the last partition", isaplanar.Task{Op: isaplanar.OpLoadParams, Mask: top, Src: 50}},
+			namedTask{"eltwise add, the last partition", isaplanar.Task{Op: isaplanar.OpEltwise, Fn: isaplanar.FnAdd, Mask: top, Src: 20, Src2: 40, Dst: 220, H: 2, W: 5, Scale: 1}})
+	}
 	if c.LUT && c.StateDepth >= smallConfig().StateDepth {
 		ts = append(ts, lutTasks(c)...)
 	}
@@ -51,8 +61,9 @@ func TestPostLanes(t *testing.T) {
 	}
 }
 
-// The passes' cycle formula: G·(n − 1) + 1 for a single pass of n, a
-// nop and a bad task as with one pass.
+// The passes' cycle formula: G·(n − 1) + 1 for a single pass of n, G
+// the groups of partitions the mask names; a nop and a bad task as with
+// one pass.
 func TestPostLanesCycles(t *testing.T) {
 	one, two := lutConfig(), withUnits(lutConfig(), 2)
 	tasks := []isaplanar.Task{
@@ -60,13 +71,15 @@ func TestPostLanesCycles(t *testing.T) {
 		{Op: isaplanar.OpAct, Mask: 7, Src: 0, Dst: 128, H: 3, W: 5, Scale: 1},
 		{Op: isaplanar.OpPool, Fn: isaplanar.FnPoolMax, Mask: 15, Src: 0, Dst: 128, H: 6, W: 6, KH: 2, KW: 2, Stride: 2, Scale: 1},
 		{Op: isaplanar.OpLoadTable, Mask: 15, Src: 0},
-		{Op: isaplanar.OpAct, Mask: 1 << 5, H: 1, W: 1}, // a bad mask
+		{Op: isaplanar.OpAct, Mask: 2, Src: 0, Dst: 128, H: 3, W: 5, Scale: 1},    // one group: one pass
+		{Op: isaplanar.OpReduce, Mask: 8, Src: 0, Dst: 128, H: 3, W: 5, Scale: 1}, // the last group alone
+		{Op: isaplanar.OpAct, Mask: 1 << 5, H: 1, W: 1},                           // a bad mask
 	}
 	var got, want []int
 	for _, tk := range tasks {
 		n := one.Cycles(tk)
 		w := 2*(n-1) + 1
-		if tk.Op == isaplanar.OpNop || tk.Validate(one.Sizes) != nil {
+		if tk.Op == isaplanar.OpNop || tk.Validate(one.Sizes) != nil || tk.Mask&3 == 0 || tk.Mask&12 == 0 {
 			w = n
 		}
 		got, want = append(got, two.Cycles(tk)), append(want, w)

@@ -210,7 +210,7 @@ func taskPasses(c Config, t isaplanar.Task) int {
 	if t.Op == isaplanar.OpNop {
 		return 1
 	}
-	return c.Passes()
+	return c.PassesOf(t.Mask)
 }
 
 func TestActivationAndWriteBack(t *testing.T) {

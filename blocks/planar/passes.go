@@ -8,7 +8,8 @@ import (
 )
 
 // Passes: with U = post_lanes post units for L partitions (U < L, a
-// divisor), a task runs in G = L/U passes. Pass g reads every vector of
+// divisor), a task runs in up to G = L/U passes, one for each group of
+// U partitions its mask names, in increasing order. Pass g reads every vector of
 // the task as a single pass would, and lane u works on partition
 // g·U + u: its input is that partition's element (state or psum), its
 // result that partition's element of the write, whose mask is the
@@ -49,7 +50,38 @@ func (cb *ctl) passInit() {
 	gm := cb.m.Wire("pass_mask", hdl.UInt(cb.L))
 	gm.Set(mask.And(hdl.Pick(cb.pass, groups, groups[0])))
 	cb.gmask = &gm.Expr
-	cb.lastPass = cb.pass.Eq(hdl.U(pw, uint64(cb.G-1))).Or(cb.isNop)
+	// Only the groups the mask names get a pass: the first from the
+	// mask being accepted, the next from the task register's.
+	cb.firstPass = lowestGroup(cb.groupsNamed(cb.tMask), pw)
+	later := cb.groupsNamed(mask)
+	for g := range later {
+		later[g] = later[g].And(cb.pass.Lt(hdl.U(pw, uint64(g))))
+	}
+	cb.nextPass = lowestGroup(later, pw)
+	more := later[0]
+	for _, l := range later[1:] {
+		more = more.Or(l)
+	}
+	cb.lastPass = more.Not().Or(cb.isNop)
+}
+
+// groupsNamed is, for each pass g, whether mask names one of its
+// partitions g·U … g·U+U−1.
+func (cb *ctl) groupsNamed(mask *hdl.Signal) []*hdl.Expr {
+	named := make([]*hdl.Expr, cb.G)
+	for g := range cb.G {
+		named[g] = mask.Slice(g*cb.U+cb.U-1, g*cb.U).OrR()
+	}
+	return named
+}
+
+// lowestGroup is the lowest g with named[g] (0 when none), pw bits.
+func lowestGroup(named []*hdl.Expr, pw int) *hdl.Expr {
+	r := hdl.U(pw, 0)
+	for g := len(named) - 1; g >= 0; g-- {
+		r = hdl.Mux(named[g], hdl.U(pw, uint64(g)), r)
+	}
+	return r
 }
 
 // passIs says the pass is g.

@@ -34,7 +34,7 @@ func (s Sizes) Units() int {
 	return s.PostLanes
 }
 
-// Passes is the number of passes a task makes over its plane, L/U: each
+// Passes is the most passes a task makes over its plane, L/U: each
 // pass reads the plane's vectors and works on U of their partitions.
 func (s Sizes) Passes() int {
 	u := s.Units()
@@ -163,3 +163,19 @@ func (s Sizes) TableRows() int { return ceilDiv(s.TableEntries(), s.Lanes) }
 func (s Sizes) TableLanes() int { return min(s.Lanes, s.TableEntries()) }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// PassesOf is the number of passes of a task with this mask: one for
+// each group of U partitions (g·U … g·U+U−1) it names, at least one.
+func (s Sizes) PassesOf(mask uint64) int {
+	g, u := s.Passes(), s.Units()
+	if g == 1 {
+		return 1
+	}
+	n := 0
+	for i := range g {
+		if lo := i * u; lo < MaskLanes && (mask>>uint(lo))&(1<<uint(min(u, MaskLanes-lo))-1) != 0 {
+			n++
+		}
+	}
+	return max(n, 1)
+}
