@@ -21,7 +21,8 @@
 //
 // With post_lanes U below L (a divisor; 0 means L) the engine has U
 // lanes (post units) for its L partitions, and every task but a nop runs
-// in G = L/U passes: pass g reads every vector a single pass reads and
+// in up to G = L/U passes, one for each group of U partitions its mask
+// names, in increasing order: pass g reads every vector a single pass reads and
 // lane u works on partition g·U+u, whose element it takes from the read
 // data; the write mask is the task's restricted to the pass's
 // partitions, each partition's write data its lane's result. The
@@ -30,9 +31,10 @@
 // table (one array of U write and U read ports; pass g writes entries
 // row·L + g·U + u). Between passes the controller returns to its checks
 // with the same task, which clears the walker, the reader and the
-// writer; done comes after the last pass. A task thus makes G times the
-// reads and writes of the formulas below (the same addresses) and takes
-// G·(n − 1) + 1 cycles for a single pass's n (Config.Cycles). The
+// writer; done comes after the last pass. A task of G passes
+// (Sizes.PassesOf) thus makes G times the reads and writes of the
+// formulas below (the same addresses) and takes G·(n − 1) + 1 cycles for
+// a single pass's n (Config.Cycles). The
 // last_pass output marks the last pass, whose writes complete their
 // addresses (the NPU's partial-output gating counts only those).
 //
