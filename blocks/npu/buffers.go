@@ -42,7 +42,7 @@ func (b *top) stateClients() {
 	if c.PartialGating { // one engine (Validate)
 		prods := []*progress{
 			b.trackProducer("dma_in", b.starts[isa.DMAIn], b.dones[isa.DMAIn], &di.Out("sw_valid").Expr, &sbs[0].Out("dmaw_ready").Expr, &di.Out("sw_addr").Expr),
-			b.trackProducer("planar", b.starts[isa.Planar], b.dones[isa.Planar], &pl.Out("plw_valid").Expr, &sbs[0].Out("plw_ready").Expr, &pl.Out("plw_addr").Expr),
+			b.trackProducer("planar", b.starts[isa.Planar], b.dones[isa.Planar], planarWrites(c, pl), &sbs[0].Out("plw_ready").Expr, &pl.Out("plw_addr").Expr),
 		}
 		neGate, storeGate := b.latchGate("ne", b.starts[isa.NE]), b.latchGate("dma_out", b.starts[isa.DMAOut])
 		neHeld = func(a *hdl.Expr) *hdl.Expr { return neGate.held(a, prods) }
@@ -126,4 +126,14 @@ func (b *top) weightBuffers() {
 		wb.Connect("rd_addr", b.nes[i].Out("wb_addr"))
 		b.nes[i].Connect("wb_rdata", wb.Out("rd_data"))
 	}
+}
+
+// planarWrites is the planar engine's state writes as partial-output
+// gating counts them: with passes (planar_lanes below rows) only the
+// last pass's, after which every partition of the address is written.
+func planarWrites(c Config, pl *hdl.Instance) *hdl.Expr {
+	if c.Planar().Passes() > 1 {
+		return pl.Out("plw_valid").And(pl.Out("last_pass"))
+	}
+	return &pl.Out("plw_valid").Expr
 }

@@ -66,6 +66,12 @@ type Config struct {
 	// (sigmoid, tanh, exp as int8 → int8 tables; see planar.Config).
 	// elem_width at most 10.
 	PlanarLUT bool `json:"planar_lut"`
+	// PlanarLanes is the number of the planar engine's post units (its
+	// lanes' datapaths): 0 (one per PE row) or a divisor of rows. With
+	// fewer than rows a planar task makes rows/planar_lanes passes over
+	// its plane, each serving planar_lanes partitions (see planar.Config,
+	// "passes"): less logic, more cycles per planar task.
+	PlanarLanes int `json:"planar_lanes"`
 
 	ScaleWidth int `json:"scale_width"` // planar post-processor scale bits
 	MaxKernel  int `json:"max_kernel"`  // largest pooling window and stride (planar) and conv kernel (NE)
@@ -197,6 +203,9 @@ func (c Config) Validate() error {
 	if s.OK("elem_width") && c.PlanarLUT {
 		s.Add(c.Planar().CheckLUT("planar_lut"))
 	}
+	if s.OK("rows") {
+		s.Add(planar.CheckUnits("planar_lanes", c.PlanarLanes, c.Rows, "rows"))
+	}
 	if err := s.Err(); err != nil {
 		return err
 	}
@@ -268,7 +277,7 @@ func (c Config) Planar() planar.Config {
 	s := uint(c.SliceBits())
 	return planar.Config{Sizes: isaplanar.Sizes{Lanes: c.Rows, PsumLanes: c.Cols, ElemWidth: c.ElemWidth, ElemSigned: true,
 		AccWidth: c.AccWidth, ScaleWidth: c.ScaleWidth, StateDepth: c.StateDepth << s, PsumDepth: c.PsumDepth << s,
-		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth, LUT: c.PlanarLUT}, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline}
+		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth, LUT: c.PlanarLUT, PostLanes: c.PlanarLanes}, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline}
 }
 
 // TaskMgr is the task manager's configuration: the operand widths are
@@ -343,6 +352,9 @@ func (c Config) Name() string {
 	}
 	if c.Networks > 0 {
 		parts = append(parts, fmt.Sprintf("nw%d", c.Networks))
+	}
+	if c.Planar().Passes() > 1 {
+		parts = append(parts, fmt.Sprintf("pl%d", c.PlanarLanes))
 	}
 	return hdl.Name("npu", parts...)
 }

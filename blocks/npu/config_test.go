@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hwgen/hwgen/internal/check"
+	isaplanar "github.com/hwgen/hwgen/isa/planar"
 )
 
 func TestDefaultConfig(t *testing.T) {
@@ -70,6 +71,7 @@ func TestConfigErrors(t *testing.T) {
 		{"latency", func(c *Config) { c.ExtLatency = 0 }, []string{"ext_latency = 0", "1..16"}},
 		{"engine slots", func(c *Config) { c.EngineSlots = 9 }, []string{"engine_slots = 9", "1..8"}},
 		{"several", func(c *Config) { c.Queues, c.Window = 0, 3 }, []string{"queues = 0", "window = 3"}},
+		{"planar lanes", func(c *Config) { c.Rows, c.Cols, c.PlanarLanes = 8, 8, 16 }, []string{"planar_lanes = 16 is not allowed", "divisor of rows (8): one of [1 2 4 8], or 0 for rows"}},
 		{"planar table of 16-bit elements", func(c *Config) { c.ElemWidth = 16 }, []string{"planar_lut = true is not allowed", "elem_width must be at most 10 (it is 16)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,5 +87,32 @@ func TestConfigErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// planar_lanes reaches the planar engine and the instruction set: the
+// post units, the passes, the module names and the planar cycle counts
+// the compiler estimates with (isa.Sizes from ISA()).
+func TestPlanarLanesConfig(t *testing.T) {
+	type got struct {
+		Units, Passes, Cycles int
+		Name                  string
+	}
+	act := isaplanar.Task{Op: isaplanar.OpAct, Mask: 0xffff, Src: 0, Dst: 1024, H: 8, W: 8, Scale: 1}
+	var gots []got
+	for _, lanes := range []int{0, 16, 4, 1} {
+		c := DefaultConfig()
+		c.PlanarLanes = lanes
+		s := c.ISA().Planar
+		gots = append(gots, got{s.Units(), s.Passes(), c.Planar().Cycles(act), c.Name()})
+	}
+	want := []got{
+		{16, 1, 74, "npu_16x16_e8a32_s4096p512w1024"},
+		{16, 1, 74, "npu_16x16_e8a32_s4096p512w1024"},
+		{4, 4, 4*73 + 1, "npu_16x16_e8a32_s4096p512w1024_pl4"},
+		{1, 16, 16*73 + 1, "npu_16x16_e8a32_s4096p512w1024_pl1"},
+	}
+	if d := cmp.Diff(want, gots); d != "" {
+		t.Errorf("planar_lanes (-want +got):\n%s", d)
 	}
 }

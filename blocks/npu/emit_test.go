@@ -26,22 +26,32 @@ func TestLintNPU(t *testing.T) {
 		build func(Config) (*hdl.Module, error)
 		c     Config
 	}{{"small", BuildSim, smallConfig()}, {"default", Build, DefaultConfig()}, {"default sim", BuildSim, DefaultConfig()},
-		{"sparse sim", BuildSim, sparseConfig()}, {"rings, gating and networks sim", BuildSim, optionsConfig()}} {
+		{"sparse sim", BuildSim, sparseConfig()}, {"rings, gating and networks sim", BuildSim, optionsConfig()},
+		{"small planar_lanes 1", BuildSim, planarLanes(smallConfig(), 1)}, {"small planar_lanes 2", BuildSim, planarLanes(smallConfig(), 2)},
+		{"rings, gating and networks sim planar_lanes 2", BuildSim, planarLanes(optionsConfig(), 2)}} {
 		t.Run(tc.name, func(t *testing.T) { emittest.Lint(t, mustBuild(t, tc.build, tc.c)) })
 	}
 }
 
 // The small NPU synthesizes with Yosys: no latch, no loop, every block
-// present.
+// present; with one post unit per PE row and with 1 and 2 (planar_lanes).
 func TestSynthNPU(t *testing.T) {
-	c := smallConfig()
-	c.StateDepth, c.PsumDepth, c.WeightDepth, c.LineDepth = 16, 16, 8, 8
-	stat := emittest.Synth(t, mustBuild(t, Build, c))
-	for _, mod := range []string{"npu_ne", "npu_dma_in", "npu_dma_out", "planar", "taskmgr", "state_buffer", "psum_buffer"} {
-		if !strings.Contains(stat, mod) {
-			t.Errorf("no %s module in the synthesis report", mod)
+	for _, lanes := range []int{0, 1, 2} {
+		c := planarLanes(smallConfig(), lanes)
+		c.StateDepth, c.PsumDepth, c.WeightDepth, c.LineDepth = 16, 16, 8, 8
+		stat := emittest.Synth(t, mustBuild(t, Build, c))
+		for _, mod := range []string{"npu_ne", "npu_dma_in", "npu_dma_out", "planar", "taskmgr", "state_buffer", "psum_buffer"} {
+			if !strings.Contains(stat, mod) {
+				t.Errorf("planar_lanes %d: no %s module in the synthesis report", lanes, mod)
+			}
 		}
 	}
+}
+
+// planarLanes is c with n planar post units.
+func planarLanes(c Config, n int) Config {
+	c.PlanarLanes = n
+	return c
 }
 
 // The small NPU with the sparse engine, descriptor rings,

@@ -10,9 +10,9 @@ import (
 // Name is the engine's module name for cfg: every parameter that changes
 // the hardware is in it.
 func Name(c Config) string {
-	return resetTag(deepTag(lutTag(hdl.Name("planar", fmt.Sprintf("%dx%d", c.Lanes, c.PsumLanes), c.ElemType(), hdl.SInt(c.AccWidth),
+	return unitsTag(resetTag(deepTag(lutTag(hdl.Name("planar", fmt.Sprintf("%dx%d", c.Lanes, c.PsumLanes), c.ElemType(), hdl.SInt(c.AccWidth),
 		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("p%d", c.PsumDepth),
-		fmt.Sprintf("k%d", c.MaxKernel), fmt.Sprintf("l%d", c.LineDepth)), c), c), c.NoDatapathReset)
+		fmt.Sprintf("k%d", c.MaxKernel), fmt.Sprintf("l%d", c.LineDepth)), c), c), c.NoDatapathReset), c)
 }
 
 // deepTag marks the module name of a variant with deep_pipeline.
@@ -57,6 +57,7 @@ func build(c Config) *hdl.Module {
 	// The parts in the order they create signals (the Verilog declares
 	// them in that order).
 	cb.taskPort()
+	cb.passInit()
 	cb.counts()
 	cb.checks()
 	cb.outputSide()
@@ -88,6 +89,7 @@ type ctl struct {
 	stw                                            int
 	idle, checking, running, accept                *hdl.Expr
 	q                                              map[string]*hdl.Signal
+	tMask                                          *hdl.Signal // the mask input (the first pass is chosen from it)
 	op                                             *hdl.Signal
 	isNop, isAct, isWB, isElt, isPool, isRed, isLP *hdl.Expr
 	isLT, lutOn                                    *hdl.Expr // with the table: loadtable, and the lut flag of an operation with a post-processor
@@ -96,6 +98,13 @@ type ctl struct {
 	bcast                                          *hdl.Expr // Task.broadcasts: src2 read once, first
 	isRow                                          *hdl.Expr // a reduction across rows
 	walkOp                                         *hdl.Expr // the plane walker runs: pooling or isRow
+
+	// passes (passes.go): U post units, G = L/U passes
+	U, G                int
+	pass                *hdl.Signal // the pass (G > 1)
+	lastPass            *hdl.Expr   // the last pass, or a nop (G > 1)
+	firstPass, nextPass *hdl.Expr   // the task's first pass (from t_mask), the pass after this one
+	gmask               *hdl.Expr   // the pass's mask: the task's, restricted to the pass's partitions
 
 	// counts and checks
 	n                *hdl.Signal // H·W
@@ -165,6 +174,9 @@ func (cb *ctl) taskPort() {
 	for _, f := range c.Fields() {
 		ft := fieldType(f)
 		in := m.Input("t_"+f.Name, ft)
+		if f.Name == "mask" {
+			cb.tMask = in
+		}
 		r := m.Reg("q_"+f.Name, ft, 0)
 		r.SetNext(in)
 		r.SetEnable(cb.accept)
@@ -200,54 +212,73 @@ func (cb *ctl) outputSide() {
 	cb.adv = cb.m.Wire("adv", hdl.Bool)
 }
 
-// completion sequences the states and gives the done pulse.
+// completion sequences the states and gives the done pulse. With
+// passes, the end of a pass but the last goes back to the checks (PRE
+// with deep_pipeline), which clear the counters for the next pass.
 func (cb *ctl) completion() {
 	c, m, stw := cb.c, cb.m, cb.stw
 	st, idle, checking, accept := cb.st, cb.idle, cb.checking, cb.accept
 	finish := cb.running.And(cb.consDone).And(cb.wk.Eq(cb.nOutR))
 	done := m.Reg("done_r", hdl.Bool, 0)
+	end, again := finish, hdl.U(1, 0) // the task ends; another pass begins
+	if cb.G > 1 {
+		// An address is complete once the last pass has written it: a
+		// consumer's progress counts only those writes.
+		m.Output("last_pass", hdl.Bool).Set(cb.running.And(cb.lastPass))
+		end, again = finish.And(cb.lastPass), finish.And(cb.lastPass.Not())
+		cb.pass.SetNext(hdl.Mux(idle, cb.firstPass, cb.nextPass))
+		cb.pass.SetEnable(accept.Or(again))
+	}
 	if c.checkStages() == 0 {
-		st.SetNext(hdl.Mux(idle, hdl.U(2, stCheck), hdl.Mux(checking.And(cb.chkBad.Not()), hdl.U(2, stRun), hdl.U(2, stIdle))))
+		next := hdl.Mux(checking.And(cb.chkBad.Not()), hdl.U(2, stRun), hdl.U(2, stIdle))
+		if cb.G > 1 {
+			next = hdl.Mux(checking.And(cb.chkBad.Not()), hdl.U(2, stRun), hdl.Mux(again, hdl.U(2, stCheck), hdl.U(2, stIdle)))
+		}
+		st.SetNext(hdl.Mux(idle, hdl.U(2, stCheck), next))
 		st.SetEnable(accept.Or(checking).Or(finish))
-		done.SetNext(checking.And(cb.chkBad).Or(finish))
+		done.SetNext(checking.And(cb.chkBad).Or(end))
 	} else {
 		// PRE, CHECK (into err_code_r), then JUDGE on the registered code.
 		pre, judge, errBad := cb.stIs(stPre), cb.stIs(stJudge), cb.errCode.OrR()
+		last := hdl.U(stw, stIdle)
+		if cb.G > 1 {
+			last = hdl.Mux(again, hdl.U(stw, stPre), hdl.U(stw, stIdle))
+		}
 		st.SetNext(hdl.Mux(idle, hdl.U(stw, stPre), hdl.Mux(pre, hdl.U(stw, stCheck), hdl.Mux(checking, hdl.U(stw, stJudge),
-			hdl.Mux(judge.And(errBad.Not()), hdl.U(stw, stRun), hdl.U(stw, stIdle))))))
+			hdl.Mux(judge.And(errBad.Not()), hdl.U(stw, stRun), last)))))
 		st.SetEnable(accept.Or(pre).Or(checking).Or(judge).Or(finish))
-		done.SetNext(judge.And(errBad).Or(finish))
+		done.SetNext(judge.And(errBad).Or(end))
 	}
 	m.Output("done", hdl.Bool).Set(done)
 }
 
-// lanes places the lanes and their line buffers and drives them.
+// lanes places the lanes (one per post unit) and their line buffers
+// and drives them. With passes, lane u takes partition g·U+u's element
+// in pass g and drives that partition's write data.
 func (cb *ctl) lanes() {
 	c, m, q := cb.c, cb.m, cb.q
-	L, C, E, cw, dw, lbw := cb.L, cb.C, cb.E, cb.cw, cb.dw, cb.lbw
+	U, E, cw, dw, lbw := cb.U, cb.E, cb.cw, cb.dw, cb.lbw
 	isWB, isRed, isElt, isAct, isPool, isRow := cb.isWB, cb.isRed, cb.isElt, cb.isAct, cb.isPool, cb.isRow
 	fire, two, bcast, ck, adv, lbWe := cb.fire, cb.two, cb.bcast, cb.ck, cb.adv, cb.lbWe
 	mask, W := q["mask"], q["w"]
 	isWBn := isWB.Not()
 	xSel := hdl.Mux(isPool, hdl.U(2, 3), hdl.Mux(isRed, hdl.U(2, 2), hdl.Mux(isElt, hdl.U(2, 1), hdl.U(2, 0))))
 	lm, lbm := lane(c), lineBuffer(c)
+	rs, rp := cb.laneInputs()
 	var insts []*hdl.Instance
-	for p := range L {
+	for p := range U {
 		ln := m.Instance(fmt.Sprintf("lane_%d", p), lm)
 		insts = append(insts, ln)
-		rs := m.Input(fmt.Sprintf("plr_rdata_%d", p), hdl.UInt(E))
-		ln.Connect("rs", rs)
-		if p < C {
-			ln.Connect("rp", m.Input(fmt.Sprintf("rd_data_%d", p), hdl.SInt(c.AccWidth)))
-		} else {
-			ln.Connect("rp", hdl.S(c.AccWidth, 0))
-		}
+		ln.Connect("rs", rs(p))
+		ln.Connect("rp", rp(p))
 		ln.Connect("in_psum", cb.psumOp).Connect("f_we", cb.fWe).Connect("f_ri", cb.fri)
 		ln.Connect("elt_hold", fire.And(two.And(cb.phase.Not()).Or(bcast.And(ck.OrR().Not())))).Connect("fn", q["fn"]).
 			Connect("elt_scalar", q["scalar_operand"]).Connect("elt_bcast", bcast).Connect("scalar", q["scalar"])
 		ln.Connect("red_en", fire.And(isRed).And(isRow.Not())).Connect("red_first", ck.Eq(hdl.U(cw, 0))).Connect("red_max", q["fn"].Bit(0)).
 			Connect("red_rows", isRow)
-		ln.Connect("lp_en", fire.And(cb.isLP).And(mask.Bit(p)))
+		if cb.G == 1 {
+			ln.Connect("lp_en", fire.And(cb.isLP).And(mask.Bit(p)))
+		}
 		ln.Connect("h_en", cb.walk.And(cb.vrow.Not())).Connect("h_fill", cb.px.Eq(hdl.U(dw+1, 0))).Connect("h_virt", cb.px.Ge(W)).
 			Connect("pad_edge", q["pad_edge"]).Connect("pad_ignore", q["pad_ignore"]).Connect("avg", q["fn"].Bit(0)).Connect("kw", cb.wKW).Connect("kh", q["kh"])
 		lb := m.Instance(fmt.Sprintf("lb_%d", p), lbm).Connect("raddr", cb.oxS2.Resize(lbw)).Connect("ren", adv).
@@ -265,11 +296,47 @@ func (cb *ctl) lanes() {
 			ln.Connect(pc.port, pc.v)
 		}
 		ln.Connect("o_we", cb.oWe).Connect("o_ri", cb.ori)
-		m.Output(fmt.Sprintf("plw_wdata_%d", p), hdl.UInt(E)).Set(ln.Out("wdata"))
+		if cb.G == 1 {
+			m.Output(fmt.Sprintf("plw_wdata_%d", p), hdl.UInt(E)).Set(ln.Out("wdata"))
+		}
+	}
+	if cb.G > 1 {
+		// Every partition of the pass's group takes its lane's result;
+		// the write mask leaves the others alone.
+		for p := range cb.L {
+			m.Output(fmt.Sprintf("plw_wdata_%d", p), hdl.UInt(E)).Set(insts[p%U].Out("wdata"))
+		}
+		cb.paramRegs(insts)
 	}
 	if c.LUT {
 		cb.lutControl(insts)
 	}
+}
+
+// laneInputs gives lane p's state and psum inputs. With one pass the
+// ports are declared as the lanes are placed (lane p's own partition);
+// with passes all of them first, each lane choosing its partition of the
+// pass.
+func (cb *ctl) laneInputs() (rs, rp func(p int) hdl.Value) {
+	c, m, C, E := cb.c, cb.m, cb.C, cb.E
+	psumIn := func(p int) hdl.Value {
+		if p < C {
+			return m.Input(fmt.Sprintf("rd_data_%d", p), hdl.SInt(c.AccWidth))
+		}
+		return hdl.S(c.AccWidth, 0)
+	}
+	stateIn := func(p int) hdl.Value { return m.Input(fmt.Sprintf("plr_rdata_%d", p), hdl.UInt(E)) }
+	if cb.G == 1 {
+		return stateIn, psumIn
+	}
+	st, ps := make([]hdl.Value, cb.L), make([]hdl.Value, cb.L)
+	for p := range cb.L {
+		st[p] = stateIn(p)
+	}
+	for p := range cb.L {
+		ps[p] = psumIn(p)
+	}
+	return func(p int) hdl.Value { return cb.byPass(p, st) }, func(p int) hdl.Value { return cb.byPass(p, ps) }
 }
 
 // fnIn is fn ∈ codes: the decode of a function attribute (such as

@@ -6,8 +6,18 @@ import isaplanar "github.com/hwgen/hwgen/isa/planar"
 // (t_valid and t_ready) to the cycle of its done pulse when neither
 // buffer stalls the engine and the task passes the hardware checks (a
 // task that fails them takes 2). Contention only adds cycles. See the
-// package documentation for the formulas.
-func (c Config) Cycles(t isaplanar.Task) int { return c.checkStages() + c.cycles(t) }
+// package documentation for the formulas. With passes (post_lanes below
+// lanes) a task but a nop or a bad one runs its single-pass schedule once
+// for each group of post_lanes partitions its mask names (PassesOf), each
+// pass beginning in the cycle the last one ends: G·(n − 1) + 1 for G
+// passes of n.
+func (c Config) Cycles(t isaplanar.Task) int {
+	n := c.checkStages() + c.cycles(t)
+	if g := c.PassesOf(t.Mask); g > 1 && t.Op != isaplanar.OpNop && t.Validate(c.Sizes) == nil {
+		return g*(n-1) + 1
+	}
+	return n
+}
 
 // valueStages is the extra registers on a value's way from X to the
 // output FIFO (deep_pipeline's, and the lut stage of t).

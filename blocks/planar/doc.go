@@ -17,6 +17,27 @@
 // memory traffic is vector requests with the task's mask, so every lane
 // reads and writes its own partition in the same cycle.
 //
+// # Post units and passes
+//
+// With post_lanes U below L (a divisor; 0 means L) the engine has U
+// lanes (post units) for its L partitions, and every task but a nop runs
+// in up to G = L/U passes, one for each group of U partitions its mask
+// names, in increasing order: pass g reads every vector a single pass reads and
+// lane u works on partition g·U+u, whose element it takes from the read
+// data; the write mask is the task's restricted to the pass's
+// partitions, each partition's write data its lane's result. The
+// controller keeps what lives per partition across passes: the
+// loadparams parameters (one register per partition) and the lookup
+// table (one array of U write and U read ports; pass g writes entries
+// row·L + g·U + u). Between passes the controller returns to its checks
+// with the same task, which clears the walker, the reader and the
+// writer; done comes after the last pass. A task of G passes
+// (Sizes.PassesOf) thus makes G times the reads and writes of the
+// formulas below (the same addresses) and takes G·(n − 1) + 1 cycles for
+// a single pass's n (Config.Cycles). The
+// last_pass output marks the last pass, whose writes complete their
+// addresses (the NPU's partial-output gating counts only those).
+//
 // # Ports
 //
 // The memory ports are the planar clients of blocks/sram, name for name
@@ -31,6 +52,7 @@
 //	busy            out  1          a task is being checked or run
 //	done            out  1          one-cycle pulse: the task finished (registered; never combinational from t_valid)
 //	err_code        out  4          the last task's ErrCode (0: none), valid from its done pulse to the next task's
+//	last_pass       out  1          with passes only (post_lanes < lanes): the task runs its last pass
 //	error           out  1          err_code != 0
 //	plr_valid       out  1          state-buffer read request
 //	plr_addr        out  aw

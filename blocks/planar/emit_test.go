@@ -51,7 +51,10 @@ func TestLint(t *testing.T) {
 	deepLUT := deep(withLUT(unsignedConfig()))
 	deepLUT.NoDatapathReset = true
 	for _, c := range []Config{smallConfig(), unsignedConfig(), one, wide, noReset, wideColumnConfig(), DefaultConfig(), deepOne, deepWide,
-		lutThree, lutWide, lutOne, deepLUT} {
+		lutThree, lutWide, lutOne, deepLUT,
+		// fewer post units than lanes: 1 and 2 of 4, 1 of 3 (a table
+		// row past the end), 2 of 8 with more lanes than entries
+		withUnits(lutConfig(), 1), withUnits(lutConfig(), 2), withUnits(deep(noReset), 2), withUnits(lutThree, 1), withUnits(lutWide, 2)} {
 		t.Run(Name(c), func(t *testing.T) {
 			dir, d, files := emitDir(t, c)
 			if err := toolchain.Lint(dir, d.Top.Name, files); err != nil {
@@ -68,12 +71,17 @@ func TestLint(t *testing.T) {
 }
 
 // A small configuration synthesizes with Yosys without a latch, a
-// combinational loop or a driver conflict.
+// combinational loop or a driver conflict; with fewer post units than
+// lanes too (1 of 2, 2 of 4, 1 of 4 with deep_pipeline).
 func TestSynth(t *testing.T) {
 	tooltest.Need(t, "yosys")
-	for _, v := range []struct{ noReset, deep, lut bool }{{false, false, false}, {true, false, false}, {false, true, false}, {false, false, true}} {
-		c := Config{Sizes: isaplanar.Sizes{Lanes: 2, PsumLanes: 2, ElemWidth: 4, ElemSigned: true, AccWidth: 8, ScaleWidth: 4,
-			StateDepth: 16, PsumDepth: 8, MaxKernel: 3, LineDepth: 4, LUT: v.lut}, NoDatapathReset: v.noReset, DeepPipeline: v.deep}
+	for _, v := range []struct {
+		noReset, deep, lut bool
+		units, lanes       int
+	}{{false, false, false, 0, 2}, {true, false, false, 0, 2}, {false, true, false, 0, 2}, {false, false, true, 0, 2},
+		{false, false, true, 1, 2}, {false, false, true, 2, 4}, {false, true, false, 1, 4}} {
+		c := Config{Sizes: isaplanar.Sizes{Lanes: v.lanes, PsumLanes: 2, ElemWidth: 4, ElemSigned: true, AccWidth: 8, ScaleWidth: 4,
+			StateDepth: 16, PsumDepth: 8, MaxKernel: 3, LineDepth: 4, LUT: v.lut, PostLanes: v.units}, NoDatapathReset: v.noReset, DeepPipeline: v.deep}
 		dir, _, files := emitDir(t, c)
 		stat, err := toolchain.Synth(dir, Name(c), files)
 		if err != nil {

@@ -328,7 +328,7 @@ func (b *bench) runFields(t isaplanar.Task, fields []isaplanar.Field) taskRun {
 		b.step()
 	}
 	b.dr.Poke("t_valid", 0)
-	limit := b.cyc + 64 + 40*(t.Reads(b.cfg.Sizes)+t.Writes()+expectSteps(t))
+	limit := b.cyc + b.cfg.Passes()*(64+40*(t.Reads(b.cfg.Sizes)+t.Writes()+expectSteps(t)))
 	for {
 		b.drive()
 		if b.dr.Peek("plr_go") == 1 {

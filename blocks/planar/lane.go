@@ -17,8 +17,12 @@ func laneName(c Config) string {
 	if c.ElemSigned {
 		sign = "s"
 	}
-	return resetTag(deepTag(lutTag(hdl.Name("planar_lane", fmt.Sprintf("%s%d", sign, c.ElemWidth), fmt.Sprintf("a%d", c.AccWidth),
+	name := resetTag(deepTag(lutTag(hdl.Name("planar_lane", fmt.Sprintf("%s%d", sign, c.ElemWidth), fmt.Sprintf("a%d", c.AccWidth),
 		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("k%d", c.MaxKernel)), c), c), c.NoDatapathReset)
+	if c.Passes() > 1 {
+		return name + "_xp" // the parameters are the controller's (per partition)
+	}
+	return name
 }
 
 // lane is one partition's datapath; the controller drives every select
@@ -96,6 +100,7 @@ type lanePorts struct {
 	post                                                              postUnitCtl
 	postOn, oWe, oRi                                                  *hdl.Signal
 	lutOn, lutQ                                                       *hdl.Signal // with the table: the lut flag, the lane's entry (L)
+	lpScale, lpBias                                                   *hdl.Signal // with passes: the partition's parameters, from the controller
 }
 
 func newLaneBuilder(c Config) *laneBuilder {
@@ -136,7 +141,9 @@ func (ln *laneBuilder) ports() {
 	p.redFirst = m.Input("red_first", hdl.Bool)
 	p.redMax = m.Input("red_max", hdl.Bool)
 	p.redRows = m.Input("red_rows", hdl.Bool)
-	p.lpEn = m.Input("lp_en", hdl.Bool)
+	if c.Passes() == 1 {
+		p.lpEn = m.Input("lp_en", hdl.Bool)
+	}
 	p.hEn = m.Input("h_en", hdl.Bool)
 	p.hFill = m.Input("h_fill", hdl.Bool)
 	p.hVirt = m.Input("h_virt", hdl.Bool)
@@ -169,6 +176,10 @@ func (ln *laneBuilder) ports() {
 	if c.LUT {
 		p.lutOn = m.Input("lut_on", hdl.Bool)
 		p.lutQ = m.Input("lut_q", hdl.UInt(E))
+	}
+	if c.Passes() > 1 {
+		p.lpScale = m.Input("lp_scale", hdl.SInt(c.ScaleWidth))
+		p.lpBias = m.Input("lp_bias", hdl.SInt(A))
 	}
 }
 

@@ -43,8 +43,17 @@ func (ln *laneBuilder) eltwise() {
 }
 
 // params shifts the per-lane parameters in (S1), little-endian.
+//
+// With passes (fewer post units than partitions) the parameters are
+// the partition's, kept by the controller (paramRegs): the lane hands
+// it the element at its FIFO's head and takes the pass's pair.
 func (ln *laneBuilder) params() {
 	c, m, E, A, head := ln.c, ln.m, ln.E, ln.A, ln.head
+	if c.Passes() > 1 {
+		m.Output("head_e", hdl.UInt(E)).Set(head.Slice(E-1, 0))
+		ln.pScale, ln.pBias = &ln.p.lpScale.Expr, &ln.p.lpBias.Expr
+		return
+	}
 	nlp := c.ParamWords()
 	pr := m.Reg("params", hdl.UInt(nlp*E), 0)
 	pr.SetNext(hdl.Cat(head.Slice(E-1, 0), pr.Slice(nlp*E-1, E)))

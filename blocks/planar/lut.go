@@ -75,6 +75,9 @@ func lutStages(t isaplanar.Task) int {
 // side (constant low bits: the synthesis keeps one row decode per
 // entry); otherwise row·L + p, which a table row past 2^E skips.
 func lutTable(c Config) *hdl.Module {
+	if c.Passes() > 1 {
+		return lutTablePasses(c)
+	}
 	E, L, T := c.ElemWidth, c.Lanes, c.TableEntries()
 	m := hdl.NewModule(hdl.Name("planar_lut", fmt.Sprintf("%dx%d", T, E), fmt.Sprintf("r%d", L)))
 	we := m.Input("we", hdl.Bool)
@@ -118,8 +121,11 @@ func (cb *ctl) lutControl(lanes []*hdl.Instance) {
 	c, m := cb.c, cb.m
 	tab := m.Instance("lut", lutTable(c))
 	tab.Connect("we", cb.fire.And(cb.isLT)).Connect("row", cb.ck.Resize(rowWidth(c))).Connect("ren", cb.adv)
+	if cb.G > 1 {
+		tab.Connect("pass", cb.pass)
+	}
 	for p, ln := range lanes {
-		if p < c.TableLanes() {
+		if p < c.TableLanes() || cb.G > 1 {
 			tab.Connect(fmt.Sprintf("wdata_%d", p), ln.Out("lut_wdata"))
 		}
 		tab.Connect(fmt.Sprintf("raddr_%d", p), ln.Out("lut_idx"))
@@ -141,4 +147,33 @@ func (ln *laneBuilder) lookup() {
 	}
 	ln.m.Output("lut_idx", hdl.UInt(E)).Set(idx)
 	ln.m.Output("lut_wdata", hdl.UInt(E)).Set(ln.head.Slice(E-1, 0))
+}
+
+// lutTablePasses is the table of an engine with passes (U post units,
+// G = L/U passes): U write ports and U read ports. A loadtable's pass g
+// writes entries row·L + g·U + u from lane u (entry k still comes from
+// partition k mod L); an entry past 2^E is skipped.
+//
+//	pass       in   UInt(log2 G)   the pass
+//	(the others as lutTable's, for p < U)
+func lutTablePasses(c Config) *hdl.Module {
+	E, L, U, G, T := c.ElemWidth, c.Lanes, c.Units(), c.Passes(), c.TableEntries()
+	m := hdl.NewModule(unitsTag(hdl.Name("planar_lut", fmt.Sprintf("%dx%d", T, E), fmt.Sprintf("r%d", L)), c))
+	we := m.Input("we", hdl.Bool)
+	row := m.Input("row", hdl.UInt(rowWidth(c)))
+	pass := m.Input("pass", hdl.UInt(hdl.ClogWidth(G)))
+	ren := m.Input("ren", hdl.Bool)
+	mem := m.Memory("entries", T, hdl.UInt(E))
+	w := hdl.ClogWidth(c.TableRows()*L) + 1
+	sub := row.Resize(w).Mul(hdl.U(w, uint64(G))).Trunc(w).Add(pass.Resize(w)).Trunc(w) // the pass's U entries of the row
+	for u := range U {
+		wdata := m.Input(fmt.Sprintf("wdata_%d", u), hdl.UInt(E))
+		a := sub.Mul(hdl.U(w, uint64(U))).Trunc(w).Add(hdl.U(w, uint64(u))).Trunc(w)
+		mem.Write(a.Resize(E), wdata, we.And(a.Lt(hdl.U(w, uint64(T)))))
+	}
+	for u := range U {
+		raddr := m.Input(fmt.Sprintf("raddr_%d", u), hdl.UInt(E))
+		m.Output(fmt.Sprintf("q_%d", u), hdl.UInt(E)).Set(mem.ReadEnabled(fmt.Sprintf("q_r_%d", u), raddr, ren))
+	}
+	return m
 }

@@ -107,5 +107,5 @@ func (cb *ctl) outputFIFO() {
 	cb.wk = wk
 	m.Output("plw_valid", hdl.Bool).Set(plwValid)
 	m.Output("plw_addr", hdl.UInt(cb.aw)).Set(q["dst"].Add(wk).Trunc(cb.aw))
-	m.Output("plw_mask", hdl.UInt(cb.L)).Set(q["mask"])
+	m.Output("plw_mask", hdl.UInt(cb.L)).Set(cb.gmask)
 }

@@ -47,10 +47,14 @@ func (cb *ctl) reader() {
 	raddr := base.Add(idx)
 	m.Output("plr_valid", hdl.Bool).Set(reqValid.And(psumOp.Not()))
 	m.Output("plr_addr", hdl.UInt(aw)).Set(raddr.Trunc(aw))
-	m.Output("plr_mask", hdl.UInt(L)).Set(mask)
+	pm, rm := &mask.Expr, mask.Slice(C-1, 0)
+	if cb.G > 1 {
+		pm, rm = cb.gmask, cb.gmask.Slice(C-1, 0) // the pass's partitions
+	}
+	m.Output("plr_mask", hdl.UInt(L)).Set(pm)
 	m.Output("rd_valid", hdl.Bool).Set(reqValid.And(psumOp))
 	m.Output("rd_addr", hdl.UInt(pwid)).Set(raddr.Trunc(pwid))
-	m.Output("rd_mask", hdl.UInt(C)).Set(mask.Slice(C-1, 0))
+	m.Output("rd_mask", hdl.UInt(C)).Set(rm)
 }
 
 // inputFIFO keeps the input FIFO's pointers and write enables; the data

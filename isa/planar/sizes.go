@@ -18,6 +18,30 @@ type Sizes struct {
 	// LUT gives the engine a lookup table of 2^E entries of E bits
 	// (loadtable, and the lut post stage); E ≤ MaxLUTElemWidth.
 	LUT bool `json:"lut"`
+	// PostLanes is the number of post units (lane datapaths) that serve
+	// the L partitions: a divisor of L, 0 meaning L. With U < L post
+	// units a task runs in L/U passes over its plane, pass g serving
+	// partitions g·U … g·U+U−1 (Passes); the per-partition parameters
+	// and the table still follow the L partitions.
+	PostLanes int `json:"post_lanes"`
+}
+
+// Units is the number of post units U: PostLanes, or L when 0.
+func (s Sizes) Units() int {
+	if s.PostLanes <= 0 {
+		return s.Lanes
+	}
+	return s.PostLanes
+}
+
+// Passes is the most passes a task makes over its plane, L/U: each
+// pass reads the plane's vectors and works on U of their partitions.
+func (s Sizes) Passes() int {
+	u := s.Units()
+	if u <= 0 || s.Lanes%u != 0 {
+		return 1
+	}
+	return s.Lanes / u
 }
 
 // MaxLUTElemWidth is the widest element a table serves: 2^10 entries of
@@ -139,3 +163,19 @@ func (s Sizes) TableRows() int { return ceilDiv(s.TableEntries(), s.Lanes) }
 func (s Sizes) TableLanes() int { return min(s.Lanes, s.TableEntries()) }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// PassesOf is the number of passes of a task with this mask: one for
+// each group of U partitions (g·U … g·U+U−1) it names, at least one.
+func (s Sizes) PassesOf(mask uint64) int {
+	g, u := s.Passes(), s.Units()
+	if g == 1 {
+		return 1
+	}
+	n := 0
+	for i := range g {
+		if lo := i * u; lo < MaskLanes && (mask>>uint(lo))&(1<<uint(min(u, MaskLanes-lo))-1) != 0 {
+			n++
+		}
+	}
+	return max(n, 1)
+}
