@@ -10,7 +10,8 @@ import (
 // padNets are Pads of zeros folded into the window reading them: into a
 // Conv's padding (uneven: a larger padding and a crop), an average's
 // (the Pad's zeros in its divisor), a max pool's zero padding (golden.
-// PadZero: exported as a Pad before the MaxPool); 1-D windows as 1×k.
+// PadZero: exported as a Pad before the MaxPool); 1-D windows as 1×k;
+// a dilated Conv as the Conv of its spread-out weights.
 var windowNets = []opNet{
 	{"Pad [0,0,0,0,0,0,1,1], Conv 3x3 stride 2: uneven, a crop", func() *onnxtest.Builder {
 		return onnxtest.New(13).Input("x", 1, 2, 8, 8).Output("y").Int64("p", []int64{8}, 0, 0, 0, 0, 0, 0, 1, 1).
@@ -41,6 +42,12 @@ var windowNets = []opNet{
 			Node("max", "MaxPool", []string{"r"}, "m", onnxtest.Ints("kernel_shape", 2), onnxtest.Ints("strides", 1)).
 			Node("avg", "AveragePool", []string{"m"}, "y", onnxtest.Ints("kernel_shape", 3), onnxtest.Ints("pads", 1, 1))
 	}, []int64{1, 2, 21}, nil, []string{"conv2d0/acc", "conv2d1/acc", "pool0/max", "pool1/sum"}},
+	{"Conv 3x3 dilations [2,3] pads [2,3,2,3], group 2: spread-out weights", func() *onnxtest.Builder {
+		return onnxtest.New(13).Input("x", 1, 4, 9, 11).Output("y").
+			Float("w", []int64{4, 2, 3, 3}, wave(63, 0.5, 4, 2, 3, 3)...).
+			Node("conv", "Conv", []string{"x", "w"}, "y", onnxtest.Ints("dilations", 2, 3), onnxtest.Ints("pads", 2, 3, 2, 3),
+				onnxtest.Int("group", 2))
+	}, []int64{1, 4, 9, 11}, nil, []string{"conv2d0/acc"}},
 }
 
 // Nets with Pads folded and 1-D windows, exported and run on ONNX Runtime, give the

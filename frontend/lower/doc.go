@@ -28,6 +28,9 @@
 //	                                        the Clip as the clamp; group g →
 //	                                        Conv.Groups (depthwise: g = C);
 //	                                        1-D ([1,C,L]) as 1×k, H = 1 (oned.go)
+//	  dilations (dh, dw)                  → Conv2D of the weights spread out to
+//	                                        (kh−1)·dh+1 × (kw−1)·dw+1, zeros
+//	                                        between the taps (dilation.go)
 //	  uneven pads (a folded Pad's)        → Conv2D with a larger symmetric padding,
 //	                                        then a crop (as a pool's, pool_pad.go)
 //	MatMul [+ affine] [+ Relu] [+ Clip]   → GEMMPerChannel, likewise

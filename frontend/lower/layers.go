@@ -21,6 +21,9 @@ func (l *lowering) conv(n *onnx.Node) error {
 	if len(w.Shape) != 4 {
 		return fmt.Errorf("input %v and weights %v: want [1,C,H,W] and [M,C/group,kH,kW]", l.shapes[n.Inputs[0]], w.Shape)
 	}
+	if n, w, err = undilated(n, w, l.oneD(n)); err != nil {
+		return err
+	}
 	in, sx, xs, pad, win, err := l.windowInput(n, w.Shape[2], w.Shape[3])
 	if err != nil {
 		return err

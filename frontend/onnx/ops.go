@@ -84,7 +84,7 @@ var OpTable = []Op{
 		Doc: "conformance only: the host's int → float conversion at the NPU's boundary (frontend/quant)"},
 
 	{Name: "Conv", Float: true, NPU: true, Conformance: true,
-		Doc: "2-D, or 1-D ([1,C,L]: as 1×k with H = 1), dilations 1, constant weights, equal strides, pads symmetric or uneven with a symmetric cover below the window (a larger padding and a crop; a Pad of zeros before it folded in), any group (grouped and depthwise: Conv.Groups, block-diagonal weight tiles): Conv2D, int8 weights per output channel; the per-channel affine ops (bias Add, BatchNormalization, Mul/Div/Add/Sub by a constant), Relu and Clip after it folded"},
+		Doc: "2-D, or 1-D ([1,C,L]: as 1×k with H = 1), any dilations (the weights spread out, zeros between the taps), constant weights, equal strides, pads symmetric or uneven with a symmetric cover below the window (a larger padding and a crop; a Pad of zeros before it folded in), any group (grouped and depthwise: Conv.Groups, block-diagonal weight tiles): Conv2D, int8 weights per output channel; the per-channel affine ops (bias Add, BatchNormalization, Mul/Div/Add/Sub by a constant), Relu and Clip after it folded"},
 	{Name: "Gemm", Float: true, NPU: true, Conformance: true,
 		Doc: "A [1,K] (transA 0; a computed value or the graph input: an MLP) by a constant B: a GEMM per output channel, alpha folded into the weights, beta·C into the bias; the per-channel affine ops, Relu and Clip after it folded"},
 	{Name: "MatMul", Float: true, NPU: true, Conformance: true,
