@@ -26,6 +26,8 @@ type exploreCmd struct {
 	Freq   *float64 `help:"FPGA targets: the frequency (MHz) nextpnr's timing-driven placement aims at. Default 100." placeholder:"MHZ"`
 	NoPPA  bool     `name:"no-ppa" help:"Only simulate: cycles and MAC utilization, no synthesis (seconds instead of minutes)."`
 	JSON   bool     `name:"json" help:"Print the points as a JSON array with all their figures instead of the table."`
+	Model  string   `help:"Sweep a float ONNX model instead of one operation: at every point it is quantized for that NPU (calibrated on --random-calib seeded random inputs), compiled and run on the Go simulator on a seeded random input (--input-seed), checked against the reference machine bit for bit. The operation flags do not go with it." type:"existingfile" placeholder:"FILE"`
+	randomFlags
 	shardFlags
 }
 
@@ -44,6 +46,9 @@ flags are hwgen sim's; every point runs the same seeded tensors, and a conv2d
 on several engines (--set engines=2,4) is split into equal row bands.
 
   hwgen explore --op gemm --m 64 --k 64 --n 64 --set rows=4,8,16 --set cols=4,8,16 --no-ppa
+  hwgen explore --model frontend/onnx/testdata/mnist-7.onnx --set planar_lanes=1,2,4,16 --no-ppa
+  hwgen explore --model frontend/onnx/testdata/light/light_squeezenet.onnx --random-weights 1 \
+      --set planar_lanes=4,16 --set psum_read_port=false,true --no-ppa
   hwgen explore --m 16 --k 16 --n 16 --set rows=2,4 --set cols=2 \
       --set state_depth=64 --set psum_depth=64 --set weight_depth=64
 
@@ -82,6 +87,7 @@ type exploreArgs struct {
 	FreqMHz  float64           `json:"freq_mhz"`
 	NoPPA    bool              `json:"no_ppa"`
 	JSON     bool              `json:"json"`
+	Model    *exploreModel     `json:"model,omitempty"` // --model: the network swept instead of Workload
 }
 
 // explorePoint is one planned point: its configuration, and why it
@@ -98,10 +104,16 @@ func (c *exploreCmd) Run() error {
 	if err := c.shardFlags.check(); err != nil {
 		return err
 	}
-	if err := c.checkSizes(); err != nil {
-		return err
-	}
-	if err := c.checkOp(); err != nil {
+	if c.Model == "" {
+		if err := c.checkSizes(); err != nil {
+			return err
+		}
+		if err := c.checkOp(); err != nil {
+			return err
+		}
+	} else if f := c.tensorFlags.anySet(); f != "" {
+		return usagef("%s: not with --model (the model is the workload; its input is --input-seed's)", f)
+	} else if err := c.randomFlags.check(); err != nil {
 		return err
 	}
 	if c.NoPPA && c.Target != ppa.Generic {
@@ -133,11 +145,17 @@ func (c *exploreCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	w, err := c.assemble(c.Seed)
-	if err != nil {
+	var w workload.Workload
+	var model *exploreModel
+	if c.Model != "" {
+		model = &exploreModel{Path: c.Model, RandomWeights: c.RandomWeights, InputSeed: c.InputSeed, Calib: c.RandomCalib}
+		if err := model.check(base); err != nil {
+			return err
+		}
+	} else if w, err = c.assemble(c.Seed); err != nil {
 		return err
 	}
-	points, err := c.plan(sw, w)
+	points, err := c.plan(sw, w, model != nil)
 	if err != nil {
 		return err
 	}
@@ -146,8 +164,11 @@ func (c *exploreCmd) Run() error {
 			return err
 		}
 	}
-	valid := slices.IndexFunc(points, func(p explorePoint) bool { return p.w.Op != "" }) // resolved: the same workload at every point
-	args := exploreArgs{Workload: points[valid].w, Base: base, Sweep: sw, Target: c.Target, NoPPA: c.NoPPA, JSON: c.JSON}
+	args := exploreArgs{Base: base, Sweep: sw, Target: c.Target, NoPPA: c.NoPPA, JSON: c.JSON, Model: model}
+	if model == nil {
+		valid := slices.IndexFunc(points, func(p explorePoint) bool { return p.w.Op != "" }) // resolved: the same workload at every point
+		args.Workload = points[valid].w
+	}
 	if !c.NoPPA && c.Target != ppa.Generic { // elsewhere they decide nothing
 		args.Seeds, args.FreqMHz = seeds, freq
 	}
@@ -187,7 +208,7 @@ func (c *exploreCmd) Run() error {
 // validates it; a configuration the NPU rejects, or that cannot hold the
 // workload's inputs, is an invalid point. Flags that are wrong for every
 // point are usage errors.
-func (c *exploreCmd) plan(sw sweep, w workload.Workload) ([]explorePoint, error) {
+func (c *exploreCmd) plan(sw sweep, w workload.Workload, model bool) ([]explorePoint, error) {
 	var points []explorePoint
 	for _, set := range sw.points() {
 		p := explorePoint{set: set}
@@ -197,6 +218,10 @@ func (c *exploreCmd) plan(sw sweep, w workload.Workload) ([]explorePoint, error)
 		}
 		if err := p.cfg.Validate(); err != nil {
 			p.invalid = err.Error()
+			points = append(points, p)
+			continue
+		}
+		if model { // the model is lowered at each point, in runModel
 			points = append(points, p)
 			continue
 		}
@@ -223,6 +248,12 @@ func (a exploreArgs) runPoint(p explorePoint) (exploreRecord, error) {
 		fmt.Fprintf(os.Stderr, "  invalid: %s\n", p.invalid)
 		return rec, nil
 	}
+	if a.Model != nil {
+		if err := a.runModel(p.cfg, &rec); err != nil || rec.Invalid != "" {
+			return rec, err
+		}
+		return a.measurePoint(p, rec)
+	}
 	job, err := compileJob(p.cfg, p.w, p.given, multi.Options{EqualArea: true})
 	var ue usageError
 	if errors.As(err, &ue) { // this configuration cannot run the workload
@@ -247,10 +278,15 @@ func (a exploreArgs) runPoint(p explorePoint) (exploreRecord, error) {
 	rec.Cycles, rec.Ideal, rec.Utilization, rec.MACs, rec.Skipped = res.Cycles, res.Ideal, res.Utilization(), res.MACs, res.Skipped
 	fmt.Fprintf(os.Stderr, "  %d cycles, %s MAC utilization, equal to the golden model (simulated in %v)\n",
 		rec.Cycles, rec.utilization(), time.Since(t0).Round(time.Millisecond))
+	return a.measurePoint(p, rec)
+}
+
+// measurePoint adds the point's area and timing, unless --no-ppa.
+func (a exploreArgs) measurePoint(p explorePoint, rec exploreRecord) (exploreRecord, error) {
 	if a.NoPPA {
 		return rec, nil
 	}
-	t0 = time.Now()
+	t0 := time.Now()
 	r, err := a.measure(p.cfg)
 	var nf *ppa.NotFitError
 	if errors.As(err, &nf) {

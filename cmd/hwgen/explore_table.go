@@ -90,7 +90,11 @@ func (a exploreArgs) print(w io.Writer, recs []exploreRecord) error {
 		_, err = fmt.Fprintln(w, string(b))
 		return err
 	}
-	fmt.Fprintf(w, "workload  %s\n", describe(a.Workload))
+	if a.Model != nil {
+		fmt.Fprintf(w, "workload  %s\n", a.Model.describe())
+	} else {
+		fmt.Fprintf(w, "workload  %s\n", describe(a.Workload))
+	}
 	if a.NoPPA {
 		fmt.Fprintln(w, "ppa       not measured (--no-ppa)")
 	} else {
@@ -149,7 +153,11 @@ func (a exploreArgs) print(w io.Writer, recs []exploreRecord) error {
 	if len(recs) == 1 {
 		noun = "point"
 	}
-	fmt.Fprintf(w, "\n%d %s: %d ran and equal the golden model, %d invalid\n", len(recs), noun, ran, invalid)
+	judge := "the golden model"
+	if a.Model != nil {
+		judge = "the reference machine"
+	}
+	fmt.Fprintf(w, "\n%d %s: %d ran and equal %s, %d invalid\n", len(recs), noun, ran, judge, invalid)
 	return nil
 }
 

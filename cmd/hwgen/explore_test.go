@@ -228,3 +228,86 @@ func TestDocsExploreOutput(t *testing.T) {
 		t.Errorf("docs/cli.md sample (-doc +hwgen explore --no-ppa):\n%s", diff)
 	}
 }
+
+// explore --model sweeps a network: each point's cycles are hwgen run's
+// on the Go simulator for that configuration, they differ between the
+// points, and the shards merge into the whole table. The operation flags
+// do not go with it.
+func TestExploreModel(t *testing.T) {
+	args := []string{"explore", "--no-ppa", "--model", mnistModel, "--set", "planar_lanes=2,16"}
+	code, stdout, stderr := capture(t, append(args, "--json")...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var recs []exploreRecord
+	if err := json.Unmarshal([]byte(stdout), &recs); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("%d points, want 2:\n%s", len(recs), stdout)
+	}
+	for i, lanes := range []string{"2", "16"} {
+		runArgs := []string{"run", "--model", mnistModel, "--set", "planar_lanes=" + lanes, "--input-seed", "1"}
+		runArgs = append(runArgs, "--input", writeRandomInput(t, []int{1, 1, 28, 28}, 1), "--calib", writeRandomCalib(t, []int{1, 1, 28, 28}, 1, 4))
+		code, out, serr := capture(t, runArgs...)
+		if code != exitOK {
+			t.Fatalf("hwgen %s: exit %d: %s", strings.Join(runArgs, " "), code, serr)
+		}
+		var cycles int
+		line := out[strings.Index(out, "cycles "):]
+		if _, err := fmt.Sscanf(line, "cycles %d", &cycles); err != nil {
+			t.Fatalf("hwgen run printed no cycles: %v\n%s", err, out)
+		}
+		if recs[i].Cycles != cycles || recs[i].Invalid != "" {
+			t.Errorf("planar_lanes=%s: explore says %d cycles (invalid %q), hwgen run %d", lanes, recs[i].Cycles, recs[i].Invalid, cycles)
+		}
+	}
+	if recs[0].Cycles <= recs[1].Cycles {
+		t.Errorf("2 post units take %d cycles, 16 take %d: want more with fewer", recs[0].Cycles, recs[1].Cycles)
+	}
+	code, whole, stderr := capture(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	dir := t.TempDir()
+	var files []string
+	for i := range 2 {
+		f := filepath.Join(dir, fmt.Sprintf("s%d.json", i))
+		if code, _, stderr := capture(t, append(args, "--shard", fmt.Sprintf("%d/2", i), "--result", f)...); code != exitOK {
+			t.Fatalf("shard %d/2: exit %d: %s", i, code, stderr)
+		}
+		files = append(files, f)
+	}
+	code, merged, stderr := capture(t, "merge", files[0], files[1])
+	if code != exitOK {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	if diff := cmp.Diff(whole, merged); diff != "" {
+		t.Errorf("merged shards (+) differ from the whole run (-):\n%s", diff)
+	}
+	checkBad(t, []badCase{
+		{"an operation flag", []string{"explore", "--no-ppa", "--model", mnistModel, "--m", "8"}, []string{"--m", "not with --model"}},
+	})
+}
+
+// writeRandomInput writes the seeded random input hwgen run and explore
+// take without --input as a .npy file.
+func writeRandomInput(t *testing.T, shape []int, seed uint64) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), fmt.Sprintf("x%d.npy", seed))
+	if err := writeFloatNPY(p, randomInput(shape, seed)); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// writeRandomCalib writes the seeded calibration set of a random input of
+// seed: n files, joined by commas for --calib.
+func writeRandomCalib(t *testing.T, shape []int, seed uint64, n int) string {
+	t.Helper()
+	var files []string
+	for i := range n {
+		files = append(files, writeRandomInput(t, shape, seed+1+uint64(i)))
+	}
+	return strings.Join(files, ",")
+}
