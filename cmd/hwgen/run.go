@@ -54,7 +54,9 @@ NPU (the default, or --config / --set) and run. A last Conv, Gemm or MatMul
 bias, dequantized per channel; --int8-output requantizes it to int8 like the
 other layers. Prints the per-layer quantization, the float and the
 dequantized logits with their top-1 classes, the largest difference, cycles
-and MAC utilization, and the quantization quality on the run's input: the
+and MAC utilization (on a simulator also the share of the run the PE array
+had work, its utilization then, and per layer: the three that lost the most
+cycles, or with --layers each), and the quantization quality on the run's input: the
 worst layer SQNR (each lowered layer's dequantized int8 output against the
 float executor's value of the same ONNX tensor), the highest saturation
 (share of a layer's int8 values at ±127) and the logits' SQNR; --layers
@@ -275,6 +277,7 @@ func (c *runCmd) Run() error {
 		if err != nil {
 			return err
 		}
+		printLayerUse(os.Stdout, cfg.Rows, cfg.Cols, prog, res, c.Layers)
 		if tamperNPU != nil {
 			tamperNPU(res, false)
 		}

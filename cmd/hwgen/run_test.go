@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -188,5 +189,45 @@ func TestRunUsageErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// On a simulator the report splits the PE array's work by layer: the
+// share of the run it had work, its utilization then, and each layer's,
+// whose busy cycles add up to no more than the run's.
+func TestRunLayerUse(t *testing.T) {
+	code, stdout, stderr := capture(t, "run", "--model", mnistModel, "--engine", "go", "--layers")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var busy, cycles int
+	var while float64
+	i := strings.Index(stdout, "PE array  busy ")
+	if i < 0 {
+		t.Fatalf("no PE array line:\n%s", stdout)
+	}
+	var share float64
+	if _, err := fmt.Sscanf(stdout[i:], "PE array  busy %f%% of the run (%d of %d cycles); %f%%", &share, &busy, &cycles, &while); err != nil {
+		t.Fatalf("PE array line: %v\n%s", err, stdout[i:])
+	}
+	sum := 0
+	for _, layer := range []string{"conv2d0", "conv2d1", "gemm0"} {
+		j := strings.Index(stdout, "layer     "+layer+" ")
+		if j < 0 {
+			t.Fatalf("no line for %s:\n%s", layer, stdout)
+		}
+		var name string
+		var u float64
+		var b int
+		if _, err := fmt.Sscanf(stdout[j:], "layer %s %f%% MAC utilization while its NE tasks ran (%d cycles", &name, &u, &b); err != nil {
+			t.Fatalf("%s: %v\n%s", layer, err, stdout[j:])
+		}
+		if u <= 0 || u > 100 {
+			t.Errorf("%s: utilization %.1f%%", layer, u)
+		}
+		sum += b
+	}
+	if busy > cycles || sum < busy || while <= 0 || while > 100 {
+		t.Errorf("busy %d of %d cycles, layers' busy cycles sum to %d, %.1f%% while busy", busy, cycles, sum, while)
 	}
 }
