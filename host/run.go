@@ -112,10 +112,15 @@ func (r *hostRun) task(q, hwid uint64) (int, error) {
 	if int(q) >= len(r.qt) {
 		return 0, fmt.Errorf("a task of queue %d, the program uses %d queues", q, len(r.qt))
 	}
-	local := (hwid - r.base[q]) & r.mask
-	if int(local) >= len(r.qt[q]) {
-		return 0, fmt.Errorf("task %d of queue %d, the program has %d there", local, q, len(r.qt[q]))
+	// IDs wrap modulo 2^id_bits: the task is the latest pushed one with
+	// that ID (the hardware holds far fewer than 2^id_bits at a time).
+	local := int((hwid - r.base[q]) & r.mask)
+	pushed := r.nextOf[q]
+	if local >= pushed || local >= len(r.qt[q]) {
+		return 0, fmt.Errorf("task %d of queue %d, the program has pushed %d of its %d there", local, q, pushed, len(r.qt[q]))
 	}
+	period := int(r.mask) + 1
+	local += (pushed - 1 - local) / period * period
 	return r.qt[q][local], nil
 }
 
