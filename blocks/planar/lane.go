@@ -17,8 +17,8 @@ func laneName(c Config) string {
 	if c.ElemSigned {
 		sign = "s"
 	}
-	name := resetTag(deepTag(lutTag(hdl.Name("planar_lane", fmt.Sprintf("%s%d", sign, c.ElemWidth), fmt.Sprintf("a%d", c.AccWidth),
-		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("k%d", c.MaxKernel)), c), c), c.NoDatapathReset)
+	name := featureTag(resetTag(deepTag(lutTag(hdl.Name("planar_lane", fmt.Sprintf("%s%d", sign, c.ElemWidth), fmt.Sprintf("a%d", c.AccWidth),
+		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("k%d", c.MaxKernel)), c), c), c.NoDatapathReset), c)
 	if c.Passes() > 1 {
 		return name + "_xp" // the parameters are the controller's (per partition)
 	}
