@@ -10,7 +10,7 @@ import "fmt"
 type Feature struct {
 	Name  string // as the NPU's configuration field names it: planar_<Name>
 	Field string // the npu.Config JSON field that gives it back
-	Doc   string
+	Doc   string // what a task uses, for messages
 	// Uses reports whether a task needs the feature.
 	Uses func(t Task) bool
 	// Missing reports whether s leaves it out.
@@ -20,13 +20,13 @@ type Feature struct {
 // Features are the optional post features, in the order the checks
 // report them.
 var Features = []Feature{
-	{"pool_avg", "planar_pool_avg", "average pooling (fn avg of pool): the window adder trees",
+	{"pool_avg", "planar_pool_avg", "average pooling",
 		func(t Task) bool { return t.Op == OpPool && t.Fn == FnPoolAvg },
 		func(s Sizes) bool { return s.NoPoolAvg }},
-	{"eltwise_mul", "planar_eltwise_mul", "eltwise mul: each lane's element multiplier",
+	{"eltwise_mul", "planar_eltwise_mul", "eltwise mul",
 		func(t Task) bool { return t.Op == OpEltwise && t.Fn == FnMul },
 		func(s Sizes) bool { return s.NoEltwiseMul }},
-	{"postfn", "planar_postfn", "the post functions sqrt and recip of reductions: each lane's iterative unit",
+	{"postfn", "planar_postfn", "post functions (a reduction's sqrt or recip)",
 		func(t Task) bool { return t.Op == OpReduce && (t.Post == PostSqrt || t.Post == PostRecip) },
 		func(s Sizes) bool { return s.NoPostFn }},
 }
@@ -44,5 +44,5 @@ func (s Sizes) MissingFeature(t Task) *Feature {
 // FeatureError is a planar engine's refusal of a feature it lacks, in
 // one line naming it and the NPU field that gives it back.
 func FeatureError(f *Feature) error {
-	return fmt.Errorf("the planar engine has no %s (%s): set npu %s = true", f.Name, f.Doc, f.Field)
+	return fmt.Errorf("the planar engine has no %s (npu %s = false): set %s = true to build it", f.Doc, f.Field, f.Field)
 }
