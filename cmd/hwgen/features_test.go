@@ -65,3 +65,14 @@ func TestRunMissingPlanarFeature(t *testing.T) {
 		t.Errorf("with the feature: exit %d, stdout %s, stderr %s", code, stdout, stderr)
 	}
 }
+
+// mnist-7 needs none of the optional planar features nor the table:
+// the smallest NPU that runs it (4×4, one post unit, all left out)
+// gives its int32 logits bit for bit on the Go simulator.
+func TestRunMnistMinimalPlanar(t *testing.T) {
+	code, stdout, stderr := capture(t, "run", "--model", mnistModel, "--engine", "go", "--set", "rows=4", "--set", "cols=4", "--set", "planar_lanes=1",
+		"--set", "planar_lut=false", "--set", "planar_pool_avg=false", "--set", "planar_eltwise_mul=false", "--set", "planar_postfn=false")
+	if code != 0 || !strings.Contains(stdout, "PASS: the NPU's int32") || !strings.Contains(stdout, "top-1 2") {
+		t.Errorf("exit %d, stdout %s, stderr %s", code, stdout, stderr)
+	}
+}
