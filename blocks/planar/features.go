@@ -46,3 +46,13 @@ func (cb *ctl) featureBad() *hdl.Expr {
 	}
 	return bad
 }
+
+// windowWidth is a pooling window's value width: w (a sum's), or an
+// extended element without average pooling (a maximum or minimum is an
+// element), so the line buffer's word narrows too.
+func (c Config) windowWidth(w int) int {
+	if c.NoPoolAvg {
+		return c.ExtWidth()
+	}
+	return w
+}
