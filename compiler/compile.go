@@ -628,7 +628,18 @@ func (a *alloc) free(base int) { delete(a.used, base) }
 
 // task encodes an isa task and emits it with the spans the instruction
 // set declares for it.
-func (c *ctx) task(label string, t isa.Task) error { return c.em.emitTask(c.isa, label, t) }
+//
+// A planar task using a feature the engine was built without
+// (isa/planar.Features: npu planar_pool_avg, planar_eltwise_mul,
+// planar_postfn) is refused here, naming the feature and the field.
+func (c *ctx) task(label string, t isa.Task) error {
+	if pt, ok := t.(isa.PlanarTask); ok {
+		if f := c.pcfg.MissingFeature(pt.Task); f != nil {
+			return fmt.Errorf("%s: %w", label, planar.FeatureError(f))
+		}
+	}
+	return c.em.emitTask(c.isa, label, t)
+}
 
 // mustTask emits a task whose operands the compiler computed itself and
 // whose failure to encode is a compiler bug.

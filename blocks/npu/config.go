@@ -72,6 +72,15 @@ type Config struct {
 	// its plane, each serving planar_lanes partitions (see planar.Config,
 	// "passes"): less logic, more cycles per planar task.
 	PlanarLanes int `json:"planar_lanes"`
+	// PlanarPoolAvg, PlanarEltwiseMul and PlanarPostFn keep the planar
+	// engine's optional post features (isa/planar.Features): average
+	// pooling, eltwise mul, and the reductions' sqrt and recip. Left out
+	// (false) they save their logic in every post unit; a task using
+	// one is then malformed (ErrFn) and the compiler refuses a graph
+	// that needs it.
+	PlanarPoolAvg    bool `json:"planar_pool_avg"`
+	PlanarEltwiseMul bool `json:"planar_eltwise_mul"`
+	PlanarPostFn     bool `json:"planar_postfn"`
 
 	ScaleWidth int `json:"scale_width"` // planar post-processor scale bits
 	MaxKernel  int `json:"max_kernel"`  // largest pooling window and stride (planar) and conv kernel (NE)
@@ -133,6 +142,7 @@ func DefaultConfig() Config {
 		Rows: 16, Cols: 16, ElemWidth: 8, AccWidth: 32,
 		StateDepth: 4096, PsumDepth: 512, WeightDepth: 1024, ZeroSkip: true,
 		ScaleWidth: 16, MaxKernel: 8, LineDepth: 64, PlanarLUT: true,
+		PlanarPoolAvg: true, PlanarEltwiseMul: true, PlanarPostFn: true,
 		Queues: 2, QueueDepth: 16, Window: 64, MaxDeps: 4, EngineSlots: 2,
 		ExtAddrWidth: 16, ExtLatency: 4, CounterWidth: 48, Engines: 1,
 		SparseLanes: sd.Lanes, SparseEntries: sd.Entries, SparseChannels: sd.Channels, SparseIndexWidth: sd.IndexWidth,
@@ -277,7 +287,8 @@ func (c Config) Planar() planar.Config {
 	s := uint(c.SliceBits())
 	return planar.Config{Sizes: isaplanar.Sizes{Lanes: c.Rows, PsumLanes: c.Cols, ElemWidth: c.ElemWidth, ElemSigned: true,
 		AccWidth: c.AccWidth, ScaleWidth: c.ScaleWidth, StateDepth: c.StateDepth << s, PsumDepth: c.PsumDepth << s,
-		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth, LUT: c.PlanarLUT, PostLanes: c.PlanarLanes}, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline}
+		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth, LUT: c.PlanarLUT, PostLanes: c.PlanarLanes,
+		NoPoolAvg: !c.PlanarPoolAvg, NoEltwiseMul: !c.PlanarEltwiseMul, NoPostFn: !c.PlanarPostFn}, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline}
 }
 
 // TaskMgr is the task manager's configuration: the operand widths are

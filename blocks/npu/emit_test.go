@@ -28,16 +28,22 @@ func TestLintNPU(t *testing.T) {
 	}{{"small", BuildSim, smallConfig()}, {"default", Build, DefaultConfig()}, {"default sim", BuildSim, DefaultConfig()},
 		{"sparse sim", BuildSim, sparseConfig()}, {"rings, gating and networks sim", BuildSim, optionsConfig()},
 		{"small planar_lanes 1", BuildSim, planarLanes(smallConfig(), 1)}, {"small planar_lanes 2", BuildSim, planarLanes(smallConfig(), 2)},
-		{"rings, gating and networks sim planar_lanes 2", BuildSim, planarLanes(optionsConfig(), 2)}} {
+		{"rings, gating and networks sim planar_lanes 2", BuildSim, planarLanes(optionsConfig(), 2)},
+		{"small minimal planar", BuildSim, minimalPlanar(smallConfig())}, {"small minimal planar_lanes 1", Build, planarLanes(minimalPlanar(smallConfig()), 1)}} {
 		t.Run(tc.name, func(t *testing.T) { emittest.Lint(t, mustBuild(t, tc.build, tc.c)) })
 	}
 }
 
 // The small NPU synthesizes with Yosys: no latch, no loop, every block
-// present; with one post unit per PE row and with 1 and 2 (planar_lanes).
+// present; with one post unit per PE row and with 1 and 2 (planar_lanes),
+// and with the minimal planar engine (planar_lanes 1, no optional
+// feature, no table).
 func TestSynthNPU(t *testing.T) {
-	for _, lanes := range []int{0, 1, 2} {
+	for _, lanes := range []int{0, 1, 2, -1} {
 		c := planarLanes(smallConfig(), lanes)
+		if lanes < 0 {
+			lanes, c = 1, planarLanes(minimalPlanar(smallConfig()), 1)
+		}
 		c.StateDepth, c.PsumDepth, c.WeightDepth, c.LineDepth = 16, 16, 8, 8
 		stat := emittest.Synth(t, mustBuild(t, Build, c))
 		for _, mod := range []string{"npu_ne", "npu_dma_in", "npu_dma_out", "planar", "taskmgr", "state_buffer", "psum_buffer"} {
@@ -46,6 +52,13 @@ func TestSynthNPU(t *testing.T) {
 			}
 		}
 	}
+}
+
+// minimalPlanar is c with a planar engine without its optional
+// features and its lookup table.
+func minimalPlanar(c Config) Config {
+	c.PlanarLUT, c.PlanarPoolAvg, c.PlanarEltwiseMul, c.PlanarPostFn = false, false, false, false
+	return c
 }
 
 // planarLanes is c with n planar post units.

@@ -10,9 +10,9 @@ import (
 // Name is the engine's module name for cfg: every parameter that changes
 // the hardware is in it.
 func Name(c Config) string {
-	return unitsTag(resetTag(deepTag(lutTag(hdl.Name("planar", fmt.Sprintf("%dx%d", c.Lanes, c.PsumLanes), c.ElemType(), hdl.SInt(c.AccWidth),
+	return featureTag(unitsTag(resetTag(deepTag(lutTag(hdl.Name("planar", fmt.Sprintf("%dx%d", c.Lanes, c.PsumLanes), c.ElemType(), hdl.SInt(c.AccWidth),
 		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("p%d", c.PsumDepth),
-		fmt.Sprintf("k%d", c.MaxKernel), fmt.Sprintf("l%d", c.LineDepth)), c), c), c.NoDatapathReset), c)
+		fmt.Sprintf("k%d", c.MaxKernel), fmt.Sprintf("l%d", c.LineDepth)), c), c), c.NoDatapathReset), c), c)
 }
 
 // deepTag marks the module name of a variant with deep_pipeline.

@@ -128,6 +128,18 @@
 // flip-flops (30,720 by default), and one array loads L entries per
 // read where copies would need every entry broadcast to every lane.
 //
+// # Optional features
+//
+// Average pooling, eltwise mul and the reductions' sqrt and recip can be
+// left out (Config.NoPoolAvg, NoEltwiseMul, NoPostFn; the NPU's
+// planar_pool_avg, planar_eltwise_mul, planar_postfn, on by default;
+// isa/planar.Features is their table): each lane then has no window
+// adder trees (the windows only pick), no element multiplier, or no
+// sqrt/recip unit (v goes straight to the rounding), and the fn check
+// flags a task using one ErrFn, as it flags a lut task without the
+// table. Module names carry _no<initials> of the missing ones (_nopaemp
+// without all three). The full engine's Verilog is unchanged.
+//
 // # Timing and cycle counts
 //
 // A task accepted in cycle T is checked in T+1 (a bad one ends with done

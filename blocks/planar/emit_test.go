@@ -54,7 +54,9 @@ func TestLint(t *testing.T) {
 		lutThree, lutWide, lutOne, deepLUT,
 		// fewer post units than lanes: 1 and 2 of 4, 1 of 3 (a table
 		// row past the end), 2 of 8 with more lanes than entries
-		withUnits(lutConfig(), 1), withUnits(lutConfig(), 2), withUnits(deep(noReset), 2), withUnits(lutThree, 1), withUnits(lutWide, 2)} {
+		withUnits(lutConfig(), 1), withUnits(lutConfig(), 2), withUnits(deep(noReset), 2), withUnits(lutThree, 1), withUnits(lutWide, 2),
+		// the minimal engines: no optional feature, no table
+		without(one, allFeatures()...), deep(without(wide, allFeatures()...)), withUnits(without(smallConfig(), allFeatures()...), 1)} {
 		t.Run(Name(c), func(t *testing.T) {
 			dir, d, files := emitDir(t, c)
 			if err := toolchain.Lint(dir, d.Top.Name, files); err != nil {
@@ -76,12 +78,16 @@ func TestLint(t *testing.T) {
 func TestSynth(t *testing.T) {
 	tooltest.Need(t, "yosys")
 	for _, v := range []struct {
-		noReset, deep, lut bool
-		units, lanes       int
-	}{{false, false, false, 0, 2}, {true, false, false, 0, 2}, {false, true, false, 0, 2}, {false, false, true, 0, 2},
-		{false, false, true, 1, 2}, {false, false, true, 2, 4}, {false, true, false, 1, 4}} {
+		noReset, deep, lut, minimal bool
+		units, lanes                int
+	}{{false, false, false, false, 0, 2}, {true, false, false, false, 0, 2}, {false, true, false, false, 0, 2}, {false, false, true, false, 0, 2},
+		{false, false, true, false, 1, 2}, {false, false, true, false, 2, 4}, {false, true, false, false, 1, 4},
+		{false, false, false, true, 0, 2}, {false, true, false, true, 1, 2}} {
 		c := Config{Sizes: isaplanar.Sizes{Lanes: v.lanes, PsumLanes: 2, ElemWidth: 4, ElemSigned: true, AccWidth: 8, ScaleWidth: 4,
 			StateDepth: 16, PsumDepth: 8, MaxKernel: 3, LineDepth: 4, LUT: v.lut, PostLanes: v.units}, NoDatapathReset: v.noReset, DeepPipeline: v.deep}
+		if v.minimal { // no optional feature
+			c = without(c, allFeatures()...)
+		}
 		dir, _, files := emitDir(t, c)
 		stat, err := toolchain.Synth(dir, Name(c), files)
 		if err != nil {

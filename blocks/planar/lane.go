@@ -17,8 +17,8 @@ func laneName(c Config) string {
 	if c.ElemSigned {
 		sign = "s"
 	}
-	name := resetTag(deepTag(lutTag(hdl.Name("planar_lane", fmt.Sprintf("%s%d", sign, c.ElemWidth), fmt.Sprintf("a%d", c.AccWidth),
-		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("k%d", c.MaxKernel)), c), c), c.NoDatapathReset)
+	name := featureTag(resetTag(deepTag(lutTag(hdl.Name("planar_lane", fmt.Sprintf("%s%d", sign, c.ElemWidth), fmt.Sprintf("a%d", c.AccWidth),
+		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("k%d", c.MaxKernel)), c), c), c.NoDatapathReset), c)
 	if c.Passes() > 1 {
 		return name + "_xp" // the parameters are the controller's (per partition)
 	}
@@ -105,7 +105,7 @@ type lanePorts struct {
 
 func newLaneBuilder(c Config) *laneBuilder {
 	ln := &laneBuilder{c: c, m: hdl.NewModule(laneName(c)), E: c.ElemWidth, A: c.AccWidth, K: c.MaxKernel, et: c.ElemType()}
-	ln.ew, ln.iw, ln.hw, ln.pw = c.ExtWidth(), c.InWidth(), c.HsumWidth(), c.PoolWidth()
+	ln.ew, ln.iw, ln.hw, ln.pw = c.ExtWidth(), c.InWidth(), c.windowWidth(c.HsumWidth()), c.windowWidth(c.PoolWidth())
 	ln.xw, ln.vw = c.XWidth(), c.VWidth()
 	return ln
 }
@@ -224,7 +224,7 @@ func (ln *laneBuilder) outputFIFO() {
 // lineWidth is a line-buffer word: MaxKernel-1 horizontal results, or
 // a column's running sum for a reduction across rows (wider only for
 // deep state buffers and small windows).
-func lineWidth(c Config) int { return max((c.MaxKernel-1)*c.HsumWidth(), c.RedWidth()) }
+func lineWidth(c Config) int { return max((c.MaxKernel-1)*c.windowWidth(c.HsumWidth()), c.RedWidth()) }
 
 // lineBuffer is one lane's line buffer: LineDepth words, one write and
 // one read port, the read held while en is 0 (a stalled pipeline keeps

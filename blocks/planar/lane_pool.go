@@ -122,6 +122,12 @@ func (ln *laneBuilder) reduction() {
 // comes windowStages cycles later than without.
 func window(c Config, reg func(string, hdl.Type) *hdl.Signal, adv *hdl.Signal, name string, slots []*hdl.Expr,
 	k *hdl.Signal, avg, least *hdl.Expr, w int) *hdl.Expr {
+	if c.NoPoolAvg { // an average is refused: no sums
+		avg = hdl.U(1, 0)
+		if c.windowStages() == 0 {
+			return windowPick(slots, k, least).Ext(w)
+		}
+	}
 	if c.windowStages() == 0 {
 		return hdl.Mux(avg, windowSum(slots, k, w), windowPick(slots, k, least).Ext(w))
 	}

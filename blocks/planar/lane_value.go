@@ -32,7 +32,10 @@ func (ln *laneBuilder) eltwise() {
 		a, b, absE = stage(ln.data, p.adv, "elt_a", a), stage(ln.data, p.adv, "elt_b", b), stage(ln.data, p.adv, "elt_abs", absE)
 		negE = stage(ln.data, p.adv, "elt_neg", negE)
 	}
-	var elt *hdl.Expr = a.Mul(b) // FnMul; the others are narrower and extended
+	elt := hdl.S(eltW, 0) // without eltwise_mul: a mul is refused
+	if !c.NoEltwiseMul {
+		elt = a.Mul(b) // FnMul; the others are narrower and extended
+	}
 	for _, f := range []struct {
 		fn isaplanar.Fn
 		v  *hdl.Expr
@@ -122,6 +125,10 @@ func (ln *laneBuilder) gain() {
 // postFunction is the post function of reductions: u from v, while adv
 // holds V.
 func (ln *laneBuilder) postFunction() {
+	if ln.c.NoPostFn { // sqrt and recip are refused: v passes
+		ln.u = ln.vr
+		return
+	}
 	pu := postUnit(ln.m, ln.c, ln.vr, ln.p.post, ln.data)
 	u := ln.m.Wire("u", hdl.SInt(ln.vw))
 	u.Set(hdl.Mux(ln.p.postOn, pu.AsSInt(), ln.vr))

@@ -24,6 +24,12 @@ type Sizes struct {
 	// partitions g·U … g·U+U−1 (Passes); the per-partition parameters
 	// and the table still follow the L partitions.
 	PostLanes int `json:"post_lanes"`
+	// The optional post features, each present unless left out (so a
+	// zero Sizes has them all): a task using one the engine lacks is
+	// ErrFn (Feature).
+	NoPoolAvg    bool `json:"no_pool_avg,omitempty"`    // average pooling (the window adder trees)
+	NoEltwiseMul bool `json:"no_eltwise_mul,omitempty"` // eltwise mul (the lane's element multiplier)
+	NoPostFn     bool `json:"no_postfn,omitempty"`      // the reductions' post functions sqrt and recip (the iterative unit)
 }
 
 // Units is the number of post units U: PostLanes, or L when 0.
