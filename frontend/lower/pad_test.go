@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/frontend/onnx/onnxtest"
 )
@@ -114,29 +113,7 @@ func checkFloat(t *testing.T, cfg npu.Config, m *onnx.Model, x, float *onnx.Arra
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := net.Graph(x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := compiler.Compile(cfg, g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _, err := compiler.Interpret(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := g.Reference(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(ref["y"], got["y"]); d != "" {
-		t.Fatalf("reference machine vs golden models (-golden +machine):\n%s", d)
-	}
-	deq, err := net.Dequantize(got["y"])
-	if err != nil {
-		t.Fatal(err)
-	}
+	deq, p := machineRun(t, cfg, net, x)
 	if d := cmp.Diff(float.Shape, deq.Shape); d != "" {
 		t.Fatalf("output shape (-float +int8):\n%s", d)
 	}

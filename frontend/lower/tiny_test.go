@@ -5,10 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/onnx"
 )
 
@@ -73,29 +70,7 @@ func TestTiny(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := net.Graph(x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := compiler.Compile(cfg, g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _, err := compiler.Interpret(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := g.Reference(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(ref["y"], got["y"]); d != "" {
-		t.Fatalf("(-golden +machine):\n%s", d)
-	}
-	deq, err := net.Dequantize(got["y"])
-	if err != nil {
-		t.Fatal(err)
-	}
+	deq, _ := machineRun(t, cfg, net, x)
 	for i, v := range float["y"].Data {
 		if d := math.Abs(float64(deq.Data[i] - v)); d > tolerance*net.OutputScale() {
 			t.Errorf("logit %d: int8 %g, float %g: more than %d steps of %g apart", i, deq.Data[i], v, tolerance, net.OutputScale())
