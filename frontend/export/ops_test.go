@@ -112,6 +112,13 @@ var opNets = []opNet{
 		b = bnNode(convNode(b, "2c", "br", "c", 4, 3, 54), "2c_bn", "c", "cn", 4, 55)
 		return b.Node("sum", "Sum", []string{"cn", "x"}, "s").Node("relu", "Relu", []string{"s"}, "y")
 	}, []int64{1, 4, 6, 6}, nil, []string{"conv2d2/acc", "eltwise1/add"}},
+	{"a ResNet downsampling block: 1x1 stride-2 conv and projection on one subsample", func() *onnxtest.Builder {
+		b := onnxtest.New(13).Input("x", 1, 6, 7, 7).Output("y").
+			Float("wa", []int64{5, 6, 1, 1}, wave(56, 0.5, 5, 6, 1, 1)...).Float("wp", []int64{5, 6, 1, 1}, wave(57, 0.5, 5, 6, 1, 1)...).
+			Node("2a", "Conv", []string{"x", "wa"}, "a", onnxtest.Ints("strides", 2, 2)).Node("2a_relu", "Relu", []string{"a"}, "ar").
+			Node("proj", "Conv", []string{"x", "wp"}, "p", onnxtest.Ints("strides", 2, 2))
+		return b.Node("sum", "Add", []string{"ar", "p"}, "y")
+	}, []int64{1, 6, 7, 7}, nil, []string{"pool0/max", "conv2d1/acc", "eltwise0/add"}},
 	{"Gemm, BatchNormalization and a scalar Div folded, int32 output", func() *onnxtest.Builder {
 		b := onnxtest.New(13).Input("x", 1, 2, 4, 4).Output("y").
 			Node("flat", "Flatten", []string{"x"}, "f").

@@ -31,6 +31,10 @@
 //	  dilations (dh, dw)                  → Conv2D of the weights spread out to
 //	                                        (kh−1)·dh+1 × (kw−1)·dw+1, zeros
 //	                                        between the taps (dilation.go)
+//	  1×1, stride s > 1, no pads          → Pool2D max 1×1 stride s (the input
+//	                                        subsampled, shared by the convs of
+//	                                        one input), Conv2D stride 1
+//	                                        (subsample.go)
 //	  uneven pads (a folded Pad's)        → Conv2D with a larger symmetric padding,
 //	                                        then a crop (as a pool's, pool_pad.go)
 //	MatMul [+ affine] [+ Relu] [+ Clip]   → GEMMPerChannel, likewise

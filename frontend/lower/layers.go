@@ -37,6 +37,9 @@ func (l *lowering) conv(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
+	if w.Shape[2] == 1 && w.Shape[3] == 1 && plan.stride > 1 && plan.padH == 0 && plan.padW == 0 && !plan.cropped() {
+		in, plan.stride = l.subsampled(in, plan.stride), 1
+	}
 	bias := make([]float32, co)
 	if len(n.Inputs) > 2 && n.Inputs[2] != "" {
 		b, err := l.constant(n, 2)
