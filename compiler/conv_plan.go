@@ -345,6 +345,9 @@ func (p *convPlan) planBlocks(cfg npu.Config, j *convJob, free int) error {
 			}
 		}
 	}
+	if p.streamIn && ohb > 0 {
+		ohb = p.widerBlock(cfg, j, free, ohb)
+	}
 	if ohb == 0 {
 		least, _ := ringNeed(p.ringSizes(j, 1))
 		return fmt.Errorf("%s: streaming its input (%d channel tiles of %d×%d) and staging its output needs %d state addresses, %d are free (state_depth %d)",
@@ -366,6 +369,36 @@ func (p *convPlan) planBlocks(cfg npu.Config, j *convJob, free int) error {
 	counts := ringCounts(free, []int{p.inSize, p.outSize})
 	p.inSlots, p.outSlots = counts[0], counts[1]
 	return nil
+}
+
+// widerBlock weighs the double-buffered block of ohb output rows against
+// larger single-buffered ones for a streamed input. Every pass loads a
+// weight tile into the PE array's shadow registers, Rows cycles, hidden
+// only behind a pass of as many input vectors: a 7-wide plane in blocks
+// of one row (ResNet-50's stride-2 3×3 conv of 512×14×14, whose input
+// is larger than the state buffer) runs at a third of the array. A
+// single-buffered band exposes its load, but every output tile reuses
+// it, so a taller block usually wins; the estimate decides.
+func (p *convPlan) widerBlock(cfg npu.Config, j *convJob, free, ohb int) int {
+	cost := func(b int, double bool) int {
+		nob := ceilDiv(j.oh, b)
+		b = ceilDiv(j.oh, nob)
+		ne := p.nt * p.ct * j.kh * j.kw * max(b*j.ow, cfg.Rows)
+		load := p.ct * j.bandRows(b) * j.w
+		if double {
+			return nob * max(ne, load)
+		}
+		return nob * (ne + load)
+	}
+	best, bestCost := ohb, cost(ohb, true)
+	for b := min(j.oh, cfg.PsumDepth/2/j.ow); b > ohb; b-- {
+		if least, _ := ringNeed(p.ringSizes(j, b)); least <= free {
+			if c := cost(b, false); c < bestCost {
+				best, bestCost = b, c
+			}
+		}
+	}
+	return best
 }
 
 // planSteps orders the steps: a streamed input runs all output tiles of

@@ -243,3 +243,31 @@ func TestNEReads(t *testing.T) {
 		})
 	}
 }
+
+// A streamed input whose double-buffered band holds one output row of a
+// 7-wide plane (passes of 7 vectors, shorter than the Rows cycles that
+// load a weight tile) takes a single-buffered band of 4 rows instead:
+// each band serves all 32 output tiles, so its exposed load is small.
+// A band that double-buffers at a full height keeps doing so.
+func TestPlanConvWiderBlock(t *testing.T) {
+	type blocks struct{ Ohb, Nob, InSlots int }
+	cases := []struct {
+		name string
+		j    *convJob
+		want blocks
+	}{
+		{"ResNet-50 stage 5: 3×3 stride 2 on 512×14×14", convJobOf(512, 14, 14, 512, 3, 2, 1, 16), blocks{4, 2, 1}},
+		{"3×3 stride 1 on 64×56×56", convJobOf(64, 56, 56, 64, 3, 1, 1, 16), blocks{4, 14, 2}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := planConv(npu.DefaultConfig(), tc.j, 4096, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, blocks{p.ohb, p.nob, p.inSlots}); d != "" {
+				t.Errorf("blocks (-want +got):\n%s", d)
+			}
+		})
+	}
+}
