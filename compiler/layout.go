@@ -224,7 +224,7 @@ func (c *ctx) layoutNode(n *node, pref map[*Value]*layout) bool {
 		if pref[n.out] == nil && n.conv.Groups == n.in[0].p && n.out.p == n.in[0].p {
 			keep() // depthwise: each output channel in its input's slot
 		}
-	case opPool, opReduce:
+	case opPool, opReduce, opUpsample:
 		keep()
 	case opEltwise:
 		if len(n.in) == 1 {

@@ -1,0 +1,126 @@
+package compiler
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/golden"
+)
+
+// bands counts an upsample's bands: its loads of doubled rows.
+func bands(p *Program) int {
+	n := 0
+	for _, t := range p.Tasks {
+		if strings.Contains(t.Label, " load wide rows ") {
+			n++
+		}
+	}
+	return n
+}
+
+// Upsample by 2 on the reference machine, bit for bit against the golden
+// model (and in random legal orders), for resident and streamed
+// operands, one band and several, tiles of Rows and of Cols partitions,
+// three seeds each.
+func TestUpsample(t *testing.T) {
+	cases := []struct {
+		name      string
+		cfg       npu.Config
+		build     func(g *Graph, rng *rand.Rand)
+		wantBands func(n int) bool
+	}{
+		{"conv, upsample, conv: one band", small(), func(g *Graph, rng *rand.Rand) {
+			x := conv3(g, rng, g.Input("x", randTensor(rng, -128, 127, 3, 3, 4)), 4, 1)
+			g.Output("y", conv3(g, rng, g.Upsample(x, 2), 3, 1))
+		}, func(n int) bool { return n == 1 }},
+		{"conv, upsample, conv: row bands over two tiles", small(), func(g *Graph, rng *rand.Rand) {
+			x := conv1(g, rng, g.Input("x", randTensor(rng, -128, 127, 3, 6, 6)), 6)
+			g.Output("y", conv3(g, rng, g.Upsample(x, 2), 5, 1))
+		}, func(n int) bool { return n > 1 }},
+		{"graph input streamed in bands, the result an output", small(), func(g *Graph, rng *rand.Rand) {
+			g.Output("y", g.Upsample(g.Input("x", randTensor(rng, -128, 127, 5, 6, 9)), 2))
+		}, func(n int) bool { return n > 1 }},
+		{"[1,C,H,W], the result read twice: a pool and an output", small(), func(g *Graph, rng *rand.Rand) {
+			x := g.Requant(g.Input("x", randTensor(rng, -128, 127, 1, 2, 3, 5)), golden.Requant{Scale: 1, Relu: true})
+			u := g.Upsample(x, 2)
+			g.Output("u", u)
+			g.Output("p", g.Pool2D(u, Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2}))
+		}, func(n int) bool { return n == 1 }},
+		{"u-net: upsample, concat with the skip, conv", small(), func(g *Graph, rng *rand.Rand) {
+			skip := conv3(g, rng, g.Input("x", randTensor(rng, -128, 127, 2, 6, 6)), 4, 1)
+			down := g.Pool2D(skip, Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2})
+			mid := conv3(g, rng, down, 5, 1)
+			g.Output("y", conv3(g, rng, g.Concat(g.Upsample(mid, 2), skip), 3, 1))
+		}, func(n int) bool { return n >= 1 }},
+		{"narrow array: tiles of Cols partitions", narrow(), func(g *Graph, rng *rand.Rand) {
+			x := conv1(g, rng, g.Input("x", randTensor(rng, -128, 127, 3, 5, 4)), 7)
+			g.Output("y", conv1(g, rng, g.Upsample(x, 2), 3))
+		}, func(n int) bool { return n >= 1 }},
+		{"a channel shuffle before: the layout carries through", small(), func(g *Graph, rng *rand.Rand) {
+			x := conv1(g, rng, g.Input("x", randTensor(rng, -128, 127, 3, 3, 3)), 6)
+			u := g.Upsample(g.ChannelShuffle(x, 2), 2)
+			g.Output("y", g.Eltwise(golden.EltAdd, u, u, golden.Requant{Scale: 1}))
+		}, func(n int) bool { return n == 1 }},
+	}
+	for _, tc := range cases {
+		for _, seed := range []uint64{1, 2, 3} {
+			t.Run(tc.name, func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(seed, 11))
+				g := NewGraph()
+				tc.build(g, rng)
+				p := verifyGraph(t, tc.cfg, g, 2)
+				if n := bands(p); !tc.wantBands(n) {
+					t.Errorf("%d bands", n)
+				}
+			})
+		}
+	}
+}
+
+// The upsampling refuses what it cannot do, in one line naming the op.
+func TestUpsampleRefusals(t *testing.T) {
+	wide := small()
+	wide.StateDepth = 64
+	cases := []struct {
+		name  string
+		cfg   npu.Config
+		build func(g *Graph)
+		want  string
+	}{
+		{"factor 3", small(), func(g *Graph) {
+			g.Output("y", g.Upsample(g.Input("x", golden.New(2, 3, 3)), 3))
+		}, "upsample0: factor 3: only 2"},
+		{"not a feature map", small(), func(g *Graph) {
+			g.Output("y", g.Upsample(g.Input("x", golden.New(2, 3)), 2))
+		}, "upsample0: input shape [2 3]: want a feature map"},
+		{"a row wider than the state buffer", wide, func(g *Graph) {
+			g.Output("y", g.Upsample(g.Input("x", golden.New(1, 1, 30)), 2))
+		}, "upsample0: a row of 30 elements needs 90 state addresses"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewGraph()
+			tc.build(g)
+			_, err := Compile(tc.cfg, g)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %v, want one line with %q", err, tc.want)
+			}
+		})
+	}
+	// The golden model of a 1×2×2 plane, by hand.
+	g := NewGraph()
+	u := g.Upsample(g.Input("x", &golden.Tensor{Shape: []int{1, 2, 2}, Data: []int64{1, 2, 3, 4}}), 2)
+	g.Output("y", u)
+	got, err := g.Reference(small())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &golden.Tensor{Shape: []int{1, 4, 4}, Data: []int64{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}}
+	if d := cmp.Diff(want, got["y"]); d != "" {
+		t.Errorf("reference (-want +got):\n%s", d)
+	}
+}
