@@ -11,60 +11,72 @@ import (
 	"github.com/hwgen/hwgen/golden"
 )
 
-// bands counts an upsample's bands: its loads of doubled rows.
-func bands(p *Program) int {
-	n := 0
+// upsampleTasks counts an upsample's stores (one per input row and
+// copy) and loads (one per band of a streamed operand).
+func upsampleTasks(p *Program) (stores, loads int) {
 	for _, t := range p.Tasks {
-		if strings.Contains(t.Label, " load wide rows ") {
-			n++
+		switch {
+		case strings.HasPrefix(t.Label, "upsample0 row "):
+			stores++
+		case strings.HasPrefix(t.Label, "upsample0 load rows "):
+			loads++
 		}
 	}
-	return n
+	return stores, loads
 }
 
 // Upsample by 2 on the reference machine, bit for bit against the golden
-// model (and in random legal orders), for resident and streamed
-// operands, one band and several, tiles of Rows and of Cols partitions,
-// three seeds each.
+// model (and in random legal orders), for resident operands and
+// streamed ones (in bands), tiles of Rows and of Cols partitions, three
+// seeds each: four stores per input row.
 func TestUpsample(t *testing.T) {
+	none := func(n int) bool { return n == 0 }
+	some := func(n int) bool { return n > 1 }
+	roomy := small()
+	roomy.ExtAddrWidth = 12
 	cases := []struct {
 		name      string
 		cfg       npu.Config
 		build     func(g *Graph, rng *rand.Rand)
-		wantBands func(n int) bool
+		rows      int              // channel tiles × H: the input rows
+		wantLoads func(n int) bool // bands of a streamed operand
 	}{
-		{"conv, upsample, conv: one band", small(), func(g *Graph, rng *rand.Rand) {
+		{"conv, upsample, conv: resident operand", small(), func(g *Graph, rng *rand.Rand) {
 			x := conv3(g, rng, g.Input("x", randTensor(rng, -128, 127, 3, 3, 4)), 4, 1)
 			g.Output("y", conv3(g, rng, g.Upsample(x, 2), 3, 1))
-		}, func(n int) bool { return n == 1 }},
-		{"conv, upsample, conv: row bands over two tiles", small(), func(g *Graph, rng *rand.Rand) {
+		}, 3, none},
+		{"conv, upsample, conv: two channel tiles", small(), func(g *Graph, rng *rand.Rand) {
 			x := conv1(g, rng, g.Input("x", randTensor(rng, -128, 127, 3, 6, 6)), 6)
 			g.Output("y", conv3(g, rng, g.Upsample(x, 2), 5, 1))
-		}, func(n int) bool { return n > 1 }},
-		{"graph input streamed in bands, the result an output", small(), func(g *Graph, rng *rand.Rand) {
-			g.Output("y", g.Upsample(g.Input("x", randTensor(rng, -128, 127, 5, 6, 9)), 2))
-		}, func(n int) bool { return n > 1 }},
+		}, 12, none},
+		{"graph input streamed in bands, the result an output", roomy, func(g *Graph, rng *rand.Rand) {
+			g.Output("y", g.Upsample(g.Input("x", randTensor(rng, -128, 127, 5, 9, 14)), 2))
+		}, 18, some},
+		{"a spilled conv result streamed in bands", roomy, func(g *Graph, rng *rand.Rand) {
+			x := conv1(g, rng, g.Input("x", randTensor(rng, -128, 127, 3, 14, 14)), 8)
+			g.Output("y", conv1(g, rng, g.Upsample(x, 2), 3))
+		}, 28, some},
 		{"[1,C,H,W], the result read twice: a pool and an output", small(), func(g *Graph, rng *rand.Rand) {
 			x := g.Requant(g.Input("x", randTensor(rng, -128, 127, 1, 2, 3, 5)), golden.Requant{Scale: 1, Relu: true})
 			u := g.Upsample(x, 2)
 			g.Output("u", u)
 			g.Output("p", g.Pool2D(u, Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2}))
-		}, func(n int) bool { return n == 1 }},
+		}, 3, none},
 		{"u-net: upsample, concat with the skip, conv", small(), func(g *Graph, rng *rand.Rand) {
 			skip := conv3(g, rng, g.Input("x", randTensor(rng, -128, 127, 2, 6, 6)), 4, 1)
 			down := g.Pool2D(skip, Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2})
 			mid := conv3(g, rng, down, 5, 1)
 			g.Output("y", conv3(g, rng, g.Concat(g.Upsample(mid, 2), skip), 3, 1))
-		}, func(n int) bool { return n >= 1 }},
+		}, 6, none},
 		{"narrow array: tiles of Cols partitions", narrow(), func(g *Graph, rng *rand.Rand) {
 			x := conv1(g, rng, g.Input("x", randTensor(rng, -128, 127, 3, 5, 4)), 7)
 			g.Output("y", conv1(g, rng, g.Upsample(x, 2), 3))
-		}, func(n int) bool { return n >= 1 }},
+		}, 10, none},
 		{"a channel shuffle before: the layout carries through", small(), func(g *Graph, rng *rand.Rand) {
 			x := conv1(g, rng, g.Input("x", randTensor(rng, -128, 127, 3, 3, 3)), 6)
 			u := g.Upsample(g.ChannelShuffle(x, 2), 2)
 			g.Output("y", g.Eltwise(golden.EltAdd, u, u, golden.Requant{Scale: 1}))
-		}, func(n int) bool { return n == 1 }},
+		}, 6, none},
 	}
 	for _, tc := range cases {
 		for _, seed := range []uint64{1, 2, 3} {
@@ -73,8 +85,8 @@ func TestUpsample(t *testing.T) {
 				g := NewGraph()
 				tc.build(g, rng)
 				p := verifyGraph(t, tc.cfg, g, 2)
-				if n := bands(p); !tc.wantBands(n) {
-					t.Errorf("%d bands", n)
+				if stores, loads := upsampleTasks(p); stores != 4*tc.rows || !tc.wantLoads(loads) {
+					t.Errorf("%d stores, want %d; %d loads", stores, 4*tc.rows, loads)
 				}
 			})
 		}
@@ -98,8 +110,8 @@ func TestUpsampleRefusals(t *testing.T) {
 			g.Output("y", g.Upsample(g.Input("x", golden.New(2, 3)), 2))
 		}, "upsample0: input shape [2 3]: want a feature map"},
 		{"a row wider than the state buffer", wide, func(g *Graph) {
-			g.Output("y", g.Upsample(g.Input("x", golden.New(1, 1, 30)), 2))
-		}, "upsample0: a row of 30 elements needs 90 state addresses"},
+			g.Output("y", g.Upsample(g.Input("x", golden.New(1, 1, 70)), 2))
+		}, "upsample0: a row of 70 elements needs 70 state addresses to upsample, the state buffer has at most 64 free"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -124,10 +124,10 @@
 //	Resize, Upsample, mode nearest, of [1,C,H,W] by scales [1,1,2,2]
 //	(or sizes [1,C,2H,2W]) where output o reads input ⌊o/2⌋ (checked
 //	for every position against the float executor's mapping)
-//	                                      → Upsample (factor 2: strided DMA
-//	                                        copies, the result in external
-//	                                        memory; the input's scale kept;
-//	                                        resize.go)
+//	                                      → Upsample (factor 2: four strided
+//	                                        DMA stores per input row, the result
+//	                                        in external memory; the input's
+//	                                        scale kept; resize.go)
 //	Reshape [1,g,C/g,H,W] – Transpose [0,2,1,3,4] – Reshape [1,C,H,W]
 //	                                      → ChannelShuffle (ShuffleNet's shuffle;
 //	                                        the compiler folds it into the reading

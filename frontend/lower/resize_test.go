@@ -10,9 +10,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/frontend/onnx/onnxpb"
 	"github.com/hwgen/hwgen/frontend/onnx/onnxtest"
+	"github.com/hwgen/hwgen/host"
 )
 
 // resizeCases are nearest upsamplings by 2 in each op's and opset's
@@ -251,5 +253,42 @@ func TestUNetLowered(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// The tiny U-Net runs on the Go simulator of the NPU bit for bit as on
+// the reference machine: the upsampling's strided stores and loads as
+// the compiler emits them and the dependencies between them.
+func TestUpsampleSimulator(t *testing.T) {
+	cfg := npu.DefaultConfig()
+	for _, opset := range []int64{13, 9} {
+		t.Run(fmt.Sprintf("opset %d", opset), func(t *testing.T) {
+			lw := lowerModel(t, cfg, unet(newShapeRnd(uint64(opset)), opset), 1, 2, 8, 8)
+			want, _, err := compiler.Interpret(lw.prog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := host.Run(cfg, lw.prog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := lw.net.Output()
+			if d := cmp.Diff(want[out], res.Outputs[out]); d != "" {
+				t.Errorf("simulator vs reference machine (-machine +simulator):\n%s", d)
+			}
+			first, last, tasks := -1, 0, 0
+			for _, s := range res.Timeline {
+				if strings.HasPrefix(s.Label, "upsample0 ") {
+					if first < 0 || s.Start < first {
+						first = s.Start
+					}
+					last, tasks = max(last, s.End), tasks+1
+				}
+			}
+			if tasks == 0 {
+				t.Fatalf("no upsample0 tasks ran: %s", res.Summary())
+			}
+			t.Logf("%s; %s; upsample0: %d tasks, cycles %d to %d", lw.prog.Summary(), res.Summary(), tasks, first, last)
+		})
 	}
 }
