@@ -127,7 +127,10 @@
 //	                                      → Upsample (factor 2: four strided
 //	                                        DMA stores per input row, the result
 //	                                        in external memory; the input's
-//	                                        scale kept; resize.go)
+//	                                        scale kept, and the Concat's when
+//	                                        the upsampling is the one user of
+//	                                        its input and a Concat its own one
+//	                                        user: U-Net; resize.go)
 //	Reshape [1,g,C/g,H,W] – Transpose [0,2,1,3,4] – Reshape [1,C,H,W]
 //	                                      → ChannelShuffle (ShuffleNet's shuffle;
 //	                                        the compiler folds it into the reading

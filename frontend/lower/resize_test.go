@@ -192,30 +192,33 @@ func TestResizeRefusals(t *testing.T) {
 
 // unet is a tiny U-Net on x [1,2,8,8]: a Conv and Relu (the skip), a
 // MaxPool 2x2, a Conv and Relu, the Resize by 2 back up, a Concat with
-// the skip and a last Conv; weights from r.
+// the skip and a last Conv; weights from r, the middle Conv's small (its
+// range below the skip's, so the Concat's scale is not its own).
 func unet(r shapeRnd, opset int64) *onnxtest.Builder {
-	conv := func(b *onnxtest.Builder, name, x, out string, co, ci int64) *onnxtest.Builder {
-		return b.Float(name+".w", []int64{co, ci, 3, 3}, r.vals(0.6, false, co, ci, 3, 3)...).Float(name+".b", []int64{co}, r.vals(0.1, false, co)...).
+	conv := func(b *onnxtest.Builder, name, x, out string, co, ci int64, gain float64) *onnxtest.Builder {
+		return b.Float(name+".w", []int64{co, ci, 3, 3}, r.vals(gain, false, co, ci, 3, 3)...).Float(name+".b", []int64{co}, r.vals(0.1, false, co)...).
 			Node(name, "Conv", []string{x, name + ".w", name + ".b"}, out, oints("pads", 1, 1, 1, 1))
 	}
 	b := onnxtest.New(opset).Input("x", 1, 2, 8, 8).Output("y").Float("s", []int64{4}, 1, 1, 2, 2)
-	b = conv(b, "enc", "x", "e", 4, 2).Node("relu1", "Relu", []string{"e"}, "skip").
+	b = conv(b, "enc", "x", "e", 4, 2, 0.6).Node("relu1", "Relu", []string{"e"}, "skip").
 		Node("pool", "MaxPool", []string{"skip"}, "p", oints("kernel_shape", 2, 2), oints("strides", 2, 2))
-	b = conv(b, "mid", "p", "m", 6, 4).Node("relu2", "Relu", []string{"m"}, "mr")
+	b = conv(b, "mid", "p", "m", 6, 4, 0.1).Node("relu2", "Relu", []string{"m"}, "mr")
 	if opset >= 10 {
 		b = b.Node("up", "Resize", []string{"mr", "", "s"}, "u")
 	} else {
 		b = b.Node("up", "Upsample", []string{"mr", "s"}, "u")
 	}
 	b = b.Node("cat", "Concat", []string{"u", "skip"}, "c", onnxtest.Int("axis", 1))
-	return conv(b, "dec", "c", "y", 3, 10)
+	return conv(b, "dec", "c", "y", 3, 10, 0.6)
 }
 
 // A tiny U-Net (Resize at opset 13, Upsample at opset 9) lowers with the
-// upsampling on the NPU, runs on the reference machine bit for bit as
-// the golden models, and within 3 output steps of the float executor
-// (three layers of roundings: up to 2 steps seen; the float net with
-// asymmetric ceil instead, one pixel off, is 60 to 120 steps away).
+// upsampling on the NPU and no requantization of its result (the Conv
+// before it writes in the Concat's scale), runs on the reference machine
+// bit for bit as the golden models, and within 4 output steps of the
+// float executor (three layers of roundings: up to 2.8 steps seen; the
+// float net with asymmetric ceil instead, one pixel off, is 27 to 37
+// steps away).
 func TestUNetLowered(t *testing.T) {
 	cfg := npu.DefaultConfig()
 	for _, opset := range []int64{13, 9} {
@@ -233,14 +236,27 @@ func TestUNetLowered(t *testing.T) {
 					t.Fatal(err)
 				}
 				deq, p := machineRun(t, cfg, net, x)
-				up := 0
-				for _, task := range p.Tasks {
-					if strings.HasPrefix(task.Label, "upsample0 ") {
-						up++
+				// The Conv before the upsampling writes in the Concat's
+				// scale: no requantization of the upsampled map.
+				g, err := net.Graph(x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ops, err := g.Ops()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ups []*compiler.Value
+				for _, op := range ops {
+					switch {
+					case op.Kind == compiler.OpUpsample:
+						ups = append(ups, op.Out)
+					case slices.Contains(ups, op.In[0]) && op.Kind != compiler.OpConcat:
+						t.Errorf("%s reads the upsampling's result: want only the Concat", op.Label)
 					}
 				}
-				if up == 0 {
-					t.Errorf("no upsample0 tasks: %s", p.Summary())
+				if len(ups) != 1 {
+					t.Errorf("%d upsamplings, want 1: %s", len(ups), p.Summary())
 				}
 				sy := net.OutputScale()
 				var worst float64
@@ -248,8 +264,8 @@ func TestUNetLowered(t *testing.T) {
 					worst = max(worst, math.Abs(float64(deq.Data[i]-v))/sy)
 				}
 				t.Logf("%s; max |int8 − float| = %.2f output steps", p.Summary(), worst)
-				if worst > 3 {
-					t.Errorf("max |int8 − float| = %.2f output steps, more than 3", worst)
+				if worst > 4 {
+					t.Errorf("max |int8 − float| = %.2f output steps, more than 4", worst)
 				}
 			})
 		}
