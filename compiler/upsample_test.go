@@ -72,6 +72,16 @@ func TestUpsample(t *testing.T) {
 			x := conv1(g, rng, g.Input("x", randTensor(rng, -128, 127, 3, 5, 4)), 7)
 			g.Output("y", conv1(g, rng, g.Upsample(x, 2), 3))
 		}, 10, none},
+		{"upsample of a concat with holes, upsampled again, pooled", roomy, func(g *Graph, rng *rand.Rand) {
+			x := g.Input("x", randTensor(rng, -128, 127, 3, 3, 4))
+			cat := g.Concat(conv1(g, rng, x, 3), conv1(g, rng, x, 2))
+			u := g.Upsample(g.Upsample(cat, 2), 2)
+			g.Output("y", g.Pool2D(u, Pool{Kind: golden.PoolMax, KH: 3, KW: 3, Stride: 2, PadH: 1, PadW: 1, Padding: golden.PadIgnore}))
+		}, 6, none},
+		{"an FC layer on the flattened result", small(), func(g *Graph, rng *rand.Rand) {
+			x := conv1(g, rng, g.Input("x", randTensor(rng, -128, 127, 2, 2, 3)), 5)
+			g.Output("y", g.GEMM(g.Flatten(g.Upsample(x, 2)), randTensor(rng, -128, 127, 5*4*6, 3), q7))
+		}, 4, none},
 		{"a channel shuffle before: the layout carries through", small(), func(g *Graph, rng *rand.Rand) {
 			x := conv1(g, rng, g.Input("x", randTensor(rng, -128, 127, 3, 3, 3)), 6)
 			u := g.Upsample(g.ChannelShuffle(x, 2), 2)
