@@ -30,7 +30,8 @@
 // Lookup (an element-wise function as a table of every element value, on
 // the planar engine's lookup table: lookup.go), Upsample (nearest, by 2
 // along H and W: four strided DMA stores per input row into external
-// memory, where the result stays: upsample.go). Every result is requantized to elements by a
+// memory, where the result stays, or into its part of a concatenation:
+// upsample.go). Every result is requantized to elements by a
 // golden.Requant (the zero value means the identity); the golden model is
 // golden.Requant applied to the exact (int32-wrapped) result. A conv2d
 // (Conv.PerChannel) or GEMM/FC (GEMMPerChannel) can instead requantize

@@ -13,7 +13,7 @@ import (
 // decoder of a U-Net or the neck of a YOLO). Only factor 2 is supported.
 // It computes nothing: the DMA engines copy every element to its four
 // places (upsample.go), and the result lives in external memory, where
-// its consumers stream it from.
+// its consumers stream it from, or in its part of a concatenation.
 func (g *Graph) Upsample(x *Value, factor int) *Value {
 	op := fmt.Sprintf("upsample%d", g.counts[opUpsample])
 	if !g.check(op, x) {

@@ -32,32 +32,52 @@ import "fmt"
 // written them.
 //
 // The result stays in external memory, where its consumers stream it
-// from as from any spilled value.
+// from as from any spilled value; a Concat's part (U-Net's decoder) is
+// produced in place like a conv's (layout.go, placeable): straight into
+// the lines of a spilled concatenation, or staged and brought into one
+// in the state buffer by a single load.
 
 // lowerUpsample emits upsample node n.
 func (c *ctx) lowerUpsample(n *node) error {
 	x, v := n.in[0], n.out
 	in := c.operand(x)
-	w := x.w
 	dim := 1<<c.cfg.TaskMgr().DimBits - 1
-	if w > dim {
-		return fmt.Errorf("%s: a row of %d elements is one store of d1 = W = %d lines, the task manager's size operands hold at most %d (taskmgr dim_bits = %d)", n.label, w, w, dim, c.cfg.TaskMgr().DimBits)
+	if x.w > dim {
+		return fmt.Errorf("%s: a row of %d elements is one store of d1 = W = %d lines, the task manager's size operands hold at most %d (taskmgr dim_bits = %d)", n.label, x.w, x.w, dim, c.cfg.TaskMgr().DimBits)
 	}
-	part := c.partOf(v)
-	tiles := ceilDiv(c.lay(v).slots, part)
+	tiles := ceilDiv(c.lay(v).slots, c.partOf(v))
 	if tiles != in.tiles || in.f != x.f {
 		return fmt.Errorf("%s: compiler bug: operand place of %d tiles of %d lines, want %d of %d", n.label, in.tiles, in.f, tiles, x.f)
 	}
-	out := &place{part: part, tiles: tiles, f: v.f, ext: -1}
-	out.ext = c.extAlloc(tiles * v.f)
-	c.bindOutputs(v, out)
-	c.loc[v] = out
+	out, err := c.upsamplePlace(n, tiles)
+	if err != nil {
+		return err
+	}
+	dst := out.ext
+	if out.resident {
+		// A part of a concatenation in the state buffer: staged out,
+		// then loaded into its tiles in one go.
+		dst = c.extAlloc(tiles * v.f)
+	}
+	if err := c.upsampleRows(n.label, in, dst, tiles*x.h, x.w); err != nil {
+		return err
+	}
+	if out.resident {
+		c.load(n.label+" load result", dst, out.base, v.f, tiles, v.f)
+		c.storeResident(n.label, out)
+	}
+	return nil
+}
 
-	rows := tiles * x.h
+// upsampleRows writes rows input rows of w lines (in place in) to the
+// external lines from dst, each row four times: rows 2r and 2r+1 of 2w
+// lines, every line twice side by side. A streamed operand comes in in
+// bands of rows.
+func (c *ctx) upsampleRows(label string, in *place, dst, rows, w int) error {
 	rowOut := func(r, src int) {
 		for a := range 2 {
 			for b := range 2 {
-				c.store(fmt.Sprintf("%s row %d copy %d", n.label, r, 2*a+b), src, out.ext+(2*r+a)*2*w+b, 1, w, 2)
+				c.store(fmt.Sprintf("%s row %d copy %d", label, r, 2*a+b), src, dst+(2*r+a)*2*w+b, 1, w, 2)
 			}
 		}
 	}
@@ -67,27 +87,43 @@ func (c *ctx) lowerUpsample(n *node) error {
 		}
 		return nil
 	}
+	dim := 1<<c.cfg.TaskMgr().DimBits - 1
 	free := c.state.largest()
 	k := min(rows, dim/w, free/(2*w)) // two slots: band i+1 loads while band i is stored
 	if k < 1 {
 		k = min(rows, free/w)
 	}
 	if k < 1 {
-		return fmt.Errorf("%s: a row of %d elements needs %d state addresses to upsample, the state buffer has at most %d free (state_depth %d)", n.label, w, w, free, c.cfg.StateDepth)
+		return fmt.Errorf("%s: a row of %d elements needs %d state addresses to upsample, the state buffer has at most %d free (state_depth %d)", label, w, w, free, c.cfg.StateDepth)
 	}
 	sc := &scratch{c: c}
 	defer sc.release()
 	rs, err := sc.rings(k * w)
 	if err != nil {
-		return fmt.Errorf("%s: %w", n.label, err)
+		return fmt.Errorf("%s: %w", label, err)
 	}
 	for r0 := 0; r0 < rows; r0 += k {
 		kk := min(k, rows-r0)
 		slot := rs[0].get()
-		c.load(fmt.Sprintf("%s load rows %d-%d", n.label, r0, r0+kk), in.ext+r0*w, slot, w, kk, w)
+		c.load(fmt.Sprintf("%s load rows %d-%d", label, r0, r0+kk), in.ext+r0*w, slot, w, kk, w)
 		for r := r0; r < r0+kk; r++ {
 			rowOut(r, slot+(r-r0)*w)
 		}
 	}
 	return nil
+}
+
+// upsamplePlace places upsample n's result: its part of a concatenation
+// (a Concat reads it: planConcat), in external memory or in the state
+// buffer, else external lines of its own.
+func (c *ctx) upsamplePlace(n *node, tiles int) (*place, error) {
+	v := n.out
+	if c.stor[v] != nil {
+		return c.outPlace(n, "upsample")
+	}
+	out := &place{part: c.partOf(v), tiles: tiles, f: v.f, ext: -1}
+	out.ext = c.extAlloc(tiles * v.f)
+	c.bindOutputs(v, out)
+	c.loc[v] = out
+	return out, nil
 }

@@ -103,6 +103,45 @@ func TestUpsample(t *testing.T) {
 	}
 }
 
+// An upsampling a Concat reads writes its part of the concatenation
+// directly (no copy of the part): through staging and one load when the
+// concatenation is in the state buffer, straight into its lines when it
+// is spilled; bit for bit against the golden model, three seeds each.
+func TestUpsampleIntoConcat(t *testing.T) {
+	roomy := small()
+	roomy.ExtAddrWidth = 13
+	cases := []struct {
+		name     string
+		h, w     int  // the skip's plane; the upsampled map is half of it
+		resident bool // the concatenation in the state buffer
+	}{
+		{"resident concatenation", 6, 6, true},
+		{"spilled concatenation", 14, 16, false},
+	}
+	for _, tc := range cases {
+		for _, seed := range []uint64{1, 2, 3} {
+			t.Run(tc.name, func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(seed, 12))
+				g := NewGraph()
+				skip := conv3(g, rng, g.Input("x", randTensor(rng, -128, 127, 2, tc.h, tc.w)), 4, 1)
+				mid := conv3(g, rng, g.Pool2D(skip, Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2}), 6, 1)
+				g.Output("y", conv3(g, rng, g.Concat(g.Upsample(mid, 2), skip), 3, 1))
+				p := verifyGraph(t, roomy, g, 1)
+				_, parts := copies(p)
+				staged := 0
+				for _, task := range p.Tasks {
+					if task.Label == "upsample0 load result" {
+						staged++
+					}
+				}
+				if want := map[bool]int{true: 1, false: 0}[tc.resident]; parts != 0 || staged != want {
+					t.Errorf("%d part copies, %d staged loads of the result: want 0 and %d", parts, staged, want)
+				}
+			})
+		}
+	}
+}
+
 // The upsampling refuses what it cannot do, in one line naming the op.
 func TestUpsampleRefusals(t *testing.T) {
 	wide := small()
