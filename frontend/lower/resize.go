@@ -43,7 +43,7 @@ func (l *lowering) resize(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
-	want := []int64{1, int64(from[1]), 2 * int64(from[2]), 2 * int64(from[3])}
+	want := []int64{int64(l.net.batch), int64(from[1]), 2 * int64(from[2]), 2 * int64(from[3])} // sizes name the whole batch
 	switch {
 	case sizes == nil && !slices.Equal(scales, []float32{1, 1, 2, 2}):
 		return fmt.Errorf("scales %v: only [1 1 2 2] (nearest ×2 along H and W) is supported", scales)

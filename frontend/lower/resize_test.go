@@ -308,3 +308,37 @@ func TestUpsampleSimulator(t *testing.T) {
 		})
 	}
 }
+
+// A Resize to sizes [N,C,2H,2W] of a batch of 2 lowers image by image:
+// each image's output on the reference machine is the float executor's
+// upsampling of that image within half an output step and the input's
+// rounding (the same scale: 1.1 steps), the golden models' bit for bit.
+func TestResizeBatch(t *testing.T) {
+	cfg := npu.DefaultConfig()
+	m := loadModel(t, onnxtest.New(13).Input("x", 2, 3, 3, 5).Output("y").Float("roi", []int64{0}).Float("s", []int64{0}).
+		Int64("sz", []int64{4}, 2, 3, 6, 10).Node("rs", "Resize", []string{"x", "roi", "s", "sz"}, "y"))
+	x := &onnx.Array{Shape: []int{2, 3, 3, 5}, Data: newShapeRnd(5).vals(1, false, 2, 3, 3, 5)}
+	float, err := m.Graph.Run(map[string]*onnx.Array{"x": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := Quantize(m, []*onnx.Array{x}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	images, err := net.Images(map[string]*onnx.Array{"x": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := len(float["y"].Data) / 2
+	for k, im := range images {
+		deq, _ := machineRun(t, cfg, net, im["x"])
+		var worst float64
+		for i, v := range float["y"].Data[k*per : (k+1)*per] {
+			worst = max(worst, math.Abs(float64(deq.Data[i]-v))/net.OutputScale())
+		}
+		if worst > 1.1 {
+			t.Errorf("image %d: max |int8 − float| = %.2f output steps, more than 1.1", k, worst)
+		}
+	}
+}
