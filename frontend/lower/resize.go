@@ -18,9 +18,9 @@ import (
 // nearest_mode pairs under which output position o of a scale of
 // exactly 2 reads input ⌊o/2⌋. The modes map o = 2k, 2k+1 to k − 1/4,
 // k + 1/4 (half_pixel, half_pixel_symmetric, pytorch_half_pixel), k,
-// k + 1/2 (asymmetric), k + 1/4, k + 3/4 (tf_half_pixel_for_nn) or just
-// below k, k + 1/2 (align_corners: o·(n−1)/(2n−1)), which each
-// nearest_mode rounds to k or not. The lowering does not rely on this
+// k + 1/2 (asymmetric), k + 1/4, k + 3/4 (tf_half_pixel_for_nn) or
+// k − k/(2n−1), k + 1/2 − (k+1/2)/(2n−1) (align_corners, n input
+// elements: o·(n−1)/(2n−1)), which each nearest_mode rounds to k or not. The lowering does not rely on this
 // list: it asks the float executor (onnx.NearestSource) for every
 // position.
 const supportedModes = "half_pixel, half_pixel_symmetric, pytorch_half_pixel or align_corners with round_prefer_floor or round_prefer_ceil; asymmetric with floor or round_prefer_floor; tf_half_pixel_for_nn with floor"
