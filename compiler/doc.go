@@ -28,7 +28,10 @@
 // 0), Reduce and ReduceWith (sum/max per channel of the whole plane or
 // across its rows, optionally with a sqrt or reciprocal post function),
 // Lookup (an element-wise function as a table of every element value, on
-// the planar engine's lookup table: lookup.go). Every result is requantized to elements by a
+// the planar engine's lookup table: lookup.go), Upsample (nearest, by 2
+// along H and W: four strided DMA stores per input row into external
+// memory, where the result stays, or into its part of a concatenation:
+// upsample.go). Every result is requantized to elements by a
 // golden.Requant (the zero value means the identity); the golden model is
 // golden.Requant applied to the exact (int32-wrapped) result. A conv2d
 // (Conv.PerChannel) or GEMM/FC (GEMMPerChannel) can instead requantize

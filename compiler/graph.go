@@ -86,9 +86,10 @@ const (
 	opConcat
 	opPermute
 	opLookup
+	opUpsample
 )
 
-var opKindNames = [...]string{"conv2d", "gemm", "pool", "eltwise", "reduce", "transpose", "view", "concat", "permute", "lookup"}
+var opKindNames = [...]string{"conv2d", "gemm", "pool", "eltwise", "reduce", "transpose", "view", "concat", "permute", "lookup", "upsample"}
 
 func (k opKind) String() string { return opKindNames[k] }
 
@@ -114,6 +115,7 @@ type node struct {
 	bias    []int64         // an int32 result's bias per output channel, or nil
 	perm    []int           // permute: output channel i is input channel perm[i]
 	table   []int64         // lookup: the table, entry k for the element value min + k
+	factor  int             // upsample: the factor along H and W
 }
 
 func (g *Graph) newValue(shape []int) *Value {

@@ -224,7 +224,7 @@ func (c *ctx) layoutNode(n *node, pref map[*Value]*layout) bool {
 		if pref[n.out] == nil && n.conv.Groups == n.in[0].p && n.out.p == n.in[0].p {
 			keep() // depthwise: each output channel in its input's slot
 		}
-	case opPool, opReduce:
+	case opPool, opReduce, opUpsample:
 		keep()
 	case opEltwise:
 		if len(n.in) == 1 {
@@ -359,7 +359,7 @@ func concatLayout(c *ctx, n *node, part int) *layout {
 }
 
 // placeable reports whether v can be produced straight into a storage
-// of part partitions: a result of a conv, pool or eltwise of its own
+// of part partitions: a result of a conv, pool, eltwise or upsample of its own
 // (not a view, not in another storage), in tiles of that size.
 func (c *ctx) placeable(v *Value, part int) bool {
 	p := v.producer
@@ -367,7 +367,7 @@ func (c *ctx) placeable(v *Value, part int) bool {
 		return false
 	}
 	switch p.kind {
-	case opConv, opPool, opEltwise:
+	case opConv, opPool, opEltwise, opUpsample:
 		return true
 	}
 	return false

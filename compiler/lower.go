@@ -20,6 +20,8 @@ func (c *ctx) lower(n *node) error {
 		return c.lowerReduce(n)
 	case opTranspose:
 		return c.lowerTranspose(n)
+	case opUpsample:
+		return c.lowerUpsample(n)
 	}
 	return fmt.Errorf("compiler: unknown operation %v", n.kind)
 }

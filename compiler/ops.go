@@ -29,6 +29,7 @@ const (
 	OpConcat    = OpKind(opConcat)  // In are the parts, along channels
 	OpPermute   = OpKind(opPermute) // Perm is the channel order
 	OpLookup    = OpKind(opLookup)
+	OpUpsample  = OpKind(opUpsample) // Factor is the nearest upsampling factor along H and W
 )
 
 // String is the kind's name as op labels use it (conv2d, gemm, ...).
@@ -80,6 +81,8 @@ type Op struct {
 	// Table is a lookup's table (Graph.Lookup): the result is
 	// Table[r − elem min] of r = Requant(In[0]) (Elt is add, Scalar 0).
 	Table []int64
+	// Factor is an upsample's factor: Out[c][y][x] = In[c][⌊y/Factor⌋][⌊x/Factor⌋].
+	Factor int
 }
 
 // Ops lists the graph's operations in program order (every operand is a
@@ -93,7 +96,7 @@ func (g *Graph) Ops() ([]Op, error) {
 	for _, n := range g.nodes {
 		op := Op{Kind: OpKind(n.kind), Label: n.label, In: slices.Clone(n.in), Out: n.out,
 			Elt: n.elt, Reduce: n.red, Post: n.post, RecipBits: n.recip, Channel: n.channel, Transposes: n.viewT, PerChannel: n.pc.clone(),
-			Int32: n.out.isInt32, Bias: slices.Clone(n.bias), Perm: slices.Clone(n.perm), Table: slices.Clone(n.table)}
+			Int32: n.out.isInt32, Bias: slices.Clone(n.bias), Perm: slices.Clone(n.perm), Table: slices.Clone(n.table), Factor: n.factor}
 		if n.weights != nil {
 			op.Weights = n.weights.Clone()
 		}
@@ -104,7 +107,7 @@ func (g *Graph) Ops() ([]Op, error) {
 		case opPool:
 			op.Pool = n.pool
 		}
-		if n.kind != opView && n.kind != opTranspose && n.kind != opConcat && n.kind != opPermute {
+		if n.kind != opView && n.kind != opTranspose && n.kind != opConcat && n.kind != opPermute && n.kind != opUpsample {
 			op.Requant = n.q
 		}
 		if n.scalar != nil {

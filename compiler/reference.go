@@ -138,6 +138,8 @@ func (g *Graph) Reference(cfg npu.Config) (map[string]*golden.Tensor, error) {
 			out, err = golden.Transpose(x)
 		case opConcat, opPermute:
 			out, err = channelsRef(n, val)
+		case opUpsample:
+			out = upsampleRef(n, x)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", n.label, err)

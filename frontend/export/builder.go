@@ -122,6 +122,10 @@ func attrInts(name string, v ...int64) *onnxpb.AttributeProto {
 	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_INTS.Enum(), Ints: v}
 }
 
+func attrString(name, v string) *onnxpb.AttributeProto {
+	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_STRING.Enum(), S: []byte(v)}
+}
+
 func dims64(shape []int) []int64 {
 	d := make([]int64, len(shape))
 	for i, v := range shape {

@@ -35,6 +35,8 @@
 //	transpose        of a plain matrix on chip: Transpose
 //	concat           Concat on axis 1 of the INT8 parts (the channels)
 //	permute          Gather on axis 1 with the constant channel order (a channel shuffle)
+//	upsample         Resize of the INT8 map to sizes [1,C,2H,2W], mode nearest,
+//	                 coordinate_transformation_mode asymmetric, nearest_mode floor
 //	constant         an int8 constant the net reads (lower.Net.Constants: an average
 //	                 pool's divisor map): an INT8 initializer
 //	view             Flatten (axis 1) or Reshape; Transpose of a GEMM result

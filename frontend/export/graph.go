@@ -118,8 +118,10 @@ func (t *translator) ops(ops []compiler.Op) error {
 			err = t.lookup(op)
 		case compiler.OpTranspose:
 			err = t.transpose(op)
+		case compiler.OpUpsample:
+			err = t.upsample(op)
 		default:
-			err = fmt.Errorf("%s: %s is not exported (the exporter translates conv2d, gemm, pool, eltwise, reduce, concat, permute, lookup, transpose and views)", op.Label, op.Kind)
+			err = fmt.Errorf("%s: %s is not exported (the exporter translates conv2d, gemm, pool, eltwise, reduce, concat, permute, lookup, transpose, upsample and views)", op.Label, op.Kind)
 		}
 		if err != nil {
 			return fmt.Errorf("export: %w", err)

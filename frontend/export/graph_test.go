@@ -98,6 +98,18 @@ var graphCases = []graphCase{
 			c = g.Conv2D(c, w(-3, 3, 3, 4, 1, 1), compiler.Conv{Requant: golden.Requant{Scale: 3, Bias: -1, Shift: 2, Relu: true}})
 			return g.Conv2D(c, w(-128, 127, 2, 3, 3, 3), compiler.Conv{PadH: 1, PadW: 1})
 		}},
+	{"u-net: conv, max pool, conv, upsample ×2, concat with the skip, conv", []int{3, 6, 8}, -128, false,
+		func(g *compiler.Graph, x *compiler.Value, w weightsFunc, rng *rand.Rand) *compiler.Value {
+			skip := g.Conv2D(x, w(-128, 127, 4, 3, 3, 3), compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 9, Shift: 10, Relu: true}})
+			down := g.Pool2D(skip, compiler.Pool{Kind: golden.PoolMax, KH: 2, KW: 2, Stride: 2})
+			mid := g.Conv2D(down, w(-128, 127, 5, 4, 3, 3), compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 7, Shift: 10}})
+			cat := g.Concat(g.Upsample(mid, 2), skip)
+			return g.Conv2D(cat, w(-128, 127, 3, 9, 3, 3), compiler.Conv{PadH: 1, PadW: 1, Requant: golden.Requant{Scale: 5, Shift: 10}})
+		}},
+	{"upsample ×2 of the input as the output", []int{2, 3, 5}, -128, false,
+		func(g *compiler.Graph, x *compiler.Value, w weightsFunc, rng *rand.Rand) *compiler.Value {
+			return g.Upsample(x, 2)
+		}},
 	{"GEMM of 3 rows, then a GEMM of its result", []int{3, 20}, -128, false,
 		func(g *compiler.Graph, x *compiler.Value, w weightsFunc, rng *rand.Rand) *compiler.Value {
 			a := g.GEMM(x, w(-128, 127, 20, 6), golden.Requant{Scale: 77, Bias: -5000, Shift: 10})

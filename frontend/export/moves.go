@@ -8,8 +8,9 @@ import (
 )
 
 // This file translates the ops that move int8 data without computing:
-// a concatenation along channels and a channel permutation. Both copy
-// values, so the export is exact whatever the values.
+// a concatenation along channels, a channel permutation and the nearest
+// upsampling. All copy values, so the export is exact whatever the
+// values.
 
 // concat is Concat on axis 1 (the channels of [1,C,H,W]) of the INT8
 // parts.
@@ -37,6 +38,25 @@ func (t *translator) permute(op compiler.Op) error {
 		return fmt.Errorf("%s: input shape %v and a permutation of %d channels: want [1,C,H,W]", op.Label, s, len(op.Perm))
 	}
 	y := t.b.node("Gather", op.Label+"/gather", []string{t.names[x], t.b.int64s(op.Label+"/perm", op.Perm)}, attrInt("axis", 1))
+	t.define(op.Out, y, t.types[x])
+	return nil
+}
+
+// upsample is Resize of the INT8 map, mode nearest to the sizes
+// [1,C,f·H,f·W]: with coordinate_transformation_mode asymmetric and
+// nearest_mode floor, output position o reads input ⌊o·in/out⌋ = ⌊o/f⌋,
+// the compiler's upsampling (the scale out/in is exactly f, so no
+// rounding of a coordinate can differ).
+func (t *translator) upsample(op compiler.Op) error {
+	x := op.In[0]
+	s := t.shapes[x]
+	if len(s) != 4 || op.Factor < 1 {
+		return fmt.Errorf("%s: input shape %v, factor %d: want [1,C,H,W] and a factor of at least 1", op.Label, s, op.Factor)
+	}
+	sizes := []int{s[0], s[1], s[2] * op.Factor, s[3] * op.Factor}
+	y := t.b.node("Resize", op.Label+"/resize", []string{t.names[x], "", "", t.b.int64s(op.Label+"/sizes", sizes)},
+		attrString("mode", "nearest"), attrString("coordinate_transformation_mode", "asymmetric"),
+		attrString("nearest_mode", "floor"))
 	t.define(op.Out, y, t.types[x])
 	return nil
 }

@@ -3,6 +3,7 @@ package export
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/hwgen/hwgen/blocks/npu"
@@ -103,14 +104,41 @@ func poolNets(seed uint64) []opNet {
 	}
 }
 
-// Concat, grouped and depthwise convs, channel shuffles and the pools of
-// pool_pad.go (frontend/lower), exported and run on ONNX Runtime, give the golden models' integer outputs and
+// upsampleNets are U-Nets with the nearest upsampling by 2 as Resize
+// (opset 13, PyTorch's half_pixel) and Upsample (opset 9), with weights
+// from a seed: the upsampling's result concatenated with the skip.
+func upsampleNets(seed uint64) []opNet {
+	s := func() seeded { return seeded{rand.New(rand.NewPCG(seed, 0x2a2))} }
+	unet := func(opset int64, up func(b *onnxtest.Builder) *onnxtest.Builder) func() *onnxtest.Builder {
+		return func() *onnxtest.Builder {
+			r := s()
+			b := onnxtest.New(opset).Input("x", 1, 3, 8, 6).Output("y").Float("s", []int64{4}, 1, 1, 2, 2)
+			b = r.conv(b, "enc", "x", "e", 4, 3, 3, 1, 1).Node("relu1", "Relu", []string{"e"}, "skip").
+				Node("pool", "MaxPool", []string{"skip"}, "p", onnxtest.Ints("kernel_shape", 2, 2), onnxtest.Ints("strides", 2, 2))
+			b = up(r.conv(b, "mid", "p", "m", 5, 4, 3, 1, 1).Node("relu2", "Relu", []string{"m"}, "mr"))
+			b = b.Node("cat", "Concat", []string{"u", "skip"}, "c", onnxtest.Int("axis", 1))
+			return r.conv(b, "dec", "c", "y", 3, 9, 3, 1, 1)
+		}
+	}
+	return []opNet{
+		{fmt.Sprintf("U-Net: Resize by 2 (opset 13), Concat with the skip (seed %d)", seed), unet(13, func(b *onnxtest.Builder) *onnxtest.Builder {
+			return b.Node("up", "Resize", []string{"mr", "", "s"}, "u")
+		}), []int64{1, 3, 8, 6}, nil, []string{"upsample0/resize", "concat0/concat"}},
+		{fmt.Sprintf("U-Net: Upsample by 2 (opset 9), Concat with the skip (seed %d)", seed), unet(9, func(b *onnxtest.Builder) *onnxtest.Builder {
+			return b.Node("up", "Upsample", []string{"mr", "s"}, "u")
+		}), []int64{1, 3, 8, 6}, nil, []string{"upsample0/resize", "concat0/concat"}},
+	}
+}
+
+// Concat, grouped and depthwise convs, channel shuffles, the pools of
+// pool_pad.go and the nearest upsampling (frontend/lower), exported and
+// run on ONNX Runtime, give the golden models' integer outputs and
 // Net.Dequantize's floats bit for bit, for several seeds of weights.
 func TestORTMoves(t *testing.T) {
 	node := needORT(t)
 	cfg := npu.DefaultConfig()
 	for seed := uint64(1); seed <= 3; seed++ {
-		for _, tc := range append(moveNets(seed), poolNets(seed)...) {
+		for _, tc := range slices.Concat(moveNets(seed), poolNets(seed), upsampleNets(seed)) {
 			t.Run(tc.name, func(t *testing.T) { checkORTNet(t, node, cfg, tc) })
 		}
 	}

@@ -125,6 +125,16 @@
 //	                                        selecting its channel range (identity
 //	                                        requantization: exact, the input's
 //	                                        scale; split.go)
+//	Resize, Upsample, mode nearest, of [1,C,H,W] by scales [1,1,2,2]
+//	(or sizes [1,C,2H,2W]) where output o reads input ⌊o/2⌋ (checked
+//	for every position against the float executor's mapping)
+//	                                      → Upsample (factor 2: four strided
+//	                                        DMA stores per input row, the result
+//	                                        in external memory; the input's
+//	                                        scale kept, and the Concat's when
+//	                                        the upsampling is the one user of
+//	                                        its input and a Concat its own one
+//	                                        user: U-Net; resize.go)
 //	Reshape [1,g,C/g,H,W] – Transpose [0,2,1,3,4] – Reshape [1,C,H,W]
 //	                                      → ChannelShuffle (ShuffleNet's shuffle;
 //	                                        the compiler folds it into the reading
@@ -136,7 +146,7 @@
 // batch as its first axis or an op along it is refused.
 //
 // Every activation is symmetric int8 with one scale per tensor; a max pool,
-// a flatten, a transpose and a channel shuffle keep their input's scale (max commutes with a
+// a flatten, a transpose, a channel shuffle and an upsampling keep their input's scale (max commutes with a
 // positive scale), every other op rescales to its output's calibrated
 // scale (a ReduceMax or GlobalMaxPool too: its maximum, one of the int8
 // values, is rescaled with no division). A Clip's bounds become the post-processor's clamp in output

@@ -70,6 +70,8 @@ var lowerings = map[string]func(l *lowering, n *onnx.Node) error{
 	"PRelu":              (*lowering).prelu,
 	"Pad":                (*lowering).pad, // folded into the window reading it
 	"Split":              (*lowering).split,
+	"Resize":             (*lowering).resize,
+	"Upsample":           (*lowering).resize,
 }
 
 // The unary elementwise ops of the table (onnx.Op.Eltwise) lower alike:

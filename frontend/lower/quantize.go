@@ -258,10 +258,20 @@ func (l *lowering) prepare() error {
 // scaleOf is the int8 scale value name is given: its calibrated one, or,
 // when its one user is a Concat along channels, the concat's (its range
 // holds the value's), so that the producer's requantization writes the
-// part in the concat's units and the concat only places data.
+// part in the concat's units and the concat only places data. A value
+// whose one user is a Resize or Upsample whose one user is such a Concat
+// takes the concat's scale too: the upsampling copies values (U-Net's
+// decoder), so no requantization of the four times larger map is needed.
 func (l *lowering) scaleOf(name string) (float64, error) {
 	if c := l.soleUser(name, "Concat"); c != nil && l.channelAxis(c) == nil {
 		return l.scaleOf(c.Outputs[0])
+	}
+	for _, op := range []string{"Resize", "Upsample"} {
+		if r := l.soleUser(name, op); r != nil {
+			if c := l.soleUser(r.Outputs[0], "Concat"); c != nil && l.channelAxis(c) == nil {
+				return l.scaleOf(c.Outputs[0])
+			}
+		}
 	}
 	c, ok := l.calib[name]
 	if !ok {

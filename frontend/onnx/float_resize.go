@@ -120,6 +120,16 @@ func resizeNearest(x *Array, scales []float32, sizes []int64, mode resizeMode) (
 	return remap(x, shape, src, 0), nil
 }
 
+// NearestSource is the input index that output position o of a nearest
+// Resize reads along an axis of in elements resized to out elements by
+// scale, under coordinate_transformation_mode coord and nearest_mode
+// round ("legacy": Upsample's and Resize-10's floor for scales ≥ 1), as
+// the float executor (and ONNX Runtime) computes it: the lowering takes
+// a Resize onto the NPU only where it reads what the NPU copies.
+func NearestSource(o, in, out int, scale float32, coord, round string) (int, error) {
+	return nearestSource(o, in, out, scale, resizeMode{coord: coord, round: round})
+}
+
 // nearestSource is the input index output position o reads along an axis
 // of in elements resized to out by scale.
 func nearestSource(o, in, out int, scale float32, mode resizeMode) (int, error) {
