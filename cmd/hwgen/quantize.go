@@ -22,9 +22,9 @@ import (
 type quantizeCmd struct {
 	Model  string   `help:"ONNX model file (float32; the ops hwgen run takes)." type:"path" required:"" placeholder:"FILE"`
 	Calib  []string `help:"Calibration inputs (float32 .npy, the input's shape; comma-separated or repeated). Default: the input alone, as hwgen run." placeholder:"FILE"`
-	Input  string   `help:"The input: calibrated on without --calib, and the one --ref writes with the NPU's outputs for it (float32 .npy). Default: test_data_set_0/input_0.pb beside the model, as hwgen run." type:"path" placeholder:"FILE"`
+	Input  []string `help:"The input: calibrated on without --calib, and the one --ref writes with the NPU's outputs for it (float32 .npy of the model input's shape); for a model of several inputs NAME=FILE for each (repeated). Default: test_data_set_0/input_0.pb (input_k.pb for input k) beside the model, as hwgen run." sep:"none" placeholder:"FILE"`
 	Output string   `short:"o" help:"Write the quantized ONNX model to this file." type:"path" required:"" placeholder:"FILE"`
-	Ref    string   `help:"Also write into this directory the input (input.npy) and the NPU's outputs for it by the compiler's reference machine (OUTPUT_int32.npy or OUTPUT_int8.npy, OUTPUT.npy dequantized), to compare ONNX Runtime with." type:"path" placeholder:"DIR"`
+	Ref    string   `help:"Also write into this directory the input (input.npy; for a model of several inputs input_k.npy for input k, in the model's order) and the NPU's outputs for it by the compiler's reference machine (OUTPUT_int32.npy or OUTPUT_int8.npy, OUTPUT.npy dequantized), to compare ONNX Runtime with." type:"path" placeholder:"DIR"`
 	randomFlags
 	quantFlags
 	blockFlags
@@ -65,7 +65,7 @@ func (c *quantizeCmd) Run() error {
 			return err
 		}
 	}
-	ins := modelInputs(c.Model, []string{c.Input}, c.Calib, "", c.Config)
+	ins := modelInputs(c.Model, inputFiles(c.Input), c.Calib, "", c.Config)
 	if err := checkNoClobber(ins, append([]flagPath{{"-o", c.Output}}, inDir("--ref", c.Ref, "input.npy")...)); err != nil {
 		return err
 	}
@@ -74,11 +74,8 @@ func (c *quantizeCmd) Run() error {
 	if err := c.randomFlags.check(); err != nil {
 		return err
 	}
-	r := &runCmd{Model: c.Model, Calib: c.Calib, Out: c.Ref, randomFlags: c.randomFlags}
-	if c.Input != "" {
-		r.Input = []string{c.Input}
-	}
-	if c.Input == "" && len(c.Calib) > 0 && c.Ref == "" && !exists(testInput(c.Model)) {
+	r := &runCmd{Model: c.Model, Calib: c.Calib, Out: c.Ref, Input: c.Input, randomFlags: c.randomFlags}
+	if len(c.Input) == 0 && len(c.Calib) > 0 && c.Ref == "" && !exists(testInput(c.Model)) {
 		r.Input = c.Calib[:1] // nothing runs on the input then; any will do
 	}
 	m, xs, calib, err := r.load()
@@ -92,6 +89,11 @@ func (c *quantizeCmd) Run() error {
 	net, err := lower.QuantizeInputs(m, calib, cfg, opts...)
 	if err != nil {
 		return modelErr(c.Model, err)
+	}
+	if b := net.Batch(); b > 1 && c.Ref != "" {
+		in := net.Input()
+		return usagef("--ref: the model's input %s is a batch of %d (%v); the exported model takes one image (%v), which --ref's files would not fit: quantize without --ref",
+			in, b, xs[in].Shape, net.InputShape())
 	}
 	printLayers(os.Stdout, net, false)
 	q, err := export.Net(net, cfg)
@@ -110,13 +112,13 @@ func (c *quantizeCmd) Run() error {
 	if c.Ref == "" {
 		return nil
 	}
-	return c.reference(cfg, net, xs[net.Input()]) // --ref: a model of one input (net.Graph says so)
+	return c.reference(cfg, net, xs)
 }
 
-// reference writes the input and the reference machine's outputs for it
-// into --ref, after checking them against the golden models.
-func (c *quantizeCmd) reference(cfg npu.Config, net *lower.Net, x *onnx.Array) error {
-	g, err := net.Graph(x)
+// reference writes the inputs and the reference machine's outputs for
+// them into --ref, after checking them against the golden models.
+func (c *quantizeCmd) reference(cfg npu.Config, net *lower.Net, xs map[string]*onnx.Array) error {
+	g, err := net.GraphOf(xs)
 	if err != nil {
 		return modelErr(c.Model, err)
 	}
@@ -144,19 +146,29 @@ func (c *quantizeCmd) reference(cfg npu.Config, net *lower.Net, x *onnx.Array) e
 	if net.Int32Output() {
 		typ, kind = compiler.Int32, "int32"
 	}
-	files := []struct {
+	type file struct {
 		name  string
 		write func(path string) error
-	}{
-		{"input.npy", func(p string) error { return writeFloatNPY(p, x) }},
-		{raw + ".npy", func(p string) error { return writeNPY(p, got[out], typ) }},
-		{out + ".npy", func(p string) error { return writeFloatNPY(p, deq) }},
 	}
+	var files []file
+	var inPaths []string // the inputs' files, for run.js
+	for k, in := range net.Inputs() {
+		name := "input.npy"
+		if len(net.Inputs()) > 1 {
+			name = fmt.Sprintf("input_%d.npy", k)
+		}
+		x := xs[in]
+		files = append(files, file{name, func(p string) error { return writeFloatNPY(p, x) }})
+		inPaths = append(inPaths, shown(filepath.Join(c.Ref, name)))
+	}
+	files = append(files,
+		file{raw + ".npy", func(p string) error { return writeNPY(p, got[out], typ) }},
+		file{out + ".npy", func(p string) error { return writeFloatNPY(p, deq) }})
 	var names []string
 	for _, f := range files {
 		names = append(names, f.name)
 	}
-	ins := modelInputs(c.Model, []string{c.Input}, c.Calib, "", c.Config) // the output names are known now
+	ins := modelInputs(c.Model, inputFiles(c.Input), c.Calib, "", c.Config) // the output names are known now
 	if err := checkNoClobber(ins, append([]flagPath{{"-o", c.Output}}, inDir("--ref", c.Ref, names...)...)); err != nil {
 		return err
 	}
@@ -167,9 +179,13 @@ func (c *quantizeCmd) reference(cfg npu.Config, net *lower.Net, x *onnx.Array) e
 		}
 		names = append(names, f.name)
 	}
-	fmt.Printf("npu       %s %s %v on the input (the compiler's reference machine, equal to the golden models)\n", kind, out, got[out].Data)
+	on := "the input"
+	if len(net.Inputs()) > 1 {
+		on = "the inputs " + strings.Join(net.Inputs(), ", ")
+	}
+	fmt.Printf("npu       %s %s %v on %s (the compiler's reference machine, equal to the golden models)\n", kind, out, got[out].Data, on)
 	fmt.Printf("reference %s: %s\n", shown(c.Ref), strings.Join(names, ", "))
-	fmt.Printf("compare   node scripts/ort/run.js %s %s --expect %s=%s\n", shown(c.Output), shown(filepath.Join(c.Ref, "input.npy")),
+	fmt.Printf("compare   node scripts/ort/run.js %s %s --expect %s=%s\n", shown(c.Output), strings.Join(inPaths, ","),
 		raw, shown(filepath.Join(c.Ref, raw+".npy")))
 	return nil
 }
