@@ -41,9 +41,16 @@ ops; int8 MaxPool; the output dequantized. Besides the float output it has
 the int8 one, OUTPUT_int32 (with --int8-output OUTPUT_int8; frontend/export explains the
 mapping and why it is exact).
 
+A model of several inputs takes --input NAME=FILE for each (or the test data
+set's input_k.pb beside the model, or seeded random inputs); --ref then
+writes input_k.npy for input k, in the model's order, and the run.js command
+lists them comma-separated. A model of a fixed batch N > 1 is exported as
+one image's model ([1,...]); --ref is refused for it.
+
   hwgen quantize --model mnist-7.onnx -o mnist-7.int8.onnx --ref ref/
   node scripts/ort/run.js mnist-7.int8.onnx ref/input.npy \
-      --expect Plus214_Output_0_int32=ref/Plus214_Output_0_int32.npy`
+      --expect Plus214_Output_0_int32=ref/Plus214_Output_0_int32.npy
+  hwgen quantize --model two.onnx --input a=a.npy --input b=b.npy -o q.onnx --ref ref/`
 }
 
 func (c *quantizeCmd) Run() error {

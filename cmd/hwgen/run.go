@@ -23,7 +23,7 @@ import (
 
 type runCmd struct {
 	Model    string   `help:"ONNX model file (float32, opset 7..18; the ops it may hold are listed above)." type:"path" required:"" placeholder:"FILE"`
-	Input    []string `help:"Input tensor: a float32 .npy array of the model input's shape; for a model of several inputs NAME=FILE for each (repeated). Default: test_data_set_0/input_0.pb (input_k.pb for input k) beside the model, as the ONNX Model Zoo ships it." sep:"none" placeholder:"FILE"`
+	Input    []string `help:"Input tensor: a float32 .npy array of the model input's shape (with a fixed batch N > 1, [N,...]: all N images); for a model of several inputs NAME=FILE for each (repeated). Default: test_data_set_0/input_0.pb (input_k.pb for input k) beside the model, as the ONNX Model Zoo ships it." sep:"none" placeholder:"FILE"`
 	Calib    []string `help:"Calibration inputs (float32 .npy, the input's shape; comma-separated or repeated): the activation scales are fitted to their ranges. Default: the input alone, which fits the scales to exactly the image being measured." placeholder:"FILE"`
 	Engine   string   `help:"Where the int8 model runs: interp (the compiler's reference machine only), go (the Go simulator of the NPU, checked against the reference machine) or verilator (as go, then the recorded run replayed on a Verilator build, every output of every cycle compared; the first build takes minutes)." enum:"interp,go,verilator" default:"go"`
 	Timeline string   `help:"Write the task timeline as Chrome trace-event JSON (open in https://ui.perfetto.dev); needs a simulator (--engine go or verilator)." type:"path" placeholder:"FILE"`
@@ -63,7 +63,7 @@ float executor's value of the same ONNX tensor), the highest saturation
 adds a line per layer, and a warning says when the input is beyond the
 calibrated input range (those elements clamp at ±127).
 
-Ops (batch 1, int8 with per-channel weights; docs/onnx-ops.md has the table):
+Ops (one image at a time, int8 with per-channel weights; docs/onnx-ops.md has the table):
 ` + opsHelp(npuOps) + opsHelp(foldedOps) + // from onnx.OpTable
 		`Anything else is one line naming the node, the op and what is supported
 (exit status 2).
@@ -85,6 +85,21 @@ states every seed:
 
 An input (or calibration input) holding a NaN or an infinity is refused in
 one line naming its index (exit status 2).
+
+A model whose input has a fixed batch N > 1 ([N,C,H,W]; a symbolic batch
+dimension is taken as 1) takes a batch: --input, the test data set's input
+and the random input are [N,...] (so is --calib). It is calibrated on the
+whole batch (one scale per tensor), compiled once for one image, and the N
+images run one after another through that program: on the reference
+machine, or on one simulated NPU kept across the images (the weights loaded
+once; --vcd and the Verilator replay cover every image, --timeline the
+first). Each image is checked bit for bit and gets a line (PASS, cycles,
+top-1); the outputs are joined into [N,...] (--out writes them so) and
+compared with the float executor's output of the batch, the cycles are
+given in all and per image, the PE-array use summed over the images, and
+the quality figures (--layers) are the batch's. No node may work across the
+images (an axis 0 of Concat, Softmax, a reduction...); --data and --inputs
+feed models of one image.
 
 The result is PASS when the NPU's output equals the compiler's reference
 machine's and the golden models' bit for bit, FAIL (exit status 1) with the

@@ -188,3 +188,36 @@ func TestRunBatchRefusals(t *testing.T) {
 		})
 	}
 }
+
+// A model of two inputs of batch 2 (a [2,2,4,4], b [2,3]) runs on the Go
+// simulator from a file for each: each image's two inputs written into
+// the one program, PASS on each image, the output [2 3].
+func TestRunBatchTwoInputs(t *testing.T) {
+	dir := t.TempDir()
+	data, err := onnxtest.New(13).Input("a", 2, 2, 4, 4).Input("b", 2, 3).Output("y").
+		Float("w", []int64{3, 2, 3, 3}, sine(7, 0.5, 3*2*3*3)...).
+		Node("conv", "Conv", []string{"a", "w"}, "c", onnxtest.Ints("pads", 1, 1, 1, 1)).
+		Node("gap", "GlobalAveragePool", []string{"c"}, "g").
+		Node("flat", "Flatten", []string{"g"}, "f").
+		Node("sum", "Add", []string{"f", "b"}, "y").Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "two.onnx")
+	if err := os.WriteFile(model, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, b := onnx.NewArray(2, 2, 4, 4), onnx.NewArray(2, 3)
+	copy(a.Data, sine(1, 1, len(a.Data)))
+	copy(b.Data, sine(2, 0.5, len(b.Data)))
+	args := []string{"run", "--model", model, "--engine", "go", "--input", "a=" + writeArray(t, dir, "a.npy", a), "--input", "b=" + writeArray(t, dir, "b.npy", b)}
+	code, stdout, stderr := capture(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr: %s\nstdout:\n%s", code, stderr, stdout)
+	}
+	for _, w := range []string{"inputs a [2 2 4 4], b [2 3]", "image 1   PASS", "result    PASS: on each of the 2 images the NPU's int8 y [1 3]", "joined [2 3]"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("output lacks %q:\n%s", w, stdout)
+		}
+	}
+}
