@@ -13,6 +13,7 @@ import (
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/frontend/onnx/onnxtest"
+	"github.com/hwgen/hwgen/host"
 )
 
 // batchConvModel writes a conv net of input x [n,2,5,5] (Conv 3×3 with
@@ -219,5 +220,30 @@ func TestRunBatchTwoInputs(t *testing.T) {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("output lacks %q:\n%s", w, stdout)
 		}
+	}
+}
+
+// A difference on one image of a batch fails the run (exit status 1)
+// naming that image and the element, after the images before it passed,
+// and is located layer by layer on that image.
+func TestRunBatchFailsOnOneImage(t *testing.T) {
+	defer func() { tamperNPU = nil }()
+	dir := t.TempDir()
+	model := batchConvModel(t, dir, "batch.onnx", 3, 9)
+	runs := 0
+	tamperNPU = func(res *host.Result, probe bool) {
+		if probe {
+			return
+		}
+		if runs++; runs == 2 {
+			res.Outputs["y"].Data[1] += 5
+		}
+	}
+	code, stdout, stderr := capture(t, "run", "--model", model, "--engine", "go")
+	if code != exitFailure || !strings.Contains(stderr, "image 1: FAIL: y[0 1] = ") {
+		t.Errorf("exit %d, want 1 with image 1's FAIL; stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "image 0   PASS") || strings.Contains(stdout, "image 1   PASS") || !strings.Contains(stdout, "locate    layer by layer") {
+		t.Errorf("stdout: want image 0's PASS, no image 1 PASS and the location:\n%s", stdout)
 	}
 }
