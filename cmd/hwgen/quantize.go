@@ -10,13 +10,10 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/export"
 	"github.com/hwgen/hwgen/frontend/lower"
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/frontend/onnx/onnxpb"
-	"github.com/hwgen/hwgen/golden"
 )
 
 type quantizeCmd struct {
@@ -24,7 +21,7 @@ type quantizeCmd struct {
 	Calib  []string `help:"Calibration inputs (float32 .npy, the input's shape; comma-separated or repeated). Default: the input alone, as hwgen run." placeholder:"FILE"`
 	Input  []string `help:"The input: calibrated on without --calib, and the one --ref writes with the NPU's outputs for it (float32 .npy of the model input's shape); for a model of several inputs NAME=FILE for each (repeated). Default: test_data_set_0/input_0.pb (input_k.pb for input k) beside the model, as hwgen run." sep:"none" placeholder:"FILE"`
 	Output string   `short:"o" help:"Write the quantized ONNX model to this file." type:"path" required:"" placeholder:"FILE"`
-	Ref    string   `help:"Also write into this directory the input (input.npy; for a model of several inputs input_k.npy for input k, in the model's order) and the NPU's outputs for it by the compiler's reference machine (OUTPUT_int32.npy or OUTPUT_int8.npy, OUTPUT.npy dequantized), to compare ONNX Runtime with." type:"path" placeholder:"DIR"`
+	Ref    string   `help:"Also write into this directory the input (input.npy; for a model of several inputs input_k.npy for input k, in the model's order) and the NPU's outputs for it by the compiler's reference machine (OUTPUT_int32.npy or OUTPUT_int8.npy, OUTPUT.npy dequantized), to compare ONNX Runtime with; for a model of a fixed batch N > 1, the same per image in DIR/image_k." type:"path" placeholder:"DIR"`
 	randomFlags
 	quantFlags
 	blockFlags
@@ -44,8 +41,10 @@ mapping and why it is exact).
 A model of several inputs takes --input NAME=FILE for each (or the test data
 set's input_k.pb beside the model, or seeded random inputs); --ref then
 writes input_k.npy for input k, in the model's order, and the run.js command
-lists them comma-separated. A model of a fixed batch N > 1 is exported as
-one image's model ([1,...]); --ref is refused for it.
+lists them comma-separated. A model of a fixed batch N > 1 ([N,C,H,W]
+input) is exported as one image's model ([1,...]); --ref then writes a
+reference per image of the batch into DIR/image_k (its input, [1,...], and
+its outputs, each image through the one program), with a run.js line each.
 
   hwgen quantize --model mnist-7.onnx -o mnist-7.int8.onnx --ref ref/
   node scripts/ort/run.js mnist-7.int8.onnx ref/input.npy \
@@ -97,11 +96,6 @@ func (c *quantizeCmd) Run() error {
 	if err != nil {
 		return modelErr(c.Model, err)
 	}
-	if b := net.Batch(); b > 1 && c.Ref != "" {
-		in := net.Input()
-		return usagef("--ref: the model's input %s is a batch of %d (%v); the exported model takes one image (%v), which --ref's files would not fit: quantize without --ref",
-			in, b, xs[in].Shape, net.InputShape())
-	}
 	printLayers(os.Stdout, net, false)
 	q, err := export.Net(net, cfg)
 	if err != nil {
@@ -120,81 +114,6 @@ func (c *quantizeCmd) Run() error {
 		return nil
 	}
 	return c.reference(cfg, net, xs)
-}
-
-// reference writes the inputs and the reference machine's outputs for
-// them into --ref, after checking them against the golden models.
-func (c *quantizeCmd) reference(cfg npu.Config, net *lower.Net, xs map[string]*onnx.Array) error {
-	g, err := net.GraphOf(xs)
-	if err != nil {
-		return modelErr(c.Model, err)
-	}
-	prog, err := compiler.CompileWith(cfg, g, growExt)
-	if err != nil {
-		return usageError{fmt.Errorf("compile %s for %s: %w", filepath.Base(c.Model), cfg.Name(), err)}
-	}
-	got, _, err := compiler.Interpret(prog)
-	if err != nil {
-		return fmt.Errorf("reference machine: %w", err)
-	}
-	ref, err := g.Reference(cfg)
-	if err != nil {
-		return err
-	}
-	out := net.Output()
-	if err := same(out, "the golden models", ref[out], "the reference machine", got[out]); err != nil {
-		return err
-	}
-	deq, err := net.Dequantize(got[out])
-	if err != nil {
-		return err
-	}
-	raw, typ, kind := export.RawOutput(net), golden.S(cfg.ElemWidth), "int8"
-	if net.Int32Output() {
-		typ, kind = compiler.Int32, "int32"
-	}
-	type file struct {
-		name  string
-		write func(path string) error
-	}
-	var files []file
-	var inPaths []string // the inputs' files, for run.js
-	for k, in := range net.Inputs() {
-		name := "input.npy"
-		if len(net.Inputs()) > 1 {
-			name = fmt.Sprintf("input_%d.npy", k)
-		}
-		x := xs[in]
-		files = append(files, file{name, func(p string) error { return writeFloatNPY(p, x) }})
-		inPaths = append(inPaths, shown(filepath.Join(c.Ref, name)))
-	}
-	files = append(files,
-		file{raw + ".npy", func(p string) error { return writeNPY(p, got[out], typ) }},
-		file{out + ".npy", func(p string) error { return writeFloatNPY(p, deq) }})
-	var names []string
-	for _, f := range files {
-		names = append(names, f.name)
-	}
-	ins := modelInputs(c.Model, inputFiles(c.Input), c.Calib, "", c.Config) // the output names are known now
-	if err := checkNoClobber(ins, append([]flagPath{{"-o", c.Output}}, inDir("--ref", c.Ref, names...)...)); err != nil {
-		return err
-	}
-	names = nil
-	for _, f := range files {
-		if err := f.write(filepath.Join(c.Ref, f.name)); err != nil {
-			return fmt.Errorf("--ref: %w", err)
-		}
-		names = append(names, f.name)
-	}
-	on := "the input"
-	if len(net.Inputs()) > 1 {
-		on = "the inputs " + strings.Join(net.Inputs(), ", ")
-	}
-	fmt.Printf("npu       %s %s %v on %s (the compiler's reference machine, equal to the golden models)\n", kind, out, got[out].Data, on)
-	fmt.Printf("reference %s: %s\n", shown(c.Ref), strings.Join(names, ", "))
-	fmt.Printf("compare   node scripts/ort/run.js %s %s --expect %s=%s\n", shown(c.Output), strings.Join(inPaths, ","),
-		raw, shown(filepath.Join(c.Ref, raw+".npy")))
-	return nil
 }
 
 func exists(path string) bool {

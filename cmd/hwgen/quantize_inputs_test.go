@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/frontend/onnx/onnxtest"
 	"github.com/hwgen/hwgen/golden"
 )
@@ -114,13 +116,14 @@ func TestQuantizeTwoInputs(t *testing.T) {
 }
 
 // hwgen quantize refuses in one line: a plain --input FILE or an input
-// of a wrong shape for a model of two inputs (naming the input, the shape
-// and the one it needs), and --ref for a model of batch 3, whose export
-// takes one image; nothing is written.
+// of a wrong shape for a model of two inputs, and an input of one image
+// for a model of batch 3 (naming the input, the shape and the one it
+// needs); nothing is written.
 func TestQuantizeInputsRefused(t *testing.T) {
 	dir := t.TempDir()
 	model, a, _ := twoInputModel(t, dir)
 	batch := batchConvModel(t, dir, "batch.onnx", 3, 2)
+	one := writeArray(t, dir, "one.npy", onnx.NewArray(1, 2, 5, 5))
 	out, ref := filepath.Join(dir, "q.onnx"), filepath.Join(dir, "ref")
 	for _, tc := range []struct {
 		name string
@@ -129,7 +132,7 @@ func TestQuantizeInputsRefused(t *testing.T) {
 	}{
 		{"plain file", []string{"--model", model, "--input", a}, "the model has inputs a, b: give NAME=FILE for each"},
 		{"wrong shape", []string{"--model", model, "--input", "a=" + a, "--input", "b=" + a}, "--input b=" + a + ": shape [1 2 4 4]; the model's input b needs [3]"},
-		{"batch", []string{"--model", batch}, "--ref: the model's input x is a batch of 3 ([3 2 5 5]); the exported model takes one image ([1 2 5 5])"},
+		{"batch input of one image", []string{"--model", batch, "--input", one}, "--input " + one + ": shape [1 2 5 5]; the model's input x needs [3 2 5 5] (a batch of 3)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := capture(t, append([]string{"quantize", "-o", out, "--ref", ref}, tc.args...)...)
@@ -141,6 +144,87 @@ func TestQuantizeInputsRefused(t *testing.T) {
 			}
 			if exists(out) || exists(ref) {
 				t.Errorf("%s or %s written by a failed command", out, ref)
+			}
+		})
+	}
+}
+
+// hwgen quantize --ref on a model of batch 3 exports one image's model
+// and writes a reference per image (image_k/input.npy [1,...] and the
+// outputs): ONNX Runtime on each image's input gives its int32 output bit
+// for bit and its dequantized one, and each is row k of hwgen run's
+// joined output of the batch on the same input. Two weight seeds.
+func TestQuantizeBatch(t *testing.T) {
+	node := onnxtest.NeedORT(t)
+	for _, seed := range []float64{2, 6} {
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			dir := t.TempDir()
+			model := batchConvModel(t, dir, "batch.onnx", 3, seed)
+			x := onnx.NewArray(3, 2, 5, 5)
+			copy(x.Data, sine(seed+1, 1.5, len(x.Data)))
+			in := writeArray(t, dir, "x.npy", x)
+			q, ref, res := filepath.Join(dir, "q.onnx"), filepath.Join(dir, "ref"), filepath.Join(dir, "res")
+			code, stdout, stderr := capture(t, "quantize", "--model", model, "--input", in, "-o", q, "--ref", ref)
+			if code != exitOK {
+				t.Fatalf("exit %d, want 0; stderr: %s\nstdout:\n%s", code, stderr, stdout)
+			}
+			for _, w := range []string{"input x FLOAT [1 2 5 5]", "on image 2 of the batch", filepath.Join(ref, "image_2") + ": input.npy, y_int32.npy, y.npy"} {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("output lacks %q:\n%s", w, stdout)
+				}
+			}
+			if code, stdout, stderr := capture(t, "run", "--model", model, "--input", in, "--engine", "interp", "--out", res); code != exitOK {
+				t.Fatalf("run: exit %d; stderr: %s\nstdout:\n%s", code, stderr, stdout)
+			}
+			joined, err := readNPY(filepath.Join(res, "logits_int32.npy"), compiler.Int32, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := os.ReadFile(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var runs [][]onnxtest.NPY
+			var raws [][]int64
+			var deqs [][]float32
+			for k := range 3 {
+				im := filepath.Join(ref, fmt.Sprintf("image_%d", k))
+				xk, err := readFloatNPY(filepath.Join(im, "input.npy"), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(x.Data[k*50:(k+1)*50], xk.Data); d != "" || len(xk.Shape) != 4 || xk.Shape[0] != 1 {
+					t.Errorf("image %d: input.npy %v (-batch's image +written):\n%s", k, xk.Shape, d)
+				}
+				runs = append(runs, []onnxtest.NPY{onnxtest.Float32NPY(xk.Shape, xk.Data)})
+				r, err := readNPY(filepath.Join(im, "y_int32.npy"), compiler.Int32, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(joined.Data[k*3:(k+1)*3], r.Data); d != "" {
+					t.Errorf("image %d: y_int32 (-hwgen run's row +--ref):\n%s", k, d)
+				}
+				f, err := readFloatNPY(filepath.Join(im, "y.npy"), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				raws, deqs = append(raws, r.Data), append(deqs, f.Data)
+			}
+			for k, out := range onnxtest.RunORT(t, node, m, runs) {
+				var got []int64
+				for _, v := range out["y_int32"].Data {
+					got = append(got, int64(v))
+				}
+				if d := cmp.Diff(raws[k], got); d != "" {
+					t.Errorf("image %d: y_int32 (-reference machine +ONNX Runtime):\n%s", k, d)
+				}
+				var gotF []float32
+				for _, v := range out["y"].Data {
+					gotF = append(gotF, float32(v))
+				}
+				if d := cmp.Diff(deqs[k], gotF); d != "" {
+					t.Errorf("image %d: y (-reference machine dequantized +ONNX Runtime):\n%s", k, d)
+				}
 			}
 		})
 	}
