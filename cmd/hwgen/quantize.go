@@ -10,21 +10,18 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/export"
 	"github.com/hwgen/hwgen/frontend/lower"
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/frontend/onnx/onnxpb"
-	"github.com/hwgen/hwgen/golden"
 )
 
 type quantizeCmd struct {
 	Model  string   `help:"ONNX model file (float32; the ops hwgen run takes)." type:"path" required:"" placeholder:"FILE"`
 	Calib  []string `help:"Calibration inputs (float32 .npy, the input's shape; comma-separated or repeated). Default: the input alone, as hwgen run." placeholder:"FILE"`
-	Input  string   `help:"The input: calibrated on without --calib, and the one --ref writes with the NPU's outputs for it (float32 .npy). Default: test_data_set_0/input_0.pb beside the model, as hwgen run." type:"path" placeholder:"FILE"`
+	Input  []string `help:"The input: calibrated on without --calib, and the one --ref writes with the NPU's outputs for it (float32 .npy of the model input's shape); for a model of several inputs NAME=FILE for each (repeated). Default: test_data_set_0/input_0.pb (input_k.pb for input k) beside the model, as hwgen run." sep:"none" placeholder:"FILE"`
 	Output string   `short:"o" help:"Write the quantized ONNX model to this file." type:"path" required:"" placeholder:"FILE"`
-	Ref    string   `help:"Also write into this directory the input (input.npy) and the NPU's outputs for it by the compiler's reference machine (OUTPUT_int32.npy or OUTPUT_int8.npy, OUTPUT.npy dequantized), to compare ONNX Runtime with." type:"path" placeholder:"DIR"`
+	Ref    string   `help:"Also write into this directory the input (input.npy; for a model of several inputs input_k.npy for input k, in the model's order) and the NPU's outputs for it by the compiler's reference machine (OUTPUT_int32.npy or OUTPUT_int8.npy, OUTPUT.npy dequantized), to compare ONNX Runtime with; for a model of a fixed batch N > 1, the same per image in DIR/image_k." type:"path" placeholder:"DIR"`
 	randomFlags
 	quantFlags
 	blockFlags
@@ -41,9 +38,18 @@ ops; int8 MaxPool; the output dequantized. Besides the float output it has
 the int8 one, OUTPUT_int32 (with --int8-output OUTPUT_int8; frontend/export explains the
 mapping and why it is exact).
 
+A model of several inputs takes --input NAME=FILE for each (or the test data
+set's input_k.pb beside the model, or seeded random inputs); --ref then
+writes input_k.npy for input k, in the model's order, and the run.js command
+lists them comma-separated. A model of a fixed batch N > 1 ([N,C,H,W]
+input) is exported as one image's model ([1,...]); --ref then writes a
+reference per image of the batch into DIR/image_k (its input, [1,...], and
+its outputs, each image through the one program), with a run.js line each.
+
   hwgen quantize --model mnist-7.onnx -o mnist-7.int8.onnx --ref ref/
   node scripts/ort/run.js mnist-7.int8.onnx ref/input.npy \
-      --expect Plus214_Output_0_int32=ref/Plus214_Output_0_int32.npy`
+      --expect Plus214_Output_0_int32=ref/Plus214_Output_0_int32.npy
+  hwgen quantize --model two.onnx --input a=a.npy --input b=b.npy -o q.onnx --ref ref/`
 }
 
 func (c *quantizeCmd) Run() error {
@@ -65,7 +71,7 @@ func (c *quantizeCmd) Run() error {
 			return err
 		}
 	}
-	ins := modelInputs(c.Model, []string{c.Input}, c.Calib, "", c.Config)
+	ins := modelInputs(c.Model, inputFiles(c.Input), c.Calib, "", c.Config)
 	if err := checkNoClobber(ins, append([]flagPath{{"-o", c.Output}}, inDir("--ref", c.Ref, "input.npy")...)); err != nil {
 		return err
 	}
@@ -74,11 +80,8 @@ func (c *quantizeCmd) Run() error {
 	if err := c.randomFlags.check(); err != nil {
 		return err
 	}
-	r := &runCmd{Model: c.Model, Calib: c.Calib, Out: c.Ref, randomFlags: c.randomFlags}
-	if c.Input != "" {
-		r.Input = []string{c.Input}
-	}
-	if c.Input == "" && len(c.Calib) > 0 && c.Ref == "" && !exists(testInput(c.Model)) {
+	r := &runCmd{Model: c.Model, Calib: c.Calib, Out: c.Ref, Input: c.Input, randomFlags: c.randomFlags}
+	if len(c.Input) == 0 && len(c.Calib) > 0 && c.Ref == "" && !exists(testInput(c.Model)) {
 		r.Input = c.Calib[:1] // nothing runs on the input then; any will do
 	}
 	m, xs, calib, err := r.load()
@@ -110,68 +113,7 @@ func (c *quantizeCmd) Run() error {
 	if c.Ref == "" {
 		return nil
 	}
-	return c.reference(cfg, net, xs[net.Input()]) // --ref: a model of one input (net.Graph says so)
-}
-
-// reference writes the input and the reference machine's outputs for it
-// into --ref, after checking them against the golden models.
-func (c *quantizeCmd) reference(cfg npu.Config, net *lower.Net, x *onnx.Array) error {
-	g, err := net.Graph(x)
-	if err != nil {
-		return modelErr(c.Model, err)
-	}
-	prog, err := compiler.CompileWith(cfg, g, growExt)
-	if err != nil {
-		return usageError{fmt.Errorf("compile %s for %s: %w", filepath.Base(c.Model), cfg.Name(), err)}
-	}
-	got, _, err := compiler.Interpret(prog)
-	if err != nil {
-		return fmt.Errorf("reference machine: %w", err)
-	}
-	ref, err := g.Reference(cfg)
-	if err != nil {
-		return err
-	}
-	out := net.Output()
-	if err := same(out, "the golden models", ref[out], "the reference machine", got[out]); err != nil {
-		return err
-	}
-	deq, err := net.Dequantize(got[out])
-	if err != nil {
-		return err
-	}
-	raw, typ, kind := export.RawOutput(net), golden.S(cfg.ElemWidth), "int8"
-	if net.Int32Output() {
-		typ, kind = compiler.Int32, "int32"
-	}
-	files := []struct {
-		name  string
-		write func(path string) error
-	}{
-		{"input.npy", func(p string) error { return writeFloatNPY(p, x) }},
-		{raw + ".npy", func(p string) error { return writeNPY(p, got[out], typ) }},
-		{out + ".npy", func(p string) error { return writeFloatNPY(p, deq) }},
-	}
-	var names []string
-	for _, f := range files {
-		names = append(names, f.name)
-	}
-	ins := modelInputs(c.Model, []string{c.Input}, c.Calib, "", c.Config) // the output names are known now
-	if err := checkNoClobber(ins, append([]flagPath{{"-o", c.Output}}, inDir("--ref", c.Ref, names...)...)); err != nil {
-		return err
-	}
-	names = nil
-	for _, f := range files {
-		if err := f.write(filepath.Join(c.Ref, f.name)); err != nil {
-			return fmt.Errorf("--ref: %w", err)
-		}
-		names = append(names, f.name)
-	}
-	fmt.Printf("npu       %s %s %v on the input (the compiler's reference machine, equal to the golden models)\n", kind, out, got[out].Data)
-	fmt.Printf("reference %s: %s\n", shown(c.Ref), strings.Join(names, ", "))
-	fmt.Printf("compare   node scripts/ort/run.js %s %s --expect %s=%s\n", shown(c.Output), shown(filepath.Join(c.Ref, "input.npy")),
-		raw, shown(filepath.Join(c.Ref, raw+".npy")))
-	return nil
+	return c.reference(cfg, net, xs)
 }
 
 func exists(path string) bool {

@@ -23,7 +23,7 @@ import (
 
 type runCmd struct {
 	Model    string   `help:"ONNX model file (float32, opset 7..18; the ops it may hold are listed above)." type:"path" required:"" placeholder:"FILE"`
-	Input    []string `help:"Input tensor: a float32 .npy array of the model input's shape; for a model of several inputs NAME=FILE for each (repeated). Default: test_data_set_0/input_0.pb (input_k.pb for input k) beside the model, as the ONNX Model Zoo ships it." sep:"none" placeholder:"FILE"`
+	Input    []string `help:"Input tensor: a float32 .npy array of the model input's shape (with a fixed batch N > 1, [N,...]: all N images); for a model of several inputs NAME=FILE for each (repeated). Default: test_data_set_0/input_0.pb (input_k.pb for input k) beside the model, as the ONNX Model Zoo ships it." sep:"none" placeholder:"FILE"`
 	Calib    []string `help:"Calibration inputs (float32 .npy, the input's shape; comma-separated or repeated): the activation scales are fitted to their ranges. Default: the input alone, which fits the scales to exactly the image being measured." placeholder:"FILE"`
 	Engine   string   `help:"Where the int8 model runs: interp (the compiler's reference machine only), go (the Go simulator of the NPU, checked against the reference machine) or verilator (as go, then the recorded run replayed on a Verilator build, every output of every cycle compared; the first build takes minutes)." enum:"interp,go,verilator" default:"go"`
 	Timeline string   `help:"Write the task timeline as Chrome trace-event JSON (open in https://ui.perfetto.dev); needs a simulator (--engine go or verilator)." type:"path" placeholder:"FILE"`
@@ -63,7 +63,7 @@ float executor's value of the same ONNX tensor), the highest saturation
 adds a line per layer, and a warning says when the input is beyond the
 calibrated input range (those elements clamp at ±127).
 
-Ops (batch 1, int8 with per-channel weights; docs/onnx-ops.md has the table):
+Ops (one image at a time, int8 with per-channel weights; docs/onnx-ops.md has the table):
 ` + opsHelp(npuOps) + opsHelp(foldedOps) + // from onnx.OpTable
 		`Anything else is one line naming the node, the op and what is supported
 (exit status 2).
@@ -85,6 +85,21 @@ states every seed:
 
 An input (or calibration input) holding a NaN or an infinity is refused in
 one line naming its index (exit status 2).
+
+A model whose input has a fixed batch N > 1 ([N,C,H,W]; a symbolic batch
+dimension is taken as 1) takes a batch: --input, the test data set's input
+and the random input are [N,...] (so is --calib). It is calibrated on the
+whole batch (one scale per tensor), compiled once for one image, and the N
+images run one after another through that program: on the reference
+machine, or on one simulated NPU kept across the images (the weights loaded
+once; --vcd and the Verilator replay cover every image, --timeline the
+first). Each image is checked bit for bit and gets a line (PASS, cycles,
+top-1); the outputs are joined into [N,...] (--out writes them so) and
+compared with the float executor's output of the batch, the cycles are
+given in all and per image, the PE-array use summed over the images, and
+the quality figures (--layers) are the batch's. No node may work across the
+images (an axis 0 of Concat, Softmax, a reduction...); --data and --inputs
+feed models of one image.
 
 The result is PASS when the NPU's output equals the compiler's reference
 machine's and the golden models' bit for bit, FAIL (exit status 1) with the
@@ -238,6 +253,9 @@ func (c *runCmd) Run() error {
 	if err != nil {
 		return modelErr(c.Model, err)
 	}
+	if net.Batch() > 1 {
+		return c.runImages(cfg, net, xs, floatOut) // runimages.go
+	}
 	float := floatOut[net.Output()]
 	g, vals, err := net.GraphValuesOf(xs)
 	if err != nil {
@@ -277,7 +295,7 @@ func (c *runCmd) Run() error {
 		if err != nil {
 			return err
 		}
-		printLayerUse(os.Stdout, cfg.Rows, cfg.Cols, prog, res, c.Layers)
+		printLayerUse(os.Stdout, cfg.Rows, cfg.Cols, prog, []*host.Result{res}, c.Layers)
 		if tamperNPU != nil {
 			tamperNPU(res, false)
 		}
@@ -366,6 +384,10 @@ func (c *runCmd) loadModel() (*onnx.Model, []int, error) {
 	if err != nil {
 		return nil, nil, modelErr(c.Model, err)
 	}
+	c.inputName = m.Graph.Inputs[0].Name
+	if flag := c.sourceFlag(); flag != "" && len(want) > 1 && want[0] > 1 {
+		return nil, nil, usagef("%s: the model's input %s is a batch of %d (%v); %s feeds models of one image: give the batch with --input (or the test data set beside the model)", flag, c.inputName, want[0], want, flag)
+	}
 	return m, want, nil
 }
 
@@ -373,8 +395,20 @@ func printModel(w io.Writer, path string, m *onnx.Model, shape []int) {
 	fmt.Fprintf(w, "model     %s: graph %s, opset %d, %d nodes, input %s %v\n", filepath.Base(path), m.Graph.Name, m.Opset, len(m.Graph.Nodes), m.Graph.Inputs[0].Name, shape)
 }
 
+// sourceFlag is --data or --inputs when one gives the images, else "".
+func (c *runCmd) sourceFlag() string {
+	switch {
+	case c.Data != "":
+		return "--data"
+	case c.Inputs != "":
+		return "--inputs"
+	}
+	return ""
+}
+
 // inputShape is the shape of the model's one input; a symbolic dimension
-// (a named batch size) is taken as 1, the one batch size lowered.
+// (a named batch size) is taken as 1. A fixed batch N > 1 is kept: hwgen
+// run splits it into its images (runimages.go).
 func inputShape(m *onnx.Model) ([]int, error) {
 	if n := len(m.Graph.Inputs); n != 1 {
 		return nil, fmt.Errorf("%d graph inputs; --data and --inputs feed models of one (--input NAME=FILE feeds each of several)", n)
@@ -390,6 +424,16 @@ func inputShape(m *onnx.Model) ([]int, error) {
 	return shape, nil
 }
 
+// needs says what shape the model's input name takes: "the model's input
+// x needs [3 1 28 28] (a batch of 3)".
+func needs(name string, want []int) string {
+	s := fmt.Sprintf("the model's input %s needs %v", name, want)
+	if len(want) > 1 && want[0] > 1 {
+		s += fmt.Sprintf(" (a batch of %d)", want[0])
+	}
+	return s
+}
+
 // input reads the input tensor: --input, or the test data set beside the
 // model.
 func (c *runCmd) input(want []int) (*onnx.Array, string, error) {
@@ -403,7 +447,7 @@ func (c *runCmd) input(want []int) (*onnx.Array, string, error) {
 		}
 		x, err := readFloatNPY(file, func(got []int) error {
 			if !slices.Equal(got, want) {
-				return usagef("--input %s: shape %v; the model's input needs %v", file, got, want)
+				return usagef("--input %s: shape %v; %s", file, got, needs(c.inputName, want))
 			}
 			return nil
 		})
@@ -429,7 +473,7 @@ func (c *runCmd) input(want []int) (*onnx.Array, string, error) {
 		return nil, "", usageError{fmt.Errorf("test input %s: %w", path, err)}
 	}
 	if !slices.Equal(x.Shape, want) {
-		return nil, "", usagef("test input %s: shape %v; the model's input needs %v", path, x.Shape, want)
+		return nil, "", usagef("test input %s: shape %v; %s", path, x.Shape, needs(c.inputName, want))
 	}
 	if err := checkFinite("test input "+path, x); err != nil {
 		return nil, "", err
@@ -461,6 +505,9 @@ func (c *runCmd) calibration(x *onnx.Array, want []int) ([]*onnx.Array, string, 
 		set, note := randomCalibration(want, c.InputSeed, c.RandomCalib)
 		return set, note, nil
 	}
+	if len(c.Calib) == 0 && len(want) > 1 && want[0] > 1 {
+		return []*onnx.Array{x}, fmt.Sprintf("on the input alone, which is optimistic: the scales fit these very %d images and no other input's range (give --calib)", want[0]), nil
+	}
 	if len(c.Calib) == 0 {
 		return []*onnx.Array{x}, "on the input alone, which is optimistic: the scales fit this very image and no other input's range (give --calib)", nil
 	}
@@ -468,7 +515,7 @@ func (c *runCmd) calibration(x *onnx.Array, want []int) ([]*onnx.Array, string, 
 	for _, path := range c.Calib {
 		a, err := readFloatNPY(path, func(got []int) error {
 			if !slices.Equal(got, want) {
-				return usagef("--calib %s: shape %v; the model's input needs %v", path, got, want)
+				return usagef("--calib %s: shape %v; %s", path, got, needs(c.inputName, want))
 			}
 			return nil
 		})
@@ -528,12 +575,36 @@ func same(name, wantBy string, want *golden.Tensor, gotBy string, got *golden.Te
 // int32) logits, their top-1 classes and the largest difference in output
 // steps (an int32 output's largest step).
 func compareFloat(kind string, float, deq *onnx.Array, q *golden.Tensor, step float64) {
-	fa, qa := onnx.Argmax(float.Data), onnx.Argmax(deq.Data)
-	fmt.Printf("float     top-1 %d, logits %s\n", fa, floats(float.Data))
-	fmt.Printf("%-9s top-1 %d, logits %s (dequantized; %s %s, step %.4g)\n", kind, qa, floats(deq.Data), kind,
+	compareImages(kind, float, deq, q, step, 1)
+}
+
+// compareImages is compareFloat of n images' outputs one after another
+// (a batch's, [n,...]): a top-1 class per image, and how many agree.
+func compareImages(kind string, float, deq *onnx.Array, q *golden.Tensor, step float64, n int) {
+	size := len(float.Data) / max(n, 1)
+	var fa, qa []int
+	agreed := 0
+	for k := range n {
+		fa = append(fa, onnx.Argmax(float.Data[k*size:(k+1)*size]))
+		qa = append(qa, onnx.Argmax(deq.Data[k*size:(k+1)*size]))
+		if fa[k] == qa[k] {
+			agreed++
+		}
+	}
+	top := func(a []int) string {
+		if n == 1 {
+			return fmt.Sprint(a[0])
+		}
+		return fmt.Sprintf("%v (per image)", a)
+	}
+	fmt.Printf("float     top-1 %s, logits %s\n", top(fa), floats(float.Data))
+	fmt.Printf("%-9s top-1 %s, logits %s (dequantized; %s %s, step %.4g)\n", kind, top(qa), floats(deq.Data), kind,
 		shortList(q.Data, func(v int64) string { return fmt.Sprint(v) }), step)
 	agree := "agree"
-	if fa != qa {
+	switch {
+	case n > 1:
+		agree = fmt.Sprintf("agrees on %d of %d images", agreed, n)
+	case agreed == 0:
 		agree = "DISAGREE"
 	}
 	var worst, peak float64

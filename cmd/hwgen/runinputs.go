@@ -50,7 +50,7 @@ func (c *runCmd) runInputs(cfg npu.Config) error {
 	if err != nil {
 		return err
 	}
-	names, images, err := readInputs(c.Inputs, shape)
+	names, images, err := readInputs(c.Inputs, c.inputName, shape)
 	if err != nil {
 		return err
 	}
@@ -114,8 +114,9 @@ func (c *runCmd) runInputs(cfg npu.Config) error {
 }
 
 // readInputs reads the float32 .npy files of dir in name order, each of
-// the given shape; any bad file is the caller's to fix.
-func readInputs(dir string, shape []int) ([]string, []*onnx.Array, error) {
+// the given shape (the model's input named input); any bad file is the
+// caller's to fix.
+func readInputs(dir, input string, shape []int) ([]string, []*onnx.Array, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil, usageError{fmt.Errorf("--inputs: %w", err)}
@@ -134,7 +135,7 @@ func readInputs(dir string, shape []int) ([]string, []*onnx.Array, error) {
 	for i, name := range names {
 		x, err := readFloatNPY(filepath.Join(dir, name), func(got []int) error {
 			if !slices.Equal(got, shape) {
-				return usagef("--inputs: %s has shape %v; the model's input needs %v", name, got, shape)
+				return usagef("--inputs: %s has shape %v; %s", name, got, needs(input, shape))
 			}
 			return nil
 		})

@@ -48,25 +48,44 @@ func layerUses(prog *compiler.Program, res *host.Result) []layerUse {
 // printLayerUse prints where a simulated run's cycles went: the share of
 // the run the PE array had work, the utilization while it had, and per
 // layer (all of them with --layers, else the three that lost the most
-// cycles against their ideal).
-func printLayerUse(w io.Writer, rows, cols int, prog *compiler.Program, res *host.Result, all bool) {
-	uses := layerUses(prog, res)
-	if len(uses) == 0 || res.Cycles == 0 {
+// cycles against their ideal). Several runs of prog (a batch's images)
+// are summed: their cycles, busy cycles and MACs.
+func printLayerUse(w io.Writer, rows, cols int, prog *compiler.Program, runs []*host.Result, all bool) {
+	var uses []layerUse
+	at := map[string]int{} // a layer's index in uses
+	busy, cycles := 0, 0
+	for _, res := range runs {
+		for _, u := range layerUses(prog, res) {
+			i, ok := at[u.name]
+			if !ok {
+				i, at[u.name] = len(uses), len(uses)
+				uses = append(uses, layerUse{name: u.name})
+			}
+			uses[i].macs += u.macs
+			uses[i].busy += u.busy
+		}
+		var iv [][2]int
+		for _, s := range res.Timeline {
+			if prog.Tasks[s.ID].Engine() == isa.NE {
+				iv = append(iv, [2]int{s.Start, s.End})
+			}
+		}
+		busy += union(iv)
+		cycles += res.Cycles
+	}
+	if len(uses) == 0 || cycles == 0 {
 		return
 	}
-	var iv [][2]int
-	for _, s := range res.Timeline {
-		if prog.Tasks[s.ID].Engine() == isa.NE {
-			iv = append(iv, [2]int{s.Start, s.End})
-		}
-	}
-	busy := union(iv)
 	var macs int64
 	for _, u := range uses {
 		macs += u.macs
 	}
-	fmt.Fprintf(w, "PE array  busy %.1f%% of the run (%d of %d cycles); %.1f%% MAC utilization while busy\n",
-		100*float64(busy)/float64(res.Cycles), busy, res.Cycles, 100*float64(macs)/(float64(rows*cols)*float64(max(busy, 1))))
+	of := "the run"
+	if len(runs) > 1 {
+		of = fmt.Sprintf("the %d runs", len(runs))
+	}
+	fmt.Fprintf(w, "PE array  busy %.1f%% of %s (%d of %d cycles); %.1f%% MAC utilization while busy\n",
+		100*float64(busy)/float64(cycles), of, busy, cycles, 100*float64(macs)/(float64(rows*cols)*float64(max(busy, 1))))
 	lost := func(u layerUse) float64 { return float64(u.busy) - float64(u.macs)/float64(rows*cols) }
 	shown := slices.Clone(uses)
 	if !all && len(shown) > 3 {

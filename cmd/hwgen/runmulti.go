@@ -75,7 +75,7 @@ func (c *runCmd) loadInputs(m *onnx.Model) (*onnx.Model, map[string]*onnx.Array,
 				return c.randomInputs(m, names, shapes)
 			}
 		}
-		x, err := readInput(file, shapes[name])
+		x, err := readInput(file, name, shapes[name])
 		if err != nil {
 			return nil, nil, nil, usageError{fmt.Errorf("%s%s: %w", what, file, err)}
 		}
@@ -127,8 +127,8 @@ func testInputOf(model string, k int) string {
 }
 
 // readInput reads a float32 .npy or ONNX TensorProto (.pb) file of the
-// shape want.
-func readInput(path string, want []int) (*onnx.Array, error) {
+// shape want, the model's input name's.
+func readInput(path, name string, want []int) (*onnx.Array, error) {
 	if strings.HasSuffix(path, ".pb") {
 		t, err := onnx.LoadTensorFile(path)
 		if err != nil {
@@ -136,13 +136,13 @@ func readInput(path string, want []int) (*onnx.Array, error) {
 		}
 		x, err := onnx.ArrayOf(t)
 		if err == nil && !slices.Equal(x.Shape, want) {
-			err = fmt.Errorf("shape %v; the model's input needs %v", x.Shape, want)
+			err = fmt.Errorf("shape %v; %s", x.Shape, needs(name, want))
 		}
 		return x, err
 	}
 	return readFloatNPY(path, func(got []int) error {
 		if !slices.Equal(got, want) {
-			return fmt.Errorf("shape %v; the model's input needs %v", got, want)
+			return fmt.Errorf("shape %v; %s", got, needs(name, want))
 		}
 		return nil
 	})

@@ -110,7 +110,7 @@ func TestRunTwoInputs(t *testing.T) {
 	}{
 		{"plain file", []string{"--input", a}, "the model has inputs a, b: give NAME=FILE for each"},
 		{"one missing", []string{"--input", "a=" + a}, "--input: no file for input b; give NAME=FILE for each of a, b"},
-		{"wrong shape", []string{"--input", "a=" + b, "--input", "b=" + b}, "shape [3]; the model's input needs [1 2 4 4]"},
+		{"wrong shape", []string{"--input", "a=" + b, "--input", "b=" + b}, "shape [3]; the model's input a needs [1 2 4 4]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := capture(t, append([]string{"run", "--model", model, "--engine", "interp"}, tc.args...)...)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/hwgen/hwgen/frontend/onnx"
+	"github.com/hwgen/hwgen/golden"
 )
 
 // This file lowers a model of batch N > 1 (inputs [N,C,H,W], [N,C,L] or
@@ -117,6 +118,56 @@ func (n *Net) Stack(ys []*onnx.Array) (*onnx.Array, error) {
 		if !slices.Equal(y.Shape, n.outShape) {
 			return nil, fmt.Errorf("lower: an image's output has shape %v, want %v", y.Shape, n.outShape)
 		}
+		out.Data = append(out.Data, y.Data...)
+	}
+	return out, nil
+}
+
+// StackValues joins the images' lowered values (one map per image, in
+// order, as compiler.Graph.ReferenceOf returns them for GraphValuesOf)
+// into the batch's: each value the images' elements one after another,
+// the order of the ONNX value [N,...], so that Quality measures the
+// batch against the float executor's values of the whole batch. A value
+// missing from an image is left out.
+func (n *Net) StackValues(images []map[string]*golden.Tensor) map[string]*golden.Tensor {
+	out := map[string]*golden.Tensor{}
+	if len(images) == 0 {
+		return out
+	}
+	for name, t := range images[0] {
+		s := &golden.Tensor{Shape: append([]int{len(images)}, t.Shape...)}
+		for _, im := range images {
+			v, ok := im[name]
+			if !ok || len(v.Data) != len(t.Data) {
+				s = nil
+				break
+			}
+			s.Data = append(s.Data, v.Data...)
+		}
+		if s != nil {
+			out[name] = s
+		}
+	}
+	return out
+}
+
+// dequantizeAll is Dequantize of one image's output or of several
+// images' outputs one after another (StackValues'), joined.
+func (n *Net) dequantizeAll(t *golden.Tensor) (*onnx.Array, error) {
+	size := len(onnx.NewArray(n.outShape...).Data)
+	if len(n.outShape) == 0 || size == 0 || len(t.Data) <= size || len(t.Data)%size != 0 {
+		return n.Dequantize(t)
+	}
+	var ys []*onnx.Array
+	for k := 0; k < len(t.Data); k += size {
+		y, err := n.Dequantize(&golden.Tensor{Shape: []int{size}, Data: t.Data[k : k+size]})
+		if err != nil {
+			return nil, err
+		}
+		ys = append(ys, y)
+	}
+	out := &onnx.Array{Shape: append([]int{len(ys) * n.outShape[0]}, n.outShape[1:]...)}
+	for _, y := range ys {
 		out.Data = append(out.Data, y.Data...)
 	}
 	return out, nil

@@ -142,8 +142,9 @@
 //
 // A model of batch N > 1 is lowered image by image (batch.go): the
 // calibration covers the whole batch, the net is one image's (Net.Images
-// splits a batch, Net.Stack joins the outputs), and a value without the
-// batch as its first axis or an op along it is refused.
+// splits a batch, Net.Stack joins the outputs, Net.StackValues joins the
+// images' lowered values for Net.Quality of the whole batch), and a value
+// without the batch as its first axis or an op along it is refused.
 //
 // Every activation is symmetric int8 with one scale per tensor; a max pool,
 // a flatten, a transpose, a channel shuffle and an upsampling keep their input's scale (max commutes with a

@@ -39,7 +39,8 @@ type Quality struct {
 // Quality compares each lowered value in q (int8 values by ONNX name, as
 // compiler.Graph.ReferenceOf returns them for GraphValues' values) with
 // the float executor's values (onnx.Graph.Execute), in Probes order. A
-// value missing from either is left out.
+// value missing from either is left out. For a batch, q is the images'
+// values joined (StackValues) and float the whole batch's.
 func (n *Net) Quality(q map[string]*golden.Tensor, float map[string]*onnx.Array) []Quality {
 	var out []Quality
 	for _, name := range n.Probes() {
@@ -50,7 +51,7 @@ func (n *Net) Quality(q map[string]*golden.Tensor, float map[string]*onnx.Array)
 		}
 		r := Quality{Name: name, Elements: len(t.Data)}
 		if name == n.output && n.Int32Output() {
-			deq, err := n.Dequantize(t)
+			deq, err := n.dequantizeAll(t) // one image's, or a batch's (StackValues)
 			if err != nil {
 				continue
 			}
