@@ -35,6 +35,9 @@ func (l *lowering) rescale(name string, sx, sy float64, div int) (golden.Requant
 // window reaches into the padding: there an eltwise multiply by a
 // constant map corrects the divisor (pool_pad.go).
 func (l *lowering) avgPool(n *onnx.Node) error {
+	if d := n.Ints("dilations", nil); slices.ContainsFunc(d, func(v int64) bool { return v != 1 }) {
+		return fmt.Errorf("dilations %v: supported: 1 (a dilated window is lowered for MaxPool only)", d)
+	}
 	in, sx, win, _, plan, err := l.poolWindow(n)
 	if err != nil {
 		return err

@@ -1,0 +1,223 @@
+package lower
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/compiler"
+	"github.com/hwgen/hwgen/frontend/onnx"
+	"github.com/hwgen/hwgen/frontend/onnx/onnxtest"
+	"github.com/hwgen/hwgen/host"
+)
+
+// dilatedPoolCases are dilated MaxPools on the graph input x (or on a
+// Relu or Pad of it). ops is the compiler graph the lowering builds:
+// how many ops of each kind, and the constant maps.
+var dilatedPoolCases = []struct {
+	name string
+	node func(b *onnxtest.Builder) *onnxtest.Builder
+	dims []int64
+	ops  string
+}{
+	{"3x3 dilations 2 stride 1 pads 2 (same size)", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2), oints("pads", 2, 2, 2, 2))
+	}, []int64{1, 3, 10, 10}, "conv2d 4, eltwise 8, maps 4"},
+	{"2x2 dilations 2 stride 2 no pads (a phase and a pool)", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 2, 2), oints("dilations", 2, 2), oints("strides", 2, 2))
+	}, []int64{1, 3, 9, 9}, "conv2d 1, pool 1, maps 0"},
+	{"3x3 dilations 2 stride 2 pads 2 (a phase and a pool with padding)", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2), oints("strides", 2, 2), oints("pads", 2, 2, 2, 2))
+	}, []int64{1, 2, 11, 12}, "conv2d 1, pool 1, maps 0"},
+	{"3x3 dilations 2 stride 4 pads [3,1,0,2] (a phase, a pool and a crop)", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2), oints("strides", 4, 4), oints("pads", 3, 1, 0, 2))
+	}, []int64{1, 2, 13, 14}, "conv2d 2, pool 1, maps 0"},
+	{"3x2 dilations [2,3] pads [1,3,2,0] (asymmetric)", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 2), oints("dilations", 2, 3), oints("pads", 1, 3, 2, 0))
+	}, []int64{1, 3, 9, 10}, "conv2d 4, eltwise 6, maps 3"}, // tap kx 1 reads x itself
+	{"3x2 dilations [2,3] stride 2 pads [2,1,1,2]", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 2), oints("dilations", 2, 3), oints("strides", 2, 2), oints("pads", 2, 1, 1, 2))
+	}, []int64{1, 2, 11, 9}, "conv2d 5, eltwise 6, maps 3"},
+	{"3x3 dilations 3 auto_pad SAME_UPPER", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 3, 3), onnxtest.String("auto_pad", "SAME_UPPER"))
+	}, []int64{1, 2, 8, 8}, "conv2d 4, eltwise 8, maps 4"},
+	{"of a Relu: 3x3 dilations 2 pads 2 without maps", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Node("r", "Relu", []string{"x"}, "xr").
+			Node("p", "MaxPool", []string{"xr"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2), oints("pads", 2, 2, 2, 2))
+	}, []int64{1, 3, 10, 10}, "conv2d 4, eltwise 5, maps 0"}, // the Relu's one eltwise, four maxes
+	{"a Pad [0,0,1,0,0,0,0,1] folded, 2x2 dilations 2 pads 1: its zeros win", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Int64("pp", []int64{8}, 0, 0, 1, 0, 0, 0, 0, 1).Node("pad", "Pad", []string{"x", "pp"}, "xp").
+			Node("p", "MaxPool", []string{"xp"}, "y", oints("kernel_shape", 2, 2), oints("dilations", 2, 2), oints("pads", 1, 1, 1, 1))
+	}, []int64{1, 2, 7, 8}, "conv2d 4, eltwise 6, maps 4"},
+	{"1-D kernel 3 dilation 2 pads [2,1]", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3), oints("dilations", 2), oints("pads", 2, 1))
+	}, []int64{1, 3, 12}, "conv2d 3, eltwise 4, maps 2"},
+	{"1-D kernel 2 dilation 3 stride 2 pads [1,2]", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 2), oints("dilations", 3), oints("strides", 2), oints("pads", 1, 2))
+	}, []int64{1, 2, 15}, "conv2d 3, eltwise 3, maps 2"},
+}
+
+// opCounts summarizes a lowered net's compiler graph for x: the ops by
+// kind and the constant maps it reads.
+func opCounts(t *testing.T, net *Net, x *onnx.Array) string {
+	t.Helper()
+	g, err := net.Graph(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := g.Ops()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts, order := map[string]int{}, []string{}
+	for _, op := range ops {
+		k := op.Kind.String()
+		if counts[k] == 0 {
+			order = append(order, k)
+		}
+		counts[k]++
+	}
+	var parts []string
+	for _, k := range []string{"conv2d", "eltwise", "pool"} {
+		if counts[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+		}
+	}
+	for _, k := range order {
+		if k != "conv2d" && k != "eltwise" && k != "pool" {
+			parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+		}
+	}
+	return strings.Join(append(parts, fmt.Sprintf("maps %d", len(net.Constants()))), ", ")
+}
+
+// A dilated MaxPool runs on the reference machine bit for bit as the
+// golden models, within half a step of the input's and half of the
+// output's rounding (plus 0.1 for the multipliers) of the float executor,
+// on seeded random inputs of both signs and on inputs all negative (where
+// a padding that won would give 0, a dozen steps and more away), and
+// builds the graph it should.
+func TestDilatedPoolLowered(t *testing.T) {
+	cfg := npu.DefaultConfig()
+	for _, tt := range dilatedPoolCases {
+		for seed := uint64(1); seed <= 3; seed++ {
+			for _, negative := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/seed %d negative %v", tt.name, seed, negative), func(t *testing.T) {
+					m := loadModel(t, tt.node(onnxtest.New(13).Input("x", tt.dims...).Output("y")))
+					shape := make([]int, len(tt.dims))
+					for i, d := range tt.dims {
+						shape[i] = int(d)
+					}
+					x := &onnx.Array{Shape: shape, Data: newShapeRnd(seed).vals(1, negative, tt.dims...)}
+					if negative {
+						for i := range x.Data {
+							x.Data[i] -= 1.1
+						}
+					}
+					float, err := m.Graph.Run(map[string]*onnx.Array{"x": x})
+					if err != nil {
+						t.Fatal(err)
+					}
+					net, err := Quantize(m, []*onnx.Array{x}, cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d := cmp.Diff(tt.ops, opCounts(t, net, x)); d != "" {
+						t.Errorf("compiler graph (-want +got):\n%s", d)
+					}
+					deq, p := machineRun(t, cfg, net, x)
+					if d := cmp.Diff(float["y"].Shape, deq.Shape); d != "" {
+						t.Fatalf("output shape (-float +int8):\n%s", d)
+					}
+					sy := net.OutputScale()
+					bound := 0.5*net.InputScale()/sy + 0.5 + 0.1
+					var worst float64
+					for i, v := range float["y"].Data {
+						worst = max(worst, math.Abs(float64(deq.Data[i]-v))/sy)
+					}
+					t.Logf("%s; max |int8 − float| = %.2f output steps (bound %.2f)", p.Summary(), worst, bound)
+					if worst > bound {
+						t.Errorf("max |int8 − float| = %.2f output steps, more than %.2f\n int8 %v\nfloat %v", worst, bound, deq.Data, float["y"].Data)
+					}
+				})
+			}
+		}
+	}
+}
+
+// The dilated pools the lowering cannot take are one error line naming
+// the node, the op, the attribute, its value and what is supported.
+func TestDilatedPoolRefused(t *testing.T) {
+	base := func() *onnxtest.Builder { return onnxtest.New(13).Input("x", 1, 2, 9, 9).Output("y") }
+	tests := []struct {
+		name  string
+		model *onnxtest.Builder
+		want  string
+	}{
+		{"AveragePool", base().Node("p", "AveragePool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2)),
+			`node "p" (AveragePool): dilations [2 2]: supported: 1 (a dilated window is lowered for MaxPool only)`},
+		{"unequal strides", base().Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2), oints("strides", 1, 2)),
+			`node "p" (MaxPool): strides 1x2: only equal strides are supported`},
+		{"AveragePool 1-D", onnxtest.New(13).Input("x", 1, 2, 9).Output("y").Node("p", "AveragePool", []string{"x"}, "y", oints("kernel_shape", 3), oints("dilations", 3)),
+			`node "p" (AveragePool): dilations [3]: supported: 1 (a dilated window is lowered for MaxPool only)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { checkRefused(t, tt.model, tt.want) })
+	}
+}
+
+// A window reading only padding is refused (the float executor's −∞
+// stops the calibration before; the check keeps the maps exact on its
+// own).
+func TestDilatedAxisCheck(t *testing.T) {
+	tests := []struct {
+		name string
+		a    dilatedAxis
+		want string
+	}{
+		{"every window reads the plane", dilatedAxis{n: 9, lo: 0, hi: 9, k: 3, d: 2, s: 1, begin: 2, end: 2}, ""},
+		{"the last window reads the end padding only", dilatedAxis{n: 9, lo: 0, hi: 9, k: 2, d: 4, s: 1, begin: 0, end: 5},
+			"row 9 of the output reads only padding (window 2, dilation 4, stride 1, pads 0 5 over 9): supported: windows reading the plane at least once"},
+		{"a folded Pad's zeros count as plane", dilatedAxis{n: 9, lo: 0, hi: 10, k: 2, d: 4, s: 1, begin: 0, end: 5}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ""
+			if err := tt.a.check("row"); err != nil {
+				got = err.Error()
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("check (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// A dilated max pool with its maps, and one as a phase and a pool with a
+// crop, run on the Go simulator of the NPU bit for bit as on the
+// reference machine.
+func TestDilatedPoolSimulator(t *testing.T) {
+	cfg := npu.DefaultConfig()
+	for _, i := range []int{0, 3} {
+		tt := dilatedPoolCases[i]
+		t.Run(tt.name, func(t *testing.T) {
+			lw := lowerModel(t, cfg, tt.node(onnxtest.New(13).Input("x", tt.dims...).Output("y")), tt.dims...)
+			want, _, err := compiler.Interpret(lw.prog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := host.Run(cfg, lw.prog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want["y"], res.Outputs["y"]); d != "" {
+				t.Errorf("simulator vs reference machine (-machine +simulator):\n%s", d)
+			}
+			t.Logf("%s: %s", lw.prog.Summary(), res.Summary())
+		})
+	}
+}
