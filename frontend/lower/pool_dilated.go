@@ -112,22 +112,65 @@ func shiftAxis(n, out, s, o int) (k, p, r int) {
 	}
 }
 
+// axisStep is the next conv along an axis of a shifted copy whose kernel
+// must stay within kmax (max_kernel): the shift itself (last) when its
+// kernel fits, else a lossless step of stride 1 toward it, of up to
+// kmax−1 elements: prepend zeros (o < 0; o increases), drop leading
+// elements the shift never reads (o > 0; o decreases), append zeros (the
+// shift reads past the end) or drop trailing elements it never reads.
+// n2 and o2 are the length and the offset after the step.
+func axisStep(n, out, s, o, kmax int) (k, p, r, n2, o2 int, last bool) {
+	if k, p, r = shiftAxis(n, out, s, o); k <= kmax {
+		return k, p, r, out, 0, true
+	}
+	end := s*(out-1) + o + 1 // the length the shift reads
+	switch {
+	case o < 0:
+		c := min(-o, kmax-1)
+		return c + 1, c, 0, n + c, o + c, false
+	case o > 0 && n > 1:
+		c := min(o, kmax-1, n-1)
+		return c + 1, 0, c, n - c, o - c, false
+	case end > n:
+		c := min(end-n, kmax-1)
+		return c + 1, c, c, n + c, o, false
+	}
+	c := min(n-end, kmax-1)
+	return c + 1, 0, 0, n - c, o, false
+}
+
 // shift is the shifted copy of x [.., C, H, W]: out[c,i,j] = x[c, s·i+oy,
 // s·j+ox] for oh×ow outputs (0 outside x), a depthwise conv of one weight
-// 1, or x itself when that is x.
-func shift(g *compiler.Graph, x *compiler.Value, oh, ow, s, oy, ox int) *compiler.Value {
-	shape := x.Shape()
-	c, h, w := shape[len(shape)-3], shape[len(shape)-2], shape[len(shape)-1]
-	kh, ph, rh := shiftAxis(h, oh, s, oy)
-	kw, pw, rw := shiftAxis(w, ow, s, ox)
-	if s == 1 && kh == 1 && kw == 1 && ph == 0 && pw == 0 {
-		return x
+// 1 (an identity on int8 values), or a chain of them when one kernel
+// would exceed kmax, or x itself when that is x.
+func shift(g *compiler.Graph, x *compiler.Value, oh, ow, s, oy, ox, kmax int) *compiler.Value {
+	for {
+		shape := x.Shape()
+		c, h, w := shape[len(shape)-3], shape[len(shape)-2], shape[len(shape)-1]
+		kh, ph, rh, _, oy2, lastH := axisStep(h, oh, s, oy, kmax)
+		kw, pw, rw, _, ox2, lastW := axisStep(w, ow, s, ox, kmax)
+		stride := s
+		if !lastH || !lastW { // a step of stride 1; the axis whose shift fits waits
+			stride = 1
+			if lastH {
+				kh, ph, rh, oy2 = 1, 0, 0, oy
+			}
+			if lastW {
+				kw, pw, rw, ox2 = 1, 0, 0, ox
+			}
+		} else if s == 1 && kh == 1 && kw == 1 && ph == 0 && pw == 0 {
+			return x
+		}
+		wt := golden.New(c, 1, kh, kw)
+		for ch := range c {
+			wt.Data[(ch*kh+rh)*kw+rw] = 1
+		}
+		x = g.Conv2D(x, wt, compiler.Conv{Groups: c, Stride: stride, PadH: ph, PadW: pw})
+		if stride == s && lastH && lastW {
+			return x
+		}
+		oy, ox = oy2, ox2
 	}
-	wt := golden.New(c, 1, kh, kw)
-	for ch := range c {
-		wt.Data[(ch*kh+rh)*kw+rw] = 1
-	}
-	return g.Conv2D(x, wt, compiler.Conv{Groups: c, Stride: s, PadH: ph, PadW: pw})
 }
 
 // dilatedWindow is the MaxPool n with its dilations (dh, dw) read (1-D:
@@ -210,7 +253,7 @@ func (l *lowering) dilatedMaxPool(n, u *onnx.Node, kh, kw, dh, dw int) error {
 		ins = append(ins, name)
 		return true
 	}
-	u1, oh, ow := cols1.out(), rows.out(), cols.out()
+	u1, oh, ow, kmax := cols1.out(), rows.out(), cols.out(), l.cfg.MaxKernel
 	colMasked, rowMasked := make([]bool, kw), make([]bool, kh)
 	for t := range kw {
 		colMasked[t] = constant(cols1.mask(t), h, u1, true)
@@ -236,8 +279,8 @@ func (l *lowering) dilatedMaxPool(n, u *onnx.Node, kh, kw, dh, dw int) error {
 				}
 				return m
 			}
-			r := stage(xs[0], kw, colMasked, func(t int) *compiler.Value { return shift(g, xs[0], h, u1, 1, 0, cols1.offset(t)) })
-			return stage(r, kh, rowMasked, func(t int) *compiler.Value { return shift(g, r, oh, ow, rows.s, rows.offset(t), 0) })
+			r := stage(xs[0], kw, colMasked, func(t int) *compiler.Value { return shift(g, xs[0], h, u1, 1, 0, cols1.offset(t), kmax) })
+			return stage(r, kh, rowMasked, func(t int) *compiler.Value { return shift(g, r, oh, ow, rows.s, rows.offset(t), 0, kmax) })
 		}})
 	l.scales[out] = s
 	return nil
@@ -260,7 +303,7 @@ func (l *lowering) phasePool(rows, cols dilatedAxis) (func(g *compiler.Graph, x 
 	}
 	py, mh, top, bottom := phase(rows)
 	px, mw, left, right := phase(cols)
-	if mh < 1 || mw < 1 {
+	if mh < 1 || mw < 1 || rows.k > l.cfg.MaxKernel || cols.k > l.cfg.MaxKernel {
 		return nil, false
 	}
 	win := onnx.Window{KH: rows.k, KW: cols.k, SH: rows.s / rows.d, SW: cols.s / cols.d, Top: top, Left: left, Bottom: bottom, Right: right}
@@ -270,6 +313,6 @@ func (l *lowering) phasePool(rows, cols dilatedAxis) (func(g *compiler.Graph, x 
 	}
 	p := compiler.Pool{Kind: golden.PoolMax, KH: rows.k, KW: cols.k, Padding: golden.PadIgnore}
 	return func(g *compiler.Graph, x *compiler.Value) *compiler.Value {
-		return plan.pool(g, shift(g, x, mh, mw, rows.d, py, px), p)
+		return plan.pool(g, shift(g, x, mh, mw, rows.d, py, px, l.cfg.MaxKernel), p)
 	}, true
 }

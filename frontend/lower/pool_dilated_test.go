@@ -12,6 +12,7 @@ import (
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/frontend/onnx/onnxtest"
+	"github.com/hwgen/hwgen/golden"
 	"github.com/hwgen/hwgen/host"
 )
 
@@ -45,6 +46,15 @@ var dilatedPoolCases = []struct {
 	{"3x3 dilations 3 auto_pad SAME_UPPER", func(b *onnxtest.Builder) *onnxtest.Builder {
 		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 3, 3), onnxtest.String("auto_pad", "SAME_UPPER"))
 	}, []int64{1, 2, 8, 8}, "conv2d 4, eltwise 8, maps 4"},
+	{"3x3 dilations 6 pads 6 (a kernel of 13 taps), 16x15", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 6, 6), oints("pads", 6, 6, 6, 6))
+	}, []int64{1, 2, 16, 15}, "conv2d 8, eltwise 8, maps 4"}, // each copy a crop of 6 (kernel 7), then a 7-tap shift
+	{"3x3 dilations 6 no pads, 20x20 (steps that drop the unread rows and columns)", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 6, 6))
+	}, []int64{1, 2, 20, 20}, "conv2d 12, eltwise 4, maps 0"},
+	{"3x3 dilations [1,2] pads [1,2,1,2]", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 1, 2), oints("pads", 1, 2, 1, 2))
+	}, []int64{1, 2, 7, 8}, "conv2d 4, eltwise 8, maps 4"},
 	{"of a Relu: 3x3 dilations 2 pads 2 without maps", func(b *onnxtest.Builder) *onnxtest.Builder {
 		return b.Node("r", "Relu", []string{"x"}, "xr").
 			Node("p", "MaxPool", []string{"xr"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2), oints("pads", 2, 2, 2, 2))
@@ -219,5 +229,72 @@ func TestDilatedPoolSimulator(t *testing.T) {
 			}
 			t.Logf("%s: %s", lw.prog.Summary(), res.Summary())
 		})
+	}
+}
+
+// A shifted copy, in one conv or a chain of convs within max_kernel,
+// reads x[s·i+oy, s·j+ox] (0 outside x) on the golden models, over a
+// sweep of sizes, strides and offsets of both signs, small and large.
+func TestShift(t *testing.T) {
+	cfg := npu.DefaultConfig()
+	r := newShapeRnd(7)
+	for _, h := range []int{1, 5, 17} {
+		for _, w := range []int{1, 4, 13} {
+			for _, s := range []int{1, 2, 3} {
+				for _, oy := range []int{-11, -3, 0, 2, 9, 16} {
+					for _, ox := range []int{-9, -1, 0, 1, 7} {
+						for _, oh := range []int{1, 4, 9} {
+							checkShift(t, cfg, r, h, w, s, oy, ox, oh, 3+oh/2)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// checkShift is one geometry of TestShift.
+func checkShift(t *testing.T, cfg npu.Config, r shapeRnd, h, w, s, oy, ox, oh, ow int) {
+	t.Helper()
+	x := golden.New(2, h, w)
+	for i := range x.Data {
+		x.Data[i] = int64(r.r.IntN(255) - 127)
+	}
+	want := golden.New(2, oh, ow)
+	for c := range 2 {
+		for i := range oh {
+			for j := range ow {
+				if y, xx := s*i+oy, s*j+ox; y >= 0 && y < h && xx >= 0 && xx < w {
+					want.Data[(c*oh+i)*ow+j] = x.Data[(c*h+y)*w+xx]
+				}
+			}
+		}
+	}
+	name := fmt.Sprintf("%dx%d stride %d offset %d,%d to %dx%d", h, w, s, oy, ox, oh, ow)
+	g := compiler.NewGraph()
+	in := g.Input("x", x)
+	out := shift(g, in, oh, ow, s, oy, ox, cfg.MaxKernel)
+	if out == in {
+		if d := cmp.Diff(want.Data, x.Data); d != "" {
+			t.Errorf("%s: x itself (-want +x):\n%s", name, d)
+		}
+		return
+	}
+	g.Output("y", out)
+	ops, err := g.Ops()
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	for _, op := range ops {
+		if k := op.Weights.Shape; k[2] > cfg.MaxKernel || k[3] > cfg.MaxKernel {
+			t.Errorf("%s: %s has a %dx%d kernel, more than max_kernel %d", name, op.Label, k[2], k[3], cfg.MaxKernel)
+		}
+	}
+	got, err := g.Reference(cfg)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if d := cmp.Diff(want.Data, got["y"].Data); d != "" {
+		t.Errorf("%s (-want +got):\n%s", name, d)
 	}
 }
