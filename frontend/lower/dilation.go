@@ -13,11 +13,11 @@ import (
 // NPU then runs an ordinary conv, exact (the zero taps add nothing), at
 // the cost of their multiply-adds: the address generator has no
 // dilation, and a dilated conv is rare enough in CNNs (DeepLab's atrous
-// convolutions, WaveNet's 1-D ones) for the plain form. A pool's window
-// cannot be spread out so: a zero tap would win a max over negative
-// values and count in an average. A dilated MaxPool is taken apart into
-// shifted copies and eltwise maxes instead (pool_dilated.go); a dilated
-// AveragePool stays refused.
+// convolutions, WaveNet's 1-D ones) for the plain form. A dilated
+// AveragePool is such a conv too, of ones at the taps (its zeros add
+// nothing to the window's sum); a dilated MaxPool's window cannot be
+// spread out so, a zero would win over negative values: it is taken
+// apart into shifted copies and eltwise maxes (pool_dilated.go).
 
 // undilated returns the Conv n and its 2-D weights w [M,C/g,kh,kw] with
 // the dilation folded into the weights, and n without its dilations

@@ -65,6 +65,9 @@
 //	                                        that with stride s, likewise
 //	                                        (pool_dilated.go)
 //	AveragePool                           → Pool2D avg (zero padding; 1-D: 1×k)
+//	  dilations (dh, dw)                  → Conv2D depthwise of ones at the taps,
+//	                                        zeros between them (the window's sum,
+//	                                        rescaled as the pool's), pool_dilated.go
 //	  asymmetric pads                     → the pool with a larger symmetric
 //	                                        padding, then a crop (a depthwise
 //	                                        Conv2D of one weight 1), pool_pad.go

@@ -9,11 +9,17 @@ import (
 	"github.com/hwgen/hwgen/golden"
 )
 
-// This file maps a dilated MaxPool onto the NPU. The planar engine's
-// window has no dilation and, unlike a Conv's, a max pool's window
-// cannot be spread out with zeros between its taps (a zero would win
-// over negative values), so the pool is taken apart: a window of taps
-// (ky, kx), dilated by (dh, dw), stride s and pads (T, L, B, R) gives
+// This file maps dilated pools onto the NPU. A dilated AveragePool's sum
+// is a depthwise conv of ones at the taps and zeros between them
+// (dilation.go's spread-out window), rescaled as the planar average's,
+// with count_include_pad 0 the divisor map of pool_pad.go counting the
+// taps inside the plane.
+//
+// A dilated MaxPool is harder. The planar engine's window has no
+// dilation and a max pool's window cannot be spread out with zeros
+// between its taps (a zero would win over negative values), so the pool
+// is taken apart: a window of taps (ky, kx), dilated by (dh, dw), stride
+// s and pads (T, L, B, R) gives
 //
 //	y[c,i,j] = max over ky, kx of x[c, s·i + dh·ky − T, s·j + dw·kx − L]
 //
@@ -26,8 +32,10 @@ import (
 //	R[c,r,u] = max over kx of x[c, r, u + dw·kx − L]      (stride 1, every row)
 //	y[c,i,j] = max over ky of R[c, s·i + dh·ky − T, s·j]  (stride s)
 //
-// kw + kh copies instead of kw·kh, each a conv of a kernel about the
-// spread-out window's size along its axis. Where a copy reads the
+// kw + kh copies instead of kw·kh (a copy that is x itself, the centre
+// tap of a pool keeping the size, costs nothing), each a conv of a
+// kernel about the spread-out window's size along its axis (a chain of
+// convs within max_kernel when larger: shift). Where a copy reads the
 // padding its conv gives 0, so an eltwise min with a constant map (127
 // where the tap reads the plane, −128 where it reads padding; a graph
 // input, Net.Constants) turns those positions into −128; the copies are
@@ -42,7 +50,8 @@ import (
 // map (those ≡ −T mod d): one strided conv gathers that phase, and the
 // planar max pool of the undilated window with stride s′ and its padding
 // ignored (golden.PadIgnore) runs on it: a conv and a pool, no maps
-// (phasePool).
+// (phasePool). With stride 1 the phases would have to be interleaved
+// again, which no compiler op does.
 
 // dilatedAxis is a dilated window along one axis of the lowered input.
 type dilatedAxis struct {
@@ -204,6 +213,75 @@ func dilatedWindow(n *onnx.Node, oneD bool) (u *onnx.Node, kh, kw, dh, dw int, o
 	return &c, kh, kw, dh, dw, true, nil
 }
 
+// dilatedAxes are the axes of the dilated window of kh×kw taps, dilations
+// dh×dw, whose spread-out window (a folded Pad's pads merged) is win over
+// the lowered input of shape [1,C,H,W].
+func dilatedAxes(shape []int, pad padding, win onnx.Window, kh, kw, dh, dw int) (rows, cols dilatedAxis) {
+	h, w := shape[2], shape[3]
+	rows = dilatedAxis{n: h, lo: -pad.top, hi: h + pad.bottom, k: kh, d: dh, s: win.SH, begin: win.Top, end: win.Bottom}
+	cols = dilatedAxis{n: w, lo: -pad.left, hi: w + pad.right, k: kw, d: dw, s: win.SW, begin: win.Left, end: win.Right}
+	return rows, cols
+}
+
+// count is the number of taps of output i that read the plane.
+func (a dilatedAxis) count(i int) int {
+	n := 0
+	for t := range a.k {
+		if a.inside(i, t) {
+			n++
+		}
+	}
+	return n
+}
+
+// dilatedAvgPool lowers the dilated AveragePool n, u its spread-out
+// window (dilatedWindow): the window's sum is a depthwise conv whose
+// weights are 1 at the taps and 0 between them (zero padding, as the
+// planar average's; a folded Pad's zeros count as elements), then
+// average's rescaling and, for count_include_pad 0, its divisor map of
+// the taps inside the plane.
+func (l *lowering) dilatedAvgPool(n, u *onnx.Node, kh, kw, dh, dw int) error {
+	in, sx, shape, pad, win, err := l.windowInput(u, 0, 0)
+	if err != nil {
+		return err
+	}
+	win = pad.merge(win)
+	if win.KH > l.cfg.MaxKernel || win.KW > l.cfg.MaxKernel {
+		return fmt.Errorf("dilations %dx%d: the spread-out window %dx%d exceeds max_kernel = %d: supported: (k−1)·d+1 up to max_kernel", dh, dw, win.KH, win.KW, l.cfg.MaxKernel)
+	}
+	plan, err := convPlan(win, shape[2], shape[3])
+	if err != nil {
+		return err
+	}
+	rows, cols := dilatedAxes(shape, pad, win, kh, kw, dh, dw)
+	if n.Int("count_include_pad", 0) == 0 {
+		if err := rows.check("row"); err != nil {
+			return err
+		}
+		if err := cols.check("column"); err != nil {
+			return err
+		}
+	}
+	c, oh, ow := shape[1], rows.out(), cols.out()
+	counts := make([]int, 0, oh*ow)
+	for i := range oh {
+		for j := range ow {
+			counts = append(counts, rows.count(i)*cols.count(j))
+		}
+	}
+	wt := golden.New(c, 1, win.KH, win.KW)
+	for ch := range c {
+		for i := range kh {
+			for j := range kw {
+				wt.Data[(ch*win.KH+i*dh)*win.KW+j*dw] = 1
+			}
+		}
+	}
+	return l.average(n, in, sx, kh*kw, counts, oh, ow, c, func(g *compiler.Graph, x *compiler.Value, q golden.Requant) *compiler.Value {
+		return plan.conv(g, x, wt, compiler.Conv{Groups: c, Requant: q})
+	})
+}
+
 // dilatedMaxPool lowers the dilated MaxPool n, u its spread-out window
 // (dilatedWindow), as this file's comment lays out.
 func (l *lowering) dilatedMaxPool(n, u *onnx.Node, kh, kw, dh, dw int) error {
@@ -215,9 +293,8 @@ func (l *lowering) dilatedMaxPool(n, u *onnx.Node, kh, kw, dh, dw int) error {
 		return fmt.Errorf("strides %dx%d: only equal strides are supported", win.SH, win.SW)
 	}
 	win = pad.merge(win)
-	c, h, w := shape[1], shape[2], shape[3]
-	rows := dilatedAxis{n: h, lo: -pad.top, hi: h + pad.bottom, k: kh, d: dh, s: win.SH, begin: win.Top, end: win.Bottom}
-	cols := dilatedAxis{n: w, lo: -pad.left, hi: w + pad.right, k: kw, d: dw, s: win.SW, begin: win.Left, end: win.Right}
+	c, h := shape[1], shape[2]
+	rows, cols := dilatedAxes(shape, pad, win, kh, kw, dh, dw)
 	if err := rows.check("row"); err != nil {
 		return err
 	}

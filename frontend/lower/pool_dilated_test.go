@@ -16,59 +16,78 @@ import (
 	"github.com/hwgen/hwgen/host"
 )
 
-// dilatedPoolCases are dilated MaxPools on the graph input x (or on a
-// Relu or Pad of it). ops is the compiler graph the lowering builds:
-// how many ops of each kind, and the constant maps.
+// dilatedPoolCases are dilated MaxPools and AveragePools on the graph
+// input x (or on a Relu or Pad of it). ops is the compiler graph the
+// lowering builds: how many ops of each kind, and the constant maps. amp
+// is the largest K/n of a count_include_pad 0 average (K the window's
+// taps, n those inside the plane), 0 for the others.
 var dilatedPoolCases = []struct {
 	name string
 	node func(b *onnxtest.Builder) *onnxtest.Builder
 	dims []int64
 	ops  string
+	amp  float64
 }{
 	{"3x3 dilations 2 stride 1 pads 2 (same size)", func(b *onnxtest.Builder) *onnxtest.Builder {
 		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2), oints("pads", 2, 2, 2, 2))
-	}, []int64{1, 3, 10, 10}, "conv2d 4, eltwise 8, maps 4"},
+	}, []int64{1, 3, 10, 10}, "conv2d 4, eltwise 8, maps 4", 0},
 	{"2x2 dilations 2 stride 2 no pads (a phase and a pool)", func(b *onnxtest.Builder) *onnxtest.Builder {
 		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 2, 2), oints("dilations", 2, 2), oints("strides", 2, 2))
-	}, []int64{1, 3, 9, 9}, "conv2d 1, pool 1, maps 0"},
+	}, []int64{1, 3, 9, 9}, "conv2d 1, pool 1, maps 0", 0},
 	{"3x3 dilations 2 stride 2 pads 2 (a phase and a pool with padding)", func(b *onnxtest.Builder) *onnxtest.Builder {
 		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2), oints("strides", 2, 2), oints("pads", 2, 2, 2, 2))
-	}, []int64{1, 2, 11, 12}, "conv2d 1, pool 1, maps 0"},
+	}, []int64{1, 2, 11, 12}, "conv2d 1, pool 1, maps 0", 0},
 	{"3x3 dilations 2 stride 4 pads [3,1,0,2] (a phase, a pool and a crop)", func(b *onnxtest.Builder) *onnxtest.Builder {
 		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2), oints("strides", 4, 4), oints("pads", 3, 1, 0, 2))
-	}, []int64{1, 2, 13, 14}, "conv2d 2, pool 1, maps 0"},
+	}, []int64{1, 2, 13, 14}, "conv2d 2, pool 1, maps 0", 0},
 	{"3x2 dilations [2,3] pads [1,3,2,0] (asymmetric)", func(b *onnxtest.Builder) *onnxtest.Builder {
 		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 2), oints("dilations", 2, 3), oints("pads", 1, 3, 2, 0))
-	}, []int64{1, 3, 9, 10}, "conv2d 4, eltwise 6, maps 3"}, // tap kx 1 reads x itself
+	}, []int64{1, 3, 9, 10}, "conv2d 4, eltwise 6, maps 3", 0}, // tap kx 1 reads x itself
 	{"3x2 dilations [2,3] stride 2 pads [2,1,1,2]", func(b *onnxtest.Builder) *onnxtest.Builder {
 		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 2), oints("dilations", 2, 3), oints("strides", 2, 2), oints("pads", 2, 1, 1, 2))
-	}, []int64{1, 2, 11, 9}, "conv2d 5, eltwise 6, maps 3"},
+	}, []int64{1, 2, 11, 9}, "conv2d 5, eltwise 6, maps 3", 0},
 	{"3x3 dilations 3 auto_pad SAME_UPPER", func(b *onnxtest.Builder) *onnxtest.Builder {
 		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 3, 3), onnxtest.String("auto_pad", "SAME_UPPER"))
-	}, []int64{1, 2, 8, 8}, "conv2d 4, eltwise 8, maps 4"},
+	}, []int64{1, 2, 8, 8}, "conv2d 4, eltwise 8, maps 4", 0},
 	{"3x3 dilations 6 pads 6 (a kernel of 13 taps), 16x15", func(b *onnxtest.Builder) *onnxtest.Builder {
 		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 6, 6), oints("pads", 6, 6, 6, 6))
-	}, []int64{1, 2, 16, 15}, "conv2d 8, eltwise 8, maps 4"}, // each copy a crop of 6 (kernel 7), then a 7-tap shift
+	}, []int64{1, 2, 16, 15}, "conv2d 8, eltwise 8, maps 4", 0}, // each copy a crop of 6 (kernel 7), then a 7-tap shift
 	{"3x3 dilations 6 no pads, 20x20 (steps that drop the unread rows and columns)", func(b *onnxtest.Builder) *onnxtest.Builder {
 		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 6, 6))
-	}, []int64{1, 2, 20, 20}, "conv2d 12, eltwise 4, maps 0"},
+	}, []int64{1, 2, 20, 20}, "conv2d 12, eltwise 4, maps 0", 0},
 	{"3x3 dilations [1,2] pads [1,2,1,2]", func(b *onnxtest.Builder) *onnxtest.Builder {
 		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 1, 2), oints("pads", 1, 2, 1, 2))
-	}, []int64{1, 2, 7, 8}, "conv2d 4, eltwise 8, maps 4"},
+	}, []int64{1, 2, 7, 8}, "conv2d 4, eltwise 8, maps 4", 0},
 	{"of a Relu: 3x3 dilations 2 pads 2 without maps", func(b *onnxtest.Builder) *onnxtest.Builder {
 		return b.Node("r", "Relu", []string{"x"}, "xr").
 			Node("p", "MaxPool", []string{"xr"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2), oints("pads", 2, 2, 2, 2))
-	}, []int64{1, 3, 10, 10}, "conv2d 4, eltwise 5, maps 0"}, // the Relu's one eltwise, four maxes
+	}, []int64{1, 3, 10, 10}, "conv2d 4, eltwise 5, maps 0", 0}, // the Relu's one eltwise, four maxes
 	{"a Pad [0,0,1,0,0,0,0,1] folded, 2x2 dilations 2 pads 1: its zeros win", func(b *onnxtest.Builder) *onnxtest.Builder {
 		return b.Int64("pp", []int64{8}, 0, 0, 1, 0, 0, 0, 0, 1).Node("pad", "Pad", []string{"x", "pp"}, "xp").
 			Node("p", "MaxPool", []string{"xp"}, "y", oints("kernel_shape", 2, 2), oints("dilations", 2, 2), oints("pads", 1, 1, 1, 1))
-	}, []int64{1, 2, 7, 8}, "conv2d 4, eltwise 6, maps 4"},
+	}, []int64{1, 2, 7, 8}, "conv2d 4, eltwise 6, maps 4", 0},
 	{"1-D kernel 3 dilation 2 pads [2,1]", func(b *onnxtest.Builder) *onnxtest.Builder {
 		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3), oints("dilations", 2), oints("pads", 2, 1))
-	}, []int64{1, 3, 12}, "conv2d 3, eltwise 4, maps 2"},
+	}, []int64{1, 3, 12}, "conv2d 3, eltwise 4, maps 2", 0},
 	{"1-D kernel 2 dilation 3 stride 2 pads [1,2]", func(b *onnxtest.Builder) *onnxtest.Builder {
 		return b.Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 2), oints("dilations", 3), oints("strides", 2), oints("pads", 1, 2))
-	}, []int64{1, 2, 15}, "conv2d 3, eltwise 3, maps 2"},
+	}, []int64{1, 2, 15}, "conv2d 3, eltwise 3, maps 2", 0},
+	{"AveragePool 3x3 dilations 2 pads 2 count_include_pad 0: a conv, the divisor map", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Node("p", "AveragePool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2), oints("pads", 2, 2, 2, 2))
+	}, []int64{1, 3, 10, 10}, "conv2d 1, eltwise 1, maps 1", 9.0 / 4},
+	{"AveragePool 3x3 dilations 2 pads 2 count_include_pad 1: a conv", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Node("p", "AveragePool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2), oints("pads", 2, 2, 2, 2), i64("count_include_pad", 1))
+	}, []int64{1, 3, 10, 10}, "conv2d 1, maps 0", 0},
+	{"AveragePool 2x2 dilations [2,3] stride 2 pads [1,0,0,2] count_include_pad 0: a conv, a crop, the map", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Node("p", "AveragePool", []string{"x"}, "y", oints("kernel_shape", 2, 2), oints("dilations", 2, 3), oints("strides", 2, 2), oints("pads", 1, 0, 0, 2))
+	}, []int64{1, 2, 9, 10}, "conv2d 2, eltwise 1, maps 1", 4},
+	{"AveragePool 1-D kernel 3 dilation 2 pads [2,2] count_include_pad 0", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Node("p", "AveragePool", []string{"x"}, "y", oints("kernel_shape", 3), oints("dilations", 2), oints("pads", 2, 2))
+	}, []int64{1, 3, 12}, "conv2d 1, eltwise 1, maps 1", 3.0 / 2},
+	{"a Pad [0,0,1,1,0,0,1,1] folded, AveragePool 2x2 dilations 2: its zeros counted", func(b *onnxtest.Builder) *onnxtest.Builder {
+		return b.Int64("pp", []int64{8}, 0, 0, 1, 1, 0, 0, 1, 1).Node("pad", "Pad", []string{"x", "pp"}, "xp").
+			Node("p", "AveragePool", []string{"xp"}, "y", oints("kernel_shape", 2, 2), oints("dilations", 2, 2))
+	}, []int64{1, 2, 7, 8}, "conv2d 1, maps 0", 0},
 }
 
 // opCounts summarizes a lowered net's compiler graph for x: the ops by
@@ -105,12 +124,13 @@ func opCounts(t *testing.T, net *Net, x *onnx.Array) string {
 	return strings.Join(append(parts, fmt.Sprintf("maps %d", len(net.Constants()))), ", ")
 }
 
-// A dilated MaxPool runs on the reference machine bit for bit as the
-// golden models, within half a step of the input's and half of the
-// output's rounding (plus 0.1 for the multipliers) of the float executor,
-// on seeded random inputs of both signs and on inputs all negative (where
-// a padding that won would give 0, a dozen steps and more away), and
-// builds the graph it should.
+// A dilated pool runs on the reference machine bit for bit as the golden
+// models, within half a step of the input's and half of the output's
+// rounding of the float executor (for count_include_pad 0 half a step of
+// the zero-padded average times K/n, pool_pad.go; plus 0.1 for the
+// multipliers), on seeded random inputs of both signs and on inputs all
+// negative (where a max pool's padding that won would give 0, a dozen
+// steps and more away), and builds the graph it should.
 func TestDilatedPoolLowered(t *testing.T) {
 	cfg := npu.DefaultConfig()
 	for _, tt := range dilatedPoolCases {
@@ -144,7 +164,7 @@ func TestDilatedPoolLowered(t *testing.T) {
 						t.Fatalf("output shape (-float +int8):\n%s", d)
 					}
 					sy := net.OutputScale()
-					bound := 0.5*net.InputScale()/sy + 0.5 + 0.1
+					bound := 0.5*net.InputScale()/sy + 0.5 + 0.5*tt.amp + 0.1
 					var worst float64
 					for i, v := range float["y"].Data {
 						worst = max(worst, math.Abs(float64(deq.Data[i]-v))/sy)
@@ -168,12 +188,15 @@ func TestDilatedPoolRefused(t *testing.T) {
 		model *onnxtest.Builder
 		want  string
 	}{
-		{"AveragePool", base().Node("p", "AveragePool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2)),
-			`node "p" (AveragePool): dilations [2 2]: supported: 1 (a dilated window is lowered for MaxPool only)`},
+		{"AveragePool whose spread-out window exceeds max_kernel", base().Node("p", "AveragePool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 4, 4)),
+			`node "p" (AveragePool): dilations 4x4: the spread-out window 9x9 exceeds max_kernel = 8: supported: (k−1)·d+1 up to max_kernel`},
+		{"AveragePool with unequal strides", base().Node("p", "AveragePool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2), oints("strides", 1, 2)),
+			`node "p" (AveragePool): strides 1x2: only equal strides are supported`},
 		{"unequal strides", base().Node("p", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2), oints("strides", 1, 2)),
 			`node "p" (MaxPool): strides 1x2: only equal strides are supported`},
-		{"AveragePool 1-D", onnxtest.New(13).Input("x", 1, 2, 9).Output("y").Node("p", "AveragePool", []string{"x"}, "y", oints("kernel_shape", 3), oints("dilations", 3)),
-			`node "p" (AveragePool): dilations [3]: supported: 1 (a dilated window is lowered for MaxPool only)`},
+		{"AveragePool 1-D whose spread-out window exceeds max_kernel", onnxtest.New(13).Input("x", 1, 2, 12).Output("y").
+			Node("p", "AveragePool", []string{"x"}, "y", oints("kernel_shape", 3), oints("dilations", 4)),
+			`node "p" (AveragePool): dilations 1x4: the spread-out window 1x9 exceeds max_kernel = 8: supported: (k−1)·d+1 up to max_kernel`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkRefused(t, tt.model, tt.want) })
