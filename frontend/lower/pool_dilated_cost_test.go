@@ -12,7 +12,7 @@ import (
 	"github.com/hwgen/hwgen/isa"
 )
 
-// The cost of a 3×3 max pool dilated by 2 over 64×56×56 (pool_dilated.go)
+// The cost of a 3×3 pool dilated by 2 over 64×56×56 (pool_dilated.go)
 // on the reference machine, against the formulas of its mapping: with
 // stride 1 and pads 2, four shifted copies (the centre taps read x
 // itself), each a depthwise conv of a 1×5 or 5×1 kernel (5 passes of
@@ -20,7 +20,9 @@ import (
 // planar writes of the map (the four convs' results, four mins with the
 // maps, four maxes); on a Relu's value no mins (the Relu's own write
 // instead); with stride 2 the phase conv (1×1, stride 2: one pass per
-// tile over 28×28) and one planar pool.
+// tile over 28×28) and one planar pool. The AveragePool of that window
+// is one depthwise conv of the spread-out 5×5 window (25 passes of each
+// tile) and the divisor map's multiply.
 func TestDilatedPoolCost(t *testing.T) {
 	cfg := npu.DefaultConfig()
 	const c, h, w = 64, 56, 56
@@ -42,6 +44,9 @@ func TestDilatedPoolCost(t *testing.T) {
 		}, []int{4 * 5 * tiles * h * w, 9 * plane}},
 		{"stride 2", func(b *onnxtest.Builder) *onnxtest.Builder { return pool(2)(b, "x") },
 			[]int{tiles * h / 2 * w / 2, 2 * plane / 4}},
+		{"AveragePool, count_include_pad 0", func(b *onnxtest.Builder) *onnxtest.Builder {
+			return b.Node("p", "AveragePool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2), oints("pads", 2, 2, 2, 2))
+		}, []int{5 * 5 * tiles * h * w, 2 * plane}},
 	}
 	dims := []int64{1, c, h, w}
 	for _, tt := range tests {
