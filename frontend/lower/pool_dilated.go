@@ -37,11 +37,11 @@ import (
 // kernel about the spread-out window's size along its axis (a chain of
 // convs within max_kernel when larger: shift). Where a copy reads the
 // padding its conv gives 0, so an eltwise min with a constant map (127
-// where the tap reads the plane, −128 where it reads padding; a graph
-// input, Net.Constants) turns those positions into −128; the copies are
-// then joined by eltwise maxes. −128 stands for −∞ exactly when every
-// window holds a tap inside the plane (checked: else refused): that
-// tap's value is at least −128. On a value known to be ≥ 0 (a Relu's)
+// where the tap reads the plane, −128 where it reads padding: the
+// element's range, int8's; a graph input, Net.Constants) turns those
+// positions into −128; the copies are then joined by eltwise maxes.
+// −128 stands for −∞ exactly when every window holds a tap inside the
+// plane (checked: else refused): that tap's value is at least −128. On a value known to be ≥ 0 (a Relu's)
 // the conv's zeros never exceed the window's maximum, and no map is
 // needed. A folded Pad's zeros do win (pad.go): they count as plane.
 //
@@ -91,15 +91,16 @@ func (a dilatedAxis) check(name string) error {
 	return nil
 }
 
-// mask is tap t's map along the axis, 127 where it reads the plane and
-// −128 where padding, or nil when it reads the plane everywhere.
-func (a dilatedAxis) mask(t int) []int64 {
+// mask is tap t's map along the axis, the element's largest value where
+// it reads the plane and its least where padding, or nil when it reads
+// the plane everywhere.
+func (a dilatedAxis) mask(t int, elem golden.Int) []int64 {
 	m := make([]int64, a.out())
 	padded := false
 	for i := range m {
-		m[i] = 127
+		m[i] = elem.Max()
 		if !a.inside(i, t) {
-			m[i], padded = -128, true
+			m[i], padded = elem.Min(), true
 		}
 	}
 	if !padded {
@@ -330,13 +331,13 @@ func (l *lowering) dilatedMaxPool(n, u *onnx.Node, kh, kw, dh, dw int) error {
 		ins = append(ins, name)
 		return true
 	}
-	u1, oh, ow, kmax := cols1.out(), rows.out(), cols.out(), l.cfg.MaxKernel
+	u1, oh, ow, kmax, elem := cols1.out(), rows.out(), cols.out(), l.cfg.MaxKernel, golden.S(l.cfg.ElemWidth)
 	colMasked, rowMasked := make([]bool, kw), make([]bool, kh)
 	for t := range kw {
-		colMasked[t] = constant(cols1.mask(t), h, u1, true)
+		colMasked[t] = constant(cols1.mask(t, elem), h, u1, true)
 	}
 	for t := range kh {
-		rowMasked[t] = constant(rows.mask(t), oh, ow, false)
+		rowMasked[t] = constant(rows.mask(t, elem), oh, ow, false)
 	}
 	l.net.steps = append(l.net.steps, step{ins: ins, out: out,
 		applyN: func(g *compiler.Graph, xs []*compiler.Value) *compiler.Value {

@@ -321,3 +321,51 @@ func checkShift(t *testing.T, cfg npu.Config, r shapeRnd, h, w, s, oy, ox, oh, o
 		t.Errorf("%s (-want +got):\n%s", name, d)
 	}
 }
+
+// With elements wider than int8 a value computed on an input beyond the
+// calibration's range leaves int8 (a conv's result saturates at the
+// element's range, not at ±127): the padding's map is then the element's
+// least value, so that a padding never wins over a value below −128.
+// The conv adds two channels, calibrated where they nearly cancel and
+// run where they do not: its sums, 20 to 40 times the calibrated range,
+// saturate at −512 (10-bit elements), and so must the pool's every
+// output, its border ones too (a map of −128 would give those −128).
+func TestDilatedPoolWideElements(t *testing.T) {
+	cfg := npu.DefaultConfig()
+	cfg.ElemWidth = 10
+	dims := []int64{1, 2, 9, 9}
+	b := onnxtest.New(13).Input("x", dims...).Output("y").
+		Float("w", []int64{1, 2, 1, 1}, 1, 1).
+		Node("c", "Conv", []string{"x", "w"}, "cx").
+		Node("p", "MaxPool", []string{"cx"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2), oints("pads", 2, 2, 2, 2))
+	m := loadModel(t, b)
+	r := newShapeRnd(5)
+	calib := &onnx.Array{Shape: []int{1, 2, 9, 9}, Data: r.vals(1, false, dims...)}
+	noise := r.vals(0.05, false, 1, 1, 9, 9)
+	for i := range 81 {
+		calib.Data[81+i] = -calib.Data[i] + noise[i]
+	}
+	x := &onnx.Array{Shape: calib.Shape, Data: r.vals(0.5, true, dims...)}
+	for i := range x.Data {
+		x.Data[i] -= 1
+	}
+	net, err := Quantize(m, []*onnx.Array{calib}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := net.Graph(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := g.Reference(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]int64, 81)
+	for i := range want {
+		want[i] = -512
+	}
+	if d := cmp.Diff(want, ref["y"].Data); d != "" {
+		t.Errorf("outputs (-want +golden models):\n%s", d)
+	}
+}
