@@ -14,8 +14,10 @@ import (
 // the cost of their multiply-adds: the address generator has no
 // dilation, and a dilated conv is rare enough in CNNs (DeepLab's atrous
 // convolutions, WaveNet's 1-D ones) for the plain form. A dilated
-// MaxPool or AveragePool stays refused: a spread-out window is not a
-// zero-padded one there.
+// AveragePool is such a conv too, of ones at the taps (its zeros add
+// nothing to the window's sum); a dilated MaxPool's window cannot be
+// spread out so, a zero would win over negative values: it is taken
+// apart into shifted copies and eltwise maxes (pool_dilated.go).
 
 // undilated returns the Conv n and its 2-D weights w [M,C/g,kh,kw] with
 // the dilation folded into the weights, and n without its dilations

@@ -1,7 +1,6 @@
 package lower
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/hwgen/hwgen/blocks/npu"
@@ -58,17 +57,5 @@ func TestDilatedConvLowered(t *testing.T) {
 				checkFloat(t, cfg, m, x, float["y"], 0)
 			})
 		}
-	}
-}
-
-// A dilated pool stays refused, naming the attribute.
-func TestDilatedPoolRefused(t *testing.T) {
-	b := onnxtest.New(13).Input("x", 1, 2, 9, 9).Output("y").
-		Node("pool", "MaxPool", []string{"x"}, "y", oints("kernel_shape", 3, 3), oints("dilations", 2, 2))
-	m := loadModel(t, b)
-	x := &onnx.Array{Shape: []int{1, 2, 9, 9}, Data: newShapeRnd(1).vals(1, false, 1, 2, 9, 9)}
-	_, err := Quantize(m, []*onnx.Array{x}, npu.DefaultConfig())
-	if err == nil || !strings.Contains(err.Error(), "dilations [2 2]") {
-		t.Errorf("Quantize error %v, want one naming dilations [2 2]", err)
 	}
 }

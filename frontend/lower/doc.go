@@ -57,7 +57,21 @@
 //	                                        value ≥ 0 (a Relu's, a Clip's, min ≥ 0)
 //	MaxPool                               → Pool2D max with golden.PadIgnore
 //	                                        (1-D: 1×k, as a Conv)
+//	  dilations (dh, dw)                  → stride s a multiple of dh = dw: a
+//	                                        depthwise Conv2D of one weight 1
+//	                                        gathering the phase the taps read,
+//	                                        Pool2D max (stride s/d) over it; else
+//	                                        kw shifted copies (depthwise Conv2D of
+//	                                        one weight 1, stride 1), Eltwise min
+//	                                        with a constant 127/−128 map where a
+//	                                        copy reads padding (none on a value
+//	                                        ≥ 0), Eltwise max; then kh copies of
+//	                                        that with stride s, likewise
+//	                                        (pool_dilated.go)
 //	AveragePool                           → Pool2D avg (zero padding; 1-D: 1×k)
+//	  dilations (dh, dw)                  → Conv2D depthwise of ones at the taps,
+//	                                        zeros between them (the window's sum,
+//	                                        rescaled as the pool's), pool_dilated.go
 //	  asymmetric pads                     → the pool with a larger symmetric
 //	                                        padding, then a crop (a depthwise
 //	                                        Conv2D of one weight 1), pool_pad.go

@@ -165,10 +165,17 @@ func (l *lowering) poolWindow(n *onnx.Node) (in string, scale float64, win onnx.
 }
 
 // maxPool lowers MaxPool to the planar max pool whose padding never wins
-// (any pads, see pool_pad.go); the scale stays. A folded Pad's zeros do
+// (any pads, see pool_pad.go), a dilated one as pool_dilated.go lays out;
+// the scale stays. A folded Pad's zeros do
 // win: its pads add to the pool's on a value known to be ≥ 0, else they
 // are the pool's zero padding when it has none of its own (pad.go).
 func (l *lowering) maxPool(n *onnx.Node) error {
+	if u, kh, kw, dh, dw, ok, err := dilatedWindow(n, l.oneD(n)); err != nil || ok {
+		if err != nil {
+			return err
+		}
+		return l.dilatedMaxPool(n, u, kh, kw, dh, dw)
+	}
 	in, s, win, pad, plan, err := l.poolWindow(n)
 	if err != nil {
 		return err

@@ -33,15 +33,33 @@ func (l *lowering) rescale(name string, sx, sy float64, div int) (golden.Requant
 // scale. ONNX divides by KH·KW with count_include_pad 1; with 0 (the
 // default) by the elements inside the plane, which differs where a
 // window reaches into the padding: there an eltwise multiply by a
-// constant map corrects the divisor (pool_pad.go).
+// constant map corrects the divisor (pool_pad.go). A dilated one is a
+// depthwise conv (pool_dilated.go).
 func (l *lowering) avgPool(n *onnx.Node) error {
+	if u, kh, kw, dh, dw, ok, err := dilatedWindow(n, l.oneD(n)); err != nil || ok {
+		if err != nil {
+			return err
+		}
+		return l.dilatedAvgPool(n, u, kh, kw, dh, dw)
+	}
 	in, sx, win, _, plan, err := l.poolWindow(n)
 	if err != nil {
 		return err
 	}
 	shape := l.shapes[n.Inputs[0]] // the padded plane: a folded Pad's zeros count
-	k := win.KH * win.KW
 	counts, oh, ow := windowCounts(win, shape[2], shape[3])
+	return l.average(n, in, sx, win.KH*win.KW, counts, oh, ow, shape[1], func(g *compiler.Graph, x *compiler.Value, q golden.Requant) *compiler.Value {
+		return plan.pool(g, x, compiler.Pool{Kind: golden.PoolAvg, KH: win.KH, KW: win.KW, Padding: golden.PadZero, Requant: q})
+	})
+}
+
+// average emits the AveragePool n of in (scale sx) as sum, the sums of
+// its windows of k elements (counts of them inside the plane, [oh][ow],
+// c channels) requantized by q, which rescales by 1/k; with
+// count_include_pad 0, where a count is below k, then an eltwise
+// multiply by the constant map of the exact factors k/count.
+func (l *lowering) average(n *onnx.Node, in string, sx float64, k int, counts []int, oh, ow, c int,
+	sum func(g *compiler.Graph, x *compiler.Value, q golden.Requant) *compiler.Value) error {
 	uniform := n.Int("count_include_pad", 0) != 0 || !slices.ContainsFunc(counts, func(c int) bool { return c != k })
 	out := n.Outputs[0]
 	sy, err := l.scaleOf(out)
@@ -52,9 +70,8 @@ func (l *lowering) avgPool(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
-	p := compiler.Pool{Kind: golden.PoolAvg, KH: win.KH, KW: win.KW, Padding: golden.PadZero, Requant: q}
 	if uniform {
-		l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return plan.pool(g, x, p) })
+		l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return sum(g, x, q) })
 		return nil
 	}
 	m, d, err := divisorMap(counts, k)
@@ -65,7 +82,6 @@ func (l *lowering) avgPool(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
-	c := shape[1]
 	mt := golden.New(c, oh, ow)
 	for ch := 0; ch < c; ch++ {
 		copy(mt.Data[ch*oh*ow:], m)
@@ -74,7 +90,7 @@ func (l *lowering) avgPool(n *onnx.Node) error {
 	l.constantInput(name, mt)
 	l.net.steps = append(l.net.steps, step{in: in, in2: name, out: out,
 		apply2: func(g *compiler.Graph, x, mv *compiler.Value) *compiler.Value {
-			return g.Eltwise(golden.EltMul, plan.pool(g, x, p), mv, qm)
+			return g.Eltwise(golden.EltMul, sum(g, x, q), mv, qm)
 		}})
 	l.scales[out] = sy
 	return nil
