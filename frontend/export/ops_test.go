@@ -104,7 +104,7 @@ var opNets = []opNet{
 		b = convNode(b, "conv2", "r2", "c2", 4, 4, 36)
 		b = convNode(b, "conv3", "r2", "c3", 4, 4, 37)
 		return b.Node("sum", "Sum", []string{"c2", "c3", "p"}, "y")
-	}, []int64{1, 3, 6, 6}, nil, []string{"conv2d1/acc", "eltwise0/add", "eltwise2/add"}},
+	}, []int64{1, 3, 6, 6}, nil, []string{"conv2d1/acc", "eltwise0/add", "eltwise1/add"}},
 	{"a ResNet bottleneck: Conv, BatchNormalization, Relu three times, the shortcut Sum, Relu", func() *onnxtest.Builder {
 		b := onnxtest.New(9).Input("x", 1, 4, 6, 6).Output("y")
 		b = bnNode(convNode(b, "2a", "x", "a", 3, 4, 50), "2a_bn", "a", "an", 3, 51).Node("2a_relu", "Relu", []string{"an"}, "ar")
@@ -184,7 +184,7 @@ func checkORTNet(t *testing.T, node string, cfg npu.Config, tc opNet) {
 	}
 	for _, n := range tc.nodes {
 		if !names[n] {
-			t.Errorf("the export has no node %q", n)
+			t.Errorf("the export has no node %q (it has %v)", n, names)
 		}
 	}
 	var inputs []npyArray

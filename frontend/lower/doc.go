@@ -97,6 +97,8 @@
 //	Add, Sum, Min, Max of two values of one shape [+ Relu] [+ Clip]
 //	                                      → Eltwise add, min or max, the finer operand
 //	                                        first rescaled to the coarser one's scale
+//	                                        (an Add's operand with no other user is
+//	                                        produced in that scale: no rescale pass)
 //	Min, Max of a value and a one-element constant
 //	                                      → Requant with the constant as the clamp bound
 //	Relu, Clip alone                      → Requant with ReLU or the clamp

@@ -262,7 +262,26 @@ func (l *lowering) prepare() error {
 // whose one user is a Resize or Upsample whose one user is such a Concat
 // takes the concat's scale too: the upsampling copies values (U-Net's
 // decoder), so no requantization of the four times larger map is needed.
+// A value whose one user is the Add of it and another computed value
+// takes the coarser of their calibrated scales: binary would rescale the
+// finer operand to it anyway, a planar pass over the whole map (a
+// ResNet block's last conv before its shortcut Add), while the
+// producer's own requantization writes it in those units with one
+// rounding instead of two.
 func (l *lowering) scaleOf(name string) (float64, error) {
+	if a := l.soleUser(name, "Add"); a != nil && len(a.Inputs) == 2 {
+		other := a.Inputs[0]
+		if other == name {
+			other = a.Inputs[1]
+		}
+		if _, isConst := l.consts[other]; !isConst {
+			so, err1 := l.calibScale(other)
+			s, err2 := l.calibScale(name)
+			if err1 == nil && err2 == nil {
+				return max(s, so), nil
+			}
+		}
+	}
 	if c := l.soleUser(name, "Concat"); c != nil && l.channelAxis(c) == nil {
 		return l.scaleOf(c.Outputs[0])
 	}
@@ -273,6 +292,11 @@ func (l *lowering) scaleOf(name string) (float64, error) {
 			}
 		}
 	}
+	return l.calibScale(name)
+}
+
+// calibScale is value name's calibrated scale.
+func (l *lowering) calibScale(name string) (float64, error) {
 	c, ok := l.calib[name]
 	if !ok {
 		return 0, fmt.Errorf("value %q was not calibrated", name)
