@@ -90,7 +90,7 @@ var OpTable = []Op{
 	{Name: "MatMul", Float: true, NPU: true, Conformance: true,
 		Doc: "[1,K] or [K] (a computed value or the graph input: an MLP) by a constant [K,N], [K] as the row [1,K]: a GEMM per output channel; the per-channel affine ops (bias Add, BatchNormalization, Mul/Div/Add/Sub by a constant), Relu and Clip after it folded"},
 	{Name: "Add", Float: true, NPU: true, Conformance: true,
-		Doc: "of two values of one shape: eltwise add, the finer operand rescaled; of a value and a constant: " + docAffine},
+		Doc: "of two values of one shape: eltwise add, the finer operand rescaled (produced in the coarser scale when the Add is its only user); of a value and a constant: " + docAffine},
 	{Name: "Min", Float: true, NPU: true, Conformance: true, Doc: docMinMax},
 	{Name: "Max", Float: true, NPU: true, Conformance: true, Doc: docMinMax},
 	{Name: "Relu", Float: true, NPU: true, Conformance: true,
