@@ -171,7 +171,7 @@ type ctx struct {
 	taps   map[*Value]*tapInput // graph inputs laid out as a conv's windows
 	noTaps bool                 // every conv direct (the fallback)
 	g      *Graph
-	fused  map[*node]bool // pools emitted in bands with their conv (poolBands)
+	fused  map[*node]bool // pools emitted in bands with their conv (poolBands), eltwises on its output blocks (postElt)
 
 	// The layout pass (layout.go): every value's channel layout, the
 	// views (permutations) and their values, the shared storages of

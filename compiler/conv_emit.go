@@ -362,6 +362,12 @@ func (e *convEmitter) act(st *convStep, ps int, blk string) error {
 	if j.digits > 0 {
 		return e.actDigits(at, st, blk)
 	}
+	if j.post != nil {
+		if err := e.c.planarTask(blk+" act", at); err != nil {
+			return err
+		}
+		return e.postBlock(st, dst, np, mask, blk)
+	}
 	if err := e.c.planarTask(blk+" act", at); err != nil {
 		return err
 	}

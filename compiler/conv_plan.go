@@ -59,6 +59,9 @@ type convJob struct {
 	// run on each band of the streamed input after its load (conv_pre.go),
 	// or nil.
 	pre *node
+	// post: an eltwise of this layer's result and another operand, run
+	// on each output block after its act (conv_post.go), or nil.
+	post *postElt
 }
 
 // inChan is the input channel in input slot s, -1 for none.
@@ -323,6 +326,9 @@ func (p *convPlan) ringSizes(j *convJob, ohb int) (in, out int) {
 	}
 	if p.staged {
 		out = ohb * j.ow * max(1, j.digits)
+		if j.post != nil && !j.post.other.resident {
+			out *= 2 // the other operand's block beside the act's
+		}
 	}
 	return in, out
 }

@@ -126,7 +126,11 @@
 // engine, which runs its tasks in program order, pools while the NE
 // still convolves, and the next layer waits only for the bands it reads
 // (Pool.Whole keeps one task; so does a conv that would not fit its
-// streaming slots beside the pool's result).
+// streaming slots beside the pool's result). An eltwise of two maps, one
+// of them a conv's result nothing else reads (a ResNet block's last conv
+// and its shortcut add), runs on each of the conv's output blocks right
+// after its act, the other operand's block loaded beside it
+// (conv_post.go): the conv's result never leaves the chip.
 //
 // # Grouped and depthwise convolution
 //

@@ -163,9 +163,25 @@ func (c *ctx) lowerConv(n *node) error {
 	if pre != nil {
 		in = c.operand(pre.in[0]) // the eltwise runs on the input's bands
 	}
-	out, err := c.outPlace(n, "conv")
-	if err != nil {
-		return err
+	var pe *postElt
+	var out *place
+	if e := c.postFusable(n); e != nil {
+		// The conv's result lives only in the act's staging slots.
+		pe = &postElt{n: e, first: e.in[0] == n.out, other: c.operand(e.in[1])}
+		if !pe.first {
+			pe.other = c.operand(e.in[0])
+		}
+		var err error
+		if pe.out, err = c.outPlace(e, "eltwise"); err != nil {
+			return err
+		}
+		out = &place{part: c.C, tiles: ceilDiv(c.lay(n.out).slots, c.C), f: n.out.f, ext: -1}
+		c.loc[n.out] = out
+	} else {
+		var err error
+		if out, err = c.outPlace(n, "conv"); err != nil {
+			return err
+		}
 	}
 	w := n.weights
 	co, ci, kh, kw := w.Shape[0], w.Shape[1], w.Shape[2], w.Shape[3]
@@ -196,7 +212,7 @@ func (c *ctx) lowerConv(n *node) error {
 		}
 	}
 	j.inCh, j.outCh = c.lay(x).chans(), c.lay(v).chans()
-	j.pre = pre
+	j.pre, j.post = pre, pe
 	if err := c.int32Job(n, j); err != nil {
 		return err
 	}
@@ -210,6 +226,11 @@ func (c *ctx) lowerConv(n *node) error {
 	}
 	if err := c.runConv(j); err != nil {
 		return err
+	}
+	if pe != nil {
+		c.storeResident(pe.n.label, pe.out)
+		c.fused[pe.n] = true
+		return nil
 	}
 	c.storeResident(n.label, out)
 	if j.bands != nil {

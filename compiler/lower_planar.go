@@ -97,6 +97,9 @@ func (c *ctx) lowerPoolTiles(n *node, in, out *place) error {
 }
 
 func (c *ctx) lowerEltwise(n *node) error {
+	if c.fused[n] {
+		return nil // run by its conv on the output blocks (conv_post.go)
+	}
 	if c.preFusable(n) {
 		c.pre[n.out] = n // run by its conv, on the input bands (conv_pre.go)
 		return nil
