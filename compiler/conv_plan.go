@@ -326,7 +326,7 @@ func (p *convPlan) ringSizes(j *convJob, ohb int) (in, out int) {
 	}
 	if p.staged {
 		out = ohb * j.ow * max(1, j.digits)
-		if j.post != nil && !j.post.other.resident {
+		if j.post != nil && (!j.post.other.resident || j.post.rq != nil) {
 			out *= 2 // the other operand's block beside the act's
 		}
 	}

@@ -66,6 +66,19 @@ func TestConvPostEltwise(t *testing.T) {
 			p := conv1(g, rng, x, 5)
 			g.Output("y", g.Eltwise(golden.EltAdd, a, p, relu))
 		}, []string{"eltwise0"}, false},
+		{"the other operand rescaled after the conv: the requantization runs per block too", small(), func(g *Graph, rng *rand.Rand) {
+			x := conv1(g, rng, g.Input("x", randTensor(rng, -128, 127, 6, 5, 5)), 6)
+			c := conv3(g, rng, x, 6, 1)
+			g.Output("y", g.Eltwise(golden.EltAdd, c, g.Requant(x, golden.Requant{Scale: 5, Shift: 3}), relu))
+		}, []string{"eltwise0", "eltwise1"}, false},
+		{"streamed, the rescaled shortcut of a block read by the next", npu.DefaultConfig(), func(g *Graph, rng *rand.Rand) {
+			x := conv1(g, rng, g.Input("x", randTensor(rng, -128, 127, 16, 40, 40)), 48)
+			for range 2 {
+				c := conv1(g, rng, conv1(g, rng, x, 16), 48)
+				x = g.Eltwise(golden.EltAdd, g.Requant(x, golden.Requant{Scale: 3, Shift: 2}), c, relu)
+			}
+			g.Output("y", x)
+		}, []string{"eltwise0", "eltwise1", "eltwise2", "eltwise3"}, false},
 		{"the conv's result is also an output: alone", small(), func(g *Graph, rng *rand.Rand) {
 			x := conv1(g, rng, g.Input("x", randTensor(rng, -128, 127, 4, 4, 4)), 4)
 			c := conv1(g, rng, x, 4)

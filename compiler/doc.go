@@ -130,7 +130,8 @@
 // of them a conv's result nothing else reads (a ResNet block's last conv
 // and its shortcut add), runs on each of the conv's output blocks right
 // after its act, the other operand's block loaded beside it
-// (conv_post.go): the conv's result never leaves the chip.
+// (conv_post.go), and the other operand's requantization with it when
+// only the eltwise reads that: the conv's result never leaves the chip.
 //
 // # Grouped and depthwise convolution
 //

@@ -165,14 +165,10 @@ func (c *ctx) lowerConv(n *node) error {
 	}
 	var pe *postElt
 	var out *place
-	if e := c.postFusable(n); e != nil {
+	if pe = c.postFusable(n); pe != nil {
 		// The conv's result lives only in the act's staging slots.
-		pe = &postElt{n: e, first: e.in[0] == n.out, other: c.operand(e.in[1])}
-		if !pe.first {
-			pe.other = c.operand(e.in[0])
-		}
 		var err error
-		if pe.out, err = c.outPlace(e, "eltwise"); err != nil {
+		if pe.out, err = c.outPlace(pe.n, "eltwise"); err != nil {
 			return err
 		}
 		out = &place{part: c.C, tiles: ceilDiv(c.lay(n.out).slots, c.C), f: n.out.f, ext: -1}
@@ -230,6 +226,9 @@ func (c *ctx) lowerConv(n *node) error {
 	if pe != nil {
 		c.storeResident(pe.n.label, pe.out)
 		c.fused[pe.n] = true
+		if pe.rq != nil {
+			c.fused[pe.rq] = true
+		}
 		return nil
 	}
 	c.storeResident(n.label, out)
