@@ -597,15 +597,25 @@ func compareImages(kind string, float, deq *onnx.Array, q *golden.Tensor, step f
 		}
 		return fmt.Sprintf("%v (per image)", a)
 	}
-	fmt.Printf("float     top-1 %s, logits %s\n", top(fa), floats(float.Data))
-	fmt.Printf("%-9s top-1 %s, logits %s (dequantized; %s %s, step %.4g)\n", kind, top(qa), floats(deq.Data), kind,
-		shortList(q.Data, func(v int64) string { return fmt.Sprint(v) }), step)
-	agree := "agree"
+	classes := scoresShape(float.Shape)
+	if classes {
+		fmt.Printf("float     top-1 %s, logits %s\n", top(fa), floats(float.Data))
+		fmt.Printf("%-9s top-1 %s, logits %s (dequantized; %s %s, step %.4g)\n", kind, top(qa), floats(deq.Data), kind,
+			shortList(q.Data, func(v int64) string { return fmt.Sprint(v) }), step)
+	} else {
+		// A feature map (a U-Net's, a detector's): no classes to rank.
+		fmt.Printf("float     %v, values %s\n", float.Shape, floats(float.Data))
+		fmt.Printf("%-9s values %s (dequantized; %s %s, step %.4g)\n", kind, floats(deq.Data), kind,
+			shortList(q.Data, func(v int64) string { return fmt.Sprint(v) }), step)
+	}
+	agree := "top-1 agree"
 	switch {
+	case !classes:
+		agree = "output"
 	case n > 1:
-		agree = fmt.Sprintf("agrees on %d of %d images", agreed, n)
+		agree = fmt.Sprintf("top-1 agrees on %d of %d images", agreed, n)
 	case agreed == 0:
-		agree = "DISAGREE"
+		agree = "top-1 DISAGREE"
 	}
 	var worst, peak float64
 	for i := range float.Data {
@@ -618,7 +628,20 @@ func compareImages(kind string, float, deq *onnx.Array, q *golden.Tensor, step f
 	if kind == "int32" {
 		rel = fmt.Sprintf("%.2f%% of the largest |float| logit", 100*worst/peak)
 	}
-	fmt.Printf("vs float  top-1 %s; max |%s − float| = %.3g = %s\n", agree, kind, worst, rel)
+	fmt.Printf("vs float  %s; max |%s − float| = %.3g = %s\n", agree, kind, worst, rel)
+}
+
+// scoresShape reports whether an output of this shape is a vector of
+// class scores per image (at most one axis past the batch's longer than
+// 1), whose top-1 class means something.
+func scoresShape(shape []int) bool {
+	long := 0
+	for i, d := range shape {
+		if i > 0 && d > 1 {
+			long++
+		}
+	}
+	return long <= 1
 }
 
 func floats(v []float32) string {
