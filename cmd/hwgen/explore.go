@@ -26,7 +26,7 @@ type exploreCmd struct {
 	Freq   *float64 `help:"FPGA targets: the frequency (MHz) nextpnr's timing-driven placement aims at. Default 100." placeholder:"MHZ"`
 	NoPPA  bool     `name:"no-ppa" help:"Only simulate: cycles and MAC utilization, no synthesis (seconds instead of minutes)."`
 	JSON   bool     `name:"json" help:"Print the points as a JSON array with all their figures instead of the table."`
-	Model  string   `help:"Sweep a float ONNX model instead of one operation: at every point it is quantized for that NPU (calibrated on --random-calib seeded random inputs), compiled and run on the Go simulator on a seeded random input (--input-seed), checked against the reference machine bit for bit. The operation flags do not go with it." type:"existingfile" placeholder:"FILE"`
+	Model  string   `help:"Sweep a float ONNX model instead of one operation: at every point it is quantized for that NPU (calibrated on --random-calib seeded random inputs), compiled and run on the Go simulator on a seeded random input (--input-seed), checked against the reference machine bit for bit. A model of batch N > 1 runs its first image (the program is one image's). The operation flags do not go with it." type:"existingfile" placeholder:"FILE"`
 	randomFlags
 	shardFlags
 }

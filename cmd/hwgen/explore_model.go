@@ -64,6 +64,9 @@ func (e exploreModel) check(base npu.Config) error {
 	if err != nil {
 		return modelErr(e.Path, err)
 	}
+	if x, err = firstImage(net, m, x); err != nil {
+		return modelErr(e.Path, err)
+	}
 	if _, err := net.Graph(x); err != nil {
 		return modelErr(e.Path, err)
 	}
@@ -84,6 +87,9 @@ func (a exploreArgs) runModel(cfg npu.Config, rec *exploreRecord) error {
 	}
 	net, err := lower.Quantize(m, calib, cfg, lower.Int32Output())
 	if err != nil {
+		return invalid(err)
+	}
+	if x, err = firstImage(net, m, x); err != nil {
 		return invalid(err)
 	}
 	g, err := net.Graph(x)
@@ -149,4 +155,19 @@ func (e exploreModel) describe() string {
 	}
 	return fmt.Sprintf("model %s (%s; a random input uniform in [0,1), seed %d, calibrated on %d more, seeds %d..%d)",
 		e.Path, weights, e.InputSeed, e.Calib, e.InputSeed+1, e.InputSeed+uint64(e.Calib))
+}
+
+// firstImage is x's first image for a model of batch N > 1 (the program
+// is one image's, each image runs it in turn, so a point's cycles are per
+// image), else x.
+func firstImage(net *lower.Net, m *onnx.Model, x *onnx.Array) (*onnx.Array, error) {
+	if net.Batch() == 1 {
+		return x, nil
+	}
+	name := m.Graph.Inputs[0].Name
+	sets, err := net.Images(map[string]*onnx.Array{name: x})
+	if err != nil {
+		return nil, err
+	}
+	return sets[0][name], nil
 }

@@ -311,3 +311,28 @@ func writeRandomCalib(t *testing.T, shape []int, seed uint64, n int) string {
 	}
 	return strings.Join(files, ",")
 }
+
+// A model of batch N > 1 is explored on its first image: the program is
+// one image's, and its cycles are those of the same net at batch 1.
+func TestExploreBatchModel(t *testing.T) {
+	dir := t.TempDir()
+	cycles := map[int64]int{}
+	for _, n := range []int64{3, 1} {
+		model := batchConvModel(t, dir, fmt.Sprintf("b%d.onnx", n), n, 3)
+		code, stdout, stderr := capture(t, "explore", "--no-ppa", "--model", model, "--json")
+		if code != exitOK {
+			t.Fatalf("batch %d: exit %d: %s", n, code, stderr)
+		}
+		var recs []exploreRecord
+		if err := json.Unmarshal([]byte(stdout), &recs); err != nil {
+			t.Fatalf("%v:\n%s", err, stdout)
+		}
+		if len(recs) != 1 || recs[0].Invalid != "" || recs[0].Cycles <= 0 {
+			t.Fatalf("batch %d: want one valid point with cycles, got %+v", n, recs)
+		}
+		cycles[n] = recs[0].Cycles
+	}
+	if cycles[3] != cycles[1] {
+		t.Errorf("batch 3 explores at %d cycles, batch 1 at %d: want one image's", cycles[3], cycles[1])
+	}
+}
