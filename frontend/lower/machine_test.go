@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -40,4 +41,32 @@ func machineRun(t *testing.T, cfg npu.Config, net *Net, x *onnx.Array) (*onnx.Ar
 		t.Fatal(err)
 	}
 	return deq, p
+}
+
+// checkWithin runs net on x on the reference machine (machineRun) and
+// wants its output of float's shape and within bound output steps of
+// float, the float executor's output; it returns the largest difference.
+func checkWithin(t *testing.T, cfg npu.Config, net *Net, x, float *onnx.Array, bound float64) float64 {
+	t.Helper()
+	deq, p := machineRun(t, cfg, net, x)
+	if d := cmp.Diff(float.Shape, deq.Shape); d != "" {
+		t.Fatalf("output shape (-float +int8):\n%s", d)
+	}
+	sy := net.OutputScale()
+	var worst float64
+	for i, v := range float.Data {
+		worst = max(worst, math.Abs(float64(deq.Data[i]-v))/sy)
+	}
+	t.Logf("%s; max |int8 − float| = %.2f output steps (bound %.2f)", p.Summary(), worst, bound)
+	if worst > bound {
+		t.Errorf("max |int8 − float| = %.2f output steps, more than %.2f\n int8 %v\nfloat %v", worst, bound, deq.Data, float.Data)
+	}
+	return worst
+}
+
+// poolBound is the pools' bound in output steps: half a step of the
+// input's rounding carried to the output, half of the output's own, half
+// of amp (a divisor map's rounding, KH·KW/n), and a margin.
+func poolBound(net *Net, amp float64) float64 {
+	return 0.5*net.InputScale()/net.OutputScale() + 0.5 + 0.5*amp + 0.1
 }

@@ -2,7 +2,6 @@ package lower
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"testing"
 
@@ -159,20 +158,7 @@ func TestDilatedPoolLowered(t *testing.T) {
 					if d := cmp.Diff(tt.ops, opCounts(t, net, x)); d != "" {
 						t.Errorf("compiler graph (-want +got):\n%s", d)
 					}
-					deq, p := machineRun(t, cfg, net, x)
-					if d := cmp.Diff(float["y"].Shape, deq.Shape); d != "" {
-						t.Fatalf("output shape (-float +int8):\n%s", d)
-					}
-					sy := net.OutputScale()
-					bound := 0.5*net.InputScale()/sy + 0.5 + 0.5*tt.amp + 0.1
-					var worst float64
-					for i, v := range float["y"].Data {
-						worst = max(worst, math.Abs(float64(deq.Data[i]-v))/sy)
-					}
-					t.Logf("%s; max |int8 − float| = %.2f output steps (bound %.2f)", p.Summary(), worst, bound)
-					if worst > bound {
-						t.Errorf("max |int8 − float| = %.2f output steps, more than %.2f\n int8 %v\nfloat %v", worst, bound, deq.Data, float["y"].Data)
-					}
+					checkWithin(t, cfg, net, x, float["y"], poolBound(net, tt.amp))
 				})
 			}
 		}
