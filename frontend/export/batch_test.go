@@ -2,9 +2,9 @@ package export
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hwgen/hwgen/blocks/npu"
@@ -61,21 +61,6 @@ func TestORTBatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ref, err := g.Reference(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := ref[net.Output()]
-		if d := cmp.Diff(want.Data, ints(res[k][RawOutput(net)].Data)); d != "" {
-			t.Errorf("image %d: %s (-golden +ONNX Runtime):\n%s", k, RawOutput(net), d)
-			continue
-		}
-		deq, err := net.Dequantize(want)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(bits32(deq.Data), bits32(floats32(res[k][net.Output()].Data))); d != "" {
-			t.Errorf("image %d: float output bits (-Net.Dequantize +ONNX Runtime):\n%s", k, d)
-		}
+		checkORTOutput(t, cfg, net, g, res[k], fmt.Sprintf("image %d", k))
 	}
 }

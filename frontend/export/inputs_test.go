@@ -2,9 +2,9 @@ package export
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hwgen/hwgen/blocks/npu"
@@ -61,21 +61,6 @@ func TestORTTwoInputs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ref, err := g.Reference(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := ref[net.Output()]
-		if d := cmp.Diff(want.Data, ints(res[i][RawOutput(net)].Data)); d != "" {
-			t.Errorf("inputs %d: %s (-golden +ONNX Runtime):\n%s", i, RawOutput(net), d)
-			continue
-		}
-		deq, err := net.Dequantize(want)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(bits32(deq.Data), bits32(floats32(res[i][net.Output()].Data))); d != "" {
-			t.Errorf("inputs %d: float output bits (-Net.Dequantize +ONNX Runtime):\n%s", i, d)
-		}
+		checkORTOutput(t, cfg, net, g, res[i], fmt.Sprintf("inputs %d", i))
 	}
 }

@@ -2,12 +2,14 @@ package export
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hwgen/hwgen/blocks/npu"
+	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/lower"
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/frontend/onnx/onnxtest"
@@ -197,21 +199,29 @@ func checkORTNet(t *testing.T, node string, cfg npu.Config, tc opNet) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ref, err := g.Reference(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := ref[net.Output()]
-		if d := cmp.Diff(want.Data, ints(res[i][RawOutput(net)].Data)); d != "" {
-			t.Errorf("input %d: %s (-golden +ONNX Runtime):\n%s", i, RawOutput(net), d)
-			continue
-		}
-		deq, err := net.Dequantize(want)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(bits32(deq.Data), bits32(floats32(res[i][net.Output()].Data))); d != "" {
-			t.Errorf("input %d: float output bits (-Net.Dequantize +ONNX Runtime):\n%s", i, d)
-		}
+		checkORTOutput(t, cfg, net, g, res[i], fmt.Sprintf("input %d", i))
+	}
+}
+
+// checkORTOutput wants res, ONNX Runtime's outputs of net's export on the
+// input g was built on, to equal the golden models' integer output of g
+// and Net.Dequantize's floats bit for bit; what names the input.
+func checkORTOutput(t *testing.T, cfg npu.Config, net *lower.Net, g *compiler.Graph, res map[string]ortTensor, what string) {
+	t.Helper()
+	ref, err := g.Reference(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ref[net.Output()]
+	if d := cmp.Diff(want.Data, ints(res[RawOutput(net)].Data)); d != "" {
+		t.Errorf("%s: %s (-golden +ONNX Runtime):\n%s", what, RawOutput(net), d)
+		return
+	}
+	deq, err := net.Dequantize(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(bits32(deq.Data), bits32(floats32(res[net.Output()].Data))); d != "" {
+		t.Errorf("%s: float output bits (-Net.Dequantize +ONNX Runtime):\n%s", what, d)
 	}
 }
