@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hwgen/hwgen/blocks/npu"
-	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/frontend/onnx"
 	"github.com/hwgen/hwgen/frontend/onnx/onnxtest"
 )
@@ -62,25 +61,7 @@ func TestTwoInputs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := compiler.Compile(cfg, g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, _, err := compiler.Interpret(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref, err := g.Reference(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(ref["y"], got["y"]); d != "" {
-			t.Fatalf("reference machine vs golden models (-golden +machine):\n%s", d)
-		}
-		deq, err := net.Dequantize(got["y"])
-		if err != nil {
-			t.Fatal(err)
-		}
+		deq, _ := machineRunGraph(t, cfg, net, g)
 		sy := net.OutputScale()
 		var worst float64
 		for i, v := range float["y"].Data {

@@ -21,6 +21,13 @@ func machineRun(t *testing.T, cfg npu.Config, net *Net, x *onnx.Array) (*onnx.Ar
 	if err != nil {
 		t.Fatal(err)
 	}
+	return machineRunGraph(t, cfg, net, g)
+}
+
+// machineRunGraph is machineRun of net's graph g (GraphOf's, for a net of
+// several inputs).
+func machineRunGraph(t *testing.T, cfg npu.Config, net *Net, g *compiler.Graph) (*onnx.Array, *compiler.Program) {
+	t.Helper()
 	p, err := compiler.Compile(cfg, g)
 	if err != nil {
 		t.Fatal(err)
