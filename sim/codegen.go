@@ -186,14 +186,14 @@ func (g *gen) narrow(n *node, temps map[int32]string) string {
 			lits[off] = x
 			return fmt.Sprintf("uint64(%#x)", x)
 		}
-		return fmt.Sprintf("v[%d]", off)
+		return g.load(off)
 	}
 	ext := func(off int32, x string, sh uint8) string {
 		if lit, ok := lits[off]; ok && sh != 0 {
 			if e := sx(lit, uint64(sh)); e>>63 == 0 {
 				return fmt.Sprintf("uint64(%#x)", e)
 			}
-			x = fmt.Sprintf("v[%d]", off) // a negative constant stays a load
+			x = g.load(off) // a negative constant stays a load
 		}
 		switch sh {
 		case 0:

@@ -97,7 +97,7 @@ type pluginCode struct {
 // (genSource) and partitioned (genPartSource).
 type (
 	bindFunc     = func(v, d, sd []uint64, wide func(int32) bool) func() uint64
-	bindPartFunc = func(v, b []uint64, wide func(int32) bool, visit func(int32), mems []any) (func() uint64, func() uint64)
+	bindPartFunc = func(v, b []uint64, z8 []uint8, z16 []uint16, z32 []uint32, wide func(int32) bool, visit func(int32), mems []any) (func() uint64, func() uint64)
 )
 
 // plugins caches the Bind function of every plugin this process loaded,
@@ -123,7 +123,7 @@ func (s *Sim) bindPlugin(opt Options) error {
 		}
 	case bindPartFunc:
 		if s.parts != nil {
-			settle, edge := bind(s.v, s.bits, s.evalWideNode, s.visitSink, s.memWords())
+			settle, edge := bind(s.v, s.bits, s.cl.c8, s.cl.c16, s.cl.c32, s.evalWideNode, s.visitSink, s.memWords())
 			s.plug = &pluginCode{settle: settle, edge: edge}
 			return nil
 		}

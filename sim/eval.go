@@ -49,8 +49,10 @@ func (s *Sim) settle() {
 	var n uint64
 	switch {
 	case s.plug != nil && s.tr == nil:
+		s.toCompact()
 		n = s.plug.settle()
 	case s.parts != nil:
+		s.toV()
 		n = s.settleParts()
 	default:
 		n = s.evalDirty(s.hot, s.dirty)

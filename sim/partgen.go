@@ -17,6 +17,9 @@ import "fmt"
 // The edge runs here only out of reset and untraced; otherwise the
 // interpreter's edgeGroups does.
 func genPartSource(s *Sim) string {
+	if s.cl == nil {
+		s.cl = newCompact(s)
+	}
 	g := &gen{s: s}
 	g.stored = g.storedSlots()
 	g.constWord = make([]bool, len(s.v))
@@ -45,24 +48,30 @@ package main
 import "math/bits"
 
 const (
-	nv = %d
-	np = %d
-	ng = %d
+	nv  = %d
+	np  = %d
+	ng  = %d
+	n8  = %d
+	n16 = %d
+	n32 = %d
 )
 
 type st struct {
 	v     *[nv]uint64
 	b     *[np + ng]uint64
+	z8    *[n8]uint8
+	z16   *[n16]uint16
+	z32   *[n32]uint32
 	wide  func(int32) bool
 	visit func(int32)
-`, s.top, len(s.v), np, ng)
+`, s.top, len(s.v), np, ng, len(s.cl.c8), len(s.cl.c16), len(s.cl.c32))
 	g.memFields()
 	g.p(`}
 
 // Bind ties the code to one simulator's arrays and returns its settle and
 // its edge.
-func Bind(v, b []uint64, wide func(int32) bool, visit func(int32), mems []any) (func() uint64, func() uint64) {
-	p := &st{v: (*[nv]uint64)(v), b: (*[np + ng]uint64)(b), wide: wide, visit: visit}
+func Bind(v, b []uint64, z8 []uint8, z16 []uint16, z32 []uint32, wide func(int32) bool, visit func(int32), mems []any) (func() uint64, func() uint64) {
+	p := &st{v: (*[nv]uint64)(v), b: (*[np + ng]uint64)(b), z8: (*[n8]uint8)(z8), z16: (*[n16]uint16)(z16), z32: (*[n32]uint32)(z32), wide: wide, visit: visit}
 `)
 	g.memBind()
 	g.p(`	return p.settle, p.edge
@@ -112,6 +121,10 @@ func (p *st) edge() (n uint64) {
 	g.p("%s", genHelpers)
 }
 
+// prologue opens every function of partitioned code: the arrays in
+// locals.
+const prologue = "\tv, b, z8, z16, z32 := p.v, p.b, p.z8, p.z16, p.z32\n\t_, _, _, _, _ = v, b, z8, z16, z32\n"
+
 // inlineCap is the size (nodes, or sinks) up to which a unit's code is
 // written into its word's dispatch function instead of a function of
 // its own: a small unit costs less than a call.
@@ -135,7 +148,7 @@ func (g *gen) words(name, unit string, nw, n int, size func(i int) int, body fun
 	}
 	g.p("\t}\n\treturn 0\n}\n\n")
 	for w := range nw {
-		g.p("func (p *st) %sw%d(x uint64) (n uint64) {\n\tv, b := p.v, p.b\n\t_, _ = v, b\n", unit, w)
+		g.p("func (p *st) %sw%d(x uint64) (n uint64) {\n%s", unit, w, prologue)
 		for i := w << 6; i < min(n, w<<6+64); i++ {
 			if i&7 == 0 {
 				// Eight units at a time: a byte without a set bit is
@@ -215,7 +228,7 @@ func (g *gen) storedSlots() []bool {
 
 // partFunc is the function evaluating supernode i.
 func (g *gen) partFunc(i int) {
-	g.p("func (p *st) p%d() uint64 {\n\tv, b := p.v, p.b\n\t_, _ = v, b\n", i)
+	g.p("func (p *st) p%d() uint64 {\n%s", i, prologue)
 	g.partBody(i, "\t")
 	g.p("\treturn %d\n}\n\n", g.s.parts[i].hi-g.s.parts[i].lo)
 }
@@ -243,13 +256,13 @@ func (g *gen) partBody(i int, ind string) {
 		t := fmt.Sprintf("t%d", j-pt.lo)
 		g.p("%s%s := %s\n", ind, t, g.narrow(n, temps))
 		if k, ok := acc[j]; ok {
-			g.p("%sc%d |= %s ^ v[%d]\n%sv[%d] = %s\n", ind, k, t, n.dst, ind, n.dst, t)
+			g.p("%sc%d |= %s ^ %s\n%s%s\n", ind, k, t, g.load(n.dst), ind, g.store(n.dst, t))
 		} else if n.mk.hi > n.mk.lo {
-			g.p("%sif %s != v[%d] {\n%s\tv[%d] = %s\n", ind, t, n.dst, ind, n.dst, t)
+			g.p("%sif %s != %s {\n%s\t%s\n", ind, t, g.load(n.dst), ind, g.store(n.dst, t))
 			g.markRange(n.mk, ind+"\t")
 			g.p("%s}\n", ind)
 		} else if g.stored[n.slot] {
-			g.p("%sv[%d] = %s\n", ind, n.dst, t)
+			g.p("%s%s\n", ind, g.store(n.dst, t))
 		} else {
 			g.p("%s_ = %s\n", ind, t)
 		}
@@ -302,7 +315,7 @@ func (g *gen) markSets(pt part) (acc map[int32]int, sets []markRange) {
 
 // groupFunc is the function committing sink group i out of reset.
 func (g *gen) groupFunc(i int) {
-	g.p("func (p *st) g%d() uint64 {\n\tv, b := p.v, p.b\n\t_, _ = v, b\n", i)
+	g.p("func (p *st) g%d() uint64 {\n%s", i, prologue)
 	g.groupBody(i, "\t")
 	g.p("\treturn %d\n}\n\n", g.s.groups[i].hi-g.s.groups[i].lo)
 }
@@ -331,11 +344,11 @@ func (g *gen) groupBody(i int, ind string) {
 		case k.next < 0:
 			continue // holds: only a reset changes it
 		}
-		next := fmt.Sprintf("v[%d]", k.next)
+		next := g.load(k.next)
 		if k.en >= 0 {
-			next = fmt.Sprintf("o ^ (v[%d]^o)&-v[%d]", k.next, k.en)
+			next = fmt.Sprintf("o ^ (%s^o)&-%s", g.load(k.next), g.load(k.en))
 		}
-		g.p("%s{\n%s\to := v[%d]\n%s\tn := %s\n%s\tv[%d], c = n, c|(n^o)\n%s}\n", ind, ind, k.off, ind, next, ind, k.off, ind)
+		g.p("%s{\n%s\to := %s\n%s\tn := %s\n%s\t%s\n%s\tc |= n ^ o\n%s}\n", ind, ind, g.load(k.off), ind, next, ind, g.store(k.off, "n"), ind, ind)
 	}
 	g.p("%sif c != 0 {\n", ind)
 	g.markRange(gr.mk, ind+"\t")

@@ -120,3 +120,62 @@ func TestMarkSetsOnTheNPU(t *testing.T) {
 	}
 	t.Logf("%d marked nodes, %d compares", marked, branches)
 }
+
+// On the NPU the compiled code keeps its values narrow: each compact
+// slot's class is the narrowest that holds its width, no value the
+// interpreter touches while generated code runs (a multi-word operator's
+// operand or result, rst, a constant) is compact, and the compact arrays
+// take under a quarter of the value array's bytes while holding most of
+// its one-word values.
+func TestCompactClassesOnTheNPU(t *testing.T) {
+	m, err := npu.BuildSim(npu.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newSim(elab(t, m), modeParts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCompact(s)
+	narrowest := func(w int32) uint8 {
+		switch {
+		case w <= 8:
+			return cls8
+		case w <= 16:
+			return cls16
+		case w <= 32:
+			return cls32
+		}
+		return clsV
+	}
+	oneWord := 0
+	for id, sl := range s.slots {
+		k := c.cls[sl.off]
+		if sl.w <= 32 {
+			oneWord++
+		}
+		if k != clsV && k != narrowest(sl.w) {
+			t.Fatalf("slot %d (%d bits): class %d, want %d", id, sl.w, k, narrowest(sl.w))
+		}
+		if k != clsV && (s.isConst[id] || int32(id) == s.rstSlot) {
+			t.Fatalf("slot %d: a constant or rst is compact", id)
+		}
+	}
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		if n.op < wAdd {
+			continue
+		}
+		for _, off := range []int32{n.dst, n.a, n.b, n.c} {
+			if off >= 0 && c.cls[off] != clsV {
+				t.Fatalf("node %d, a multi-word operator, reads or writes the compact offset %d", i, off)
+			}
+		}
+	}
+	compact := len(c.offs[cls8]) + len(c.offs[cls16]) + len(c.offs[cls32])
+	bytes := len(c.c8) + 2*len(c.c16) + 4*len(c.c32)
+	if compact*10 < oneWord*8 || bytes*4 > 8*len(s.v) {
+		t.Fatalf("%d of %d one-word slots compact in %d bytes (value array %d bytes)", compact, oneWord, bytes, 8*len(s.v))
+	}
+	t.Logf("%d of %d one-word slots compact, %d bytes against the value array's %d", compact, oneWord, bytes, 8*len(s.v))
+}

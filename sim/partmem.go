@@ -47,11 +47,11 @@ func (g *gen) readPort(k *sink, ind string) {
 	m := g.s.mems[k.mem]
 	inner := ind
 	if k.en >= 0 {
-		g.p("%sif v[%d] != 0 {\n", ind, k.en)
+		g.p("%sif %s != 0 {\n", ind, g.load(k.en))
 		inner += "\t"
 	}
-	g.p("%svar x uint64\n%sif a := v[%d]; a < %d {\n%s\tx = uint64(p.m%d[a])\n%s}\n", inner, inner, k.addr, m.depth, inner, k.mem, inner)
-	g.p("%so := v[%d]\n%sv[%d], c = x, c|(x^o)\n", inner, k.off, inner, k.off)
+	g.p("%svar x uint64\n%sif a := %s; a < %d {\n%s\tx = uint64(p.m%d[a])\n%s}\n", inner, inner, g.load(k.addr), m.depth, inner, k.mem, inner)
+	g.p("%so := %s\n%s%s\n%sc |= x ^ o\n", inner, g.load(k.off), inner, g.store(k.off, "x"), inner)
 	if k.en >= 0 {
 		g.p("%s}\n", ind)
 	}
@@ -66,10 +66,10 @@ func (g *gen) writePorts(mi int32, ind string) {
 	t := memType(m)
 	g.p("%s{\n%s\tch := false\n", ind, ind)
 	for _, w := range m.writes {
-		g.p("%s\tif v[%d] != 0 {\n%s\t\tif a := v[%d]; a < %d {\n", ind, w.en, ind, w.addr, m.depth)
-		x := fmt.Sprintf("%s(v[%d])", t, w.data)
+		g.p("%s\tif %s != 0 {\n%s\t\tif a := %s; a < %d {\n", ind, g.load(w.en), ind, g.load(w.addr), m.depth)
+		x := fmt.Sprintf("%s(%s)", t, g.load(w.data))
 		if w.mask >= 0 {
-			x = fmt.Sprintf("p.m%d[a]&^%s(v[%d]) | %s(v[%d])&%s(v[%d])", mi, t, w.mask, t, w.data, t, w.mask)
+			x = fmt.Sprintf("p.m%d[a]&^%s(%s) | %s(%s)&%s(%s)", mi, t, g.load(w.mask), t, g.load(w.data), t, g.load(w.mask))
 		}
 		g.p("%s\t\t\tif x := %s; p.m%d[a] != x {\n%s\t\t\t\tp.m%d[a], ch = x, true\n%s\t\t\t}\n%s\t\t}\n%s\t}\n",
 			ind, x, mi, ind, mi, ind, ind, ind)

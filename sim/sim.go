@@ -47,6 +47,7 @@ type Sim struct {
 	groupOf   []int32     // per sink, its group
 	armOf     []markRange // per supernode, the groups it arms
 	plug      *pluginCode
+	cl        *compact // generated code's narrow storage (compact.go), nil without
 	stageBuf  []uint64
 	staged    []staged
 	mems      []*memory
@@ -262,13 +263,26 @@ func fitsBits(v *big.Int, w int) bool {
 
 func (s *Sim) nw(id int32) int { return nwords(int(s.slots[id].w)) }
 
+// words is slot id's value, for reading: a slice of the value array, or
+// a copy of a compact slot's value.
 func (s *Sim) words(id int32) []uint64 {
 	off := s.slots[id].off
+	if s.liveCompact(id) {
+		return []uint64{s.cl.get(off)}
+	}
 	return s.v[off : int(off)+s.nw(id)]
 }
 
 // set writes a slot from outside the netlist and schedules its fan-out.
 func (s *Sim) set(id int32, d []uint64) {
+	if s.liveCompact(id) {
+		off := s.slots[id].off
+		if s.cl.get(off) != d[0] {
+			s.cl.put(off, d[0])
+			s.changed(id)
+		}
+		return
+	}
 	cur := s.words(id)
 	if eqW(cur, d) {
 		return

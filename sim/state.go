@@ -24,8 +24,10 @@ func (s *Sim) edge() {
 		case s.groups == nil:
 			visits = s.edgeSinks(rst)
 		case s.plug != nil && !rst && s.tr == nil:
+			s.toCompact()
 			visits = s.plug.edge()
 		default:
+			s.toV()
 			visits = s.edgeGroups(rst)
 		}
 		s.sinkEvals += visits
