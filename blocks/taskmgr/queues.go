@@ -17,6 +17,9 @@ func (b *builder) buildQueues() {
 		qsel = hdl.Mux(b.cmdQueue.Ge(hdl.U(b.qb, uint64(c.Queues))), hdl.U(b.qb, uint64(c.Queues-1)), b.cmdQueue)
 	}
 	qmod := queueModule(c.QueueDepth, b.lay.Width, c.Lean)
+	if b.regQueues() {
+		qmod = shiftFIFO("taskmgr_queue_regs", c.QueueDepth, b.lay.Width)
+	}
 	b.queues = make([]*hdl.Instance, c.Queues)
 	var cmdReady *hdl.Expr = hdl.U(1, 0)
 	room := make([]hdl.Value, c.Queues)
@@ -37,10 +40,18 @@ func (b *builder) buildQueues() {
 	}
 }
 
-// queued is whether queue q holds a descriptor (its head may not be
-// readable yet in a lean queue).
+// regQueues is whether the queues are register FIFOs: lean queues of
+// the least depth, 2. Synthesis keeps so small a memory in flip-flops
+// anyway, and then a memory costs a read register (a descriptor wide)
+// and a multiplexer on top of its entries; a shift FIFO's head is its
+// first register, readable in the cycle after the push (no bypass, and
+// no cycle lost).
+func (b *builder) regQueues() bool { return b.cfg.Lean && b.cfg.QueueDepth == 2 }
+
+// queued is whether queue q holds a descriptor (the head of a lean
+// memory queue may not be readable yet).
 func (b *builder) queued(q int) *hdl.Expr {
-	if b.cfg.Lean {
+	if b.cfg.Lean && !b.regQueues() {
 		return &b.queues[q].Out("pending").Expr
 	}
 	return &b.queues[q].Out("valid").Expr
