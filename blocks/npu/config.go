@@ -101,8 +101,9 @@ type Config struct {
 	QueueRoundRobin bool `json:"queue_round_robin"`
 	// LeanTaskMgr builds the lean task manager (taskmgr Config.Lean) for
 	// small NPUs: each engine's slots hold only the operands its
-	// operations read, and the queues have no bypass register (a
-	// descriptor pushed into an empty queue issues one cycle later).
+	// operations read; queues of 2 are registers, deeper ones memories
+	// without the bypass register (a descriptor pushed into an empty
+	// queue issues one cycle later).
 	LeanTaskMgr bool `json:"lean_taskmgr"`
 
 	// DescRingBits turns the task queues into records over descriptor

@@ -78,8 +78,9 @@ type Config struct {
 	NetBits int `json:"net_bits"`
 	// Lean trims the task manager for small NPUs. Each engine's slots
 	// hold only the descriptor operands its operations read
-	// (isa.Engine.Operands; its dispatch port has only those), and the
-	// queues have no bypass register: a descriptor pushed into an empty
+	// (isa.Engine.Operands; its dispatch port has only those). Queues
+	// of 2 are two registers (same timing); deeper queues are memories
+	// without the bypass register: a descriptor pushed into an empty
 	// queue can issue one cycle later (dispatch at c+3, not c+2).
 	Lean bool `json:"lean"`
 }

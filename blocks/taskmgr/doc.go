@@ -30,8 +30,11 @@
 // Lean (Config.Lean, for small NPUs): each engine's slots keep only the
 // operands its operations read (isa.Engine.Operands, from the isa op
 // table; the DMA engines no aux and param, the planar engine no d2) and
-// its port has only those; the queues have no full-width bypass register
-// (see Timing). The contracts below hold unchanged.
+// its port has only those. Its queues of 2 (queue_depth's least) are two
+// registers, the head always the first (no memory, no read register, no
+// bypass; the same timing); deeper ones are memories without the
+// full-width bypass register (see Timing). The contracts below hold
+// unchanged.
 //
 // Each engine receives each queue's tasks in that queue's program order
 // (its slots are FIFOs); tasks of different engines, and of different
@@ -137,11 +140,11 @@
 // A descriptor accepted in cycle c can be dispatched in cycle c+2. A done
 // pulse in cycle c releases its dependents in the same cycle c (the
 // scoreboard is bypassed by this cycle's completions), so dispatch overhead
-// is 0 cycles. With Config.Lean a descriptor pushed into an empty queue
-// (or one its head leaves in the same cycle) can be dispatched in cycle
-// c+3: the queue has no bypass register, its head is readable one cycle
-// after the write; a queue that stays filled issues one per cycle all the
-// same. With outstanding >= 2 an engine holding one task may take
+// is 0 cycles. With Config.Lean and queues deeper than 2 a descriptor
+// pushed into an empty queue (or one its head leaves in the same cycle)
+// can be dispatched in cycle c+3: the memory has no bypass register, its
+// head is readable one cycle after the write; a queue that stays filled
+// issues one per cycle all the same. With outstanding >= 2 an engine holding one task may take
 // the next (ready high while busy), so back-to-back tasks on one engine
 // run with no idle cycle; see BENCHMARKS.md. Because of the bypass, <e>_valid
 // depends combinationally on every <f>_done: an engine's done must not
