@@ -68,6 +68,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return // out of the fields' ranges: the encoder refuses it
 		}
+		checkOperands(t, again)
 		back, err := c.Decode(again)
 		if err != nil {
 			t.Fatalf("%+v: encoded, then not decoded: %v", task, err)

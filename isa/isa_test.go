@@ -54,6 +54,64 @@ func TestEngineTable(t *testing.T) {
 	}
 }
 
+// checkOperands asserts that an encoded task sets no operand outside its
+// op's Operands (a lean task manager does not pass the others on).
+func checkOperands(t *testing.T, d isa.Descriptor) {
+	t.Helper()
+	var op isa.OpDef
+	for _, o := range isa.Engines[d.Engine].Ops {
+		if o.Code == d.Op {
+			op = o
+		}
+	}
+	listed := map[string]bool{}
+	for _, name := range strings.Fields(op.Operands) {
+		listed[name] = true
+	}
+	param := uint64(0)
+	for _, w := range d.Param {
+		param |= w
+	}
+	for name, v := range map[string]uint64{"src": d.Src, "aux": d.Aux, "dst": d.Dst, "d0": d.D0, "d1": d.D1, "d2": d.D2, "param": param} {
+		if v != 0 && !listed[name] {
+			t.Errorf("%s %s sets %s = %d, not one of its operands %q", d.Engine, op.Name, name, v, op.Operands)
+		}
+	}
+}
+
+// The operands each engine reads: the union over its ops, the sparse
+// engine's ops only with the sparse engine; every name an operand.
+func TestEngineOperands(t *testing.T) {
+	known := map[string]bool{}
+	for _, name := range isa.OperandNames {
+		known[name] = true
+	}
+	for _, def := range isa.Engines {
+		for _, op := range def.Ops {
+			for _, name := range strings.Fields(op.Operands) {
+				if !known[name] {
+					t.Errorf("%s %s: operand %q is not one of %v", def.Name, op.Name, name, isa.OperandNames)
+				}
+			}
+		}
+	}
+	for _, sparse := range []bool{false, true} {
+		got := map[string][]string{}
+		for _, def := range isa.Engines {
+			got[def.Name] = def.Engine.Operands(sparse)
+		}
+		all := []string{"src", "aux", "dst", "d0", "d1", "d2", "param"}
+		want := map[string][]string{"dma_in": {"src", "dst", "d0", "d1", "d2"}, "ne": all,
+			"planar": {"src", "aux", "dst", "d0", "d1", "param"}, "dma_out": {"src", "dst", "d0", "d1", "d2"}, "sparse": nil}
+		if sparse {
+			want["sparse"] = all
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("sparse %v: operands by engine (-want +got):\n%s", sparse, diff)
+		}
+	}
+}
+
 func poolTask() planar.Task {
 	return planar.Task{Op: planar.OpPool, Fn: planar.FnPoolMin, Mask: 0xff, Src: 10, Dst: 300, H: 6, W: 7,
 		KH: 3, KW: 2, Stride: 2, PadH: 1, PadW: 1, Scale: 1, Relu: true, Lo: -3, Hi: 5, Clamp: true}
@@ -94,6 +152,7 @@ func TestRoundTrip(t *testing.T) {
 			if d.Engine != tk.Engine() || d.Op != tk.Op() {
 				t.Errorf("engines %d: %T encodes as %s op %d", engines, tk, d.Engine, d.Op)
 			}
+			checkOperands(t, d)
 			back, err := c.Decode(d)
 			if err != nil {
 				t.Fatalf("engines %d: Decode %+v: %v", engines, d, err)

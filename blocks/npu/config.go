@@ -99,6 +99,12 @@ type Config struct {
 	// QueueRoundRobin serves the queues in turn instead of by priority
 	// (for the parts of one network in several queues).
 	QueueRoundRobin bool `json:"queue_round_robin"`
+	// LeanTaskMgr builds the lean task manager (taskmgr Config.Lean) for
+	// small NPUs: each engine's slots hold only the operands its
+	// operations read; queues of 2 are registers, deeper ones memories
+	// without the bypass register (a descriptor pushed into an empty
+	// queue issues one cycle later).
+	LeanTaskMgr bool `json:"lean_taskmgr"`
 
 	// DescRingBits turns the task queues into records over descriptor
 	// rings of 2^desc_ring_bits descriptors in external memory, read by
@@ -315,7 +321,8 @@ func (c Config) TaskMgr() taskmgr.Config {
 	return taskmgr.Config{Queues: c.Queues, QueueDepth: c.QueueDepth, Window: c.Window, MaxDeps: c.MaxDeps,
 		EngineSlots: c.EngineSlots, Outstanding: outstanding, IDBits: 16, AddrBits: addr, DimBits: 16,
 		ParamBits: c.paramBits(), FlagBits: 4, RoundRobin: c.QueueRoundRobin, NETargets: c.Engines, NETargetOffset: c.neTargetOffset(),
-		Sparse: c.SparseUnits > 0, RoomPort: c.DescRingBits > 0, Partial: c.PartialGating, NetBits: c.NetBits()}
+		Sparse: c.SparseUnits > 0, RoomPort: c.DescRingBits > 0, Partial: c.PartialGating, NetBits: c.NetBits(),
+		Lean: c.LeanTaskMgr}
 }
 
 // SliceBits is the number of high address bits that name an engine's
@@ -366,6 +373,9 @@ func (c Config) Name() string {
 	}
 	if c.Planar().Passes() > 1 {
 		parts = append(parts, fmt.Sprintf("pl%d", c.PlanarLanes))
+	}
+	if c.LeanTaskMgr {
+		parts = append(parts, "lt")
 	}
 	return hdl.Name("npu", parts...)
 }

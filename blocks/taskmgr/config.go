@@ -76,6 +76,13 @@ type Config struct {
 	// network's base pointer, or absolute). The engines receive them;
 	// the NPU keeps the base pointers. 0: no network fields.
 	NetBits int `json:"net_bits"`
+	// Lean trims the task manager for small NPUs. Each engine's slots
+	// hold only the descriptor operands its operations read
+	// (isa.Engine.Operands; its dispatch port has only those). Queues
+	// of 2 are two registers (same timing); deeper queues are memories
+	// without the bypass register: a descriptor pushed into an empty
+	// queue can issue one cycle later (dispatch at c+3, not c+2).
+	Lean bool `json:"lean"`
 }
 
 // Engines are the engines the task manager dispatches to, in engine-code
@@ -173,6 +180,9 @@ func (c Config) name() string {
 	}
 	if c.NetBits > 0 {
 		n = hdl.Name(n, fmt.Sprintf("n%d", c.NetBits))
+	}
+	if c.Lean {
+		n = hdl.Name(n, "lean")
 	}
 	return n
 }

@@ -80,7 +80,7 @@ func TestConfigJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"queues":2,"queue_depth":16,"window":64,"max_deps":4,"engine_slots":2,"outstanding":2,"id_bits":16,"addr_bits":32,"dim_bits":16,"param_bits":32,"flag_bits":4,"round_robin":false,"ne_targets":1,"ne_target_offset":0,"sparse":false,"room_port":false,"partial":false,"net_bits":0}`
+	want := `{"queues":2,"queue_depth":16,"window":64,"max_deps":4,"engine_slots":2,"outstanding":2,"id_bits":16,"addr_bits":32,"dim_bits":16,"param_bits":32,"flag_bits":4,"round_robin":false,"ne_targets":1,"ne_target_offset":0,"sparse":false,"room_port":false,"partial":false,"net_bits":0,"lean":false}`
 	if string(data) != want {
 		t.Errorf("JSON %s\nwant %s", data, want)
 	}
@@ -104,7 +104,8 @@ func TestModuleNames(t *testing.T) {
 		func(c *taskmgr.Config) { c.EngineSlots = 3 }, func(c *taskmgr.Config) { c.Outstanding = 3 },
 		func(c *taskmgr.Config) { c.IDBits = 9 }, func(c *taskmgr.Config) { c.AddrBits = 13 },
 		func(c *taskmgr.Config) { c.DimBits = 7 }, func(c *taskmgr.Config) { c.ParamBits = 6 },
-		func(c *taskmgr.Config) { c.FlagBits = 3 }, func(c *taskmgr.Config) { c.Sparse = true }}
+		func(c *taskmgr.Config) { c.FlagBits = 3 }, func(c *taskmgr.Config) { c.Sparse = true },
+		func(c *taskmgr.Config) { c.Lean = true }}
 	for _, edit := range edits {
 		c := base
 		edit(&c)
@@ -137,11 +138,14 @@ func emit(t *testing.T, cfg taskmgr.Config) []verilog.File {
 }
 
 // The emitted Verilog lints clean and synthesizes without latches or
-// combinational loops.
+// combinational loops, full and lean.
 func TestLintSynth(t *testing.T) {
 	tooltest.Need(t, "verilator")
 	tooltest.Need(t, "yosys")
-	cfg := smallConfig()
+	bothWays(t, smallConfig(), lintSynth)
+}
+
+func lintSynth(t *testing.T, cfg taskmgr.Config) {
 	files := emit(t, cfg)
 	dir := filepath.Join(t.TempDir(), "rtl")
 	if err := verilog.WriteDir(dir, files); err != nil {
@@ -171,7 +175,7 @@ func TestLintSynth(t *testing.T) {
 func TestBuildExtremes(t *testing.T) {
 	maxCfg := taskmgr.Config{Queues: 8, QueueDepth: 1024, Window: 1024, MaxDeps: 8, EngineSlots: 8, Outstanding: 8,
 		IDBits: 32, AddrBits: 64, DimBits: 64, ParamBits: 64, FlagBits: 16, NETargets: 8, NETargetOffset: 60}
-	for _, cfg := range []taskmgr.Config{minimalConfig(), maxCfg} {
+	for _, cfg := range []taskmgr.Config{minimalConfig(), maxCfg, lean(minimalConfig()), lean(maxCfg)} {
 		m, err := taskmgr.Build(cfg)
 		if err != nil {
 			t.Fatal(err)

@@ -24,7 +24,7 @@ func (b *builder) dispatch(s *issueStage) *hdl.Expr {
 	}
 	var idle *hdl.Expr = hdl.U(1, 1)
 	for q := range b.queues {
-		idle = idle.And(b.queues[q].Out("valid").Not())
+		idle = idle.And(b.queued(q).Not())
 	}
 	for e, def := range engines {
 		idle = b.dispatchEngine(s, e, def.Name+"_", outs[e], idle)
@@ -50,7 +50,8 @@ func (b *builder) dispatchEngine(s *issueStage, e int, p string, o *outstanding,
 		return r
 	}
 	h := map[string]*hdl.Expr{}
-	for _, fl := range b.lay.EngineFields() {
+	fields := b.lay.EngineFieldsOf(isa.Engine(e))
+	for _, fl := range fields {
 		name := fl.Name
 		h[name] = dpick(func(q int) hdl.Value { return hs[q][name] })
 	}
@@ -68,14 +69,14 @@ func (b *builder) dispatchEngine(s *issueStage, e int, p string, o *outstanding,
 		lastServed.SetEnable(fire)
 	}
 	for q, sl := range b.slots[e] {
-		sl.Connect("push", s.issue.And(s.retireMode.Not()).And(s.isEngine[e]).And(s.sel[q])).Connect("data", s.slotData).
+		sl.Connect("push", s.issue.And(s.retireMode.Not()).And(s.isEngine[e]).And(s.sel[q])).Connect("data", s.slotData[e]).
 			Connect("pop", fire.And(dsel[q]))
 	}
 	o.push(fire, hdl.Cat(dq, h["id"].Trunc(b.n)))
 
 	m.Output(p+"valid", hdl.Bool).Set(valid)
 	m.Output(p+"queue", hdl.UInt(b.qb)).Set(dq)
-	for _, fl := range b.lay.EngineFields() {
+	for _, fl := range fields {
 		m.Output(p+fl.Name, hdl.UInt(fl.Width)).Set(h[fl.Name])
 	}
 	m.Output(p+"busy", hdl.Bool).Set(o.valid)
@@ -96,7 +97,7 @@ func (b *builder) candidates(e int, p string, idle *hdl.Expr) ([]map[string]*hdl
 	hs := make([]map[string]*hdl.Expr, c.Queues)
 	cand := make([]*hdl.Expr, c.Queues)
 	for q, s := range b.slots[e] {
-		hs[q] = b.rec.slice(s.Out("head"))
+		hs[q] = b.recs[e].slice(s.Out("head"))
 		ok := m.Wire(fmt.Sprintf("%sready%d", p, q), hdl.Bool)
 		ok.Set(s.Out("valid").And(b.depsDone(hs[q], q)))
 		cand[q] = &ok.Expr

@@ -27,6 +27,15 @@
 //	            every dependency completed
 //	         -> outstanding (outstanding per engine) until the engine's done pulse
 //
+// Lean (Config.Lean, for small NPUs): each engine's slots keep only the
+// operands its operations read (isa.Engine.Operands, from the isa op
+// table; the DMA engines no aux and param, the planar engine no d2) and
+// its port has only those. Its queues of 2 (queue_depth's least) are two
+// registers, the head always the first (no memory, no read register, no
+// bypass; the same timing); deeper ones are memories without the
+// full-width bypass register (see Timing). The contracts below hold
+// unchanged.
+//
 // Each engine receives each queue's tasks in that queue's program order
 // (its slots are FIFOs); tasks of different engines, and of different
 // queues, overtake each other freely. One descriptor is issued per cycle.
@@ -116,7 +125,8 @@
 //	<e>_valid         out  1              a task is offered to the engine
 //	<e>_queue         out  clog2(Q)       its queue
 //	<e>_id, _op, _flags, _src, _aux, _dst, _d0, _d1, _d2, _param
-//	                  out  field widths   its decoded fields (Layout.EngineFields)
+//	                  out  field widths   its decoded fields (Layout.EngineFieldsOf: with Lean only the operands
+//	                                      the engine's ops read, isa OpDef.Operands)
 //	<e>_busy          out  1              the engine holds dispatched, unfinished tasks
 //	<e>_completed     out  32             done pulses counted
 //	err_code          out  3              0 none, 1 ID, 2 engine, 3 op, 4 ndeps, 5 dependency window
@@ -130,7 +140,11 @@
 // A descriptor accepted in cycle c can be dispatched in cycle c+2. A done
 // pulse in cycle c releases its dependents in the same cycle c (the
 // scoreboard is bypassed by this cycle's completions), so dispatch overhead
-// is 0 cycles. With outstanding >= 2 an engine holding one task may take
+// is 0 cycles. With Config.Lean and queues deeper than 2 a descriptor
+// pushed into an empty queue (or one its head leaves in the same cycle)
+// can be dispatched in cycle c+3: the memory has no bypass register, its
+// head is readable one cycle after the write; a queue that stays filled
+// issues one per cycle all the same. With outstanding >= 2 an engine holding one task may take
 // the next (ready high while busy), so back-to-back tasks on one engine
 // run with no idle cycle; see BENCHMARKS.md. Because of the bypass, <e>_valid
 // depends combinationally on every <f>_done: an engine's done must not

@@ -16,8 +16,8 @@ import (
 // without running) until err_clear, tasks before it and the other queue
 // run normally, and after err_clear the queue runs again.
 func TestMalformedDescriptors(t *testing.T) {
-	cfg := smallConfig() // window 16, 8-bit IDs, max_deps 2 (ndeps has 2 bits: 3 is malformed)
-	const bad = 6        // position of the bad task in queue 0
+	// smallConfig: window 16, 8-bit IDs, max_deps 2 (ndeps has 2 bits: 3 is malformed)
+	const bad = 6 // position of the bad task in queue 0
 	cases := []struct {
 		name    string
 		corrupt func(v map[string]uint64) // edits the raw fields of a well-formed task
@@ -44,83 +44,85 @@ func TestMalformedDescriptors(t *testing.T) {
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newBench(t, cfg, uint64(100+i))
-			b.hostIdle = 0.2
-			for _, m := range b.eng {
-				m.stall = 0.1
-			}
-			// Queue 0 runs 10 tasks, number 6 corrupted; queue 1 runs 12
-			// untouched tasks alongside.
-			p0 := randomProgram(b.rng, b.lay, 0, 10, 6)
-			p1 := randomProgram(b.rng, b.lay, 1, 12, 6)
-			malformed := tc.code != taskmgr.ErrNone
-			vals := b.lay.Unpack(mustEncode(t, b, p0[bad]))
-			tc.corrupt(vals)
-			raw, err := b.lay.Pack(vals)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p0[bad].raw = raw
-			if malformed {
-				for _, tk := range p0[bad:] {
-					tk.skip = true
+			bothWays(t, smallConfig(), func(t *testing.T, cfg taskmgr.Config) {
+				b := newBench(t, cfg, uint64(100+i))
+				b.hostIdle = 0.2
+				for _, m := range b.eng {
+					m.stall = 0.1
 				}
-			} else {
-				p0[bad].deps = nil
-				for j := 0; j < int(vals["ndeps"]); j++ {
-					dep := bad - int((bad-vals[fmt.Sprintf("dep%d", j)])&0xff)
-					if dep >= 0 {
-						p0[bad].deps = append(p0[bad].deps, p0[dep])
+				// Queue 0 runs 10 tasks, number 6 corrupted; queue 1 runs 12
+				// untouched tasks alongside.
+				p0 := randomProgram(b.rng, b.lay, 0, 10, 6)
+				p1 := randomProgram(b.rng, b.lay, 1, 12, 6)
+				malformed := tc.code != taskmgr.ErrNone
+				vals := b.lay.Unpack(mustEncode(t, b, p0[bad]))
+				tc.corrupt(vals)
+				raw, err := b.lay.Pack(vals)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p0[bad].raw = raw
+				if malformed {
+					for _, tk := range p0[bad:] {
+						tk.skip = true
+					}
+				} else {
+					p0[bad].deps = nil
+					for j := 0; j < int(vals["ndeps"]); j++ {
+						dep := bad - int((bad-vals[fmt.Sprintf("dep%d", j)])&0xff)
+						if dep >= 0 {
+							p0[bad].deps = append(p0[bad].deps, p0[dep])
+						}
 					}
 				}
-			}
-			for _, tk := range interleave(b.rng, p0, p1) {
-				b.add(tk)
-			}
-			b.run(5000)
-			b.check()
-			got := status(b)
-			want := map[string]uint64{"err_code": tc.code, "err_id": tc.errID, "err_queue": 0, "skipped": 0}
-			if malformed {
-				want["skipped"] = uint64(len(p0) - bad)
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("status (-want +got):\n%s", diff)
-			}
-
-			// Acknowledge; the queue's IDs continue after the skipped
-			// ones, and a task may depend on a skipped one (it counts as
-			// completed).
-			b.dr.Poke("err_clear", 1)
-			b.step()
-			b.dr.Poke("err_clear", 0)
-			if got := b.dr.Peek("err_code"); got != 0 {
-				t.Errorf("err_code = %d after err_clear", got)
-			}
-			more := randomProgram(b.rng, b.lay, 0, 15, 6)
-			for j, tk := range more {
-				tk.prog = len(p0) + j
-				tk.name = fmt.Sprintf("q0.t%d", tk.prog)
-				tk.desc.ID = uint64(tk.prog)
-				for k := range tk.desc.Deps {
-					tk.desc.Deps[k] += uint64(len(p0))
+				for _, tk := range interleave(b.rng, p0, p1) {
+					b.add(tk)
 				}
-				tk.raw = nil
-			}
-			more[0].desc.Deps = []uint64{uint64(len(p0) - 1)} // the last task before: skipped if malformed
-			more[0].deps = []*task{p0[len(p0)-1]}
-			if malformed {
-				more[0].deps = nil
-			}
-			for _, tk := range more {
-				b.add(tk)
-			}
-			b.run(5000)
-			b.check()
-			if got := b.dr.Peek("err_code"); got != 0 {
-				t.Errorf("err_code = %d after a clean program", got)
-			}
-			b.crossCheck()
+				b.run(5000)
+				b.check()
+				got := status(b)
+				want := map[string]uint64{"err_code": tc.code, "err_id": tc.errID, "err_queue": 0, "skipped": 0}
+				if malformed {
+					want["skipped"] = uint64(len(p0) - bad)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("status (-want +got):\n%s", diff)
+				}
+
+				// Acknowledge; the queue's IDs continue after the skipped
+				// ones, and a task may depend on a skipped one (it counts as
+				// completed).
+				b.dr.Poke("err_clear", 1)
+				b.step()
+				b.dr.Poke("err_clear", 0)
+				if got := b.dr.Peek("err_code"); got != 0 {
+					t.Errorf("err_code = %d after err_clear", got)
+				}
+				more := randomProgram(b.rng, b.lay, 0, 15, 6)
+				for j, tk := range more {
+					tk.prog = len(p0) + j
+					tk.name = fmt.Sprintf("q0.t%d", tk.prog)
+					tk.desc.ID = uint64(tk.prog)
+					for k := range tk.desc.Deps {
+						tk.desc.Deps[k] += uint64(len(p0))
+					}
+					tk.raw = nil
+				}
+				more[0].desc.Deps = []uint64{uint64(len(p0) - 1)} // the last task before: skipped if malformed
+				more[0].deps = []*task{p0[len(p0)-1]}
+				if malformed {
+					more[0].deps = nil
+				}
+				for _, tk := range more {
+					b.add(tk)
+				}
+				b.run(5000)
+				b.check()
+				if got := b.dr.Peek("err_code"); got != 0 {
+					t.Errorf("err_code = %d after a clean program", got)
+				}
+				b.crossCheck()
+			})
 		})
 	}
 }
@@ -144,8 +146,10 @@ func status(b *bench) map[string]uint64 {
 
 // Two malformed descriptors in two queues: the status keeps the first
 // (queue 1's); each queue skips from its own bad descriptor on.
-func TestFirstErrorKept(t *testing.T) {
-	b := newBench(t, smallConfig(), 14)
+func TestFirstErrorKept(t *testing.T) { bothWays(t, smallConfig(), testFirstErrorKept) }
+
+func testFirstErrorKept(t *testing.T, cfg taskmgr.Config) {
+	b := newBench(t, cfg, 14)
 	p1 := randomProgram(b.rng, b.lay, 1, 10, 4)
 	p0 := randomProgram(b.rng, b.lay, 0, 12, 4)
 	corrupt := func(tk *task, field string, v uint64) {

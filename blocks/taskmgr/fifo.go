@@ -18,9 +18,18 @@ import (
 // of the *next* cycle (rd + pop): the head is always already read when it
 // is needed, and back-to-back pops leave no bubble. A word written at the
 // same edge as it is read comes back old from the memory; that case is
-// caught by the bypass register.
-func queueModule(depth, width int) *hdl.Module {
-	m := hdl.NewModule(hdl.Name("taskmgr_queue", fmt.Sprintf("%dx%d", depth, width)))
+// caught by the bypass register. A lean queue (Config.Lean) has no bypass
+// register: the head is not valid in that cycle (the memory reads the
+// same address again and has the word one cycle later), and the output
+// pending (not empty) says that the queue holds a descriptor all the
+// same. Only a descriptor pushed into a queue that is empty, or emptied by
+// the pop of the same cycle, waits so; a queue that stays filled does not.
+func queueModule(depth, width int, lean bool) *hdl.Module {
+	name := hdl.Name("taskmgr_queue", fmt.Sprintf("%dx%d", depth, width))
+	if lean {
+		name = hdl.Name(name, "lean")
+	}
+	m := hdl.NewModule(name)
 	push := m.Input("push", hdl.Bool)
 	data := m.Input("data", hdl.UInt(width))
 	pop := m.Input("pop", hdl.Bool)
@@ -38,16 +47,23 @@ func queueModule(depth, width int) *hdl.Module {
 
 	byp := m.Reg("byp", hdl.Bool, 0)
 	byp.SetNext(push.And(wr.Eq(rdNext)))
-	bypData := m.Reg("byp_data", hdl.UInt(width), 0)
-	bypData.SetNext(data)
-	bypData.SetEnable(push)
 
 	wr.SetNext(wr.Add(push).Trunc(aw))
 	rd.SetNext(rdNext)
 	level.SetNext(level.Add(push).Sub(pop).Trunc(lw))
 
-	m.Output("valid", hdl.Bool).Set(level.Ne(hdl.U(lw, 0)))
-	m.Output("head", hdl.UInt(width)).Set(hdl.Mux(byp, bypData, word))
+	nonEmpty := level.Ne(hdl.U(lw, 0))
+	if lean {
+		m.Output("valid", hdl.Bool).Set(nonEmpty.And(byp.Not()))
+		m.Output("head", hdl.UInt(width)).Set(word)
+		m.Output("pending", hdl.Bool).Set(nonEmpty)
+	} else {
+		bypData := m.Reg("byp_data", hdl.UInt(width), 0)
+		bypData.SetNext(data)
+		bypData.SetEnable(push)
+		m.Output("valid", hdl.Bool).Set(nonEmpty)
+		m.Output("head", hdl.UInt(width)).Set(hdl.Mux(byp, bypData, word))
+	}
 	m.Output("full", hdl.Bool).Set(level.Eq(hdl.U(lw, uint64(depth))))
 	m.Output("level", hdl.UInt(lw)).Set(level)
 	return m

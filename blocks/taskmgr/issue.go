@@ -26,7 +26,7 @@ type issueStage struct {
 	retireMode *hdl.Expr   // the head retires without taking a slot
 	issue      *hdl.Signal
 	retire     *hdl.Signal
-	slotData   *hdl.Expr // the slot entry the head becomes
+	slotData   []*hdl.Expr // per engine: the slot entry the head becomes
 }
 
 // arbiter selects the highest-priority queue whose head can issue.
@@ -101,8 +101,8 @@ func (b *builder) holdRuns(cans []*hdl.Expr) (held, heldQ *hdl.Signal) {
 	var heldWaits *hdl.Expr = hdl.U(1, 0)
 	pending := make([]*hdl.Expr, c.Queues)
 	for q := range b.queues {
-		heldWaits = heldWaits.Or(heldQ.Eq(hdl.U(b.qb, uint64(q))).And(b.queues[q].Out("valid")))
-		pending[q] = &b.queues[q].Out("valid").Expr
+		heldWaits = heldWaits.Or(heldQ.Eq(hdl.U(b.qb, uint64(q))).And(b.queued(q)))
+		pending[q] = b.queued(q)
 		for e := range b.slots {
 			pending[q] = pending[q].Or(b.slots[e][q].Out("valid"))
 		}
@@ -168,7 +168,10 @@ func (b *builder) issue(s *issueStage) {
 		// (the run's closing task too).
 		entry["run"] = s.held.Or(f["hold"])
 	}
-	s.slotData = b.rec.pack(entry)
+	s.slotData = make([]*hdl.Expr, len(b.recs))
+	for e, r := range b.recs {
+		s.slotData[e] = r.pack(entry)
+	}
 }
 
 // issueBookkeeping advances each queue's next ID on issue and sets its

@@ -302,6 +302,30 @@ func (l *Layout) EngineFields() []Field {
 	return out
 }
 
+// EngineFieldsOf lists the fields engine e receives on its dispatch port:
+// EngineFields, and with Config.Lean without the operands none of e's
+// operations reads (isa.Engine.Operands).
+func (l *Layout) EngineFieldsOf(e isa.Engine) []Field {
+	if !l.Config.Lean {
+		return l.EngineFields()
+	}
+	reads := map[string]bool{}
+	for _, name := range e.Operands(l.Config.Sparse) {
+		reads[name] = true
+	}
+	operand := map[string]bool{}
+	for _, name := range isa.OperandNames {
+		operand[name] = true
+	}
+	var out []Field
+	for i, f := range l.Fields {
+		if name := l.refs[i].spec.name; f.Engine && (!operand[name] || reads[name]) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // Markdown documents the layout: the field table and the operation table.
 func (l *Layout) Markdown() string {
 	c := l.Config

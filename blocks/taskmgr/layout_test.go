@@ -36,6 +36,43 @@ func TestDefaultLayout(t *testing.T) {
 	}
 }
 
+// The fields on each engine's port: every engine field without Lean;
+// with it, the control fields and the operands of the engine's ops (the
+// sparse engine with Sparse, and with two param words both of them).
+func TestEngineFieldsOf(t *testing.T) {
+	names := func(fs []taskmgr.Field) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.Name)
+		}
+		return out
+	}
+	full := withSparse()
+	full.ParamBits, full.Partial, full.NetBits = 100, true, 1
+	control := []string{"id", "op", "flags", "partial", "net", "src_mem", "dst_mem"}
+	dma := append(control[:len(control):len(control)], "src", "dst", "d0", "d1", "d2")
+	all := append(control[:len(control):len(control)], "src", "aux", "dst", "d0", "d1", "d2", "param0", "param1")
+	for _, cfg := range []taskmgr.Config{full, lean(full)} {
+		lay, err := taskmgr.NewLayout(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][]string{}
+		want := map[string][]string{}
+		for _, def := range cfg.Engines() {
+			got[def.Name] = names(lay.EngineFieldsOf(def.Engine))
+			want[def.Name] = names(lay.EngineFields())
+		}
+		if cfg.Lean {
+			want = map[string][]string{"dma_in": dma, "ne": all, "dma_out": dma, "sparse": all,
+				"planar": append(control[:len(control):len(control)], "src", "aux", "dst", "d0", "d1", "param0", "param1")}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("lean %v: fields by engine (-want +got):\n%s", cfg.Lean, diff)
+		}
+	}
+}
+
 // Every configuration's fields tile the descriptor without gaps or overlaps.
 func TestLayoutTiles(t *testing.T) {
 	for _, cfg := range []taskmgr.Config{taskmgr.DefaultConfig(), smallConfig(), minimalConfig(),

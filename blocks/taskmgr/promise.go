@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // target is where a slot head goes: for the NE with several arrays the
@@ -35,7 +36,7 @@ func (b *builder) targets(hs []map[string]*hdl.Expr, multi bool) []target {
 		}
 		tw := c.targetBits()
 		var words []hdl.Value // the param words, the first at the bottom
-		for _, fl := range b.lay.EngineFields() {
+		for _, fl := range b.lay.EngineFieldsOf(isa.NE) {
 			if strings.HasPrefix(fl.Name, "param") {
 				words = append([]hdl.Value{h[fl.Name]}, words...)
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/isa"
 )
 
 // buildQueues builds the descriptor queues and the command port.
@@ -15,7 +16,10 @@ func (b *builder) buildQueues() {
 	if 1<<b.qb > c.Queues {
 		qsel = hdl.Mux(b.cmdQueue.Ge(hdl.U(b.qb, uint64(c.Queues))), hdl.U(b.qb, uint64(c.Queues-1)), b.cmdQueue)
 	}
-	qmod := queueModule(c.QueueDepth, b.lay.Width)
+	qmod := queueModule(c.QueueDepth, b.lay.Width, c.Lean)
+	if b.regQueues() {
+		qmod = shiftFIFO("taskmgr_queue_regs", c.QueueDepth, b.lay.Width)
+	}
 	b.queues = make([]*hdl.Instance, c.Queues)
 	var cmdReady *hdl.Expr = hdl.U(1, 0)
 	room := make([]hdl.Value, c.Queues)
@@ -36,13 +40,30 @@ func (b *builder) buildQueues() {
 	}
 }
 
-// slotRecord is what waits in front of an engine: the engine fields,
+// regQueues is whether the queues are register FIFOs: lean queues of
+// the least depth, 2. Synthesis keeps so small a memory in flip-flops
+// anyway, and then a memory costs a read register (a descriptor wide)
+// and a multiplexer on top of its entries; a shift FIFO's head is its
+// first register, readable in the cycle after the push (no bypass, and
+// no cycle lost).
+func (b *builder) regQueues() bool { return b.cfg.Lean && b.cfg.QueueDepth == 2 }
+
+// queued is whether queue q holds a descriptor (the head of a lean
+// memory queue may not be readable yet).
+func (b *builder) queued(q int) *hdl.Expr {
+	if b.cfg.Lean && !b.regQueues() {
+		return &b.queues[q].Out("pending").Expr
+	}
+	return &b.queues[q].Out("valid").Expr
+}
+
+// slotRecord is what waits in front of engine e: the fields it receives,
 // which dependency fields are used and the low l bits of each dependency
 // ID (enough to place it relative to the scoreboard base). The queue is
 // the slot FIFO's own.
-func (b *builder) slotRecord() *record {
+func (b *builder) slotRecord(e isa.Engine) *record {
 	r := newRecord()
-	for _, f := range b.lay.EngineFields() {
+	for _, f := range b.lay.EngineFieldsOf(e) {
 		r.add(f.Name, f.Width)
 	}
 	if b.cfg.Queues > 1 {
@@ -60,11 +81,12 @@ func (b *builder) slotRecord() *record {
 // for its dependencies never holds back another queue's task.
 func (b *builder) engineSlots() {
 	c, m := b.cfg, b.m
-	b.rec = b.slotRecord()
-	slotMod := shiftFIFO("taskmgr_slots", c.EngineSlots, b.rec.width)
 	engines := c.Engines()
+	b.recs = make([]*record, len(engines))
 	b.slots = make([][]*hdl.Instance, len(engines))
 	for e, def := range engines {
+		b.recs[e] = b.slotRecord(def.Engine)
+		slotMod := shiftFIFO("taskmgr_slots", c.EngineSlots, b.recs[e].width)
 		for q := range b.queues {
 			b.slots[e] = append(b.slots[e], m.Instance(fmt.Sprintf("slots_%s_%d", def.Name, q), slotMod))
 		}

@@ -47,44 +47,46 @@ func TestRandomGraphs(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.cfg == taskmgr.DefaultConfig() {
-				tooltest.SkipHeavy(t, "the default-config Verilator build")
-			}
-			b := newBench(t, tc.cfg, tc.seed)
-			b.hostIdle = tc.hostIdle
-			for _, m := range b.eng {
-				m.depth, m.stall = tc.depth, tc.stall
-			}
-			var progs [][]*task
-			total := 0
-			for q, n := range tc.programs {
-				prog := randomProgram(b.rng, b.lay, q, n, max(tc.maxLat, -tc.maxLat))
-				if tc.maxLat < 0 {
-					for _, tk := range prog {
-						if b.rng.IntN(20) == 0 {
-							tk.lat *= 40
+			bothWays(t, tc.cfg, func(t *testing.T, cfg taskmgr.Config) {
+				if cfg == taskmgr.DefaultConfig() {
+					tooltest.SkipHeavy(t, "the default-config Verilator build")
+				}
+				b := newBench(t, cfg, tc.seed)
+				b.hostIdle = tc.hostIdle
+				for _, m := range b.eng {
+					m.depth, m.stall = tc.depth, tc.stall
+				}
+				var progs [][]*task
+				total := 0
+				for q, n := range tc.programs {
+					prog := randomProgram(b.rng, b.lay, q, n, max(tc.maxLat, -tc.maxLat))
+					if tc.maxLat < 0 {
+						for _, tk := range prog {
+							if b.rng.IntN(20) == 0 {
+								tk.lat *= 40
+							}
 						}
 					}
+					progs = append(progs, prog)
+					total += n
 				}
-				progs = append(progs, prog)
-				total += n
-			}
-			for _, tk := range interleave(b.rng, progs...) {
-				b.add(tk)
-			}
-			b.run(100 * total)
-			b.check()
-			if got := b.dr.Peek("err_code"); got != 0 {
-				t.Errorf("err_code = %d on a well-formed program", got)
-			}
-			if got := b.dr.Peek("skipped"); got != 0 {
-				t.Errorf("skipped = %d on a well-formed program", got)
-			}
-			if tc.cfg.Partial && b.overlapped == 0 {
-				t.Error("no task with a partial dependency started while that dependency ran")
-			}
-			t.Logf("%d tasks in %d cycles (%d started beside their partial dependency)", total, b.cycle, b.overlapped)
-			b.crossCheck()
+				for _, tk := range interleave(b.rng, progs...) {
+					b.add(tk)
+				}
+				b.run(100 * total)
+				b.check()
+				if got := b.dr.Peek("err_code"); got != 0 {
+					t.Errorf("err_code = %d on a well-formed program", got)
+				}
+				if got := b.dr.Peek("skipped"); got != 0 {
+					t.Errorf("skipped = %d on a well-formed program", got)
+				}
+				if tc.cfg.Partial && b.overlapped == 0 {
+					t.Error("no task with a partial dependency started while that dependency ran")
+				}
+				t.Logf("%d tasks in %d cycles (%d started beside their partial dependency)", total, b.cycle, b.overlapped)
+				b.crossCheck()
+			})
 		})
 	}
 }
@@ -125,7 +127,11 @@ func twoArrays() taskmgr.Config {
 // array does not hold back queue 1's tasks for the idle one: they all run
 // on array 1 while array 0 works through queue 0's long task.
 func TestBusyArrayLetsOtherQueueGo(t *testing.T) {
-	b := newBench(t, twoArrays(), 21)
+	bothWays(t, twoArrays(), testBusyArray)
+}
+
+func testBusyArray(t *testing.T, cfg taskmgr.Config) {
+	b := newBench(t, cfg, 21)
 	mk := func(q, target int, lats ...int) []*task {
 		prog := chain(len(lats), func(i int) int { return lats[i] }, func(int) isa.Engine { return isa.NE }, false)
 		for _, tk := range prog {
@@ -195,38 +201,40 @@ func TestWorkedExample(t *testing.T) {
 		{"default config", taskmgr.DefaultConfig(), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newBench(t, tc.cfg, 9)
-			prog := workedExample()
-			for _, tk := range prog {
-				b.add(tk)
-			}
-			b.run(1000)
-			b.check()
-			byName := map[string]*task{}
-			for _, tk := range prog {
-				byName[tk.name] = tk
-			}
-			// Start order: the cycle an engine began the task; two tasks
-			// starting in the same cycle on different engines are ordered
-			// by dispatch.
-			got := startOrder(prog)
-			want := []string{"TC1", "TP1", "TC2", "TC3", "TP2", "TP3", "TP4", "TP5", "TC4"}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("start order (-want +got):\n%s", diff)
-			}
-			tc3 := byName["TC3"]
-			for _, n := range []string{"TP2", "TP3", "TP4"} {
-				if tp := byName[n]; tp.start < tc3.start || tp.done > tc3.done {
-					t.Errorf("%s ran %d..%d, not while TC3 ran %d..%d", n, tp.start, tp.done, tc3.start, tc3.done)
+			bothWays(t, tc.cfg, func(t *testing.T, cfg taskmgr.Config) {
+				b := newBench(t, cfg, 9)
+				prog := workedExample()
+				for _, tk := range prog {
+					b.add(tk)
 				}
-			}
-			for _, tk := range prog {
-				t.Logf("%s dispatched %3d, ran %3d..%3d", tk.name, tk.dispatch, tk.start, tk.done)
-			}
-			if tc.heavy {
-				tooltest.SkipHeavy(t, "the default-config Verilator replay")
-			}
-			b.crossCheck()
+				b.run(1000)
+				b.check()
+				byName := map[string]*task{}
+				for _, tk := range prog {
+					byName[tk.name] = tk
+				}
+				// Start order: the cycle an engine began the task; two tasks
+				// starting in the same cycle on different engines are ordered
+				// by dispatch.
+				got := startOrder(prog)
+				want := []string{"TC1", "TP1", "TC2", "TC3", "TP2", "TP3", "TP4", "TP5", "TC4"}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("start order (-want +got):\n%s", diff)
+				}
+				tc3 := byName["TC3"]
+				for _, n := range []string{"TP2", "TP3", "TP4"} {
+					if tp := byName[n]; tp.start < tc3.start || tp.done > tc3.done {
+						t.Errorf("%s ran %d..%d, not while TC3 ran %d..%d", n, tp.start, tp.done, tc3.start, tc3.done)
+					}
+				}
+				for _, tk := range prog {
+					t.Logf("%s dispatched %3d, ran %3d..%3d", tk.name, tk.dispatch, tk.start, tk.done)
+				}
+				if tc.heavy {
+					tooltest.SkipHeavy(t, "the default-config Verilator replay")
+				}
+				b.crossCheck()
+			})
 		})
 	}
 }
@@ -251,8 +259,10 @@ func startOrder(prog []*task) []string {
 
 // A host pushing faster than the engines drain: the command port must
 // drop ready (the queues fill), and still every task runs exactly once.
-func TestBackPressure(t *testing.T) {
-	b := newBench(t, smallConfig(), 5)
+func TestBackPressure(t *testing.T) { bothWays(t, smallConfig(), testBackPressure) }
+
+func testBackPressure(t *testing.T, cfg taskmgr.Config) {
+	b := newBench(t, cfg, 5)
 	b.hostIdle = 0
 	for _, m := range b.eng {
 		m.stall = 0.2
@@ -279,28 +289,29 @@ func TestDecoder(t *testing.T) {
 		name string
 		cfg  taskmgr.Config
 	}{{"small config", smallConfig()}, {"default config", taskmgr.DefaultConfig()}} {
-		cfg := tc.cfg
 		t.Run(tc.name, func(t *testing.T) {
-			b := newBench(t, cfg, 6)
-			b.hostIdle = 0.3
-			prog := randomProgram(b.rng, b.lay, 0, 150, 3)
-			for _, tk := range prog {
-				tk.deps, tk.desc.Deps = nil, nil
-				raw, err := b.lay.Encode(tk.desc)
-				if err != nil {
-					t.Fatal(err)
+			bothWays(t, tc.cfg, func(t *testing.T, cfg taskmgr.Config) {
+				b := newBench(t, cfg, 6)
+				b.hostIdle = 0.3
+				prog := randomProgram(b.rng, b.lay, 0, 150, 3)
+				for _, tk := range prog {
+					tk.deps, tk.desc.Deps = nil, nil
+					raw, err := b.lay.Encode(tk.desc)
+					if err != nil {
+						t.Fatal(err)
+					}
+					tk.raw = raw
+					if back := b.lay.Decode(raw); !cmp.Equal(back, tk.desc, cmpopts.EquateEmpty()) {
+						t.Fatalf("Go decode of %s: %s", tk.name, cmp.Diff(tk.desc, back))
+					}
+					b.add(tk)
 				}
-				tk.raw = raw
-				if back := b.lay.Decode(raw); !cmp.Equal(back, tk.desc, cmpopts.EquateEmpty()) {
-					t.Fatalf("Go decode of %s: %s", tk.name, cmp.Diff(tk.desc, back))
+				b.run(10000)
+				b.check()
+				if tc.cfg == smallConfig() {
+					b.crossCheck()
 				}
-				b.add(tk)
-			}
-			b.run(10000)
-			b.check()
-			if cfg == smallConfig() {
-				b.crossCheck()
-			}
+			})
 		})
 	}
 }
@@ -309,8 +320,9 @@ func TestDecoder(t *testing.T) {
 // queue may be issued and run, task window may not (its scoreboard slot is
 // task 0's). Task 1 waits for task 0 all along; an issue that ignored the
 // window would let task 16's completion pose as task 0's and release it.
-func TestWindowFull(t *testing.T) {
-	cfg := smallConfig()
+func TestWindowFull(t *testing.T) { bothWays(t, smallConfig(), testWindowFull) }
+
+func testWindowFull(t *testing.T, cfg taskmgr.Config) {
 	b := newBench(t, cfg, 12)
 	prog := chain(3*cfg.Window, func(i int) int { return 2 }, func(i int) isa.Engine {
 		return []isa.Engine{isa.DMAIn, isa.DMAOut}[i%2]
@@ -387,30 +399,32 @@ func TestPriority(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newBench(t, tc.cfg, 13)
-			for _, m := range b.eng {
-				m.stall = map[bool]float64{true: 1}[tc.stall]
-			}
-			for _, tk := range tc.push {
-				b.add(tk)
-			}
-			for b.next < len(b.tasks) {
+			bothWays(t, tc.cfg, func(t *testing.T, cfg taskmgr.Config) {
+				b := newBench(t, cfg, 13)
+				for _, m := range b.eng {
+					m.stall = map[bool]float64{true: 1}[tc.stall]
+				}
+				for _, tk := range tc.push {
+					b.add(tk)
+				}
+				for b.next < len(b.tasks) {
+					b.step()
+				}
 				b.step()
-			}
-			b.step()
-			for _, m := range b.eng {
-				m.stall = 0
-			}
-			b.run(1000)
-			b.check()
-			var got []string
-			for _, tk := range b.eng[isa.NE].order {
-				got = append(got, tk.name)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("NE dispatch order (-want +got):\n%s", diff)
-			}
-			b.crossCheck()
+				for _, m := range b.eng {
+					m.stall = 0
+				}
+				b.run(1000)
+				b.check()
+				var got []string
+				for _, tk := range b.eng[isa.NE].order {
+					got = append(got, tk.name)
+				}
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("NE dispatch order (-want +got):\n%s", diff)
+				}
+				b.crossCheck()
+			})
 		})
 	}
 }

@@ -43,10 +43,10 @@ type builder struct {
 	ready, done                           []*hdl.Signal // per engine
 
 	// the descriptor queues, their pop strobes, and the slot FIFOs (per
-	// engine, then per queue) with their record
+	// engine, then per queue) with their records (per engine)
 	queues []*hdl.Instance
 	pops   []*hdl.Signal
-	rec    *record
+	recs   []*record
 	slots  [][]*hdl.Instance
 
 	// per queue

@@ -16,8 +16,8 @@ func TestIce40Examples(t *testing.T) {
 	for _, tc := range []struct {
 		file, npu string
 	}{
-		{"mnist7-4x4.json", "npu_4x4_e8a24_s256p256w64_pl1"},
-		{"mnist7-1x1.json", "npu_1x1_e8a24_s1024p256w16"},
+		{"mnist7-4x4.json", "npu_4x4_e8a24_s256p256w64_pl1_lt"},
+		{"mnist7-1x1.json", "npu_1x1_e8a24_s1024p256w16_lt"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			code, stdout, stderr := capture(t, "run", "--config", "../../examples/ice40/"+tc.file, "--model", mnistModel,
