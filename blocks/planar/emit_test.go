@@ -74,7 +74,8 @@ func TestLint(t *testing.T) {
 
 // A small configuration synthesizes with Yosys without a latch, a
 // combinational loop or a driver conflict; with fewer post units than
-// lanes too (1 of 2, 2 of 4, 1 of 4 with deep_pipeline).
+// lanes too (1 of 2, 2 of 4, 1 of 4 with deep_pipeline); without any
+// optional feature on 2 and 4 lanes, and 1 of 2 with deep_pipeline.
 func TestSynth(t *testing.T) {
 	tooltest.Need(t, "yosys")
 	for _, v := range []struct {
@@ -82,7 +83,7 @@ func TestSynth(t *testing.T) {
 		units, lanes                int
 	}{{false, false, false, false, 0, 2}, {true, false, false, false, 0, 2}, {false, true, false, false, 0, 2}, {false, false, true, false, 0, 2},
 		{false, false, true, false, 1, 2}, {false, false, true, false, 2, 4}, {false, true, false, false, 1, 4},
-		{false, false, false, true, 0, 2}, {false, true, false, true, 1, 2}} {
+		{false, false, false, true, 0, 2}, {false, true, false, true, 1, 2}, {false, false, false, true, 0, 4}} {
 		c := Config{Sizes: isaplanar.Sizes{Lanes: v.lanes, PsumLanes: 2, ElemWidth: 4, ElemSigned: true, AccWidth: 8, ScaleWidth: 4,
 			StateDepth: 16, PsumDepth: 8, MaxKernel: 3, LineDepth: 4, LUT: v.lut, PostLanes: v.units}, NoDatapathReset: v.noReset, DeepPipeline: v.deep}
 		if v.minimal { // no optional feature
