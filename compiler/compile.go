@@ -630,8 +630,9 @@ func (a *alloc) free(base int) { delete(a.used, base) }
 // set declares for it.
 //
 // A planar task using a feature the engine was built without
-// (isa/planar.Features: npu planar_pool_avg, planar_eltwise_mul,
-// planar_postfn) is refused here, naming the feature and the field.
+// (isa/planar.Features: npu planar_pool_avg, planar_pool_min,
+// planar_eltwise, planar_eltwise_mul, planar_reduce, planar_postfn) is
+// refused here, naming the feature and the field.
 func (c *ctx) task(label string, t isa.Task) error {
 	if pt, ok := t.(isa.PlanarTask); ok {
 		if f := c.pcfg.MissingFeature(pt.Task); f != nil {
@@ -707,7 +708,9 @@ func (c *ctx) checkInt32(label string) error {
 func (c *ctx) checkRequant(op string, q golden.Requant) error {
 	t := planar.Task{Op: planar.OpEltwise, Mask: 1, H: 1, W: 1, Src: 0, Dst: 0, ScalarOperand: true}
 	post(&t, q)
-	if err := t.Validate(c.pcfg); err != nil {
+	s := c.pcfg
+	s.NoEltwise = false // the post-processor's check: a missing eltwise op is refused where one is emitted
+	if err := t.Validate(s); err != nil {
 		return fmt.Errorf("%s: requantization: %w", op, err)
 	}
 	return nil

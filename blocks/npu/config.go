@@ -72,14 +72,19 @@ type Config struct {
 	// its plane, each serving planar_lanes partitions (see planar.Config,
 	// "passes"): less logic, more cycles per planar task.
 	PlanarLanes int `json:"planar_lanes"`
-	// PlanarPoolAvg, PlanarEltwiseMul and PlanarPostFn keep the planar
-	// engine's optional post features (isa/planar.Features): average
-	// pooling, eltwise mul, and the reductions' sqrt and recip. Left out
-	// (false) they save their logic in every post unit; a task using
-	// one is then malformed (ErrFn) and the compiler refuses a graph
-	// that needs it.
+	// PlanarPoolAvg, PlanarPoolMin, PlanarEltwise, PlanarEltwiseMul,
+	// PlanarReduce and PlanarPostFn keep the planar engine's optional
+	// post features (isa/planar.Features): average pooling, min pooling,
+	// the eltwise op, eltwise mul, the reductions, and the reductions'
+	// sqrt and recip. Left out (false) they save their logic in every
+	// post unit; a task using one is then malformed (ErrFn) and the
+	// compiler refuses a graph that needs it. Max pooling, act and
+	// writeback are always built.
 	PlanarPoolAvg    bool `json:"planar_pool_avg"`
+	PlanarPoolMin    bool `json:"planar_pool_min"`
+	PlanarEltwise    bool `json:"planar_eltwise"`
 	PlanarEltwiseMul bool `json:"planar_eltwise_mul"`
+	PlanarReduce     bool `json:"planar_reduce"`
 	PlanarPostFn     bool `json:"planar_postfn"`
 
 	ScaleWidth int `json:"scale_width"` // planar post-processor scale bits
@@ -148,7 +153,7 @@ func DefaultConfig() Config {
 		Rows: 16, Cols: 16, ElemWidth: 8, AccWidth: 32,
 		StateDepth: 4096, PsumDepth: 512, WeightDepth: 1024, ZeroSkip: true,
 		ScaleWidth: 16, MaxKernel: 8, LineDepth: 64, PlanarLUT: true,
-		PlanarPoolAvg: true, PlanarEltwiseMul: true, PlanarPostFn: true,
+		PlanarPoolAvg: true, PlanarPoolMin: true, PlanarEltwise: true, PlanarEltwiseMul: true, PlanarReduce: true, PlanarPostFn: true,
 		Queues: 2, QueueDepth: 16, Window: 64, MaxDeps: 4, EngineSlots: 2,
 		ExtAddrWidth: 16, ExtLatency: 4, CounterWidth: 48, Engines: 1,
 		SparseLanes: sd.Lanes, SparseEntries: sd.Entries, SparseChannels: sd.Channels, SparseIndexWidth: sd.IndexWidth,
@@ -294,7 +299,8 @@ func (c Config) Planar() planar.Config {
 	return planar.Config{Sizes: isaplanar.Sizes{Lanes: c.Rows, PsumLanes: c.Cols, ElemWidth: c.ElemWidth, ElemSigned: true,
 		AccWidth: c.AccWidth, ScaleWidth: c.ScaleWidth, StateDepth: c.StateDepth << s, PsumDepth: c.PsumDepth << s,
 		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth, LUT: c.PlanarLUT, PostLanes: c.PlanarLanes,
-		NoPoolAvg: !c.PlanarPoolAvg, NoEltwiseMul: !c.PlanarEltwiseMul, NoPostFn: !c.PlanarPostFn}, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline}
+		NoPoolAvg: !c.PlanarPoolAvg, NoPoolMin: !c.PlanarPoolMin, NoEltwise: !c.PlanarEltwise, NoEltwiseMul: !c.PlanarEltwiseMul,
+		NoReduce: !c.PlanarReduce, NoPostFn: !c.PlanarPostFn}, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline}
 }
 
 // TaskMgr is the task manager's configuration: the operand widths are

@@ -116,3 +116,42 @@ func TestPlanarLanesConfig(t *testing.T) {
 		t.Errorf("planar_lanes (-want +got):\n%s", d)
 	}
 }
+
+// Every optional planar feature is built by default and left out by its
+// JSON field alone (false), in the planar engine's configuration and in
+// the instruction set's sizes the compiler sees.
+func TestPlanarFeaturesConfig(t *testing.T) {
+	missing := func(s isaplanar.Sizes) []string {
+		var ns []string
+		for _, f := range isaplanar.Features {
+			if f.Missing(s) {
+				ns = append(ns, f.Name)
+			}
+		}
+		return ns
+	}
+	if d := cmp.Diff([]string(nil), missing(DefaultConfig().Planar().Sizes)); d != "" {
+		t.Errorf("the default NPU lacks planar features (-want +got):\n%s", d)
+	}
+	fields := []string{"planar_pool_avg", "planar_pool_min", "planar_eltwise", "planar_eltwise_mul", "planar_reduce", "planar_postfn"}
+	var got []string
+	for _, f := range isaplanar.Features {
+		got = append(got, f.Field)
+		c := DefaultConfig()
+		if err := json.Unmarshal([]byte(`{"`+f.Field+`": false}`), &c); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s = false: %v", f.Field, err)
+		}
+		if d := cmp.Diff([]string{f.Name}, missing(c.Planar().Sizes)); d != "" {
+			t.Errorf("%s = false: the planar engine lacks (-want +got):\n%s", f.Field, d)
+		}
+		if d := cmp.Diff([]string{f.Name}, missing(c.ISA().Planar)); d != "" {
+			t.Errorf("%s = false: the instruction set's planar sizes lack (-want +got):\n%s", f.Field, d)
+		}
+	}
+	if d := cmp.Diff(fields, got); d != "" {
+		t.Errorf("the features' npu fields (-want +got):\n%s", d)
+	}
+}

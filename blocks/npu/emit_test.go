@@ -58,6 +58,7 @@ func TestSynthNPU(t *testing.T) {
 // features and its lookup table.
 func minimalPlanar(c Config) Config {
 	c.PlanarLUT, c.PlanarPoolAvg, c.PlanarEltwiseMul, c.PlanarPostFn = false, false, false, false
+	c.PlanarPoolMin, c.PlanarEltwise, c.PlanarReduce = false, false, false
 	return c
 }
 

@@ -92,6 +92,7 @@ type ctl struct {
 	tMask                                          *hdl.Signal // the mask input (the first pass is chosen from it)
 	op                                             *hdl.Signal
 	isNop, isAct, isWB, isElt, isPool, isRed, isLP *hdl.Expr
+	eltOp, redOp                                   *hdl.Expr // the op decodes; isElt and isRed are 0 without the feature
 	isLT, lutOn                                    *hdl.Expr // with the table: loadtable, and the lut flag of an operation with a post-processor
 	psumOp                                         *hdl.Expr
 	two                                            *hdl.Expr // Task.twoTensors
@@ -191,6 +192,16 @@ func (cb *ctl) taskPort() {
 	is := func(o isaplanar.Op) *hdl.Expr { return op.Eq(hdl.U(cb.opW, uint64(o))) }
 	cb.isNop, cb.isAct, cb.isWB, cb.isElt, cb.isPool, cb.isRed, cb.isLP = is(isaplanar.OpNop), is(isaplanar.OpAct), is(isaplanar.OpWriteBack), is(isaplanar.OpEltwise), is(isaplanar.OpPool), is(isaplanar.OpReduce), is(isaplanar.OpLoadParams)
 	cb.psumOp = cb.isAct.Or(cb.isWB)
+	// Without eltwise or reductions their tasks are refused (featureBad,
+	// from the raw decodes): to the rest of the engine the op never
+	// runs, so the logic only it uses is constant and goes.
+	cb.eltOp, cb.redOp = cb.isElt, cb.isRed
+	if c.NoEltwise {
+		cb.isElt = hdl.U(1, 0)
+	}
+	if c.NoReduce {
+		cb.isRed = hdl.U(1, 0)
+	}
 	binary := cb.isElt.And(q["scalar_operand"].Not()).And(fnIn(q["fn"], isaplanar.UnaryFns()).Not())
 	cb.two = binary.And(q["broadcast"].Not())
 	cb.bcast = binary.And(q["broadcast"])
@@ -272,10 +283,17 @@ func (cb *ctl) lanes() {
 		ln.Connect("rs", rs(p))
 		ln.Connect("rp", rp(p))
 		ln.Connect("in_psum", cb.psumOp).Connect("f_we", cb.fWe).Connect("f_ri", cb.fri)
-		ln.Connect("elt_hold", fire.And(two.And(cb.phase.Not()).Or(bcast.And(ck.OrR().Not())))).Connect("fn", q["fn"]).
-			Connect("elt_scalar", q["scalar_operand"]).Connect("elt_bcast", bcast).Connect("scalar", q["scalar"])
-		ln.Connect("red_en", fire.And(isRed).And(isRow.Not())).Connect("red_first", ck.Eq(hdl.U(cw, 0))).Connect("red_max", q["fn"].Bit(0)).
-			Connect("red_rows", isRow)
+		if c.hasFnPort() {
+			ln.Connect("fn", q["fn"])
+		}
+		if !c.NoEltwise {
+			ln.Connect("elt_hold", fire.And(two.And(cb.phase.Not()).Or(bcast.And(ck.OrR().Not())))).
+				Connect("elt_scalar", q["scalar_operand"]).Connect("elt_bcast", bcast).Connect("scalar", q["scalar"])
+		}
+		if !c.NoReduce {
+			ln.Connect("red_en", fire.And(isRed).And(isRow.Not())).Connect("red_first", ck.Eq(hdl.U(cw, 0))).Connect("red_max", q["fn"].Bit(0)).
+				Connect("red_rows", isRow)
+		}
 		if cb.G == 1 {
 			ln.Connect("lp_en", fire.And(cb.isLP).And(mask.Bit(p)))
 		}

@@ -143,7 +143,7 @@ func (cb *ctl) decodeChecks(post *hdl.Expr) (unknownOp, fnBad, maskBad, shapeBad
 	} else {
 		fnBad = fnBad.Or(post.And(q["lut"])) // no table to look up
 	}
-	if c.NoPoolAvg || c.NoEltwiseMul || c.NoPostFn {
+	if c.anyMissing() {
 		fnBad = fnBad.Or(cb.featureBad()) // a feature this engine lacks
 	}
 	shapeBad = noShape.And(q["h"].OrR().Not().Or(q["w"].OrR().Not()))

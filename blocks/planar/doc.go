@@ -130,15 +130,25 @@
 //
 // # Optional features
 //
-// Average pooling, eltwise mul and the reductions' sqrt and recip can be
-// left out (Config.NoPoolAvg, NoEltwiseMul, NoPostFn; the NPU's
-// planar_pool_avg, planar_eltwise_mul, planar_postfn, on by default;
-// isa/planar.Features is their table): each lane then has no window
-// adder trees (the windows only pick), no element multiplier, or no
-// sqrt/recip unit (v goes straight to the rounding), and the fn check
-// flags a task using one ErrFn, as it flags a lut task without the
-// table. Module names carry _no<initials> of the missing ones (_nopaemp
-// without all three). The full engine's Verilog is unchanged.
+// Average pooling, min pooling, the eltwise op, eltwise mul, the
+// reductions and their sqrt and recip can be left out (Config.NoPoolAvg,
+// NoPoolMin, NoEltwise, NoEltwiseMul, NoReduce, NoPostFn; the NPU's
+// planar_pool_avg, planar_pool_min, planar_eltwise, planar_eltwise_mul,
+// planar_reduce, planar_postfn, on by default; isa/planar.Features is
+// their table): each lane then has no window adder trees (the windows
+// only pick), no less-than comparators in the windows (they pick the
+// maximum), no eltwise operands, held operand and element ALU (add, sub,
+// max, min, abs, neg and the multiplier; the controller's two-tensor and
+// broadcast reads go with it), no element multiplier, no reduction
+// accumulator with its adder and comparator (nor a line-buffer word
+// widened for a column sum), or no sqrt/recip unit nor its sequencer in
+// the controller (v goes straight to the rounding; without reductions
+// they go too). The fn check flags a task using one ErrFn, as it
+// flags a lut task without the table; to the rest of the controller a
+// missing op's decode is constant 0, so its logic for it goes too. Max
+// pooling, act, writeback, loadparams and the wrap mode always stay.
+// Module names carry _no<initials> of the missing ones in table order
+// (_nopapmeemrp without all six). The full engine's Verilog is unchanged.
 //
 // # Timing and cycle counts
 //

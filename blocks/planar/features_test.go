@@ -16,10 +16,18 @@ func without(c Config, names ...string) Config {
 		switch n {
 		case "pool_avg":
 			c.NoPoolAvg = true
+		case "pool_min":
+			c.NoPoolMin = true
+		case "eltwise":
+			c.NoEltwise = true
 		case "eltwise_mul":
 			c.NoEltwiseMul = true
+		case "reduce":
+			c.NoReduce = true
 		case "postfn":
 			c.NoPostFn = true
+		default:
+			panic("no feature " + n)
 		}
 	}
 	return c
@@ -64,14 +72,22 @@ func TestFeaturesLeftOut(t *testing.T) {
 		missing []string
 	}{
 		{without(smallConfig(), "pool_avg"), []string{"pool_avg"}},
+		{without(smallConfig(), "pool_min"), []string{"pool_min"}},
+		{without(smallConfig(), "eltwise"), []string{"eltwise"}},
 		{without(smallConfig(), "eltwise_mul"), []string{"eltwise_mul"}},
+		{without(smallConfig(), "reduce"), []string{"reduce"}},
 		{without(smallConfig(), "postfn"), []string{"postfn"}},
-		{without(smallConfig(), allFeatures()...), allFeatures()},
-		{deep(without(lutConfig(), allFeatures()...)), allFeatures()},
-		{withUnits(without(smallConfig(), allFeatures()...), 2), allFeatures()},
+		// the sub-features' tasks name the whole op's feature first
+		{without(smallConfig(), "eltwise", "eltwise_mul", "reduce", "postfn"), []string{"eltwise", "reduce"}},
+		{without(smallConfig(), allFeatures()...), []string{"pool_avg", "pool_min", "eltwise", "reduce"}},
+		{deep(without(lutConfig(), allFeatures()...)), []string{"pool_avg", "pool_min", "eltwise", "reduce"}},
+		{withUnits(without(smallConfig(), allFeatures()...), 2), []string{"pool_avg", "pool_min", "eltwise", "reduce"}},
 	} {
 		t.Run(Name(v.c), func(t *testing.T) {
 			good, bad := featureTasks(v.c, 51)
+			if d := cmp.Diff(mnistKinds(), kindsOf(good)); lacksAll(v.c) && d != "" {
+				t.Errorf("the kinds of task a minimal engine must still run (-want +got):\n%s", d)
+			}
 			b := newBench(t, v.c, 51, 0)
 			runSuite(t, b, good, true)
 			seen := map[string]bool{}
@@ -91,6 +107,54 @@ func TestFeaturesLeftOut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mnistKinds are the kinds of task an mnist-7 NPU runs, which an engine
+// without any optional feature keeps: requantization (per lane, with
+// ReLU), writeback, wrap (int32 results) and max pooling, padded too.
+func mnistKinds() []string {
+	return []string{"act per-lane relu", "act relu", "act wrap", "loadparams", "pool max", "pool max padded", "writeback"}
+}
+
+// lacksAll reports whether c has none of the optional features.
+func lacksAll(c Config) bool {
+	for _, f := range isaplanar.Features {
+		if !f.Missing(c.Sizes) {
+			return false
+		}
+	}
+	return true
+}
+
+// kindsOf is the set of mnistKinds among ts, sorted.
+func kindsOf(ts []namedTask) []string {
+	seen := map[string]bool{}
+	for _, nt := range ts {
+		t := nt.t
+		switch {
+		case t.Op == isaplanar.OpAct && t.PerLane && t.Relu:
+			seen["act per-lane relu"] = true
+		case t.Op == isaplanar.OpAct && t.Wrap:
+			seen["act wrap"] = true
+		case t.Op == isaplanar.OpAct && t.Relu:
+			seen["act relu"] = true
+		case t.Op == isaplanar.OpWriteBack:
+			seen["writeback"] = true
+		case t.Op == isaplanar.OpLoadParams:
+			seen["loadparams"] = true
+		case t.Op == isaplanar.OpPool && t.Fn == isaplanar.FnPoolMax && t.PadH+t.PadW > 0:
+			seen["pool max padded"] = true
+		case t.Op == isaplanar.OpPool && t.Fn == isaplanar.FnPoolMax:
+			seen["pool max"] = true
+		}
+	}
+	var ks []string
+	for _, k := range mnistKinds() {
+		if seen[k] {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }
 
 // checkFeatureError checks that Validate and the hardware refuse nt

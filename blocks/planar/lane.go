@@ -73,15 +73,15 @@ type laneBuilder struct {
 	p              lanePorts
 
 	head, e       *hdl.Signal // the input FIFO's head, as an extended element
-	elt           *hdl.Expr   // the eltwise result
+	elt           *hdl.Expr   // the eltwise result (nil without eltwise)
 	pScale, pBias *hdl.Expr   // the per-lane parameters
-	poolMin       *hdl.Expr   // min pooling (else max)
+	poolMin       *hdl.Expr   // min pooling (else max; nil without min pooling)
 	hreg          *hdl.Signal // the horizontal window's value
 	word          *hdl.Expr   // the line-buffer word S2 reads
 	parts         []hdl.Value // the line-buffer word's new rows, most significant first
 	newWord       *hdl.Signal
-	vres          *hdl.Expr // the vertical window's value
-	accNext       *hdl.Signal
+	vres          *hdl.Expr   // the vertical window's value
+	accNext       *hdl.Signal // the reduction's next value (nil without reductions)
 	x             *hdl.Signal // X
 	vr            *hdl.Signal // V
 	u             *hdl.Signal // V through the post function
@@ -132,15 +132,26 @@ func (ln *laneBuilder) ports() {
 	p.fWe = m.Input("f_we", hdl.UInt(c.inDepth()))
 	p.fRi = m.Input("f_ri", hdl.UInt(hdl.ClogWidth(c.inDepth())))
 
-	p.eltHold = m.Input("elt_hold", hdl.Bool)
-	p.fn = m.Input("fn", hdl.UInt(isaplanar.FnWidth()))
-	p.eltScalar = m.Input("elt_scalar", hdl.Bool)
-	p.eltBcast = m.Input("elt_bcast", hdl.Bool)
-	p.scalar = m.Input("scalar", hdl.UInt(E))
-	p.redEn = m.Input("red_en", hdl.Bool)
-	p.redFirst = m.Input("red_first", hdl.Bool)
-	p.redMax = m.Input("red_max", hdl.Bool)
-	p.redRows = m.Input("red_rows", hdl.Bool)
+	// The ports of the optional features only with them (hasFnPort,
+	// NoEltwise, NoReduce, hasPostUnit): the controller drives none of
+	// their logic without them.
+	if !c.NoEltwise {
+		p.eltHold = m.Input("elt_hold", hdl.Bool)
+	}
+	if c.hasFnPort() {
+		p.fn = m.Input("fn", hdl.UInt(isaplanar.FnWidth()))
+	}
+	if !c.NoEltwise {
+		p.eltScalar = m.Input("elt_scalar", hdl.Bool)
+		p.eltBcast = m.Input("elt_bcast", hdl.Bool)
+		p.scalar = m.Input("scalar", hdl.UInt(E))
+	}
+	if !c.NoReduce {
+		p.redEn = m.Input("red_en", hdl.Bool)
+		p.redFirst = m.Input("red_first", hdl.Bool)
+		p.redMax = m.Input("red_max", hdl.Bool)
+		p.redRows = m.Input("red_rows", hdl.Bool)
+	}
 	if c.Passes() == 1 {
 		p.lpEn = m.Input("lp_en", hdl.Bool)
 	}
@@ -168,9 +179,11 @@ func (ln *laneBuilder) ports() {
 	p.wrap = m.Input("wrap", hdl.Bool)
 	p.lo = m.Input("lo", hdl.UInt(E))
 	p.hi = m.Input("hi", hdl.UInt(E))
-	p.post = postUnitCtl{load: m.Input("post_load", hdl.Bool), step: m.Input("post_step", hdl.Bool),
-		first: m.Input("post_first", hdl.Bool), fix: m.Input("post_fix", hdl.Bool), sqrt: m.Input("post_sqrt", hdl.Bool)}
-	p.postOn = m.Input("post_on", hdl.Bool)
+	if c.hasPostUnit() {
+		p.post = postUnitCtl{load: m.Input("post_load", hdl.Bool), step: m.Input("post_step", hdl.Bool),
+			first: m.Input("post_first", hdl.Bool), fix: m.Input("post_fix", hdl.Bool), sqrt: m.Input("post_sqrt", hdl.Bool)}
+		p.postOn = m.Input("post_on", hdl.Bool)
+	}
 	p.oWe = m.Input("o_we", hdl.UInt(outDepth))
 	p.oRi = m.Input("o_ri", hdl.Bool)
 	if c.LUT {
@@ -223,8 +236,14 @@ func (ln *laneBuilder) outputFIFO() {
 
 // lineWidth is a line-buffer word: MaxKernel-1 horizontal results, or
 // a column's running sum for a reduction across rows (wider only for
-// deep state buffers and small windows).
-func lineWidth(c Config) int { return max((c.MaxKernel-1)*c.windowWidth(c.HsumWidth()), c.RedWidth()) }
+// deep state buffers and small windows; not without reductions).
+func lineWidth(c Config) int {
+	w := (c.MaxKernel - 1) * c.windowWidth(c.HsumWidth())
+	if c.NoReduce {
+		return w
+	}
+	return max(w, c.RedWidth())
+}
 
 // lineBuffer is one lane's line buffer: LineDepth words, one write and
 // one read port, the read held while en is 0 (a stalled pipeline keeps

@@ -13,6 +13,9 @@ import (
 
 // extreme is the element type's worst value for the pooling, w bits.
 func (ln *laneBuilder) extreme(w int) *hdl.Expr {
+	if ln.poolMin == nil { // max pooling only
+		return hdl.Const(hdl.SInt(w), big.NewInt(minOf(ln.et)))
+	}
 	return hdl.Mux(ln.poolMin, hdl.Const(hdl.SInt(w), big.NewInt(maxOf(ln.et))), hdl.Const(hdl.SInt(w), big.NewInt(minOf(ln.et))))
 }
 
@@ -28,7 +31,9 @@ func (ln *laneBuilder) extreme(w int) *hdl.Expr {
 func (ln *laneBuilder) horizontal() {
 	c, m, p, K, ew, hw, e := ln.c, ln.m, &ln.p, ln.K, ln.ew, ln.hw, ln.e
 	fn, padEdge := p.fn, p.padEdge
-	ln.poolMin = fn.Eq(hdl.U(fn.Width(), uint64(isaplanar.FnPoolMin)))
+	if !c.NoPoolMin {
+		ln.poolMin = fn.Eq(hdl.U(fn.Width(), uint64(isaplanar.FnPoolMin)))
+	}
 	hpadC := m.Wire("hpad_const", hdl.SInt(ew))
 	hpadC.Set(hdl.Mux(p.padIgnore, ln.extreme(ew), hdl.S(ew, 0)))
 	prev := make([]*hdl.Signal, K-1)
@@ -97,8 +102,12 @@ func (ln *laneBuilder) vertical() {
 // value from the line buffer (S2) and writes the result back.
 func (ln *laneBuilder) reduction() {
 	c, m, p, ew := ln.c, ln.m, &ln.p, ln.ew
-	redRows := p.redRows
 	ww := lineWidth(c)
+	if c.NoReduce { // reductions are refused: the line buffer keeps windows only
+		ln.newWord.Set(hdl.Cat(ln.parts...).Ext(ww))
+		return
+	}
+	redRows := p.redRows
 	rw := c.RedWidth()
 	acc := ln.data("acc", hdl.SInt(rw))
 	rin := m.Wire("red_in", hdl.SInt(ew))
@@ -139,7 +148,7 @@ func window(c Config, reg func(string, hdl.Type) *hdl.Signal, adv *hdl.Signal, n
 		}
 	}
 	combine := func(a, b *hdl.Expr) *hdl.Expr {
-		return hdl.Mux(avg, a.Add(b).Trunc(w), hdl.Mux(hdl.Mux(least, b.Lt(a), b.Gt(a)), b, a))
+		return hdl.Mux(avg, a.Add(b).Trunc(w), pick(least, a, b))
 	}
 	for depth := 0; ; depth++ {
 		for i, v := range level {
@@ -185,9 +194,16 @@ func windowPick(slots []*hdl.Expr, k *hdl.Signal, least *hdl.Expr) *hdl.Expr {
 			cands[i] = hdl.Mux(k.Gt(hdl.U(k.Width(), uint64(i))), v, slots[0])
 		}
 	}
-	return balanced(cands, func(a, b *hdl.Expr) *hdl.Expr {
-		return hdl.Mux(hdl.Mux(least, b.Lt(a), b.Gt(a)), b, a)
-	})
+	return balanced(cands, func(a, b *hdl.Expr) *hdl.Expr { return pick(least, a, b) })
+}
+
+// pick is the greater of a and b, or the lesser when least is 1; a nil
+// least (no min pooling) builds the greater-than comparator alone.
+func pick(least, a, b *hdl.Expr) *hdl.Expr {
+	if least == nil {
+		return hdl.Mux(b.Gt(a), b, a)
+	}
+	return hdl.Mux(hdl.Mux(least, b.Lt(a), b.Gt(a)), b, a)
 }
 
 // balanced combines xs pairwise, halves first: a tree ceil(log2 n) deep.

@@ -14,6 +14,9 @@ import (
 // eltwise is S1's elementwise function of a and b.
 func (ln *laneBuilder) eltwise() {
 	c, p, e, ew := ln.c, &ln.p, ln.e, ln.ew
+	if c.NoEltwise { // eltwise tasks are refused: no operands, no ALU
+		return
+	}
 	fn, eltScalar, eltBcast := p.fn, p.eltScalar, p.eltBcast
 	hold := ln.data("hold", hdl.SInt(ew))
 	hold.SetNext(e)
@@ -69,20 +72,39 @@ func (ln *laneBuilder) params() {
 // exact is X: the exact result of the operation.
 func (ln *laneBuilder) exact() {
 	c, p, xw := ln.c, &ln.p, ln.xw
-	elt := ln.elt
-	if c.eltStages() > 0 {
-		elt = stage(ln.data, p.adv, "elt_r", elt) // the function select apart from X's
+	var elt, redX *hdl.Expr // nil: the feature is left out, its x_sel never comes
+	if ln.elt != nil {
+		elt = ln.elt
+		if c.eltStages() > 0 {
+			elt = stage(ln.data, p.adv, "elt_r", elt) // the function select apart from X's
+		}
+		elt = elt.Ext(xw)
 	}
-	redX := &ln.accNext.Expr
-	if c.redStages() > 0 {
-		redX = stage(ln.data, p.adv, "red_x", redX) // the accumulate apart from X's select
+	if ln.accNext != nil {
+		redX = &ln.accNext.Expr
+		if c.redStages() > 0 {
+			redX = stage(ln.data, p.adv, "red_x", redX) // the accumulate apart from X's select
+		}
+		redX = redX.Ext(xw)
 	}
 	x := ln.data("x", hdl.SInt(xw))
-	x.SetNext(hdl.Mux(p.xSel.Bit(1),
-		hdl.Mux(p.xSel.Bit(0), ln.vres.Ext(xw), redX.Ext(xw)),
-		hdl.Mux(p.xSel.Bit(0), elt.Ext(xw), ln.head.Ext(xw))))
+	x.SetNext(muxOpt(p.xSel.Bit(1),
+		muxOpt(p.xSel.Bit(0), ln.vres.Ext(xw), redX),
+		muxOpt(p.xSel.Bit(0), elt, ln.head.Ext(xw))))
 	x.SetEnable(p.adv)
 	ln.x = x
+}
+
+// muxOpt is Mux(sel, a, b) where a missing operand (nil: a feature left
+// out, whose select never comes) leaves the other.
+func muxOpt(sel, a, b *hdl.Expr) *hdl.Expr {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return hdl.Mux(sel, a, b)
 }
 
 // gain is P and V: the gain (the task's scale, or the lane's own) and
@@ -125,7 +147,7 @@ func (ln *laneBuilder) gain() {
 // postFunction is the post function of reductions: u from v, while adv
 // holds V.
 func (ln *laneBuilder) postFunction() {
-	if ln.c.NoPostFn { // sqrt and recip are refused: v passes
+	if !ln.c.hasPostUnit() { // sqrt and recip are refused: v passes
 		ln.u = ln.vr
 		return
 	}

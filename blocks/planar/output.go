@@ -38,10 +38,15 @@ func (cb *ctl) validBits() {
 
 // postControl sequences the post function, which holds the value in V
 // (and everything behind it) for postCycles: load, steps, sign; adv is
-// low meanwhile.
+// low meanwhile. Without the post unit adv only waits for the output
+// FIFO.
 func (cb *ctl) postControl() {
 	c, m, q, one, postW := cb.c, cb.m, cb.q, cb.one, cb.postW
 	isRed, vv, adv := cb.isRed, cb.vv, cb.adv
+	if !c.hasPostUnit() { // no post function ever holds V
+		adv.Set(cb.ocount.Ne(hdl.U(2, outDepth)))
+		return
+	}
 	postSqrt := isRed.And(q["post"].Eq(hdl.U(postW, uint64(isaplanar.PostSqrt))))
 	postOn := postSqrt.Or(isRed.And(q["post"].Eq(hdl.U(postW, uint64(isaplanar.PostRecip)))))
 	if c.DeepPipeline {

@@ -71,7 +71,8 @@ func TestRunMissingPlanarFeature(t *testing.T) {
 // gives its int32 logits bit for bit on the Go simulator.
 func TestRunMnistMinimalPlanar(t *testing.T) {
 	code, stdout, stderr := capture(t, "run", "--model", mnistModel, "--engine", "go", "--set", "rows=4", "--set", "cols=4", "--set", "planar_lanes=1",
-		"--set", "planar_lut=false", "--set", "planar_pool_avg=false", "--set", "planar_eltwise_mul=false", "--set", "planar_postfn=false")
+		"--set", "planar_lut=false", "--set", "planar_pool_avg=false", "--set", "planar_pool_min=false", "--set", "planar_eltwise=false",
+		"--set", "planar_eltwise_mul=false", "--set", "planar_reduce=false", "--set", "planar_postfn=false")
 	if code != 0 || !strings.Contains(stdout, "PASS: the NPU's int32") || !strings.Contains(stdout, "top-1 2") {
 		t.Errorf("exit %d, stdout %s, stderr %s", code, stdout, stderr)
 	}

@@ -2,54 +2,89 @@ package machine
 
 import (
 	"errors"
+	"sort"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/hwgen/hwgen/isa/planar"
 )
 
+// without is s lacking the named planar feature.
+func without(t *testing.T, s planar.Sizes, name string) planar.Sizes {
+	switch name {
+	case "pool_avg":
+		s.NoPoolAvg = true
+	case "pool_min":
+		s.NoPoolMin = true
+	case "eltwise":
+		s.NoEltwise = true
+	case "eltwise_mul":
+		s.NoEltwiseMul = true
+	case "reduce":
+		s.NoReduce = true
+	case "postfn":
+		s.NoPostFn = true
+	default:
+		t.Fatalf("no feature %s", name)
+	}
+	return s
+}
+
 // The reference machine refuses a task using a planar feature its sizes
 // leave out (ErrFn, naming the feature, touching nothing) and runs it
-// when the feature is there; leaving one feature out refuses only its
-// tasks.
+// when the feature is there; leaving one feature out refuses only the
+// tasks that use it (a whole op's feature its sub-feature's tasks too).
 func TestMissingFeatures(t *testing.T) {
 	tasks := map[string]planar.Task{
 		"pool_avg":    {Op: planar.OpPool, Fn: planar.FnPoolAvg, Mask: 1, Src: 0, Dst: 12, H: 2, W: 2, KH: 2, KW: 2, Stride: 2, Scale: 1},
+		"pool_min":    {Op: planar.OpPool, Fn: planar.FnPoolMin, Mask: 1, Src: 0, Dst: 12, H: 2, W: 2, KH: 2, KW: 2, Stride: 2, Scale: 1},
+		"pool_max":    {Op: planar.OpPool, Fn: planar.FnPoolMax, Mask: 1, Src: 0, Dst: 12, H: 2, W: 2, KH: 2, KW: 2, Stride: 2, Scale: 1},
+		"eltwise":     {Op: planar.OpEltwise, Fn: planar.FnAdd, Mask: 3, Src: 0, Src2: 4, Dst: 12, H: 1, W: 2, Scale: 1},
+		"eltwise_abs": {Op: planar.OpEltwise, Fn: planar.FnAbs, Mask: 3, Src: 0, Dst: 12, H: 1, W: 2, Scale: 1},
 		"eltwise_mul": {Op: planar.OpEltwise, Fn: planar.FnMul, Mask: 3, Src: 0, Src2: 4, Dst: 12, H: 1, W: 2, Scale: 1},
+		"reduce":      {Op: planar.OpReduce, Fn: planar.FnRowMax, Mask: 1, Src: 0, Dst: 12, H: 2, W: 2, Scale: 1},
 		"postfn":      {Op: planar.OpReduce, Mask: 1, Src: 0, Dst: 12, H: 2, W: 2, Scale: 1, Post: planar.PostRecip},
+		"act":         {Op: planar.OpAct, Mask: 3, Src: 0, Dst: 12, H: 1, W: 2, Scale: 3, Shift: 1, Relu: true},
+	}
+	refuses := map[string][]string{
+		"pool_avg":    {"pool_avg"},
+		"pool_min":    {"pool_min"},
+		"eltwise":     {"eltwise", "eltwise_abs", "eltwise_mul"},
+		"eltwise_mul": {"eltwise_mul"},
+		"reduce":      {"postfn", "reduce"},
+		"postfn":      {"postfn"},
 	}
 	for _, f := range planar.Features {
-		s := tinySizes()
-		switch f.Name {
-		case "pool_avg":
-			s.Planar.NoPoolAvg = true
-		case "eltwise_mul":
-			s.Planar.NoEltwiseMul = true
-		case "postfn":
-			s.Planar.NoPostFn = true
-		}
-		if !f.Missing(s.Planar) {
-			t.Fatalf("%s: not missing from %+v", f.Name, s.Planar)
-		}
-		for name, task := range tasks {
-			m, err := New(s)
-			if err != nil {
-				t.Fatal(err)
+		t.Run(f.Name, func(t *testing.T) {
+			s := tinySizes()
+			s.Planar = without(t, s.Planar, f.Name)
+			if !f.Missing(s.Planar) {
+				t.Fatalf("not missing from %+v", s.Planar)
 			}
-			m.planar.State[0][0], m.planar.State[1][4] = 5, 7
-			err = m.planarTask(task)
-			if name != f.Name {
+			var refused []string
+			for name, task := range tasks {
+				m, err := New(s)
 				if err != nil {
-					t.Errorf("without %s, %s: %v", f.Name, name, err)
+					t.Fatal(err)
 				}
-				continue
+				m.planar.State[0][0], m.planar.State[1][4] = 5, 7
+				err = m.planarTask(task)
+				if err == nil {
+					continue
+				}
+				refused = append(refused, name)
+				if !errors.Is(err, planar.ErrTask) || planar.FirstCode(err) != planar.ErrFn || !strings.Contains(err.Error(), "no "+f.Name+" ") {
+					t.Errorf("%s: error %v, want ErrFn naming %s", name, err, f.Name)
+				}
+				if m.planar.State[0][12] != 0 {
+					t.Errorf("%s: the refused task wrote %d", name, m.planar.State[0][12])
+				}
 			}
-			if !errors.Is(err, planar.ErrTask) || planar.FirstCode(err) != planar.ErrFn || !strings.Contains(err.Error(), "no "+f.Name) {
-				t.Errorf("without %s: error %v, want ErrFn naming it", f.Name, err)
+			sort.Strings(refused)
+			if d := cmp.Diff(refuses[f.Name], refused); d != "" {
+				t.Errorf("the tasks refused (-want +got):\n%s", d)
 			}
-			if m.planar.State[0][12] != 0 {
-				t.Errorf("without %s: the refused task wrote %d", f.Name, m.planar.State[0][12])
-			}
-		}
+		})
 	}
 }

@@ -74,10 +74,11 @@
 // loadtable is ErrOp. The table is one per engine, shared by the lanes
 // (one read port each), and E ≤ MaxLUTElemWidth.
 //
-// An engine may lack optional features (Features: average pooling,
-// eltwise mul, the post functions sqrt and recip; Sizes.NoPoolAvg,
-// NoEltwiseMul, NoPostFn): a task using one is ErrFn, like a lut flag
-// without the table.
+// An engine may lack optional features (Features: average pooling, min
+// pooling, the eltwise op, eltwise mul, the reductions, the post
+// functions sqrt and recip; Sizes.NoPoolAvg, NoPoolMin, NoEltwise,
+// NoEltwiseMul, NoReduce, NoPostFn): a task using one is ErrFn, like a
+// lut flag without the table.
 //
 // A reduction (all four fns) may put a post function (Post, the post
 // field) between v and the shift; u replaces v in the rounding, ReLU,

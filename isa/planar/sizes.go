@@ -28,7 +28,10 @@ type Sizes struct {
 	// zero Sizes has them all): a task using one the engine lacks is
 	// ErrFn (Feature).
 	NoPoolAvg    bool `json:"no_pool_avg,omitempty"`    // average pooling (the window adder trees)
+	NoPoolMin    bool `json:"no_pool_min,omitempty"`    // min pooling (the windows' less-than comparators; max pooling stays)
+	NoEltwise    bool `json:"no_eltwise,omitempty"`     // the eltwise op (the second operand's reads, the element ALU)
 	NoEltwiseMul bool `json:"no_eltwise_mul,omitempty"` // eltwise mul (the lane's element multiplier)
+	NoReduce     bool `json:"no_reduce,omitempty"`      // the reductions (the accumulator, its adder and comparator, and the post functions with them)
 	NoPostFn     bool `json:"no_postfn,omitempty"`      // the reductions' post functions sqrt and recip (the iterative unit)
 }
 

@@ -56,11 +56,7 @@ func (t Task) Validate(c Sizes) error {
 		bad(ErrFn, "post", uint8(t.Post), "%v applies to reductions only (op reduce), not to %v", t.Post, t.Op)
 	}
 	if f := c.MissingFeature(t); f != nil && len(errs) == 0 {
-		field, v := "fn", any(uint8(t.Fn))
-		if t.Op == OpReduce {
-			field, v = "post", uint8(t.Post)
-		}
-		bad(ErrFn, field, v, "this engine has no %s (no_%s in its configuration)", f.Name, f.Name)
+		bad(ErrFn, f.Attr, f.AttrValue(t), "this engine has no %s (no_%s in its configuration)", f.Name, f.Name)
 	}
 	if t.Lut && t.hasPost() && !c.LUT {
 		bad(ErrFn, "lut", true, "this engine has no lookup table (lut = false in its configuration)")
