@@ -25,7 +25,7 @@
 // supernode joins it (maximal fan-out-free cones); the same cone of
 // sibling instances of one module (the PEs of an array, the lanes of a
 // vector unit, the banks of a buffer), which work in lock step, is one
-// supernode of up to 256 nodes, while an instance's different cones (a
+// supernode of up to 64 nodes, while an instance's different cones (a
 // PE's multiply-accumulate, its zero flags, its weight load) stay apart;
 // and supernodes woken by the same changes are merged, as evaluating them
 // together costs nothing more. Supernodes are numbered in topological

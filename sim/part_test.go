@@ -91,10 +91,11 @@ func TestPartitionShape(t *testing.T) {
 		top  *hdl.Module
 		want shape
 	}{
-		// 256 PEs, a multiply and an add each: two supernodes of 128
-		// PEs' cones; a group per 8 stages of each row of activations
-		// and each column of weights, the partial sums by supernode.
-		{"wsArray(16)", wsArray(16), shape{[]int{512}, []int{256, 256}, repeat(64, 8, 128, 128)}},
+		// 256 PEs, a multiply and an add each: eight supernodes of 32
+		// PEs' cones (templateCap 64 nodes); a group per 8 stages of each
+		// row of activations and each column of weights, the partial
+		// sums by supernode.
+		{"wsArray(16)", wsArray(16), shape{[]int{512}, repeat(8, 64), repeat(64, 8, repeat(8, 32)...)}},
 		// The inverter of stage 0 reads the input z; the other seven
 		// read the flag registers, which are one group.
 		{"skewLine(8)", skewLine(8), shape{[]int{8}, []int{1, 7}, []int{1, 7, 8}}},

@@ -23,10 +23,13 @@ import "slices"
 //
 // Measured on the NPU's GEMM, a busy cycle then wakes about 100
 // supernodes and 100 sink groups where the per-register simulator
-// scheduled about 1,600 nodes and 1,100 sinks one by one; smaller
-// supernodes wake fewer nodes but cost more in dispatch than they save
-// (docs/notes/simulator-speed.md).
-const templateCap = 256 // nodes of a supernode made of sibling instances' cones
+// scheduled about 1,600 nodes and 1,100 sinks one by one. The cap on
+// sibling cones trades the nodes evaluated for nothing (a wave crossing
+// the PE array changes a few rows of it at a time) against dispatches:
+// 64 nodes (a quarter of a 16×16 array's PEs) runs the compiled code
+// 11–14% faster than 256 on the NPU's GEMM and costs the interpreter,
+// which pays more per dispatch, about 2% (docs/notes/simulator-speed.md).
+const templateCap = 64 // nodes of a supernode made of sibling instances' cones
 
 // partitioner holds the state of partition: a union-find over the nodes
 // (creation order), whose classes are the supernodes being formed.
