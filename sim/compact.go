@@ -155,38 +155,35 @@ func (c *compact) put(off int32, x uint64) {
 
 // toCompact makes the compact arrays current (generated code is to run).
 func (s *Sim) toCompact() {
-	c := s.cl
-	if c == nil || c.live {
-		return
+	if c := s.cl; c != nil && !c.live {
+		c.move(s.v, true)
 	}
-	for i, off := range c.offs[cls8] {
-		c.c8[i] = uint8(s.v[off])
-	}
-	for i, off := range c.offs[cls16] {
-		c.c16[i] = uint16(s.v[off])
-	}
-	for i, off := range c.offs[cls32] {
-		c.c32[i] = uint32(s.v[off])
-	}
-	c.live = true
 }
 
 // toV makes the value array current (the interpreter is to run).
 func (s *Sim) toV() {
-	c := s.cl
-	if c == nil || !c.live {
-		return
+	if c := s.cl; c != nil && c.live {
+		c.move(s.v, false)
 	}
-	for i, off := range c.offs[cls8] {
-		s.v[off] = uint64(c.c8[i])
+}
+
+// move copies the compact slots' values from v into the compact arrays
+// (in) or back.
+func (c *compact) move(v []uint64, in bool) {
+	moveClass(c.c8, c.offs[cls8], v, in)
+	moveClass(c.c16, c.offs[cls16], v, in)
+	moveClass(c.c32, c.offs[cls32], v, in)
+	c.live = in
+}
+
+func moveClass[T uint8 | uint16 | uint32](a []T, offs []int32, v []uint64, in bool) {
+	for i, off := range offs {
+		if in {
+			a[i] = T(v[off])
+		} else {
+			v[off] = uint64(a[i])
+		}
 	}
-	for i, off := range c.offs[cls16] {
-		s.v[off] = uint64(c.c16[i])
-	}
-	for i, off := range c.offs[cls32] {
-		s.v[off] = uint64(c.c32[i])
-	}
-	c.live = false
 }
 
 // liveCompact reports whether slot id lives in the compact arrays now.
