@@ -86,6 +86,11 @@ type Config struct {
 	PlanarEltwiseMul bool `json:"planar_eltwise_mul"`
 	PlanarReduce     bool `json:"planar_reduce"`
 	PlanarPostFn     bool `json:"planar_postfn"`
+	// PlanarChecks keeps the planar engine's checks of its tasks' fields
+	// (planar_err_code). Left out (false), a planar task runs as its
+	// fields say and planar_err_code stays 0: for programs from the
+	// compiler, which emits only well-formed tasks; cycles are the same.
+	PlanarChecks bool `json:"planar_checks"`
 
 	ScaleWidth int `json:"scale_width"` // planar post-processor scale bits
 	MaxKernel  int `json:"max_kernel"`  // largest pooling window and stride (planar) and conv kernel (NE)
@@ -152,7 +157,7 @@ func DefaultConfig() Config {
 	return Config{
 		Rows: 16, Cols: 16, ElemWidth: 8, AccWidth: 32,
 		StateDepth: 4096, PsumDepth: 512, WeightDepth: 1024, ZeroSkip: true,
-		ScaleWidth: 16, MaxKernel: 8, LineDepth: 64, PlanarLUT: true,
+		ScaleWidth: 16, MaxKernel: 8, LineDepth: 64, PlanarLUT: true, PlanarChecks: true,
 		PlanarPoolAvg: true, PlanarPoolMin: true, PlanarEltwise: true, PlanarEltwiseMul: true, PlanarReduce: true, PlanarPostFn: true,
 		Queues: 2, QueueDepth: 16, Window: 64, MaxDeps: 4, EngineSlots: 2,
 		ExtAddrWidth: 16, ExtLatency: 4, CounterWidth: 48, Engines: 1,
@@ -300,7 +305,8 @@ func (c Config) Planar() planar.Config {
 		AccWidth: c.AccWidth, ScaleWidth: c.ScaleWidth, StateDepth: c.StateDepth << s, PsumDepth: c.PsumDepth << s,
 		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth, LUT: c.PlanarLUT, PostLanes: c.PlanarLanes,
 		NoPoolAvg: !c.PlanarPoolAvg, NoPoolMin: !c.PlanarPoolMin, NoEltwise: !c.PlanarEltwise, NoEltwiseMul: !c.PlanarEltwiseMul,
-		NoReduce: !c.PlanarReduce, NoPostFn: !c.PlanarPostFn}, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline}
+		NoReduce: !c.PlanarReduce, NoPostFn: !c.PlanarPostFn}, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline,
+		NoChecks: !c.PlanarChecks}
 }
 
 // TaskMgr is the task manager's configuration: the operand widths are

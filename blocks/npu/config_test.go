@@ -155,3 +155,24 @@ func TestPlanarFeaturesConfig(t *testing.T) {
 		t.Errorf("the features' npu fields (-want +got):\n%s", d)
 	}
 }
+
+// The planar checks are built by default and left out by planar_checks
+// alone: the planar engine's configuration says so and nothing else
+// changes.
+func TestPlanarChecksConfig(t *testing.T) {
+	c := DefaultConfig()
+	if err := json.Unmarshal([]byte(`{"planar_checks": false}`), &c); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Errorf("planar_checks = false: %v", err)
+	}
+	want := DefaultConfig().Planar()
+	want.NoChecks = true
+	if d := cmp.Diff(want, c.Planar()); d != "" {
+		t.Errorf("planar_checks = false: the planar configuration (-want +got):\n%s", d)
+	}
+	if DefaultConfig().Planar().NoChecks {
+		t.Error("the default NPU's planar engine has no checks")
+	}
+}
