@@ -4,12 +4,16 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hwgen/hwgen/internal/tooltest"
+	"github.com/hwgen/hwgen/verify"
 )
 
 // Without the performance counters (perf_counters false) and the planar
 // checks (planar_checks false) the toy network runs as before: the same
 // outputs (run compares them with the golden models), the same cycles and
-// the whole timeline; only the counters' statistics read 0.
+// the whole timeline; only the counters' statistics read 0. The run
+// agrees with Verilator in every cycle.
 func TestWithoutCountersAndChecks(t *testing.T) {
 	full := run(t, small(), toyNet())
 	cfg := small()
@@ -35,5 +39,9 @@ func TestWithoutCountersAndChecks(t *testing.T) {
 	}
 	if f := of(full); f.MACs == 0 || f.Busy[1] == 0 || f.Completed[1] == 0 {
 		t.Errorf("statistics with the counters: %+v, want MACs, ne busy cycles and completions", f)
+	}
+	tooltest.Need(t, "verilator")
+	if _, err := verify.CrossCheck(lean.Design, lean.Stimulus, verify.Options{Build: verify.BuildOptions{OptLevel: 1}}); err != nil {
+		t.Fatal(err)
 	}
 }
