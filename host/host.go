@@ -389,11 +389,14 @@ func (h *runner) cmdPort() string {
 // counters reads every performance counter.
 func (h *runner) counters() (map[string]uint64, error) {
 	out := map[string]uint64{}
-	names := []string{"mac_count", "skip_count"}
-	for _, e := range h.cfg.EngineNames() {
-		names = append(names, e+"_busy_cycles", e+"_stall_cycles", e+"_completed")
+	var names []string
+	if h.cfg.PerfCounters { // else the NPU has none: the statistics say 0
+		names = append(names, "mac_count", "skip_count")
+		for _, e := range h.cfg.EngineNames() {
+			names = append(names, e+"_busy_cycles", e+"_stall_cycles", e+"_completed")
+		}
+		names = append(names, h.neCounterNames()...)
 	}
-	names = append(names, h.neCounterNames()...)
 	names = append(names, h.sparseCounterNames()...)
 	if h.cfg.DescRingBits > 0 {
 		names = append(names, "desc_fetched", "desc_replaced")

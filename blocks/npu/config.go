@@ -86,6 +86,11 @@ type Config struct {
 	PlanarEltwiseMul bool `json:"planar_eltwise_mul"`
 	PlanarReduce     bool `json:"planar_reduce"`
 	PlanarPostFn     bool `json:"planar_postfn"`
+	// PlanarChecks keeps the planar engine's checks of its tasks' fields
+	// (planar_err_code). Left out (false), a planar task runs as its
+	// fields say and planar_err_code stays 0: for programs from the
+	// compiler, which emits only well-formed tasks; cycles are the same.
+	PlanarChecks bool `json:"planar_checks"`
 
 	ScaleWidth int `json:"scale_width"` // planar post-processor scale bits
 	MaxKernel  int `json:"max_kernel"`  // largest pooling window and stride (planar) and conv kernel (NE)
@@ -122,6 +127,14 @@ type Config struct {
 	ExtAddrWidth int `json:"ext_addr_width"` // external memory: 2^ext_addr_width lines of rows×elem_width bits
 	ExtLatency   int `json:"ext_latency"`    // cycles from an accepted external read to its data (simulation memory model)
 	CounterWidth int `json:"counter_width"`  // bits of every performance counter
+	// PerfCounters keeps the performance counters and their ports:
+	// <e>_busy_cycles, <e>_stall_cycles, <e>_completed, mac_count,
+	// skip_count (and ne<i>_busy_cycles, ne<i>_stall_cycles,
+	// ne<i>_mac_count, ne<i>_skip_count with several engines). Left out
+	// (false) they go, and the host reports 0 for them; the status
+	// (skipped, the error codes) and the timeline ports (<e>_start,
+	// <e>_done) stay, so a run still checks every task completes.
+	PerfCounters bool `json:"perf_counters"`
 
 	Engines int `json:"engines"` // neural engines (PE arrays), each with its own state, psum and weight buffer slice
 
@@ -152,10 +165,10 @@ func DefaultConfig() Config {
 	return Config{
 		Rows: 16, Cols: 16, ElemWidth: 8, AccWidth: 32,
 		StateDepth: 4096, PsumDepth: 512, WeightDepth: 1024, ZeroSkip: true,
-		ScaleWidth: 16, MaxKernel: 8, LineDepth: 64, PlanarLUT: true,
+		ScaleWidth: 16, MaxKernel: 8, LineDepth: 64, PlanarLUT: true, PlanarChecks: true,
 		PlanarPoolAvg: true, PlanarPoolMin: true, PlanarEltwise: true, PlanarEltwiseMul: true, PlanarReduce: true, PlanarPostFn: true,
 		Queues: 2, QueueDepth: 16, Window: 64, MaxDeps: 4, EngineSlots: 2,
-		ExtAddrWidth: 16, ExtLatency: 4, CounterWidth: 48, Engines: 1,
+		ExtAddrWidth: 16, ExtLatency: 4, CounterWidth: 48, PerfCounters: true, Engines: 1,
 		SparseLanes: sd.Lanes, SparseEntries: sd.Entries, SparseChannels: sd.Channels, SparseIndexWidth: sd.IndexWidth,
 		SparseWeightDepth: sd.WeightDepth, SparseTableDepth: sd.TableDepth, SparseAccDepth: sd.AccDepth, SparseAccBanks: sd.AccBanks,
 	}
@@ -300,7 +313,8 @@ func (c Config) Planar() planar.Config {
 		AccWidth: c.AccWidth, ScaleWidth: c.ScaleWidth, StateDepth: c.StateDepth << s, PsumDepth: c.PsumDepth << s,
 		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth, LUT: c.PlanarLUT, PostLanes: c.PlanarLanes,
 		NoPoolAvg: !c.PlanarPoolAvg, NoPoolMin: !c.PlanarPoolMin, NoEltwise: !c.PlanarEltwise, NoEltwiseMul: !c.PlanarEltwiseMul,
-		NoReduce: !c.PlanarReduce, NoPostFn: !c.PlanarPostFn}, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline}
+		NoReduce: !c.PlanarReduce, NoPostFn: !c.PlanarPostFn}, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline,
+		NoChecks: !c.PlanarChecks}
 }
 
 // TaskMgr is the task manager's configuration: the operand widths are

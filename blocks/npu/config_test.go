@@ -155,3 +155,49 @@ func TestPlanarFeaturesConfig(t *testing.T) {
 		t.Errorf("the features' npu fields (-want +got):\n%s", d)
 	}
 }
+
+// The planar checks are built by default and left out by planar_checks
+// alone: the planar engine's configuration says so and nothing else
+// changes.
+func TestPlanarChecksConfig(t *testing.T) {
+	c := DefaultConfig()
+	if err := json.Unmarshal([]byte(`{"planar_checks": false}`), &c); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Errorf("planar_checks = false: %v", err)
+	}
+	want := DefaultConfig().Planar()
+	want.NoChecks = true
+	if d := cmp.Diff(want, c.Planar()); d != "" {
+		t.Errorf("planar_checks = false: the planar configuration (-want +got):\n%s", d)
+	}
+	if DefaultConfig().Planar().NoChecks {
+		t.Error("the default NPU's planar engine has no checks")
+	}
+}
+
+// perf_counters false takes the counters' ports off the NPU (one engine
+// and several) and keeps the status and timeline ports.
+func TestPerfCountersPorts(t *testing.T) {
+	for _, engines := range []int{1, 2} {
+		c := DefaultConfig()
+		c.Rows, c.Cols, c.StateDepth, c.PsumDepth, c.WeightDepth, c.Engines = 4, 4, 256, 64, 64, engines
+		c.PerfCounters = false
+		m, err := Build(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range []string{"ne_busy_cycles", "ne_stall_cycles", "ne_completed", "dma_in_completed", "mac_count", "skip_count",
+			"ne0_busy_cycles", "ne0_mac_count", "ne_start", "ne_start_id", "ne_done", "skipped", "err_code", "planar_err_code"} {
+			if m.Port(p) != nil {
+				got = append(got, p)
+			}
+		}
+		want := []string{"ne_start", "ne_start_id", "ne_done", "skipped", "err_code", "planar_err_code"}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%d engines: ports without perf_counters (-want +got):\n%s", engines, d)
+		}
+	}
+}

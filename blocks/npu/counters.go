@@ -4,11 +4,15 @@ import (
 	"github.com/hwgen/hwgen/hdl"
 )
 
-// counters builds the performance counters and the timeline ports.
+// counters builds the performance counters (with perf_counters) and the
+// timeline ports.
 func (b *top) counters() {
 	c, m, tm, pl, nes, sbs, pbs := b.c, b.m, b.tm, b.pl, b.nes, b.sbs, b.pbs
 	cw := c.CounterWidth
 	count := func(name string, en *hdl.Expr) {
+		if !c.PerfCounters {
+			return
+		}
 		r := m.Reg(name+"_r", hdl.UInt(cw), 0)
 		r.SetNext(r.Add(hdl.U(1, 1)).Trunc(cw))
 		r.SetEnable(en)
@@ -35,16 +39,18 @@ func (b *top) counters() {
 	for e, name := range c.EngineNames() {
 		count(name+"_busy_cycles", &tm.Out(name+"_busy").Expr)
 		count(name+"_stall_cycles", b.late(name+"_stall", stalls[e]))
-		m.Output(name+"_completed", tm.Out(name+"_completed").Type).Set(tm.Out(name + "_completed"))
+		if c.PerfCounters {
+			m.Output(name+"_completed", tm.Out(name+"_completed").Type).Set(tm.Out(name + "_completed"))
+		}
 		m.Output(name+"_start", hdl.Bool).Set(b.starts[e])
 		m.Output(name+"_start_id", tm.Out(name+"_id").Type).Set(tm.Out(name + "_id"))
 		m.Output(name+"_start_queue", tm.Out(name+"_queue").Type).Set(tm.Out(name + "_queue"))
 		m.Output(name+"_done", hdl.Bool).Set(b.dones[e])
 	}
-	if c.Engines == 1 {
+	if c.Engines == 1 && c.PerfCounters {
 		m.Output("mac_count", hdl.UInt(cw)).Set(nes[0].Out("mac_count"))
 		m.Output("skip_count", hdl.UInt(cw)).Set(nes[0].Out("skip_count"))
-	} else {
+	} else if c.Engines > 1 {
 		b.engineCounters(count)
 	}
 	m.Output("planar_err_code", pl.Out("err_code").Type).Set(pl.Out("err_code"))

@@ -215,6 +215,7 @@
 //	mac_count, skip_count                                   the PE array's counters (the totals with several engines)
 //	ne<i>_start, ne<i>_done, ne<i>_busy_cycles, ne<i>_stall_cycles, ne<i>_mac_count, ne<i>_skip_count
 //	                                                        per neural engine (several engines only)
+//	                                                        (the counters above only with perf_counters, the default)
 //	<e>_start, <e>_start_id, <e>_start_queue, <e>_done      dispatch (the task's ID and queue) and completion, for the task timeline
 //	sparse_mults, sparse<i>_mults, sparse<i>_busy_cycles, sparse<i>_stall_cycles
 //	                                                        the sparse engine's counters (with the sparse engine only)

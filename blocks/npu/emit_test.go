@@ -29,7 +29,9 @@ func TestLintNPU(t *testing.T) {
 		{"sparse sim", BuildSim, sparseConfig()}, {"rings, gating and networks sim", BuildSim, optionsConfig()},
 		{"small planar_lanes 1", BuildSim, planarLanes(smallConfig(), 1)}, {"small planar_lanes 2", BuildSim, planarLanes(smallConfig(), 2)},
 		{"rings, gating and networks sim planar_lanes 2", BuildSim, planarLanes(optionsConfig(), 2)},
-		{"small minimal planar", BuildSim, minimalPlanar(smallConfig())}, {"small minimal planar_lanes 1", Build, planarLanes(minimalPlanar(smallConfig()), 1)}} {
+		{"small minimal planar", BuildSim, minimalPlanar(smallConfig())}, {"small minimal planar_lanes 1", Build, planarLanes(minimalPlanar(smallConfig()), 1)},
+		{"small minimal planar_lanes 1, no checks, no counters", Build, bare(planarLanes(minimalPlanar(smallConfig()), 1))},
+		{"small no checks, no counters sim", BuildSim, bare(smallConfig())}} {
 		t.Run(tc.name, func(t *testing.T) { emittest.Lint(t, mustBuild(t, tc.build, tc.c)) })
 	}
 }
@@ -37,12 +39,17 @@ func TestLintNPU(t *testing.T) {
 // The small NPU synthesizes with Yosys: no latch, no loop, every block
 // present; with one post unit per PE row and with 1 and 2 (planar_lanes),
 // and with the minimal planar engine (planar_lanes 1, no optional
-// feature, no table).
+// feature, no table), also without the planar checks and the
+// performance counters (-2).
 func TestSynthNPU(t *testing.T) {
-	for _, lanes := range []int{0, 1, 2, -1} {
+	for _, lanes := range []int{0, 1, 2, -1, -2} {
 		c := planarLanes(smallConfig(), lanes)
 		if lanes < 0 {
-			lanes, c = 1, planarLanes(minimalPlanar(smallConfig()), 1)
+			c = planarLanes(minimalPlanar(smallConfig()), 1)
+			if lanes == -2 {
+				c = bare(c)
+			}
+			lanes = 1
 		}
 		c.StateDepth, c.PsumDepth, c.WeightDepth, c.LineDepth = 16, 16, 8, 8
 		stat := emittest.Synth(t, mustBuild(t, Build, c))
@@ -59,6 +66,12 @@ func TestSynthNPU(t *testing.T) {
 func minimalPlanar(c Config) Config {
 	c.PlanarLUT, c.PlanarPoolAvg, c.PlanarEltwiseMul, c.PlanarPostFn = false, false, false, false
 	c.PlanarPoolMin, c.PlanarEltwise, c.PlanarReduce = false, false, false
+	return c
+}
+
+// bare is c without the planar checks and the performance counters.
+func bare(c Config) Config {
+	c.PlanarChecks, c.PerfCounters = false, false
 	return c
 }
 

@@ -287,7 +287,8 @@ func (b *top) neFree() *hdl.Expr {
 
 // engineCounters adds the per-engine ports ne<i>_start, ne<i>_done,
 // ne<i>_busy_cycles, ne<i>_stall_cycles, ne<i>_mac_count,
-// ne<i>_skip_count and the totals mac_count and skip_count.
+// ne<i>_skip_count and the totals mac_count and skip_count (the counters
+// with perf_counters only).
 func (b *top) engineCounters(count func(string, *hdl.Expr)) {
 	m, cw := b.m, b.c.CounterWidth
 	var macs, skips *hdl.Expr
@@ -297,6 +298,9 @@ func (b *top) engineCounters(count func(string, *hdl.Expr)) {
 		m.Output(p+"done", hdl.Bool).Set(ne.Out("done"))
 		count(p+"busy_cycles", &ne.Out("busy").Expr)
 		count(p+"stall_cycles", b.late(p+"stall", &ne.Out("stall").Expr))
+		if !b.c.PerfCounters {
+			continue
+		}
 		m.Output(p+"mac_count", hdl.UInt(cw)).Set(ne.Out("mac_count"))
 		m.Output(p+"skip_count", hdl.UInt(cw)).Set(ne.Out("skip_count"))
 		if macs == nil {
@@ -305,6 +309,8 @@ func (b *top) engineCounters(count func(string, *hdl.Expr)) {
 			macs, skips = macs.Add(ne.Out("mac_count")).Trunc(cw), skips.Add(ne.Out("skip_count")).Trunc(cw)
 		}
 	}
-	m.Output("mac_count", hdl.UInt(cw)).Set(macs)
-	m.Output("skip_count", hdl.UInt(cw)).Set(skips)
+	if b.c.PerfCounters {
+		m.Output("mac_count", hdl.UInt(cw)).Set(macs)
+		m.Output("skip_count", hdl.UInt(cw)).Set(skips)
+	}
 }

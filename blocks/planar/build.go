@@ -10,9 +10,17 @@ import (
 // Name is the engine's module name for cfg: every parameter that changes
 // the hardware is in it.
 func Name(c Config) string {
-	return featureTag(unitsTag(resetTag(deepTag(lutTag(hdl.Name("planar", fmt.Sprintf("%dx%d", c.Lanes, c.PsumLanes), c.ElemType(), hdl.SInt(c.AccWidth),
+	return checksTag(featureTag(unitsTag(resetTag(deepTag(lutTag(hdl.Name("planar", fmt.Sprintf("%dx%d", c.Lanes, c.PsumLanes), c.ElemType(), hdl.SInt(c.AccWidth),
 		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("p%d", c.PsumDepth),
-		fmt.Sprintf("k%d", c.MaxKernel), fmt.Sprintf("l%d", c.LineDepth)), c), c), c.NoDatapathReset), c), c)
+		fmt.Sprintf("k%d", c.MaxKernel), fmt.Sprintf("l%d", c.LineDepth)), c), c), c.NoDatapathReset), c), c), c)
+}
+
+// checksTag marks the module name of a variant without the checks.
+func checksTag(name string, c Config) string {
+	if c.NoChecks {
+		return name + "_nc"
+	}
+	return name
 }
 
 // deepTag marks the module name of a variant with deep_pipeline.

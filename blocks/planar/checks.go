@@ -154,7 +154,10 @@ func (cb *ctl) decodeChecks(post *hdl.Expr) (unknownOp, fnBad, maskBad, shapeBad
 // the run's counts.
 func (cb *ctl) checks() {
 	m, cw, checking := cb.m, cb.cw, cb.checking
-	checks := cb.checkList()
+	var checks []taskCheck
+	if !cb.c.NoChecks {
+		checks = cb.checkList()
+	}
 	// The first failing check's code, picked by a balanced tree (each
 	// node: the left half's code if any of its checks fails, else the
 	// right half's), so the depth grows with log2 of the checks.
@@ -175,7 +178,10 @@ func (cb *ctl) checks() {
 		a, b := first(vs[:len(vs)/2]), first(vs[len(vs)/2:])
 		return verdict{a.bad.Or(b.bad), hdl.Mux(a.bad, a.code, b.code)}
 	}
-	v := first(verdicts)
+	v := verdict{hdl.U(1, 0), hdl.U(isaplanar.ErrCodeWidth, 0)} // without the checks no task fails
+	if len(verdicts) > 0 {
+		v = first(verdicts)
+	}
 	chkCode := m.Wire("check_code", hdl.UInt(isaplanar.ErrCodeWidth))
 	chkCode.Set(v.code)
 	cb.chkBad = m.Wire("check_bad", hdl.Bool)

@@ -150,6 +150,12 @@
 // Module names carry _no<initials> of the missing ones in table order
 // (_nopapmeemrp without all six). The full engine's Verilog is unchanged.
 //
+// Config.NoChecks (the NPU's planar_checks false) leaves out every check
+// of a task's fields: err_code stays 0 and a task runs as its fields say
+// (a malformed one may hang or write anywhere), for programs from the
+// compiler, which emits only well-formed tasks. The CHECK cycle stays,
+// so a good task's cycles are the same. Module names carry _nc.
+//
 // # Timing and cycle counts
 //
 // A task accepted in cycle T is checked in T+1 (a bad one ends with done

@@ -36,3 +36,20 @@ func TestIce40Examples(t *testing.T) {
 		})
 	}
 }
+
+// The 1×1 file placed on the HX8K (no performance counters, no planar
+// checks) runs mnist-7 on the Go simulator with PASS and says its MACs
+// are not counted rather than printing 0.
+func TestIce40OneByOneSimulated(t *testing.T) {
+	code, stdout, stderr := capture(t, "run", "--config", "../../examples/ice40/mnist7-1x1.json", "--model", mnistModel,
+		"--data", "mnist", "--images", "1", "--calib-images", "100", "--engine", "go")
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0; stderr: %s\nstdout:\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{"result    PASS: on each of the 1 images", "cycles    per image 826122 ",
+		"MACs      not counted: the NPU has no performance counters (perf_counters false)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+}

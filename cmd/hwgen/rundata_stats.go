@@ -39,6 +39,7 @@ type dataArgs struct {
 	Layers      []string // conv/GEMM/FC layers in program order
 	LayerMACs   []int64
 	Rows, Cols  int
+	NoCounters  bool   // perf_counters false: the NPU counts no MACs
 	OutKind     string // int32 or int8
 	Output      string
 }
@@ -54,7 +55,7 @@ func newDataArgs(c *runCmd, cfg npu.Config, prog *compiler.Program, net *lower.N
 	}
 	a := dataArgs{Model: model, Images: c.images(), CalibImages: c.calibImages(), Engine: c.Engine, NPU: cfg.Name(),
 		Rounding: c.Rounding, Int8Output: c.Int8Out, Header: header, Ideal: prog.Ideal,
-		Rows: cfg.Rows, Cols: cfg.Cols, OutKind: outKind(net), Output: net.Output()}
+		Rows: cfg.Rows, Cols: cfg.Cols, NoCounters: !cfg.PerfCounters, OutKind: outKind(net), Output: net.Output()}
 	for _, t := range prog.Tasks {
 		if layer := layerOf(t.Label); prog.LayerMACs[layer] > 0 && !slices.Contains(a.Layers, layer) {
 			a.Layers = append(a.Layers, layer)
@@ -216,6 +217,10 @@ func (st *dataStats) report(w io.Writer) {
 		parts = append(parts, fmt.Sprintf("%s %.1f%% (%d MACs over %d×%d × %.0f NE busy cycles)", layer, 100*float64(a.LayerMACs[i])/(float64(a.Rows*a.Cols)*busy), a.LayerMACs[i], a.Rows, a.Cols, busy))
 	}
 	fmt.Fprintf(w, "layers    PE-array utilization while a layer's NE tasks run: %s\n", strings.Join(parts, ", "))
+	if a.NoCounters && st.sumMACs == 0 {
+		fmt.Fprintf(w, "MACs      not counted: the NPU has no performance counters (perf_counters false)\n")
+		return
+	}
 	fmt.Fprintf(w, "MACs      %.0f issued per image (%d×%d per vector), %.1f%% skipped by zero skipping\n",
 		float64(st.sumMACs)/float64(st.runs), a.Rows, a.Cols, 100*float64(st.sumSkipped)/float64(max(st.sumMACs, 1)))
 }

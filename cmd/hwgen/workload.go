@@ -399,8 +399,12 @@ func report(cfg npu.Config, r *host.Result) {
 	if cfg.DescRingBits > 0 {
 		fmt.Printf("fetch     %d descriptors read from the rings, %d fetches replaced by a higher-priority queue's\n", r.DescFetched, r.DescReplaced)
 	}
-	fmt.Printf("MACs      %d issued (%d×%d per vector), %d skipped by zero skipping (%.1f%%)\n",
-		r.MACs, cfg.Rows, cfg.Cols, r.Skipped, pct(r.Skipped, int(r.MACs)))
+	if cfg.PerfCounters {
+		fmt.Printf("MACs      %d issued (%d×%d per vector), %d skipped by zero skipping (%.1f%%)\n",
+			r.MACs, cfg.Rows, cfg.Cols, r.Skipped, pct(r.Skipped, int(r.MACs)))
+	} else {
+		fmt.Printf("MACs      not counted, nor the engines' busy cycles: the NPU has no performance counters (perf_counters false)\n")
+	}
 	fmt.Printf("speed     %v wall, %.0f simulated cycles/s\n", r.Wall.Round(time.Millisecond),
 		float64(r.Cycles+r.LoadCycles+r.ReadCycles)/r.Wall.Seconds())
 }
