@@ -13,22 +13,11 @@ import (
 // without is c lacking the named optional features.
 func without(c Config, names ...string) Config {
 	for _, n := range names {
-		switch n {
-		case "pool_avg":
-			c.NoPoolAvg = true
-		case "pool_min":
-			c.NoPoolMin = true
-		case "eltwise":
-			c.NoEltwise = true
-		case "eltwise_mul":
-			c.NoEltwiseMul = true
-		case "reduce":
-			c.NoReduce = true
-		case "postfn":
-			c.NoPostFn = true
-		default:
+		f := isaplanar.FeatureNamed(n)
+		if f == nil {
 			panic("no feature " + n)
 		}
+		f.Omit(&c.Sizes)
 	}
 	return c
 }

@@ -12,22 +12,11 @@ import (
 
 // without is s lacking the named planar feature.
 func without(t *testing.T, s planar.Sizes, name string) planar.Sizes {
-	switch name {
-	case "pool_avg":
-		s.NoPoolAvg = true
-	case "pool_min":
-		s.NoPoolMin = true
-	case "eltwise":
-		s.NoEltwise = true
-	case "eltwise_mul":
-		s.NoEltwiseMul = true
-	case "reduce":
-		s.NoReduce = true
-	case "postfn":
-		s.NoPostFn = true
-	default:
+	f := planar.FeatureNamed(name)
+	if f == nil {
 		t.Fatalf("no feature %s", name)
 	}
+	f.Omit(&s)
 	return s
 }
 

@@ -16,8 +16,24 @@ type Feature struct {
 	Attr string
 	// Uses reports whether a task needs the feature.
 	Uses func(t Task) bool
-	// Missing reports whether s leaves it out.
-	Missing func(s Sizes) bool
+	// flag is the Sizes field that leaves it out.
+	flag func(s *Sizes) *bool
+}
+
+// Missing reports whether s leaves f out.
+func (f *Feature) Missing(s Sizes) bool { return *f.flag(&s) }
+
+// Omit leaves f out of s.
+func (f *Feature) Omit(s *Sizes) { *f.flag(s) = true }
+
+// FeatureNamed is the feature of that Name, or nil.
+func FeatureNamed(name string) *Feature {
+	for i := range Features {
+		if Features[i].Name == name {
+			return &Features[i]
+		}
+	}
+	return nil
 }
 
 // Features are the optional post features, in the order the checks
@@ -25,24 +41,24 @@ type Feature struct {
 var Features = []Feature{
 	{"pool_avg", "planar_pool_avg", "average pooling", "fn",
 		func(t Task) bool { return t.Op == OpPool && t.Fn == FnPoolAvg },
-		func(s Sizes) bool { return s.NoPoolAvg }},
+		func(s *Sizes) *bool { return &s.NoPoolAvg }},
 	{"pool_min", "planar_pool_min", "min pooling", "fn",
 		func(t Task) bool { return t.Op == OpPool && t.Fn == FnPoolMin },
-		func(s Sizes) bool { return s.NoPoolMin }},
+		func(s *Sizes) *bool { return &s.NoPoolMin }},
 	// The whole op before its sub-feature: a mul on an engine without
 	// either names eltwise, the field that must come back first.
 	{"eltwise", "planar_eltwise", "eltwise operations (add, sub, mul, max, min, abs, neg)", "op",
 		func(t Task) bool { return t.Op == OpEltwise },
-		func(s Sizes) bool { return s.NoEltwise }},
+		func(s *Sizes) *bool { return &s.NoEltwise }},
 	{"eltwise_mul", "planar_eltwise_mul", "eltwise mul", "fn",
 		func(t Task) bool { return t.Op == OpEltwise && t.Fn == FnMul },
-		func(s Sizes) bool { return s.NoEltwiseMul }},
+		func(s *Sizes) *bool { return &s.NoEltwiseMul }},
 	{"reduce", "planar_reduce", "reductions (sum, max, rowsum, rowmax)", "op",
 		func(t Task) bool { return t.Op == OpReduce },
-		func(s Sizes) bool { return s.NoReduce }},
+		func(s *Sizes) *bool { return &s.NoReduce }},
 	{"postfn", "planar_postfn", "post functions (a reduction's sqrt or recip)", "post",
 		func(t Task) bool { return t.Op == OpReduce && (t.Post == PostSqrt || t.Post == PostRecip) },
-		func(s Sizes) bool { return s.NoPostFn }},
+		func(s *Sizes) *bool { return &s.NoPostFn }},
 }
 
 // AttrValue is the value of f's task field (Attr) in t, for messages.

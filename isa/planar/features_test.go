@@ -13,22 +13,11 @@ func sizes(t *testing.T, names ...string) Sizes {
 	s := Sizes{Lanes: 4, PsumLanes: 4, ElemWidth: 8, ElemSigned: true, AccWidth: 20, ScaleWidth: 10,
 		StateDepth: 64, PsumDepth: 16, MaxKernel: 3, LineDepth: 8}
 	for _, n := range names {
-		switch n {
-		case "pool_avg":
-			s.NoPoolAvg = true
-		case "pool_min":
-			s.NoPoolMin = true
-		case "eltwise":
-			s.NoEltwise = true
-		case "eltwise_mul":
-			s.NoEltwiseMul = true
-		case "reduce":
-			s.NoReduce = true
-		case "postfn":
-			s.NoPostFn = true
-		default:
+		f := FeatureNamed(n)
+		if f == nil {
 			t.Fatalf("no feature %s", n)
 		}
+		f.Omit(&s)
 	}
 	return s
 }
