@@ -53,3 +53,20 @@ func TestIce40OneByOneSimulated(t *testing.T) {
 		}
 	}
 }
+
+// hwgen sim on an NPU without performance counters says so instead of
+// printing engines 0% busy.
+func TestSimWithoutCounters(t *testing.T) {
+	code, stdout, stderr := capture(t, "sim", "--set", "perf_counters=false")
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0; stderr: %s\nstdout:\n%s", code, stderr, stdout)
+	}
+	if !strings.Contains(stdout, "MACs      not counted, nor the engines' busy cycles") || !strings.Contains(stdout, "result    PASS") {
+		t.Errorf("output lacks the not-counted line or PASS:\n%s", stdout)
+	}
+	for _, bad := range []string{"busy      ", "overlap   "} {
+		if strings.Contains(stdout, bad) {
+			t.Errorf("output has a %q line of zeros:\n%s", strings.TrimSpace(bad), stdout)
+		}
+	}
+}

@@ -388,14 +388,16 @@ func report(cfg npu.Config, r *host.Result) {
 		util = "no PE-array work, so no MAC utilization"
 	}
 	fmt.Printf("cycles    %d (%s); image load %d and read-back %d cycles not counted\n", r.Cycles, util, r.LoadCycles, r.ReadCycles)
-	var parts []string
-	var busy uint64
-	for _, e := range r.Engines {
-		busy += e.Busy
-		parts = append(parts, fmt.Sprintf("%s %.1f%% (stall %.1f%%, %d tasks)", e.Name, pct(e.Busy, r.Cycles), pct(e.Stall, r.Cycles), e.Completed))
+	if cfg.PerfCounters { // without them every figure would read 0
+		var parts []string
+		var busy uint64
+		for _, e := range r.Engines {
+			busy += e.Busy
+			parts = append(parts, fmt.Sprintf("%s %.1f%% (stall %.1f%%, %d tasks)", e.Name, pct(e.Busy, r.Cycles), pct(e.Stall, r.Cycles), e.Completed))
+		}
+		fmt.Printf("busy      %s\n", strings.Join(parts, ", "))
+		fmt.Printf("overlap   engines busy %d cycles in total over %d cycles (%.2f engines at once)\n", busy, r.Cycles, float64(busy)/float64(max(r.Cycles, 1)))
 	}
-	fmt.Printf("busy      %s\n", strings.Join(parts, ", "))
-	fmt.Printf("overlap   engines busy %d cycles in total over %d cycles (%.2f engines at once)\n", busy, r.Cycles, float64(busy)/float64(max(r.Cycles, 1)))
 	if cfg.DescRingBits > 0 {
 		fmt.Printf("fetch     %d descriptors read from the rings, %d fetches replaced by a higher-priority queue's\n", r.DescFetched, r.DescReplaced)
 	}
