@@ -77,3 +77,27 @@ func checkWithin(t *testing.T, cfg npu.Config, net *Net, x, float *onnx.Array, b
 func poolBound(net *Net, amp float64) float64 {
 	return 0.5*net.InputScale()/net.OutputScale() + 0.5 + 0.5*amp + 0.1
 }
+
+// lowerGraph runs model m on input x with the float executor, quantizes
+// it for cfg calibrated on x, and lowers it: the float outputs, the
+// network, its graph and the graph's ops.
+func lowerGraph(t *testing.T, m *onnx.Model, x *onnx.Array, cfg npu.Config) (map[string]*onnx.Array, *Net, *compiler.Graph, []compiler.Op) {
+	t.Helper()
+	float, err := m.Graph.Run(map[string]*onnx.Array{"x": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := Quantize(m, []*onnx.Array{x}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := net.Graph(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := g.Ops()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return float, net, g, ops
+}

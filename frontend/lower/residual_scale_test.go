@@ -51,22 +51,7 @@ func TestResidualOperandScale(t *testing.T) {
 				r := newShapeRnd(seed)
 				m := loadModel(t, tt.model(r))
 				x := &onnx.Array{Shape: []int{1, 8, 6, 6}, Data: r.vals(1, false, dims...)}
-				float, err := m.Graph.Run(map[string]*onnx.Array{"x": x})
-				if err != nil {
-					t.Fatal(err)
-				}
-				net, err := Quantize(m, []*onnx.Array{x}, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				g, err := net.Graph(x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ops, err := g.Ops()
-				if err != nil {
-					t.Fatal(err)
-				}
+				float, net, _, ops := lowerGraph(t, m, x, cfg)
 				requants := 0
 				for _, op := range ops {
 					if op.Kind == compiler.OpEltwise && op.Scalar != nil {

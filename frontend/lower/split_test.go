@@ -108,18 +108,7 @@ func TestSplitShuffleUnit(t *testing.T) {
 			Node("relu", "Relu", []string{"c"}, "r").
 			Node("cat", "Concat", []string{"a", "r"}, "y", i64("axis", 1)))
 		x := &onnx.Array{Shape: []int{1, 8, 5, 5}, Data: r.vals(1, false, 1, 8, 5, 5)}
-		float, err := m.Graph.Run(map[string]*onnx.Array{"x": x})
-		if err != nil {
-			t.Fatal(err)
-		}
-		net, err := Quantize(m, []*onnx.Array{x}, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := net.Graph(x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		float, net, g, _ := lowerGraph(t, m, x, cfg)
 		ref, err := g.Reference(cfg)
 		if err != nil {
 			t.Fatal(err)

@@ -59,22 +59,7 @@ func TestStridedPointwiseSubsampled(t *testing.T) {
 					dims[i] = int(d)
 				}
 				x := &onnx.Array{Shape: dims, Data: r.vals(1, false, tt.dims...)}
-				float, err := m.Graph.Run(map[string]*onnx.Array{"x": x})
-				if err != nil {
-					t.Fatal(err)
-				}
-				net, err := Quantize(m, []*onnx.Array{x}, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				g, err := net.Graph(x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ops, err := g.Ops()
-				if err != nil {
-					t.Fatal(err)
-				}
+				float, net, _, ops := lowerGraph(t, m, x, cfg)
 				var got []shape
 				for _, op := range ops {
 					switch op.Kind {
