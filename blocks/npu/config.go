@@ -67,10 +67,12 @@ type Config struct {
 	// elem_width at most 10.
 	PlanarLUT bool `json:"planar_lut"`
 	// PlanarLanes is the number of the planar engine's post units (its
-	// lanes' datapaths): 0 (one per PE row) or a divisor of rows. With
+	// lanes' datapaths): a divisor of rows, or 0 for the default, the
+	// largest divisor of rows up to DefaultPlanarLanes (PostUnits). With
 	// fewer than rows a planar task makes rows/planar_lanes passes over
 	// its plane, each serving planar_lanes partitions (see planar.Config,
-	// "passes"): less logic, more cycles per planar task.
+	// "passes"): less logic, more cycles per planar task; rows gives one
+	// post unit per PE row.
 	PlanarLanes int `json:"planar_lanes"`
 	// PlanarPoolAvg, PlanarPoolMin, PlanarEltwise, PlanarEltwiseMul,
 	// PlanarReduce and PlanarPostFn keep the planar engine's optional
@@ -153,13 +155,39 @@ type Config struct {
 	SparseAccBanks    int `json:"sparse_acc_banks"`    // accumulator banks per unit: 2 lets a plane be stored while the next pass computes
 }
 
+// DefaultPlanarLanes bounds the post units planar_lanes 0 gives. Four
+// of sixteen rows keep the planar engine under a fifth of the default
+// NPU's logic, the PE array the largest part (docs/notes/planar.md,
+// "Choosing the default", has the sweep and what it costs in cycles).
+const DefaultPlanarLanes = 4
+
+// PostUnits is the planar engine's number of post units: planar_lanes,
+// or for 0 the largest divisor of rows up to DefaultPlanarLanes (so
+// every row count has a default: 4 of 16, 3 of 6, 1 of 5).
+func (c Config) PostUnits() int {
+	if c.PlanarLanes != 0 {
+		return c.PlanarLanes
+	}
+	return defaultPostUnits(c.Rows)
+}
+
+func defaultPostUnits(rows int) int {
+	for u := min(DefaultPlanarLanes, rows); u > 1; u-- {
+		if rows%u == 0 {
+			return u
+		}
+	}
+	return 1
+}
+
 // MaxEngines bounds Config.Engines.
 const MaxEngines = 8
 
 // DefaultConfig is the default NPU: a 16×16 int8×int8→int32 array, a
 // 16 × 4096 state buffer, a 16 × 512 psum buffer, a 1024-row weight
-// buffer and 2 task queues; a 1 MiB external memory with 4 cycles of
-// read latency.
+// buffer and 2 task queues; a planar engine with 4 post units
+// (PostUnits) whose act read-outs have a psum read port of their own;
+// a 1 MiB external memory with 4 cycles of read latency.
 func DefaultConfig() Config {
 	sd := sparse.DefaultConfig() // the sparse engine's sizes, should one be added
 	return Config{
@@ -168,7 +196,7 @@ func DefaultConfig() Config {
 		ScaleWidth: 16, MaxKernel: 8, LineDepth: 64, PlanarLUT: true, PlanarChecks: true,
 		PlanarPoolAvg: true, PlanarPoolMin: true, PlanarEltwise: true, PlanarEltwiseMul: true, PlanarReduce: true, PlanarPostFn: true,
 		Queues: 2, QueueDepth: 16, Window: 64, MaxDeps: 4, EngineSlots: 2,
-		ExtAddrWidth: 16, ExtLatency: 4, CounterWidth: 48, PerfCounters: true, Engines: 1,
+		ExtAddrWidth: 16, ExtLatency: 4, CounterWidth: 48, PerfCounters: true, Engines: 1, PsumReadPort: true,
 		SparseLanes: sd.Lanes, SparseEntries: sd.Entries, SparseChannels: sd.Channels, SparseIndexWidth: sd.IndexWidth,
 		SparseWeightDepth: sd.WeightDepth, SparseTableDepth: sd.TableDepth, SparseAccDepth: sd.AccDepth, SparseAccBanks: sd.AccBanks,
 	}
@@ -238,7 +266,8 @@ func (c Config) Validate() error {
 		s.Add(c.Planar().CheckLUT("planar_lut"))
 	}
 	if s.OK("rows") {
-		s.Add(planar.CheckUnits("planar_lanes", c.PlanarLanes, c.Rows, "rows"))
+		s.Add(planar.CheckUnits("planar_lanes", c.PlanarLanes, c.Rows, "rows",
+			fmt.Sprintf("the default (%d post units: the largest divisor of rows up to %d)", defaultPostUnits(c.Rows), DefaultPlanarLanes)))
 	}
 	if err := s.Err(); err != nil {
 		return err
@@ -311,7 +340,7 @@ func (c Config) Planar() planar.Config {
 	s := uint(c.SliceBits())
 	return planar.Config{Sizes: isaplanar.Sizes{Lanes: c.Rows, PsumLanes: c.Cols, ElemWidth: c.ElemWidth, ElemSigned: true,
 		AccWidth: c.AccWidth, ScaleWidth: c.ScaleWidth, StateDepth: c.StateDepth << s, PsumDepth: c.PsumDepth << s,
-		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth, LUT: c.PlanarLUT, PostLanes: c.PlanarLanes,
+		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth, LUT: c.PlanarLUT, PostLanes: c.PostUnits(),
 		NoPoolAvg: !c.PlanarPoolAvg, NoPoolMin: !c.PlanarPoolMin, NoEltwise: !c.PlanarEltwise, NoEltwiseMul: !c.PlanarEltwiseMul,
 		NoReduce: !c.PlanarReduce, NoPostFn: !c.PlanarPostFn}, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline,
 		NoChecks: !c.PlanarChecks}
@@ -392,7 +421,7 @@ func (c Config) Name() string {
 		parts = append(parts, fmt.Sprintf("nw%d", c.Networks))
 	}
 	if c.Planar().Passes() > 1 {
-		parts = append(parts, fmt.Sprintf("pl%d", c.PlanarLanes))
+		parts = append(parts, fmt.Sprintf("pl%d", c.PostUnits()))
 	}
 	if c.LeanTaskMgr {
 		parts = append(parts, "lt")

@@ -71,7 +71,7 @@ func TestConfigErrors(t *testing.T) {
 		{"latency", func(c *Config) { c.ExtLatency = 0 }, []string{"ext_latency = 0", "1..16"}},
 		{"engine slots", func(c *Config) { c.EngineSlots = 9 }, []string{"engine_slots = 9", "1..8"}},
 		{"several", func(c *Config) { c.Queues, c.Window = 0, 3 }, []string{"queues = 0", "window = 3"}},
-		{"planar lanes", func(c *Config) { c.Rows, c.Cols, c.PlanarLanes = 8, 8, 16 }, []string{"planar_lanes = 16 is not allowed", "divisor of rows (8): one of [1 2 4 8], or 0 for rows"}},
+		{"planar lanes", func(c *Config) { c.Rows, c.Cols, c.PlanarLanes = 8, 8, 16 }, []string{"planar_lanes = 16 is not allowed", "divisor of rows (8): one of [1 2 4 8], or 0 for the default (4 post units: the largest divisor of rows up to 4)"}},
 		{"planar table of 16-bit elements", func(c *Config) { c.ElemWidth = 16 }, []string{"planar_lut = true is not allowed", "elem_width must be at most 10 (it is 16)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,13 +107,32 @@ func TestPlanarLanesConfig(t *testing.T) {
 		gots = append(gots, got{s.Units(), s.Passes(), c.Planar().Cycles(act), c.Name()})
 	}
 	want := []got{
-		{16, 1, 74, "npu_16x16_e8a32_s4096p512w1024"},
-		{16, 1, 74, "npu_16x16_e8a32_s4096p512w1024"},
-		{4, 4, 4*73 + 1, "npu_16x16_e8a32_s4096p512w1024_pl4"},
-		{1, 16, 16*73 + 1, "npu_16x16_e8a32_s4096p512w1024_pl1"},
+		{4, 4, 4*73 + 1, "npu_16x16_e8a32_s4096p512w1024_pr_pl4"},
+		{16, 1, 74, "npu_16x16_e8a32_s4096p512w1024_pr"},
+		{4, 4, 4*73 + 1, "npu_16x16_e8a32_s4096p512w1024_pr_pl4"},
+		{1, 16, 16*73 + 1, "npu_16x16_e8a32_s4096p512w1024_pr_pl1"},
 	}
 	if d := cmp.Diff(want, gots); d != "" {
 		t.Errorf("planar_lanes (-want +got):\n%s", d)
+	}
+}
+
+// planar_lanes 0 is the largest divisor of rows up to
+// DefaultPlanarLanes, so every row count has a valid default.
+func TestDefaultPostUnits(t *testing.T) {
+	rows := []int{1, 2, 3, 4, 5, 6, 8, 12, 16, 32}
+	want := []int{1, 2, 3, 4, 1, 3, 4, 4, 4, 4}
+	var got []int
+	for _, r := range rows {
+		c := DefaultConfig()
+		c.Rows, c.Cols = r, r
+		if err := c.Validate(); err != nil {
+			t.Fatalf("rows %d: %v", r, err)
+		}
+		got = append(got, c.Planar().Units())
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("post units by rows %v (-want +got):\n%s", rows, d)
 	}
 }
 

@@ -75,7 +75,7 @@ func (c Config) Check(path string) error {
 		check.Range(f("line_depth"), c.LineDepth, 1, MaxLineDepth),
 	}
 	if errs[0] == nil {
-		errs = append(errs, check.Range(f("psum_lanes"), c.PsumLanes, 1, c.Lanes), CheckUnits(f("post_lanes"), c.PostLanes, c.Lanes, "lanes"))
+		errs = append(errs, check.Range(f("psum_lanes"), c.PsumLanes, 1, c.Lanes), CheckUnits(f("post_lanes"), c.PostLanes, c.Lanes, "lanes", "lanes"))
 	}
 	if errs[1] == nil {
 		// A write-back stores an accumulator as an element: it must be at
@@ -89,9 +89,9 @@ func (c Config) Check(path string) error {
 }
 
 // CheckUnits refuses a post-unit count that does not divide the
-// partitions: units must be 0 (one per partition) or a divisor of
-// parts, what names parts in the message (lanes, rows).
-func CheckUnits(field string, units, parts int, what string) error {
+// partitions: units must be 0 or a divisor of parts, what names parts
+// in the message (lanes, rows) and zero what 0 stands for.
+func CheckUnits(field string, units, parts int, what, zero string) error {
 	if units == 0 || (units >= 1 && units <= parts && parts%units == 0) {
 		return nil
 	}
@@ -102,7 +102,7 @@ func CheckUnits(field string, units, parts int, what string) error {
 		}
 	}
 	return &check.FieldError{Field: field, Value: units, Allowed: fmt.Sprintf(
-		"must be a divisor of %s (%d): one of %v, or 0 for %s", what, parts, divs, what)}
+		"must be a divisor of %s (%d): one of %v, or 0 for %s", what, parts, divs, zero)}
 }
 
 // CheckLUT refuses a table the engine cannot hold, naming the field

@@ -158,7 +158,7 @@ func TestBadSimFlags(t *testing.T) {
 		{"zero kernel", []string{"sim", "--op", "conv2d", "--kernel", "0"}, []string{"--kernel 0 is not allowed"}},
 		{"negative pad", []string{"sim", "--op", "pool", "--pad=-5"}, []string{"--pad -5 is not allowed"}},
 		{"zero engines", []string{"sim", "--engines", "0"}, []string{"--engines 0 is not allowed"}},
-		{"planar lanes not dividing the rows", []string{"sim", "--set", "planar_lanes=3"}, []string{"planar_lanes = 3 is not allowed: must be a divisor of rows (16): one of [1 2 4 8 16], or 0 for rows"}},
+		{"planar lanes not dividing the rows", []string{"sim", "--set", "planar_lanes=3"}, []string{"planar_lanes = 3 is not allowed: must be a divisor of rows (16): one of [1 2 4 8 16], or 0 for the default (4 post units: the largest divisor of rows up to 4)"}},
 		{"top with out", []string{"sim", "--top", "mac", "--out", filepath.Join(dir, "o")}, []string{"--out does not apply to --top"}},
 		{"top with timeline", []string{"sim", "--top", "mac", "--timeline", filepath.Join(dir, "t.json")}, []string{"--timeline does not apply to --top"}},
 		{"top with in", []string{"sim", "--top", "mac", "--in", "a=" + plain}, []string{"--in does not apply to --top"}},
