@@ -31,14 +31,12 @@ type ElabRow struct {
 // Total is build + elaborate + emit.
 func (r ElabRow) Total() time.Duration { return r.Build + r.Elaborate + r.Emit }
 
-// Elab builds, elaborates and emits the NPU of c (Rows and Cols set from
-// the default configuration), repeats times, and reports the median times
+// Elab builds, elaborates and emits the rows × cols NPU of NPUOf, repeats times, and reports the median times
 // and the memory of the first run. Measure the sizes in increasing order
 // in a fresh process: MaxRSS is the process's peak so far.
 func Elab(rows, cols, repeats int) ElabRow {
 	row := ElabRow{Rows: rows, Cols: cols}
-	c := npu.DefaultConfig()
-	c.Rows, c.Cols = rows, cols
+	c := NPUOf(rows, cols)
 	if err := c.Validate(); err != nil {
 		row.Err = err
 		return row

@@ -15,7 +15,7 @@ type benchCmd struct {
 	IcarusCycles    int      `help:"Cycles of the Icarus run of the built-in designs (also the length over which all must agree)." default:"5000"`
 	Repeats         int      `help:"Timing rounds per side; the median is reported." default:"5"`
 
-	NPU         bool   `help:"Measure the NPU workload (a compiled GEMM on the default NPU, then an idle stretch)." default:"true" negatable:""`
+	NPU         bool   `help:"Measure the NPU workload (a compiled GEMM on the benchmark NPU, then an idle stretch)." default:"true" negatable:""`
 	Op          string `help:"NPU workload operation (as hwgen sim --op)." default:"gemm"`
 	Idle        int    `help:"Idle cycles after the NPU workload." default:"20000"`
 	NPUIcarus   int    `name:"npu-icarus-cycles" help:"Cycles of the NPU stimulus replayed on Icarus (-1: up to the end of the run phase, 0: skip)." default:"-1"`
@@ -34,9 +34,14 @@ func (c *benchCmd) Help() string {
     compiled), Verilator (-O2, no trace) and Icarus Verilog on the same
     xorshift64 stimulus, checked to end with the same outputs;
   - the NPU workload (--npu): the --op tensor operation compiled for the
-    default NPU and run through the simulation top's ports (hwgen sim's
+    benchmark NPU and run through the simulation top's ports (hwgen sim's
     host), recorded and replayed on every simulator (all must end with the
     same outputs), timed per phase; then --idle idle cycles.
+
+The benchmark NPU (also the elaborated ones) is the default with one planar
+post unit per PE row and no psum read port (--set planar_lanes=16 --set
+psum_read_port=false on 16 rows): the NPU the figures were first measured
+on, kept so that they stay comparable.
 
 Rates are cycles per second of CPU time, the median of --repeats rounds in
 which the sides take turns; a fresh Verilator build and a fresh build of the
