@@ -117,6 +117,13 @@ type Config struct {
 	// without the bypass register (a descriptor pushed into an empty
 	// queue issues one cycle later).
 	LeanTaskMgr bool `json:"lean_taskmgr"`
+	// QueueWords stores each queued descriptor as this many memory
+	// words (taskmgr Config.QueueWords): the queues' memories get that
+	// many times deeper and narrower, so they fill block RAMs (narrow
+	// and deep) instead of wasting most of their rows; each queue then
+	// takes and issues one descriptor every queue_words cycles. 0 or 1:
+	// one word.
+	QueueWords int `json:"queue_words"`
 
 	// DescRingBits turns the task queues into records over descriptor
 	// rings of 2^desc_ring_bits descriptors in external memory, read by
@@ -259,6 +266,14 @@ func (c Config) Validate() error {
 		s.Add(&check.FieldError{Field: "partial_gating", Value: c.PartialGating,
 			Allowed: fmt.Sprintf("needs engines = 1 (engines = %d): the read gates are built for one NE", c.Engines)})
 	}
+	if c.QueueWords != 0 {
+		s.Add(check.PowerOfTwo("queue_words", c.QueueWords, 1, 16,
+			"0 or 1: one word per descriptor; a descriptor's words sit at entry*K+i and its word counters wrap"))
+	}
+	if s.OK("queue_depth", "queue_words") && c.QueueWords > 1 && c.LeanTaskMgr && c.QueueDepth == 2 {
+		s.Add(&check.FieldError{Field: "queue_words", Value: c.QueueWords,
+			Allowed: "must be 0 or 1 with lean_taskmgr and queue_depth 2 (those queues are registers, no memory to store in words)"})
+	}
 	if s.OK("elem_width") {
 		s.Add(check.Range("acc_width", c.AccWidth, max(2*c.ElemWidth, 8), 64))
 	}
@@ -371,7 +386,7 @@ func (c Config) TaskMgr() taskmgr.Config {
 		EngineSlots: c.EngineSlots, Outstanding: outstanding, IDBits: 16, AddrBits: addr, DimBits: 16,
 		ParamBits: c.paramBits(), FlagBits: 4, RoundRobin: c.QueueRoundRobin, NETargets: c.Engines, NETargetOffset: c.neTargetOffset(),
 		Sparse: c.SparseUnits > 0, RoomPort: c.DescRingBits > 0, Partial: c.PartialGating, NetBits: c.NetBits(),
-		Lean: c.LeanTaskMgr}
+		Lean: c.LeanTaskMgr, QueueWords: c.QueueWords}
 }
 
 // SliceBits is the number of high address bits that name an engine's
@@ -425,6 +440,9 @@ func (c Config) Name() string {
 	}
 	if c.LeanTaskMgr {
 		parts = append(parts, "lt")
+	}
+	if c.QueueWords > 1 {
+		parts = append(parts, fmt.Sprintf("qw%d", c.QueueWords))
 	}
 	return hdl.Name("npu", parts...)
 }

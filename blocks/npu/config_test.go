@@ -72,6 +72,9 @@ func TestConfigErrors(t *testing.T) {
 		{"engine slots", func(c *Config) { c.EngineSlots = 9 }, []string{"engine_slots = 9", "1..8"}},
 		{"several", func(c *Config) { c.Queues, c.Window = 0, 3 }, []string{"queues = 0", "window = 3"}},
 		{"planar lanes", func(c *Config) { c.Rows, c.Cols, c.PlanarLanes = 8, 8, 16 }, []string{"planar_lanes = 16 is not allowed", "divisor of rows (8): one of [1 2 4 8], or 0 for the default (4 post units: the largest divisor of rows up to 4)"}},
+		{"queue words", func(c *Config) { c.QueueWords = 6 }, []string{"queue_words = 6 is not allowed", "power of two in 1..16"}},
+		{"queue words of register queues", func(c *Config) { c.LeanTaskMgr, c.QueueDepth, c.QueueWords = true, 2, 4 },
+			[]string{"queue_words = 4 is not allowed: must be 0 or 1 with lean_taskmgr and queue_depth 2"}},
 		{"planar table of 16-bit elements", func(c *Config) { c.ElemWidth = 16 }, []string{"planar_lut = true is not allowed", "elem_width must be at most 10 (it is 16)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -83,6 +83,20 @@ type Config struct {
 	// without the bypass register: a descriptor pushed into an empty
 	// queue can issue one cycle later (dispatch at c+3, not c+2).
 	Lean bool `json:"lean"`
+	// QueueWords stores each queued descriptor as this many words of
+	// ceil(width/QueueWords) bits, in a memory QueueWords times deeper
+	// and narrower (0 or 1: one word, the plain queue). Block RAMs are
+	// narrow and deep (an iCE40's is 256 x 16), so a shallow queue of
+	// wide descriptors fills a few rows of many RAMs; K words per
+	// descriptor need about K times fewer. The price: each queue takes
+	// and issues at most one descriptor every K cycles (the memory moves
+	// one word per cycle) and a descriptor pushed into an empty queue is
+	// dispatched K+2 cycles later. A power of two (a descriptor's words
+	// sit at entry*K+i, and the word counters wrap) up to 16 (16 words of
+	// the default 271-bit descriptor are 17 bits, an iCE40 RAM's width;
+	// more would only slow the issue). Lean queues of 2 are registers,
+	// with no memory to reshape, so Lean with queue_depth 2 refuses it.
+	QueueWords int `json:"queue_words"`
 }
 
 // Engines are the engines the task manager dispatches to, in engine-code
@@ -139,6 +153,14 @@ func (c Config) Check(path string) error {
 		check.Range(f("ne_targets"), c.NETargets, 1, 8),
 		check.Range(f("net_bits"), c.NetBits, 0, 4),
 	}
+	if c.QueueWords != 0 {
+		errs = append(errs, check.PowerOfTwo(f("queue_words"), c.QueueWords, 1, 16,
+			"0 or 1: one word per descriptor; a descriptor's words sit at entry*K+i and its word counters wrap"))
+	}
+	if c.QueueWords > 1 && c.Lean && c.QueueDepth == 2 {
+		errs = append(errs, &check.FieldError{Field: f("queue_words"), Value: c.QueueWords,
+			Allowed: "must be 0 or 1 with lean and queue_depth 2 (those queues are registers, no memory to store in words)"})
+	}
 	if c.ParamBits >= 1 && c.NETargets >= 1 && (c.NETargetOffset < 0 || c.NETargetOffset+c.targetBits() > c.ParamBits) {
 		errs = append(errs, &check.FieldError{Field: f("ne_target_offset"), Value: c.NETargetOffset,
 			Allowed: fmt.Sprintf("must be in 0..%d: the %d-bit target field must lie inside the %d param bits", c.ParamBits-c.targetBits(), c.targetBits(), c.ParamBits)})
@@ -184,6 +206,9 @@ func (c Config) name() string {
 	if c.Lean {
 		n = hdl.Name(n, "lean")
 	}
+	if c.words() > 1 {
+		n = hdl.Name(n, fmt.Sprintf("qw%d", c.QueueWords))
+	}
 	return n
 }
 
@@ -192,6 +217,10 @@ func (c Config) baseName() string {
 		fmt.Sprintf("k%d", c.MaxDeps), fmt.Sprintf("s%do%d", c.EngineSlots, c.Outstanding),
 		fmt.Sprintf("i%da%dd%dp%df%d", c.IDBits, c.AddrBits, c.DimBits, c.ParamBits, c.FlagBits))
 }
+
+// words is the number of memory words per queued descriptor (QueueWords,
+// 0 meaning 1).
+func (c Config) words() int { return max(c.QueueWords, 1) }
 
 // log2 of a power of two.
 func log2(v int) int {

@@ -39,6 +39,11 @@ func TestConfigValidate(t *testing.T) {
 		{"ne targets", func(c *taskmgr.Config) { c.NETargets = 9 }, []string{"ne_targets = 9 is not allowed: must be in 1..8"}},
 		{"target field outside param", func(c *taskmgr.Config) { c.NETargets, c.NETargetOffset = 4, 30 },
 			[]string{"ne_target_offset = 30 is not allowed: must be in 0..29: the 3-bit target field must lie inside the 32 param bits"}},
+		{"queue words not a power of two", func(c *taskmgr.Config) { c.QueueWords = 3 },
+			[]string{"queue_words = 3 is not allowed: must be a power of two in 1..16"}},
+		{"queue words too many", func(c *taskmgr.Config) { c.QueueWords = 32 }, []string{"queue_words = 32 is not allowed"}},
+		{"queue words of register queues", func(c *taskmgr.Config) { c.Lean, c.QueueDepth, c.QueueWords = true, 2, 4 },
+			[]string{"queue_words = 4 is not allowed: must be 0 or 1 with lean and queue_depth 2"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,7 +85,7 @@ func TestConfigJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"queues":2,"queue_depth":16,"window":64,"max_deps":4,"engine_slots":2,"outstanding":2,"id_bits":16,"addr_bits":32,"dim_bits":16,"param_bits":32,"flag_bits":4,"round_robin":false,"ne_targets":1,"ne_target_offset":0,"sparse":false,"room_port":false,"partial":false,"net_bits":0,"lean":false}`
+	want := `{"queues":2,"queue_depth":16,"window":64,"max_deps":4,"engine_slots":2,"outstanding":2,"id_bits":16,"addr_bits":32,"dim_bits":16,"param_bits":32,"flag_bits":4,"round_robin":false,"ne_targets":1,"ne_target_offset":0,"sparse":false,"room_port":false,"partial":false,"net_bits":0,"lean":false,"queue_words":0}`
 	if string(data) != want {
 		t.Errorf("JSON %s\nwant %s", data, want)
 	}
@@ -105,7 +110,8 @@ func TestModuleNames(t *testing.T) {
 		func(c *taskmgr.Config) { c.IDBits = 9 }, func(c *taskmgr.Config) { c.AddrBits = 13 },
 		func(c *taskmgr.Config) { c.DimBits = 7 }, func(c *taskmgr.Config) { c.ParamBits = 6 },
 		func(c *taskmgr.Config) { c.FlagBits = 3 }, func(c *taskmgr.Config) { c.Sparse = true },
-		func(c *taskmgr.Config) { c.Lean = true }}
+		func(c *taskmgr.Config) { c.Lean = true }, func(c *taskmgr.Config) { c.QueueWords = 4 },
+		func(c *taskmgr.Config) { c.QueueWords = 2 }}
 	for _, edit := range edits {
 		c := base
 		edit(&c)
@@ -121,6 +127,12 @@ func TestModuleNames(t *testing.T) {
 	a, b := emit(t, smallConfig()), emit(t, smallConfig())
 	if !cmp.Equal(a, b) {
 		t.Errorf("two builds of one config emit different Verilog")
+	}
+	// queue_words 1 is the plain queue, byte for byte.
+	one := smallConfig()
+	one.QueueWords = 1
+	if !cmp.Equal(a, emit(t, one)) {
+		t.Errorf("queue_words 1 emits different Verilog from queue_words 0")
 	}
 }
 
@@ -138,7 +150,7 @@ func emit(t *testing.T, cfg taskmgr.Config) []verilog.File {
 }
 
 // The emitted Verilog lints clean and synthesizes without latches or
-// combinational loops, full and lean.
+// combinational loops, full, lean and with the queues in words.
 func TestLintSynth(t *testing.T) {
 	tooltest.Need(t, "verilator")
 	tooltest.Need(t, "yosys")
@@ -175,7 +187,9 @@ func lintSynth(t *testing.T, cfg taskmgr.Config) {
 func TestBuildExtremes(t *testing.T) {
 	maxCfg := taskmgr.Config{Queues: 8, QueueDepth: 1024, Window: 1024, MaxDeps: 8, EngineSlots: 8, Outstanding: 8,
 		IDBits: 32, AddrBits: 64, DimBits: 64, ParamBits: 64, FlagBits: 16, NETargets: 8, NETargetOffset: 60}
-	for _, cfg := range []taskmgr.Config{minimalConfig(), maxCfg, lean(minimalConfig()), lean(maxCfg)} {
+	maxWords := maxCfg
+	maxWords.QueueWords = 16
+	for _, cfg := range []taskmgr.Config{minimalConfig(), maxCfg, lean(minimalConfig()), lean(maxCfg), inWords(minimalConfig()), maxWords} {
 		m, err := taskmgr.Build(cfg)
 		if err != nil {
 			t.Fatal(err)

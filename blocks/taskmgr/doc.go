@@ -36,9 +36,25 @@
 // full-width bypass register (see Timing). The contracts below hold
 // unchanged.
 //
+// Queues in words (Config.QueueWords = K >= 2, for block RAM): each
+// queue's memory holds a descriptor as K words of ceil(width/K) bits,
+// depth*K words deep, so a shallow queue of wide descriptors fills the
+// rows of a few narrow, deep block RAMs instead of a few rows of many
+// (the default's two 16 x 271-bit queues: 34 iCE40 RAMs at K = 1).
+// The memory moves one word per cycle, so a queue takes a push and issues
+// a head at most every K cycles: a push parks its descriptor in a staging
+// register that writes the words (cmd_ready low for that queue
+// meanwhile); the head is gathered word by word into a head register, the
+// reads following the writes (see wordQueueModule). Every contract below
+// holds unchanged: a head not yet gathered is pending, as a lean memory
+// queue's unreadable head, so a hold run waits for it and the queue is not
+// idle. Lean queues of 2 are registers with no memory to reshape: Check
+// refuses K >= 2 with Lean and queue_depth 2.
+//
 // Each engine receives each queue's tasks in that queue's program order
 // (its slots are FIFOs); tasks of different engines, and of different
-// queues, overtake each other freely. One descriptor is issued per cycle.
+// queues, overtake each other freely. One descriptor is issued per cycle
+// (from one queue at most one every K cycles with the queues in K words).
 //
 // Priority without stalls: a head can issue unless its queue's window is
 // full or its engine's slots for that queue are full (a skipping queue
@@ -115,7 +131,8 @@
 //	cmd_valid         in   1              a descriptor is offered
 //	cmd_queue         in   clog2(Q)       queue to put it in (values >= Q mean Q-1)
 //	cmd_desc          in   Layout.Width   the descriptor
-//	cmd_ready         out  1              the queue has room (valid && ready: accepted)
+//	cmd_ready         out  1              the queue has room (valid && ready: accepted); with QueueWords K, low
+//	                                      for K-1 cycles after each push to that queue
 //	cmd_room          out  Q              (RoomPort only) bit q: queue q has room
 //	err_clear         in   1              clears the error status and ends skipping
 //	ne_free           in   NETargets      (NETargets > 1 only) which PE arrays can take a task now
@@ -146,7 +163,10 @@
 // head is readable one cycle after the write; a queue that stays filled
 // issues one per cycle all the same. With outstanding >= 2 an engine holding one task may take
 // the next (ready high while busy), so back-to-back tasks on one engine
-// run with no idle cycle; see BENCHMARKS.md. Because of the bypass, <e>_valid
+// run with no idle cycle; see BENCHMARKS.md. With the queues in K words
+// (Config.QueueWords) a descriptor pushed into an empty queue can be
+// dispatched in cycle c+K+2, and each queue issues at most one descriptor
+// every K cycles. Because of the bypass, <e>_valid
 // depends combinationally on every <f>_done: an engine's done must not
 // depend combinationally on this cycle's valid or ready (a registered done
 // is the natural choice).

@@ -36,14 +36,24 @@ func lean(cfg taskmgr.Config) taskmgr.Config {
 	return cfg
 }
 
-// bothWays runs f as two subtests, "full" on cfg and "lean" on lean(cfg):
-// every scenario must hold for both.
+// inWords is cfg with its queued descriptors stored as 4 memory words
+// each (Config.QueueWords).
+func inWords(cfg taskmgr.Config) taskmgr.Config {
+	cfg.QueueWords = 4
+	return cfg
+}
+
+// bothWays runs f as three subtests, "full" on cfg, "lean" on lean(cfg)
+// and "words4" on inWords(cfg): every scenario must hold for each.
 func bothWays(t *testing.T, cfg taskmgr.Config, f func(t *testing.T, cfg taskmgr.Config)) {
 	t.Helper()
-	for _, c := range []taskmgr.Config{cfg, lean(cfg)} {
+	for _, c := range []taskmgr.Config{cfg, lean(cfg), inWords(cfg)} {
 		name := "full"
-		if c.Lean {
+		switch {
+		case c.Lean:
 			name = "lean"
+		case c.QueueWords > 1:
+			name = "words4"
 		}
 		t.Run(name, func(t *testing.T) { f(t, c) })
 	}
@@ -469,13 +479,18 @@ func (b *bench) check() {
 }
 
 // crossCheck replays the recorded run on Verilator. Of the lean
-// configurations only lean(smallConfig()) is replayed (one Verilator
-// build serves every scenario on it); the others run on the Go simulator
-// alone, checked against the scenario's expectations.
+// configurations only lean(smallConfig()) is replayed, of those in words
+// only inWords(smallConfig()) (one Verilator build serves every scenario
+// on each); the others run on the Go simulator alone, checked against the
+// scenario's expectations.
 func (b *bench) crossCheck() {
 	b.t.Helper()
 	if b.cfg.Lean && b.cfg != lean(smallConfig()) {
 		b.t.Log("lean: the Verilator replay is of the small configuration's scenarios")
+		return
+	}
+	if b.cfg.QueueWords > 1 && b.cfg != inWords(smallConfig()) {
+		b.t.Log("words: the Verilator replay is of the small configuration's scenarios")
 		return
 	}
 	b.dr.CrossCheck(verify.Options{Dir: b.t.TempDir()})

@@ -17,8 +17,11 @@ func (b *builder) buildQueues() {
 		qsel = hdl.Mux(b.cmdQueue.Ge(hdl.U(b.qb, uint64(c.Queues))), hdl.U(b.qb, uint64(c.Queues-1)), b.cmdQueue)
 	}
 	qmod := queueModule(c.QueueDepth, b.lay.Width, c.Lean)
-	if b.regQueues() {
+	switch {
+	case b.regQueues():
 		qmod = shiftFIFO("taskmgr_queue_regs", c.QueueDepth, b.lay.Width)
+	case c.words() > 1:
+		qmod = wordQueueModule(c.QueueDepth, b.lay.Width, c.words())
 	}
 	b.queues = make([]*hdl.Instance, c.Queues)
 	var cmdReady *hdl.Expr = hdl.U(1, 0)
@@ -49,9 +52,9 @@ func (b *builder) buildQueues() {
 func (b *builder) regQueues() bool { return b.cfg.Lean && b.cfg.QueueDepth == 2 }
 
 // queued is whether queue q holds a descriptor (the head of a lean
-// memory queue may not be readable yet).
+// memory queue, or of a queue in words, may not be readable yet).
 func (b *builder) queued(q int) *hdl.Expr {
-	if b.cfg.Lean && !b.regQueues() {
+	if (b.cfg.Lean && !b.regQueues()) || b.cfg.words() > 1 {
 		return &b.queues[q].Out("pending").Expr
 	}
 	return &b.queues[q].Out("valid").Expr

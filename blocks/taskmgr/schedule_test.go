@@ -47,6 +47,7 @@ func TestRandomGraphs(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			fullCycles := 0 // the "full" run's, for the queue_words bound
 			bothWays(t, tc.cfg, func(t *testing.T, cfg taskmgr.Config) {
 				if cfg == taskmgr.DefaultConfig() {
 					tooltest.SkipHeavy(t, "the default-config Verilator build")
@@ -85,9 +86,37 @@ func TestRandomGraphs(t *testing.T) {
 					t.Error("no task with a partial dependency started while that dependency ran")
 				}
 				t.Logf("%d tasks in %d cycles (%d started beside their partial dependency)", total, b.cycle, b.overlapped)
+				if cfg.QueueWords > 1 {
+					checkWordsCycles(t, cfg.QueueWords, tc.programs, b.cycle, fullCycles)
+				} else if !cfg.Lean {
+					fullCycles = b.cycle
+				}
 				b.crossCheck()
 			})
 		})
+	}
+}
+
+// checkWordsCycles bounds a run with the queues in k words
+// (Config.QueueWords): a queue issues at most one descriptor every k
+// cycles, so the run takes at least k cycles per task of its longest
+// program; and each task waits at most k-1 cycles more for its issue
+// than with one word, so it takes at most (k-1) cycles per task more than
+// the full run (when that ran first: 0 skips the upper bound).
+func checkWordsCycles(t *testing.T, k int, programs []int, cycles, full int) {
+	t.Helper()
+	longest, total := 0, 0
+	for _, n := range programs {
+		longest, total = max(longest, n), total+n
+	}
+	if cycles < k*longest {
+		t.Errorf("%d cycles with the queues in %d words, want at least %d (one issue every %d cycles, %d tasks in one queue)", cycles, k, k*longest, k, longest)
+	}
+	if full > 0 && cycles > full+(k-1)*total {
+		t.Errorf("%d cycles with the queues in %d words, want at most %d (the full run's %d + %d per task)", cycles, k, full+(k-1)*total, full, k-1)
+	}
+	if full > 0 {
+		t.Logf("queue_words %d: %d cycles against %d with one word (%+.0f%%)", k, cycles, full, 100*float64(cycles-full)/float64(full))
 	}
 }
 
