@@ -79,7 +79,8 @@
 //	                                        (a graph input, Net.Constants) of
 //	                                        the exact factors KH·KW/n, rescaled
 //	GlobalAveragePool                     → Pool2D avg of the whole plane (up to
-//	                                        max_kernel), else Reduce sum
+//	                                        max_kernel, with planar_pool_avg),
+//	                                        else Reduce sum
 //	GlobalMaxPool                         → Pool2D max of the whole plane (up to
 //	                                        max_kernel), else Reduce max
 //	ReduceSum, ReduceMean over axes 2,3 (the plane) or 2 (across rows)

@@ -100,9 +100,13 @@ func (l *lowering) average(n *onnx.Node, in string, sx float64, k int, counts []
 // [1,C,H,W] → [1,C,1,1]: a pool of the whole plane when it fits the
 // planar engine's window (max_kernel), which keeps the [C,1,1] feature
 // map a Conv can read, else a reduce sum or max per channel giving [C] (a
-// Flatten, Reshape, Squeeze, Gemm or MatMul may follow). Either way the
-// result is rescaled to the output's scale, a sum also by 1/(H·W) (a
-// maximum is one of the int8 values: no division).
+// Flatten, Reshape, Squeeze, Gemm or MatMul may follow). An NPU built
+// without average pooling (planar_pool_avg false) but with reductions
+// takes the reduce for an average too, so the usual classifier head
+// (GlobalAveragePool, Flatten, Gemm) does not need the pooling feature.
+// Either way the result is rescaled to the output's scale, a sum also by
+// 1/(H·W) (a maximum is one of the int8 values: no division): the same
+// arithmetic, so the same bits.
 func (l *lowering) globalPool(n *onnx.Node, max bool) error {
 	in, sx, err := l.input(n)
 	if err != nil {
@@ -126,12 +130,17 @@ func (l *lowering) globalPool(n *onnx.Node, max bool) error {
 	if err != nil {
 		return err
 	}
-	if h <= l.cfg.MaxKernel && w <= l.cfg.MaxKernel {
+	fits := h <= l.cfg.MaxKernel && w <= l.cfg.MaxKernel
+	why := fmt.Sprintf("the plane %dx%d is wider than max_kernel = %d, so %s per channel into a vector", h, w, l.cfg.MaxKernel, what)
+	if fits && !max && !l.cfg.PlanarPoolAvg && l.cfg.PlanarReduce {
+		fits, why = false, "the NPU has no average pooling (planar_pool_avg = false), so it is summed per channel into a vector"
+	}
+	if fits {
 		p := compiler.Pool{Kind: kind, KH: h, KW: w, Padding: golden.PadZero, Requant: q}
 		l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Pool2D(x, p) })
 		return nil
 	}
-	if err := l.checkUsers(out, fmt.Sprintf("the plane %dx%d is wider than max_kernel = %d, so %s per channel into a vector", h, w, l.cfg.MaxKernel, what), vectorFollowers); err != nil {
+	if err := l.checkUsers(out, why, vectorFollowers); err != nil {
 		return err
 	}
 	l.emit(in, out, sy, func(g *compiler.Graph, x *compiler.Value) *compiler.Value { return g.Reduce(x, reduce, q) })

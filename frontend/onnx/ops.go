@@ -51,7 +51,7 @@ func (o Op) Opsets() (lo, hi int64) {
 // Docs shared by several ops.
 const (
 	docMinMax   = "of two values of one shape: eltwise min or max, the finer operand rescaled; of a value and a one-element constant: a clamp (Max(x, 0) is a ReLU)"
-	docGlobal   = "a pool of the whole plane (up to max_kernel), else a per-channel reduce (sum, max)"
+	docGlobal   = "a pool of the whole plane (up to max_kernel), else a per-channel reduce (sum, max); an average also a reduce on an NPU without average pooling (planar_pool_avg false)"
 	docReduce   = "over the plane (axes 2,3) or across rows (axis 2): a pool of the window, or a planar reduce (across rows: hwgen quantize does not export it)"
 	docPost     = "after a ReduceSum/ReduceMean/ReduceMax (the reduce's post function), or of one value per channel"
 	docView     = "of [1,C,H,W] to [1,C·H·W] (Flatten: axis 1): the NPU's flatten; to the same shape: nothing; Reshape to [1,g,C/g,H,W], Transpose perm [0,2,1,3,4], Reshape back to [1,C,H,W]: ShuffleNet's channel shuffle (ChannelShuffle: no data moved when convs read it)"
