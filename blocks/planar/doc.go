@@ -89,9 +89,12 @@
 // default) the engine has the plr2 port above, the state buffer's read
 // client of the planar engine's own (blocks/sram, PlanarReadPort): a
 // port nobody else uses, so it has no ready or rvalid here. A two-tensor
-// eltwise then issues a's vector at src+k on plr and, in the cycle it is
-// accepted, b's at src2+k on plr2; both responses come in the next cycle
-// and go into the same input FIFO entry (each entry has b beside a), and
+// eltwise then asks for a's vector at src+k on plr and b's at src2+k on
+// plr2 in the same cycles (b's is taken in each, repeated while a's
+// waits: gating it by plr_ready would chain the buffer's arbiter, the
+// engine and the bank combinationally); in the cycle a's is accepted
+// b's read is of the same k, both responses come in the next cycle and
+// go into the same input FIFO entry (each entry has b beside a), and
 // the lane computes a op b from the entry without holding a: H·W read
 // cycles and one result per cycle, as a scalar eltwise, instead of 2·H·W.
 // The reads counted (Task.Reads, 2·H·W) are the same, half on each port.

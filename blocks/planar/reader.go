@@ -54,10 +54,13 @@ func (cb *ctl) reader() {
 	}
 	m.Output("plr_mask", hdl.UInt(L)).Set(pm)
 	if c.Src2Port {
-		// b's vector at src2+k on the engine's own port, issued exactly
-		// when a's is accepted: nobody else uses the port, so it is taken
-		// at once and its response comes with a's.
-		m.Output("plr2_valid", hdl.Bool).Set(rdAcc.And(psumOp.Not()).And(cb.two))
+		// b's vector at src2+k on the engine's own port, asked for with
+		// a's and held with it: nobody else uses the port, so it is taken
+		// every cycle, and in the cycle a's is accepted b's read is of the
+		// same k, its response coming with a's. Not gated by plr_ready:
+		// that would chain the buffer's arbiter, the engine and the bank
+		// in one cycle (a read of b repeated while a waits is harmless).
+		m.Output("plr2_valid", hdl.Bool).Set(reqValid.And(psumOp.Not()).And(cb.two))
 		m.Output("plr2_addr", hdl.UInt(aw)).Set(src2.Resize(c.SrcWidth()).Add(rk).Trunc(aw))
 		m.Output("plr2_mask", hdl.UInt(L)).Set(pm)
 	}
