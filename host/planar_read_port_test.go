@@ -47,4 +47,3 @@ func TestPlanarReadPortNet(t *testing.T) {
 		})
 	}
 }
-
