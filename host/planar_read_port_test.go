@@ -7,7 +7,9 @@ import (
 
 	"github.com/hwgen/hwgen/compiler"
 	"github.com/hwgen/hwgen/golden"
+	"github.com/hwgen/hwgen/internal/tooltest"
 	"github.com/hwgen/hwgen/isa"
+	"github.com/hwgen/hwgen/verify"
 )
 
 // residualNet is a residual block: x → conv 3×3 (ReLU) → conv 3×3,
@@ -29,7 +31,8 @@ func residualNet(seed uint64) *compiler.Graph {
 // With planar_read_port a residual block runs on the simulated NPU with
 // the reference machine's results (run compares every output), with a
 // post unit per row and with passes (planar_lanes 2 of 4), and the
-// planar engine is busy for fewer cycles than without the port.
+// planar engine is busy for fewer cycles than without the port; the run
+// with passes is replayed on Verilator (every output port, every cycle).
 func TestPlanarReadPortNet(t *testing.T) {
 	for _, lanes := range []int{0, 2} {
 		t.Run(fmt.Sprintf("planar_lanes_%d", lanes), func(t *testing.T) {
@@ -43,6 +46,12 @@ func TestPlanarReadPortNet(t *testing.T) {
 			t.Logf("planar busy %d cycles, %d with the port; run %d, %d cycles", b0, b1, without.Cycles, with.Cycles)
 			if b1 >= b0 {
 				t.Errorf("planar busy %d cycles with the port, %d without: no gain", b1, b0)
+			}
+			if lanes == 2 {
+				tooltest.Need(t, "verilator")
+				if _, err := verify.CrossCheck(with.Design, with.Stimulus, verify.Options{Build: verify.BuildOptions{OptLevel: 1}}); err != nil {
+					t.Fatal(err)
+				}
 			}
 		})
 	}
