@@ -49,10 +49,10 @@ type Config struct {
 	NoChecks bool `json:"no_checks"`
 	// Src2Port gives the engine a second state-buffer read port of its
 	// own (plr2, the state buffer's planar_read_port): a two-tensor
-	// eltwise reads b's vector there in the cycle a's is accepted on plr,
-	// both land in one input FIFO entry and the lane computes a op b
-	// without holding a, so the task reads one cycle per element, not
-	// two. Every other operation is unchanged. It needs the eltwise
+	// eltwise asks for b's vector there with a's on plr, so b is read in
+	// the cycle a's read is accepted; both land in one input FIFO entry
+	// and the lane computes a op b without holding a: one read cycle per
+	// element, not two. Every other operation is unchanged. It needs the eltwise
 	// (refused with no_eltwise, where it would serve nothing).
 	Src2Port bool `json:"src2_port,omitempty"`
 }

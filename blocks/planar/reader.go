@@ -10,7 +10,7 @@ import (
 func (cb *ctl) reader() {
 	c, m, q, one := cb.c, cb.m, cb.q, cb.one
 	L, C, aw, pwid, cw := cb.L, cb.C, cb.aw, cb.pwid, cb.cw
-	checking, psumOp, two, bcast := cb.checking, cb.psumOp, cb.inter, cb.bcast
+	checking, psumOp, inter, bcast := cb.checking, cb.psumOp, cb.inter, cb.bcast
 	mask, src, src2 := q["mask"], q["src"], q["src2"]
 	rk := m.Reg("rk", hdl.UInt(cw), 0)
 	pend := m.Reg("pend", hdl.Bool, 0)
@@ -42,8 +42,8 @@ func (cb *ctl) reader() {
 	// Two tensors: a at src+k/2 for even k, b at src2+k/2 for odd k
 	// (with Src2Port: a at src+k here, b beside it on plr2).
 	// Broadcast: b at src2 first, then a at src+k-1.
-	sel := two.And(rk.Bit(0)).Or(bcast.And(rk.OrR().Not()))
-	idx := hdl.Mux(two, rk.ShrConst(1).Ext(cw), hdl.Mux(bcast.And(rk.OrR()), rk.Sub(one).Trunc(cw), rk))
+	sel := inter.And(rk.Bit(0)).Or(bcast.And(rk.OrR().Not()))
+	idx := hdl.Mux(inter, rk.ShrConst(1).Ext(cw), hdl.Mux(bcast.And(rk.OrR()), rk.Sub(one).Trunc(cw), rk))
 	base := hdl.Mux(sel, src2.Resize(c.SrcWidth()), src)
 	raddr := base.Add(idx)
 	m.Output("plr_valid", hdl.Bool).Set(reqValid.And(psumOp.Not()))
