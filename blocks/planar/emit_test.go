@@ -59,7 +59,8 @@ func TestLint(t *testing.T) {
 		without(one, allFeatures()...), deep(without(wide, allFeatures()...)), withUnits(without(smallConfig(), allFeatures()...), 1),
 		without(smallConfig(), allFeatures()...),
 		// the second read port: one lane, passes with deep_pipeline
-		withSrc2(one), withSrc2(withUnits(deep(noReset), 2)), withSrc2(lutThree)} {
+		withSrc2(one), withSrc2(withUnits(deep(noReset), 2)), withSrc2(lutThree),
+		withSrc2(without(smallConfig(), "eltwise_mul", "reduce", "postfn"))} {
 		t.Run(Name(c), func(t *testing.T) {
 			dir, d, files := emitDir(t, c)
 			if err := toolchain.Lint(dir, d.Top.Name, files); err != nil {
