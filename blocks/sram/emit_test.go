@@ -107,16 +107,16 @@ func TestLintSynth(t *testing.T) {
 	for _, block := range []string{"state", "psum", "state_dma_port", "state_planar_port", "psum_read_out_port"} {
 		for _, macros := range []bool{false, true} {
 			t.Run(block+"/"+form(macros), func(t *testing.T) {
-				st, ps := st, ps
+				st, ps, kind := st, ps, block // (block itself names the next form's run too)
 				switch block {
 				case "state_dma_port":
-					block, st.DMAReadPort = "state", true
+					kind, st.DMAReadPort = "state", true
 				case "state_planar_port":
-					block, st.PlanarReadPort = "state", true
+					kind, st.PlanarReadPort = "state", true
 				case "psum_read_out_port":
-					block, ps.ReadOutPort, ps.WritePriority = "psum", true, true
+					kind, ps.ReadOutPort, ps.WritePriority = "psum", true, true
 				}
-				d := build(t, block, st, ps, macros)
+				d := build(t, kind, st, ps, macros)
 				dir, vs := writeVerilog(t, d)
 				if err := toolchain.Lint(dir, d.Top.Name, vs); err != nil {
 					t.Error(err)
