@@ -55,6 +55,9 @@ func (b *top) stateClients() {
 	if c.Engines == 1 {
 		read(sbs[0], "dmar", do, "sr", storeHeld)
 		read(sbs[0], "plr", pl, "plr", nil)
+		if c.PlanarReadPort {
+			planarSecondRead(sbs[0], pl, R)
+		}
 		write(sbs[0], "dmaw", di, "sw")
 		write(sbs[0], "plw", pl, "plw")
 	} else {
@@ -62,6 +65,19 @@ func (b *top) stateClients() {
 		b.routeState("plr", pl, "plr", false)
 		b.routeState("dmaw", di, "sw", true)
 		b.routeState("plw", pl, "plw", true)
+	}
+}
+
+// planarSecondRead joins the planar engine's second read port to the
+// state buffer's plr2 client: the engine asks for b with a's plr read
+// and holds it with it, and nobody else uses the port, so the request is
+// taken in every cycle and, in the cycle plr's is accepted, its response
+// comes with plr's (the buffer's ready and rvalid of plr2 are not
+// needed).
+func planarSecondRead(sb, pl *hdl.Instance, R int) {
+	sb.Connect("plr2_valid", pl.Out("plr2_valid")).Connect("plr2_addr", pl.Out("plr2_addr")).Connect("plr2_mask", pl.Out("plr2_mask"))
+	for p := range R {
+		pl.Connect(fmt.Sprintf("plr2_rdata_%d", p), sb.Out(fmt.Sprintf("plr2_rdata_%d", p)))
 	}
 }
 

@@ -38,6 +38,12 @@ type Config struct {
 	// the PE array accumulates (a second read port per partition: see
 	// sram.PsumConfig).
 	PsumReadPort bool `json:"psum_read_port"`
+	// PlanarReadPort gives the planar engine a second state-buffer read
+	// port of its own in every bank, so a two-tensor eltwise (a residual
+	// Add) reads both operands in one cycle: half its read cycles (a
+	// second read port per bank: see sram.StateConfig and planar.Config's
+	// Src2Port). One engine only.
+	PlanarReadPort bool `json:"planar_read_port"`
 	// PartialGating lets a task start on the part of its input already
 	// written: a descriptor's partial flag makes its dep0 satisfied once
 	// dep0 has started, and the NE's and dma_out's state reads then wait
@@ -274,6 +280,7 @@ func (c Config) Validate() error {
 		s.Add(&check.FieldError{Field: "queue_words", Value: c.QueueWords,
 			Allowed: "must be 0 or 1 with lean_taskmgr and queue_depth 2 (those queues are registers, no memory to store in words)"})
 	}
+	s.Add(c.checkPlanarReadPort(s.OK("engines")))
 	if s.OK("elem_width") {
 		s.Add(check.Range("acc_width", c.AccWidth, max(2*c.ElemWidth, 8), 64))
 	}
@@ -290,6 +297,29 @@ func (c Config) Validate() error {
 	errs := []error{c.Systolic().Check("systolic"), c.SRAM().Validate(), c.Planar().Check("planar"), c.TaskMgr().Check("taskmgr")}
 	errs = append(errs, c.checkSparse())
 	return check.All(errs...)
+}
+
+// checkPlanarReadPort refuses the planar engine's second read port
+// where it cannot be built or serves nothing: with several engines (it
+// is wired to one state buffer, not through the routers), without the
+// eltwise, and as a third read port of an SRAM macro beside
+// dma_read_port's.
+func (c Config) checkPlanarReadPort(enginesOK bool) error {
+	if !c.PlanarReadPort {
+		return nil
+	}
+	bad := func(why string) error {
+		return &check.FieldError{Field: "planar_read_port", Value: true, Allowed: why}
+	}
+	switch {
+	case enginesOK && c.Engines > 1:
+		return bad(fmt.Sprintf("needs engines = 1 (engines = %d): the second read port is wired to one state buffer, not through the routers", c.Engines))
+	case !c.PlanarEltwise:
+		return bad("serves only the two-tensor eltwise: it needs planar_eltwise = true")
+	case c.Macros && c.DMAReadPort:
+		return bad("with dma_read_port and macros a bank would need three read ports, and an SRAM macro has at most two: leave one of them out")
+	}
+	return nil
 }
 
 // Sparse is the sparse engine's configuration (Units 0: none).
@@ -341,7 +371,8 @@ func (c Config) Systolic() systolic.Config {
 // writes have priority over read-outs: the array cannot stall.
 func (c Config) SRAM() sram.Config {
 	return sram.Config{
-		State:  sram.StateConfig{Partitions: c.Rows, Depth: c.StateDepth, ElemWidth: c.ElemWidth, DMAReadPort: c.DMAReadPort},
+		State: sram.StateConfig{Partitions: c.Rows, Depth: c.StateDepth, ElemWidth: c.ElemWidth, DMAReadPort: c.DMAReadPort,
+			PlanarReadPort: c.PlanarReadPort},
 		Psum:   sram.PsumConfig{Partitions: c.Cols, Depth: c.PsumDepth, AccWidth: c.AccWidth, WritePriority: true, ReadOutPort: c.PsumReadPort},
 		Macros: c.Macros,
 	}
@@ -358,7 +389,7 @@ func (c Config) Planar() planar.Config {
 		MaxKernel: c.MaxKernel, LineDepth: c.LineDepth, LUT: c.PlanarLUT, PostLanes: c.PostUnits(),
 		NoPoolAvg: !c.PlanarPoolAvg, NoPoolMin: !c.PlanarPoolMin, NoEltwise: !c.PlanarEltwise, NoEltwiseMul: !c.PlanarEltwiseMul,
 		NoReduce: !c.PlanarReduce, NoPostFn: !c.PlanarPostFn}, NoDatapathReset: c.NoDatapathReset, DeepPipeline: c.PlanarDeepPipeline,
-		NoChecks: !c.PlanarChecks}
+		NoChecks: !c.PlanarChecks, Src2Port: c.PlanarReadPort}
 }
 
 // TaskMgr is the task manager's configuration: the operand widths are
@@ -422,6 +453,9 @@ func (c Config) Name() string {
 	}
 	if c.PsumReadPort {
 		parts = append(parts, "pr")
+	}
+	if c.PlanarReadPort {
+		parts = append(parts, "er") // the eltwise's second read
 	}
 	if c.SparseUnits > 0 {
 		parts = append(parts, fmt.Sprintf("sp%dx%d", c.SparseUnits, c.SparseLanes))

@@ -3,6 +3,7 @@ package npu
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -76,6 +77,12 @@ func TestConfigErrors(t *testing.T) {
 		{"queue words of register queues", func(c *Config) { c.LeanTaskMgr, c.QueueDepth, c.QueueWords = true, 2, 4 },
 			[]string{"queue_words = 4 is not allowed: must be 0 or 1 with lean_taskmgr and queue_depth 2"}},
 		{"planar table of 16-bit elements", func(c *Config) { c.ElemWidth = 16 }, []string{"planar_lut = true is not allowed", "elem_width must be at most 10 (it is 16)"}},
+		{"planar read port with engines", func(c *Config) { c.PlanarReadPort, c.Engines = true, 2 },
+			[]string{"planar_read_port = true is not allowed: needs engines = 1 (engines = 2): the second read port is wired to one state buffer, not through the routers"}},
+		{"planar read port without eltwise", func(c *Config) { c.PlanarReadPort, c.PlanarEltwise = true, false },
+			[]string{"planar_read_port = true is not allowed: serves only the two-tensor eltwise: it needs planar_eltwise = true"}},
+		{"planar read port, dma read port, macros", func(c *Config) { c.PlanarReadPort, c.DMAReadPort, c.Macros = true, true, true },
+			[]string{"planar_read_port = true is not allowed: with dma_read_port and macros a bank would need three read ports, and an SRAM macro has at most two: leave one of them out"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := DefaultConfig()
@@ -117,6 +124,40 @@ func TestPlanarLanesConfig(t *testing.T) {
 	}
 	if d := cmp.Diff(want, gots); d != "" {
 		t.Errorf("planar_lanes (-want +got):\n%s", d)
+	}
+}
+
+// planar_read_port reaches the state buffer (its plr2 client), the
+// planar engine (src2_port) and the name, and halves the read cycles of
+// a two-tensor eltwise in the cycle counts the compiler estimates with;
+// other tasks keep theirs.
+func TestPlanarReadPortConfig(t *testing.T) {
+	type got struct {
+		StatePort, Src2Port bool
+		Add, Scalar         int
+		Name                string
+	}
+	add := isaplanar.Task{Op: isaplanar.OpEltwise, Fn: isaplanar.FnAdd, Mask: 0xffff, Src: 0, Src2: 512, Dst: 1024, H: 8, W: 8, Scale: 1}
+	scalar := isaplanar.Task{Op: isaplanar.OpEltwise, Fn: isaplanar.FnAdd, Mask: 0xffff, Src: 0, Dst: 1024, H: 8, W: 8, Scale: 1, ScalarOperand: true}
+	var gots []got
+	for _, port := range []bool{false, true} {
+		c := DefaultConfig()
+		if err := json.Unmarshal([]byte(fmt.Sprintf(`{"planar_read_port": %v}`, port)), &c); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Validate(); err != nil {
+			t.Fatalf("planar_read_port %v: %v", port, err)
+		}
+		gots = append(gots, got{c.SRAM().State.PlanarReadPort, c.Planar().Src2Port, c.Planar().Cycles(add), c.Planar().Cycles(scalar), c.Name()})
+	}
+	// 4 passes of 2·64 + 10 = 138 reads-and-pipeline cycles (4·137 + 1),
+	// with the port 64 + 10 = 74 (4·73 + 1), as the scalar eltwise.
+	want := []got{
+		{false, false, 4*137 + 1, 4*73 + 1, "npu_16x16_e8a32_s4096p512w1024_pr_pl4"},
+		{true, true, 4*73 + 1, 4*73 + 1, "npu_16x16_e8a32_s4096p512w1024_pr_er_pl4"},
+	}
+	if d := cmp.Diff(want, gots); d != "" {
+		t.Errorf("planar_read_port (-want +got):\n%s", d)
 	}
 }
 

@@ -31,7 +31,8 @@ func TestLintNPU(t *testing.T) {
 		{"rings, gating and networks sim planar_lanes 2", BuildSim, planarLanes(optionsConfig(), 2)},
 		{"small minimal planar", BuildSim, minimalPlanar(smallConfig())}, {"small minimal planar_lanes 1", Build, planarLanes(minimalPlanar(smallConfig()), 1)},
 		{"small minimal planar_lanes 1, no checks, no counters", Build, bare(planarLanes(minimalPlanar(smallConfig()), 1))},
-		{"small no checks, no counters sim", BuildSim, bare(smallConfig())}} {
+		{"small no checks, no counters sim", BuildSim, bare(smallConfig())},
+		{"small planar_read_port planar_lanes 2 sim", BuildSim, planarReadPort(planarLanes(smallConfig(), 2))}} {
 		t.Run(tc.name, func(t *testing.T) { emittest.Lint(t, mustBuild(t, tc.build, tc.c)) })
 	}
 }
@@ -78,6 +79,12 @@ func bare(c Config) Config {
 // planarLanes is c with n planar post units.
 func planarLanes(c Config, n int) Config {
 	c.PlanarLanes = n
+	return c
+}
+
+// planarReadPort is c with the planar engine's second read port.
+func planarReadPort(c Config) Config {
+	c.PlanarReadPort = true
 	return c
 }
 

@@ -28,6 +28,7 @@ func TestPassages(t *testing.T) {
 		{"sparse", func(c *Config) { c.SparseUnits = 2 }},
 		{"rings, gating, networks", func(c *Config) { c.DescRingBits = 3; c.PartialGating = true; c.Networks = 2 }},
 		{"read ports", func(c *Config) { c.DMAReadPort, c.PsumReadPort = true, true }},
+		{"planar read port", func(c *Config) { c.PlanarReadPort = true }},
 	}
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {

@@ -10,9 +10,18 @@ import (
 // Name is the engine's module name for cfg: every parameter that changes
 // the hardware is in it.
 func Name(c Config) string {
-	return checksTag(featureTag(unitsTag(resetTag(deepTag(lutTag(hdl.Name("planar", fmt.Sprintf("%dx%d", c.Lanes, c.PsumLanes), c.ElemType(), hdl.SInt(c.AccWidth),
+	return checksTag(src2Tag(featureTag(unitsTag(resetTag(deepTag(lutTag(hdl.Name("planar", fmt.Sprintf("%dx%d", c.Lanes, c.PsumLanes), c.ElemType(), hdl.SInt(c.AccWidth),
 		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("p%d", c.PsumDepth),
-		fmt.Sprintf("k%d", c.MaxKernel), fmt.Sprintf("l%d", c.LineDepth)), c), c), c.NoDatapathReset), c), c), c)
+		fmt.Sprintf("k%d", c.MaxKernel), fmt.Sprintf("l%d", c.LineDepth)), c), c), c.NoDatapathReset), c), c), c), c)
+}
+
+// src2Tag marks the module names of a variant with the second read
+// port (the engine's, and the lane's, whose input FIFO carries b).
+func src2Tag(name string, c Config) string {
+	if c.Src2Port {
+		return name + "_s2"
+	}
+	return name
 }
 
 // checksTag marks the module name of a variant without the checks.
@@ -104,6 +113,7 @@ type ctl struct {
 	isLT, lutOn                                    *hdl.Expr // with the table: loadtable, and the lut flag of an operation with a post-processor
 	psumOp                                         *hdl.Expr
 	two                                            *hdl.Expr // Task.twoTensors
+	inter                                          *hdl.Expr // two, read a and b in turn on plr (0 with Src2Port)
 	bcast                                          *hdl.Expr // Task.broadcasts: src2 read once, first
 	isRow                                          *hdl.Expr // a reduction across rows
 	walkOp                                         *hdl.Expr // the plane walker runs: pooling or isRow
@@ -212,6 +222,10 @@ func (cb *ctl) taskPort() {
 	}
 	binary := cb.isElt.And(q["scalar_operand"].Not()).And(fnIn(q["fn"], isaplanar.UnaryFns()).Not())
 	cb.two = binary.And(q["broadcast"].Not())
+	cb.inter = hdl.U(1, 0) // with the second port a and b arrive together
+	if c.interleaved() {
+		cb.inter = cb.two
+	}
 	cb.bcast = binary.And(q["broadcast"])
 	// A reduction across rows walks the plane like a 1×1 pooling with
 	// one output row at the last input row, each column's running sum
@@ -278,24 +292,27 @@ func (cb *ctl) lanes() {
 	c, m, q := cb.c, cb.m, cb.q
 	U, E, cw, dw, lbw := cb.U, cb.E, cb.cw, cb.dw, cb.lbw
 	isWB, isRed, isElt, isAct, isPool, isRow := cb.isWB, cb.isRed, cb.isElt, cb.isAct, cb.isPool, cb.isRow
-	fire, two, bcast, ck, adv, lbWe := cb.fire, cb.two, cb.bcast, cb.ck, cb.adv, cb.lbWe
+	fire, inter, bcast, ck, adv, lbWe := cb.fire, cb.inter, cb.bcast, cb.ck, cb.adv, cb.lbWe
 	mask, W := q["mask"], q["w"]
 	isWBn := isWB.Not()
 	xSel := hdl.Mux(isPool, hdl.U(2, 3), hdl.Mux(isRed, hdl.U(2, 2), hdl.Mux(isElt, hdl.U(2, 1), hdl.U(2, 0))))
 	lm, lbm := lane(c), lineBuffer(c)
-	rs, rp := cb.laneInputs()
+	rs, rp, rs2 := cb.laneInputs()
 	var insts []*hdl.Instance
 	for p := range U {
 		ln := m.Instance(fmt.Sprintf("lane_%d", p), lm)
 		insts = append(insts, ln)
 		ln.Connect("rs", rs(p))
 		ln.Connect("rp", rp(p))
+		if c.Src2Port {
+			ln.Connect("rs2", rs2(p))
+		}
 		ln.Connect("in_psum", cb.psumOp).Connect("f_we", cb.fWe).Connect("f_ri", cb.fri)
 		if c.hasFnPort() {
 			ln.Connect("fn", q["fn"])
 		}
 		if !c.NoEltwise {
-			ln.Connect("elt_hold", fire.And(two.And(cb.phase.Not()).Or(bcast.And(ck.OrR().Not())))).
+			ln.Connect("elt_hold", fire.And(inter.And(cb.phase.Not()).Or(bcast.And(ck.OrR().Not())))).
 				Connect("elt_scalar", q["scalar_operand"]).Connect("elt_bcast", bcast).Connect("scalar", q["scalar"])
 		}
 		if !c.NoReduce {
@@ -339,11 +356,11 @@ func (cb *ctl) lanes() {
 	}
 }
 
-// laneInputs gives lane p's state and psum inputs. With one pass the
-// ports are declared as the lanes are placed (lane p's own partition);
-// with passes all of them first, each lane choosing its partition of the
-// pass.
-func (cb *ctl) laneInputs() (rs, rp func(p int) hdl.Value) {
+// laneInputs gives lane p's state and psum inputs (and, with Src2Port,
+// its state input from the second port). With one pass the ports are
+// declared as the lanes are placed (lane p's own partition); with passes
+// all of them first, each lane choosing its partition of the pass.
+func (cb *ctl) laneInputs() (rs, rp, rs2 func(p int) hdl.Value) {
 	c, m, C, E := cb.c, cb.m, cb.C, cb.E
 	psumIn := func(p int) hdl.Value {
 		if p < C {
@@ -352,17 +369,24 @@ func (cb *ctl) laneInputs() (rs, rp func(p int) hdl.Value) {
 		return hdl.S(c.AccWidth, 0)
 	}
 	stateIn := func(p int) hdl.Value { return m.Input(fmt.Sprintf("plr_rdata_%d", p), hdl.UInt(E)) }
+	state2In := func(p int) hdl.Value { return m.Input(fmt.Sprintf("plr2_rdata_%d", p), hdl.UInt(E)) }
 	if cb.G == 1 {
-		return stateIn, psumIn
+		return stateIn, psumIn, state2In
 	}
-	st, ps := make([]hdl.Value, cb.L), make([]hdl.Value, cb.L)
+	st, ps, st2 := make([]hdl.Value, cb.L), make([]hdl.Value, cb.L), make([]hdl.Value, cb.L)
 	for p := range cb.L {
 		st[p] = stateIn(p)
 	}
 	for p := range cb.L {
 		ps[p] = psumIn(p)
 	}
-	return func(p int) hdl.Value { return cb.byPass(p, st) }, func(p int) hdl.Value { return cb.byPass(p, ps) }
+	if c.Src2Port {
+		for p := range cb.L {
+			st2[p] = state2In(p)
+		}
+	}
+	return func(p int) hdl.Value { return cb.byPass(p, st) }, func(p int) hdl.Value { return cb.byPass(p, ps) },
+		func(p int) hdl.Value { return cb.byPass(p, st2) }
 }
 
 // fnIn is fn ∈ codes: the decode of a function attribute (such as

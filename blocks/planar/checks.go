@@ -31,7 +31,7 @@ func (cb *ctl) counts() {
 	n.Set(cb.product("n_r", H, W))
 	cb.n = n
 	cb.nLP = hdl.U(cw, uint64(c.ParamWords()))
-	nElt := hdl.Mux(cb.two, n.ShlConst(1), n.Add(cb.bcast))
+	nElt := hdl.Mux(cb.inter, n.ShlConst(1), n.Add(cb.bcast))
 	if c.LUT {
 		// A table deeper than the state buffer never loads (ErrSrc for
 		// any src): one row more than the buffer says as much and fits

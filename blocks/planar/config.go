@@ -47,6 +47,14 @@ type Config struct {
 	// programs come from the compiler, which emits only well-formed
 	// tasks; the CHECK cycle stays, so every task takes the same cycles.
 	NoChecks bool `json:"no_checks"`
+	// Src2Port gives the engine a second state-buffer read port of its
+	// own (plr2, the state buffer's planar_read_port): a two-tensor
+	// eltwise asks for b's vector there with a's on plr, so b is read in
+	// the cycle a's read is accepted; both land in one input FIFO entry
+	// and the lane computes a op b without holding a: one read cycle per
+	// element, not two. Every other operation is unchanged. It needs the eltwise
+	// (refused with no_eltwise, where it would serve nothing).
+	Src2Port bool `json:"src2_port,omitempty"`
 }
 
 // DefaultConfig matches the default state buffer (16 × 4096 × int8) and
@@ -81,6 +89,10 @@ func (c Config) Check(path string) error {
 		// A write-back stores an accumulator as an element: it must be at
 		// least as wide.
 		errs = append(errs, check.Range(f("acc_width"), c.AccWidth, max(8, c.ElemWidth), MaxAccWidth))
+	}
+	if c.Src2Port && c.NoEltwise {
+		errs = append(errs, &check.FieldError{Field: f("src2_port"), Value: true,
+			Allowed: "the second read port serves only a two-tensor eltwise: it needs the eltwise (no_eltwise false)"})
 	}
 	if c.LUT && errs[1] == nil {
 		errs = append(errs, c.CheckLUT(f("lut")))
@@ -155,6 +167,10 @@ func (c Config) mulStages() int { return c.deepStage() }
 // outStages is the extra registers between R and the output FIFO: the
 // incremented value, then the saturated one.
 func (c Config) outStages() int { return 2 * c.deepStage() }
+
+// interleaved says a two-tensor eltwise reads a and b in turn on one
+// port (without Src2Port): two reads, and a held operand, per element.
+func (c Config) interleaved() bool { return !c.Src2Port }
 
 // inDepth is the lane input FIFO's depth. Two entries give one element
 // per cycle when the read credit counts the same cycle's pop; with

@@ -46,9 +46,19 @@ func (c Config) cycles(t isaplanar.Task) int {
 		}
 		return t.Reads(c.Sizes) + 10 + c.redStages() + c.valueStages(t) + c.postCycles(t.Post)
 	case isaplanar.OpEltwise:
-		return t.Reads(c.Sizes) + 10 + c.eltStages() + c.valueStages(t)
+		return c.readCycles(t) + 10 + c.eltStages() + c.valueStages(t)
 	}
 	return t.Reads(c.Sizes) + 10 + c.valueStages(t)
+}
+
+// readCycles is the cycles task t's reads take at one vector a cycle:
+// its reads, but a two-tensor eltwise with Src2Port reads a and b in the
+// same cycle (one cycle per element).
+func (c Config) readCycles(t isaplanar.Task) int {
+	if c.Src2Port && t.ReadsSrc2() && !t.Broadcast {
+		return t.H * t.W
+	}
+	return t.Reads(c.Sizes)
 }
 
 // PoolSteps is the plane walker's work for a pooling task: steps, one

@@ -71,6 +71,10 @@
 //	rd_ready        in   1
 //	rd_rvalid       in   1
 //	rd_data_c       in   SInt(A)    partition c's accumulator
+//	plr2_valid      out  1          with src2_port only: the second state-buffer read (b of a two-tensor eltwise)
+//	plr2_addr       out  aw
+//	plr2_mask       out  L          plr_mask's
+//	plr2_rdata_p    in   E          partition p's element of b
 //
 // Every request is held, with its address, until its ready (the buffers'
 // rule); the engine takes back-pressure on every port: a read waits for
@@ -78,6 +82,25 @@
 // and this cycle's pop), a full output FIFO freezes the whole lane
 // pipeline (adv low). A response arrives exactly one cycle after its
 // acceptance, as the buffers guarantee.
+//
+// # The second read port
+//
+// With src2_port (Config.Src2Port; the NPU's planar_read_port, off by
+// default) the engine has the plr2 port above, the state buffer's read
+// client of the planar engine's own (blocks/sram, PlanarReadPort): a
+// port nobody else uses, so it has no ready or rvalid here. A two-tensor
+// eltwise then asks for a's vector at src+k on plr and b's at src2+k on
+// plr2 in the same cycles (b's is taken in each, repeated while a's
+// waits: gating it by plr_ready would chain the buffer's arbiter, the
+// engine and the bank combinationally); in the cycle a's is accepted
+// b's read is of the same k, both responses come in the next cycle and
+// go into the same input FIFO entry (each entry has b beside a), and
+// the lane computes a op b from the entry without holding a: H·W read
+// cycles and one result per cycle, as a scalar eltwise, instead of 2·H·W.
+// The reads counted (Task.Reads, 2·H·W) are the same, half on each port.
+// Every other operation is unchanged (a broadcast still reads its b on
+// plr first and holds it). The port serves nothing else, so it is
+// refused without the eltwise (no_eltwise). Module names carry _s2.
 //
 // # Task, operations and errors
 //
@@ -180,6 +203,7 @@
 //	eltwise abs               N + 10
 //	eltwise with broadcast    N + 11         (the one src2 read first)
 //	eltwise on two tensors    2N + 10        (two reads per element from the same bank port)
+//	    with src2_port        N + 10         (a and b in the same cycle, on two ports)
 //	reduce                    N + 10 + P
 //	reduce across rows        N + 11 + W·P   (the walker's extra stage)
 //	    P = 0 without a post function, else its steps + 2: sqrt ceil(K/2) + 2, recip K + 3

@@ -57,7 +57,10 @@ func TestLint(t *testing.T) {
 		withUnits(lutConfig(), 1), withUnits(lutConfig(), 2), withUnits(deep(noReset), 2), withUnits(lutThree, 1), withUnits(lutWide, 2),
 		// the minimal engines: no optional feature, no table
 		without(one, allFeatures()...), deep(without(wide, allFeatures()...)), withUnits(without(smallConfig(), allFeatures()...), 1),
-		without(smallConfig(), allFeatures()...)} {
+		without(smallConfig(), allFeatures()...),
+		// the second read port: one lane, passes with deep_pipeline
+		withSrc2(one), withSrc2(withUnits(deep(noReset), 2)), withSrc2(lutThree),
+		withSrc2(without(smallConfig(), "eltwise_mul", "reduce", "postfn"))} {
 		t.Run(Name(c), func(t *testing.T) {
 			dir, d, files := emitDir(t, c)
 			if err := toolchain.Lint(dir, d.Top.Name, files); err != nil {
@@ -78,17 +81,20 @@ func TestLint(t *testing.T) {
 // lanes too (1 of 2, 2 of 4, 1 of 4 with deep_pipeline); without any
 // optional feature on 2 and 4 lanes, 1 of 2 with deep_pipeline, and the
 // small configuration's 4 lanes of 8-bit elements (the Verilator
-// cross-check's).
+// cross-check's); with the second read port on 2 lanes and 2 of 4 with
+// deep_pipeline.
 func TestSynth(t *testing.T) {
 	tooltest.Need(t, "yosys")
 	for _, v := range []struct {
 		noReset, deep, lut, minimal bool
 		units, lanes                int
-	}{{false, false, false, false, 0, 2}, {true, false, false, false, 0, 2}, {false, true, false, false, 0, 2}, {false, false, true, false, 0, 2},
-		{false, false, true, false, 1, 2}, {false, false, true, false, 2, 4}, {false, true, false, false, 1, 4},
-		{false, false, false, true, 0, 2}, {false, true, false, true, 1, 2}, {false, false, false, true, 0, 4}, {}} {
+		src2                        bool
+	}{{lanes: 2, src2: true}, {deep: true, lut: true, units: 2, lanes: 4, src2: true},
+		{false, false, false, false, 0, 2, false}, {true, false, false, false, 0, 2, false}, {false, true, false, false, 0, 2, false}, {false, false, true, false, 0, 2, false},
+		{false, false, true, false, 1, 2, false}, {false, false, true, false, 2, 4, false}, {false, true, false, false, 1, 4, false},
+		{false, false, false, true, 0, 2, false}, {false, true, false, true, 1, 2, false}, {false, false, false, true, 0, 4, false}, {}} {
 		c := Config{Sizes: isaplanar.Sizes{Lanes: v.lanes, PsumLanes: 2, ElemWidth: 4, ElemSigned: true, AccWidth: 8, ScaleWidth: 4,
-			StateDepth: 16, PsumDepth: 8, MaxKernel: 3, LineDepth: 4, LUT: v.lut, PostLanes: v.units}, NoDatapathReset: v.noReset, DeepPipeline: v.deep}
+			StateDepth: 16, PsumDepth: 8, MaxKernel: 3, LineDepth: 4, LUT: v.lut, PostLanes: v.units}, NoDatapathReset: v.noReset, DeepPipeline: v.deep, Src2Port: v.src2}
 		if v.minimal { // no optional feature
 			c = without(c, allFeatures()...)
 		}
@@ -138,6 +144,7 @@ func TestModuleNames(t *testing.T) {
 		func(c *Config) { c.MaxKernel = 4 },
 		func(c *Config) { c.LineDepth = 32 },
 		func(c *Config) { c.LUT = false },
+		func(c *Config) { c.Src2Port = true },
 	} {
 		c := DefaultConfig()
 		mod(&c)
@@ -185,6 +192,23 @@ func TestPorts(t *testing.T) {
 	}
 	if _, ok := got["rd_data_3"]; ok {
 		t.Error("lane 3 has no psum partition but a rd_data_3 port")
+	}
+	for _, name := range []string{"plr2_valid", "plr2_addr", "plr2_mask", "plr2_rdata_0"} {
+		if _, ok := got[name]; ok {
+			t.Errorf("%s without src2_port", name)
+		}
+	}
+	m2, _ := Build(withSrc2(c))
+	got2 := map[string]string{}
+	for _, p := range m2.Ports {
+		got2[p.Name] = p.Kind.String() + " " + p.Type.String()
+	}
+	want2 := map[string]string{"plr2_valid": "output UInt(1)", "plr2_addr": "output UInt(8)", "plr2_mask": "output UInt(4)",
+		"plr2_rdata_0": "input UInt(8)", "plr2_rdata_3": "input UInt(8)", "plr2_ready": "", "plr2_rvalid": ""}
+	for name, w := range want2 {
+		if got2[name] != w {
+			t.Errorf("src2_port: port %s: %q, want %q", name, got2[name], w)
+		}
 	}
 	for _, f := range c.Fields() {
 		if got["t_"+f.Name] != "input "+fieldType(f).String() {

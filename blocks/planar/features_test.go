@@ -71,6 +71,8 @@ func TestFeaturesLeftOut(t *testing.T) {
 		{without(smallConfig(), allFeatures()...), []string{"pool_avg", "pool_min", "eltwise", "reduce"}},
 		{deep(without(lutConfig(), allFeatures()...)), []string{"pool_avg", "pool_min", "eltwise", "reduce"}},
 		{withUnits(without(smallConfig(), allFeatures()...), 2), []string{"pool_avg", "pool_min", "eltwise", "reduce"}},
+		// the second read port with the eltwise but not its multiplier
+		{withSrc2(without(smallConfig(), "eltwise_mul", "reduce", "postfn")), []string{"eltwise_mul", "reduce"}},
 	} {
 		t.Run(Name(v.c), func(t *testing.T) {
 			good, bad := featureTasks(v.c, 51)

@@ -33,7 +33,7 @@ var (
 func testTop(c Config) *hdl.Module {
 	top := hdl.NewModule(hdl.Name("planar_tb", Name(c)))
 	pl := top.Instance("pl", build(c))
-	sbm, err := sram.StateBuffer(sram.StateConfig{Partitions: c.Lanes, Depth: c.StateDepth, ElemWidth: c.ElemWidth}, false)
+	sbm, err := sram.StateBuffer(sram.StateConfig{Partitions: c.Lanes, Depth: c.StateDepth, ElemWidth: c.ElemWidth, PlanarReadPort: c.Src2Port}, false)
 	if err != nil {
 		panic(err)
 	}
@@ -62,6 +62,17 @@ func testTop(c Config) *hdl.Module {
 	for p := range c.Lanes {
 		pl.Connect(fmt.Sprintf("plr_rdata_%d", p), sb.Out(fmt.Sprintf("plr_rdata_%d", p)))
 		sb.Connect(fmt.Sprintf("plw_wdata_%d", p), pl.Out(fmt.Sprintf("plw_wdata_%d", p)))
+	}
+	if c.Src2Port { // the engine's own port: its ready and rvalid are implied
+		sb.Connect("plr2_valid", pl.Out("plr2_valid")).Connect("plr2_addr", pl.Out("plr2_addr")).Connect("plr2_mask", pl.Out("plr2_mask"))
+		for p := range c.Lanes {
+			pl.Connect(fmt.Sprintf("plr2_rdata_%d", p), sb.Out(fmt.Sprintf("plr2_rdata_%d", p)))
+		}
+		// b's reads that count: those with a's accepted (a waiting
+		// repeats b's); never a read of b without one of a.
+		top.Output("plr2_go", hdl.Bool).Set(pl.Out("plr2_valid").And(sb.Out("plr2_ready")).And(sb.Out("plr_ready")))
+		top.Output("plr2_alone", hdl.Bool).Set(pl.Out("plr2_valid").And(pl.Out("plr_valid").Not()))
+		top.Output("eng_plr2_addr", pl.Out("plr2_addr").Type).Set(pl.Out("plr2_addr"))
 	}
 	pb.Connect("rd_valid", pl.Out("rd_valid")).Connect("rd_addr", pl.Out("rd_addr")).Connect("rd_mask", pl.Out("rd_mask"))
 	pl.Connect("rd_ready", pb.Out("rd_ready")).Connect("rd_rvalid", pb.Out("rd_rvalid"))
@@ -334,6 +345,13 @@ func (b *bench) runFields(t isaplanar.Task, fields []isaplanar.Field) taskRun {
 		if b.dr.Peek("plr_go") == 1 {
 			res.reads++
 			res.plrRds++
+		}
+		if b.cfg.Src2Port && b.dr.Peek("plr2_go") == 1 {
+			res.reads++
+			res.plrRds++
+		}
+		if b.cfg.Src2Port && b.dr.Peek("plr2_alone") == 1 {
+			b.t.Errorf("task %+v: a read on plr2 without one on plr", t)
 		}
 		if b.dr.Peek("rd_go") == 1 {
 			res.reads++

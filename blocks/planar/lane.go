@@ -17,8 +17,8 @@ func laneName(c Config) string {
 	if c.ElemSigned {
 		sign = "s"
 	}
-	name := featureTag(resetTag(deepTag(lutTag(hdl.Name("planar_lane", fmt.Sprintf("%s%d", sign, c.ElemWidth), fmt.Sprintf("a%d", c.AccWidth),
-		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("k%d", c.MaxKernel)), c), c), c.NoDatapathReset), c)
+	name := src2Tag(featureTag(resetTag(deepTag(lutTag(hdl.Name("planar_lane", fmt.Sprintf("%s%d", sign, c.ElemWidth), fmt.Sprintf("a%d", c.AccWidth),
+		fmt.Sprintf("sc%d", c.ScaleWidth), fmt.Sprintf("d%d", c.StateDepth), fmt.Sprintf("k%d", c.MaxKernel)), c), c), c.NoDatapathReset), c), c)
 	if c.Passes() > 1 {
 		return name + "_xp" // the parameters are the controller's (per partition)
 	}
@@ -73,6 +73,7 @@ type laneBuilder struct {
 	p              lanePorts
 
 	head, e       *hdl.Signal // the input FIFO's head, as an extended element
+	e2            *hdl.Signal // with Src2Port: b, beside the head
 	elt           *hdl.Expr   // the eltwise result (nil without eltwise)
 	pScale, pBias *hdl.Expr   // the per-lane parameters
 	poolMin       *hdl.Expr   // min pooling (else max; nil without min pooling)
@@ -92,6 +93,7 @@ type laneBuilder struct {
 // controller's selects and enables.
 type lanePorts struct {
 	rs, rp, inPsum, fWe, fRi                                          *hdl.Signal
+	rs2                                                               *hdl.Signal // with Src2Port: b from the second port
 	eltHold, fn, eltScalar, eltBcast, scalar                          *hdl.Signal
 	redEn, redFirst, redMax, redRows, lpEn                            *hdl.Signal
 	hEn, hFill, hVirt, padEdge, padIgnore, avg, kw, kh                *hdl.Signal
@@ -128,6 +130,9 @@ func (ln *laneBuilder) ports() {
 	p := &ln.p
 	p.rs = m.Input("rs", hdl.UInt(E))
 	p.rp = m.Input("rp", hdl.SInt(A))
+	if c.Src2Port {
+		p.rs2 = m.Input("rs2", hdl.UInt(E))
+	}
 	p.inPsum = m.Input("in_psum", hdl.Bool)
 	p.fWe = m.Input("f_we", hdl.UInt(c.inDepth()))
 	p.fRi = m.Input("f_ri", hdl.UInt(hdl.ClogWidth(c.inDepth())))
@@ -216,6 +221,23 @@ func (ln *laneBuilder) inputFIFO() {
 	e := m.Wire("e", hdl.SInt(ew))
 	e.Set(head.Trunc(ew))
 	ln.head, ln.e = head, e
+	if c.Src2Port {
+		// b's element beside each entry: written with a's, read with it.
+		fb := make([]hdl.Value, c.inDepth())
+		for i := range fb {
+			r := ln.data(fmt.Sprintf("fifo_b_%d", i), hdl.SInt(ew))
+			r.SetNext(ln.ext(&p.rs2.Expr))
+			r.SetEnable(p.fWe.Bit(i))
+			fb[i] = r
+		}
+		e2 := m.Wire("e_b", hdl.SInt(ew))
+		if len(fb) == 2 {
+			e2.Set(hdl.Mux(p.fRi, fb[1], fb[0]))
+		} else {
+			e2.Set(hdl.Pick(p.fRi, fb, fb[0]))
+		}
+		ln.e2 = e2
+	}
 }
 
 // outputFIFO holds the lane's results while the write port stalls.

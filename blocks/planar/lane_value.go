@@ -22,9 +22,14 @@ func (ln *laneBuilder) eltwise() {
 	hold.SetNext(e)
 	hold.SetEnable(p.eltHold)
 	// hold keeps a (two tensors: a is read first) or the broadcast b
-	// (read once, before the plane).
+	// (read once, before the plane). With the second port a two-tensor
+	// b comes beside a in the entry: a is always the head, nothing held.
 	a := hdl.Mux(eltScalar.Or(eltBcast), e, hold)
 	b := hdl.Mux(eltScalar, ln.ext(&p.scalar.Expr), hdl.Mux(eltBcast, hold, e))
+	if c.Src2Port {
+		a = &e.Expr
+		b = hdl.Mux(eltScalar, ln.ext(&p.scalar.Expr), hdl.Mux(eltBcast, hold, ln.e2))
+	}
 	eltW := c.EltWidth()
 	// |e| of an extended element fits its E+1 bits: |min| = 2^(E−1).
 	absE := hdl.Mux(e.Lt(hdl.S(ew, 0)), e.Neg().Trunc(ew), e)

@@ -70,7 +70,7 @@ func TestMeasure(t *testing.T) {
 	}
 	quiet.checkMemory("measure")
 	busy.checkMemory("measure")
-	simCycles := quiet.cyc + busy.cyc
+	simCycles := quiet.cyc + busy.cyc + measureSrc2Port(t, &out, c, tasks[2])
 	fmt.Fprintf(&out, "\nGo simulator: %d cycles of the test top (engine and both buffers) in %.1f s, %.0fk cycles/s.\n",
 		simCycles, time.Since(t0).Seconds(), float64(simCycles)/time.Since(t0).Seconds()/1000)
 
@@ -87,6 +87,32 @@ func TestMeasure(t *testing.T) {
 	}
 	fmt.Fprintf(&out, "\nEach lane also has a line buffer of %d x %d bits (`%s`, an inferable array).\n", c.LineDepth, lineWidth(c), lineBufName(c))
 	fmt.Print(out.String()) // copied into the repository's BENCHMARKS.md
+}
+
+// measureSrc2Port adds the rows of the two-tensor eltwise two with the
+// second read port (src2_port), and with 4 post units (post_lanes 4, the
+// default NPU's) with and without it, and returns the cycles simulated.
+func measureSrc2Port(t *testing.T, out *strings.Builder, c Config, two namedTask) int {
+	t.Helper()
+	cyc := 0
+	for i, v := range []struct {
+		what string
+		c    Config
+	}{{"src2_port", withSrc2(c)}, {"post_lanes 4", withUnits(c, 4)}, {"post_lanes 4, src2_port", withSrc2(withUnits(c, 4))}} {
+		quiet, busy := newBench(t, v.c, uint64(73+2*i), 0), newBench(t, v.c, uint64(74+2*i), 0.5)
+		rq, rb := quiet.run(two.t), busy.run(two.t)
+		quiet.expect(two.t)
+		busy.expect(two.t)
+		quiet.checkMemory(v.what)
+		busy.checkMemory(v.what)
+		if rq.cycles != v.c.Cycles(two.t) {
+			t.Errorf("%s, %s: %d cycles, formula %d", two.name, v.what, rq.cycles, v.c.Cycles(two.t))
+		}
+		fmt.Fprintf(out, "| %s, %s | %d | %d | %d | %d | %.2f | %d |\n", two.name, v.what, rq.reads, rq.writes, v.c.Cycles(two.t), rq.cycles,
+			float64(max(rq.reads, rq.writes))/float64(rq.cycles), rb.cycles)
+		cyc += quiet.cyc + busy.cyc
+	}
+	return cyc
 }
 
 func lineBufName(c Config) string { return lineBuffer(c).Name }

@@ -11,7 +11,7 @@ func (cb *ctl) validBits() {
 	c, m, adv := cb.c, cb.m, cb.adv
 	walkOp, isRow, isElt, isRed, fire, lastPop := cb.walkOp, cb.isRow, cb.isElt, cb.isRed, cb.fire, cb.lastPop
 	hs := c.windowStages()
-	walkEmit, eltNext := cb.s2v.And(cb.s2out), hdl.Mux(cb.bcast, cb.ck.OrR(), cb.two.Not().Or(cb.phase))
+	walkEmit, eltNext := cb.s2v.And(cb.s2out), hdl.Mux(cb.bcast, cb.ck.OrR(), cb.inter.Not().Or(cb.phase))
 	var emit *hdl.Expr
 	if !c.DeepPipeline {
 		emit = hdl.Mux(walkOp, walkEmit, fire.And(hdl.Mux(isElt, eltNext, hdl.Mux(isRed, lastPop, cb.isAct.Or(cb.isWB)))))

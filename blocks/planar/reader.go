@@ -10,7 +10,7 @@ import (
 func (cb *ctl) reader() {
 	c, m, q, one := cb.c, cb.m, cb.q, cb.one
 	L, C, aw, pwid, cw := cb.L, cb.C, cb.aw, cb.pwid, cb.cw
-	checking, psumOp, two, bcast := cb.checking, cb.psumOp, cb.two, cb.bcast
+	checking, psumOp, inter, bcast := cb.checking, cb.psumOp, cb.inter, cb.bcast
 	mask, src, src2 := q["mask"], q["src"], q["src2"]
 	rk := m.Reg("rk", hdl.UInt(cw), 0)
 	pend := m.Reg("pend", hdl.Bool, 0)
@@ -39,10 +39,11 @@ func (cb *ctl) reader() {
 	rk.SetEnable(checking.Or(rdAcc))
 	pend.SetNext(rdAcc)
 	held.SetNext(reqValid.And(memReady.Not()))
-	// Two tensors: a at src+k/2 for even k, b at src2+k/2 for odd k.
+	// Two tensors: a at src+k/2 for even k, b at src2+k/2 for odd k
+	// (with Src2Port: a at src+k here, b beside it on plr2).
 	// Broadcast: b at src2 first, then a at src+k-1.
-	sel := two.And(rk.Bit(0)).Or(bcast.And(rk.OrR().Not()))
-	idx := hdl.Mux(two, rk.ShrConst(1).Ext(cw), hdl.Mux(bcast.And(rk.OrR()), rk.Sub(one).Trunc(cw), rk))
+	sel := inter.And(rk.Bit(0)).Or(bcast.And(rk.OrR().Not()))
+	idx := hdl.Mux(inter, rk.ShrConst(1).Ext(cw), hdl.Mux(bcast.And(rk.OrR()), rk.Sub(one).Trunc(cw), rk))
 	base := hdl.Mux(sel, src2.Resize(c.SrcWidth()), src)
 	raddr := base.Add(idx)
 	m.Output("plr_valid", hdl.Bool).Set(reqValid.And(psumOp.Not()))
@@ -52,6 +53,17 @@ func (cb *ctl) reader() {
 		pm, rm = cb.gmask, cb.gmask.Slice(C-1, 0) // the pass's partitions
 	}
 	m.Output("plr_mask", hdl.UInt(L)).Set(pm)
+	if c.Src2Port {
+		// b's vector at src2+k on the engine's own port, asked for with
+		// a's and held with it: nobody else uses the port, so it is taken
+		// every cycle, and in the cycle a's is accepted b's read is of the
+		// same k, its response coming with a's. Not gated by plr_ready:
+		// that would chain the buffer's arbiter, the engine and the bank
+		// in one cycle (a read of b repeated while a waits is harmless).
+		m.Output("plr2_valid", hdl.Bool).Set(reqValid.And(psumOp.Not()).And(cb.two))
+		m.Output("plr2_addr", hdl.UInt(aw)).Set(src2.Resize(c.SrcWidth()).Add(rk).Trunc(aw))
+		m.Output("plr2_mask", hdl.UInt(L)).Set(pm)
+	}
 	m.Output("rd_valid", hdl.Bool).Set(reqValid.And(psumOp))
 	m.Output("rd_addr", hdl.UInt(pwid)).Set(raddr.Trunc(pwid))
 	m.Output("rd_mask", hdl.UInt(C)).Set(rm)

@@ -33,7 +33,7 @@ func (cb *ctl) walker() {
 	lastPop := ck.Add(one).Eq(cb.nInR)
 	phase := m.Reg("phase", hdl.Bool, 0)
 	phase.SetNext(hdl.Mux(checking, hdl.U(1, 0), phase.Not()))
-	phase.SetEnable(checking.Or(fire.And(cb.two)))
+	phase.SetEnable(checking.Or(fire.And(cb.inter)))
 
 	// The walker's view of the window: a reduction across rows is 1×1,
 	// stride 1, no padding, W wide and one output row (its last row).

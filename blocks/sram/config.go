@@ -25,13 +25,33 @@ type StateConfig struct {
 	// cycle from the PE array's input stream. It costs a second read
 	// port per bank: in ASIC terms a 2R1W macro or a duplicated array.
 	DMAReadPort bool `json:"dma_read_port"`
+	// PlanarReadPort adds a read client of the planar engine's own
+	// (PlanarReadClient) with a read port of its own in every bank, so
+	// a two-tensor eltwise reads its second operand beside the first in
+	// the same cycle. Like DMAReadPort it costs a second read port per
+	// bank (a third with both).
+	PlanarReadPort bool `json:"planar_read_port,omitempty"`
+}
+
+// PlanarReadClient is the prefix of the planar engine's own read port
+// (StateConfig.PlanarReadPort).
+const PlanarReadClient = "plr2"
+
+// ReadClients are the state buffer's read clients: StateReadClients, and
+// the planar engine's own with PlanarReadPort.
+func (c StateConfig) ReadClients() []string {
+	names := append([]string(nil), StateReadClients...)
+	if c.PlanarReadPort {
+		names = append(names, PlanarReadClient)
+	}
+	return names
 }
 
 // readPorts splits the read clients into those sharing the banks' first
 // read port (arbitrated) and those with a port of their own.
 func (c StateConfig) readPorts() (shared, own []string) {
-	for _, name := range StateReadClients {
-		if c.DMAReadPort && name == "dmar" {
+	for _, name := range c.ReadClients() {
+		if c.DMAReadPort && name == "dmar" || name == PlanarReadClient {
 			own = append(own, name)
 		} else {
 			shared = append(shared, name)
@@ -78,7 +98,17 @@ func DefaultConfig() Config {
 
 // Validate reports every bad field, named by its JSON path ("state.depth").
 func (c Config) Validate() error {
-	return check.All(c.State.Check("state"), c.Psum.Check("psum"))
+	return check.All(c.State.Check("state"), c.State.CheckMacros("state", c.Macros), c.Psum.Check("psum"))
+}
+
+// CheckMacros refuses both own read ports with SRAM macros: a bank
+// would need three read ports, and a macro has at most two.
+func (c StateConfig) CheckMacros(path string, macros bool) error {
+	if macros && c.DMAReadPort && c.PlanarReadPort {
+		return &check.FieldError{Field: path + ".planar_read_port", Value: true,
+			Allowed: "with dma_read_port a bank would need three read ports, and an SRAM macro has at most two: leave one of them out, or macros"}
+	}
+	return nil
 }
 
 // Validate checks the state buffer fields under the JSON name "state".

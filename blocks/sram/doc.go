@@ -84,6 +84,14 @@
 // a read cycle from the PE array's row stream. A bank is then a
 // two-read-port array (macro hwgen_sram_<d>x<w>_r2).
 //
+// With StateConfig.PlanarReadPort the buffer has a fifth read client,
+// plr2 (the ports above with prefix plr2), the planar engine's second
+// read, with a read port of its own in every bank used by plr2 alone,
+// granted like dmar's own port: the engine reads a two-tensor eltwise's
+// second operand there in the cycle its first is read on plr. A bank is
+// then a two-read-port array, three with DMAReadPort too; module names
+// carry _pr.
+//
 // # Psum buffer
 //
 // C partitions, one per PE-array column, each D signed accumulators of A

@@ -77,7 +77,7 @@ func TestEmittedModules(t *testing.T) {
 	}
 	// Different parameters never share a name; equal ones always do.
 	names := map[string]string{}
-	for _, c := range []StateConfig{{4, 16, 8, false}, {4, 16, 4, false}, {4, 32, 8, false}, {2, 16, 8, false}, {4, 16, 8, true}} {
+	for _, c := range []StateConfig{{4, 16, 8, false, false}, {4, 16, 4, false, false}, {4, 32, 8, false, false}, {2, 16, 8, false, false}, {4, 16, 8, true, false}, {4, 16, 8, false, true}} {
 		for _, macros := range []bool{false, true} {
 			m, err := StateBuffer(c, macros)
 			if err != nil {
@@ -104,17 +104,19 @@ func TestLintSynth(t *testing.T) {
 	tooltest.Need(t, "iverilog")
 	st := StateConfig{Partitions: 3, Depth: 8, ElemWidth: 4}
 	ps := PsumConfig{Partitions: 2, Depth: 8, AccWidth: 10}
-	for _, block := range []string{"state", "psum", "state_dma_port", "psum_read_out_port"} {
+	for _, block := range []string{"state", "psum", "state_dma_port", "state_planar_port", "psum_read_out_port"} {
 		for _, macros := range []bool{false, true} {
 			t.Run(block+"/"+form(macros), func(t *testing.T) {
-				st, ps := st, ps
+				st, ps, kind := st, ps, block // (block itself names the next form's run too)
 				switch block {
 				case "state_dma_port":
-					block, st.DMAReadPort = "state", true
+					kind, st.DMAReadPort = "state", true
+				case "state_planar_port":
+					kind, st.PlanarReadPort = "state", true
 				case "psum_read_out_port":
-					block, ps.ReadOutPort, ps.WritePriority = "psum", true, true
+					kind, ps.ReadOutPort, ps.WritePriority = "psum", true, true
 				}
-				d := build(t, block, st, ps, macros)
+				d := build(t, kind, st, ps, macros)
 				dir, vs := writeVerilog(t, d)
 				if err := toolchain.Lint(dir, d.Top.Name, vs); err != nil {
 					t.Error(err)

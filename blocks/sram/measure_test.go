@@ -57,7 +57,7 @@ func TestMeasure(t *testing.T) {
 		up := float64(res.upCycles)
 		var per []string
 		total := 0
-		for c, name := range stateClientNames() {
+		for c, name := range stateClientNames(cfg.State) {
 			per = append(per, fmt.Sprintf("%s %.2f", name, float64(res.accepted[c])/up))
 			total += res.accepted[c]
 		}

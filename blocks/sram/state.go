@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hwgen/hwgen/hdl"
+	"github.com/hwgen/hwgen/internal/check"
 )
 
 // StateReadClients are the read clients of the state buffer in their
@@ -25,7 +26,7 @@ func form(macros bool) string {
 // documentation for its ports and timing). With macros each bank's array
 // is an SRAM macro instance.
 func StateBuffer(c StateConfig, macros bool) (*hdl.Module, error) {
-	if err := c.Validate(); err != nil {
+	if err := check.All(c.Validate(), c.CheckMacros("state", macros)); err != nil {
 		return nil, fmt.Errorf("sram: state buffer: %w", err)
 	}
 	P, E := c.Partitions, c.ElemWidth
@@ -33,6 +34,9 @@ func StateBuffer(c StateConfig, macros bool) (*hdl.Module, error) {
 	size := fmt.Sprintf("%dx%dx%d", P, c.Depth, E)
 	if c.DMAReadPort {
 		size += "_dr" // the DMA's own read port
+	}
+	if c.PlanarReadPort {
+		size += "_pr" // the planar engine's own read port
 	}
 	m := hdl.NewModule(hdl.Name("state_buffer", size, form(macros)))
 	nw := len(StateWriteClients)
@@ -70,7 +74,7 @@ func StateBuffer(c StateConfig, macros bool) (*hdl.Module, error) {
 		}
 	}
 	readers := map[string]*client{}
-	for _, name := range StateReadClients {
+	for _, name := range c.ReadClients() {
 		readers[name] = declare(name, false)
 	}
 	writers := make([]*client, nw)
@@ -107,7 +111,7 @@ func StateBuffer(c StateConfig, macros bool) (*hdl.Module, error) {
 				Connect(fmt.Sprintf("wdata_%d", j), cl.data[p])
 		}
 	}
-	for _, name := range StateReadClients {
+	for _, name := range c.ReadClients() {
 		// The response follows acceptance by exactly one cycle.
 		rv := m.Reg(name+"_rv", hdl.Bool, 0)
 		rv.SetNext(m.Port(name + "_ready"))

@@ -18,7 +18,7 @@ type stReq struct {
 }
 
 // stateSource chooses client c's next request in cycle t (c indexes
-// StateReadClients then StateWriteClients); ok=false leaves it idle.
+// the config's ReadClients then StateWriteClients); ok=false leaves it idle.
 type stateSource func(r *rand.Rand, c, t int) (req stReq, ok bool)
 
 // stateResult summarises a run.
@@ -34,8 +34,8 @@ type stateResult struct {
 	responses  [][][]uint64 // per read client, every response vector in order
 }
 
-func stateClientNames() []string {
-	return append(append([]string{}, StateReadClients...), StateWriteClients...)
+func stateClientNames(cfg StateConfig) []string {
+	return append(cfg.ReadClients(), StateWriteClients...)
 }
 
 // runState drives the state buffer closed loop for cycles cycles of
@@ -47,8 +47,8 @@ func runState(t *testing.T, d *hdl.Design, cfg StateConfig, cycles int, seed uin
 	dr := simtest.New(t, d)
 	r := rand.New(rand.NewPCG(seed, 7))
 	model := newStateModel(cfg)
-	names := stateClientNames()
-	n, nr, P := len(names), len(StateReadClients), cfg.Partitions
+	names := stateClientNames(cfg)
+	n, nr, P := len(names), len(cfg.ReadClients()), cfg.Partitions
 	shared, own := readGroups(cfg)
 	writes := make([]int, 0, n-nr)
 	for c := nr; c < n; c++ {
@@ -145,7 +145,7 @@ func runState(t *testing.T, d *hdl.Design, cfg StateConfig, cycles int, seed uin
 		}
 
 		// Responses to the reads accepted in the previous cycle.
-		for i, name := range StateReadClients {
+		for i, name := range cfg.ReadClients() {
 			rv := dr.Peek(name+"_rvalid") == 1
 			if rv != (expect[i] != nil) {
 				t.Fatalf("cycle %d: %s_rvalid = %v, want %v", cyc, name, rv, expect[i] != nil)
@@ -222,7 +222,7 @@ func runState(t *testing.T, d *hdl.Design, cfg StateConfig, cycles int, seed uin
 func randomState(cfg StateConfig, rate float64) stateSource {
 	hot := []int{0, 1, cfg.Depth / 2, cfg.Depth - 1}
 	full := lanesOf(cfg.Partitions)
-	nr := len(StateReadClients)
+	nr := len(cfg.ReadClients())
 	return func(r *rand.Rand, c, t int) (stReq, bool) {
 		if r.Float64() >= rate {
 			return stReq{}, false
@@ -286,7 +286,7 @@ func stateScript(queues map[int][]stTimed) stateSource {
 // sharing the arbitrated port and of those with a port of their own.
 func readGroups(cfg StateConfig) (shared, own []int) {
 	sh, ow := cfg.readPorts()
-	for i, name := range StateReadClients {
+	for i, name := range cfg.ReadClients() {
 		if slices.Contains(ow, name) {
 			own = append(own, i)
 		} else if slices.Contains(sh, name) {

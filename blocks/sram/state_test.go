@@ -16,6 +16,8 @@ var smallStates = []StateConfig{
 	{Partitions: 4, Depth: 16, ElemWidth: 8},
 	{Partitions: 3, Depth: 8, ElemWidth: 5},
 	{Partitions: 4, Depth: 16, ElemWidth: 8, DMAReadPort: true},
+	{Partitions: 4, Depth: 16, ElemWidth: 8, PlanarReadPort: true},
+	{Partitions: 3, Depth: 8, ElemWidth: 5, DMAReadPort: true, PlanarReadPort: true},
 }
 
 // Long random traffic from every client at once, on the Go simulator,
@@ -23,8 +25,11 @@ var smallStates = []StateConfig{
 func TestStateRandomTraffic(t *testing.T) {
 	for _, cfg := range smallStates {
 		for _, macros := range []bool{false, true} {
+			if macros && cfg.DMAReadPort && cfg.PlanarReadPort {
+				continue // three read ports: no macro (TestStateMacroPorts)
+			}
 			for _, rate := range []float64{0.3, 1} {
-				t.Run(fmt.Sprintf("%dx%dx%d/dr%v/%s/rate%.1f", cfg.Partitions, cfg.Depth, cfg.ElemWidth, cfg.DMAReadPort, form(macros), rate), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%dx%dx%d/dr%v/pr%v/%s/rate%.1f", cfg.Partitions, cfg.Depth, cfg.ElemWidth, cfg.DMAReadPort, cfg.PlanarReadPort, form(macros), rate), func(t *testing.T) {
 					m, err := StateBuffer(cfg, macros)
 					d := elaborate(t, m, err)
 					res := runState(t, d, cfg, 3000, 1, randomState(cfg, rate), 1500)
@@ -39,12 +44,12 @@ func TestStateRandomTraffic(t *testing.T) {
 // served, nobody waited longer than the round-robin bound.
 func checkStateRun(t *testing.T, res *stateResult) {
 	t.Helper()
-	names := stateClientNames()
+	names := stateClientNames(res.cfg)
 	shared, own := readGroups(res.cfg)
 	for c, name := range names {
 		bound := len(shared) - 1
 		switch {
-		case c >= len(StateReadClients):
+		case c >= len(res.cfg.ReadClients()):
 			bound = len(StateWriteClients) - 1
 		case slices.Contains(own, c):
 			bound = 0
@@ -138,7 +143,7 @@ func TestStateNoStarvation(t *testing.T) {
 					return stReq{}, false
 				}
 				req := stReq{addr: r.IntN(cfg.Depth), mask: mask}
-				if c >= len(StateReadClients) {
+				if c >= len(cfg.ReadClients()) {
 					for range cfg.Partitions {
 						req.data = append(req.data, r.Uint64()&0xff)
 					}
@@ -147,7 +152,7 @@ func TestStateNoStarvation(t *testing.T) {
 			}
 			res := runState(t, d, cfg, cycles, 5, src)
 			for c := range tc.streams {
-				name := stateClientNames()[c]
+				name := stateClientNames(cfg)[c]
 				if res.accepted[c] < tc.minEach {
 					t.Errorf("%s served %d times in %d cycles, want at least %d", name, res.accepted[c], res.upCycles, tc.minEach)
 				}
