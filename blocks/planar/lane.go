@@ -205,39 +205,37 @@ func (ln *laneBuilder) ports() {
 func (ln *laneBuilder) inputFIFO() {
 	c, m, p, iw, ew := ln.c, ln.m, &ln.p, ln.iw, ln.ew
 	in := hdl.Mux(p.inPsum, p.rp.Ext(iw), ln.ext(&p.rs.Expr).Ext(iw))
-	fe := make([]hdl.Value, c.inDepth())
-	for i := range fe {
-		r := ln.data(fmt.Sprintf("fifo_%d", i), hdl.SInt(iw))
-		r.SetNext(in)
-		r.SetEnable(p.fWe.Bit(i))
-		fe[i] = r
-	}
+	h := ln.fifoHead("fifo", hdl.SInt(iw), in)
 	head := m.Wire("head", hdl.SInt(iw))
-	if len(fe) == 2 {
-		head.Set(hdl.Mux(p.fRi, fe[1], fe[0]))
-	} else {
-		head.Set(hdl.Pick(p.fRi, fe, fe[0]))
-	}
+	head.Set(h)
 	e := m.Wire("e", hdl.SInt(ew))
 	e.Set(head.Trunc(ew))
 	ln.head, ln.e = head, e
 	if c.Src2Port {
 		// b's element beside each entry: written with a's, read with it.
-		fb := make([]hdl.Value, c.inDepth())
-		for i := range fb {
-			r := ln.data(fmt.Sprintf("fifo_b_%d", i), hdl.SInt(ew))
-			r.SetNext(ln.ext(&p.rs2.Expr))
-			r.SetEnable(p.fWe.Bit(i))
-			fb[i] = r
-		}
+		h2 := ln.fifoHead("fifo_b", hdl.SInt(ew), ln.ext(&p.rs2.Expr))
 		e2 := m.Wire("e_b", hdl.SInt(ew))
-		if len(fb) == 2 {
-			e2.Set(hdl.Mux(p.fRi, fb[1], fb[0]))
-		} else {
-			e2.Set(hdl.Pick(p.fRi, fb, fb[0]))
-		}
+		e2.Set(h2)
 		ln.e2 = e2
 	}
+}
+
+// fifoHead builds the input FIFO's entries of one word (name_0, name_1,
+// ...), written from in by the controller's write enables, and returns
+// the entry its read index names.
+func (ln *laneBuilder) fifoHead(name string, t hdl.Type, in *hdl.Expr) *hdl.Expr {
+	p := &ln.p
+	fe := make([]hdl.Value, ln.c.inDepth())
+	for i := range fe {
+		r := ln.data(fmt.Sprintf("%s_%d", name, i), t)
+		r.SetNext(in)
+		r.SetEnable(p.fWe.Bit(i))
+		fe[i] = r
+	}
+	if len(fe) == 2 {
+		return hdl.Mux(p.fRi, fe[1], fe[0])
+	}
+	return hdl.Pick(p.fRi, fe, fe[0])
 }
 
 // outputFIFO holds the lane's results while the write port stalls.
