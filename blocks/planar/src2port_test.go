@@ -114,14 +114,7 @@ func TestCrossCheckSrc2Port(t *testing.T) {
 	c := withSrc2(withUnits(lutConfig(), 2))
 	b := newBench(t, c, 93, 0.5)
 	runSuite(t, b, append(eltTasks(), lanesSuite(c, 93, 30)...), false)
-	for _, tc := range badTasks(c) {
-		if tc.code != isaplanar.ErrField {
-			if res := b.run(tc.t); res.errCode != tc.code {
-				t.Errorf("%s: code %v, want %v", tc.name, res.errCode, tc.code)
-			}
-		}
-	}
-	b.checkMemory("after bad tasks")
+	runBadTasks(t, b, c)
 	b.quiesce()
 	b.crossCheck()
 }

@@ -18,11 +18,7 @@ func TestStateLatencyAndOrdering(t *testing.T) {
 		pe, wl, dmar = 0, 1, 2
 		dmaw, plw    = 4, 5
 	)
-	one := func(p int, v uint64) stReq {
-		d := make([]uint64, cfg.Partitions)
-		d[p] = v
-		return stReq{addr: 3, mask: 1 << p, data: d}
-	}
+	one := func(p int, v uint64) stReq { return writeOne(cfg, 3, p, v) }
 	script := map[int][]stTimed{
 		dmaw: {{3, one(0, 0x11)}, {3, one(1, 0x22)}, {3, one(2, 0x33)}}, // cycles 3, 4, 5
 		plw:  {{5, one(3, 0x44)}},                                       // cycle 5, beside dmaw's lane 2
@@ -30,33 +26,48 @@ func TestStateLatencyAndOrdering(t *testing.T) {
 		dmar: {{6, stReq{addr: 3, mask: 1 << 2}}},
 		wl:   {{6, stReq{addr: 3, mask: 0}}},
 	}
+	runForms(t, cfg, script, func(t *testing.T, res *stateResult) {
+		got := map[string]any{
+			"pe accepted":   res.acceptedAt[pe],
+			"dmaw accepted": res.acceptedAt[dmaw],
+			"plw accepted":  res.acceptedAt[plw],
+			"pe data":       res.responses[pe],
+			"dmar data":     res.responses[dmar],
+			"wl data":       res.responses[wl],
+		}
+		want := map[string]any{
+			"pe accepted":   []int{5, 6},
+			"dmaw accepted": []int{3, 4, 5},
+			"plw accepted":  []int{5},
+			// The first row read races the writes of lanes 2 and 3.
+			"pe data":   [][]uint64{{0x11, 0x22, 0, 0}, {0x11, 0x22, 0x33, 0x44}},
+			"dmar data": [][]uint64{{0, 0, 0x33, 0}},
+			"wl data":   [][]uint64{{0, 0, 0, 0}},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+}
+
+// runForms runs script on the state buffer of cfg built as arrays and as
+// SRAM macros, 20 cycles each, and hands each run's result to check.
+func runForms(t *testing.T, cfg StateConfig, script map[int][]stTimed, check func(*testing.T, *stateResult)) {
+	t.Helper()
 	for _, macros := range []bool{false, true} {
 		t.Run(form(macros), func(t *testing.T) {
 			m, err := StateBuffer(cfg, macros)
 			d := elaborate(t, m, err)
-			res := runState(t, d, cfg, 20, 1, stateScript(cloneScript(script)))
-			got := map[string]any{
-				"pe accepted":   res.acceptedAt[pe],
-				"dmaw accepted": res.acceptedAt[dmaw],
-				"plw accepted":  res.acceptedAt[plw],
-				"pe data":       res.responses[pe],
-				"dmar data":     res.responses[dmar],
-				"wl data":       res.responses[wl],
-			}
-			want := map[string]any{
-				"pe accepted":   []int{5, 6},
-				"dmaw accepted": []int{3, 4, 5},
-				"plw accepted":  []int{5},
-				// The first row read races the writes of lanes 2 and 3.
-				"pe data":   [][]uint64{{0x11, 0x22, 0, 0}, {0x11, 0x22, 0x33, 0x44}},
-				"dmar data": [][]uint64{{0, 0, 0x33, 0}},
-				"wl data":   [][]uint64{{0, 0, 0, 0}},
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
+			check(t, runState(t, d, cfg, 20, 1, stateScript(cloneScript(script))))
 		})
 	}
+}
+
+// writeOne is a write of v to partition p alone at addr.
+func writeOne(cfg StateConfig, addr, p int, v uint64) stReq {
+	d := make([]uint64, cfg.Partitions)
+	d[p] = v
+	return stReq{addr: addr, mask: 1 << p, data: d}
 }
 
 func cloneScript(s map[int][]stTimed) map[int][]stTimed {
@@ -77,11 +88,7 @@ func TestStatePlanarReadPort(t *testing.T) {
 		pe, plr, plr2 = 0, 3, 4
 		dmaw, plw     = 5, 6
 	)
-	one := func(p int, v uint64) stReq {
-		d := make([]uint64, cfg.Partitions)
-		d[p] = v
-		return stReq{addr: 3, mask: 1 << p, data: d}
-	}
+	one := func(p int, v uint64) stReq { return writeOne(cfg, 3, p, v) }
 	full := stReq{addr: 3, mask: 0xf}
 	script := map[int][]stTimed{
 		dmaw: {{3, one(0, 0x11)}},               // cycle 3
@@ -90,33 +97,28 @@ func TestStatePlanarReadPort(t *testing.T) {
 		plr:  {{5, full}},                       // in the same cycle: one waits
 		plr2: {{5, full}, {5, full}, {5, full}}, // cycles 5, 6, 7: never waits
 	}
-	for _, macros := range []bool{false, true} {
-		t.Run(form(macros), func(t *testing.T) {
-			m, err := StateBuffer(cfg, macros)
-			d := elaborate(t, m, err)
-			res := runState(t, d, cfg, 20, 1, stateScript(cloneScript(script)))
-			got := map[string]any{
-				"pe accepted":   res.acceptedAt[pe],
-				"plr accepted":  res.acceptedAt[plr],
-				"plr2 accepted": res.acceptedAt[plr2],
-				"plr data":      res.responses[plr],
-				"plr2 data":     res.responses[plr2],
-			}
-			want := map[string]any{
-				"pe accepted":   []int{5},
-				"plr accepted":  []int{6},
-				"plr2 accepted": []int{5, 6, 7},
-				"plr data":      [][]uint64{{0x11, 0x22, 0, 0}},
-				"plr2 data":     [][]uint64{{0x11, 0, 0, 0}, {0x11, 0x22, 0, 0}, {0x11, 0x22, 0, 0}},
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-			if w := res.maxWait[plr2]; w != 0 {
-				t.Errorf("plr2 waited %d cycles, want 0 (a port of its own)", w)
-			}
-		})
-	}
+	runForms(t, cfg, script, func(t *testing.T, res *stateResult) {
+		got := map[string]any{
+			"pe accepted":   res.acceptedAt[pe],
+			"plr accepted":  res.acceptedAt[plr],
+			"plr2 accepted": res.acceptedAt[plr2],
+			"plr data":      res.responses[plr],
+			"plr2 data":     res.responses[plr2],
+		}
+		want := map[string]any{
+			"pe accepted":   []int{5},
+			"plr accepted":  []int{6},
+			"plr2 accepted": []int{5, 6, 7},
+			"plr data":      [][]uint64{{0x11, 0x22, 0, 0}},
+			"plr2 data":     [][]uint64{{0x11, 0, 0, 0}, {0x11, 0x22, 0, 0}, {0x11, 0x22, 0, 0}},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+		if w := res.maxWait[plr2]; w != 0 {
+			t.Errorf("plr2 waited %d cycles, want 0 (a port of its own)", w)
+		}
+	})
 }
 
 // Both own read ports need a third read port in every bank: refused

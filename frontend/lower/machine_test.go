@@ -78,10 +78,10 @@ func poolBound(net *Net, amp float64) float64 {
 	return 0.5*net.InputScale()/net.OutputScale() + 0.5 + 0.5*amp + 0.1
 }
 
-// lowerGraph runs model m on input x with the float executor, quantizes
-// it for cfg calibrated on x, and lowers it: the float outputs, the
-// network, its graph and the graph's ops.
-func lowerGraph(t *testing.T, m *onnx.Model, x *onnx.Array, cfg npu.Config) (map[string]*onnx.Array, *Net, *compiler.Graph, []compiler.Op) {
+// floatAndQuantize runs model m on input x (named "x") with the float
+// executor and quantizes it for cfg calibrated on x: the float outputs
+// and the network.
+func floatAndQuantize(t *testing.T, m *onnx.Model, x *onnx.Array, cfg npu.Config) (map[string]*onnx.Array, *Net) {
 	t.Helper()
 	float, err := m.Graph.Run(map[string]*onnx.Array{"x": x})
 	if err != nil {
@@ -91,6 +91,15 @@ func lowerGraph(t *testing.T, m *onnx.Model, x *onnx.Array, cfg npu.Config) (map
 	if err != nil {
 		t.Fatal(err)
 	}
+	return float, net
+}
+
+// lowerGraph runs model m on input x with the float executor, quantizes
+// it for cfg calibrated on x, and lowers it: the float outputs, the
+// network, its graph and the graph's ops.
+func lowerGraph(t *testing.T, m *onnx.Model, x *onnx.Array, cfg npu.Config) (map[string]*onnx.Array, *Net, *compiler.Graph, []compiler.Op) {
+	t.Helper()
+	float, net := floatAndQuantize(t, m, x, cfg)
 	g, err := net.Graph(x)
 	if err != nil {
 		t.Fatal(err)

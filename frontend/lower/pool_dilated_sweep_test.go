@@ -74,14 +74,7 @@ func TestDilatedPoolSweep(t *testing.T) {
 			}
 			m := loadModel(t, b)
 			x := &onnx.Array{Shape: []int{1, 2, h, w}, Data: newShapeRnd(uint64(n)).vals(1, false, dims...)}
-			float, err := m.Graph.Run(map[string]*onnx.Array{"x": x})
-			if err != nil {
-				t.Fatal(err)
-			}
-			net, err := Quantize(m, []*onnx.Array{x}, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			float, net := floatAndQuantize(t, m, x, cfg)
 			deq, _ := machineRun(t, cfg, net, x)
 			sy := net.OutputScale()
 			bound := 0.5*net.InputScale()/sy + 0.5 + 0.5*amp + 0.1

@@ -147,14 +147,7 @@ func TestDilatedPoolLowered(t *testing.T) {
 							x.Data[i] -= 1.1
 						}
 					}
-					float, err := m.Graph.Run(map[string]*onnx.Array{"x": x})
-					if err != nil {
-						t.Fatal(err)
-					}
-					net, err := Quantize(m, []*onnx.Array{x}, cfg)
-					if err != nil {
-						t.Fatal(err)
-					}
+					float, net := floatAndQuantize(t, m, x, cfg)
 					if d := cmp.Diff(tt.ops, opCounts(t, net, x)); d != "" {
 						t.Errorf("compiler graph (-want +got):\n%s", d)
 					}

@@ -67,14 +67,7 @@ func TestPoolsLowered(t *testing.T) {
 					shape[i] = int(d)
 				}
 				x := &onnx.Array{Shape: shape, Data: newShapeRnd(seed).vals(1, false, tt.dims...)}
-				float, err := m.Graph.Run(map[string]*onnx.Array{"x": x})
-				if err != nil {
-					t.Fatal(err)
-				}
-				net, err := Quantize(m, []*onnx.Array{x}, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
+				float, net := floatAndQuantize(t, m, x, cfg)
 				checkWithin(t, cfg, net, x, float["y"], poolBound(net, tt.amp))
 			})
 		}

@@ -227,14 +227,7 @@ func TestUNetLowered(t *testing.T) {
 				r := newShapeRnd(seed)
 				m := loadModel(t, unet(r, opset))
 				x := &onnx.Array{Shape: []int{1, 2, 8, 8}, Data: r.vals(1, false, 1, 2, 8, 8)}
-				float, err := m.Graph.Run(map[string]*onnx.Array{"x": x})
-				if err != nil {
-					t.Fatal(err)
-				}
-				net, err := Quantize(m, []*onnx.Array{x}, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
+				float, net := floatAndQuantize(t, m, x, cfg)
 				deq, p := machineRun(t, cfg, net, x)
 				// The Conv before the upsampling writes in the Concat's
 				// scale: no requantization of the upsampled map.
@@ -318,14 +311,7 @@ func TestResizeBatch(t *testing.T) {
 	m := loadModel(t, onnxtest.New(13).Input("x", 2, 3, 3, 5).Output("y").Float("roi", []int64{0}).Float("s", []int64{0}).
 		Int64("sz", []int64{4}, 2, 3, 6, 10).Node("rs", "Resize", []string{"x", "roi", "s", "sz"}, "y"))
 	x := &onnx.Array{Shape: []int{2, 3, 3, 5}, Data: newShapeRnd(5).vals(1, false, 2, 3, 3, 5)}
-	float, err := m.Graph.Run(map[string]*onnx.Array{"x": x})
-	if err != nil {
-		t.Fatal(err)
-	}
-	net, err := Quantize(m, []*onnx.Array{x}, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	float, net := floatAndQuantize(t, m, x, cfg)
 	images, err := net.Images(map[string]*onnx.Array{"x": x})
 	if err != nil {
 		t.Fatal(err)

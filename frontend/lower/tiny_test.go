@@ -62,14 +62,7 @@ func tinyInput() *onnx.Array {
 func TestTiny(t *testing.T) {
 	cfg := npu.DefaultConfig()
 	m, x := tiny(), tinyInput()
-	float, err := m.Graph.Run(map[string]*onnx.Array{"x": x})
-	if err != nil {
-		t.Fatal(err)
-	}
-	net, err := Quantize(m, []*onnx.Array{x}, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	float, net := floatAndQuantize(t, m, x, cfg)
 	deq, _ := machineRun(t, cfg, net, x)
 	for i, v := range float["y"].Data {
 		if d := math.Abs(float64(deq.Data[i] - v)); d > tolerance*net.OutputScale() {
