@@ -227,18 +227,10 @@ func TestUNetLowered(t *testing.T) {
 				r := newShapeRnd(seed)
 				m := loadModel(t, unet(r, opset))
 				x := &onnx.Array{Shape: []int{1, 2, 8, 8}, Data: r.vals(1, false, 1, 2, 8, 8)}
-				float, net := floatAndQuantize(t, m, x, cfg)
+				float, net, _, ops := lowerGraph(t, m, x, cfg)
 				deq, p := machineRun(t, cfg, net, x)
 				// The Conv before the upsampling writes in the Concat's
 				// scale: no requantization of the upsampled map.
-				g, err := net.Graph(x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ops, err := g.Ops()
-				if err != nil {
-					t.Fatal(err)
-				}
 				var ups []*compiler.Value
 				for _, op := range ops {
 					switch {
